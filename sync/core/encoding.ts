@@ -1,0 +1,53 @@
+import { encode as cborEncode, decode as cborDecode } from 'cborg'
+
+/**
+ * Deterministic CBOR (RFC 8949 core deterministic encoding, as cborg does by default: map keys
+ * sorted length-first, shortest integer and float forms). Every hash and signature in svc is
+ * taken over bytes produced here, so two peers that hold the same value produce the same bytes.
+ */
+export function encodeCanonical(value: unknown): Uint8Array {
+  return cborEncode(value)
+}
+
+/**
+ * Strict decode for bytes that arrived from a peer: duplicate map keys, undefined and
+ * non-canonical forms are refused, so one logical value has exactly one accepted encoding.
+ */
+export function decodeCanonical<T = unknown>(bytes: Uint8Array): T {
+  return cborDecode(bytes, {
+    strict: true,
+    rejectDuplicateMapKeys: true,
+    allowUndefined: false,
+    allowIndefinite: false,
+    useMaps: false,
+  }) as T
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let n = 0
+  for (const p of parts) n += p.length
+  const out = new Uint8Array(n)
+  let o = 0
+  for (const p of parts) {
+    out.set(p, o)
+    o += p.length
+  }
+  return out
+}
+
+const utf8e = new TextEncoder()
+const utf8d = new TextDecoder()
+export const utf8 = (s: string): Uint8Array => utf8e.encode(s)
+export const fromUtf8 = (b: Uint8Array): string => utf8d.decode(b)
+
+export function toHex(b: Uint8Array): string {
+  let s = ''
+  for (const x of b) s += x.toString(16).padStart(2, '0')
+  return s
+}

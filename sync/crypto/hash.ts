@@ -1,0 +1,27 @@
+import { sha256 } from '@noble/hashes/sha2.js'
+import { hkdf } from '@noble/hashes/hkdf.js'
+import { xxhash3 } from 'hash-wasm'
+import { toBase58 } from '../core/ids.ts'
+import { utf8 } from '../core/encoding.ts'
+
+export { sha256 }
+
+/** HKDF-SHA256: every symmetric key svc derives from another secret goes through here. */
+export function deriveKey(secret: Uint8Array, info: string, length = 32, salt?: Uint8Array): Uint8Array {
+  return hkdf(sha256, secret, salt, utf8(info), length)
+}
+
+/** base58 of SHA-256: the content address of changes and derived ids. */
+export const contentId = (bytes: Uint8Array): string => toBase58(sha256(bytes))
+
+/**
+ * Property id: base58 of the 8-byte big-endian xxh3-64 of the creating changeId (spec:
+ * "base58 of xxh3-64 of the creating changeId, up to 11 chars"). Async because the xxh3
+ * implementation is WebAssembly, which runs the same in Node and browsers.
+ */
+export async function propertyIdFor(changeId: string): Promise<string> {
+  const hex = await xxhash3(changeId)
+  const bytes = new Uint8Array(8)
+  for (let i = 0; i < 8; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16)
+  return toBase58(bytes)
+}

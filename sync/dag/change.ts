@@ -1,0 +1,148 @@
+import { decodeCanonical, encodeCanonical } from '../core/encoding.ts'
+import { contentId } from '../crypto/hash.ts'
+import type { CryptoProvider } from '../crypto/provider.ts'
+import { publicKeyOf, type KeyPair, identityOf } from '../crypto/keys.ts'
+import { isBase58 } from '../core/ids.ts'
+import { LIMITS } from '../core/limits.ts'
+
+export const CHANGE_FORMAT_VERSION = 1
+
+/**
+ * The change envelope (DESIGN 2). Every field is covered by the author's signature, and the
+ * change id is the base58 SHA-256 of the signed bytes, so it is a content address: identical
+ * on every peer, and any altered byte yields another id.
+ *
+ * - `spaceId` binds a change to its space ('' only on the ACL root, whose id is the space id);
+ * - `treeId` is the root change id of the tree ('' on roots, whose own id names the tree);
+ * - `prevIds` are the heads it builds on, sorted, no duplicates;
+ * - `aclHeadId` is the ACL record at which the author's right to write is judged;
+ * - `readKeyId` names the read key the payload is sealed under ('' when the payload is plain:
+ *   roots and ACL records, whose secrets are individually wrapped).
+ * A derived root has no author, signature, time or randomness, so every device computes it.
+ */
+export interface ChangeHeader {
+  spaceId: string
+  treeId: string
+  prevIds: string[]
+  aclHeadId: string
+  author: string
+  seq: number
+  lamport: number
+  timestamp: number
+  readKeyId: string
+  payload: Uint8Array
+}
+
+export interface Change extends ChangeHeader {
+  id: string
+  signature: Uint8Array
+  /** The exact bytes the id was computed over: what is stored and sent. */
+  raw: Uint8Array
+}
+
+type UnsignedTuple = [number, string, string, string[], string, string, number, number, number, string, Uint8Array]
+
+function encodeUnsigned(h: ChangeHeader): Uint8Array {
+  const t: UnsignedTuple = [
+    CHANGE_FORMAT_VERSION, h.spaceId, h.treeId, h.prevIds, h.aclHeadId, h.author, h.seq, h.lamport, h.timestamp, h.readKeyId, h.payload,
+  ]
+  return encodeCanonical(t)
+}
+
+function assemble(h: ChangeHeader, unsigned: Uint8Array, signature: Uint8Array): Change {
+  const raw = encodeCanonical([unsigned, signature])
+  return { ...h, prevIds: [...h.prevIds], signature, raw, id: contentId(raw) }
+}
+
+export function normalizePrevIds(ids: Iterable<string>): string[] {
+  return [...new Set(ids)].sort()
+}
+
+/** Signs a header with the author's key. `header.author` must be that key's identity. */
+export async function signChange(provider: CryptoProvider, key: KeyPair, header: Omit<ChangeHeader, 'author'>): Promise<Change> {
+  const h: ChangeHeader = { ...header, prevIds: normalizePrevIds(header.prevIds), author: identityOf(key.publicKey) }
+  const unsigned = encodeUnsigned(h)
+  return assemble(h, unsigned, await provider.sign(key.privateKey, unsigned))
+}
+
+/** A root nobody signs: its id is a pure function of its content. */
+export function derivedRoot(spaceId: string, payload: Uint8Array): Change {
+  const h: ChangeHeader = {
+    spaceId, treeId: '', prevIds: [], aclHeadId: '', author: '', seq: 0, lamport: 0, timestamp: 0, readKeyId: '', payload,
+  }
+  return assemble(h, encodeUnsigned(h), new Uint8Array(0))
+}
+
+export class MalformedChange extends Error {
+  constructor(readonly reason: string) {
+    super(`malformed change: ${reason}`)
+  }
+}
+
+const isNat = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0
+const isId = (s: unknown): s is string => isBase58(s) && s.length <= 64
+const isIdOrEmpty = (s: unknown): s is string => s === '' || isId(s)
+
+/**
+ * Parses bytes from anywhere (disk or peer) into a change, checking shape only: the id is
+ * recomputed from the bytes, so it is never trusted from the sender. Signature and rights
+ * are checked by ingest, which has the ACL.
+ */
+export function decodeChange(raw: Uint8Array): Change {
+  if (!(raw instanceof Uint8Array)) throw new MalformedChange('not bytes')
+  if (raw.length > LIMITS.maxChangeBytes) throw new MalformedChange('too large')
+  let outer: unknown
+  let inner: unknown
+  try {
+    outer = decodeCanonical(raw)
+    if (!Array.isArray(outer) || outer.length !== 2 || !(outer[0] instanceof Uint8Array) || !(outer[1] instanceof Uint8Array)) {
+      throw new MalformedChange('envelope shape')
+    }
+    inner = decodeCanonical(outer[0])
+  } catch (err) {
+    if (err instanceof MalformedChange) throw err
+    throw new MalformedChange('not canonical CBOR')
+  }
+  const t = inner as unknown[]
+  if (!Array.isArray(t) || t.length !== 11) throw new MalformedChange('header shape')
+  const [v, spaceId, treeId, prevIds, aclHeadId, author, seq, lamport, timestamp, readKeyId, payload] = t
+  if (v !== CHANGE_FORMAT_VERSION) throw new MalformedChange('unknown format version')
+  if (!isIdOrEmpty(spaceId) || !isIdOrEmpty(treeId) || !isIdOrEmpty(aclHeadId) || !isIdOrEmpty(readKeyId)) throw new MalformedChange('bad id field')
+  if (author !== '' && (!isId(author) || !safeKey(author))) throw new MalformedChange('bad author')
+  if (!Array.isArray(prevIds) || prevIds.length > LIMITS.maxPrevIds || !prevIds.every(isId)) throw new MalformedChange('bad prevIds')
+  for (let i = 1; i < prevIds.length; i++) if (!(prevIds[i - 1] < prevIds[i])) throw new MalformedChange('prevIds not sorted')
+  if (!isNat(seq) || !isNat(lamport) || !isNat(timestamp)) throw new MalformedChange('bad counter')
+  if (!(payload instanceof Uint8Array)) throw new MalformedChange('bad payload')
+  const sig = (outer as Uint8Array[])[1]
+  if (author === '' ? sig.length !== 0 : sig.length !== 64) throw new MalformedChange('bad signature length')
+  if ((treeId === '') !== (prevIds.length === 0)) throw new MalformedChange('roots and only roots have no parents')
+  return {
+    spaceId, treeId, prevIds: prevIds as string[], aclHeadId, author, seq, lamport, timestamp, readKeyId, payload,
+    signature: sig, raw, id: contentId(raw),
+  } as Change
+}
+
+function safeKey(author: string): boolean {
+  try {
+    publicKeyOf(author)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The bytes the signature covers, for a decoded change. */
+export function signedBytesOf(change: Change): Uint8Array {
+  return (decodeCanonical(change.raw) as Uint8Array[])[0]
+}
+
+/** Checks the author's signature (not rights). Derived roots carry none and need none. */
+export async function verifyChangeSignature(provider: CryptoProvider, change: Change): Promise<boolean> {
+  if (change.author === '') return change.treeId === '' && change.aclHeadId === '' && change.signature.length === 0
+  return provider.verify(publicKeyOf(change.author), signedBytesOf(change), change.signature)
+}
+
+/** Deterministic total order of changes everywhere: (lamport, changeId). */
+export function compareChanges(a: { lamport: number; id: string }, b: { lamport: number; id: string }): number {
+  return a.lamport - b.lamport || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+}
