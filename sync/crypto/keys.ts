@@ -1,7 +1,7 @@
 import { ed25519, x25519 } from '@noble/curves/ed25519.js'
 import { hmac } from '@noble/hashes/hmac.js'
 import { sha512 } from '@noble/hashes/sha2.js'
-import { generateMnemonic, mnemonicToSeedSync, validateMnemonic } from '@scure/bip39'
+import { entropyToMnemonic, mnemonicToSeedSync, validateMnemonic } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
 import { toBase58, fromBase58 } from '../core/ids.ts'
 import { utf8 } from '../core/encoding.ts'
@@ -38,7 +38,7 @@ export function keyPairFromSeed(seed: Uint8Array): KeyPair {
 /** A fresh device key: each device signs with its own key and uses it as its peer id. */
 export const newDeviceKey = (env: Env): KeyPair => keyPairFromSeed(env.randomBytes(32))
 
-export const newMnemonic = (env: Env): string => generateMnemonic(wordlist, 128, env.randomBytes)
+export const newMnemonic = (env: Env): string => entropyToMnemonic(env.randomBytes(16), wordlist)
 
 export const isValidMnemonic = (mnemonic: string): boolean => validateMnemonic(normalizeMnemonic(mnemonic), wordlist)
 
