@@ -1,37 +1,41 @@
 import type { ScanOptions, StorageAdapter, WriteBatch } from './adapter.ts'
-import { scanSorted, compareUtf8 } from './scan.ts'
+import { checkBatch, checkScanOptions, compareUtf8, lowerBound, scanSorted } from './scan.ts'
 
 export { compareUtf8 }
 
-/** In-memory adapter: tests, the simulator, and browsers that opt out of persistence. */
+/** Batches adding at most this many new keys to a store keep its sorted key list by insertion. */
+const INCREMENTAL_SORT_MAX = 64
+
+/**
+ * In-memory adapter: tests, the simulator, and browsers that opt out of persistence.
+ * Values are copied on the way in and out, like the persistent adapters, so neither a caller
+ * reusing a buffer nor one mutating a result can change what is stored.
+ */
 export class MemoryStorageAdapter implements StorageAdapter {
   readonly name = 'memory'
   private readonly stores = new Map<string, Map<string, Uint8Array>>()
+  /** Keys of a store sorted by compareUtf8; absent until the next scan after a bulk insert. */
   private readonly sorted = new Map<string, string[]>()
   private closed = false
 
-  private store(name: string): Map<string, Uint8Array> {
-    let s = this.stores.get(name)
-    if (!s) {
-      s = new Map()
-      this.stores.set(name, s)
-    }
-    return s
-  }
-
   async get(store: string, key: string) {
     this.check()
-    return this.stores.get(store)?.get(key)
+    const v = this.stores.get(store)?.get(key)
+    return v && v.slice()
   }
 
   async getMany(store: string, keys: readonly string[]) {
     this.check()
     const s = this.stores.get(store)
-    return keys.map((k) => s?.get(k))
+    return keys.map((k) => {
+      const v = s?.get(k)
+      return v && v.slice()
+    })
   }
 
   async scan(store: string, options: ScanOptions = {}) {
     this.check()
+    checkScanOptions(options)
     const s = this.stores.get(store)
     if (!s) return []
     let keys = this.sorted.get(store)
@@ -39,18 +43,48 @@ export class MemoryStorageAdapter implements StorageAdapter {
       keys = [...s.keys()].sort(compareUtf8)
       this.sorted.set(store, keys)
     }
-    return scanSorted(keys, options).map((k): [string, Uint8Array] => [k, s.get(k)!])
+    return scanSorted(keys, options).map((k): [string, Uint8Array] => [k, s.get(k)!.slice()])
   }
 
   async commit(batch: WriteBatch) {
     this.check()
+    checkBatch(batch)
+    const added = new Map<string, string[]>()
     for (const { store, key, value } of batch.puts) {
-      const s = this.store(store)
-      if (!s.has(key)) this.sorted.delete(store)
-      s.set(key, value)
+      let s = this.stores.get(store)
+      if (!s) {
+        s = new Map()
+        this.stores.set(store, s)
+      }
+      if (!s.has(key)) {
+        let a = added.get(store)
+        if (!a) added.set(store, (a = []))
+        a.push(key)
+      }
+      // new Uint8Array(view) copies exactly the view's bytes (and turns a Buffer into a Uint8Array).
+      s.set(key, new Uint8Array(value))
     }
+    for (const [store, keys] of added) {
+      const sorted = this.sorted.get(store)
+      if (!sorted) continue
+      if (keys.length > INCREMENTAL_SORT_MAX) {
+        this.sorted.delete(store)
+        continue
+      }
+      for (const k of keys) sorted.splice(lowerBound(sorted, k), 0, k)
+    }
+    const bulkDelete = batch.dels.length > INCREMENTAL_SORT_MAX
     for (const { store, key } of batch.dels) {
-      if (this.stores.get(store)?.delete(key)) this.sorted.delete(store)
+      if (!this.stores.get(store)?.delete(key)) continue
+      const sorted = this.sorted.get(store)
+      if (!sorted) continue
+      if (bulkDelete) {
+        this.sorted.delete(store)
+        continue
+      }
+      const i = lowerBound(sorted, key)
+      if (sorted[i] === key) sorted.splice(i, 1)
+      else this.sorted.delete(store)
     }
   }
 
@@ -62,4 +96,3 @@ export class MemoryStorageAdapter implements StorageAdapter {
     if (this.closed) throw new Error('storage adapter is closed')
   }
 }
-

@@ -1,0 +1,77 @@
+import { LIMITS } from '../core/limits.ts'
+
+export type Json = null | boolean | number | string | Json[] | JsonObject
+export interface JsonObject {
+  [key: string]: Json
+}
+
+/**
+ * What merge sees. `$inc`, `$addToSet` and `$pull` never reach here: the writer resolves them
+ * into the `set` of the result against its own state (see resolve.ts).
+ * `ds` is the dataset ('' is the object's own row); `id` the record id.
+ */
+export type Op =
+  | { op: 'set'; ds: string; id: string; path: string; value: Json }
+  | { op: 'unset'; ds: string; id: string; path: string }
+  | { op: 'delete'; ds: string; id: string }
+  | { op: 'deleteObject' }
+
+/** The decrypted payload of an object-tree change. */
+export interface ChangePayload {
+  ops: Op[]
+  traceIds?: string[]
+}
+
+export class InvalidOp extends Error {
+  constructor(readonly reason: string) {
+    super(`invalid op: ${reason}`)
+  }
+}
+
+const isName = (s: unknown): s is string => typeof s === 'string' && s.length <= 256
+
+function checkPath(path: unknown): asserts path is string {
+  if (typeof path !== 'string' || path.length > 1024) throw new InvalidOp('path')
+  if (path === '') return
+  const segs = path.split('.')
+  if (segs.length > LIMITS.maxPathDepth || segs.some((s) => s === '' || s === '__proto__')) throw new InvalidOp('path')
+}
+
+/** A value merge can store: JSON with finite numbers, bounded depth, no prototype keys. */
+export function checkValue(v: unknown, depth = 0): asserts v is Json {
+  if (depth > LIMITS.maxValueDepth) throw new InvalidOp('value too deep')
+  if (v === null || typeof v === 'boolean' || typeof v === 'string') return
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new InvalidOp('non-finite number')
+    return
+  }
+  if (Array.isArray(v)) {
+    for (const x of v) checkValue(x, depth + 1)
+    return
+  }
+  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    for (const [k, x] of Object.entries(v)) {
+      if (k === '__proto__') throw new InvalidOp('reserved key')
+      checkValue(x, depth + 1)
+    }
+    return
+  }
+  throw new InvalidOp('value type')
+}
+
+/** Shape check for ops decoded from a peer's change; anything else makes the change malformed. */
+export function checkPayload(p: unknown): asserts p is ChangePayload {
+  if (typeof p !== 'object' || p === null || !Array.isArray((p as ChangePayload).ops)) throw new InvalidOp('payload shape')
+  const { ops, traceIds } = p as ChangePayload
+  if (ops.length > LIMITS.maxOpsPerChange) throw new InvalidOp('too many ops')
+  if (traceIds !== undefined && (!Array.isArray(traceIds) || !traceIds.every(isName))) throw new InvalidOp('traceIds')
+  for (const op of ops) {
+    if (typeof op !== 'object' || op === null) throw new InvalidOp('op shape')
+    if (op.op === 'deleteObject') continue
+    if (!isName(op.ds) || !isName(op.id)) throw new InvalidOp('ds or id')
+    if (op.op === 'delete') continue
+    checkPath(op.path)
+    if (op.op === 'set') checkValue(op.value)
+    else if (op.op !== 'unset') throw new InvalidOp('op kind')
+  }
+}

@@ -1,0 +1,146 @@
+import type { Json } from './ops.ts'
+import { coversPath, deepEqual, getPath, withPath } from './path.ts'
+
+/**
+ * Position of an op in the one total order every peer agrees on: (lamport, changeId, index in
+ * the change). Folding a record's ops in this order defines its state, whatever order they
+ * arrived in.
+ */
+export interface Stamp {
+  l: number
+  c: string
+  i: number
+}
+
+export function compareStamps(a: Stamp, b: Stamp): number {
+  return a.l - b.l || (a.c < b.c ? -1 : a.c > b.c ? 1 : 0) || a.i - b.i
+}
+
+/** Who wrote a change and when, carried with stamps that surface as createdAt/modifiedAt. */
+export interface StampInfo extends Stamp {
+  a: string
+  t: number
+}
+
+export type LogEntry = { s: Stamp; k: 'set'; p: string; v: Json } | { s: Stamp; k: 'unset'; p: string }
+
+/**
+ * A record as merge keeps it. `log` holds the ops that can still matter if an earlier-stamped
+ * op arrives late: an op stops mattering once a later applied `set` on the same or an ancestor
+ * path covers it (and no pinned path is involved, since a pinned conflict can flip which ops
+ * apply). `created`/`modified` are the min/max stamps over every op ever seen for the record,
+ * dropped ones included, so they do not depend on arrival order either.
+ */
+export interface RecordState {
+  value: Json | undefined
+  deleted?: StampInfo
+  created: StampInfo
+  modified: StampInfo
+  log: LogEntry[]
+}
+
+/** Schema facts merge needs: paths that are first-write-wins for a dataset. */
+export interface MergePolicy {
+  pinnedPaths(ds: string): readonly string[]
+}
+
+export const noPins: MergePolicy = { pinnedPaths: () => [] }
+
+export type ApplyOutcome = 'applied' | 'dropped_pinned' | 'ignored_deleted'
+
+const minInfo = (a: StampInfo, b: StampInfo) => (compareStamps(a, b) <= 0 ? a : b)
+const maxInfo = (a: StampInfo, b: StampInfo) => (compareStamps(a, b) >= 0 ? a : b)
+
+/** Would this op change a pinned path that already holds a value? Then it is dropped. */
+function violatesPin(doc: Json | undefined, e: LogEntry, pins: readonly string[]): boolean {
+  for (const pin of pins) {
+    const cur = getPath(doc, pin)
+    if (cur === undefined) continue
+    if (coversPath(e.p, pin)) {
+      const rel = e.p === '' ? pin : pin.slice(e.p.length + 1)
+      const next = e.k === 'set' ? (rel === pin && e.p !== '' ? e.v : getPath(e.v, e.p === '' ? pin : rel)) : undefined
+      if (!deepEqual(next, cur)) return true
+    } else if (coversPath(pin, e.p)) {
+      const rel = e.p.slice(pin.length + 1)
+      const next = withPath(cur, rel, e.k === 'set' ? e.v : undefined)
+      if (!deepEqual(next, cur)) return true
+    }
+  }
+  return false
+}
+
+function touchesPin(path: string, pins: readonly string[]): boolean {
+  for (const pin of pins) if (coversPath(path, pin) || coversPath(pin, path)) return true
+  return false
+}
+
+function applyEntry(doc: Json | undefined, e: LogEntry, pins: readonly string[]): { doc: Json | undefined; ok: boolean } {
+  if (pins.length > 0 && violatesPin(doc, e, pins)) return { doc, ok: false }
+  return { doc: withPath(doc, e.p, e.k === 'set' ? e.v : undefined), ok: true }
+}
+
+/** Drops log entries a later applied, pin-free `set` covers; they can never matter again. */
+function prune(log: LogEntry[], pins: readonly string[]): LogEntry[] {
+  if (log.length === 1) return log
+  const out: LogEntry[] = []
+  const covering: string[] = []
+  for (let i = log.length - 1; i >= 0; i--) {
+    const e = log[i]
+    if (covering.some((p) => coversPath(p, e.p))) continue
+    out.push(e)
+    if (e.k === 'set' && !touchesPin(e.p, pins)) covering.push(e.p)
+  }
+  return out.reverse()
+}
+
+export function newRecordState(info: StampInfo): RecordState {
+  return { value: undefined, created: info, modified: info, log: [] }
+}
+
+/**
+ * Applies one op to a record. In-order arrival (the common case) applies it on top; a late op
+ * re-folds the live log, which yields exactly the state of folding every op in stamp order.
+ */
+export function applyToRecord(
+  state: RecordState | undefined,
+  info: StampInfo,
+  op: { k: 'set'; p: string; v: Json } | { k: 'unset'; p: string } | { k: 'delete' },
+  pins: readonly string[],
+): { state: RecordState; outcome: ApplyOutcome } {
+  const st: RecordState = state
+    ? { ...state, created: minInfo(state.created, info), modified: maxInfo(state.modified, info) }
+    : newRecordState(info)
+  if (st.deleted) {
+    if (op.k === 'delete') st.deleted = minInfo(st.deleted, info)
+    return { state: st, outcome: 'ignored_deleted' }
+  }
+  if (op.k === 'delete') {
+    return { state: { value: undefined, deleted: info, created: st.created, modified: st.modified, log: [] }, outcome: 'applied' }
+  }
+  const stamp: Stamp = { l: info.l, c: info.c, i: info.i }
+  const entry: LogEntry = op.k === 'set' ? { s: stamp, k: 'set', p: op.p, v: op.v } : { s: stamp, k: 'unset', p: op.p }
+  const last = st.log[st.log.length - 1]
+  if (!last || compareStamps(last.s, stamp) < 0) {
+    const r = applyEntry(st.value, entry, pins)
+    // A dropped op stays in the log: an earlier op arriving later can make it apply after all
+    // (a whole-record set whose pinned value then matches).
+    st.value = r.doc
+    st.log = prune([...st.log, entry], pins)
+    return { state: st, outcome: r.ok ? 'applied' : 'dropped_pinned' }
+  }
+  // Late arrival: insert in stamp order and fold again from nothing.
+  let at = st.log.length
+  while (at > 0 && compareStamps(st.log[at - 1].s, stamp) > 0) at--
+  if (at > 0 && compareStamps(st.log[at - 1].s, stamp) === 0) return { state: st, outcome: 'applied' }
+  const log = [...st.log.slice(0, at), entry, ...st.log.slice(at)]
+  let doc: Json | undefined
+  let ok = true
+  for (const e of log) {
+    const r = applyEntry(doc, e, pins)
+    doc = r.doc
+    if (!r.ok && e === entry) ok = false
+  }
+  st.value = doc
+  st.log = prune(log, pins)
+  return { state: st, outcome: ok ? 'applied' : 'dropped_pinned' }
+}

@@ -1,0 +1,625 @@
+import { decodeCanonical, encodeCanonical, toHex } from '../core/encoding.ts'
+import type { Env } from '../core/env.ts'
+import { SvcError } from '../core/errors.ts'
+import { open, seal } from '../crypto/box.ts'
+import type { CryptoProvider } from '../crypto/provider.ts'
+import { identityOf, publicKeyOf, type KeyPair } from '../crypto/keys.ts'
+import { wrapKeyTo } from '../crypto/wrap.ts'
+import { sha256 } from '../crypto/hash.ts'
+import { decodeChange, derivedRoot, MalformedChange, signChange, verifyChangeSignature, type Change } from '../dag/change.ts'
+import { AclLog, type AclEntry } from '../acl/state.ts'
+import { Keyring } from '../acl/keyring.ts'
+import { decodeAclRecord, encodeAclRecord, InvalidAclRecord, type AclRecord, type Role, type Rotation } from '../acl/records.ts'
+import { checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
+import { applyToRecord, noPins, type MergePolicy, type RecordState, type StampInfo } from '../crdt/record.ts'
+import { resolveUserOps, type UserOp } from '../crdt/resolve.ts'
+import { STORES, type StorageAdapter, type WriteBatch } from '../storage/adapter.ts'
+import { changeKey, datasetPrefix, recordKey, spaceMetaKey, treeKey, treePrefix, VERSION_SEQ_KEY, unesc } from './storage-keys.ts'
+import { TreeIndex, type TreeNode } from './tree-index.ts'
+import type { IngestItem, IngestReport, RejectReason, WriteResult, WriteRejection } from './types.ts'
+
+export interface ReplicaDeps {
+  storage: StorageAdapter
+  crypto: CryptoProvider
+  env: Env
+  policy?: MergePolicy
+}
+
+/** Persisted per tree: enough to write and to load without replaying history. */
+export interface TreeMeta {
+  heads: string[]
+  maxLamport: number
+  count: number
+  derived: boolean
+  deleted?: StampInfo
+}
+
+interface RootPayload {
+  kind: 'object'
+  seed?: string
+  nonce?: Uint8Array
+}
+
+/** A record as read from a replica, with the facts stamped by merge. */
+export interface MaterializedRecord {
+  id: string
+  value: Json | undefined
+  deleted: boolean
+  /** `_ver.id`: zero-padded lamport and id of the creating change; identical on every peer. */
+  verId: string
+  created: StampInfo
+  modified: StampInfo
+  /** Local apply sequence of the last change that touched this record (this peer only). */
+  versionId: number
+}
+
+interface StoredRecord extends RecordState {
+  v: number
+}
+
+const MAX_PARKED = 20_000
+
+export const verIdOf = (s: StampInfo) => `${String(s.l).padStart(12, '0')}-${s.c}`
+
+/**
+ * One space on one replica: its ACL log, its object trees and their materialized records.
+ * Local writes and changes from peers go through the same apply path; everything a peer sent
+ * is checked first (id, signature, right to write at the cited ACL head, read key, lamport),
+ * and a change that fails gets a typed reason without stopping the rest of the batch.
+ */
+export class SpaceReplica {
+  readonly acl: AclLog
+  readonly keyring: Keyring
+  readonly me: string
+  private readonly trees = new Map<string, TreeMeta>()
+  private readonly indexes = new Map<string, TreeIndex>()
+  private readonly records = new Map<string, StoredRecord | null>()
+  private readonly parked = new Map<string, Change>()
+  private versionSeq = 0
+  private seq = 0
+  private readonly policy: MergePolicy
+  /** Serializes mutations: a write and an ingest never interleave their read-modify-write. */
+  private queue: Promise<unknown> = Promise.resolve()
+  /** Called after each committed batch with the touched record keys, for live queries and sync. */
+  onCommit?: (info: { changeIds: string[]; treeIds: string[] }) => void
+
+  private constructor(
+    readonly spaceId: string,
+    private readonly deps: ReplicaDeps,
+    private readonly key: KeyPair,
+  ) {
+    this.acl = new AclLog(spaceId)
+    this.keyring = new Keyring(this.acl, key)
+    this.me = identityOf(key.publicKey)
+    this.policy = deps.policy ?? noPins
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /** Creates a space owned by `owner`, with its first read key. `seed` makes it derived. */
+  static async create(deps: ReplicaDeps, owner: KeyPair, opts: { seed?: string } = {}): Promise<SpaceReplica> {
+    const ownerId = identityOf(owner.publicKey)
+    let root: Change
+    if (opts.seed !== undefined) {
+      root = derivedRoot('', encodeAclRecord({ type: 'root', owner: ownerId, seed: opts.seed }))
+    } else {
+      const rk = deps.env.randomBytes(32)
+      const rotation: Rotation = { keys: { [ownerId]: wrapKeyTo(deps.env, owner.publicKey, rk) } }
+      const record: AclRecord = { type: 'root', owner: ownerId, nonce: deps.env.randomBytes(16), rotation }
+      root = await signChange(deps.crypto, owner, {
+        spaceId: '', treeId: '', prevIds: [], aclHeadId: '', seq: 0, lamport: 0, timestamp: deps.env.now(), readKeyId: '', payload: encodeAclRecord(record),
+      })
+    }
+    const r = await SpaceReplica.open(deps, root.id, owner)
+    const rep = await r.ingest([{ id: root.id, raw: root.raw }])
+    if (rep.rejected.length) throw new SvcError('internal', `space root rejected: ${rep.rejected[0].reason}`)
+    // A derived space gets its first key in a second record, since the root cannot hold random bytes.
+    if (opts.seed !== undefined && r.acl.current().readKeyId === undefined) await r.rotateReadKey()
+    return r
+  }
+
+  /** Opens a space from storage (or an empty replica of it, to be filled by sync). */
+  static async open(deps: ReplicaDeps, spaceId: string, me: KeyPair): Promise<SpaceReplica> {
+    const r = new SpaceReplica(spaceId, deps, me)
+    await r.load()
+    return r
+  }
+
+  private async load() {
+    const { storage } = this.deps
+    const seq = await storage.get(STORES.meta, VERSION_SEQ_KEY)
+    this.versionSeq = seq ? decodeCanonical<number>(seq) : 0
+    for (const [k, v] of await storage.scan(STORES.trees, { prefix: `${this.spaceId}/` })) {
+      this.trees.set(k.slice(this.spaceId.length + 1), decodeCanonical<TreeMeta>(v))
+    }
+    const aclChanges = (await storage.scan(STORES.changes, { prefix: treePrefix(this.spaceId, this.spaceId) })).map(([, raw]) => decodeChange(raw))
+    for (const c of aclChanges.sort((a, b) => a.lamport - b.lamport)) this.acl.add(aclEntryOf(c, decodeAclRecord(c.payload)))
+  }
+
+  /** True once this replica holds the space's ACL root. */
+  get known(): boolean {
+    return this.acl.has(this.spaceId)
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  treeIds(): string[] {
+    return [...this.trees.keys()].filter((t) => t !== this.spaceId).sort()
+  }
+  treeMeta(treeId: string): TreeMeta | undefined {
+    return this.trees.get(treeId)
+  }
+  /** Heads of a tree; the ACL tree is the space id. */
+  heads(treeId: string): string[] {
+    return [...(this.trees.get(treeId)?.heads ?? [])]
+  }
+
+  async getRecord(objectId: string, ds: string, id: string): Promise<MaterializedRecord | undefined> {
+    const st = await this.loadRecord(recordKey(this.spaceId, objectId, ds, id))
+    return st ? materialize(id, st) : undefined
+  }
+
+  /** Every record of a dataset ('' is the object row), in record id order. */
+  async listRecords(objectId: string, ds: string): Promise<MaterializedRecord[]> {
+    const prefix = datasetPrefix(this.spaceId, objectId, ds)
+    const out: MaterializedRecord[] = []
+    for (const [k, v] of await this.deps.storage.scan(STORES.records, { prefix })) {
+      const cached = this.records.get(k)
+      const st = cached ?? decodeCanonical<StoredRecord>(v)
+      out.push(materialize(unesc(k.slice(prefix.length)), st))
+    }
+    return out
+  }
+
+  /**
+   * A digest of everything merge derived: every tree's heads and every record's value,
+   * tombstone, created and modified stamps. Equal digests mean byte-identical state; the
+   * local versionId is left out since it is per peer by definition.
+   */
+  async stateDigest(): Promise<string> {
+    const { storage } = this.deps
+    const parts: unknown[] = []
+    for (const [k, v] of await storage.scan(STORES.trees, { prefix: `${this.spaceId}/` })) {
+      const m = decodeCanonical<TreeMeta>(v)
+      parts.push([k, [...m.heads].sort(), m.deleted ?? null])
+    }
+    for (const [k, v] of await storage.scan(STORES.records, { prefix: `${this.spaceId}/` })) {
+      const r = decodeCanonical<StoredRecord>(v)
+      parts.push([k, r.value ?? null, r.deleted ?? null, r.created, r.modified])
+    }
+    return toHex(sha256(encodeCanonical(parts)))
+  }
+
+  /** Raw bytes of changes by id, for sending to a peer. */
+  async rawChanges(treeId: string, ids: readonly string[]): Promise<Array<{ id: string; raw: Uint8Array }>> {
+    const vals = await this.deps.storage.getMany(STORES.changes, ids.map((id) => changeKey(this.spaceId, treeId, id)))
+    const out: Array<{ id: string; raw: Uint8Array }> = []
+    vals.forEach((raw, i) => raw && out.push({ id: ids[i], raw }))
+    return out
+  }
+
+  /** Every change this replica holds for the space (ACL first), for a full push to a peer. */
+  async allChanges(): Promise<Array<{ id: string; raw: Uint8Array; treeId: string }>> {
+    const rows = await this.deps.storage.scan(STORES.changes, { prefix: `${this.spaceId}/` })
+    const out = rows.map(([k, raw]) => {
+      const [, treeId, id] = k.split('/')
+      return { id, raw, treeId }
+    })
+    return out.sort((a, b) => Number(b.treeId === this.spaceId) - Number(a.treeId === this.spaceId))
+  }
+
+  /** The DAG index of a tree (loaded on first use). */
+  async treeIndex(treeId: string): Promise<TreeIndex> {
+    let idx = this.indexes.get(treeId)
+    if (idx) return idx
+    idx = new TreeIndex()
+    for (const [, raw] of await this.deps.storage.scan(STORES.changes, { prefix: treePrefix(this.spaceId, treeId) })) {
+      idx.add(nodeOf(decodeChange(raw)))
+    }
+    this.indexes.set(treeId, idx)
+    return idx
+  }
+
+  // ---------------------------------------------------------------- local writes
+
+  /** Creates an object tree; with `seed` its id is derived (same on every device). */
+  createObject(opts: { seed?: string } = {}): Promise<string> {
+    return this.serial(async () => {
+      const payload = encodeCanonical(opts.seed !== undefined ? { kind: 'object', seed: opts.seed } : { kind: 'object', nonce: this.deps.env.randomBytes(16) })
+      const root =
+        opts.seed !== undefined
+          ? derivedRoot(this.spaceId, payload)
+          : await signChange(this.deps.crypto, this.key, {
+              spaceId: this.spaceId, treeId: '', prevIds: [], aclHeadId: this.acl.latestHead(), seq: ++this.seq, lamport: 0, timestamp: this.deps.env.now(), readKeyId: '', payload,
+            })
+      if (this.trees.has(root.id)) return root.id
+      const rep = await this.ingestNow([{ id: root.id, raw: root.raw }], true)
+      if (rep.rejected.length) throw rejectionError(rep.rejected[0].reason)
+      return root.id
+    })
+  }
+
+  /** Writes merge ops to an object as one change. */
+  write(objectId: string, ops: Op[], traceIds?: string[]): Promise<WriteResult> {
+    return this.serial(() => this.writeNow(objectId, ops, traceIds))
+  }
+
+  /**
+   * Spec-shaped modify: per record, user ops ($set/$unset/$inc/$addToSet/$pull) are resolved
+   * against current state into set/unset, then written as one change.
+   */
+  modify(objectId: string, ds: string, records: Array<{ id: string; ops: UserOp[] }>, traceIds?: string[]): Promise<WriteResult> {
+    return this.serial(async () => {
+      const ops: Op[] = []
+      const rejections: WriteRejection[] = []
+      for (const rec of records) {
+        const cur = await this.loadRecord(recordKey(this.spaceId, objectId, ds, rec.id))
+        const res = resolveUserOps(cur?.deleted ? undefined : cur?.value, rec.ops)
+        for (const r of res.rejections) rejections.push({ recordId: rec.id, index: r.index, code: r.code, reason: r.reason })
+        for (const o of res.ops) ops.push(o.k === 'set' ? { op: 'set', ds, id: rec.id, path: o.p, value: o.v } : { op: 'unset', ds, id: rec.id, path: o.p })
+      }
+      const result = await this.writeNow(objectId, ops, traceIds)
+      result.recordIds = records.map((r) => r.id)
+      if (rejections.length) result.rejections = [...rejections, ...(result.rejections ?? [])]
+      return result
+    })
+  }
+
+  private async writeNow(objectId: string, ops: Op[], traceIds?: string[]): Promise<WriteResult> {
+    const meta = this.trees.get(objectId)
+    if (!meta || objectId === this.spaceId) throw new SvcError('object.not_found', 'object not found', { objectId })
+    if (meta.deleted) throw new SvcError('object.not_found', 'object was deleted', { objectId })
+    const state = this.acl.current()
+    if (!state.canWrite(this.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
+    const keyId = state.readKeyId
+    const rk = keyId && this.keyring.get(keyId)
+    if (!keyId || !rk) throw new SvcError('space.read_only', 'no read key for this space')
+    const payload: ChangePayload = traceIds?.length ? { ops, traceIds } : { ops }
+    const change = await signChange(this.deps.crypto, this.key, {
+      spaceId: this.spaceId, treeId: objectId, prevIds: meta.heads, aclHeadId: this.acl.latestHead(), seq: ++this.seq,
+      lamport: meta.maxLamport + 1, timestamp: this.deps.env.now(), readKeyId: keyId, payload: seal(this.deps.env, rk, encodeCanonical(payload)),
+    })
+    const drops: WriteRejection[] = []
+    const rep = await this.ingestNow([{ id: change.id, raw: change.raw }], true, drops)
+    if (rep.rejected.length) throw rejectionError(rep.rejected[0].reason)
+    const ids: string[] = []
+    for (const op of ops) if (op.op !== 'deleteObject' && !ids.includes(op.id)) ids.push(op.id)
+    const result: WriteResult = { versionId: String(this.versionSeq), changeId: change.id, recordIds: ids }
+    if (drops.length) result.rejections = drops
+    return result
+  }
+
+  // ---------------------------------------------------------------- ACL writes
+
+  /** Adds a member with a role, wrapping the current read key to them. */
+  addMember(identity: string, role: Exclude<Role, 'owner'>): Promise<string> {
+    return this.serial(async () => {
+      const st = this.acl.current()
+      const keyId = st.readKeyId
+      const rk = keyId && this.keyring.get(keyId)
+      if (!keyId || !rk) throw new SvcError('space.read_only', 'no read key for this space')
+      return this.writeAcl({ type: 'add', identity, role, keyId, key: wrapKeyTo(this.deps.env, publicKeyOf(identity), rk) })
+    })
+  }
+
+  setRole(identity: string, role: Exclude<Role, 'owner'>): Promise<string> {
+    return this.serial(() => this.writeAcl({ type: 'role', identity, role }))
+  }
+
+  /** Removes a member and rotates the read key to everyone who stays. */
+  removeMember(identity: string): Promise<string> {
+    return this.serial(async () => this.writeAcl({ type: 'remove', identity, rotation: this.newRotation([identity]) }))
+  }
+
+  rotateReadKey(): Promise<string> {
+    return this.serial(async () => this.writeAcl({ type: 'rotate', rotation: this.newRotation([]) }))
+  }
+
+  private newRotation(excluding: string[]): Rotation {
+    const st = this.acl.current()
+    const next = this.deps.env.randomBytes(32)
+    const keys: Record<string, Uint8Array> = {}
+    for (const id of st.readers()) if (!excluding.includes(id)) keys[id] = wrapKeyTo(this.deps.env, publicKeyOf(id), next)
+    const prevId = st.readKeyId
+    const prev = prevId ? this.keyring.get(prevId) : undefined
+    if (prevId && !prev) throw new SvcError('space.read_only', 'cannot rotate without the current read key')
+    return prevId && prev ? { keys, prev: seal(this.deps.env, next, prev), prevKeyId: prevId } : { keys }
+  }
+
+  private async writeAcl(record: AclRecord): Promise<string> {
+    const heads = this.acl.headIds()
+    const lamport = Math.max(...heads.map((h) => this.acl.entries.get(h)!.lamport)) + 1
+    const change = await signChange(this.deps.crypto, this.key, {
+      spaceId: this.spaceId, treeId: this.spaceId, prevIds: heads, aclHeadId: '', seq: ++this.seq, lamport, timestamp: this.deps.env.now(), readKeyId: '', payload: encodeAclRecord(record),
+    })
+    const rep = await this.ingestNow([{ id: change.id, raw: change.raw }], true)
+    if (rep.rejected.length) throw rejectionError(rep.rejected[0].reason)
+    return change.id
+  }
+
+  // ---------------------------------------------------------------- ingest
+
+  /** Checks and applies changes from anywhere; see the class comment. */
+  ingest(items: IngestItem[]): Promise<IngestReport> {
+    return this.serial(() => this.ingestNow(items, false))
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn)
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
+  private async ingestNow(items: IngestItem[], local: boolean, drops?: WriteRejection[]): Promise<IngestReport> {
+    const report: IngestReport = { accepted: [], rejected: [], missing: [] }
+    const fresh: Change[] = []
+    const seen = new Set<string>()
+    for (const item of items) {
+      let c: Change
+      try {
+        c = decodeChange(item.raw)
+      } catch (err) {
+        report.rejected.push({ id: item.id, reason: err instanceof MalformedChange ? 'malformed' : 'malformed' })
+        continue
+      }
+      if (c.id !== item.id) {
+        report.rejected.push({ id: item.id, reason: 'bad_id' })
+        continue
+      }
+      if (seen.has(c.id)) continue
+      seen.add(c.id)
+      if (!this.belongsHere(c)) {
+        report.rejected.push({ id: c.id, reason: 'wrong_space' })
+        continue
+      }
+      if (await this.hasChange(c)) continue
+      fresh.push(c)
+    }
+    // Signatures dominate ingest cost; the native verifier runs them in parallel.
+    const sigOk = local ? fresh.map(() => true) : await Promise.all(fresh.map((c) => verifyChangeSignature(this.deps.crypto, c)))
+    const pending: Change[] = []
+    fresh.forEach((c, i) => (sigOk[i] ? pending.push(c) : report.rejected.push({ id: c.id, reason: 'bad_signature' })))
+    for (const c of this.parked.values()) pending.push(c)
+    this.parked.clear()
+
+    const batch: WriteBatch = { puts: [], dels: [] }
+    const touchedTrees = new Set<string>()
+    const dirty = new Set<string>()
+    const appliedIds: string[] = []
+    // Apply in causal order: ACL records first (changes cite them), then lamport order.
+    pending.sort((a, b) => Number(b.treeId === this.spaceId || b.id === this.spaceId) - Number(a.treeId === this.spaceId || a.id === this.spaceId) || a.lamport - b.lamport)
+    let progress = true
+    let queue = pending
+    while (progress && queue.length) {
+      progress = false
+      const next: Change[] = []
+      for (const c of queue) {
+        const missing = await this.missingDeps(c)
+        if (missing.length) {
+          next.push(c)
+          continue
+        }
+        const reason = await this.applyOne(c, batch, touchedTrees, dirty, drops)
+        if (reason) report.rejected.push({ id: c.id, reason })
+        else {
+          report.accepted.push(c.id)
+          appliedIds.push(c.id)
+        }
+        progress = true
+      }
+      queue = next
+    }
+    const missing = new Set<string>()
+    for (const c of queue) {
+      if (this.parked.size < MAX_PARKED) this.parked.set(c.id, c)
+      for (const m of await this.missingDeps(c)) missing.add(m)
+    }
+    report.missing = [...missing].sort()
+    if (appliedIds.length) {
+      for (const t of touchedTrees) batch.puts.push({ store: STORES.trees, key: treeKey(this.spaceId, t), value: encodeCanonical(this.trees.get(t)) })
+      for (const k of dirty) {
+        const st = this.records.get(k)
+        if (st) batch.puts.push({ store: STORES.records, key: k, value: encodeCanonical(st) })
+        else batch.dels.push({ store: STORES.records, key: k })
+      }
+      batch.puts.push({ store: STORES.meta, key: VERSION_SEQ_KEY, value: encodeCanonical(this.versionSeq) })
+      batch.puts.push({ store: STORES.meta, key: spaceMetaKey(this.spaceId), value: encodeCanonical({ spaceId: this.spaceId }) })
+      await this.deps.storage.commit(batch)
+      this.onCommit?.({ changeIds: appliedIds, treeIds: [...touchedTrees] })
+    }
+    return report
+  }
+
+  private belongsHere(c: Change): boolean {
+    if (c.id === this.spaceId) return c.spaceId === '' && c.treeId === ''
+    return c.spaceId === this.spaceId
+  }
+
+  private treeOf(c: Change): string {
+    return c.treeId === '' ? c.id : c.treeId
+  }
+
+  private async hasChange(c: Change): Promise<boolean> {
+    const tree = this.treeOf(c)
+    if (tree === this.spaceId) return this.acl.has(c.id)
+    if (!this.trees.has(tree)) return false
+    return (await this.treeIndex(tree)).has(c.id)
+  }
+
+  /** Ids this change needs before it can be judged: parents, and the ACL record it cites. */
+  private async missingDeps(c: Change): Promise<string[]> {
+    const out: string[] = []
+    const tree = this.treeOf(c)
+    if (tree === this.spaceId) {
+      for (const p of c.prevIds) if (!this.acl.has(p)) out.push(p)
+      return out
+    }
+    if (c.aclHeadId !== '' && !this.acl.has(c.aclHeadId)) out.push(c.aclHeadId)
+    if (c.treeId !== '') {
+      if (!this.trees.has(tree)) return [...out, ...c.prevIds]
+      const idx = await this.treeIndex(tree)
+      for (const p of c.prevIds) if (!idx.has(p)) out.push(p)
+    }
+    return out
+  }
+
+  private async applyOne(c: Change, batch: WriteBatch, touched: Set<string>, dirty: Set<string>, drops?: WriteRejection[]): Promise<RejectReason | undefined> {
+    const tree = this.treeOf(c)
+    if (tree === this.spaceId) return this.applyAcl(c, batch, touched)
+    if (c.treeId === '') return this.applyRoot(c, batch, touched)
+    const meta = this.trees.get(tree)!
+    const idx = await this.treeIndex(tree)
+    let maxPrev = 0
+    for (const p of c.prevIds) {
+      const n = idx.get(p)!
+      maxPrev = Math.max(maxPrev, n.lamport)
+      // A change may not cite an ACL state older than one its parents already cited: once a
+      // tree has moved past a removal, the removed member cannot append to it.
+      if (n.aclHeadId !== '' && !this.acl.precedesOrEquals(n.aclHeadId, c.aclHeadId)) return 'stale_acl_head'
+    }
+    if (c.lamport <= maxPrev) return 'bad_lamport'
+    const st = this.acl.stateAt([c.aclHeadId])
+    const role = st.roleOf(c.author)
+    if (!st.canWrite(c.author)) return role === 'reader' || role === 'guest' ? 'read_only' : 'not_member'
+    if (c.readKeyId !== st.readKeyId) return 'bad_read_key'
+    const rk = this.keyring.get(c.readKeyId)
+    if (!rk) return 'no_read_key'
+    let payload: ChangePayload
+    try {
+      payload = decodeCanonical<ChangePayload>(open(rk, c.payload))
+      checkPayload(payload)
+    } catch (err) {
+      return err instanceof InvalidOp ? 'malformed' : 'bad_payload'
+    }
+    this.versionSeq++
+    const info0 = { l: c.lamport, c: c.id, a: c.author, t: c.timestamp }
+    if (!meta.deleted) {
+      for (let i = 0; i < payload.ops.length; i++) {
+        const op = payload.ops[i]
+        const info: StampInfo = { ...info0, i }
+        if (op.op === 'deleteObject') {
+          await this.deleteObjectRecords(tree, dirty)
+          meta.deleted = info
+          break
+        }
+        const k = recordKey(this.spaceId, tree, op.ds, op.id)
+        const cur = await this.loadRecord(k)
+        const mop = op.op === 'set' ? { k: 'set' as const, p: op.path, v: op.value } : op.op === 'unset' ? { k: 'unset' as const, p: op.path } : { k: 'delete' as const }
+        const { state, outcome } = applyToRecord(cur, info, mop, this.policy.pinnedPaths(op.ds))
+        this.records.set(k, { ...state, v: this.versionSeq })
+        dirty.add(k)
+        if (outcome === 'dropped_pinned') drops?.push({ recordId: op.id, index: i, code: 'merge.pinned', reason: 'a pinned path already holds another value' })
+      }
+    }
+    // Once an object is tombstoned its changes still join the DAG, but their ops are absorbed.
+    idx.add(nodeOf(c))
+    meta.heads = nextHeads(meta.heads, c)
+    meta.maxLamport = Math.max(meta.maxLamport, c.lamport)
+    meta.count++
+    touched.add(tree)
+    batch.puts.push({ store: STORES.changes, key: changeKey(this.spaceId, tree, c.id), value: c.raw })
+    return undefined
+  }
+
+  private async deleteObjectRecords(tree: string, dirty: Set<string>) {
+    const prefix = treePrefix(this.spaceId, tree)
+    for (const [k] of await this.deps.storage.scan(STORES.records, { prefix })) {
+      this.records.set(k, null)
+      dirty.add(k)
+    }
+    for (const k of [...this.records.keys()]) {
+      if (k.startsWith(prefix)) {
+        this.records.set(k, null)
+        dirty.add(k)
+      }
+    }
+  }
+
+  private applyRoot(c: Change, batch: WriteBatch, touched: Set<string>): RejectReason | undefined {
+    let p: RootPayload
+    try {
+      p = decodeCanonical<RootPayload>(c.payload)
+    } catch {
+      return 'malformed'
+    }
+    if (p?.kind !== 'object') return 'malformed'
+    if (c.author === '') {
+      if (typeof p.seed !== 'string' || p.nonce !== undefined) return 'malformed'
+    } else {
+      if (c.aclHeadId === '' || !this.acl.has(c.aclHeadId)) return 'not_member'
+      const st = this.acl.stateAt([c.aclHeadId])
+      if (!st.canWrite(c.author)) return st.roleOf(c.author) === 'none' ? 'not_member' : 'read_only'
+    }
+    const idx = new TreeIndex()
+    idx.add(nodeOf(c))
+    this.indexes.set(c.id, idx)
+    this.trees.set(c.id, { heads: [c.id], maxLamport: c.lamport, count: 1, derived: c.author === '' })
+    touched.add(c.id)
+    this.versionSeq++
+    batch.puts.push({ store: STORES.changes, key: changeKey(this.spaceId, c.id, c.id), value: c.raw })
+    return undefined
+  }
+
+  private applyAcl(c: Change, batch: WriteBatch, touched: Set<string>): RejectReason | undefined {
+    let record: AclRecord
+    try {
+      record = decodeAclRecord(c.payload)
+    } catch (err) {
+      return err instanceof InvalidAclRecord ? 'malformed' : 'malformed'
+    }
+    if (c.id === this.spaceId) {
+      if (record.type !== 'root') return 'malformed'
+      if (c.author === '' ? record.seed === undefined || record.rotation !== undefined : c.author !== record.owner) return 'not_member'
+    } else {
+      if (record.type === 'root' || c.aclHeadId !== '' || c.readKeyId !== '') return 'malformed'
+      const st = this.acl.stateAt(c.prevIds)
+      if (!st.canManage(c.author)) return st.roleOf(c.author) === 'none' ? 'not_member' : 'read_only'
+      const rot = 'rotation' in record ? record.rotation : undefined
+      if (rot && rot.prevKeyId !== st.readKeyId) return 'malformed'
+      let maxPrev = 0
+      for (const p of c.prevIds) maxPrev = Math.max(maxPrev, this.acl.entries.get(p)!.lamport)
+      if (c.lamport <= maxPrev) return 'bad_lamport'
+    }
+    this.acl.add(aclEntryOf(c, record))
+    const meta = this.trees.get(this.spaceId) ?? { heads: [], maxLamport: 0, count: 0, derived: c.author === '' }
+    meta.heads = this.acl.headIds()
+    meta.maxLamport = Math.max(meta.maxLamport, c.lamport)
+    meta.count++
+    this.trees.set(this.spaceId, meta)
+    touched.add(this.spaceId)
+    this.versionSeq++
+    batch.puts.push({ store: STORES.changes, key: changeKey(this.spaceId, this.spaceId, c.id), value: c.raw })
+    return undefined
+  }
+
+  private async loadRecord(key: string): Promise<StoredRecord | undefined> {
+    if (this.records.has(key)) return this.records.get(key) ?? undefined
+    const raw = await this.deps.storage.get(STORES.records, key)
+    const st = raw ? decodeCanonical<StoredRecord>(raw) : undefined
+    if (st) this.records.set(key, st)
+    return st
+  }
+}
+
+function nextHeads(heads: string[], c: Change): string[] {
+  const out = heads.filter((h) => !c.prevIds.includes(h))
+  out.push(c.id)
+  return out.sort()
+}
+
+function nodeOf(c: Change): TreeNode {
+  return { id: c.id, lamport: c.lamport, prevIds: c.prevIds, aclHeadId: c.aclHeadId, author: c.author, timestamp: c.timestamp }
+}
+
+function aclEntryOf(c: Change, record: AclRecord): AclEntry {
+  return { id: c.id, lamport: c.lamport, prevIds: c.prevIds, author: c.author, record }
+}
+
+function materialize(id: string, st: StoredRecord): MaterializedRecord {
+  return { id, value: st.value, deleted: !!st.deleted, verId: verIdOf(st.created), created: st.created, modified: st.modified, versionId: st.v }
+}
+
+function rejectionError(reason: RejectReason): SvcError {
+  if (reason === 'read_only' || reason === 'not_member') return new SvcError('space.read_only', 'this account cannot write in this space')
+  return new SvcError('internal', `write rejected: ${reason}`)
+}

@@ -1,0 +1,44 @@
+/** A change as it travels: the claimed id and the signed bytes, checked against each other. */
+export interface IngestItem {
+  id: string
+  raw: Uint8Array
+}
+
+/**
+ * Why a change was refused. Stable strings: they are counted per peer and surface in debug
+ * routes and the protocol's drop counters.
+ */
+export type RejectReason =
+  | 'malformed' // not a well-formed change or payload
+  | 'bad_id' // claimed id is not the hash of the bytes
+  | 'bad_signature' // signature does not verify for the author
+  | 'wrong_space' // change belongs to another space
+  | 'not_member' // author has no role at the cited ACL head
+  | 'read_only' // author is a reader or guest at the cited ACL head
+  | 'bad_read_key' // payload not sealed under the read key current at the cited ACL head
+  | 'no_read_key' // this replica cannot reach that read key
+  | 'bad_payload' // payload does not open under its read key
+  | 'bad_lamport' // lamport not above every parent's
+  | 'stale_acl_head' // cites an ACL state older than a parent's
+
+export interface IngestReport {
+  accepted: string[]
+  rejected: Array<{ id: string; reason: RejectReason }>
+  /** Ids this replica needs before changes it holds back can be applied. */
+  missing: string[]
+}
+
+/** The spec's write result (core.md "Write result"). */
+export interface WriteResult {
+  versionId: string
+  changeId: string
+  recordIds: string[]
+  rejections?: WriteRejection[]
+}
+
+export interface WriteRejection {
+  recordId: string
+  index: number
+  code: string
+  reason: string
+}

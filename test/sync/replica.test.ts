@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest'
+import { SpaceReplica } from '../../sync/replica/space-replica.ts'
+import { deps, idFor, keyFor, pushAll } from '../helpers.ts'
+
+describe('space replica', () => {
+  it('writes locally and converges on a second replica of the same space', async () => {
+    const a = await SpaceReplica.create(await deps(1), keyFor(1))
+    const obj = await a.createObject()
+    const res = await a.modify(obj, 'tasks', [{ id: 't1', ops: [{ type: '$set', path: '', value: { title: 'one', n: 1 } }] }])
+    expect(res.recordIds).toEqual(['t1'])
+    expect(res.changeId).toMatch(/^[1-9A-HJ-NP-Za-km-z]+$/)
+    await a.modify(obj, 'tasks', [{ id: 't1', ops: [{ type: '$inc', path: 'n', value: 2 }] }])
+    expect((await a.getRecord(obj, 'tasks', 't1'))?.value).toEqual({ title: 'one', n: 3 })
+
+    const b = await SpaceReplica.open(await deps(2), a.spaceId, keyFor(1))
+    const rep = await pushAll(a, b)
+    expect(rep.rejected).toEqual([])
+    expect((await b.getRecord(obj, 'tasks', 't1'))?.value).toEqual({ title: 'one', n: 3 })
+    expect(await b.stateDigest()).toBe(await a.stateDigest())
+  })
+
+  it('lets a member write and a removed member read nothing after removal', async () => {
+    const owner = await SpaceReplica.create(await deps(1), keyFor(1))
+    await owner.addMember(idFor(2), 'writer')
+    const obj = await owner.createObject()
+    const member = await SpaceReplica.open(await deps(2), owner.spaceId, keyFor(2))
+    expect((await pushAll(owner, member)).rejected).toEqual([])
+    await member.modify(obj, 'd', [{ id: 'r', ops: [{ type: '$set', path: 'x', value: 1 }] }])
+    expect((await pushAll(member, owner)).rejected).toEqual([])
+    expect((await owner.getRecord(obj, 'd', 'r'))?.value).toEqual({ x: 1 })
+    void idFor
+  })
+})
