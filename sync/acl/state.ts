@@ -7,6 +7,7 @@ export interface AclEntry {
   lamport: number
   prevIds: string[]
   author: string
+  timestamp: number
   record: AclRecord
 }
 
@@ -150,6 +151,28 @@ export class AclLog {
       stack.push(...e.prevIds)
     }
     return out.sort(compareChanges)
+  }
+
+  /**
+   * Removals of `identity` that took effect, for the void rule: a change by a removed member
+   * whose ACL head does not include the removal, stamped after it, is kept in the DAG but its
+   * ops never apply (see docs/architecture.md, "Removal and concurrent writes").
+   */
+  effectiveRemovalsOf(identity: string): AclEntry[] {
+    const skipped = new Set(this.current().skipped)
+    const out: AclEntry[] = []
+    for (const e of this.entries.values()) {
+      if (e.record.type === 'remove' && e.record.identity === identity && !skipped.has(e.id)) out.push(e)
+    }
+    return out
+  }
+
+  /** True when a change by `author` citing `aclHeadId` at `timestamp` is voided by a removal. */
+  voids(author: string, aclHeadId: string, timestamp: number): boolean {
+    for (const r of this.effectiveRemovalsOf(author)) {
+      if (r.timestamp < timestamp && !this.precedesOrEquals(r.id, aclHeadId)) return true
+    }
+    return false
   }
 
   /** True when `a` is `b` or one of its ancestors. */

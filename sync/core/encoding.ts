@@ -6,8 +6,11 @@ import { encode as cborEncode, decode as cborDecode } from 'cborg'
  * taken over bytes produced here, so two peers that hold the same value produce the same bytes.
  */
 export function encodeCanonical(value: unknown): Uint8Array {
-  return cborEncode(value)
+  return cborEncode(value, ENCODE_OPTIONS)
 }
+
+// An absent optional field and one set to undefined must encode the same.
+const ENCODE_OPTIONS = { ignoreUndefinedProperties: true }
 
 /**
  * Strict decode for bytes that arrived from a peer: duplicate map keys, undefined and

@@ -49,6 +49,11 @@ function encodeUnsigned(h: ChangeHeader): Uint8Array {
   return encodeCanonical(t)
 }
 
+/** Builds a change from a header and a signature as given (tests use it to forge changes). */
+export function assembleChange(h: ChangeHeader, signature: Uint8Array): Change {
+  return assemble(h, encodeUnsigned(h), signature)
+}
+
 function assemble(h: ChangeHeader, unsigned: Uint8Array, signature: Uint8Array): Change {
   const raw = encodeCanonical([unsigned, signature])
   return { ...h, prevIds: [...h.prevIds], signature, raw, id: contentId(raw) }

@@ -14,7 +14,7 @@ import { checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from 
 import { applyToRecord, noPins, type MergePolicy, type RecordState, type StampInfo } from '../crdt/record.ts'
 import { resolveUserOps, type UserOp } from '../crdt/resolve.ts'
 import { STORES, type StorageAdapter, type WriteBatch } from '../storage/adapter.ts'
-import { changeKey, datasetPrefix, recordKey, spaceMetaKey, treeKey, treePrefix, VERSION_SEQ_KEY, unesc } from './storage-keys.ts'
+import { changeKey, datasetPrefix, rebuildKey, recordKey, spaceMetaKey, treeKey, treePrefix, VERSION_SEQ_KEY, unesc } from './storage-keys.ts'
 import { TreeIndex, type TreeNode } from './tree-index.ts'
 import type { IngestItem, IngestReport, RejectReason, WriteResult, WriteRejection } from './types.ts'
 
@@ -75,6 +75,7 @@ export class SpaceReplica {
   private readonly indexes = new Map<string, TreeIndex>()
   private readonly records = new Map<string, StoredRecord | null>()
   private readonly parked = new Map<string, Change>()
+  private readonly toRebuild = new Set<string>()
   private versionSeq = 0
   private seq = 0
   private readonly policy: MergePolicy
@@ -134,6 +135,9 @@ export class SpaceReplica {
     }
     const aclChanges = (await storage.scan(STORES.changes, { prefix: treePrefix(this.spaceId, this.spaceId) })).map(([, raw]) => decodeChange(raw))
     for (const c of aclChanges.sort((a, b) => a.lamport - b.lamport)) this.acl.add(aclEntryOf(c, decodeAclRecord(c.payload)))
+    for (const [k] of await storage.scan(STORES.meta, { prefix: rebuildKey(this.spaceId, '') })) {
+      await this.rebuildTree(k.slice(rebuildKey(this.spaceId, '').length))
+    }
   }
 
   /** True once this replica holds the space's ACL root. */
@@ -386,6 +390,7 @@ export class SpaceReplica {
     const touchedTrees = new Set<string>()
     const dirty = new Set<string>()
     const appliedIds: string[] = []
+    const voided: string[] = []
     // Apply in causal order: ACL records first (changes cite them), then lamport order.
     pending.sort((a, b) => Number(b.treeId === this.spaceId || b.id === this.spaceId) - Number(a.treeId === this.spaceId || a.id === this.spaceId) || a.lamport - b.lamport)
     let progress = true
@@ -399,7 +404,7 @@ export class SpaceReplica {
           next.push(c)
           continue
         }
-        const reason = await this.applyOne(c, batch, touchedTrees, dirty, drops)
+        const reason = await this.applyOne(c, batch, touchedTrees, dirty, voided, drops)
         if (reason) report.rejected.push({ id: c.id, reason })
         else {
           report.accepted.push(c.id)
@@ -417,16 +422,17 @@ export class SpaceReplica {
     report.missing = [...missing].sort()
     if (appliedIds.length) {
       for (const t of touchedTrees) batch.puts.push({ store: STORES.trees, key: treeKey(this.spaceId, t), value: encodeCanonical(this.trees.get(t)) })
-      for (const k of dirty) {
-        const st = this.records.get(k)
-        if (st) batch.puts.push({ store: STORES.records, key: k, value: encodeCanonical(st) })
-        else batch.dels.push({ store: STORES.records, key: k })
-      }
+      this.flushRecords(batch, dirty)
+      for (const t of this.toRebuild) batch.puts.push({ store: STORES.meta, key: rebuildKey(this.spaceId, t), value: new Uint8Array(0) })
       batch.puts.push({ store: STORES.meta, key: VERSION_SEQ_KEY, value: encodeCanonical(this.versionSeq) })
       batch.puts.push({ store: STORES.meta, key: spaceMetaKey(this.spaceId), value: encodeCanonical({ spaceId: this.spaceId }) })
       await this.deps.storage.commit(batch)
-      this.onCommit?.({ changeIds: appliedIds, treeIds: [...touchedTrees] })
+      const rebuilt = [...this.toRebuild]
+      this.toRebuild.clear()
+      for (const t of rebuilt) await this.rebuildTree(t)
+      this.onCommit?.({ changeIds: appliedIds, treeIds: [...new Set([...touchedTrees, ...rebuilt])] })
     }
+    report.voided = voided
     return report
   }
 
@@ -463,7 +469,7 @@ export class SpaceReplica {
     return out
   }
 
-  private async applyOne(c: Change, batch: WriteBatch, touched: Set<string>, dirty: Set<string>, drops?: WriteRejection[]): Promise<RejectReason | undefined> {
+  private async applyOne(c: Change, batch: WriteBatch, touched: Set<string>, dirty: Set<string>, voided: string[], drops?: WriteRejection[]): Promise<RejectReason | undefined> {
     const tree = this.treeOf(c)
     if (tree === this.spaceId) return this.applyAcl(c, batch, touched)
     if (c.treeId === '') return this.applyRoot(c, batch, touched)
@@ -492,25 +498,8 @@ export class SpaceReplica {
       return err instanceof InvalidOp ? 'malformed' : 'bad_payload'
     }
     this.versionSeq++
-    const info0 = { l: c.lamport, c: c.id, a: c.author, t: c.timestamp }
-    if (!meta.deleted) {
-      for (let i = 0; i < payload.ops.length; i++) {
-        const op = payload.ops[i]
-        const info: StampInfo = { ...info0, i }
-        if (op.op === 'deleteObject') {
-          await this.deleteObjectRecords(tree, dirty)
-          meta.deleted = info
-          break
-        }
-        const k = recordKey(this.spaceId, tree, op.ds, op.id)
-        const cur = await this.loadRecord(k)
-        const mop = op.op === 'set' ? { k: 'set' as const, p: op.path, v: op.value } : op.op === 'unset' ? { k: 'unset' as const, p: op.path } : { k: 'delete' as const }
-        const { state, outcome } = applyToRecord(cur, info, mop, this.policy.pinnedPaths(op.ds))
-        this.records.set(k, { ...state, v: this.versionSeq })
-        dirty.add(k)
-        if (outcome === 'dropped_pinned') drops?.push({ recordId: op.id, index: i, code: 'merge.pinned', reason: 'a pinned path already holds another value' })
-      }
-    }
+    if (this.acl.voids(c.author, c.aclHeadId, c.timestamp)) voided.push(c.id)
+    else await this.applyOps(tree, meta, c, payload, dirty, drops)
     // Once an object is tombstoned its changes still join the DAG, but their ops are absorbed.
     idx.add(nodeOf(c))
     meta.heads = nextHeads(meta.heads, c)
@@ -519,6 +508,87 @@ export class SpaceReplica {
     touched.add(tree)
     batch.puts.push({ store: STORES.changes, key: changeKey(this.spaceId, tree, c.id), value: c.raw })
     return undefined
+  }
+
+  private async applyOps(tree: string, meta: TreeMeta, c: Change, payload: ChangePayload, dirty: Set<string>, drops?: WriteRejection[]) {
+    if (meta.deleted) return
+    const info0 = { l: c.lamport, c: c.id, a: c.author, t: c.timestamp }
+    for (let i = 0; i < payload.ops.length; i++) {
+      const op = payload.ops[i]
+      const info: StampInfo = { ...info0, i }
+      if (op.op === 'deleteObject') {
+        await this.deleteObjectRecords(tree, dirty)
+        meta.deleted = info
+        return
+      }
+      const k = recordKey(this.spaceId, tree, op.ds, op.id)
+      const cur = await this.loadRecord(k)
+      const mop = op.op === 'set' ? { k: 'set' as const, p: op.path, v: op.value } : op.op === 'unset' ? { k: 'unset' as const, p: op.path } : { k: 'delete' as const }
+      const { state, outcome } = applyToRecord(cur, info, mop, this.policy.pinnedPaths(op.ds))
+      this.records.set(k, { ...state, v: this.versionSeq })
+      dirty.add(k)
+      if (outcome === 'dropped_pinned') drops?.push({ recordId: op.id, index: i, code: 'merge.pinned', reason: 'a pinned path already holds another value' })
+    }
+  }
+
+  /**
+   * Re-derives a tree's records from its DAG. Needed only when a removal arrives after
+   * changes it voids were applied; the marker written with the removal makes a crash in
+   * between finish the job on the next open.
+   */
+  private async rebuildTree(tree: string) {
+    const meta = this.trees.get(tree)
+    if (!meta) return
+    const idx = await this.treeIndex(tree)
+    const nodes = idx.missingFrom([])
+    const raws = await this.deps.storage.getMany(STORES.changes, nodes.map((n) => changeKey(this.spaceId, tree, n.id)))
+    const dirty = new Set<string>()
+    await this.deleteObjectRecords(tree, dirty)
+    for (const k of dirty) this.records.delete(k)
+    meta.deleted = undefined
+    this.versionSeq++
+    for (let i = 0; i < nodes.length; i++) {
+      const raw = raws[i]
+      if (!raw || nodes[i].prevIds.length === 0) continue
+      const c = decodeChange(raw)
+      if (this.acl.voids(c.author, c.aclHeadId, c.timestamp)) continue
+      const rk = this.keyring.get(c.readKeyId)
+      if (!rk) continue
+      const payload = decodeCanonical<ChangePayload>(open(rk, c.payload))
+      await this.applyOps(tree, meta, c, payload, dirty)
+    }
+    const batch: WriteBatch = { puts: [], dels: [{ store: STORES.meta, key: rebuildKey(this.spaceId, tree) }] }
+    this.flushRecords(batch, dirty)
+    batch.puts.push({ store: STORES.trees, key: treeKey(this.spaceId, tree), value: encodeCanonical(meta) })
+    batch.puts.push({ store: STORES.meta, key: VERSION_SEQ_KEY, value: encodeCanonical(this.versionSeq) })
+    await this.deps.storage.commit(batch)
+  }
+
+  private flushRecords(batch: WriteBatch, dirty: Set<string>) {
+    for (const k of dirty) {
+      const st = this.records.get(k)
+      if (st) batch.puts.push({ store: STORES.records, key: k, value: encodeCanonical(st) })
+      else {
+        batch.dels.push({ store: STORES.records, key: k })
+        this.records.delete(k)
+      }
+    }
+  }
+
+  /** Trees holding changes by `identity` stamped after its removal `c`: they need a rebuild. */
+  private async treesVoidedBy(identity: string, c: Change): Promise<string[]> {
+    const out: string[] = []
+    for (const tree of this.treeIds()) {
+      const idx = await this.treeIndex(tree)
+      for (const id of idx.ids()) {
+        const n = idx.get(id)!
+        if (n.author === identity && n.timestamp > c.timestamp && !this.acl.precedesOrEquals(c.id, n.aclHeadId)) {
+          out.push(tree)
+          break
+        }
+      }
+    }
+    return out
   }
 
   private async deleteObjectRecords(tree: string, dirty: Set<string>) {
@@ -560,7 +630,7 @@ export class SpaceReplica {
     return undefined
   }
 
-  private applyAcl(c: Change, batch: WriteBatch, touched: Set<string>): RejectReason | undefined {
+  private async applyAcl(c: Change, batch: WriteBatch, touched: Set<string>): Promise<RejectReason | undefined> {
     let record: AclRecord
     try {
       record = decodeAclRecord(c.payload)
@@ -581,6 +651,7 @@ export class SpaceReplica {
       if (c.lamport <= maxPrev) return 'bad_lamport'
     }
     this.acl.add(aclEntryOf(c, record))
+    if (record.type === 'remove') for (const t of await this.treesVoidedBy(record.identity, c)) this.toRebuild.add(t)
     const meta = this.trees.get(this.spaceId) ?? { heads: [], maxLamport: 0, count: 0, derived: c.author === '' }
     meta.heads = this.acl.headIds()
     meta.maxLamport = Math.max(meta.maxLamport, c.lamport)
@@ -612,7 +683,7 @@ function nodeOf(c: Change): TreeNode {
 }
 
 function aclEntryOf(c: Change, record: AclRecord): AclEntry {
-  return { id: c.id, lamport: c.lamport, prevIds: c.prevIds, author: c.author, record }
+  return { id: c.id, lamport: c.lamport, prevIds: c.prevIds, author: c.author, timestamp: c.timestamp, record }
 }
 
 function materialize(id: string, st: StoredRecord): MaterializedRecord {

@@ -7,6 +7,7 @@
  *   records  <space>/<tree>/<ds>/<recordId>   RecordState (the object row is ds '' id '')
  *   meta     space/<space>                    SpaceMeta
  *   meta     versionSeq                       local apply counter (versionId source)
+ *   meta     rebuild/<space>/<tree>           a tree whose records must be re-derived
  */
 export const esc = (s: string) => s.replace(/%/g, '%25').replace(/\//g, '%2F')
 export const unesc = (s: string) => s.replace(/%2F/g, '/').replace(/%25/g, '%')
@@ -18,3 +19,4 @@ export const recordKey = (space: string, tree: string, ds: string, id: string) =
 export const datasetPrefix = (space: string, tree: string, ds: string) => `${space}/${tree}/${esc(ds)}/`
 export const spaceMetaKey = (space: string) => `space/${space}`
 export const VERSION_SEQ_KEY = 'versionSeq'
+export const rebuildKey = (space: string, tree: string) => `rebuild/${space}/${tree}`

@@ -26,6 +26,8 @@ export interface IngestReport {
   rejected: Array<{ id: string; reason: RejectReason }>
   /** Ids this replica needs before changes it holds back can be applied. */
   missing: string[]
+  /** Accepted into the DAG, but their ops do not apply: written by a member after removal. */
+  voided?: string[]
 }
 
 /** The spec's write result (core.md "Write result"). */

@@ -1,0 +1,147 @@
+/**
+ * The one table mapping every error code of the spec (core.md Errors and Authentication,
+ * chat.md Errors) to its HTTP status. Codes marked "choice" are where the spec names no
+ * status or no code; docs/api.md lists them. Engine code throws SvcError with a code from
+ * here; a code missing from the table is answered as 500 `internal`.
+ */
+export const ERROR_STATUS = {
+  // Request
+  'request.bad_json': 400,
+  'request.schema': 400,
+  'request.missing_field': 400,
+  'request.unknown_field': 400,
+  'request.invalid_field': 400,
+  'request.forbidden_host': 403, // choice
+  'request.forbidden_origin': 403, // choice
+  'request.not_found': 404, // choice: unknown route
+  'request.method_not_allowed': 405, // choice: known path, other method
+  'request.too_large': 413, // choice: body over 1 MB
+  'request.unsupported_media_type': 415, // choice: body that is not application/json
+
+  // Auth and control
+  'auth.required': 401,
+  'auth.bad_mnemonic': 400,
+  'auth.passkey_required': 400,
+  'control.forbidden': 403,
+  'auth.not_managed': 403,
+  'shutdown.not_managed': 403,
+  'auth.account_not_found': 404,
+  'auth.account_in_use': 409,
+  'auth.account_mismatch': 409,
+  'auth.mnemonic_mismatch': 409,
+  'auth.already_authorized': 409,
+  'auth.device_key_corrupt': 500,
+
+  // Spaces and invites
+  'space.not_found': 404,
+  'space.exists': 409,
+  'space.not_joined': 403, // choice: the spec names no status
+  'space.not_accepted': 409,
+  'space.deleted': 409,
+  'space.join_not_pending': 409,
+  'space.derived_unknown': 404,
+  'space.derived_undeletable': 409,
+  'space.not_invite_pending': 409,
+  'space.read_only': 403,
+  'space.unsupported': 405,
+  'invite.invalid': 400,
+  'invite.not_found': 404,
+  'identity.not_found': 404,
+
+  // Objects and bundles
+  'object.not_found': 404,
+  'object.id_required': 400,
+  'object.type_required': 400,
+  'bundle.not_found': 404,
+  'bundle.not_ready': 409,
+  'bundle.loser_not_ready': 409,
+  'bundle.not_loser': 409,
+  'bundle.reserved': 409,
+  'catalog.not_found': 404,
+
+  // Datasets and filters
+  'dataset.unknown': 400,
+  'dataset.not_declared': 400,
+  'dataset.not_found': 404,
+  'dataset.validation': 400,
+  'dataset.key_conflict': 409,
+  'dataset.shared_conflict': 400,
+  'dataset.module_unknown': 400,
+  'dataset.module_owned': 409,
+  'dataset.decl_invalid': 400,
+  'dataset.immutable': 400,
+  'upsert.requires_user_ids': 400,
+  'filter.unknown_operator': 400,
+  'filter.invalid': 400,
+  'aggregate.bad_pipeline': 400,
+  'aggregate.limit_exceeded': 400,
+
+  // Types and properties
+  'type.not_found': 404,
+  'type.xkey_required': 400,
+  'type.xkey_conflict': 409,
+  'type.registered': 400,
+  'type.reserved_carrier': 400,
+  'property.not_found': 404,
+  'property.kind_mismatch': 400,
+  'property.immutable': 400,
+  'property.format_invalid': 400,
+  'property.format_violation': 400,
+  'property.xkey_conflict': 409,
+
+  // Editor and history
+  'markdown.no_match': 400,
+  'markdown.ambiguous_match': 400,
+  'markdown.overlapping_edits': 400,
+  'history.version_not_found': 404,
+  'history.view_too_large': 413,
+  'history.truncated': 404,
+
+  // Files and devices
+  'file.not_found': 404,
+  'file.not_durable': 409,
+  'file.not_available': 409,
+  'file.variant_invalid': 400,
+  'device.not_found': 404,
+  'device.self_delete': 400,
+  'device.pruned': 409,
+
+  // Search
+  'index.disabled': 409,
+  'index.no_embedder': 400,
+  'index.embedder_unavailable': 503,
+  'search.bad_mode': 400,
+  'search.bad_scope': 400,
+
+  // Engine
+  'sdk.not_implemented': 501,
+  'sdk.not_found': 404,
+  'sdk.crdt_version_newer': 409,
+  'server.unavailable': 503,
+  internal: 500,
+
+  // Chat, events, push, processes (chat.md)
+  'chat.text_required': 400,
+  'chat.agent_invalid': 400,
+  'chat.not_author': 403,
+  'chat.not_found': 404,
+  'events.payload_too_large': 400,
+  'events.no_read_key': 409,
+  'events.too_many_patterns': 409,
+  'events.topic_not_owned': 403,
+  'process.not_found': 404,
+  'process.ambiguous': 409,
+  'push.disabled': 409,
+} as const satisfies Record<string, number>
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+export const isKnownCode = (code: string): code is ErrorCode => Object.hasOwn(ERROR_STATUS, code)
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> }
+}
+
+export function errorBody(code: string, message: string, details?: Record<string, unknown>): ErrorBody {
+  return { error: details === undefined ? { code, message } : { code, message, details } }
+}

@@ -1,0 +1,150 @@
+import type { ServerResponse } from 'node:http'
+import type { FastifyReply } from 'fastify'
+
+/**
+ * Server-Sent Events for every live route (spec Events): `ready` first, stream frames, a
+ * `: keepalive` comment while idle, and a terminal `closed` frame with a reason.
+ *
+ * Backpressure: frames go straight to the socket while it accepts them; once the socket's
+ * buffer is over its high-water mark, frames wait in a mailbox of bounded size. A frame that
+ * finds the mailbox full closes the stream with `overflow`: a slow reader never makes the
+ * server buffer without bound. Terminal frames skip the mailbox.
+ */
+export type CloseReason = 'server_shutdown' | 'deauthorized' | 'sdk_closed' | 'overflow' | 'drifted'
+
+export const MIN_MAILBOX = 16
+export const DEFAULT_MAILBOX = 256
+export const DEFAULT_KEEPALIVE_MS = 25_000
+/** A closed stream whose reader does not take the last bytes is cut after this long. */
+export const DEFAULT_CLOSE_GRACE_MS = 10_000
+
+export interface SseSettings {
+  keepaliveMs: number
+  mailboxCapacity: number
+  closeGraceMs: number
+}
+
+const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+
+export class SseStream {
+  private readonly pending: string[] = []
+  private readonly listeners: Array<(reason: CloseReason | 'disconnected') => void> = []
+  private readonly keepalive: NodeJS.Timeout
+  private wroteSinceTick = false
+  private done = false
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly capacity: number,
+    private readonly settings: SseSettings,
+    private readonly forget: (s: SseStream) => void,
+  ) {
+    res.on('drain', () => this.flush())
+    res.on('close', () => this.finish('disconnected'))
+    this.keepalive = setInterval(() => this.tick(), settings.keepaliveMs)
+    this.keepalive.unref()
+    this.write(frame('ready', {}))
+  }
+
+  get closed(): boolean {
+    return this.done
+  }
+
+  /** Frames waiting for the socket to drain. */
+  get queued(): number {
+    return this.pending.length
+  }
+
+  /** Queues one frame. False when the stream is closed (or this frame overflowed it). */
+  send(event: string, data: unknown): boolean {
+    if (this.done) return false
+    const text = frame(event, data)
+    if (this.pending.length === 0 && !this.res.writableNeedDrain) {
+      this.write(text)
+      return true
+    }
+    if (this.pending.length >= this.capacity) {
+      this.close('overflow')
+      return false
+    }
+    this.pending.push(text)
+    return true
+  }
+
+  /** Ends the stream with a terminal `closed` frame. Idempotent. */
+  close(reason: CloseReason): void {
+    if (this.done) return
+    this.pending.length = 0
+    this.res.write(frame('closed', { reason }))
+    this.res.end()
+    // A reader that stops reading must not hold the socket forever.
+    const cut = setTimeout(() => this.res.destroy(), this.settings.closeGraceMs)
+    cut.unref()
+    this.res.once('close', () => clearTimeout(cut))
+    this.finish(reason)
+  }
+
+  /** Called once when the stream ends, by `close` or by the client going away. */
+  onClose(listener: (reason: CloseReason | 'disconnected') => void): void {
+    if (this.done) return
+    this.listeners.push(listener)
+  }
+
+  private write(text: string): void {
+    this.res.write(text)
+    this.wroteSinceTick = true
+  }
+
+  private flush(): void {
+    while (!this.done && this.pending.length > 0 && !this.res.writableNeedDrain) this.write(this.pending.shift() as string)
+  }
+
+  private tick(): void {
+    if (!this.wroteSinceTick && this.pending.length === 0 && !this.res.writableNeedDrain) this.res.write(': keepalive\n\n')
+    this.wroteSinceTick = false
+  }
+
+  private finish(reason: CloseReason | 'disconnected'): void {
+    if (this.done) return
+    this.done = true
+    clearInterval(this.keepalive)
+    this.forget(this)
+    for (const l of this.listeners.splice(0)) l(reason)
+  }
+}
+
+/** Every open stream of one app, so shutdown and deauthorization can close them all. */
+export class SseHub {
+  private readonly streams = new Set<SseStream>()
+
+  constructor(readonly settings: SseSettings) {}
+
+  get size(): number {
+    return this.streams.size
+  }
+
+  /**
+   * Takes over the reply and opens a stream (headers, then `ready`). Headers already set on
+   * the reply (CORS) are kept. `mailboxCapacity` is clamped to at least 16.
+   */
+  open(reply: FastifyReply, opts: { mailboxCapacity?: number } = {}): SseStream {
+    reply.hijack()
+    const res = reply.raw
+    res.writeHead(200, {
+      ...reply.getHeaders(),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    })
+    res.socket?.setNoDelay(true)
+    const capacity = Math.max(MIN_MAILBOX, opts.mailboxCapacity ?? this.settings.mailboxCapacity)
+    const stream = new SseStream(res, capacity, this.settings, (s) => this.streams.delete(s))
+    if (!stream.closed) this.streams.add(stream)
+    return stream
+  }
+
+  closeAll(reason: CloseReason): void {
+    for (const s of [...this.streams]) s.close(reason)
+  }
+}
