@@ -6,9 +6,9 @@ import type { Env } from '../sync/core/env.ts'
 import type { StorageAdapter } from '../sync/storage/adapter.ts'
 
 /** A deterministic env: counter clock and a xorshift byte stream from a seed. */
-export function seededEnv(seed: number): Env {
+export function seededEnv(seed: number, clockStart = 1_700_000_000_000): Env {
   let s = seed >>> 0 || 1
-  let t = 1_700_000_000_000
+  let t = clockStart
   return {
     now: () => (t += 1),
     randomBytes: (n) => {

@@ -11,7 +11,7 @@ import { AclLog, type AclEntry } from '../acl/state.ts'
 import { Keyring } from '../acl/keyring.ts'
 import { decodeAclRecord, encodeAclRecord, InvalidAclRecord, type AclRecord, type Role, type Rotation } from '../acl/records.ts'
 import { checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
-import { applyToRecord, noPins, type MergePolicy, type RecordState, type StampInfo } from '../crdt/record.ts'
+import { applyToRecord, compareStamps, noPins, type MergePolicy, type RecordState, type StampInfo } from '../crdt/record.ts'
 import { resolveUserOps, type UserOp } from '../crdt/resolve.ts'
 import { STORES, type StorageAdapter, type WriteBatch } from '../storage/adapter.ts'
 import { changeKey, datasetPrefix, rebuildKey, recordKey, spaceMetaKey, treeKey, treePrefix, VERSION_SEQ_KEY, unesc } from './storage-keys.ts'
@@ -383,7 +383,7 @@ export class SpaceReplica {
     const sigOk = local ? fresh.map(() => true) : await Promise.all(fresh.map((c) => verifyChangeSignature(this.deps.crypto, c)))
     const pending: Change[] = []
     fresh.forEach((c, i) => (sigOk[i] ? pending.push(c) : report.rejected.push({ id: c.id, reason: 'bad_signature' })))
-    for (const c of this.parked.values()) pending.push(c)
+    for (const c of this.parked.values()) if (!seen.has(c.id)) pending.push(c)
     this.parked.clear()
 
     const batch: WriteBatch = { puts: [], dels: [] }
@@ -427,6 +427,7 @@ export class SpaceReplica {
       batch.puts.push({ store: STORES.meta, key: VERSION_SEQ_KEY, value: encodeCanonical(this.versionSeq) })
       batch.puts.push({ store: STORES.meta, key: spaceMetaKey(this.spaceId), value: encodeCanonical({ spaceId: this.spaceId }) })
       await this.deps.storage.commit(batch)
+      this.forgetDeleted(dirty)
       const rebuilt = [...this.toRebuild]
       this.toRebuild.clear()
       for (const t of rebuilt) await this.rebuildTree(t)
@@ -511,16 +512,17 @@ export class SpaceReplica {
   }
 
   private async applyOps(tree: string, meta: TreeMeta, c: Change, payload: ChangePayload, dirty: Set<string>, drops?: WriteRejection[]) {
-    if (meta.deleted) return
     const info0 = { l: c.lamport, c: c.id, a: c.author, t: c.timestamp }
     for (let i = 0; i < payload.ops.length; i++) {
       const op = payload.ops[i]
       const info: StampInfo = { ...info0, i }
       if (op.op === 'deleteObject') {
-        await this.deleteObjectRecords(tree, dirty)
-        meta.deleted = info
+        // The tombstone absorbs everything; concurrent deletes keep the earliest stamp.
+        if (!meta.deleted) await this.deleteObjectRecords(tree, dirty)
+        if (!meta.deleted || compareStamps(info, meta.deleted) < 0) meta.deleted = info
         return
       }
+      if (meta.deleted) continue
       const k = recordKey(this.spaceId, tree, op.ds, op.id)
       const cur = await this.loadRecord(k)
       const mop = op.op === 'set' ? { k: 'set' as const, p: op.path, v: op.value } : op.op === 'unset' ? { k: 'unset' as const, p: op.path } : { k: 'delete' as const }
@@ -544,7 +546,6 @@ export class SpaceReplica {
     const raws = await this.deps.storage.getMany(STORES.changes, nodes.map((n) => changeKey(this.spaceId, tree, n.id)))
     const dirty = new Set<string>()
     await this.deleteObjectRecords(tree, dirty)
-    for (const k of dirty) this.records.delete(k)
     meta.deleted = undefined
     this.versionSeq++
     for (let i = 0; i < nodes.length; i++) {
@@ -562,17 +563,20 @@ export class SpaceReplica {
     batch.puts.push({ store: STORES.trees, key: treeKey(this.spaceId, tree), value: encodeCanonical(meta) })
     batch.puts.push({ store: STORES.meta, key: VERSION_SEQ_KEY, value: encodeCanonical(this.versionSeq) })
     await this.deps.storage.commit(batch)
+    this.forgetDeleted(dirty)
   }
 
   private flushRecords(batch: WriteBatch, dirty: Set<string>) {
     for (const k of dirty) {
       const st = this.records.get(k)
       if (st) batch.puts.push({ store: STORES.records, key: k, value: encodeCanonical(st) })
-      else {
-        batch.dels.push({ store: STORES.records, key: k })
-        this.records.delete(k)
-      }
+      else batch.dels.push({ store: STORES.records, key: k })
     }
+  }
+
+  /** After a commit, absent records no longer need their null marker in the cache. */
+  private forgetDeleted(dirty: Set<string>) {
+    for (const k of dirty) if (this.records.get(k) === null) this.records.delete(k)
   }
 
   /** Trees holding changes by `identity` stamped after its removal `c`: they need a rebuild. */

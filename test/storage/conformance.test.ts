@@ -1,7 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { describe, expect, it } from 'vitest'
 import { runStorageAdapterConformance } from '../../sync/storage/conformance.ts'
 import { MemoryStorageAdapter } from '../../sync/storage/memory.ts'
 import { IndexedDbStorageAdapter } from '../../sync/storage/indexeddb.ts'
@@ -9,24 +12,22 @@ import { SqliteStorageAdapter } from '../../node/storage/sqlite.ts'
 
 runStorageAdapterConformance('memory', async () => ({ adapter: new MemoryStorageAdapter() }))
 
+const idbFactory = new IDBFactory()
 let dbCount = 0
 runStorageAdapterConformance('indexeddb', async () => {
-  // One factory per test file run, a fresh database name per test.
-  const dbName = `svc-conformance-${process.pid}-${dbCount++}`
-  const open = () => new IndexedDbStorageAdapter({ dbName, indexedDB: factory, IDBKeyRange })
+  const dbName = `svc-conformance-${dbCount++}`
+  const open = () => new IndexedDbStorageAdapter({ dbName, indexedDB: idbFactory, IDBKeyRange })
   return {
     adapter: open(),
     reopen: async () => open(),
-    teardown: async () => {
-      await new Promise<void>((resolve, reject) => {
-        const req = factory.deleteDatabase(dbName)
+    teardown: () =>
+      new Promise<void>((resolve, reject) => {
+        const req = idbFactory.deleteDatabase(dbName)
         req.onsuccess = () => resolve()
         req.onerror = () => reject(req.error)
-      })
-    },
+      }),
   }
 })
-const factory = new IDBFactory()
 
 runStorageAdapterConformance('sqlite', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'svc-sqlite-'))
@@ -41,3 +42,66 @@ runStorageAdapterConformance('sqlite', async () => {
 runStorageAdapterConformance('sqlite :memory:', async () => ({
   adapter: new SqliteStorageAdapter(':memory:'),
 }))
+
+describe('SqliteStorageAdapter durability', () => {
+  it('keeps every acknowledged commit when the process is killed with SIGKILL', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-sqlite-kill-'))
+    try {
+      const path = join(dir, 'store.db')
+      const adapterUrl = pathToFileURL(fileURLToPath(new URL('../../node/storage/sqlite.ts', import.meta.url))).href
+      const child = join(dir, 'writer.mts')
+      // Commits batches forever, acknowledging each one on stdout once commit() resolved.
+      await writeFile(
+        child,
+        `import { SqliteStorageAdapter } from ${JSON.stringify(adapterUrl)}
+const a = new SqliteStorageAdapter(${JSON.stringify(path)})
+for (let i = 0; ; i++) {
+  const puts = Array.from({ length: 50 }, (_, j) => ({ store: 'r', key: \`b\${String(i).padStart(6, '0')}/\${j}\`, value: new Uint8Array(100).fill(i & 255) }))
+  await a.commit({ puts, dels: i > 0 ? [{ store: 'r', key: \`b\${String(i - 1).padStart(6, '0')}/0\` }] : [] })
+  process.stdout.write(\`ack \${i}\\n\`)
+}
+`,
+      )
+      const proc = spawn(process.execPath, ['--import', 'tsx', child], {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let acked = -1
+      let stderr = ''
+      proc.stderr.on('data', (d) => (stderr += d))
+      await new Promise<void>((resolve, reject) => {
+        let buf = ''
+        proc.stdout.on('data', (d) => {
+          buf += d
+          const m = [...buf.matchAll(/ack (\d+)\n/g)]
+          if (m.length > 0) acked = Number(m[m.length - 1][1])
+          if (acked >= 200) {
+            proc.kill('SIGKILL')
+            resolve()
+          }
+        })
+        proc.on('exit', () => (acked >= 200 ? resolve() : reject(new Error(`writer exited early: ${stderr}`))))
+      })
+      await new Promise((resolve) => (proc.exitCode !== null || proc.signalCode !== null ? resolve(null) : proc.on('exit', resolve)))
+
+      const a = new SqliteStorageAdapter(path)
+      try {
+        for (const i of [0, 1, Math.floor(acked / 2), acked]) {
+          const b = `b${String(i).padStart(6, '0')}`
+          const keys = (await a.scan('r', { prefix: `${b}/` })).map(([k]) => k)
+          // Batch i + 1 deleted key 0 of batch i in the same transaction as its puts; the batch
+          // after the last acknowledged one may or may not have committed before the kill.
+          if (i < acked) expect(keys.length, b).toBe(49)
+          else expect([49, 50], b).toContain(keys.length)
+          expect(await a.get('r', `${b}/49`), b).toEqual(new Uint8Array(100).fill(i & 255))
+        }
+        const batches = new Set((await a.scan('r')).map(([k]) => k.slice(0, 7)))
+        expect(batches.size).toBeGreaterThanOrEqual(acked + 1)
+      } finally {
+        await a.close()
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})

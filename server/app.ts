@@ -1,0 +1,96 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { DaemonSession } from '../node/daemon/session.ts'
+import { installBodyParsing } from './http/body.ts'
+import { installErrorHandling, sendError, toSvcError } from './http/error-handler.ts'
+import { gate } from './http/gate.ts'
+import { installOpenApi } from './http/openapi.ts'
+import './http/route-config.ts'
+import { guardRequest } from './http/security.ts'
+import { AJV_OPTIONS, coerceQuery, dropUnknownKeys } from './http/validation.ts'
+import { authRoutes } from './routes/auth.ts'
+import { identityRoutes } from './routes/identities.ts'
+import { metaRoutes } from './routes/meta.ts'
+import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_KEEPALIVE_MS, DEFAULT_MAILBOX, SseHub, type SseSettings } from './sse.ts'
+import { VERSION } from './version.ts'
+
+/** Spec Limits: request body 1 MB. */
+export const BODY_LIMIT = 1024 * 1024
+
+export interface AppOptions {
+  /** The account lifecycle; the app tears it down when it closes. */
+  session: DaemonSession
+  version?: string
+  startedAt?: Date
+  sse?: Partial<SseSettings>
+  /**
+   * What `POST /v1/shutdown` triggers once its 204 is sent. `svc serve` stops the process;
+   * the default closes the app (drain, teardown).
+   */
+  requestShutdown?: () => void
+  logger?: FastifyServerOptions['logger']
+  /** Route plugins added after the platform routes (the engine's areas). */
+  routes?: Array<(app: FastifyInstance) => Promise<void>>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Open SSE streams; closed on shutdown (`server_shutdown`) and teardown (`deauthorized`). */
+    sse: SseHub
+  }
+}
+
+/** Builds the HTTP app without listening (tests use `app.inject`). */
+export function buildApp(opts: AppOptions): FastifyInstance {
+  const { session } = opts
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: false,
+    exposeHeadRoutes: false,
+    ajv: { customOptions: AJV_OPTIONS },
+    // Malformed URLs never reach a route: answer them with the envelope too.
+    frameworkErrors: (err, request, reply) => void sendError(reply, toSvcError(err, request)),
+  })
+
+  let closing = false
+  const hub = new SseHub({
+    keepaliveMs: opts.sse?.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
+    mailboxCapacity: opts.sse?.mailboxCapacity ?? DEFAULT_MAILBOX,
+    closeGraceMs: opts.sse?.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
+  })
+  app.decorate('sse', hub)
+
+  installBodyParsing(app)
+
+  installErrorHandling(app)
+  installOpenApi(app, opts.version ?? VERSION)
+
+  app.addHook('onRequest', async (request, reply) => guardRequest(request, reply))
+  app.addHook('onRequest', gate({ authorized: () => session.authorized, closing: () => closing }))
+  app.addHook('preValidation', async (request) => {
+    coerceQuery(request)
+    if (request.routeOptions.config.unknownKeys === 'drop') dropUnknownKeys(request)
+  })
+
+  session.onTeardown((reason) => hub.closeAll(reason))
+  app.addHook('preClose', async () => {
+    closing = true
+    hub.closeAll('server_shutdown')
+  })
+  app.addHook('onClose', async () => {
+    await session.close()
+  })
+
+  app.register(
+    metaRoutes({
+      session,
+      version: opts.version ?? VERSION,
+      startedAt: opts.startedAt ?? new Date(),
+      requestShutdown: opts.requestShutdown ?? (() => void app.close()),
+    }),
+  )
+  app.register(authRoutes(session))
+  app.register(identityRoutes(hub))
+  for (const routes of opts.routes ?? []) app.register(routes)
+  return app
+}

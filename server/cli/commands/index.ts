@@ -1,0 +1,8 @@
+import type { Command } from '../io.ts'
+import { serveCommand } from '../serve.ts'
+import { authCommand } from './auth.ts'
+import { healthCommand } from './health.ts'
+import { shutdownCommand } from './shutdown.ts'
+
+/** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
+export const COMMANDS: readonly Command[] = [serveCommand, healthCommand, authCommand, shutdownCommand]

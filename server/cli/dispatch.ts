@@ -1,0 +1,33 @@
+import { COMMANDS } from './commands/index.ts'
+import { EXIT, UsageError, type CliIO } from './io.ts'
+
+const overview = () =>
+  ['usage: svc <command> [options]', '', ...COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`), '', 'svc <command> --help shows its options'].join('\n')
+
+/** Runs one `svc` command line; resolves to the exit code. */
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...args] = argv
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    ;(name === undefined ? io.stderr : io.stdout).write(overview() + '\n')
+    return name === undefined ? EXIT.user : EXIT.ok
+  }
+  const command = COMMANDS.find((c) => c.name === name)
+  if (!command) {
+    io.stderr.write(`svc: unknown command "${name}"\n${overview()}\n`)
+    return EXIT.user
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout.write(command.usage + '\n')
+    return EXIT.ok
+  }
+  try {
+    return await command.run(args, io)
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(err.message + '\n')
+      return EXIT.user
+    }
+    io.stderr.write(`svc ${name}: ${(err as Error).message}\n`)
+    return EXIT.server
+  }
+}

@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { isAccountId } from '../../node/account/layout.ts'
+import { UsageError } from './io.ts'
+
+/** Settings of `svc serve`: flags win over env vars, env vars over the config file, that over defaults. */
+export interface ServeConfig {
+  data: string
+  port: number
+  /** The address to bind: 127.0.0.1 or ::1 (`localhost` binds 127.0.0.1). */
+  host: '127.0.0.1' | '::1'
+  managed: boolean
+  noMdns: boolean
+  passkey?: string
+  passkeyStdin: boolean
+  /** Standalone: the account to boot at start and the only one this server accepts. */
+  account?: string
+}
+
+export const DEFAULT_PORT = 7001
+
+export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADDR] [--managed] [--no-mdns]
+                 [--passkey-stdin] [--account ID] [--config FILE]
+  --data DIR       data root (default $XDG_DATA_HOME/svc or ~/.local/share/svc)   env SVC_DATA
+  --port N         TCP port, 0 = any free port (default ${DEFAULT_PORT})              env SVC_PORT
+  --host ADDR      loopback address: 127.0.0.1, ::1 or localhost               env SVC_HOST
+  --managed        the account arrives by POST /v1/auth; prints a control token env SVC_MANAGED
+  --no-mdns        do not discover peers over multicast DNS                    env SVC_NO_MDNS
+  --passkey-stdin  read the wallet passkey from stdin                           env SVC_PASSKEY
+  --account ID     standalone: boot this account                                env SVC_ACCOUNT
+  --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account`
+
+interface Layer {
+  data?: string
+  port?: number
+  host?: string
+  managed?: boolean
+  noMdns?: boolean
+  passkey?: string
+  account?: string
+}
+
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account'] as const
+
+export function defaultDataRoot(env: NodeJS.ProcessEnv): string {
+  const xdg = env.XDG_DATA_HOME
+  return xdg ? join(xdg, 'svc') : join(homedir(), '.local', 'share', 'svc')
+}
+
+function parsePort(v: unknown, source: string): number {
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new UsageError(`${source}: the port must be an integer from 0 to 65535`)
+  }
+  return n
+}
+
+function parseBool(v: string, source: string): boolean {
+  const s = v.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true
+  if (['0', 'false', 'no', 'off', ''].includes(s)) return false
+  throw new UsageError(`${source}: expected true or false, got "${v}"`)
+}
+
+/** Loopback only (spec Authentication 1): anything else is refused before binding. */
+export function loopbackHost(v: string, source: string): '127.0.0.1' | '::1' {
+  const s = v.trim().toLowerCase()
+  if (s === '127.0.0.1' || s === 'localhost') return '127.0.0.1'
+  if (s === '::1' || s === '[::1]') return '::1'
+  throw new UsageError(`${source}: refusing to bind "${v}": the server binds only a loopback address (127.0.0.1, ::1 or localhost)`)
+}
+
+function readConfigFile(path: string): Layer {
+  let raw: unknown
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (err) {
+    throw new UsageError(`--config ${path}: ${(err as Error).message}`)
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new UsageError(`--config ${path}: expected a JSON object`)
+  const cfg = raw as Record<string, unknown>
+  const unknown = Object.keys(cfg).filter((k) => !(CONFIG_KEYS as readonly string[]).includes(k))
+  if (unknown.length > 0) throw new UsageError(`--config ${path}: unknown keys ${unknown.join(', ')} (accepted: ${CONFIG_KEYS.join(', ')})`)
+  const out: Layer = {}
+  for (const k of ['data', 'host', 'passkey', 'account'] as const) {
+    if (cfg[k] === undefined) continue
+    if (typeof cfg[k] !== 'string') throw new UsageError(`--config ${path}: ${k} must be a string`)
+    out[k] = cfg[k] as string
+  }
+  for (const k of ['managed', 'noMdns'] as const) {
+    if (cfg[k] === undefined) continue
+    if (typeof cfg[k] !== 'boolean') throw new UsageError(`--config ${path}: ${k} must be true or false`)
+    out[k] = cfg[k] as boolean
+  }
+  if (cfg.port !== undefined) out.port = parsePort(cfg.port, `--config ${path}`)
+  // A relative data root is relative to the file that names it.
+  if (out.data !== undefined) out.data = resolve(dirname(path), out.data)
+  return out
+}
+
+function envLayer(env: NodeJS.ProcessEnv): Layer {
+  const out: Layer = {}
+  if (env.SVC_DATA) out.data = resolve(env.SVC_DATA)
+  if (env.SVC_PORT !== undefined && env.SVC_PORT !== '') out.port = parsePort(env.SVC_PORT, 'SVC_PORT')
+  if (env.SVC_HOST) out.host = env.SVC_HOST
+  if (env.SVC_MANAGED !== undefined) out.managed = parseBool(env.SVC_MANAGED, 'SVC_MANAGED')
+  if (env.SVC_NO_MDNS !== undefined) out.noMdns = parseBool(env.SVC_NO_MDNS, 'SVC_NO_MDNS')
+  if (env.SVC_PASSKEY) out.passkey = env.SVC_PASSKEY
+  if (env.SVC_ACCOUNT) out.account = env.SVC_ACCOUNT
+  return out
+}
+
+export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        data: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        managed: { type: 'boolean' },
+        'no-mdns': { type: 'boolean' },
+        'passkey-stdin': { type: 'boolean' },
+        account: { type: 'string' },
+        config: { type: 'string' },
+      },
+    })
+  } catch (err) {
+    throw new UsageError(`svc serve: ${(err as Error).message}\n${SERVE_USAGE}`)
+  }
+  const v = parsed.values
+  const flags: Layer = {}
+  if (v.data !== undefined) flags.data = resolve(v.data)
+  if (v.port !== undefined) flags.port = parsePort(v.port, '--port')
+  if (v.host !== undefined) flags.host = v.host
+  if (v.managed) flags.managed = true
+  if (v['no-mdns']) flags.noMdns = true
+  if (v.account !== undefined) flags.account = v.account
+
+  const fileLayer = v.config !== undefined ? readConfigFile(resolve(v.config)) : {}
+  const merged: Layer = { ...fileLayer, ...envLayer(env), ...flags }
+
+  const managed = merged.managed ?? false
+  if (merged.account !== undefined && !isAccountId(merged.account)) throw new UsageError(`svc serve: "${merged.account}" is not an account id`)
+  if (merged.account !== undefined && managed) throw new UsageError('svc serve: a managed server takes its account by POST /v1/auth, not --account')
+  const passkeyStdin = v['passkey-stdin'] === true
+  return {
+    data: merged.data ?? defaultDataRoot(env),
+    port: merged.port ?? DEFAULT_PORT,
+    host: loopbackHost(merged.host ?? '127.0.0.1', flags.host !== undefined ? '--host' : 'host'),
+    managed,
+    noMdns: merged.noMdns ?? false,
+    passkeyStdin,
+    ...(merged.passkey !== undefined && !passkeyStdin ? { passkey: merged.passkey } : {}),
+    ...(merged.account !== undefined ? { account: merged.account } : {}),
+  }
+}

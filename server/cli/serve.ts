@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { idleEngineHost, type EngineHostFactory } from '../../node/daemon/engine-host.ts'
+import { DaemonSession } from '../../node/daemon/session.ts'
+import { systemEnv } from '../../sync/core/env.ts'
+import { isSvcError } from '../../sync/core/errors.ts'
+import { buildApp } from '../app.ts'
+import { stopGracefully } from '../lifecycle.ts'
+import { EXIT, readAll, stripNewline, UsageError, type CliIO, type Command } from './io.ts'
+import { resolveServeConfig, SERVE_USAGE, type ServeConfig } from './serve-config.ts'
+
+const baseUrl = (host: ServeConfig['host'], port: number) => `http://${host === '::1' ? '[::1]' : host}:${port}`
+
+const describe = (err: unknown) => (isSvcError(err) ? `${err.code}: ${err.message}` : (err as Error).message)
+
+/**
+ * `svc serve`: runs the daemon until SIGTERM/SIGINT (or `POST /v1/shutdown` when managed).
+ * stdout line 1: the base URL; line 2 (managed): the control token. Diagnostics go to stderr.
+ * The returned promise settles when the server has stopped.
+ */
+export async function serve(config: ServeConfig, io: CliIO, engineFactory: EngineHostFactory = idleEngineHost): Promise<number> {
+  mkdirSync(config.data, { recursive: true, mode: 0o700 })
+  const controlToken = config.managed ? randomBytes(32).toString('base64url') : undefined
+  const session = new DaemonSession({
+    dataRoot: config.data,
+    mode: config.managed ? 'managed' : 'standalone',
+    engine: engineFactory({ dataRoot: config.data, noMdns: config.noMdns }),
+    env: systemEnv,
+    ...(controlToken ? { controlToken } : {}),
+    ...(config.passkey !== undefined ? { passkey: config.passkey } : {}),
+    ...(config.account !== undefined ? { account: config.account } : {}),
+  })
+
+  let stopped!: () => void
+  const done = new Promise<void>((r) => (stopped = r))
+  let stopping: Promise<void> | undefined
+  const stop = () => {
+    stopping ??= stopGracefully(app).then(stopped, (err) => {
+      io.stderr.write(`svc serve: error while stopping: ${describe(err)}\n`)
+      stopped()
+    })
+    return stopping
+  }
+  const app = buildApp({ session, requestShutdown: () => void stop(), logger: { level: 'warn', stream: io.stderr } })
+
+  try {
+    const booted = await session.bootAtStart()
+    if (booted) io.stderr.write(`svc serve: account ${booted} booted\n`)
+  } catch (err) {
+    if (config.account !== undefined) {
+      io.stderr.write(`svc serve: cannot boot account ${config.account}: ${describe(err)}\n`)
+      await app.close()
+      return EXIT.user
+    }
+    io.stderr.write(`svc serve: starting unauthorized; the account on disk did not boot: ${describe(err)}\n`)
+  }
+
+  try {
+    await app.listen({ host: config.host, port: config.port })
+  } catch (err) {
+    io.stderr.write(`svc serve: cannot listen on ${config.host}:${config.port}: ${(err as Error).message}\n`)
+    await app.close()
+    return EXIT.user
+  }
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.port
+  io.stdout.write(`${baseUrl(config.host, port)}\n`)
+  if (controlToken) io.stdout.write(`${controlToken}\n`)
+
+  const onSignal = () => void stop()
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+  await done
+  process.off('SIGTERM', onSignal)
+  process.off('SIGINT', onSignal)
+  return EXIT.ok
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run the daemon',
+  usage: SERVE_USAGE,
+  async run(args, io) {
+    const config = resolveServeConfig(args, io.env)
+    if (config.passkeyStdin) {
+      const passkey = stripNewline(await readAll(io.stdin))
+      if (passkey === '') throw new UsageError('svc serve: --passkey-stdin read an empty passkey')
+      config.passkey = passkey
+    }
+    return serve(config, io)
+  },
+}
