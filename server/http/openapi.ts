@@ -10,7 +10,7 @@ interface BodySchema {
  * Marks each operation with a body: `x-strict: true` when its body schema refuses unknown
  * keys (`additionalProperties: false`, answered with 400 `request.unknown_field`), or
  * `x-strict: false` plus `x-unknown-keys: drop` for the routes that drop them. Every route also
- * documents the error envelope as its default response.
+ * documents the error envelope for its 4xx and 5xx responses.
  */
 function annotate(route: RouteOptions): void {
   const schema = { ...(route.schema ?? {}) } as Record<string, unknown>
@@ -24,7 +24,9 @@ function annotate(route: RouteOptions): void {
     if (drop) schema['x-unknown-keys'] = 'drop'
   }
   if (schema.hide !== true) {
-    schema.response = { ...(schema.response as object | undefined), default: { $ref: 'ErrorEnvelope#' } }
+    // Not `default`: Fastify would serialize success replies of schema-less routes with it.
+    const envelope = { $ref: 'ErrorEnvelope#' }
+    schema.response = { '4xx': envelope, '5xx': envelope, ...(schema.response as object | undefined) }
   }
   route.schema = schema
 }

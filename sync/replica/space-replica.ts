@@ -381,8 +381,28 @@ export class SpaceReplica {
     }
     // Signatures dominate ingest cost; the native verifier runs them in parallel.
     const sigOk = local ? fresh.map(() => true) : await Promise.all(fresh.map((c) => verifyChangeSignature(this.deps.crypto, c)))
-    const pending: Change[] = []
-    fresh.forEach((c, i) => (sigOk[i] ? pending.push(c) : report.rejected.push({ id: c.id, reason: 'bad_signature' })))
+    const verified: Change[] = []
+    fresh.forEach((c, i) => (sigOk[i] ? verified.push(c) : report.rejected.push({ id: c.id, reason: 'bad_signature' })))
+    return this.applyChecked(verified, report, drops)
+  }
+
+  /**
+   * Stage two of ingest, for changes whose bytes, id and signature are already checked (and,
+   * optionally, whose payloads are already opened, say by a worker): rights, read key,
+   * lamport, merge, and one atomic commit. Public so the pipeline's stages can be measured
+   * and moved apart; never call it with unchecked changes.
+   */
+  applyVerified(changes: Array<{ change: Change; payload?: ChangePayload }>): Promise<IngestReport> {
+    return this.serial(() => {
+      const opened = new Map<string, ChangePayload>()
+      for (const { change, payload } of changes) if (payload) opened.set(change.id, payload)
+      return this.applyChecked(changes.map((c) => c.change), { accepted: [], rejected: [], missing: [] }, undefined, opened)
+    })
+  }
+
+  private async applyChecked(verified: Change[], report: IngestReport, drops?: WriteRejection[], opened?: Map<string, ChangePayload>): Promise<IngestReport> {
+    const seen = new Set(verified.map((c) => c.id))
+    const pending = [...verified]
     for (const c of this.parked.values()) if (!seen.has(c.id)) pending.push(c)
     this.parked.clear()
 
@@ -404,7 +424,7 @@ export class SpaceReplica {
           next.push(c)
           continue
         }
-        const reason = await this.applyOne(c, batch, touchedTrees, dirty, voided, drops)
+        const reason = await this.applyOne(c, batch, touchedTrees, dirty, voided, drops, opened)
         if (reason) report.rejected.push({ id: c.id, reason })
         else {
           report.accepted.push(c.id)
@@ -470,7 +490,7 @@ export class SpaceReplica {
     return out
   }
 
-  private async applyOne(c: Change, batch: WriteBatch, touched: Set<string>, dirty: Set<string>, voided: string[], drops?: WriteRejection[]): Promise<RejectReason | undefined> {
+  private async applyOne(c: Change, batch: WriteBatch, touched: Set<string>, dirty: Set<string>, voided: string[], drops?: WriteRejection[], opened?: Map<string, ChangePayload>): Promise<RejectReason | undefined> {
     const tree = this.treeOf(c)
     if (tree === this.spaceId) return this.applyAcl(c, batch, touched)
     if (c.treeId === '') return this.applyRoot(c, batch, touched)
@@ -493,7 +513,7 @@ export class SpaceReplica {
     if (!rk) return 'no_read_key'
     let payload: ChangePayload
     try {
-      payload = decodeCanonical<ChangePayload>(open(rk, c.payload))
+      payload = opened?.get(c.id) ?? decodeCanonical<ChangePayload>(open(rk, c.payload))
       checkPayload(payload)
     } catch (err) {
       return err instanceof InvalidOp ? 'malformed' : 'bad_payload'

@@ -14,7 +14,10 @@ export interface StorageAdapter {
   getMany(store: string, keys: readonly string[]): Promise<Array<Uint8Array | undefined>>
   /** Entries in ascending key order (descending with `reverse`), filtered by the options. */
   scan(store: string, options?: ScanOptions): Promise<Array<[string, Uint8Array]>>
-  /** Applies every put and delete, all or nothing; resolved means durable. */
+  /**
+   * Applies every put and delete, all or nothing. Resolved means it survives a crash of the
+   * process (kill -9); adapters may offer stronger settings against power loss.
+   */
   commit(batch: WriteBatch): Promise<void>
   close(): Promise<void>
 }
@@ -44,6 +47,3 @@ export const STORES = {
   records: 'records',
   meta: 'meta',
 } as const
-
-/** Upper bound for prefix scans: every key with the prefix sorts below prefix + this. */
-export const PREFIX_END = '\uffff'

@@ -185,7 +185,7 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/v1/health'].get['x-strict']).toBeUndefined()
     expect(doc.paths['/v1/openapi.json']).toBeUndefined()
     expect(doc.paths['/v1/identities/subscribe'].get.responses['200'].content['text/event-stream']).toBeDefined()
-    expect(auth.responses.default.content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope')
+    expect(auth.responses['4XX'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope')
     expect(doc.components.schemas.ErrorEnvelope.properties.error.required).toEqual(['code', 'message'])
   })
 

@@ -9,7 +9,7 @@ describe('Host header', () => {
     expect(res.statusCode).toBe(200)
   })
 
-  it.each(['evil.example', 'evil.example:7001', '127.0.0.1.evil.example', 'localhost.evil.example:7001', '10.0.0.2:7001', '0.0.0.0:7001', '::1', ''])(
+  it.each(['evil.example', 'evil.example:7001', '127.0.0.1.evil.example', 'localhost.evil.example:7001', '10.0.0.2:7001', '0.0.0.0:7001', '::1'])(
     'refuses %j with 403 request.forbidden_host',
     async (host) => {
       expectError(await makeApp().app.inject({ url: '/v1/health', headers: { host } }), 403, 'request.forbidden_host')

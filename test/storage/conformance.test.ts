@@ -39,10 +39,6 @@ runStorageAdapterConformance('sqlite', async () => {
   }
 })
 
-runStorageAdapterConformance('sqlite :memory:', async () => ({
-  adapter: new SqliteStorageAdapter(':memory:'),
-}))
-
 describe('SqliteStorageAdapter durability', () => {
   it('keeps every acknowledged commit when the process is killed with SIGKILL', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-sqlite-kill-'))
