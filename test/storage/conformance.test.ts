@@ -10,7 +10,7 @@ import { MemoryStorageAdapter } from '../../sync/storage/memory.ts'
 import { IndexedDbStorageAdapter } from '../../sync/storage/indexeddb.ts'
 import { SqliteStorageAdapter } from '../../node/storage/sqlite.ts'
 
-runStorageAdapterConformance('memory', async () => ({ adapter: new MemoryStorageAdapter() }))
+runStorageAdapterConformance('memory', async () => ({ adapter: new MemoryStorageAdapter() }), { persistent: false })
 
 const idbFactory = new IDBFactory()
 let dbCount = 0
