@@ -72,6 +72,11 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     if (request.routeOptions.config.unknownKeys === 'drop') dropUnknownKeys(request)
   })
 
+  // While draining, answers close their connection so the server can finish closing.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
+
   session.onTeardown((reason) => hub.closeAll(reason))
   app.addHook('preClose', async () => {
     closing = true

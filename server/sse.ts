@@ -74,13 +74,20 @@ export class SseStream {
   /** Ends the stream with a terminal `closed` frame. Idempotent. */
   close(reason: CloseReason): void {
     if (this.done) return
+    const backedUp = this.res.writableNeedDrain
+    const socket = this.res.socket
     this.pending.length = 0
     this.res.write(frame('closed', { reason }))
     this.res.end()
-    // A reader that stops reading must not hold the socket forever.
-    const cut = setTimeout(() => this.res.destroy(), this.settings.closeGraceMs)
-    cut.unref()
-    this.res.once('close', () => clearTimeout(cut))
+    // The response "finishes" once its bytes are handed to the socket; a reader that stopped
+    // reading must not hold them (and the socket) forever.
+    if (backedUp && socket) {
+      const cut = setTimeout(() => socket.destroy(), this.settings.closeGraceMs)
+      cut.unref()
+      const spare = () => clearTimeout(cut)
+      socket.once('drain', spare)
+      socket.once('close', spare)
+    }
     this.finish(reason)
   }
 
@@ -134,7 +141,9 @@ export class SseHub {
       ...(reply.getHeaders() as OutgoingHttpHeaders),
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
-      connection: 'keep-alive',
+      // The connection belongs to the stream: it ends with it, so a draining server never
+      // waits on an idle keep-alive socket.
+      connection: 'close',
       'x-accel-buffering': 'no',
     })
     res.socket?.setNoDelay(true)

@@ -34,9 +34,11 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: Engin
   let stopped!: () => void
   const done = new Promise<void>((r) => (stopped = r))
   let stopping: Promise<void> | undefined
+  let exitCode: number = EXIT.ok
   const stop = () => {
     stopping ??= stopGracefully(app).then(stopped, (err) => {
       io.stderr.write(`svc serve: error while stopping: ${describe(err)}\n`)
+      exitCode = EXIT.server
       stopped()
     })
     return stopping
@@ -73,7 +75,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: Engin
   await done
   process.off('SIGTERM', onSignal)
   process.off('SIGINT', onSignal)
-  return EXIT.ok
+  return exitCode
 }
 
 export const serveCommand: Command = {

@@ -92,6 +92,8 @@ export class AclLog {
   readonly entries = new Map<string, AclEntry>()
   readonly heads = new Set<string>()
   private readonly states = new Map<string, AclState>()
+  private removals: Map<string, AclEntry[]> | undefined
+  private currentState: AclState | undefined
 
   constructor(readonly spaceId: string) {}
 
@@ -105,6 +107,8 @@ export class AclLog {
     for (const p of e.prevIds) this.heads.delete(p)
     this.heads.add(e.id)
     this.states.clear()
+    this.removals = undefined
+    this.currentState = undefined
   }
 
   headIds(): string[] {
@@ -123,7 +127,7 @@ export class AclLog {
 
   /** State after every record in the causal history of `ids` (inclusive). */
   stateAt(ids: readonly string[]): AclState {
-    const key = [...ids].sort().join(',')
+    const key = ids.length === 1 ? ids[0] : [...ids].sort().join(',')
     let st = this.states.get(key)
     if (st) return st
     st = new AclState()
@@ -133,7 +137,7 @@ export class AclLog {
   }
 
   current(): AclState {
-    return this.stateAt(this.headIds())
+    return (this.currentState ??= this.stateAt(this.headIds()))
   }
 
   /** Every record reachable from `ids`, in (lamport, id) order. */
@@ -158,13 +162,19 @@ export class AclLog {
    * whose ACL head does not include the removal, stamped after it, is kept in the DAG but its
    * ops never apply (see docs/architecture.md, "Removal and concurrent writes").
    */
-  effectiveRemovalsOf(identity: string): AclEntry[] {
-    const skipped = new Set(this.current().skipped)
-    const out: AclEntry[] = []
-    for (const e of this.entries.values()) {
-      if (e.record.type === 'remove' && e.record.identity === identity && !skipped.has(e.id)) out.push(e)
+  effectiveRemovalsOf(identity: string): readonly AclEntry[] {
+    // Asked once per applied change: index the removals once per ACL version.
+    if (!this.removals) {
+      this.removals = new Map()
+      const skipped = new Set(this.current().skipped)
+      for (const e of this.entries.values()) {
+        if (e.record.type !== 'remove' || skipped.has(e.id)) continue
+        const list = this.removals.get(e.record.identity) ?? []
+        list.push(e)
+        this.removals.set(e.record.identity, list)
+      }
     }
-    return out
+    return this.removals.get(identity) ?? []
   }
 
   /** True when a change by `author` citing `aclHeadId` at `timestamp` is voided by a removal. */

@@ -34,10 +34,15 @@ type Subtle = SubtleCrypto
 function makeWebCryptoProvider(subtle: Subtle): CryptoProvider {
   // Importing a key costs about as much as a verify; peers sign many changes with one key.
   const verifyKeys = new Map<string, Promise<CryptoKey>>()
+  // Callers usually pass the same Uint8Array for one author (change.ts caches them), so an
+  // identity lookup skips building the string key.
+  const byInstance = new WeakMap<Uint8Array, Promise<CryptoKey>>()
   const signKeys = new Map<string, Promise<CryptoKey>>()
   const keyOf = (b: Uint8Array) => String.fromCharCode(...b)
 
   const verifyKey = (pub: Uint8Array) => {
+    const hit = byInstance.get(pub)
+    if (hit) return hit
     const k = keyOf(pub)
     let p = verifyKeys.get(k)
     if (!p) {
@@ -45,6 +50,7 @@ function makeWebCryptoProvider(subtle: Subtle): CryptoProvider {
       if (verifyKeys.size > 4096) verifyKeys.clear()
       verifyKeys.set(k, p)
     }
+    byInstance.set(pub, p)
     return p
   }
   const signKey = (priv: Uint8Array) => {

@@ -38,6 +38,8 @@ export interface Change extends ChangeHeader {
   signature: Uint8Array
   /** The exact bytes the id was computed over: what is stored and sent. */
   raw: Uint8Array
+  /** The bytes the signature covers (the encoded header), kept so nothing decodes twice. */
+  signed: Uint8Array
 }
 
 type UnsignedTuple = [number, string, string, string[], string, string, number, number, number, string, Uint8Array]
@@ -56,7 +58,7 @@ export function assembleChange(h: ChangeHeader, signature: Uint8Array): Change {
 
 function assemble(h: ChangeHeader, unsigned: Uint8Array, signature: Uint8Array): Change {
   const raw = encodeCanonical([unsigned, signature])
-  return { ...h, prevIds: [...h.prevIds], signature, raw, id: contentId(raw) }
+  return { ...h, prevIds: [...h.prevIds], signature, raw, signed: unsigned, id: contentId(raw) }
 }
 
 export function normalizePrevIds(ids: Iterable<string>): string[] {
@@ -113,7 +115,7 @@ export function decodeChange(raw: Uint8Array): Change {
   const [v, spaceId, treeId, prevIds, aclHeadId, author, seq, lamport, timestamp, readKeyId, payload] = t
   if (v !== CHANGE_FORMAT_VERSION) throw new MalformedChange('unknown format version')
   if (!isIdOrEmpty(spaceId) || !isIdOrEmpty(treeId) || !isIdOrEmpty(aclHeadId) || !isIdOrEmpty(readKeyId)) throw new MalformedChange('bad id field')
-  if (author !== '' && (!isId(author) || !safeKey(author))) throw new MalformedChange('bad author')
+  if (author !== '' && (!isId(author) || !authorKey(author))) throw new MalformedChange('bad author')
   if (!Array.isArray(prevIds) || prevIds.length > LIMITS.maxPrevIds || !prevIds.every(isId)) throw new MalformedChange('bad prevIds')
   for (let i = 1; i < prevIds.length; i++) if (!(prevIds[i - 1] < prevIds[i])) throw new MalformedChange('prevIds not sorted')
   if (!isNat(seq) || !isNat(lamport) || !isNat(timestamp)) throw new MalformedChange('bad counter')
@@ -123,28 +125,34 @@ export function decodeChange(raw: Uint8Array): Change {
   if ((treeId === '') !== (prevIds.length === 0)) throw new MalformedChange('roots and only roots have no parents')
   return {
     spaceId, treeId, prevIds: prevIds as string[], aclHeadId, author, seq, lamport, timestamp, readKeyId, payload,
-    signature: sig, raw, id: contentId(raw),
+    signature: sig, raw, signed: (outer as Uint8Array[])[0], id: contentId(raw),
   } as Change
 }
 
-function safeKey(author: string): boolean {
+// Peers sign many changes with one key: parse each author id once.
+const authorKeys = new Map<string, Uint8Array | null>()
+
+function authorKey(author: string): Uint8Array | null {
+  let k = authorKeys.get(author)
+  if (k !== undefined) return k
   try {
-    publicKeyOf(author)
-    return true
+    k = publicKeyOf(author)
   } catch {
-    return false
+    k = null
   }
+  if (authorKeys.size > 10_000) authorKeys.clear()
+  authorKeys.set(author, k)
+  return k
 }
 
 /** The bytes the signature covers, for a decoded change. */
-export function signedBytesOf(change: Change): Uint8Array {
-  return (decodeCanonical(change.raw) as Uint8Array[])[0]
-}
+export const signedBytesOf = (change: Change): Uint8Array => change.signed
 
 /** Checks the author's signature (not rights). Derived roots carry none and need none. */
 export async function verifyChangeSignature(provider: CryptoProvider, change: Change): Promise<boolean> {
   if (change.author === '') return change.treeId === '' && change.aclHeadId === '' && change.signature.length === 0
-  return provider.verify(publicKeyOf(change.author), signedBytesOf(change), change.signature)
+  const key = authorKey(change.author)
+  return key !== null && provider.verify(key, change.signed, change.signature)
 }
 
 /** Deterministic total order of changes everywhere: (lamport, changeId). */

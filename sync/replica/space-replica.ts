@@ -344,8 +344,15 @@ export class SpaceReplica {
   // ---------------------------------------------------------------- ingest
 
   /** Checks and applies changes from anywhere; see the class comment. */
-  ingest(items: IngestItem[]): Promise<IngestReport> {
-    return this.serial(() => this.ingestNow(items, false))
+  async ingest(items: IngestItem[]): Promise<IngestReport> {
+    // Decoding and signature checks need no replica state, so they run outside the serial
+    // queue: while one batch applies, the next one's signatures verify on other threads.
+    const { report, verified } = await this.checkStage(items, false)
+    return this.serial(async () => {
+      const fresh: Change[] = []
+      for (const c of verified) if (!(await this.hasChange(c))) fresh.push(c)
+      return this.applyChecked(fresh, report)
+    })
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -355,6 +362,12 @@ export class SpaceReplica {
   }
 
   private async ingestNow(items: IngestItem[], local: boolean, drops?: WriteRejection[]): Promise<IngestReport> {
+    const { report, verified } = await this.checkStage(items, local)
+    return this.applyChecked(verified, report, drops)
+  }
+
+  /** Stage one: shape, id and signature of every item; known changes are skipped early. */
+  private async checkStage(items: IngestItem[], local: boolean): Promise<{ report: IngestReport; verified: Change[] }> {
     const report: IngestReport = { accepted: [], rejected: [], missing: [] }
     const fresh: Change[] = []
     const seen = new Set<string>()
@@ -383,7 +396,7 @@ export class SpaceReplica {
     const sigOk = local ? fresh.map(() => true) : await Promise.all(fresh.map((c) => verifyChangeSignature(this.deps.crypto, c)))
     const verified: Change[] = []
     fresh.forEach((c, i) => (sigOk[i] ? verified.push(c) : report.rejected.push({ id: c.id, reason: 'bad_signature' })))
-    return this.applyChecked(verified, report, drops)
+    return { report, verified }
   }
 
   /**
@@ -419,7 +432,9 @@ export class SpaceReplica {
       progress = false
       const next: Change[] = []
       for (const c of queue) {
-        const missing = await this.missingDeps(c)
+        const tree = this.treeOf(c)
+        if (tree !== this.spaceId && c.treeId !== '' && this.trees.has(tree) && !this.indexes.has(tree)) await this.treeIndex(tree)
+        const missing = this.missingDeps(c)
         if (missing.length) {
           next.push(c)
           continue
@@ -437,7 +452,7 @@ export class SpaceReplica {
     const missing = new Set<string>()
     for (const c of queue) {
       if (this.parked.size < MAX_PARKED) this.parked.set(c.id, c)
-      for (const m of await this.missingDeps(c)) missing.add(m)
+      for (const m of this.missingDeps(c)) missing.add(m)
     }
     report.missing = [...missing].sort()
     if (appliedIds.length) {
@@ -474,7 +489,7 @@ export class SpaceReplica {
   }
 
   /** Ids this change needs before it can be judged: parents, and the ACL record it cites. */
-  private async missingDeps(c: Change): Promise<string[]> {
+  private missingDeps(c: Change): string[] {
     const out: string[] = []
     const tree = this.treeOf(c)
     if (tree === this.spaceId) {
@@ -483,8 +498,8 @@ export class SpaceReplica {
     }
     if (c.aclHeadId !== '' && !this.acl.has(c.aclHeadId)) out.push(c.aclHeadId)
     if (c.treeId !== '') {
-      if (!this.trees.has(tree)) return [...out, ...c.prevIds]
-      const idx = await this.treeIndex(tree)
+      const idx = this.indexes.get(tree)
+      if (!this.trees.has(tree) || !idx) return [...out, ...c.prevIds]
       for (const p of c.prevIds) if (!idx.has(p)) out.push(p)
     }
     return out
@@ -495,7 +510,7 @@ export class SpaceReplica {
     if (tree === this.spaceId) return this.applyAcl(c, batch, touched)
     if (c.treeId === '') return this.applyRoot(c, batch, touched)
     const meta = this.trees.get(tree)!
-    const idx = await this.treeIndex(tree)
+    const idx = this.indexes.get(tree)!
     let maxPrev = 0
     for (const p of c.prevIds) {
       const n = idx.get(p)!
@@ -544,10 +559,12 @@ export class SpaceReplica {
       }
       if (meta.deleted) continue
       const k = recordKey(this.spaceId, tree, op.ds, op.id)
-      const cur = await this.loadRecord(k)
+      const cur = this.records.has(k) ? (this.records.get(k) ?? undefined) : await this.loadRecord(k)
       const mop = op.op === 'set' ? { k: 'set' as const, p: op.path, v: op.value } : op.op === 'unset' ? { k: 'unset' as const, p: op.path } : { k: 'delete' as const }
       const { state, outcome } = applyToRecord(cur, info, mop, this.policy.pinnedPaths(op.ds))
-      this.records.set(k, { ...state, v: this.versionSeq })
+      const stored = state as StoredRecord
+      stored.v = this.versionSeq
+      this.records.set(k, stored)
       dirty.add(k)
       if (outcome === 'dropped_pinned') drops?.push({ recordId: op.id, index: i, code: 'merge.pinned', reason: 'a pinned path already holds another value' })
     }

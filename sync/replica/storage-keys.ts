@@ -9,7 +9,7 @@
  *   meta     versionSeq                       local apply counter (versionId source)
  *   meta     rebuild/<space>/<tree>           a tree whose records must be re-derived
  */
-export const esc = (s: string) => s.replace(/%/g, '%25').replace(/\//g, '%2F')
+export const esc = (s: string) => (s.includes('%') || s.includes('/') ? s.replace(/%/g, '%25').replace(/\//g, '%2F') : s)
 export const unesc = (s: string) => s.replace(/%2F/g, '/').replace(/%25/g, '%')
 
 export const changeKey = (space: string, tree: string, id: string) => `${space}/${tree}/${id}`

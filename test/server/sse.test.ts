@@ -43,6 +43,19 @@ function openStream(url: string, headers: Record<string, string> = {}): Promise<
   })
 }
 
+/** The body of a raw HTTP/1.1 chunked response. */
+function dechunk(raw: string): string {
+  let rest = raw.slice(raw.indexOf('\r\n\r\n') + 4)
+  let body = ''
+  for (;;) {
+    const eol = rest.indexOf('\r\n')
+    const size = Number.parseInt(rest.slice(0, eol), 16)
+    if (size === 0) return body
+    body += rest.slice(eol + 2, eol + 2 + size)
+    rest = rest.slice(eol + 2 + size + 2)
+  }
+}
+
 const CLOSED = (reason: string) => `event: closed\ndata: {"reason":"${reason}"}\n\n`
 
 describe('SSE streams', () => {
@@ -130,10 +143,11 @@ describe('SSE streams', () => {
     const { hostname, port } = new URL(base)
     const socket = connect(Number(port), hostname)
     let received = ''
+    let slow = true
     socket.setEncoding('utf8')
     socket.on('data', (c: string) => {
       received += c
-      if (received.includes('event: ready')) socket.pause() // stop reading: a slow client
+      if (slow && received.includes('event: ready')) socket.pause() // stop reading: a slow client
     })
     socket.write(`GET /test/flood HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
 
@@ -144,14 +158,48 @@ describe('SSE streams', () => {
     // Nothing beyond the mailbox was kept: the queue was dropped when the stream closed.
     expect(stream!.queued).toBe(0)
 
-    const ended = new Promise((r) => socket.on('end', r))
+    slow = false
     socket.resume()
-    await ended
+    await until(() => received.endsWith('\r\n0\r\n\r\n')) // the chunked response ended
     socket.destroy()
-    expect(received.trimEnd().endsWith('event: closed\ndata: {"reason":"overflow"}')).toBe(true)
+    const body = dechunk(received)
+    expect(body.startsWith('event: ready\ndata: {}\n\n')).toBe(true)
+    expect(body.endsWith(CLOSED('overflow'))).toBe(true)
     // Frames arrive in order with no gap up to the last one that reached the socket.
-    const ns = [...received.matchAll(/"n":(\d+)/g)].map((m) => Number(m[1]))
+    const ns = [...body.matchAll(/"n":(\d+)/g)].map((m) => Number(m[1]))
     expect(ns).toEqual(ns.map((_, i) => i))
     expect(ns.length).toBeLessThanOrEqual(sent)
+  })
+
+  it('disconnects a reader that never takes the closing bytes after the grace period', async () => {
+    let stream: SseStream | undefined
+    const { app } = makeApp({
+      app: {
+        sse: { closeGraceMs: 100 },
+        routes: [
+          async (a) => {
+            a.get('/test/flood', { config: { public: true } }, async (_req, reply) => {
+              stream = a.sse.open(reply, { mailboxCapacity: 16 })
+              // One frame per turn of the event loop, so the kernel's buffers fill up first.
+              const pump = () => {
+                if (stream!.send('chunk', 'x'.repeat(64 * 1024))) setImmediate(pump)
+              }
+              pump()
+            })
+          },
+        ],
+      },
+    })
+    const base = await listen(app)
+    const { port } = new URL(base)
+    const socket = connect(Number(port), '127.0.0.1')
+    socket.on('data', () => socket.pause()) // reads the first bytes, then never again
+    socket.write(`GET /test/flood HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
+    await until(() => stream?.closed === true, 20_000)
+    const connections = () => new Promise<number>((r) => app.server.getConnections((_e, n) => r(n)))
+    expect(await connections()).toBe(1)
+    await until(() => false, 300).catch(() => undefined)
+    expect(await connections()).toBe(0)
+    socket.destroy()
   })
 })

@@ -1,0 +1,35 @@
+/**
+ * `npm run bench -- [--json] [--only name,name]`: runs every benchmark and prints one JSON
+ * object (last on stdout). Progress goes to stderr. Every figure that has a target is a ratio
+ * against a baseline measured in the same run.
+ */
+import { benchCore } from './core.ts'
+
+type Bench = () => Promise<Record<string, unknown>>
+
+const benches: Record<string, () => Promise<Bench>> = {
+  core: async () => benchCore,
+  headSync: async () => (await import('./headsync.ts')).benchHeadSync as Bench,
+}
+
+const args = process.argv.slice(2)
+const json = args.includes('--json')
+const onlyArg = args.indexOf('--only')
+const only = onlyArg >= 0 ? new Set(args[onlyArg + 1]?.split(',')) : undefined
+
+const out: Record<string, unknown> = { node: process.version, startedAt: new Date().toISOString() }
+for (const [name, load] of Object.entries(benches)) {
+  if (only && !only.has(name)) continue
+  let fn: Bench
+  try {
+    fn = await load()
+  } catch (err) {
+    out[name] = { error: `not available: ${(err as Error).message}` }
+    continue
+  }
+  process.stderr.write(`[bench] ${name}...\n`)
+  out[name] = await fn()
+}
+out.peakRssMB = Math.round(process.resourceUsage().maxRSS / 1024)
+if (json) process.stdout.write(JSON.stringify(out) + '\n')
+else process.stdout.write(JSON.stringify(out, null, 2) + '\n')

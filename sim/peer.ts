@@ -1,0 +1,100 @@
+import type { Env } from '../sync/core/env.ts'
+import type { CryptoProvider } from '../sync/crypto/provider.ts'
+import { identityOf, keyPairFromSeed, type KeyPair } from '../sync/crypto/keys.ts'
+import { SpaceReplica } from '../sync/replica/space-replica.ts'
+import { MemoryStorageAdapter } from '../sync/storage/memory.ts'
+import { SyncSession } from '../sync/protocol/session.ts'
+import { SyncDriver } from '../sync/protocol/sync-driver.ts'
+import type { SimNetwork, SimTransport } from './network.ts'
+import type { Prng } from './prng.ts'
+import type { Scheduler } from './scheduler.ts'
+import { CrashableStorage } from './storage.ts'
+
+/** Virtual time 0 is this wall-clock instant (ms), so change timestamps look real. */
+export const EPOCH_MS = 1_700_000_000_000
+
+/** The key of simulated account `n` (the same on every device of that account). */
+export const accountKey = (n: number): KeyPair => keyPairFromSeed(new Uint8Array(32).fill(n + 1))
+
+export interface PeerContext {
+  sched: Scheduler
+  net: SimNetwork
+  crypto: CryptoProvider
+  spaceId: string
+  roundTimeoutMs: number
+  onCrash: (p: SimPeer) => void
+}
+
+/**
+ * One simulated device: durable data that survives crashes, and an incarnation (storage view,
+ * replica, session, driver, transport) that a crash throws away. A restart opens the replica
+ * again from the durable data, exactly as the daemon does after `kill -9`.
+ */
+export class SimPeer {
+  readonly key: KeyPair
+  readonly identity: string
+  readonly data = new MemoryStorageAdapter()
+  readonly env: Env
+  alive = false
+  incarnation = 0
+  crashes = 0
+  storage!: CrashableStorage
+  replica!: SpaceReplica
+  session!: SyncSession
+  driver!: SyncDriver
+  transport!: SimTransport
+
+  constructor(
+    readonly id: string,
+    readonly index: number,
+    readonly account: number,
+    private readonly skew: number,
+    private readonly prng: Prng,
+    private readonly ctx: () => PeerContext,
+  ) {
+    this.key = accountKey(account)
+    this.identity = identityOf(this.key.publicKey)
+    const sched = () => this.ctx().sched
+    this.env = {
+      now: () => EPOCH_MS + sched().now + this.skew,
+      randomBytes: (n) => this.prng.bytes(n),
+    }
+  }
+
+  private newStorage(): CrashableStorage {
+    const inc = ++this.incarnation
+    return new CrashableStorage(this.data, this.id, () => {
+      if (this.incarnation === inc) this.ctx().onCrash(this)
+    })
+  }
+
+  /** Creates the space (the owner, before the run starts). */
+  async createSpace(crypto: CryptoProvider): Promise<string> {
+    this.storage = this.newStorage()
+    this.replica = await SpaceReplica.create({ storage: this.storage, crypto, env: this.env }, this.key)
+    return this.replica.spaceId
+  }
+
+  /** Opens (or reopens) the replica from durable data and joins the network. */
+  async start(): Promise<void> {
+    const ctx = this.ctx()
+    if (this.alive) return
+    if (!this.storage || this.storage.crashed) this.storage = this.newStorage()
+    const deps = { storage: this.storage, crypto: ctx.crypto, env: this.env }
+    this.replica = await SpaceReplica.open(deps, ctx.spaceId, this.key)
+    const replica = this.replica
+    this.session = new SyncSession({ host: { space: (id) => (id === ctx.spaceId ? replica : undefined) }, key: this.key, peerId: this.id, crypto: ctx.crypto, env: this.env })
+    this.transport = ctx.net.attach(this.id)
+    this.driver = new SyncDriver({ transport: this.transport, session: this.session, timer: ctx.sched.timer(`timeout ${this.id}`), timeoutMs: ctx.roundTimeoutMs })
+    this.alive = true
+  }
+
+  /** The process dies: the incarnation is dropped, durable data stays. */
+  stop() {
+    if (!this.alive) return
+    this.alive = false
+    this.crashes++
+    void this.transport.close()
+    if (!this.storage.crashed) this.storage.crashNow()
+  }
+}

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ERROR_STATUS, errorBody } from '../../server/errors.ts'
+import { REPO } from './process.ts'
+
+// The contract lives next to the repository (see DESIGN.md); the table must follow it.
+const SPEC = join(REPO, '..', 'shared', 'spec')
+const core = readFileSync(join(SPEC, 'core.md'), 'utf8')
+const chat = readFileSync(join(SPEC, 'chat.md'), 'utf8')
+
+const section = (text: string, heading: string) => {
+  const start = text.indexOf(`\n${heading}\n`)
+  const end = text.indexOf('\n## ', start + heading.length + 2)
+  expect(start).toBeGreaterThan(0)
+  return text.slice(start, end < 0 ? undefined : end)
+}
+
+const table = ERROR_STATUS as Record<string, number>
+
+describe('error status table', () => {
+  it('has every code of the core Errors section, with the status the spec gives', () => {
+    const errors = section(core, '## Errors')
+    const withStatus = [...errors.matchAll(/`([a-z_]+\.[a-z_]+)` \((\d{3})/g)]
+    expect(withStatus.length).toBeGreaterThan(70)
+    for (const [, code, status] of withStatus) expect([code, table[code!]]).toEqual([code, Number(status)])
+    // codes named without a status (space.not_joined) still need a row; upsert.* live inside 200s
+    const named = new Set([...errors.matchAll(/`([a-z_]+\.[a-z_]+)`/g)].map((m) => m[1]!).filter((c) => !c.startsWith('details.')))
+    expect(named.has('space.not_joined')).toBe(true)
+    for (const code of named) if (!code.startsWith('upsert.') || code === 'upsert.requires_user_ids') expect(table).toHaveProperty([code])
+    expect(table.internal).toBe(500)
+  })
+
+  it('has every code of Authentication 5 with its status', () => {
+    const auth = section(core, '## Authentication')
+    const listed = [...auth.matchAll(/(\d{3}) `([a-z_]+\.[a-z_]+)`/g)]
+    expect(listed.length).toBeGreaterThanOrEqual(10)
+    for (const [, status, code] of listed) expect([code, table[code!]]).toEqual([code, Number(status)])
+  })
+
+  it('has every chat, events, push and process code', () => {
+    const rows = [...section(chat, '## Errors').matchAll(/^\| ([a-z_]+\.[a-z_]+) \| (\d{3}) \|/gm)]
+    expect(rows.length).toBeGreaterThan(10)
+    for (const [, code, status] of rows) expect([code, table[code!]]).toEqual([code, Number(status)])
+  })
+
+  it('uses only statuses the API answers with', () => {
+    for (const status of Object.values(table)) expect([400, 401, 403, 404, 405, 409, 413, 415, 500, 501, 503]).toContain(status)
+  })
+
+  it('builds the envelope, with details only when given', () => {
+    expect(errorBody('x.y', 'm')).toEqual({ error: { code: 'x.y', message: 'm' } })
+    expect(errorBody('x.y', 'm', { pid: 1 })).toEqual({ error: { code: 'x.y', message: 'm', details: { pid: 1 } } })
+  })
+})

@@ -1,0 +1,74 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { Readable, Writable } from 'node:stream'
+import type { CliIO } from '../../server/cli/io.ts'
+
+export const REPO = fileURLToPath(new URL('../../', import.meta.url))
+const MAIN = fileURLToPath(new URL('../../server/cli/main.ts', import.meta.url))
+
+export interface Served {
+  proc: ChildProcess
+  url: string
+  /** Managed mode: the control token (second stdout line). */
+  token?: string
+  stderr: () => string
+  stdout: () => string
+  exited: Promise<number | null>
+}
+
+/** Spawns `svc` on the Node running the tests, TypeScript through tsx. */
+export function spawnSvc(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    cwd: REPO,
+    env: { ...process.env, ...opts.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  proc.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c))
+  proc.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c))
+  proc.stdin!.end(opts.stdin ?? '')
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)))
+  return { proc, exited, stdout: () => out, stderr: () => err }
+}
+
+/** Starts `svc serve` on port 0 and waits for the base URL (and token) on stdout. */
+export async function serve(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Served> {
+  const s = spawnSvc(['serve', '--port', '0', '--no-mdns', ...args], opts)
+  const lines = args.includes('--managed') ? 2 : 1
+  await new Promise<void>((resolve, reject) => {
+    const check = () => {
+      if (s.stdout().split('\n').length > lines) resolve()
+    }
+    s.proc.stdout!.on('data', check)
+    s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
+    setTimeout(() => reject(new Error(`svc serve did not start: ${s.stderr()}`)), 20_000).unref()
+  })
+  const [url, token] = s.stdout().split('\n')
+  return { ...s, url: url!, ...(lines === 2 ? { token: token! } : {}) }
+}
+
+export async function stop(s: Served): Promise<number | null> {
+  if (s.proc.exitCode === null) s.proc.kill('SIGTERM')
+  return s.exited
+}
+
+/** In-process IO for the CLI's `main`. */
+export function memoryIO(stdin = '', env: NodeJS.ProcessEnv = {}) {
+  let out = ''
+  let err = ''
+  const sink = (append: (s: string) => void) =>
+    new Writable({
+      write(chunk, _enc, cb) {
+        append(String(chunk))
+        cb()
+      },
+    })
+  const io: CliIO = {
+    stdout: sink((s) => (out += s)),
+    stderr: sink((s) => (err += s)),
+    stdin: Readable.from([stdin]),
+    env,
+  }
+  return { io, out: () => out, err: () => err }
+}

@@ -1,0 +1,161 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { request } from 'node:http'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { main } from '../../server/cli/dispatch.ts'
+import { decodeWallet } from '../../sync/crypto/wallet.ts'
+import { tempRoot } from './helpers.ts'
+import { memoryIO, serve, spawnSvc, stop, type Served } from './process.ts'
+
+const running: Served[] = []
+const roots: string[] = []
+afterEach(async () => {
+  for (const s of running.splice(0)) await stop(s)
+  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true })
+})
+
+function root(): string {
+  const r = tempRoot()
+  roots.push(r)
+  return r
+}
+
+async function start(args: string[], opts: { stdin?: string } = {}): Promise<Served> {
+  const s = await serve(args, opts)
+  running.push(s)
+  return s
+}
+
+/** Runs the bundled client in-process: exit code and output. */
+async function svc(args: string[], stdin = '') {
+  const m = memoryIO(stdin)
+  const code = await main(args, m.io)
+  return { code, out: m.out(), err: m.err(), json: () => JSON.parse(m.out()) }
+}
+
+describe('svc serve (real processes)', () => {
+  it('standalone: prints the URL, runs the auth lifecycle, stops on SIGTERM, boots the account at the next start', async () => {
+    const data = root()
+    const s = await start(['--data', data])
+    expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+
+    const health = await svc(['health', '--url', s.url])
+    expect(health.code).toBe(0)
+    expect(health.json()).toMatchObject({ status: 'ok', account: '' })
+
+    const created = await svc(['auth', 'create', '--url', s.url])
+    expect(created.code).toBe(0)
+    const { accountId, mnemonic } = created.json()
+    expect(mnemonic.split(' ')).toHaveLength(12)
+    expect((await svc(['auth', 'status', '--url', s.url])).json()).toMatchObject({ authorized: true, accountId, mode: 'standalone' })
+
+    // standalone refuses logout and HTTP shutdown: 4xx is exit 1
+    const logout = await svc(['auth', 'logout', '--url', s.url])
+    expect(logout.code).toBe(1)
+    expect(logout.err).toContain('auth.not_managed')
+    expect((await svc(['shutdown', '--url', s.url])).code).toBe(1)
+
+    const lock = join(data, 'accounts', accountId, 'lock')
+    expect(existsSync(lock)).toBe(true)
+    expect(await stop(s)).toBe(0)
+    expect(existsSync(lock)).toBe(false)
+
+    const again = await start(['--data', data])
+    expect(again.stderr()).toContain(`account ${accountId} booted`)
+    expect((await svc(['health', '--url', again.url])).json().account).toBe(accountId)
+    const restored = await svc(['auth', 'restore', '--url', again.url], `${mnemonic}\n`)
+    expect(restored.code).toBe(0)
+    expect(restored.json()).toEqual({ accountId, created: false, alreadyAuthorized: true })
+  })
+
+  it('two processes on one data root: the second cannot boot the first one’s account (409, details.pid)', async () => {
+    const data = root()
+    const a = await start(['--data', data])
+    const { accountId } = (await svc(['auth', 'create', '--url', a.url])).json()
+
+    const b = await start(['--data', data])
+    expect(b.stderr()).toContain('auth.account_in_use')
+    const res = await fetch(`${b.url}/v1/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId }) })
+    expect(res.status).toBe(409)
+    expect(await res.json()).toEqual({ error: { code: 'auth.account_in_use', message: expect.any(String), details: { pid: a.proc.pid } } })
+    // the second server serves another account from the same root
+    expect((await svc(['auth', 'create', '--url', b.url])).code).toBe(0)
+
+    expect(await stop(a)).toBe(0)
+    const select = await svc(['auth', 'select', accountId, '--url', b.url])
+    expect(select.code).toBe(1) // standalone: no switching while another account runs
+    expect(select.err).toContain('auth.not_managed')
+  })
+
+  it('managed: prints a control token; auth and shutdown need it; shutdown stops the process with 0', async () => {
+    const data = root()
+    const s = await start(['--data', data, '--managed'])
+    expect(s.token).toMatch(/^[A-Za-z0-9_-]{40,}$/)
+
+    const noToken = await svc(['auth', 'create', '--url', s.url])
+    expect(noToken.code).toBe(1)
+    expect(noToken.err).toContain('control.forbidden')
+    const created = await svc(['auth', 'create', '--url', s.url, '--token', s.token!])
+    expect(created.code).toBe(0)
+    const { accountId } = created.json()
+
+    expect((await svc(['auth', 'logout', '--url', s.url, '--token', 'wrong'])).code).toBe(1)
+    expect((await svc(['auth', 'logout', '--url', s.url, '--token', s.token!])).code).toBe(0)
+    expect((await svc(['auth', 'status', '--url', s.url])).json()).toMatchObject({ authorized: false, mode: 'managed' })
+    expect(existsSync(join(data, 'accounts', accountId, 'lock'))).toBe(false)
+
+    expect((await fetch(`${s.url}/v1/shutdown`, { method: 'POST' })).status).toBe(403)
+    expect((await svc(['shutdown', '--url', s.url, '--token', s.token!])).code).toBe(0)
+    expect(await s.exited).toBe(0)
+  })
+
+  it('SIGTERM drains an open stream: it receives closed server_shutdown, the process exits 0', async () => {
+    const data = root()
+    const s = await start(['--data', data])
+    const { accountId } = (await svc(['auth', 'create', '--url', s.url])).json()
+    let text = ''
+    const ended = new Promise<void>((resolve, reject) => {
+      request(`${s.url}/v1/identities/subscribe`, (res) => {
+        res.setEncoding('utf8')
+        res.on('data', (c: string) => {
+          text += c
+          if (text.includes('event: ready')) s.proc.kill('SIGTERM')
+        })
+        res.on('end', resolve)
+      })
+        .on('error', reject)
+        .end()
+    })
+    await ended
+    expect(text).toBe('event: ready\ndata: {}\n\nevent: closed\ndata: {"reason":"server_shutdown"}\n\n')
+    expect(await s.exited).toBe(0)
+    expect(existsSync(join(data, 'accounts', accountId, 'lock'))).toBe(false)
+  })
+
+  it('--passkey-stdin seals the wallet with the passkey read from stdin', async () => {
+    const data = root()
+    const s = await start(['--data', data, '--passkey-stdin'], { stdin: 'correct horse\n' })
+    const { accountId } = (await svc(['auth', 'create', '--url', s.url])).json()
+    const wallet = readFileSync(join(data, 'accounts', accountId, 'wallet.json'), 'utf8')
+    expect(() => decodeWallet(wallet)).toThrow(/passkey/)
+    expect(decodeWallet(wallet, 'correct horse').index).toBe(1)
+  })
+
+  it('--host 0.0.0.0 is refused with exit 1 and a message, before binding', async () => {
+    const p = spawnSvc(['serve', '--host', '0.0.0.0', '--port', '0', '--data', root()])
+    expect(await p.exited).toBe(1)
+    expect(p.stdout()).toBe('')
+    expect(p.stderr()).toMatch(/refusing to bind "0\.0\.0\.0".*loopback/)
+  })
+
+  it('the client exits 3 when the daemon is unreachable, 1 on usage errors', async () => {
+    const down = await svc(['health', '--url', 'http://127.0.0.1:9'])
+    expect(down.code).toBe(3)
+    expect(down.err).toContain('cannot reach')
+    expect((await svc(['auth', 'frobnicate'])).code).toBe(1)
+    expect((await svc(['nope'])).code).toBe(1)
+    expect((await svc(['auth', 'restore', '--url', 'http://127.0.0.1:9'], '')).code).toBe(1)
+    const p = spawnSvc(['health', '--url', 'http://127.0.0.1:9'])
+    expect(await p.exited).toBe(3)
+  })
+})
