@@ -227,7 +227,14 @@ export class DaemonSession {
     }
 
     const opened = accountKey ? this.openFromKey(accountKey, index) : this.openExisting(target)
-    if (current) await this.teardown('deauthorized')
+    if (current) {
+      try {
+        await this.teardown('deauthorized')
+      } catch (err) {
+        this.discard(opened)
+        throw err
+      }
+    }
     await this.boot(opened)
     return { accountId: target, created: opened.created, ...(mnemonic !== undefined ? { mnemonic } : {}) }
   }
@@ -251,17 +258,22 @@ export class DaemonSession {
     // readWallet checks that the stored account key is the one the mnemonic derives.
     if (this.store.has(accountId)) return this.openExisting(accountId)
     const createdDir = this.store.ensureDir(accountId)
-    let lock: AccountLock | undefined
+    // A racing process may hold the lock of the directory we just made: leave it alone then.
+    const lock = this.store.lock(accountId)
     try {
-      lock = this.store.lock(accountId)
       const keys: WalletKeys = { account, device: newDeviceKey(this.opts.env), index }
       const meta = this.store.writeAccount(keys, this.opts.passkey)
       return { accountId, dir: this.store.dir(accountId), keys, lock, meta, created: true, createdDir }
     } catch (err) {
-      lock?.release()
-      if (createdDir) this.store.remove(accountId)
+      this.discard({ accountId, lock, createdDir })
       throw err
     }
+  }
+
+  /** Gives up an opened account: removes the directory this call created, then unlocks. */
+  private discard(opened: Pick<Opened, 'accountId' | 'lock' | 'createdDir'>): void {
+    if (opened.createdDir) this.store.remove(opened.accountId)
+    opened.lock.release()
   }
 
   private readMetadata(accountId: string): AccountMetadata | undefined {
@@ -277,8 +289,7 @@ export class DaemonSession {
     try {
       await this.opts.engine.onBoot({ accountId, dir, keys })
     } catch (err) {
-      lock.release()
-      if (opened.createdDir) this.store.remove(accountId)
+      this.discard(opened)
       throw err
     }
     this.running = { accountId, dir, keys, lock, meta }
@@ -290,9 +301,12 @@ export class DaemonSession {
     this.running = undefined
     try {
       for (const listener of this.teardownListeners) await listener(reason)
-      await this.opts.engine.onTeardown()
     } finally {
-      current.lock.release()
+      try {
+        await this.opts.engine.onTeardown()
+      } finally {
+        current.lock.release()
+      }
     }
   }
 

@@ -3,6 +3,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import { ErrorEnvelope } from '../schemas/common.ts'
 
 interface BodySchema {
+  properties?: unknown
   additionalProperties?: unknown
 }
 
@@ -19,6 +20,11 @@ function annotate(route: RouteOptions): void {
     const drop = route.config?.unknownKeys === 'drop'
     if (drop && body.additionalProperties === false) {
       throw new Error(`${route.url}: a route that drops unknown keys needs an open body schema`)
+    }
+    // Strict is the rule (spec Conventions 5): an object body with named fields must say
+    // additionalProperties: false, or opt into dropping unknown keys. Open maps (records) pass.
+    if (!drop && body.properties !== undefined && body.additionalProperties === undefined) {
+      throw new Error(`${route.url}: declare additionalProperties on the body schema (false = strict) or set config.unknownKeys`)
     }
     schema['x-strict'] = body.additionalProperties === false
     if (drop) schema['x-unknown-keys'] = 'drop'

@@ -1,0 +1,144 @@
+/**
+ * npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--scale X] [--json] [--verbose]
+ *
+ * Runs seeds S, S+1, ..., S+N-1 (S defaults to 1; `--seed S` alone runs that one seed). Each
+ * seed draws its peer count uniformly in [3, P] (P is a maximum; `--exact-peers` uses P for
+ * every seed). `--jobs J` shards the seeds over J worker threads (default: 1, or 2 when more
+ * than 50 seeds run; results are identical either way). With `--json` the last line printed is
+ * one JSON object: {seeds, peers, diverged, lostWrites, leakedReads, failedSeeds, traceHash, ...}.
+ * A failing seed prints its failures, the tail of its trace and the command that replays it.
+ * Exit code: 0 when every seed passed, 1 otherwise, 2 on bad arguments.
+ */
+import { availableParallelism } from 'node:os'
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
+import { sha256 } from '../sync/crypto/hash.ts'
+import { toHex, utf8 } from '../sync/core/encoding.ts'
+import { runSeed, type RunOptions, type SeedResult } from './runner.ts'
+
+interface Args {
+  seeds: number
+  start: number
+  peers: number
+  exactPeers: boolean
+  json: boolean
+  verbose: boolean
+  jobs: number
+  scale: number
+}
+
+function parse(argv: string[]): Args {
+  const a: Args = { seeds: 0, start: 1, peers: 8, exactPeers: false, json: false, verbose: false, jobs: 0, scale: 1 }
+  let seedGiven = false
+  for (let i = 0; i < argv.length; i++) {
+    const k = argv[i]
+    const num = () => {
+      const v = Number(argv[++i])
+      if (!Number.isInteger(v) && k !== '--scale') throw new Error(`${k} needs an integer`)
+      if (!Number.isFinite(v)) throw new Error(`${k} needs a number`)
+      return v
+    }
+    if (k === '--seeds') a.seeds = num()
+    else if (k === '--seed') {
+      a.start = num()
+      seedGiven = true
+    } else if (k === '--peers') a.peers = num()
+    else if (k === '--jobs') a.jobs = num()
+    else if (k === '--scale') a.scale = num()
+    else if (k === '--exact-peers') a.exactPeers = true
+    else if (k === '--json') a.json = true
+    else if (k === '--verbose') a.verbose = true
+    else throw new Error(`unknown argument ${k}`)
+  }
+  if (a.seeds === 0) a.seeds = seedGiven ? 1 : 100
+  if (a.seeds < 1 || a.peers < 3) throw new Error('--seeds must be >= 1 and --peers >= 3')
+  if (a.jobs === 0) a.jobs = a.seeds > 50 ? Math.min(2, availableParallelism()) : 1
+  return a
+}
+
+type Compact = Omit<SeedResult, 'tail'> & { tail: string[] }
+
+async function runRange(seeds: number[], opts: RunOptions, onResult: (r: Compact) => void) {
+  for (const s of seeds) {
+    const r = await runSeed(s, opts)
+    onResult({ ...r, tail: r.failures.length ? r.tail : [] })
+  }
+}
+
+if (!isMainThread) {
+  const { seeds, opts } = workerData as { seeds: number[]; opts: RunOptions }
+  await runRange(seeds, opts, (r) => parentPort!.postMessage(r))
+  process.exit(0)
+}
+
+async function main() {
+  let args: Args
+  try {
+    args = parse(process.argv.slice(2))
+  } catch (err) {
+    console.error(`sim: ${(err as Error).message}`)
+    console.error('usage: npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--json] [--verbose]')
+    process.exit(2)
+  }
+  const opts: RunOptions = { maxPeers: args.peers, exactPeers: args.exactPeers, scale: args.scale, tail: 40 }
+  const seeds = Array.from({ length: args.seeds }, (_, i) => args.start + i)
+  const results = new Map<number, Compact>()
+  const t0 = performance.now()
+  const log = (s: string) => (args.json ? process.stderr : process.stdout).write(s + '\n')
+  const replay = (seed: number) => `npm run sim -- --seed ${seed} --peers ${args.peers}${args.exactPeers ? ' --exact-peers' : ''}${args.scale !== 1 ? ` --scale ${args.scale}` : ''} --verbose`
+  const onResult = (r: Compact) => {
+    results.set(r.seed, r)
+    const bad = r.diverged || r.lostWrites || r.leakedReads
+    if (args.verbose || bad) {
+      log(`seed ${r.seed}: ${r.peers} peers [${r.faults.join(' ')}] ${bad ? 'FAIL' : 'ok'} rounds=${r.livenessRounds} writes=${r.ackedWrites} msgs=${r.stats.messages} crashes=${r.stats.crashes} trace=${r.traceHash.slice(0, 16)}`)
+    }
+    if (bad) {
+      for (const f of r.failures) log(`  ${f}`)
+      if (r.tail.length) log(`  trace tail:\n    ${r.tail.join('\n    ')}`)
+      log(`  replay: ${replay(r.seed)}`)
+    }
+    if (!args.json && !args.verbose && results.size % 50 === 0) log(`${results.size}/${seeds.length} seeds, ${((performance.now() - t0) / 1000).toFixed(0)} s`)
+  }
+  if (args.jobs <= 1) await runRange(seeds, opts, onResult)
+  else {
+    const shards = Array.from({ length: args.jobs }, (_, j) => seeds.filter((_, i) => i % args.jobs === j))
+    await Promise.all(
+      shards.filter((s) => s.length).map(
+        (shard) =>
+          new Promise<void>((resolve, reject) => {
+            const w = new Worker(new URL(import.meta.url), { workerData: { seeds: shard, opts }, execArgv: ['--import', 'tsx'] })
+            w.on('message', onResult)
+            w.on('error', reject)
+            w.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited with ${code}`))))
+          }),
+      ),
+    )
+  }
+  const ordered = seeds.map((s) => results.get(s)!)
+  const failed = ordered.filter((r) => r.diverged || r.lostWrites || r.leakedReads)
+  const secs = (performance.now() - t0) / 1000
+  const summary = {
+    seeds: ordered.length,
+    peers: args.peers,
+    diverged: ordered.reduce((n, r) => n + r.diverged, 0),
+    lostWrites: ordered.reduce((n, r) => n + r.lostWrites, 0),
+    leakedReads: ordered.reduce((n, r) => n + r.leakedReads, 0),
+    failedSeeds: failed.map((r) => r.seed),
+    traceHash: toHex(sha256(utf8(ordered.map((r) => r.traceHash).join('\n')))),
+    firstSeed: args.start,
+    peersPerSeed: args.exactPeers ? 'exact' : `3..${args.peers}`,
+    maxLivenessRounds: Math.max(...ordered.map((r) => r.livenessRounds)),
+    ackedWrites: ordered.reduce((n, r) => n + r.ackedWrites, 0),
+    crashes: ordered.reduce((n, r) => n + r.stats.crashes, 0),
+    seconds: Number(secs.toFixed(1)),
+    seedsPerMinute: Number(((ordered.length / secs) * 60).toFixed(1)),
+    jobs: args.jobs,
+  }
+  if (args.json) console.log(JSON.stringify(summary))
+  else {
+    console.log(`${summary.seeds} seeds (${summary.peersPerSeed} peers) in ${summary.seconds} s: diverged=${summary.diverged} lostWrites=${summary.lostWrites} leakedReads=${summary.leakedReads}`)
+    console.log(`trace ${summary.traceHash}${failed.length ? `\nfailed seeds: ${summary.failedSeeds.join(' ')}` : ''}`)
+  }
+  process.exit(failed.length ? 1 : 0)
+}
+
+await main()
