@@ -53,11 +53,17 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   })
 
   let closing = false
-  const hub = new SseHub({
-    keepaliveMs: opts.sse?.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
-    mailboxCapacity: opts.sse?.mailboxCapacity ?? DEFAULT_MAILBOX,
-    closeGraceMs: opts.sse?.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
-  })
+  const hub = new SseHub(
+    {
+      keepaliveMs: opts.sse?.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
+      mailboxCapacity: opts.sse?.mailboxCapacity ?? DEFAULT_MAILBOX,
+      closeGraceMs: opts.sse?.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
+    },
+    (request) => {
+      if (closing) return 'server_shutdown'
+      return session.authorized || request.routeOptions.config.public === true ? undefined : 'deauthorized'
+    },
+  )
   app.decorate('sse', hub)
 
   installBodyParsing(app)

@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 /**
  * Server-Sent Events for every live route (spec Events): `ready` first, stream frames, a
@@ -124,7 +124,14 @@ export class SseStream {
 export class SseHub {
   private readonly streams = new Set<SseStream>()
 
-  constructor(readonly settings: SseSettings) {}
+  /**
+   * `refuse` names the reason a stream opened right now must close at once (the server began
+   * shutting down or the account was torn down after the request passed the gate).
+   */
+  constructor(
+    readonly settings: SseSettings,
+    private readonly refuse: (request: FastifyRequest) => CloseReason | undefined = () => undefined,
+  ) {}
 
   get size(): number {
     return this.streams.size
@@ -149,7 +156,9 @@ export class SseHub {
     res.socket?.setNoDelay(true)
     const capacity = Math.max(MIN_MAILBOX, opts.mailboxCapacity ?? this.settings.mailboxCapacity)
     const stream = new SseStream(res, capacity, this.settings, (s) => this.streams.delete(s))
-    if (!stream.closed) this.streams.add(stream)
+    const refused = this.refuse(reply.request)
+    if (refused) stream.close(refused)
+    else if (!stream.closed) this.streams.add(stream)
     return stream
   }
 

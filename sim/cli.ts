@@ -13,6 +13,7 @@ import { availableParallelism } from 'node:os'
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
 import { sha256 } from '../sync/crypto/hash.ts'
 import { toHex, utf8 } from '../sync/core/encoding.ts'
+import { nodeSyncCryptoProvider } from './node-crypto.ts'
 import { runSeed, type RunOptions, type SeedResult } from './runner.ts'
 
 interface Args {
@@ -59,7 +60,7 @@ type Compact = Omit<SeedResult, 'tail'> & { tail: string[] }
 
 async function runRange(seeds: number[], opts: RunOptions, onResult: (r: Compact) => void) {
   for (const s of seeds) {
-    const r = await runSeed(s, opts)
+    const r = await runSeed(s, { ...opts, crypto: nodeSyncCryptoProvider() })
     onResult({ ...r, tail: r.failures.length ? r.tail : [] })
   }
 }

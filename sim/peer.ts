@@ -14,7 +14,12 @@ import { CrashableStorage } from './storage.ts'
 export const EPOCH_MS = 1_700_000_000_000
 
 /** The key of simulated account `n` (the same on every device of that account). */
-export const accountKey = (n: number): KeyPair => keyPairFromSeed(new Uint8Array(32).fill(n + 1))
+const keys = new Map<number, KeyPair>()
+export const accountKey = (n: number): KeyPair => {
+  let k = keys.get(n)
+  if (!k) keys.set(n, (k = keyPairFromSeed(new Uint8Array(32).fill(n + 1))))
+  return k
+}
 
 export interface PeerContext {
   sched: Scheduler

@@ -1,4 +1,4 @@
-import { defaultCryptoProvider } from '../sync/crypto/provider.ts'
+import { defaultCryptoProvider, type CryptoProvider } from '../sync/crypto/provider.ts'
 import { identityOf } from '../sync/crypto/keys.ts'
 import { SYNC_LIMITS } from '../sync/protocol/limits.ts'
 import type { RoundResult } from '../sync/protocol/sync-driver.ts'
@@ -15,6 +15,8 @@ export interface RunOptions extends DrawOptions {
   tail?: number
   /** Liveness rounds allowed before a run counts as diverged. */
   maxLivenessRounds?: number
+  /** Signature provider (default: the platform's, as the daemon uses). */
+  crypto?: CryptoProvider
 }
 
 export interface SeedResult {
@@ -48,6 +50,7 @@ export interface SeedResult {
     members: number
     dropped: Record<string, number>
     rejected: Record<string, number>
+    outcomes: Record<string, number>
   }
 }
 
@@ -61,7 +64,7 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   const cfg = drawConfig(seed, opts)
   const sched = new Scheduler(opts.tail ?? 0)
   const rng = new Prng(seed, 2)
-  const crypto = await defaultCryptoProvider()
+  const crypto = opts.crypto ?? (await defaultCryptoProvider())
   const failures: string[] = []
   const fail = (s: string) => {
     failures.push(s)
@@ -72,27 +75,20 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   const faults: NetFaults = { loss: cfg.loss, dup: cfg.dup, delayMin: cfg.delayMin, delayMax: cfg.delayMax, ordered: !cfg.faults.includes('reorder') }
   const net = new SimNetwork(sched, new Prng(seed, 3), faults, SYNC_LIMITS.maxMessageBytes)
   let phase: 'setup' | 'safety' | 'liveness' = 'setup'
-  const rounds = { total: 0, ok: 0, inSync: 0 }
+  const rounds = { total: 0, ok: 0, inSync: 0, outcomes: {} as Record<string, number> }
   const track = (done: Promise<RoundResult>) => {
     rounds.total++
+    const ph = phase
     void done.then((r) => {
       if (r.ok) rounds.ok++
       if (r.outcome === 'in_sync') rounds.inSync++
+      const k = `${ph}:${r.outcome}${r.error ? ':' + r.error : ''}`
+      rounds.outcomes[k] = (rounds.outcomes[k] ?? 0) + 1
     })
   }
 
-  let ctx!: PeerContext
-  const peers = cfg.accounts.map((a, i) => new SimPeer(`p${i}`, i, a, cfg.skews[i], new Prng(seed, 100 + i), () => ctx))
-  const owner = peers[0]
-  const identity = (account: number) => identityOf(accountKey(account).publicKey)
-  const acked: AckedWrite[] = []
-  const removed = new Map<number, string>()
-  let diverged = 0
-  let leakedReads = 0
-
-  const spaceId = await owner.createSpace(crypto)
-  ctx = {
-    sched, net, crypto, spaceId, roundTimeoutMs: 8000,
+  const ctx: PeerContext = {
+    sched, net, crypto, spaceId: '', roundTimeoutMs: 8000,
     onCrash: (p) => {
       p.stop()
       sched.record(`crashed ${p.id}`)
@@ -103,6 +99,21 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       }
     },
   }
+  const peers = cfg.accounts.map((a, i) => new SimPeer(`p${i}`, i, a, cfg.skews[i], new Prng(seed, 100 + i), () => ctx))
+  const owner = peers[0]
+  const idCache = new Map<number, string>()
+  const identity = (account: number) => {
+    let id = idCache.get(account)
+    if (!id) idCache.set(account, (id = identityOf(accountKey(account).publicKey)))
+    return id
+  }
+  const acked: AckedWrite[] = []
+  const removed = new Map<number, string>()
+  let diverged = 0
+  let leakedReads = 0
+
+  const spaceId = await owner.createSpace(crypto)
+  ctx.spaceId = spaceId
 
   // ---------------------------------------------------------------- setup (no faults yet)
   for (const m of cfg.initialMembers) {
@@ -179,8 +190,11 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   const allLinks: Array<[string, string]> = []
   for (let i = 0; i < ids.length; i++) for (let j = i + 1; j < ids.length; j++) allLinks.push([ids[i], ids[j]])
   const partition = (label: string, at: number, dur: number, links: Array<[string, string]>) => {
-    sched.at(at, `${label} cut ${links.length}`, () => links.forEach(([a, b]) => net.cut(a, b)))
-    sched.at(at + dur, `${label} heal`, () => links.forEach(([a, b]) => net.restore(a, b)))
+    sched.at(at, `${label} cut ${links.length}`, () => {
+      if (phase !== 'safety') return
+      links.forEach(([a, b]) => net.cut(a, b))
+      sched.after(dur, `${label} heal`, () => links.forEach(([a, b]) => net.restore(a, b)))
+    })
   }
   for (let k = 0; k < cfg.partitions; k++) {
     const at = rng.int(Math.floor(T * 0.8))
@@ -199,10 +213,21 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       // them one by one in another random order.
       const start = rng.int(Math.floor(T * 0.7))
       const subset = rng.shuffle(allLinks).slice(0, rng.range(1, allLinks.length))
-      const gap = rng.range(50, 600)
-      subset.forEach(([a, b], i) => sched.at(start + i * gap, `swizzle cut ${a}|${b}`, () => net.cut(a, b)))
+      const gap = Math.max(5, Math.min(rng.range(50, 600), Math.floor((T - start) / (2 * subset.length + 1))))
+      const cut = new Set<string>()
+      subset.forEach(([a, b], i) =>
+        sched.at(start + i * gap, `swizzle cut ${a}|${b}`, () => {
+          if (phase !== 'safety') return
+          net.cut(a, b)
+          cut.add(`${a}|${b}`)
+        }),
+      )
       const healAt = start + subset.length * gap + rng.range(500, 4000)
-      rng.shuffle(subset).forEach(([a, b], i) => sched.at(healAt + i * gap, `swizzle heal ${a}|${b}`, () => net.restore(a, b)))
+      rng.shuffle(subset).forEach(([a, b], i) =>
+        sched.at(healAt + i * gap, `swizzle heal ${a}|${b}`, () => {
+          if (cut.delete(`${a}|${b}`)) net.restore(a, b)
+        }),
+      )
     }
   }
   for (let k = 0; k < cfg.crashes; k++) {
@@ -261,7 +286,7 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     }
     return n
   }
-  for (let t = 3000; t < T; t += 3000) sched.at(t, 'checkpoint', () => checkpoint(`checkpoint@${t}`))
+  for (let t = 5000; t < T; t += 5000) sched.at(t, 'checkpoint', () => checkpoint(`checkpoint@${t}`))
 
   await sched.run(T)
 
@@ -287,8 +312,10 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     return ms.every((p) => headsKey(p.replica) === k)
   }
   let livenessRounds = 0
-  let done = converged()
-  while (!done && livenessRounds < maxRounds) {
+  // At least one full round even when members already agree: a removed member's writes from
+  // before its removal reach the space only when it tries to sync and is refused.
+  let done = false
+  while ((!done || livenessRounds < 1) && livenessRounds < maxRounds) {
     livenessRounds++
     const ps = live()
     for (const p of ps) for (const q of ps) if (p !== q) track((await p.driver.begin(q.id, spaceId)).done)
@@ -358,7 +385,7 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       events: sched.executed, virtualMs: sched.now, messages: net.stats.sent, bytes: net.stats.bytes, lost: net.stats.lost,
       duplicated: net.stats.duplicated, cutDrops: net.stats.cut, crashes: peers.reduce((n, p) => n + p.crashes, 0),
       rounds: rounds.total, roundsOk: rounds.ok, roundsInSync: rounds.inSync, removed: removed.size, members: members.length,
-      dropped, rejected,
+      dropped, rejected, outcomes: rounds.outcomes,
     },
   }
 }

@@ -16,6 +16,13 @@ export type Op =
   | { op: 'delete'; ds: string; id: string }
   | { op: 'deleteObject' }
 
+/**
+ * A record id that stands for "derived from this change": merge replaces it with
+ * base58(xxh3-64(changeId)), the spec's property id rule, so a definition can be created and
+ * named by one change although its id depends on that change's own id.
+ */
+export const CHANGE_DERIVED_ID = '@change'
+
 /** The decrypted payload of an object-tree change. */
 export interface ChangePayload {
   ops: Op[]

@@ -106,6 +106,8 @@ interface Link {
   identity?: string
   /** Per space: times the peer refused us as a non-member (for the push backoff). */
   denials: Map<string, number>
+  /** Space messages that arrived before the peer authenticated, handled once it does. */
+  stash: Uint8Array[]
 }
 
 type Exchange = Omit<ExchangeEnd, 'outcome' | 'error'> & { steps: number }
@@ -122,6 +124,7 @@ const bump = (rec: Record<string, number>, k: string, n = 1) => {
 }
 
 const STEP_OVERHEAD = 128
+const STASH_MAX = 8
 const CHANGE_OVERHEAD = 8
 
 export class SyncSession {
@@ -143,7 +146,7 @@ export class SyncSession {
 
   /** A transport link came up: a fresh epoch, and our challenge to the peer. */
   peerUp(peer: string): Outgoing[] {
-    this.links.set(peer, { nonce: this.opts.env.randomBytes(NONCE_BYTES), denials: new Map() })
+    this.links.set(peer, { nonce: this.opts.env.randomBytes(NONCE_BYTES), denials: new Map(), stash: [] })
     return this.emit(peer, [{ type: 'hello', identity: this.me, nonce: this.links.get(peer)!.nonce }])
   }
 
@@ -177,7 +180,7 @@ export class SyncSession {
 
   private link(peer: string): Link {
     let l = this.links.get(peer)
-    if (!l) this.links.set(peer, (l = { nonce: this.opts.env.randomBytes(NONCE_BYTES), denials: new Map() }))
+    if (!l) this.links.set(peer, (l = { nonce: this.opts.env.randomBytes(NONCE_BYTES), denials: new Map(), stash: [] }))
     return l
   }
 
@@ -233,7 +236,8 @@ export class SyncSession {
       return []
     }
     const k = 'req' in m ? key(peer, m.req) : ''
-    const ex = k ? this.exchanges.get(k) : undefined
+    // Until the peer authenticates its messages are stashed, not part of any exchange yet.
+    const ex = k && this.links.get(peer)?.identity ? this.exchanges.get(k) : undefined
     if (ex) {
       ex.messagesIn++
       ex.bytesIn += bytes.length
@@ -241,8 +245,18 @@ export class SyncSession {
       if (m.type === 'step') ex.changesIn += m.changes.length
     }
     try {
-      const replies = await this.dispatch(peer, m, ex)
+      const replies = await this.dispatch(peer, m, ex, bytes)
       const out = this.emit(peer, replies, ex)
+      if (m.type === 'auth') {
+        // Now authenticated: handle what the peer sent before it was.
+        const link = this.links.get(peer)
+        const stash = link?.identity ? link.stash.splice(0) : []
+        for (const b of stash) {
+          c.messagesIn--
+          c.bytesIn -= b.length
+          out.push(...(await this.handle(peer, b)))
+        }
+      }
       if (ex && this.exchanges.get(k) === ex) {
         if (m.type === 'done') this.end(k, ex, ex.steps === 1 ? 'in_sync' : 'synced')
         else if (m.type === 'error') this.end(k, ex, 'error', m.code)
@@ -273,7 +287,7 @@ export class SyncSession {
     })
   }
 
-  private async dispatch(peer: string, m: Message, ex: Exchange | undefined): Promise<Message[]> {
+  private async dispatch(peer: string, m: Message, ex: Exchange | undefined, raw: Uint8Array): Promise<Message[]> {
     const c = this.countersOf(peer)
     if (m.type === 'hello') {
       // Answer every challenge; the signature is bound to this link and this nonce only.
@@ -295,8 +309,14 @@ export class SyncSession {
     }
     const identity = this.links.get(peer)?.identity
     if (!identity) {
+      // Challenge the peer; keep a few of its messages to handle once it has answered.
+      const link = this.link(peer)
+      const hello: Message = { type: 'hello', identity: this.me, nonce: link.nonce }
+      if (link.stash.length < STASH_MAX) {
+        link.stash.push(raw)
+        return [hello]
+      }
       bump(c.dropped, 'unauthenticated')
-      const hello: Message = { type: 'hello', identity: this.me, nonce: this.link(peer).nonce }
       const asks = m.type === 'sync' || (m.type === 'step' && isQuestion(m))
       return asks ? [hello, { type: 'error', spaceId: m.spaceId, req: m.req, code: 'unauthenticated' }] : [hello]
     }

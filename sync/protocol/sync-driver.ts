@@ -63,9 +63,27 @@ export class SyncDriver {
       this.authWaiters.delete(peer)
       ws?.forEach((w) => w())
     }
-    transport.onMessage((from, bytes) => this.enqueue(async () => this.sendAll(await session.handle(from, bytes))))
-    transport.onPeerUp((peer) => this.enqueue(() => this.sendAll(session.peerUp(peer))))
-    transport.onPeerDown((peer) => this.enqueue(() => session.peerDown(peer)))
+    transport.onMessage((from, bytes) => this.fire(async () => this.sendAll(await session.handle(from, bytes))))
+    transport.onPeerUp((peer) => this.fire(() => this.sendAll(session.peerUp(peer))))
+    transport.onPeerDown((peer) => this.fire(() => session.peerDown(peer)))
+  }
+
+  /** The last error a queued task threw (the session itself never throws). */
+  lastError: unknown
+
+  /** Queues a task and returns once the queue is empty (work it queues in turn included). */
+  private fire(fn: () => unknown): Promise<void> {
+    this.enqueue(fn).catch((err) => (this.lastError = err))
+    return this.drain()
+  }
+
+  /** Settles when nothing is queued, including work queued by the work it waited for. */
+  async drain(): Promise<void> {
+    let c: Promise<unknown>
+    do {
+      c = this.chain
+      await c
+    } while (c !== this.chain)
   }
 
   /** Runs `fn` after everything queued before it; the result promise settles when it has run. */
@@ -76,13 +94,40 @@ export class SyncDriver {
   }
 
   /**
-   * Opens a round and resolves once its first message is sent; `done` settles when the round
-   * ends. A peer that has not authenticated yet gets our challenge and the round ends at once
-   * as `unauthenticated` (retry later, or use `syncSpace`, which waits for authentication).
+   * Opens a round; resolves once its first message is queued, and `done` settles when the round
+   * ends. When the peer has not authenticated on this link yet, our challenge goes first and the
+   * round opens as soon as its answer arrives (or ends as `unauthenticated` at the timeout).
    */
   async begin(peer: string, spaceId: string): Promise<{ done: Promise<RoundResult> }> {
     if (this.closed) return { done: Promise.resolve(empty('closed')) }
-    const opened = await this.enqueue(() => this.opts.session.open(peer, spaceId))
+    if (this.opts.session.identityOf(peer)) return this.enqueue(() => this.openNow(peer, spaceId))
+    let resolve!: (r: RoundResult) => void
+    const done = new Promise<RoundResult>((r) => (resolve = r))
+    let waiting = true
+    const cancel = this.opts.timer.after(this.opts.timeoutMs ?? 10_000, () => {
+      waiting = false
+      resolve(empty('unauthenticated'))
+    })
+    const list = this.authWaiters.get(peer) ?? []
+    // Runs inside the task that handled the peer's answer: the open is queued right behind it.
+    list.push(() => {
+      if (!waiting) return
+      waiting = false
+      cancel()
+      this.enqueue(async () => void (await this.openNow(peer, spaceId)).done.then(resolve)).catch((err) => (this.lastError = err))
+    })
+    this.authWaiters.set(peer, list)
+    await this.enqueue(() => this.sendAll(this.opts.session.challenge(peer)))
+    return { done }
+  }
+
+  /** One full round with `peer` about `spaceId` (authenticating the link first if needed). */
+  async syncSpace(peer: string, spaceId: string): Promise<RoundResult> {
+    return (await this.begin(peer, spaceId)).done
+  }
+
+  private async openNow(peer: string, spaceId: string): Promise<{ done: Promise<RoundResult> }> {
+    const opened = await this.opts.session.open(peer, spaceId)
     if ('error' in opened) {
       this.sendAll(opened.out)
       return { done: Promise.resolve(empty(opened.error)) }
@@ -98,24 +143,6 @@ export class SyncDriver {
     })
     this.sendAll(opened.out)
     return { done }
-  }
-
-  /** One full round with `peer` about `spaceId`, waiting for link authentication first. */
-  async syncSpace(peer: string, spaceId: string): Promise<RoundResult> {
-    if (!this.opts.session.identityOf(peer)) {
-      const authed = new Promise<boolean>((resolve) => {
-        const cancel = this.opts.timer.after(this.opts.timeoutMs ?? 10_000, () => resolve(false))
-        const list = this.authWaiters.get(peer) ?? []
-        list.push(() => {
-          cancel()
-          resolve(true)
-        })
-        this.authWaiters.set(peer, list)
-      })
-      await this.enqueue(() => this.sendAll(this.opts.session.challenge(peer)))
-      if (!(await authed)) return empty('unauthenticated')
-    }
-    return (await this.begin(peer, spaceId)).done
   }
 
   async close(): Promise<void> {

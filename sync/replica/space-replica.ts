@@ -5,18 +5,18 @@ import { open, seal } from '../crypto/box.ts'
 import type { CryptoProvider } from '../crypto/provider.ts'
 import { identityOf, publicKeyOf, type KeyPair } from '../crypto/keys.ts'
 import { wrapKeyTo } from '../crypto/wrap.ts'
-import { sha256 } from '../crypto/hash.ts'
+import { ensureXxh3, propertyIdSync, sha256 } from '../crypto/hash.ts'
 import { decodeChange, derivedRoot, MalformedChange, signChange, verifyChangeSignature, type Change } from '../dag/change.ts'
 import { AclLog, type AclEntry } from '../acl/state.ts'
 import { Keyring } from '../acl/keyring.ts'
 import { decodeAclRecord, encodeAclRecord, InvalidAclRecord, type AclRecord, type Role, type Rotation } from '../acl/records.ts'
-import { checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
+import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
 import { applyToRecord, compareStamps, noPins, type MergePolicy, type RecordState, type StampInfo } from '../crdt/record.ts'
 import { resolveUserOps, type UserOp } from '../crdt/resolve.ts'
 import { STORES, type StorageAdapter, type WriteBatch } from '../storage/adapter.ts'
 import { changeKey, datasetPrefix, rebuildKey, recordKey, spaceMetaKey, treeKey, treePrefix, VERSION_SEQ_KEY, unesc } from './storage-keys.ts'
 import { TreeIndex, type TreeNode } from './tree-index.ts'
-import type { IngestItem, IngestReport, RejectReason, WriteResult, WriteRejection } from './types.ts'
+import type { CommitInfo, IngestItem, IngestReport, RecordTouch, RejectReason, WriteResult, WriteRejection } from './types.ts'
 
 export interface ReplicaDeps {
   storage: StorageAdapter
@@ -81,8 +81,10 @@ export class SpaceReplica {
   private readonly policy: MergePolicy
   /** Serializes mutations: a write and an ingest never interleave their read-modify-write. */
   private queue: Promise<unknown> = Promise.resolve()
-  /** Called after each committed batch with the touched record keys, for live queries and sync. */
-  onCommit?: (info: { changeIds: string[]; treeIds: string[] }) => void
+  /** Called after each committed batch with what it touched, for head sync's index. */
+  onCommit?: (info: CommitInfo) => void
+  private readonly listeners = new Set<(info: CommitInfo) => void>()
+  private touches = new Map<string, RecordTouch>()
 
   private constructor(
     readonly spaceId: string,
@@ -121,6 +123,7 @@ export class SpaceReplica {
 
   /** Opens a space from storage (or an empty replica of it, to be filled by sync). */
   static async open(deps: ReplicaDeps, spaceId: string, me: KeyPair): Promise<SpaceReplica> {
+    await ensureXxh3()
     const r = new SpaceReplica(spaceId, deps, me)
     await r.load()
     return r
@@ -287,7 +290,11 @@ export class SpaceReplica {
     const rep = await this.ingestNow([{ id: change.id, raw: change.raw }], true, drops)
     if (rep.rejected.length) throw rejectionError(rep.rejected[0].reason)
     const ids: string[] = []
-    for (const op of ops) if (op.op !== 'deleteObject' && !ids.includes(op.id)) ids.push(op.id)
+    for (const op of ops) {
+      if (op.op === 'deleteObject') continue
+      const id = op.id === CHANGE_DERIVED_ID ? propertyIdSync(change.id) : op.id
+      if (!ids.includes(id)) ids.push(id)
+    }
     const result: WriteResult = { versionId: String(this.versionSeq), changeId: change.id, recordIds: ids }
     if (drops.length) result.rejections = drops
     return result
@@ -466,7 +473,13 @@ export class SpaceReplica {
       const rebuilt = [...this.toRebuild]
       this.toRebuild.clear()
       for (const t of rebuilt) await this.rebuildTree(t)
-      this.onCommit?.({ changeIds: appliedIds, treeIds: [...new Set([...touchedTrees, ...rebuilt])] })
+      const info: CommitInfo = {
+        versionId: String(this.versionSeq), changeIds: appliedIds, treeIds: [...new Set([...touchedTrees, ...rebuilt])],
+        records: [...this.touches.values()], rebuiltTrees: rebuilt,
+      }
+      this.touches = new Map()
+      this.onCommit?.(info)
+      for (const l of this.listeners) l(info)
     }
     report.voided = voided
     return report
@@ -558,7 +571,8 @@ export class SpaceReplica {
         return
       }
       if (meta.deleted) continue
-      const k = recordKey(this.spaceId, tree, op.ds, op.id)
+      const recordId = op.id === CHANGE_DERIVED_ID ? propertyIdSync(c.id) : op.id
+      const k = recordKey(this.spaceId, tree, op.ds, recordId)
       const cur = this.records.has(k) ? (this.records.get(k) ?? undefined) : await this.loadRecord(k)
       const mop = op.op === 'set' ? { k: 'set' as const, p: op.path, v: op.value } : op.op === 'unset' ? { k: 'unset' as const, p: op.path } : { k: 'delete' as const }
       const { state, outcome } = applyToRecord(cur, info, mop, this.policy.pinnedPaths(op.ds))
@@ -566,7 +580,8 @@ export class SpaceReplica {
       stored.v = this.versionSeq
       this.records.set(k, stored)
       dirty.add(k)
-      if (outcome === 'dropped_pinned') drops?.push({ recordId: op.id, index: i, code: 'merge.pinned', reason: 'a pinned path already holds another value' })
+      if (outcome === 'applied') this.touch(k, tree, op.ds, recordId, mop)
+      if (outcome === 'dropped_pinned') drops?.push({ recordId, index: i, code: 'merge.pinned', reason: 'a pinned path already holds another value' })
     }
   }
 
@@ -630,6 +645,19 @@ export class SpaceReplica {
       }
     }
     return out
+  }
+
+  private touch(key: string, tree: string, ds: string, id: string, op: { k: 'set'; p: string; v: Json } | { k: 'unset'; p: string } | { k: 'delete' }) {
+    let t = this.touches.get(key)
+    if (!t) this.touches.set(key, (t = { treeId: tree, ds, id, ops: [] }))
+    if (op.k === 'set') t.ops.push({ type: '$set', path: op.p, value: op.v })
+    else if (op.k === 'unset') t.ops.push({ type: '$unset', path: op.p })
+  }
+
+  /** Listens to every committed batch; returns the function that stops listening. */
+  addCommitListener(fn: (info: CommitInfo) => void): () => void {
+    this.listeners.add(fn)
+    return () => this.listeners.delete(fn)
   }
 
   private async deleteObjectRecords(tree: string, dirty: Set<string>) {

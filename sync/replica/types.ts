@@ -44,3 +44,22 @@ export interface WriteRejection {
   code: string
   reason: string
 }
+
+/** A record a commit changed, with the set/unset ops merge applied to it (in stamp order). */
+export interface RecordTouch {
+  treeId: string
+  ds: string
+  id: string
+  ops: Array<{ type: '$set'; path: string; value: unknown } | { type: '$unset'; path: string }>
+}
+
+/** What one committed batch changed: for live queries, head sync's index and status. */
+export interface CommitInfo {
+  /** This replica's apply sequence after the batch. */
+  versionId: string
+  changeIds: string[]
+  treeIds: string[]
+  records: RecordTouch[]
+  /** Trees whose records were re-derived wholesale (a late removal): re-read them. */
+  rebuiltTrees: string[]
+}

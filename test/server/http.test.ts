@@ -189,6 +189,18 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas.ErrorEnvelope.properties.error.required).toEqual(['code', 'message'])
   })
 
+  it('refuses to register an object body that is neither strict nor dropping unknown keys', async () => {
+    const { app } = makeApp({
+      app: { routes: [async (a) => void a.post('/test/open', { schema: { body: Type.Object({ a: Type.String() }) } }, async () => ({}))] },
+    })
+    await expect(app.ready()).rejects.toThrow(/additionalProperties/)
+    // an open map (no named fields) is fine
+    const { app: maps } = makeApp({
+      app: { routes: [async (a) => void a.post('/test/map', { config: { public: true }, schema: { body: Type.Record(Type.String(), Type.Number()) } }, async (req) => req.body)] },
+    })
+    expect((await post(maps, '/test/map', { x: 1 })).json()).toEqual({ x: 1 })
+  })
+
   it('lists the platform routes', async () => {
     const doc = (await make().inject({ url: '/v1/openapi.json' })).json()
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/health', '/v1/shutdown', '/v1/auth', '/v1/identities/subscribe']))

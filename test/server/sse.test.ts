@@ -91,6 +91,36 @@ describe('SSE streams', () => {
     expect(app.sse.size).toBe(0)
   })
 
+  it('a stream opened after its account was torn down closes at once with deauthorized', async () => {
+    let release!: () => void
+    const released = new Promise<void>((r) => (release = r))
+    let entered = false
+    const { app } = makeApp({
+      mode: 'managed',
+      app: {
+        routes: [
+          async (a) => {
+            a.get('/test/late', async (_req, reply) => {
+              entered = true
+              await released // the request passed the gate; the account goes away meanwhile
+              a.sse.open(reply)
+            })
+          },
+        ],
+      },
+    })
+    await createAccount(app, { 'x-svc-control-token': TOKEN })
+    const base = await listen(app)
+    const opening = openStream(`${base}/test/late`)
+    await until(() => entered)
+    expect((await fetch(`${base}/v1/auth`, { method: 'DELETE', headers: { 'x-svc-control-token': TOKEN } })).status).toBe(204)
+    release()
+    const s = await opening
+    await s.ended
+    expect(s.text()).toBe(`event: ready\ndata: {}\n\n${CLOSED('deauthorized')}`)
+    expect(app.sse.size).toBe(0)
+  })
+
   it('keeps CORS headers for an allowed origin', async () => {
     const { app } = makeApp()
     await createAccount(app)

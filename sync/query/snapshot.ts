@@ -1,0 +1,155 @@
+import { SvcError } from '../core/errors.ts'
+import { type CompiledFilter, compileFilter } from './filter.ts'
+import { compileProjection, type Projection } from './projection.ts'
+import { type CompiledSort, compileSort, type Entry, TopK } from './sort.ts'
+import { isQuerySource, type QuerySource } from './source.ts'
+import type { Doc } from './values.ts'
+
+/**
+ * Snapshot queries: filter, sort, offset/limit, includeTotal, projection over any iterable of
+ * documents, or a QuerySource whose equality indexes narrow the candidates.
+ *
+ * Limits: `limit` and `offset` are non-negative safe integers; `limit` is at most
+ * {@link MAX_LIMIT} (10,000). No `limit` means every match after `offset` (callers serving the
+ * network should always pass one); `limit: 0` returns no records (useful with includeTotal).
+ * `total` (the number of matches) and `hasNext` (matches beyond offset + limit) come only with
+ * `includeTotal`.
+ *
+ * Cost: one pass over the candidates with a bounded heap of offset + limit entries, so
+ * O(n log(offset + limit)) time and O(offset + limit) memory; no full sort.
+ */
+
+export const MAX_LIMIT = 10_000
+
+export interface QueryOptions {
+  filter?: unknown
+  sort?: unknown
+  limit?: number
+  offset?: number
+  includeTotal?: boolean
+  projection?: unknown
+}
+
+export interface QueryResult {
+  records: Doc[]
+  total?: number
+  hasNext?: boolean
+}
+
+export interface CompiledQuery {
+  readonly compiled: true
+  readonly filter: CompiledFilter
+  readonly sort: CompiledSort
+  readonly projection: Projection
+  readonly limit: number | undefined
+  readonly offset: number
+  readonly includeTotal: boolean
+}
+
+const badField = (field: string, message: string) => new SvcError('request.invalid_field', message, { field })
+
+export function checkCount(field: 'limit' | 'offset', v: unknown): number | undefined {
+  if (v === undefined || v === null) return undefined
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw badField(field, `${field} must be a non-negative integer`)
+  if (field === 'limit' && v > MAX_LIMIT) throw badField(field, `limit is at most ${MAX_LIMIT}`)
+  return v
+}
+
+/** Validates and compiles a query once; pass the result to runQuery/LiveWindow repeatedly. */
+export function compileQuery(q: QueryOptions | CompiledQuery): CompiledQuery {
+  if ((q as CompiledQuery).compiled === true) return q as CompiledQuery
+  const o = q as QueryOptions
+  if (o.includeTotal !== undefined && o.includeTotal !== null && typeof o.includeTotal !== 'boolean') {
+    throw badField('includeTotal', 'includeTotal must be a boolean')
+  }
+  return {
+    compiled: true,
+    filter: compileFilter(o.filter),
+    sort: compileSort(o.sort),
+    projection: compileProjection(o.projection),
+    limit: checkCount('limit', o.limit),
+    offset: checkCount('offset', o.offset) ?? 0,
+    includeTotal: o.includeTotal === true,
+  }
+}
+
+export interface Selection {
+  /** The best `k` matches, sorted. */
+  top: Entry[]
+  /** Number of matches. */
+  total: number
+  /** True when an index narrowed the scan. */
+  indexed: boolean
+}
+
+/**
+ * The matches an index lets us visit, or undefined for a full scan: for every equality hint
+ * whose path is indexed, the union of its values' id sets; the smallest such union wins.
+ */
+export function candidatesFor(source: QuerySource, filter: CompiledFilter): Iterable<string> | undefined {
+  let best: { size: number; sets: ReadonlySet<string>[] } | undefined
+  for (const h of filter.hints) {
+    const sets: ReadonlySet<string>[] = []
+    let size = 0
+    let ok = true
+    for (const v of h.values) {
+      const s = source.lookup(h.path, v)
+      if (!s) {
+        ok = false
+        break
+      }
+      sets.push(s)
+      size += s.size
+    }
+    if (ok && (!best || size < best.size)) best = { size, sets }
+  }
+  if (!best || best.size >= source.size) return undefined
+  if (best.sets.length === 1) return best.sets[0]
+  const u = new Set<string>()
+  for (const s of best.sets) for (const id of s) u.add(id)
+  return u
+}
+
+/** One pass: filter, count, keep the best k. */
+export function select(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k: number): Selection {
+  const heap = new TopK(k, q.sort.compare)
+  const { test, matchesAll } = q.filter
+  const entry = q.sort.entry
+  const after = q.sort.after
+  let total = 0
+  let indexed = false
+  const ids = isQuerySource(source) ? candidatesFor(source, q.filter) : undefined
+  if (ids) {
+    indexed = true
+    const src = source as QuerySource
+    for (const id of ids) {
+      const doc = src.get(id)
+      if (doc === undefined || !test(doc)) continue
+      total++
+      const w = heap.worst
+      if (w === undefined ? k > 0 : !after(doc, w)) heap.offer(entry(doc))
+    }
+  } else {
+    for (const doc of source) {
+      if (!matchesAll && !test(doc)) continue
+      total++
+      const w = heap.worst
+      if (w === undefined ? k > 0 : !after(doc, w)) heap.offer(entry(doc))
+    }
+  }
+  return { top: heap.sorted(), total, indexed }
+}
+
+/** Runs a snapshot query. Throws SvcError (`filter.*`, `request.invalid_field`) on a bad body. */
+export function runQuery(docs: Iterable<Doc> | QuerySource, body: QueryOptions | CompiledQuery): QueryResult {
+  const q = compileQuery(body)
+  const k = q.limit === undefined ? Infinity : q.offset + q.limit
+  const { top, total } = select(docs, q, k)
+  const page = q.offset > 0 ? top.slice(q.offset) : top
+  const out: QueryResult = { records: page.map((e) => q.projection.apply(e.doc)) }
+  if (q.includeTotal) {
+    out.total = total
+    out.hasNext = q.offset + page.length < total
+  }
+  return out
+}

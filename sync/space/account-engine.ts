@@ -1,0 +1,256 @@
+import { SvcError } from '../core/errors.ts'
+import type { Env } from '../core/env.ts'
+import type { CryptoProvider } from '../crypto/provider.ts'
+import { identityOf, type KeyPair } from '../crypto/keys.ts'
+import type { Json, JsonObject, Op } from '../crdt/ops.ts'
+import type { StorageAdapter } from '../storage/adapter.ts'
+import { derivedRoot } from '../dag/change.ts'
+import { encodeAclRecord } from '../acl/records.ts'
+import { SpaceEngine } from './space-engine.ts'
+import { instant, recordDoc, type Doc } from './rows.ts'
+import { DERIVED_SPACE_NAMES, derivedSpaceSeed, PROFILE_RECORD, TECH_ACCOUNT_SEED, TECH_DS, TECH_SPACE_SEED } from './schema.ts'
+
+export type SpaceStatus = 'active' | 'joining' | 'deleted' | 'one_to_one_pending' | 'invite_pending' | 'guest_revoked'
+export const SPACE_STATUSES: readonly SpaceStatus[] = ['active', 'joining', 'deleted', 'one_to_one_pending', 'invite_pending', 'guest_revoked']
+
+/** SpaceInfo (spec "Space"). */
+export interface SpaceInfo {
+  id: string
+  name: string
+  description: string
+  iconCid: string
+  spaceIndexObjectId: string
+  createdAt: { $date: string }
+  spaceType: 'svc.space' | 'svc.onetoone'
+  author: string
+  ownRole: string
+  settings: Record<string, Json>
+  derived: boolean
+  status: SpaceStatus
+}
+
+export interface AccountEngineDeps {
+  storage: StorageAdapter
+  crypto: CryptoProvider
+  env: Env
+  accountKey: KeyPair
+}
+
+/** A row of the tech space's `spaces` dataset: one per space the account knows. */
+interface SpaceRow {
+  spaceId: string
+  spaceType: 'svc.space' | 'svc.onetoone'
+  derived: boolean
+  derivedName?: string
+  createdAt: { $date: string }
+  status?: SpaceStatus
+  deletedAt?: { $date: string }
+}
+
+/**
+ * The engine of one account: its tech space (spaces list, profile, settings; synced only
+ * across its own devices) and every space it holds. One per daemon for the process lifetime
+ * of an account.
+ */
+export class AccountEngine {
+  readonly accountId: string
+  private readonly spaces = new Map<string, SpaceEngine>()
+
+  private constructor(
+    private readonly deps: AccountEngineDeps,
+    readonly tech: SpaceEngine,
+    private readonly techObjectId: string,
+  ) {
+    this.accountId = identityOf(deps.accountKey.publicKey)
+  }
+
+  static async open(deps: AccountEngineDeps): Promise<AccountEngine> {
+    const replicaDeps = { storage: deps.storage, crypto: deps.crypto, env: deps.env }
+    // The tech space is derived from the account: every device computes the same id.
+    const tech = await SpaceEngine.create(replicaDeps, deps.accountKey, { seed: TECH_SPACE_SEED })
+    const techObjectId = await tech.replica.createObject({ seed: TECH_ACCOUNT_SEED })
+    const engine = new AccountEngine(deps, tech, techObjectId)
+    for (const row of await engine.spaceRows()) {
+      if (rowStatus(row) === 'deleted') continue
+      await engine.openSpace(row.spaceId)
+    }
+    return engine
+  }
+
+  private get replicaDeps() {
+    return { storage: this.deps.storage, crypto: this.deps.crypto, env: this.deps.env }
+  }
+
+  // ------------------------------------------------------------------ profile
+
+  async profile(): Promise<{ name: string; description: string; iconCid: string }> {
+    const v = ((await this.tech.replica.getRecord(this.techObjectId, TECH_DS.profile, PROFILE_RECORD))?.value ?? {}) as JsonObject
+    return { name: s(v.name), description: s(v.description), iconCid: s(v.iconCid) }
+  }
+
+  async setProfile(fields: { name?: string; description?: string; iconCid?: string }): Promise<void> {
+    const ops: Op[] = []
+    for (const [k, v] of Object.entries(fields)) {
+      if (v === undefined) continue
+      ops.push(v === '' ? { op: 'unset', ds: TECH_DS.profile, id: PROFILE_RECORD, path: k } : { op: 'set', ds: TECH_DS.profile, id: PROFILE_RECORD, path: k, value: v })
+    }
+    if (ops.length === 0) throw new SvcError('request.missing_field', 'give at least one of name, description, iconCid')
+    await this.tech.replica.write(this.techObjectId, ops)
+  }
+
+  // ------------------------------------------------------------------ spaces
+
+  async createSpace(opts: { name: string; description?: string; iconCid?: string }): Promise<SpaceInfo> {
+    const engine = await SpaceEngine.create(this.replicaDeps, this.deps.accountKey, opts)
+    this.spaces.set(engine.spaceId, engine)
+    await this.writeRow({ spaceId: engine.spaceId, spaceType: 'svc.space', derived: false, createdAt: instant(this.deps.env.now()) })
+    return this.info(engine.spaceId)
+  }
+
+  /** SpaceInfo rows; `status` is 'all' or one status, default active. */
+  async listSpaces(status: SpaceStatus | 'all' = 'active'): Promise<SpaceInfo[]> {
+    const out: SpaceInfo[] = []
+    for (const row of await this.spaceRows()) {
+      if (status !== 'all' && rowStatus(row) !== status) continue
+      out.push(await this.infoOf(row))
+    }
+    return out
+  }
+
+  async info(spaceId: string): Promise<SpaceInfo> {
+    const row = await this.spaceRow(spaceId)
+    if (!row) throw new SvcError('space.not_found', 'space not found', { spaceId })
+    return this.infoOf(row)
+  }
+
+  /** The engine of an active space, or 404 `space.not_found`. */
+  space(spaceId: string): SpaceEngine {
+    const e = this.spaces.get(spaceId)
+    if (!e) throw new SvcError('space.not_found', 'space not found', { spaceId })
+    return e
+  }
+
+  async patchSpace(spaceId: string, fields: { name?: string; description?: string; iconCid?: string }): Promise<void> {
+    await this.space(spaceId).setIndexFields(fields)
+  }
+
+  /** Account-private, single-level scalar settings per space (spec "Space" settings). */
+  async patchSettings(spaceId: string, set: Record<string, Json>, unset: string[]): Promise<void> {
+    if (!(await this.spaceRow(spaceId))) throw new SvcError('space.not_found', 'space not found', { spaceId })
+    if (Object.keys(set).length + unset.length === 0) throw new SvcError('request.missing_field', 'give at least one setting to set or unset')
+    for (const k of unset) if (Object.hasOwn(set, k)) throw new SvcError('request.invalid_field', 'a key is both set and unset', { field: k })
+    for (const [k, v] of Object.entries(set)) {
+      if (v !== null && typeof v === 'object') throw new SvcError('request.invalid_field', 'settings are scalar values', { field: k })
+      if (k === 'notifyMode' && !['all', 'mentions', 'none'].includes(v as string)) throw new SvcError('request.invalid_field', 'notifyMode is all, mentions or none', { field: k })
+    }
+    const ops: Op[] = [
+      ...Object.entries(set).map(([k, v]): Op => ({ op: 'set', ds: TECH_DS.settings, id: spaceId, path: k, value: v })),
+      ...unset.map((k): Op => ({ op: 'unset', ds: TECH_DS.settings, id: spaceId, path: k })),
+    ]
+    await this.tech.replica.write(this.techObjectId, ops)
+  }
+
+  /** Sticky tombstone; derived spaces cannot be deleted. */
+  async deleteSpace(spaceId: string): Promise<void> {
+    const row = await this.spaceRow(spaceId)
+    if (!row || rowStatus(row) === 'deleted') throw new SvcError('space.not_found', 'space not found', { spaceId })
+    if (row.derived) throw new SvcError('space.derived_undeletable', 'a derived space cannot be deleted', { spaceId })
+    await this.tech.replica.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: spaceId, path: 'deletedAt', value: instant(this.deps.env.now()) }])
+    this.spaces.delete(spaceId)
+  }
+
+  /** Derived spaces by name: resolves, never creates. */
+  async derivedSpaces(): Promise<Array<{ name: string; spaceId: string; created: boolean; status?: SpaceStatus }>> {
+    const out = []
+    for (const name of DERIVED_SPACE_NAMES) {
+      const spaceId = await this.derivedSpaceId(name)
+      const row = await this.spaceRow(spaceId)
+      out.push(row ? { name, spaceId, created: true, status: rowStatus(row) } : { name, spaceId, created: false })
+    }
+    return out
+  }
+
+  /** Idempotent: creates the derived space on first call, returns it on every call. */
+  async ensureDerivedSpace(name: string): Promise<SpaceInfo> {
+    if (!(DERIVED_SPACE_NAMES as readonly string[]).includes(name)) throw new SvcError('space.derived_unknown', 'unknown derived space', { name })
+    const spaceId = await this.derivedSpaceId(name)
+    const row = await this.spaceRow(spaceId)
+    if (row && rowStatus(row) === 'deleted') throw new SvcError('space.deleted', 'this space was deleted', { spaceId })
+    if (!this.spaces.has(spaceId)) {
+      const engine = await SpaceEngine.create(this.replicaDeps, this.deps.accountKey, { seed: derivedSpaceSeed(name), name })
+      this.spaces.set(engine.spaceId, engine)
+    }
+    if (!row) await this.writeRow({ spaceId, spaceType: 'svc.space', derived: true, derivedName: name, createdAt: instant(0) })
+    return this.info(spaceId)
+  }
+
+  private async derivedSpaceId(name: string): Promise<string> {
+    // The derived ACL root depends only on (owner, seed): compute it without writing anything.
+    return derivedRoot('', encodeAclRecord({ type: 'root', owner: this.accountId, seed: derivedSpaceSeed(name) })).id
+  }
+
+  // ------------------------------------------------------------------ tech rows
+
+  /** Raw tech-space rows of `spaces` or `profile`, for `/v1/spaces/query`. */
+  async techDocs(dataset: 'spaces' | 'profile'): Promise<Doc[]> {
+    const recs = await this.tech.replica.listRecords(this.techObjectId, TECH_DS[dataset])
+    return recs.filter((r) => !r.deleted && r.value !== undefined).map((r) => {
+      const d = recordDoc(r)
+      if (dataset === 'spaces') d.status = rowStatus(r.value as unknown as SpaceRow)
+      return d
+    })
+  }
+
+  get techObject() {
+    return this.techObjectId
+  }
+
+  private async spaceRows(): Promise<SpaceRow[]> {
+    const recs = await this.tech.replica.listRecords(this.techObjectId, TECH_DS.spaces)
+    return recs.filter((r) => r.value !== undefined && !r.deleted).map((r) => r.value as unknown as SpaceRow)
+  }
+
+  private async spaceRow(spaceId: string): Promise<SpaceRow | undefined> {
+    const r = await this.tech.replica.getRecord(this.techObjectId, TECH_DS.spaces, spaceId)
+    return r && !r.deleted && r.value !== undefined ? (r.value as unknown as SpaceRow) : undefined
+  }
+
+  private async writeRow(row: SpaceRow) {
+    await this.tech.replica.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: row.spaceId, path: '', value: row as unknown as JsonObject }])
+  }
+
+  private async openSpace(spaceId: string) {
+    if (this.spaces.has(spaceId)) return
+    this.spaces.set(spaceId, await SpaceEngine.open(this.replicaDeps, spaceId, this.deps.accountKey))
+  }
+
+  private async infoOf(row: SpaceRow): Promise<SpaceInfo> {
+    const status = rowStatus(row)
+    const engine = this.spaces.get(row.spaceId)
+    const idx = engine?.indexFields() ?? { name: '', description: '', iconCid: '' }
+    const acl = engine?.replica.acl.current()
+    const settingsRec = await this.tech.replica.getRecord(this.techObjectId, TECH_DS.settings, row.spaceId)
+    return {
+      id: row.spaceId,
+      ...idx,
+      spaceIndexObjectId: engine?.spaceIndexObjectId ?? '',
+      createdAt: row.createdAt,
+      spaceType: row.spaceType,
+      author: acl?.owner ?? '',
+      ownRole: acl ? acl.roleOf(this.accountId) : 'none',
+      settings: ((settingsRec && !settingsRec.deleted ? settingsRec.value : undefined) ?? {}) as Record<string, Json>,
+      derived: row.derived,
+      status,
+    }
+  }
+
+  async close(): Promise<void> {
+    this.spaces.clear()
+  }
+}
+
+function rowStatus(row: SpaceRow): SpaceStatus {
+  return row.deletedAt ? 'deleted' : (row.status ?? 'active')
+}
+
+const s = (v: Json | undefined) => (typeof v === 'string' ? v : '')

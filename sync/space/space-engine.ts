@@ -1,0 +1,232 @@
+import { SvcError } from '../core/errors.ts'
+import type { KeyPair } from '../crypto/keys.ts'
+import type { Json, JsonObject, Op } from '../crdt/ops.ts'
+import type { UserOp } from '../crdt/resolve.ts'
+import { SpaceReplica, type ReplicaDeps } from '../replica/space-replica.ts'
+import type { CommitInfo, WriteResult } from '../replica/types.ts'
+import { objectRowDoc, recordDoc, isJsonObject, asStringArray, type Doc } from './rows.ts'
+import { BUILTIN_TYPE_IDS, ROW_DS, ROW_ID, SPACE_INDEX_SEED, spacePolicy } from './schema.ts'
+
+export interface ModifyBody {
+  objectId: string
+  dataset: string
+  records: Array<{ id: string; upsert?: boolean; ops: UserOp[] }>
+  traceIds?: string[]
+}
+
+/** A change the engine announces to live queries: which object rows and records moved. */
+export interface SpaceChange {
+  versionId: string
+  /** Object ids whose row changed or was deleted (check `objectDoc`). */
+  objects: Set<string>
+  /** Per object, the datasets touched, with each record's applied ops. */
+  records: Map<string, Map<string, Map<string, Array<{ type: '$set' | '$unset'; path: string; value?: unknown }>>>>
+  /** Objects whose records must be re-read wholesale. */
+  reloaded: Set<string>
+}
+
+/**
+ * One space as the API sees it: the replica plus the object index (every live object row,
+ * kept current from commits) and the rules of objects and the data plane. Routes call these
+ * methods and map results; no rule lives in a route.
+ */
+export class SpaceEngine {
+  readonly spaceIndexObjectId: string
+  private readonly rows = new Map<string, Doc>()
+  private readonly listeners = new Set<(c: SpaceChange) => void>()
+  private feed: Promise<void> = Promise.resolve()
+
+  private constructor(readonly replica: SpaceReplica, spaceIndexObjectId: string) {
+    this.spaceIndexObjectId = spaceIndexObjectId
+  }
+
+  static depsWithPolicy(deps: ReplicaDeps): ReplicaDeps {
+    return { ...deps, policy: spacePolicy }
+  }
+
+  /** Creates a space (owned by `owner`) with its space-index object. `seed` derives it. */
+  static async create(deps: ReplicaDeps, owner: KeyPair, opts: { seed?: string; name?: string; description?: string; iconCid?: string } = {}): Promise<SpaceEngine> {
+    const replica = await SpaceReplica.create(SpaceEngine.depsWithPolicy(deps), owner, { seed: opts.seed })
+    const engine = await SpaceEngine.attach(replica)
+    const core: JsonObject = { types: ['spaceIndex'] }
+    if (opts.name !== undefined) core.name = opts.name
+    if (opts.description !== undefined) core.description = opts.description
+    if (opts.iconCid !== undefined) core.icon = opts.iconCid
+    await replica.write(engine.spaceIndexObjectId, Object.entries(core).map(([k, v]) => ({ op: 'set', ds: ROW_DS, id: ROW_ID, path: `core.${k}`, value: v })))
+    return engine
+  }
+
+  static async open(deps: ReplicaDeps, spaceId: string, me: KeyPair): Promise<SpaceEngine> {
+    return SpaceEngine.attach(await SpaceReplica.open(SpaceEngine.depsWithPolicy(deps), spaceId, me))
+  }
+
+  private static async attach(replica: SpaceReplica): Promise<SpaceEngine> {
+    const indexId = replica.known ? await replica.createObject({ seed: SPACE_INDEX_SEED }) : ''
+    const e = new SpaceEngine(replica, indexId)
+    for (const t of replica.treeIds()) await e.refreshRow(t)
+    // Commits are announced in order: each waits for the previous one's row refresh.
+    replica.addCommitListener((info) => {
+      e.feed = e.feed.then(() => e.onCommit(info)).catch(() => undefined)
+    })
+    return e
+  }
+
+  get spaceId() {
+    return this.replica.spaceId
+  }
+
+  // ------------------------------------------------------------------ space index
+
+  /** Name, description and icon, owned by the space-index object. */
+  indexFields(): { name: string; description: string; iconCid: string } {
+    const core = (this.rows.get(this.spaceIndexObjectId)?.core ?? {}) as JsonObject
+    return { name: str(core.name), description: str(core.description), iconCid: str(core.icon) }
+  }
+
+  /** Absent keeps, empty string clears (spec PATCH {S}). */
+  async setIndexFields(fields: { name?: string; description?: string; iconCid?: string }): Promise<void> {
+    const ops: Op[] = []
+    const map: Record<string, string | undefined> = { name: fields.name, description: fields.description, icon: fields.iconCid }
+    for (const [k, v] of Object.entries(map)) {
+      if (v === undefined) continue
+      ops.push(v === '' ? { op: 'unset', ds: ROW_DS, id: ROW_ID, path: `core.${k}` } : { op: 'set', ds: ROW_DS, id: ROW_ID, path: `core.${k}`, value: v })
+    }
+    if (ops.length === 0) throw new SvcError('request.missing_field', 'give at least one of name, description, iconCid')
+    await this.replica.write(this.spaceIndexObjectId, ops)
+  }
+
+  // ------------------------------------------------------------------ objects
+
+  /** Known type ids: the built-ins and every type object of the space. */
+  typeExists(typeId: string): boolean {
+    if (BUILTIN_TYPE_IDS.has(typeId)) return true
+    const row = this.rows.get(typeId)
+    return !!row && asStringArray((row.core as JsonObject | undefined)?.types).includes('type')
+  }
+
+  /**
+   * Creates an object carrying `types` with `initialProperties` grouped by type key (`core`
+   * for the universal group). Nothing else is appended server-side.
+   */
+  async createObject(opts: { types?: string[]; initialProperties?: Record<string, Record<string, Json>> } = {}): Promise<string> {
+    const types = opts.types ?? []
+    for (const t of types) if (!this.typeExists(t)) throw new SvcError('type.not_found', 'unknown type', { typeId: t })
+    for (const key of Object.keys(opts.initialProperties ?? {})) {
+      if (key !== 'core' && !types.includes(key)) throw new SvcError('request.invalid_field', 'initialProperties groups must be core or a carried type', { field: `initialProperties.${key}` })
+    }
+    const objectId = await this.replica.createObject()
+    const ops: Op[] = [{ op: 'set', ds: ROW_DS, id: ROW_ID, path: 'core.types', value: [...new Set(types)] }]
+    for (const [group, values] of Object.entries(opts.initialProperties ?? {})) {
+      for (const [prop, value] of Object.entries(values)) {
+        if (group === 'core' && prop === 'types') continue
+        ops.push({ op: 'set', ds: ROW_DS, id: ROW_ID, path: `${group}.${prop}`, value })
+      }
+    }
+    await this.replica.write(objectId, ops)
+    return objectId
+  }
+
+  /** Tombstones the object; its tree stays only as the tombstone. */
+  async deleteObject(objectId: string): Promise<WriteResult> {
+    this.requireObject(objectId, 'sdk.not_found')
+    if (this.replica.treeMeta(objectId)?.derived) throw new SvcError('sdk.not_found', 'derived objects cannot be deleted', { objectId })
+    return this.replica.write(objectId, [{ op: 'deleteObject' }])
+  }
+
+  objectDoc(objectId: string): Doc | undefined {
+    return this.rows.get(objectId)
+  }
+
+  /** Every live object row (the objects collection). */
+  objectDocs(): IterableIterator<Doc> {
+    return this.rows.values()
+  }
+
+  requireObject(objectId: string, code = 'object.not_found'): Doc {
+    const row = this.rows.get(objectId)
+    if (!row) throw new SvcError(code, 'object not found', { objectId })
+    return row
+  }
+
+  /** Records of one dataset of one object, as query documents (tombstones left out). */
+  async datasetDocs(objectId: string, dataset: string): Promise<Doc[]> {
+    this.requireObject(objectId)
+    const recs = await this.replica.listRecords(objectId, dataset)
+    return recs.filter((r) => !r.deleted && r.value !== undefined).map(recordDoc)
+  }
+
+  async recordDoc(objectId: string, dataset: string, recordId: string): Promise<Doc | undefined> {
+    const r = await this.replica.getRecord(objectId, dataset, recordId)
+    return r && !r.deleted && r.value !== undefined ? recordDoc(r) : undefined
+  }
+
+  // ------------------------------------------------------------------ data plane
+
+  /** `/modify`: one change; ops a handler drops come back in `rejections`. */
+  async modify(body: ModifyBody): Promise<WriteResult> {
+    this.requireObject(body.objectId)
+    if (body.dataset === ROW_DS) throw new SvcError('dataset.unknown', 'the object row is written through the properties routes')
+    return this.replica.modify(body.objectId, body.dataset, body.records.map((r) => ({ id: r.id, ops: r.ops })), body.traceIds)
+  }
+
+  async deleteRecords(body: { objectId: string; dataset: string; recordIds: string[] }): Promise<WriteResult> {
+    this.requireObject(body.objectId)
+    const res = await this.replica.write(body.objectId, body.recordIds.map((id) => ({ op: 'delete' as const, ds: body.dataset, id })))
+    res.recordIds = [...body.recordIds]
+    return res
+  }
+
+  /** Sets values under `{typeKey}.{propId}` of an object's row. */
+  async setRowValues(objectId: string, typeKey: string, values: Record<string, Json>): Promise<WriteResult> {
+    this.requireObject(objectId)
+    const ops: Op[] = Object.entries(values).map(([prop, value]) =>
+      value === null ? { op: 'unset', ds: ROW_DS, id: ROW_ID, path: `${typeKey}.${prop}` } : { op: 'set', ds: ROW_DS, id: ROW_ID, path: `${typeKey}.${prop}`, value },
+    )
+    if (ops.length === 0) throw new SvcError('request.missing_field', 'give at least one property value')
+    return this.replica.write(objectId, ops)
+  }
+
+  // ------------------------------------------------------------------ change feed
+
+  /** Resolves once every commit so far has reached the object index and the listeners. */
+  settled(): Promise<void> {
+    return this.feed
+  }
+
+  onChange(fn: (c: SpaceChange) => void): () => void {
+    this.listeners.add(fn)
+    return () => this.listeners.delete(fn)
+  }
+
+  private async refreshRow(objectId: string) {
+    const meta = this.replica.treeMeta(objectId)
+    const rec = meta && !meta.deleted ? await this.replica.getRecord(objectId, ROW_DS, ROW_ID) : undefined
+    if (rec && !rec.deleted && rec.value !== undefined) this.rows.set(objectId, objectRowDoc(objectId, this.spaceId, rec))
+    else this.rows.delete(objectId)
+  }
+
+  private async onCommit(info: CommitInfo) {
+    const change: SpaceChange = { versionId: info.versionId, objects: new Set(), records: new Map(), reloaded: new Set(info.rebuiltTrees) }
+    for (const t of info.treeIds) {
+      if (t === this.spaceId) continue
+      const meta = this.replica.treeMeta(t)
+      if (meta?.deleted || info.rebuiltTrees.includes(t)) change.objects.add(t)
+    }
+    for (const r of info.records) {
+      if (r.ds === ROW_DS && r.id === ROW_ID) {
+        change.objects.add(r.treeId)
+        continue
+      }
+      let perObj = change.records.get(r.treeId)
+      if (!perObj) change.records.set(r.treeId, (perObj = new Map()))
+      let perDs = perObj.get(r.ds)
+      if (!perDs) perObj.set(r.ds, (perDs = new Map()))
+      perDs.set(r.id, r.ops)
+    }
+    for (const o of change.objects) await this.refreshRow(o)
+    for (const l of this.listeners) l(change)
+  }
+}
+
+const str = (v: Json | undefined): string => (typeof v === 'string' ? v : '')
+export { isJsonObject }
