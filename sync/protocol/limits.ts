@@ -24,6 +24,8 @@ export const SYNC_LIMITS = {
   maxHeadsItems: 4096,
   /** Most heads listed for one tree. */
   maxHeadsPerTree: 1024,
+  /** Most sampled ancestors in one heads item (1, 2, 4, ... back: 32 covers 2^32 changes). */
+  maxHaveSample: 32,
   /** Most wanted positions in one step. */
   maxWants: 4096,
   /** Most changes in one step. */

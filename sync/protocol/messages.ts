@@ -62,10 +62,16 @@ export interface RangeElems {
 
 export type RangeItem = RangeFps | RangeElems
 
-/** "These are my heads of this tree: send what I lack (and tell me yours if I have what you lack)." */
+/**
+ * "These are my heads of this tree: send what I lack (and tell me yours if I have what you
+ * lack)." `have` samples the sender's history (the changes 1, 2, 4, 8, ... places from the
+ * newest in (lamport, id) order), so a receiver that does not know the sender's heads can still
+ * find changes both hold and send only what lies beyond them.
+ */
 export interface HeadsItem {
   treeId: string
   heads: string[]
+  have: string[]
 }
 
 /** One step of an exchange. Any section may be empty. */
@@ -154,7 +160,7 @@ export function wireOf(m: Message): unknown[] {
     case 'step':
       return [
         v, MSG.step, idBytes(m.spaceId), m.req, m.hop, m.ranges.map(rangeWire),
-        m.heads.map((h) => [idBytes(h.treeId), idsBytes(h.heads)]), u32sBytes(m.wants), m.changes,
+        m.heads.map((h) => [idBytes(h.treeId), idsBytes(h.heads), idsBytes(h.have)]), u32sBytes(m.wants), m.changes,
       ]
     case 'done':
       return [v, MSG.done, idBytes(m.spaceId), m.req]
@@ -271,8 +277,8 @@ export function decodeMessage(bytes: Uint8Array): Message {
       if (!isU32(w[4]) || (w[4] as number) > 1_000_000) fail('hop')
       const ranges = list(w[5], SYNC_LIMITS.maxRangeItems, 'ranges', range)
       const heads = list(w[6], SYNC_LIMITS.maxHeadsItems, 'heads', (h): HeadsItem => {
-        if (!Array.isArray(h) || h.length !== 2) return fail('heads item shape')
-        return { treeId: id(h[0], 'tree'), heads: ids(h[1], 'heads', SYNC_LIMITS.maxHeadsPerTree) }
+        if (!Array.isArray(h) || h.length !== 3) return fail('heads item shape')
+        return { treeId: id(h[0], 'tree'), heads: ids(h[1], 'heads', SYNC_LIMITS.maxHeadsPerTree), have: ids(h[2], 'have', SYNC_LIMITS.maxHaveSample) }
       })
       const wb = w[7]
       if (!isBytes(wb) || wb.length % 4 !== 0) return fail('wants')

@@ -133,6 +133,7 @@ export class SyncSession {
   private readonly counters = new Map<string, PeerCounters>()
   private readonly exchanges = new Map<string, Exchange>()
   private readonly indexes = new WeakMap<SpaceReplica, SpaceIndex>()
+  private readonly orderCache = new WeakMap<object, { size: number; list: Array<{ id: string; lamport: number }> }>()
   /** The last unexpected error a handler swallowed (for debugging; counted as dropped.internal). */
   lastError: unknown
   onExchangeEnd?: (e: ExchangeEnd) => void
@@ -391,7 +392,7 @@ export class SyncSession {
     }
     const index = this.indexOf(r).current()
     const plan = new ChangePlan(r.spaceId)
-    const heads = new Map<string, string[]>()
+    const heads = new Map<string, HeadsItem>()
     const wants: number[] = []
     let ranges: RangeItem[] = []
     if (m.ranges.length) {
@@ -401,19 +402,19 @@ export class SyncSession {
       for (const e of ans.mine) minePerPos.set(e.pos, (minePerPos.get(e.pos) ?? 0) + 1)
       for (const e of ans.mine) {
         // The peer lists something else at this position: the same tree with other heads.
-        if (ans.theirs.has(e.pos)) heads.set(e.id, r.heads(e.id))
+        if (ans.theirs.has(e.pos)) heads.set(e.id, await this.headsItem(r, e.id))
         else await this.planWholeTree(r, e.id, plan)
       }
       for (const [pos, n] of ans.theirs) if (n > (minePerPos.get(pos) ?? 0)) wants.push(pos)
     }
     for (const h of m.heads) {
-      const { missing, unknown } = await this.compareHeads(r, h.treeId, h.heads)
+      const { missing, unknown } = await this.compareHeads(r, h.treeId, h.heads, h.have)
       plan.add(h.treeId, missing)
-      if (unknown) heads.set(h.treeId, r.heads(h.treeId))
+      if (unknown) heads.set(h.treeId, await this.headsItem(r, h.treeId))
     }
     for (const pos of m.wants) for (const t of index.idsAt(pos)) await this.planWholeTree(r, t, plan)
-    for (const t of reask) if (!heads.has(t)) heads.set(t, r.heads(t))
-    const headItems: HeadsItem[] = [...heads].map(([treeId, hs]) => ({ treeId, heads: hs.slice(0, SYNC_LIMITS.maxHeadsPerTree) }))
+    for (const t of reask) if (!heads.has(t)) heads.set(t, await this.headsItem(r, t))
+    const headItems = [...heads.values()]
     return this.steps(r, m.spaceId, m.req, m.hop + 1, ranges, headItems, wants, plan, question)
   }
 
@@ -474,28 +475,59 @@ export class SyncSession {
     return (await r.treeIndex(tree)).has(id)
   }
 
-  /** What the holder of `theirHeads` lacks of a tree, and whether we lack some of their heads. */
-  private async compareHeads(r: SpaceReplica, tree: string, theirHeads: string[]): Promise<{ missing: string[]; unknown: boolean }> {
+  /** A tree's DAG as head sync needs it (the ACL tree from the ACL log), or undefined. */
+  private async dagOf(r: SpaceReplica, tree: string): Promise<DagView | undefined> {
     if (tree === r.spaceId) {
-      const acl = r.acl
-      const have = new Set<string>()
-      const stack = theirHeads.filter((h) => acl.has(h))
-      while (stack.length) {
-        const id = stack.pop()!
-        if (have.has(id)) continue
-        have.add(id)
-        for (const p of acl.entries.get(id)!.prevIds) if (!have.has(p) && acl.has(p)) stack.push(p)
-      }
-      const missing = [...acl.entries.values()].filter((e) => !have.has(e.id)).sort(byLamport).map((e) => e.id)
-      return { missing, unknown: theirHeads.some((h) => !acl.has(h)) }
+      const e = r.acl.entries
+      return { size: e.size, has: (id) => e.has(id), parents: (id) => e.get(id)!.prevIds, nodes: () => e.values(), key: e }
     }
-    if (!r.treeMeta(tree)) return { missing: [], unknown: theirHeads.length > 0 }
+    if (!r.treeMeta(tree)) return undefined
     const idx = await r.treeIndex(tree)
-    return { missing: idx.missingFrom(theirHeads).map((n) => n.id), unknown: theirHeads.some((h) => !idx.has(h)) }
+    return { size: idx.size, has: (id) => idx.has(id), parents: (id) => idx.get(id)!.prevIds, nodes: () => [...idx.ids()].map((id) => idx.get(id)!), key: idx }
+  }
+
+  /** The DAG's changes in (lamport, id) order, cached until the DAG grows (DAGs only grow). */
+  private ordered(dag: DagView): Array<{ id: string; lamport: number }> {
+    const hit = this.orderCache.get(dag.key)
+    if (hit && hit.size === dag.size) return hit.list
+    const list = [...dag.nodes()].map((n) => ({ id: n.id, lamport: n.lamport })).sort(byLamport)
+    this.orderCache.set(dag.key, { size: dag.size, list })
+    return list
+  }
+
+  /** Our heads of a tree, with the sample of our history (see HeadsItem). */
+  private async headsItem(r: SpaceReplica, tree: string): Promise<HeadsItem> {
+    const heads = r.heads(tree).slice(0, SYNC_LIMITS.maxHeadsPerTree)
+    const dag = await this.dagOf(r, tree)
+    const have: string[] = []
+    if (dag) {
+      const list = this.ordered(dag)
+      for (let k = 1; k <= list.length && have.length < SYNC_LIMITS.maxHaveSample; k *= 2) have.push(list[list.length - k].id)
+    }
+    return { treeId: tree, heads, have }
+  }
+
+  /**
+   * What the holder of `theirHeads` (and of the sampled `theirHave`) lacks of a tree: every change
+   * not reachable from those of them we know. And whether we lack some of their heads.
+   */
+  private async compareHeads(r: SpaceReplica, tree: string, theirHeads: string[], theirHave: string[]): Promise<{ missing: string[]; unknown: boolean }> {
+    const dag = await this.dagOf(r, tree)
+    if (!dag) return { missing: [], unknown: theirHeads.length > 0 }
+    const known = new Set<string>()
+    const stack = [...theirHeads, ...theirHave].filter((h) => dag.has(h))
+    while (stack.length) {
+      const id = stack.pop()!
+      if (known.has(id)) continue
+      known.add(id)
+      for (const p of dag.parents(id)) if (!known.has(p) && dag.has(p)) stack.push(p)
+    }
+    const missing = known.size === dag.size ? [] : this.ordered(dag).filter((n) => !known.has(n.id)).map((n) => n.id)
+    return { missing, unknown: theirHeads.some((h) => !dag.has(h)) }
   }
 
   private async planWholeTree(r: SpaceReplica, tree: string, plan: ChangePlan) {
-    plan.add(tree, (await this.compareHeads(r, tree, [])).missing)
+    plan.add(tree, (await this.compareHeads(r, tree, [], [])).missing)
   }
 
   private async planWholeSpace(r: SpaceReplica, plan: ChangePlan) {
@@ -529,6 +561,15 @@ export class SyncSession {
     if (plan.empty) return []
     return this.steps(r, spaceId, req, 1, [], [], [], plan, false)
   }
+}
+
+interface DagView {
+  size: number
+  has(id: string): boolean
+  parents(id: string): string[]
+  nodes(): Iterable<{ id: string; lamport: number }>
+  /** Identity of the underlying DAG object, for caching. */
+  key: object
 }
 
 /** Changes to send, per tree in plan order (ACL tree first), parents before children. */

@@ -74,7 +74,15 @@ export const FILTER_LIMITS = {
 } as const
 
 type Values = unknown[]
-type Matcher = (values: Values) => boolean
+/**
+ * A field matcher: `one` for the common case of a path that reached a single value, `many`
+ * for the values of a path that fanned out over arrays. Positive matchers are "any" over the
+ * values; negations negate the whole set, so `many` is not always `some(one)`.
+ */
+interface Matcher {
+  one: (v: unknown) => boolean
+  many: (vs: Values) => boolean
+}
 type Pred = (doc: unknown) => boolean
 
 const FIELD_OPS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists', '$not', '$all', '$size', '$elemMatch', '$text'])
@@ -141,12 +149,10 @@ function compileDoc(f: Record<string, unknown>, ctx: Ctx, depth: number, hints: 
     if (!segs) throw invalid(`malformed field path`, { path: key })
     const m = compileField(arg, key, ctx, depth + 1, hints)
     const read = compileReader(segs)
-    const one: unknown[] = [undefined]
+    const { one, many } = m
     preds.push((d) => {
       const v = read(d)
-      if (v === FANOUT) return m(collectPath(d, segs))
-      one[0] = v
-      return m(one)
+      return v === FANOUT ? many(collectPath(d, segs)) : one(v)
     })
   }
   if (preds.length === 0) return () => true
@@ -183,9 +189,9 @@ function compileOps(ops: Record<string, unknown>, path: string, ctx: Ctx, depth:
     ms.push(compileOp(op, ops[op], path, ctx, depth + 1, hints))
   }
   if (ms.length === 1) return ms[0]
-  return (vs) => {
-    for (const m of ms) if (!m(vs)) return false
-    return true
+  return {
+    one: (v) => ms.every((m) => m.one(v)),
+    many: (vs) => ms.every((m) => m.many(vs)),
   }
 }
 
@@ -195,11 +201,9 @@ function compileOp(op: string, arg: unknown, path: string, ctx: Ctx, depth: numb
       checkLiteral(arg, path, ctx, depth)
       if (hints && isScalar(arg)) hints.push({ path, values: [arg] })
       return eqMatcher(arg)
-    case '$ne': {
+    case '$ne':
       checkLiteral(arg, path, ctx, depth)
-      const m = eqMatcher(arg)
-      return (vs) => !m(vs)
-    }
+      return negate(eqMatcher(arg))
     case '$gt':
     case '$gte':
     case '$lt':
@@ -211,46 +215,46 @@ function compileOp(op: string, arg: unknown, path: string, ctx: Ctx, depth: numb
       const list = literalList(op, arg, path, ctx, depth)
       if (op === '$in' && hints && list.every(isScalar)) hints.push({ path, values: list as Scalar[] })
       const m = inMatcher(list)
-      return op === '$in' ? m : (vs) => !m(vs)
+      return op === '$in' ? m : negate(m)
     }
     case '$all': {
       const list = literalList(op, arg, path, ctx, depth)
-      if (list.length === 0) return () => false
+      if (list.length === 0) return NEVER
       if (hints) for (const v of list) if (isScalar(v)) hints.push({ path, values: [v] })
       const ms = list.map(eqMatcher)
-      return (vs) => ms.every((m) => m(vs))
+      return { one: (v) => ms.every((m) => m.one(v)), many: (vs) => ms.every((m) => m.many(vs)) }
     }
     case '$exists': {
       if (typeof arg !== 'boolean') throw invalid('$exists takes a boolean', { path })
-      const any: Matcher = (vs) => vs.some((v) => v !== undefined)
-      return arg ? any : (vs) => !any(vs)
+      const m = someValue((v) => v !== undefined)
+      return arg ? m : negate(m)
     }
     case '$size': {
       if (typeof arg !== 'number' || !Number.isSafeInteger(arg) || arg < 0) throw invalid('$size takes a non-negative integer', { path })
-      return (vs) => vs.some((v) => Array.isArray(v) && v.length === arg)
+      return someValue((v) => Array.isArray(v) && v.length === arg)
     }
     case '$not': {
       if (!isOperatorObject(arg)) throw invalid('$not takes an operator object', { path })
-      const m = compileOps(arg, path, ctx, depth, null)
-      return (vs) => !m(vs)
+      return negate(compileOps(arg, path, ctx, depth, null))
     }
     case '$elemMatch': {
       if (!isPlainObject(arg) || isDateWrapper(arg)) throw invalid('$elemMatch takes an object', { path })
       if (isOperatorObject(arg)) {
         const m = compileOps(arg, path, ctx, depth, null)
-        return (vs) => vs.some((v) => Array.isArray(v) && v.some((el) => m([el])))
+        return someValue((v) => Array.isArray(v) && v.some((el) => m.one(el)))
       }
       const p = compileDoc(arg, ctx, depth, null)
-      return (vs) => vs.some((v) => Array.isArray(v) && v.some((el) => isPlainObject(el) && p(el)))
+      return someValue((v) => Array.isArray(v) && v.some((el) => isPlainObject(el) && p(el)))
     }
     case '$text': {
       const terms = textTerms(arg, path, ctx, depth)
-      if (terms.length === 0) return () => true
-      return (vs) => {
+      if (terms.length === 0) return ALWAYS
+      const many = (vs: Values): boolean => {
         const parts: string[] = []
         for (const v of vs) stringLeaves(v, parts, false)
         return textMatch(parts.join('\u0000'), terms)
       }
+      return { one: (v) => many([v]), many }
     }
   }
   throw unknownOp(op, path)
@@ -298,12 +302,29 @@ function literalList(op: string, arg: unknown, path: string, ctx: Ctx, depth: nu
 // Matchers over the values a path reached. Every one is "any": a value matches, or, when the
 // value is an array, any of its elements does.
 
-function anyLeaf(vs: Values, p: (v: unknown) => boolean): boolean {
-  for (const v of vs) {
-    if (p(v)) return true
-    if (Array.isArray(v)) for (const el of v) if (p(el)) return true
+const ALWAYS: Matcher = { one: () => true, many: () => true }
+const NEVER: Matcher = { one: () => false, many: () => false }
+
+const negate = (m: Matcher): Matcher => ({ one: (v) => !m.one(v), many: (vs) => !m.many(vs) })
+
+/** Matches when some value satisfies `one` (no look into array elements). */
+function someValue(one: (v: unknown) => boolean): Matcher {
+  return {
+    one,
+    many: (vs) => {
+      for (const v of vs) if (one(v)) return true
+      return false
+    },
   }
-  return false
+}
+
+/** Matches when some value, or some element of an array value, satisfies `p`. */
+function anyLeaf(p: (v: unknown) => boolean): Matcher {
+  return someValue((v) => {
+    if (p(v)) return true
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) if (p(v[i])) return true
+    return false
+  })
 }
 
 function eqPred(arg: unknown): (v: unknown) => boolean {
@@ -317,8 +338,7 @@ function eqPred(arg: unknown): (v: unknown) => boolean {
 }
 
 function eqMatcher(arg: unknown): Matcher {
-  const p = eqPred(arg)
-  return (vs) => anyLeaf(vs, p)
+  return anyLeaf(eqPred(arg))
 }
 
 function inMatcher(list: unknown[]): Matcher {
@@ -333,7 +353,7 @@ function inMatcher(list: unknown[]): Matcher {
     for (const r of rest) if (r(v)) return true
     return false
   }
-  return (vs) => anyLeaf(vs, p)
+  return anyLeaf(p)
 }
 
 function rangeMatcher(op: string, arg: unknown, path: string): Matcher {
@@ -354,7 +374,7 @@ function rangeMatcher(op: string, arg: unknown, path: string): Matcher {
       const ms = instantOf(v)
       return !Number.isNaN(ms) && test(ms < (k as number) ? -1 : ms > (k as number) ? 1 : 0)
     }
-  return (vs) => anyLeaf(vs, p)
+  return anyLeaf(p)
 }
 
 // ---------------------------------------------------------------------------------------------

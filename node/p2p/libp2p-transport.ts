@@ -1,0 +1,182 @@
+import type { Connection, PeerId, Stream } from '@libp2p/interface'
+import { LengthPrefixedDecoder } from '@libp2p/utils'
+import * as lp from 'it-length-prefixed'
+import { TransportError, type Transport } from '../../sync/protocol/transport.ts'
+import type { SvcLibp2p } from './libp2p-node.ts'
+import { P2P } from './constants.ts'
+
+type Handler<A extends unknown[]> = (...args: A) => void | Promise<void>
+
+interface Link {
+  /** Our stream for sending to this peer (one per peer: frames keep their order). */
+  out: Stream
+  up: boolean
+}
+
+export interface Libp2pTransportOptions {
+  protocol?: string
+  maxFrameBytes?: number
+  maxQueuedSendBytes?: number
+  maxQueuedFrames?: number
+}
+
+/**
+ * Head sync's Transport over libp2p: each side opens one outbound stream of the versioned
+ * protocol to every peer it connects to and sends length-prefixed frames on it; frames from a
+ * peer arrive on that peer's outbound stream to us. Memory per peer is bounded both ways:
+ * libp2p resets a stream whose unsent bytes pass `maxQueuedSendBytes`, and reading from a peer
+ * pauses while `maxQueuedFrames` of its frames wait for the handler; a frame announcing more
+ * than `maxFrameBytes` resets the stream before any of it is buffered.
+ */
+export class Libp2pTransport implements Transport {
+  readonly peerId: string
+  readonly maxFrameBytes: number
+  readonly ordered = true
+  private readonly links = new Map<string, Link>()
+  private readonly opening = new Map<string, Promise<void>>()
+  private readonly protocol: string
+  private readonly maxQueuedSendBytes: number
+  private readonly maxQueuedFrames: number
+  private messageHandler: Handler<[string, Uint8Array]> = () => undefined
+  private upHandler: Handler<[string]> = () => undefined
+  private downHandler: Handler<[string]> = () => undefined
+  private closed = false
+  /** Frames refused or streams reset, by reason, since start. */
+  readonly drops: Record<string, number> = {}
+
+  private constructor(private readonly node: SvcLibp2p, opts: Libp2pTransportOptions) {
+    this.peerId = node.peerId.toString()
+    this.protocol = opts.protocol ?? P2P.headSyncProtocol
+    this.maxFrameBytes = opts.maxFrameBytes ?? P2P.maxFrameBytes
+    this.maxQueuedSendBytes = opts.maxQueuedSendBytes ?? P2P.maxQueuedSendBytes
+    this.maxQueuedFrames = opts.maxQueuedFrames ?? P2P.maxQueuedFrames
+  }
+
+  static async start(node: SvcLibp2p, opts: Libp2pTransportOptions = {}): Promise<Libp2pTransport> {
+    const t = new Libp2pTransport(node, opts)
+    await node.handle(t.protocol, (stream, connection) => t.onInbound(stream, connection), {
+      maxInboundStreams: P2P.maxStreamsPerConnection,
+      maxOutboundStreams: P2P.maxStreamsPerConnection,
+    })
+    node.addEventListener('peer:connect', (evt) => void t.connectTo(evt.detail))
+    node.addEventListener('peer:disconnect', (evt) => t.linkDown(evt.detail.toString()))
+    for (const c of node.getConnections()) void t.connectTo(c.remotePeer)
+    return t
+  }
+
+  send(peer: string, bytes: Uint8Array): void {
+    if (this.closed) throw new TransportError('closed', 'transport is closed')
+    if (bytes.length > this.maxFrameBytes) throw new TransportError('frame_too_large', `frame of ${bytes.length} bytes exceeds ${this.maxFrameBytes}`)
+    const link = this.links.get(peer)
+    if (!link?.up || link.out.status !== 'open') throw new TransportError('peer_unavailable', 'peer is not connected')
+    // send() returning false means libp2p is buffering; past maxWriteBufferLength it resets
+    // the stream, which takes the link down: a stalled peer cannot grow our memory.
+    link.out.send(lp.encode.single(bytes))
+  }
+
+  onMessage(handler: Handler<[string, Uint8Array]>) {
+    this.messageHandler = handler
+  }
+  onPeerUp(handler: Handler<[string]>) {
+    this.upHandler = handler
+  }
+  onPeerDown(handler: Handler<[string]>) {
+    this.downHandler = handler
+  }
+
+  peers(): string[] {
+    return [...this.links].filter(([, l]) => l.up).map(([p]) => p).sort()
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.node.unhandle(this.protocol).catch(() => undefined)
+    for (const [, link] of this.links) link.out.abort(new Error('transport closed'))
+    this.links.clear()
+  }
+
+  /** Opens our outbound stream to a newly connected peer; the link is up once it is open. */
+  private connectTo(peer: PeerId): Promise<void> {
+    const key = peer.toString()
+    if (this.closed || this.links.get(key)?.up) return Promise.resolve()
+    let p = this.opening.get(key)
+    if (p) return p
+    p = (async () => {
+      try {
+        const out = await this.node.dialProtocol(peer, this.protocol, { signal: AbortSignal.timeout(10_000) })
+        out.maxWriteBufferLength = this.maxQueuedSendBytes
+        if (this.closed) return out.abort(new Error('transport closed'))
+        out.addEventListener('close', () => this.linkDown(key, out))
+        // We never read from our own outbound stream; the peer never writes to it.
+        out.addEventListener('message', () => this.count('unexpected_data'))
+        this.links.set(key, { out, up: true })
+        await this.upHandler(key)
+      } catch {
+        this.count('dial_failed')
+      } finally {
+        this.opening.delete(key)
+      }
+    })()
+    this.opening.set(key, p)
+    return p
+  }
+
+  private linkDown(peer: string, stream?: Stream) {
+    const link = this.links.get(peer)
+    if (!link || (stream && link.out !== stream)) return
+    this.links.delete(peer)
+    if (link.out.status === 'open') link.out.abort(new Error('peer disconnected'))
+    if (link.up && !this.closed) void this.downHandler(peer)
+    // The connection may still be there (only the stream died): open a fresh stream.
+    if (!this.closed && this.node.getConnections().some((c) => c.remotePeer.toString() === peer)) {
+      const conn = this.node.getConnections().find((c) => c.remotePeer.toString() === peer)!
+      void this.connectTo(conn.remotePeer)
+    }
+  }
+
+  /** Frames from one peer, handled one at a time in order; reading pauses when too many wait. */
+  private onInbound(stream: Stream, connection: Connection) {
+    if (this.closed) return stream.abort(new Error('transport closed'))
+    const from = connection.remotePeer.toString()
+    stream.maxReadBufferLength = this.maxFrameBytes + 16
+    const decoder = new LengthPrefixedDecoder({ maxDataLength: this.maxFrameBytes, maxBufferSize: this.maxFrameBytes + 16 })
+    const queue: Uint8Array[] = []
+    let draining = false
+    const drain = async () => {
+      if (draining) return
+      draining = true
+      try {
+        while (queue.length && !this.closed) {
+          const frame = queue.shift()!
+          try {
+            await this.messageHandler(from, frame)
+          } catch {
+            this.count('handler_error')
+          }
+          if (queue.length < this.maxQueuedFrames / 2 && stream.readStatus === 'paused') stream.resume()
+        }
+      } finally {
+        draining = false
+      }
+    }
+    stream.addEventListener('message', (evt) => {
+      try {
+        for (const frame of decoder.decode(evt.data)) queue.push(frame.subarray())
+      } catch {
+        // Oversized or malformed framing: this peer's stream is done.
+        this.count('frame_too_large')
+        stream.abort(new Error('frame too large'))
+        return
+      }
+      if (queue.length >= this.maxQueuedFrames) stream.pause()
+      void drain()
+    })
+    // A peer whose connection came in before our dial still gets our outbound stream.
+    if (!this.links.get(from)?.up) void this.connectTo(connection.remotePeer)
+  }
+
+  private count(reason: string) {
+    this.drops[reason] = (this.drops[reason] ?? 0) + 1
+  }
+}

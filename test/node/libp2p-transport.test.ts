@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createSvcNode, type SvcLibp2p } from '../../node/p2p/libp2p-node.ts'
+import { Libp2pTransport } from '../../node/p2p/libp2p-transport.ts'
+import { keyFor } from '../helpers.ts'
+
+const nodes: SvcLibp2p[] = []
+afterEach(async () => {
+  await Promise.all(nodes.splice(0).map((n) => n.stop()))
+})
+
+async function pair(opts: { maxFrameBytes?: number } = {}) {
+  const a = await createSvcNode({ deviceKey: keyFor(31), listen: ['/ip4/127.0.0.1/tcp/0'] })
+  const b = await createSvcNode({ deviceKey: keyFor(32), listen: ['/ip4/127.0.0.1/tcp/0'] })
+  nodes.push(a, b)
+  const ta = await Libp2pTransport.start(a, opts)
+  const tb = await Libp2pTransport.start(b, opts)
+  const upA = new Promise<string>((r) => ta.onPeerUp(r))
+  const upB = new Promise<string>((r) => tb.onPeerUp(r))
+  await a.dial(b.getMultiaddrs()[0])
+  expect(await upA).toBe(tb.peerId)
+  expect(await upB).toBe(ta.peerId)
+  return { a, b, ta, tb }
+}
+
+describe('libp2p transport', () => {
+  it('carries frames both ways, in order, over real TCP + Noise + Yamux', async () => {
+    const { ta, tb } = await pair()
+    const got: string[] = []
+    const done = new Promise<void>((resolve) =>
+      tb.onMessage((from, bytes) => {
+        expect(from).toBe(ta.peerId)
+        got.push(new TextDecoder().decode(bytes))
+        if (got.length === 100) resolve()
+      }),
+    )
+    for (let i = 0; i < 100; i++) ta.send(tb.peerId, new TextEncoder().encode(`m${i}`))
+    await done
+    expect(got).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`))
+    expect(ta.peers()).toEqual([tb.peerId])
+  })
+
+  it('refuses oversized frames on send, and a peer announcing one loses its stream', async () => {
+    const { a, b, ta, tb } = await pair({ maxFrameBytes: 1024 })
+    expect(() => ta.send(tb.peerId, new Uint8Array(2048))).toThrow(expect.objectContaining({ code: 'frame_too_large' }))
+    const big = new Promise<number>((r) => tb.onMessage((_f, bytes) => r(bytes.length)))
+    ta.send(tb.peerId, new Uint8Array(1000))
+    expect(await big).toBe(1000)
+    // A hostile peer announces a 100 MB frame on a raw stream: reset before anything is buffered.
+    const raw = await a.dialProtocol(b.peerId, '/svc/headsync/1.0.0')
+    const closed = new Promise<void>((r) => raw.addEventListener('close', () => r()))
+    raw.send(new Uint8Array([0x80, 0x80, 0x80, 0x32, 1, 2, 3]))
+    await closed
+    expect(tb.drops.frame_too_large).toBe(1)
+  })
+
+  it('reports the peer down when it stops', async () => {
+    const { a, ta, tb } = await pair()
+    const down = new Promise<string>((r) => tb.onPeerDown(r))
+    await a.stop()
+    expect(await down).toBe(ta.peerId)
+    expect(() => tb.send(ta.peerId, new Uint8Array(1))).toThrow(expect.objectContaining({ code: 'peer_unavailable' }))
+  })
+})
