@@ -119,7 +119,14 @@ export const isQuestion = (m: StepMsg) => m.ranges.length > 0 || m.heads.length 
 
 // ------------------------------------------------------------------------------- encoding
 
+// Base58 is quadratic in the id length and the same ids cross the wire again and again.
+const ID_CACHE_MAX = 50_000
+const toBytesCache = new Map<string, Uint8Array>()
+const toTextCache = new Map<string, string>()
+
 function idBytes(id: string): Uint8Array {
+  const hit = toBytesCache.get(id)
+  if (hit) return hit
   let b: Uint8Array
   try {
     b = fromBase58(id)
@@ -127,7 +134,21 @@ function idBytes(id: string): Uint8Array {
     throw new ProtocolError('malformed', 'id is not base58')
   }
   if (b.length !== ID_BYTES) throw new ProtocolError('malformed', 'id is not 32 bytes')
+  if (toBytesCache.size >= ID_CACHE_MAX) toBytesCache.clear()
+  toBytesCache.set(id, b)
   return b
+}
+
+/** base58 text of 32 id bytes (cached by the bytes' latin1 string). */
+function idText(b: Uint8Array): string {
+  let k = ''
+  for (let i = 0; i < b.length; i++) k += String.fromCharCode(b[i])
+  const hit = toTextCache.get(k)
+  if (hit) return hit
+  const t = toBase58(b)
+  if (toTextCache.size >= ID_CACHE_MAX) toTextCache.clear()
+  toTextCache.set(k, t)
+  return t
 }
 
 function idsBytes(ids: readonly string[]): Uint8Array {
@@ -190,7 +211,7 @@ const isBytes = (x: unknown, n?: number): x is Uint8Array => x instanceof Uint8A
 
 function id(x: unknown, what: string): string {
   if (!isBytes(x, ID_BYTES)) fail(`${what} is not 32 bytes`)
-  return toBase58(x as Uint8Array)
+  return idText(x as Uint8Array)
 }
 
 function ids(x: unknown, what: string, max: number): string[] {
@@ -198,7 +219,7 @@ function ids(x: unknown, what: string, max: number): string[] {
   const n = x.length / ID_BYTES
   if (n > max) over(`${what}: ${n} ids`)
   const out: string[] = []
-  for (let i = 0; i < n; i++) out.push(toBase58(x.subarray(i * ID_BYTES, (i + 1) * ID_BYTES)))
+  for (let i = 0; i < n; i++) out.push(idText(x.subarray(i * ID_BYTES, (i + 1) * ID_BYTES)))
   return out
 }
 

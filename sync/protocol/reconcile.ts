@@ -1,5 +1,5 @@
 import { ELEMENT_BYTES, RANGE_FP_BYTES, RANGE_TUNING, SYNC_LIMITS } from './limits.ts'
-import type { RangeElems, RangeFps, RangeItem } from './messages.ts'
+import { decodeMessage, encodeMessage, type RangeElems, type RangeFps, type RangeItem, type StepMsg } from './messages.ts'
 import { elementEntry, rangeFp, rootFpBytes, type Element, type RangeIndex } from './range-index.ts'
 
 /**
@@ -113,4 +113,63 @@ export function answerRanges(index: RangeIndex, salt: number, items: readonly Ra
     }
   }
   return out
+}
+
+export interface ReconcileRun {
+  /** Messages the initiator sent (the `sync` included): round trips. */
+  roundTrips: number
+  messages: number
+  /** Encoded bytes from the initiator to the responder and back. */
+  bytesOut: number
+  bytesIn: number
+  /** Elements each side found the other lacks or holds with other heads (ids of its own). */
+  initiatorMine: string[]
+  responderMine: string[]
+  /** Positions of the other side's elements each side does not match. */
+  initiatorTheirs: number[]
+  responderTheirs: number[]
+}
+
+/**
+ * Runs the range phase of an exchange between two indexes in memory, with the real message
+ * encoding, until every differing range is resolved (benchmarks and tests; the session
+ * interleaves the same steps with heads and changes).
+ */
+export function reconcileIndexes(a: RangeIndex, b: RangeIndex, opts: { spaceId: string; salt: number; tuning?: Tuning }): ReconcileRun {
+  const run: ReconcileRun = { roundTrips: 1, messages: 1, bytesOut: 0, bytesIn: 0, initiatorMine: [], responderMine: [], initiatorTheirs: [], responderTheirs: [] }
+  const { spaceId, salt, tuning } = opts
+  const open = openFingerprint(a)
+  run.bytesOut += encodeMessage({ type: 'sync', spaceId, req: salt, fp: open.fp, count: open.count }).length
+  run.messages = 1
+  if (rootMatches(b, open.fp, open.count)) {
+    run.bytesIn += encodeMessage({ type: 'done', spaceId, req: salt }).length
+    run.messages++
+    return run
+  }
+  let items: RangeItem[] = [describeRange(b, salt, 0, 0, tuning)]
+  let fromInitiator = false
+  let hop = 1
+  while (items.length) {
+    const bytes = encodeMessage({ type: 'step', spaceId, req: salt, hop: hop++, ranges: items, heads: [], wants: [], changes: [] })
+    run.messages++
+    if (fromInitiator) {
+      run.bytesOut += bytes.length
+      run.roundTrips++
+    } else run.bytesIn += bytes.length
+    const msg = decodeMessage(bytes) as StepMsg
+    const receiver = fromInitiator ? b : a
+    const ans = answerRanges(receiver, salt, msg.ranges, tuning)
+    const mine = ans.mine.map((e) => e.id)
+    const theirs = [...ans.theirs.keys()]
+    if (fromInitiator) {
+      run.responderMine.push(...mine)
+      run.responderTheirs.push(...theirs)
+    } else {
+      run.initiatorMine.push(...mine)
+      run.initiatorTheirs.push(...theirs)
+    }
+    items = ans.reply
+    fromInitiator = !fromInitiator
+  }
+  return run
 }

@@ -1,0 +1,270 @@
+import { decodeCanonical } from '../core/encoding.ts'
+import { SvcError } from '../core/errors.ts'
+import { open } from '../crypto/box.ts'
+import { decodeChange } from '../dag/change.ts'
+import { CHANGE_DERIVED_ID, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
+import { propertyIdSync } from '../crypto/hash.ts'
+import { applyToRecord, type MergePolicy, type RecordState } from '../crdt/record.ts'
+import type { SpaceReplica } from '../replica/space-replica.ts'
+import { instant } from './rows.ts'
+
+/** Datasets whose changes version history leaves out (spec: chat keeps no history). */
+export const NO_HISTORY_DATASETS = new Set(['chat_messages'])
+
+export const HISTORY_LIMITS = {
+  defaultLimit: 50,
+  maxLimit: 200,
+  /** Default burst window for `coalesce`: one author's changes closer than this merge. */
+  defaultCoalesceWindowMs: 60_000,
+  /** Most records `GET {O}/history/:version` returns before 413 `history.view_too_large`. */
+  maxViewRecords: 5_000,
+} as const
+
+/** One change of an object, as history lists it (field set of our design: "not shown"). */
+export interface HistoryEntry {
+  version: string
+  author: string
+  timestamp: { $date: string }
+  lamport: number
+  parents: string[]
+  datasets: string[]
+  recordIds: Array<{ dataset: string; id: string }>
+  traceIds: string[]
+  opCount: number
+  /** With `coalesce`: the versions this entry stands for (newest first), itself included. */
+  versions?: string[]
+}
+
+interface Decoded {
+  id: string
+  lamport: number
+  author: string
+  timestamp: number
+  prevIds: string[]
+  ops: Op[]
+  traceIds: string[]
+}
+
+export interface HistoryQuery {
+  dataset?: string
+  recordId?: string
+  traceId?: string
+  author?: string
+  limit?: number
+  cursor?: string
+  coalesce?: boolean
+  coalesceWindowMs?: number
+}
+
+/**
+ * Version history of one space's objects, read from the DAG itself. Payloads are opened once
+ * per change and cached per tree (extended as changes arrive), so listing a long history is a
+ * scan of a sorted in-memory list, not thousands of decryptions per request.
+ */
+export class History {
+  private readonly cache = new Map<string, { list: Decoded[]; byId: Map<string, Decoded> }>()
+
+  constructor(private readonly replica: SpaceReplica, private readonly policy: MergePolicy) {
+    replica.addCommitListener((info) => {
+      for (const t of info.treeIds) this.cache.delete(t)
+    })
+  }
+
+  private async load(objectId: string) {
+    let c = this.cache.get(objectId)
+    if (c) return c
+    const idx = await this.replica.treeIndex(objectId)
+    const nodes = idx.missingFrom([]).filter((n) => n.prevIds.length > 0)
+    const raws = await this.replica.rawChanges(objectId, nodes.map((n) => n.id))
+    const list: Decoded[] = []
+    for (const { raw } of raws) {
+      const ch = decodeChange(raw)
+      const key = this.replica.keyring.get(ch.readKeyId)
+      if (!key) continue
+      const p = decodeCanonical<ChangePayload>(open(key, ch.payload))
+      list.push({ id: ch.id, lamport: ch.lamport, author: ch.author, timestamp: ch.timestamp, prevIds: ch.prevIds, ops: p.ops, traceIds: p.traceIds ?? [] })
+    }
+    // Newest first in DAG order: descending (lamport, id), the reverse of the merge order.
+    list.sort((a, b) => b.lamport - a.lamport || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    c = { list, byId: new Map(list.map((d) => [d.id, d])) }
+    this.cache.set(objectId, c)
+    return c
+  }
+
+  async list(objectId: string, q: HistoryQuery = {}): Promise<{ changes: HistoryEntry[]; cursor: string | null }> {
+    const limit = q.limit ?? HISTORY_LIMITS.defaultLimit
+    if (!Number.isInteger(limit) || limit < 1 || limit > HISTORY_LIMITS.maxLimit) {
+      throw new SvcError('request.invalid_field', `limit is an integer from 1 to ${HISTORY_LIMITS.maxLimit}`, { field: 'limit' })
+    }
+    const { list } = await this.load(objectId)
+    let start = 0
+    if (q.cursor !== undefined) {
+      const at = list.findIndex((d) => d.id === q.cursor)
+      if (at < 0) throw new SvcError('request.invalid_field', 'unknown cursor', { field: 'cursor' })
+      start = at + 1
+    }
+    const window = q.coalesceWindowMs ?? HISTORY_LIMITS.defaultCoalesceWindowMs
+    const out: HistoryEntry[] = []
+    let last: Decoded | undefined
+    let i = start
+    for (; i < list.length && out.length <= limit; i++) {
+      const d = list[i]
+      const entry = toEntry(d)
+      if (!matches(entry, d, q)) continue
+      const prev = out[out.length - 1]
+      if (q.coalesce && prev && last && last.author === d.author && Math.abs(last.timestamp - d.timestamp) <= window) {
+        mergeInto(prev, entry)
+        last = d
+        continue
+      }
+      if (out.length === limit) break
+      out.push(q.coalesce ? { ...entry, versions: [entry.version] } : entry)
+      last = d
+    }
+    // The cursor is the last change this page consumed; the next page starts after it.
+    const more = i < list.length
+    return { changes: out, cursor: more && out.length ? list[i - 1].id : null }
+  }
+
+  /** Record states of an object at a version: the fold of every op in its causal past. */
+  async stateAt(objectId: string, version: string, dataset?: string): Promise<Map<string, Map<string, RecordState>>> {
+    const { byId } = await this.load(objectId)
+    if (!byId.has(version)) throw new SvcError('history.version_not_found', 'no such version of this object', { version })
+    return this.fold(this.past(byId, [version]), dataset)
+  }
+
+  async view(objectId: string, version: string, dataset?: string): Promise<Record<string, Record<string, Json>>> {
+    const states = await this.stateAt(objectId, version, dataset)
+    let n = 0
+    const out: Record<string, Record<string, Json>> = {}
+    for (const [ds, recs] of states) {
+      for (const [id, st] of recs) {
+        if (st.deleted || st.value === undefined) continue
+        if (++n > HISTORY_LIMITS.maxViewRecords) {
+          throw new SvcError('history.view_too_large', 'this version holds too many records to show at once; filter by dataset', { limit: HISTORY_LIMITS.maxViewRecords })
+        }
+        ;(out[ds] ??= {})[id] = st.value
+      }
+    }
+    return out
+  }
+
+  async recordAt(objectId: string, version: string, dataset: string, recordId: string): Promise<{ exists: boolean; deleted?: boolean; record?: Json }> {
+    const st = (await this.stateAt(objectId, version, dataset)).get(dataset)?.get(recordId)
+    if (!st) return { exists: false }
+    if (st.deleted) return { exists: true, deleted: true }
+    return st.value === undefined ? { exists: false } : { exists: true, deleted: false, record: st.value }
+  }
+
+  /**
+   * What a version changed: records it touched, before (at `base`, default its parents) and
+   * after. `recordIds` narrows to some records.
+   */
+  async diff(objectId: string, version: string, opts: { base?: string; dataset?: string; recordIds?: string[] } = {}) {
+    const { byId } = await this.load(objectId)
+    const v = byId.get(version)
+    if (!v) throw new SvcError('history.version_not_found', 'no such version of this object', { version })
+    if (opts.base !== undefined && !byId.has(opts.base)) throw new SvcError('history.version_not_found', 'no such base version', { version: opts.base })
+    const after = this.fold(this.past(byId, [version]), opts.dataset)
+    const beforeIds = opts.base !== undefined ? this.past(byId, [opts.base]) : this.past(byId, v.prevIds)
+    const before = this.fold(beforeIds, opts.dataset)
+    const touched = new Set<string>()
+    if (opts.base === undefined) {
+      for (const op of v.ops) if (op.op !== 'deleteObject') touched.add(`${op.ds}\u0000${resolveId(op.id, v.id)}`)
+    } else {
+      for (const m of [before, after]) for (const [ds, recs] of m) for (const id of recs.keys()) touched.add(`${ds}\u0000${id}`)
+    }
+    const datasets: Record<string, Array<{ id: string; before: Json | null; after: Json | null }>> = {}
+    for (const key of [...touched].sort()) {
+      const [ds, id] = key.split('\u0000')
+      if (opts.dataset !== undefined && ds !== opts.dataset) continue
+      if (opts.recordIds && !opts.recordIds.includes(id)) continue
+      const b = valueOf(before.get(ds)?.get(id))
+      const a = valueOf(after.get(ds)?.get(id))
+      if (opts.base !== undefined && JSON.stringify(a) === JSON.stringify(b)) continue
+      ;(datasets[ds] ??= []).push({ id, before: b, after: a })
+    }
+    return { base: opts.base ?? null, version, datasets }
+  }
+
+  private past(byId: Map<string, Decoded>, heads: readonly string[]): Decoded[] {
+    const seen = new Set<string>()
+    const stack = [...heads]
+    const out: Decoded[] = []
+    while (stack.length) {
+      const id = stack.pop()!
+      if (seen.has(id)) continue
+      seen.add(id)
+      const d = byId.get(id)
+      if (!d) continue
+      out.push(d)
+      stack.push(...d.prevIds)
+    }
+    return out
+  }
+
+  private fold(changes: Decoded[], dataset?: string) {
+    const states = new Map<string, Map<string, RecordState>>()
+    const ordered = [...changes].sort((a, b) => a.lamport - b.lamport || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    for (const d of ordered) {
+      for (let i = 0; i < d.ops.length; i++) {
+        const op = d.ops[i]
+        if (op.op === 'deleteObject') {
+          states.clear()
+          break
+        }
+        if (dataset !== undefined && op.ds !== dataset) continue
+        if (NO_HISTORY_DATASETS.has(op.ds)) continue
+        const id = resolveId(op.id, d.id)
+        let recs = states.get(op.ds)
+        if (!recs) states.set(op.ds, (recs = new Map()))
+        const info = { l: d.lamport, c: d.id, i, a: d.author, t: d.timestamp }
+        const mop = op.op === 'set' ? { k: 'set' as const, p: op.path, v: op.value } : op.op === 'unset' ? { k: 'unset' as const, p: op.path } : { k: 'delete' as const }
+        recs.set(id, applyToRecord(recs.get(id), info, mop, this.policy.pinnedPaths(op.ds)).state)
+      }
+    }
+    return states
+  }
+}
+
+const resolveId = (id: string, changeId: string) => (id === CHANGE_DERIVED_ID ? propertyIdSync(changeId) : id)
+const valueOf = (st: RecordState | undefined): Json | null => (st && !st.deleted && st.value !== undefined ? st.value : null)
+
+function toEntry(d: Decoded): HistoryEntry {
+  const datasets = new Set<string>()
+  const recordIds: Array<{ dataset: string; id: string }> = []
+  const seen = new Set<string>()
+  for (const op of d.ops) {
+    if (op.op === 'deleteObject') continue
+    if (NO_HISTORY_DATASETS.has(op.ds)) continue
+    datasets.add(op.ds)
+    const id = resolveId(op.id, d.id)
+    const k = `${op.ds}\u0000${id}`
+    if (!seen.has(k)) {
+      seen.add(k)
+      recordIds.push({ dataset: op.ds, id })
+    }
+  }
+  return {
+    version: d.id, author: d.author, timestamp: instant(d.timestamp), lamport: d.lamport, parents: d.prevIds,
+    datasets: [...datasets].sort(), recordIds, traceIds: d.traceIds, opCount: d.ops.length,
+  }
+}
+
+function matches(e: HistoryEntry, d: Decoded, q: HistoryQuery): boolean {
+  // A change that only touched history-less datasets is not listed.
+  if (e.opCount > 0 && e.recordIds.length === 0 && !d.ops.some((o) => o.op === 'deleteObject')) return false
+  if (q.dataset !== undefined && !e.datasets.includes(q.dataset)) return false
+  if (q.recordId !== undefined && !e.recordIds.some((r) => r.id === q.recordId && (q.dataset === undefined || r.dataset === q.dataset))) return false
+  if (q.traceId !== undefined && !e.traceIds.includes(q.traceId)) return false
+  if (q.author !== undefined && e.author !== q.author) return false
+  return true
+}
+
+function mergeInto(into: HistoryEntry, e: HistoryEntry) {
+  into.versions = [...(into.versions ?? [into.version]), e.version]
+  into.datasets = [...new Set([...into.datasets, ...e.datasets])].sort()
+  for (const r of e.recordIds) if (!into.recordIds.some((x) => x.dataset === r.dataset && x.id === r.id)) into.recordIds.push(r)
+  into.traceIds = [...new Set([...into.traceIds, ...e.traceIds])]
+  into.opCount += e.opCount
+}

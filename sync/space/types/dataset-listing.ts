@@ -1,0 +1,113 @@
+import type { JsonObject } from '../../crdt/ops.ts'
+import type { SpaceEngine } from '../space-engine.ts'
+import { allDatasetDecls, MODULES } from './dataset-decls.ts'
+import type { DatasetDecl, FieldType } from './model.ts'
+
+/**
+ * `GET {S}/datasets`: one entry per collection, `{name, schema, owners?, module, shared?}`.
+ * `schema` is a JSON Schema (2020-12) of a record with `x-scope` (`synced` or `local`) on every
+ * field; declared datasets also carry `x-mutableBy` (`author`, `any`, or `once` for
+ * write-once) per field and `x-idRule`. `owners` are the types whose parts declare the
+ * collection (absent when none does). `module` is the serving module, null for plain
+ * declared datasets. The modules' canonical collections (`editor_blocks`, `chat_messages`) are
+ * always listed, `shared: true`. Order: by name.
+ */
+export interface DatasetListing {
+  name: string
+  schema: JsonObject
+  owners?: string[]
+  module: string | null
+  shared?: boolean
+}
+
+const INSTANT_SCHEMA: JsonObject = { type: 'object', properties: { $date: { type: 'string', format: 'date-time' } }, required: ['$date'], additionalProperties: false }
+
+const TYPE_SCHEMA: Record<FieldType, JsonObject> = {
+  string: { type: 'string' },
+  number: { type: 'number' },
+  integer: { type: 'integer' },
+  boolean: { type: 'boolean' },
+  array: { type: 'array' },
+  object: { type: 'object' },
+  datetime: INSTANT_SCHEMA,
+  any: {},
+}
+
+const synced = (s: JsonObject): JsonObject => ({ ...s, 'x-scope': 'synced' })
+const local = (s: JsonObject): JsonObject => ({ ...s, 'x-scope': 'local' })
+const ID_FIELD = (extra: JsonObject = {}) => synced({ type: 'string', readOnly: true, ...extra })
+const VER_FIELD = synced({ type: 'object', readOnly: true, properties: { id: { type: 'string' } } })
+
+/** Schemas of the modules' records (the editor and chat modules own the field rules). */
+export const MODULE_SCHEMAS: Record<string, JsonObject> = {
+  editor: {
+    type: 'object',
+    properties: {
+      id: ID_FIELD(),
+      _ver: VER_FIELD,
+      type: synced({ type: 'string' }),
+      style: synced({ type: 'string' }),
+      text: synced({ type: 'string' }),
+      nav: synced({ type: 'object', properties: { parent: { type: 'string' }, pos: {} } }),
+    },
+    required: ['id', 'type'],
+    'x-idRule': 'auto',
+  },
+  chat: {
+    type: 'object',
+    properties: {
+      id: ID_FIELD(),
+      _ver: VER_FIELD,
+      creator: synced({ type: 'string', readOnly: true }),
+      createdAt: synced({ ...INSTANT_SCHEMA, readOnly: true }),
+      modifiedAt: synced({ ...INSTANT_SCHEMA, readOnly: true }),
+      text: synced({ type: 'string', maxLength: 32768 }),
+      replyToMessageId: synced({ type: 'string', maxLength: 256 }),
+      mentions: synced({ type: 'array', items: { type: 'string' }, readOnly: true }),
+      attachments: synced({ type: 'object' }),
+      reactions: synced({ type: 'object' }),
+      agent: synced({ type: 'object', properties: { name: { type: 'string' }, debugLink: { type: 'string' }, done: { type: 'boolean' } } }),
+      unread: local({ type: 'boolean', readOnly: true }),
+      unreadMention: local({ type: 'boolean', readOnly: true }),
+      unreadReactions: local({ type: 'boolean', readOnly: true }),
+    },
+    required: ['id'],
+    'x-idRule': 'auto',
+  },
+}
+
+/** JSON Schema of a declared (non-module) dataset's records. */
+export function declSchema(d: DatasetDecl): JsonObject {
+  const idExtra: JsonObject = {}
+  if (d.idPattern !== undefined) idExtra.pattern = `^(?:${d.idPattern})$`
+  if (d.idMaxLen !== undefined) idExtra.maxLength = d.idMaxLen
+  const properties: JsonObject = { id: ID_FIELD(idExtra), _ver: VER_FIELD }
+  const required = ['id']
+  for (const [name, f] of Object.entries(d.fields)) {
+    const s: JsonObject = { ...TYPE_SCHEMA[f.type ?? 'any'], 'x-scope': f.scope ?? 'synced', 'x-mutableBy': f.mutableBy ?? 'once' }
+    if (f.description !== undefined) s.description = f.description
+    properties[name] = s
+    if (f.required) required.push(name)
+  }
+  const schema: JsonObject = { type: 'object', properties, required, additionalProperties: d.dynamic === true, 'x-idRule': d.idRule }
+  if (d.displayName !== undefined) schema.title = d.displayName
+  return schema
+}
+
+export async function listDatasets(engine: SpaceEngine): Promise<DatasetListing[]> {
+  const byName = new Map<string, DatasetListing>()
+  for (const [module, info] of Object.entries(MODULES)) {
+    byName.set(info.canonicalCollection, { name: info.canonicalCollection, schema: MODULE_SCHEMAS[module], module, shared: true })
+  }
+  for (const d of await allDatasetDecls(engine)) {
+    let entry = byName.get(d.collection)
+    if (!entry) {
+      entry = { name: d.collection, schema: d.module ? MODULE_SCHEMAS[d.module] : declSchema(d), module: d.module ?? null }
+      if (d.shared) entry.shared = true
+      byName.set(d.collection, entry)
+    }
+    const owners = (entry.owners ??= [])
+    if (!owners.includes(d.typeId)) owners.push(d.typeId)
+  }
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((e) => structuredClone(e))
+}
