@@ -48,7 +48,7 @@ export const MODULE_SCHEMAS: Record<string, JsonObject> = {
       type: synced({ type: 'string' }),
       style: synced({ type: 'string' }),
       text: synced({ type: 'string' }),
-      nav: synced({ type: 'object', properties: { parent: { type: 'string' }, pos: {} } }),
+      nav: synced({ type: 'object', properties: { pos: { type: 'string' }, depth: { type: 'integer', minimum: 0 } } }),
     },
     required: ['id', 'type'],
     'x-idRule': 'auto',

@@ -104,7 +104,7 @@ export const invalidField = (field: string, message: string, extra?: Record<stri
   new SvcError('request.invalid_field', message, { field, ...extra })
 
 /** A code-side handle (type or property xKey). */
-export const XKEY_RE = /^[A-Za-z0-9_][A-Za-z0-9_.:/-]{0,127}$/
+export const XKEY_RE = /^[A-Za-z0-9_][A-Za-z0-9_.:/@+-]{0,127}$/
 
 /** Keys that may never name an option, meta, config or vendor entry (they collide with wire or JS names). */
 export function isReservedKey(k: string): boolean {

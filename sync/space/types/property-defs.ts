@@ -3,7 +3,7 @@ import { CHANGE_DERIVED_ID, type Json, type JsonObject, type Op } from '../../cr
 import type { MaterializedRecord } from '../../replica/space-replica.ts'
 import { PROPERTIES_DS } from '../schema.ts'
 import type { SpaceEngine } from '../space-engine.ts'
-import { builtinProperties, frozen, isBuiltinType } from './builtins.ts'
+import { builtinProperties, isBuiltinType } from './builtins.ts'
 import { checkEntryKey, checkSlug, checkXFormat, defaultSlug } from './formats.ts'
 import { invalidField, isObj, PROPERTY_KINDS, PROPERTY_SCOPES, readSetUnset, XKEY_RE, type PropertyDef, type PropertyKind, type PropertyScope } from './model.ts'
 import { checkSetEntry, classifyPropertyPath } from './property-patch.ts'
@@ -146,7 +146,7 @@ export async function createProperty(engine: SpaceEngine, typeId: string, body: 
     record.properties = body.properties
   }
   if (body.xKey !== undefined) {
-    if (typeof body.xKey !== 'string' || !XKEY_RE.test(body.xKey)) throw invalidField('xKey', 'xKey must be a code handle ([A-Za-z0-9_.:/-], up to 128 chars)')
+    if (typeof body.xKey !== 'string' || !XKEY_RE.test(body.xKey)) throw invalidField('xKey', 'xKey must be a code handle ([A-Za-z0-9_.:/@+-], up to 128 chars)')
     await assertXKeyFree(engine, typeId, body.xKey)
     record.xKey = body.xKey
   }
@@ -191,10 +191,6 @@ export async function patchProperty(engine: SpaceEngine, typeId: string, propId:
 
 /** `DELETE {T}/properties/:propId`: tombstones the definition; values stay as orphan data. */
 export async function deleteProperty(engine: SpaceEngine, typeId: string, propId: string): Promise<void> {
-  if (isBuiltinType(typeId)) {
-    getType(engine, typeId)
-    throw frozen(typeId)
-  }
   requireUserType(engine, typeId)
   await requireLiveProperty(engine, typeId, propId)
   await engine.replica.write(typeId, [{ op: 'delete', ds: PROPERTIES_DS, id: propId }])

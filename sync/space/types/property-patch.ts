@@ -65,7 +65,7 @@ export function classifyPropertyPath(path: string): PathClass {
           type: 'leaf',
           xKey: true,
           check: (v) => {
-            if (typeof v !== 'string' || !XKEY_RE.test(v)) throw wrongType(path, 'a code handle ([A-Za-z0-9_.:/-], up to 128 chars)')
+            if (typeof v !== 'string' || !XKEY_RE.test(v)) throw wrongType(path, 'a code handle ([A-Za-z0-9_.:/@+-], up to 128 chars)')
           },
         }
       }

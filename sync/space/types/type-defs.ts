@@ -109,7 +109,7 @@ function metaEntries(meta: unknown): Array<[string, Json]> {
  */
 export async function createType(engine: SpaceEngine, body: TypeCreateBody): Promise<TypeInfo> {
   if (body.xKey === undefined || body.xKey === null || body.xKey === '') throw new SvcError('type.xkey_required', 'xKey is required')
-  if (typeof body.xKey !== 'string' || !XKEY_RE.test(body.xKey)) throw invalidField('xKey', 'xKey must be a short code handle ([A-Za-z0-9_.:/-], up to 128 chars)')
+  if (typeof body.xKey !== 'string' || !XKEY_RE.test(body.xKey)) throw invalidField('xKey', 'xKey must be a short code handle ([A-Za-z0-9_.:/@+-], up to 128 chars)')
   const xKey = body.xKey
   const fields = typeFields(body)
   const meta = metaEntries(body.meta).filter(([, v]) => v !== null)

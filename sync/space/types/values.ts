@@ -96,6 +96,36 @@ export async function setPropertyValues(engine: SpaceEngine, store: ScopedValueS
       throw new SvcError('object.type_required', 'the object does not carry this type', { objectId, typeId: typeKey })
     }
   }
+  const { synced, scoped, rejections } = await checkPropertyValues(engine, typeKey, entries)
+  const result: PropertySetResult = { recordIds: [objectId] }
+  if (Object.keys(synced).length) {
+    const w = await engine.setRowValues(objectId, typeKey, synced)
+    result.versionId = w.versionId
+    result.changeId = w.changeId
+    if (w.rejections?.length) rejections.push(...w.rejections)
+    await engine.settled()
+  }
+  for (const { def, value } of scoped) {
+    store.set({ scope: def.scope as 'account' | 'local', spaceId: engine.spaceId, objectId, typeKey, propId: def.id }, value)
+    const list = ((result.scoped ??= {})[def.scope as 'account' | 'local'] ??= [])
+    list.push(def.id)
+  }
+  if (rejections.length) result.rejections = rejections
+  return result
+}
+
+/**
+ * Checks values of one type key without writing (the property rules of setPropertyValues
+ * after the object checks); also for callers that write values another way (object creation
+ * with initialProperties, bundles). Returns the synced values by propId, the account/local
+ * ones with their definitions, and the dropped values of removed properties.
+ */
+export async function checkPropertyValues(
+  engine: SpaceEngine,
+  typeKey: string,
+  entries: Array<[string, unknown]>,
+): Promise<{ synced: Record<string, Json>; scoped: Array<{ def: PropertyDef; value: Json }>; rejections: WriteRejection[] }> {
+  if (typeKey !== 'core') getType(engine, typeKey)
   const synced: Record<string, Json> = {}
   const scoped: Array<{ def: PropertyDef; value: Json }> = []
   const rejections: WriteRejection[] = []
@@ -120,21 +150,7 @@ export async function setPropertyValues(engine: SpaceEngine, store: ScopedValueS
     if (def.scope === 'synced') synced[propId] = value
     else scoped.push({ def, value })
   }
-  const result: PropertySetResult = { recordIds: [objectId] }
-  if (Object.keys(synced).length) {
-    const w = await engine.setRowValues(objectId, typeKey, synced)
-    result.versionId = w.versionId
-    result.changeId = w.changeId
-    if (w.rejections?.length) rejections.push(...w.rejections)
-    await engine.settled()
-  }
-  for (const { def, value } of scoped) {
-    store.set({ scope: def.scope as 'account' | 'local', spaceId: engine.spaceId, objectId, typeKey, propId: def.id }, value)
-    const list = ((result.scoped ??= {})[def.scope as 'account' | 'local'] ??= [])
-    list.push(def.id)
-  }
-  if (rejections.length) result.rejections = rejections
-  return result
+  return { synced, scoped, rejections }
 }
 
 /** Account- and local-scope values of one object, grouped like a row: `{typeKey: {propId: value}}`. */
