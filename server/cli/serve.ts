@@ -20,7 +20,8 @@ const describe = (err: unknown) => (isSvcError(err) ? `${err.code}: ${err.messag
  */
 export async function serve(config: ServeConfig, io: CliIO, engineFactory: EngineHostFactory = idleEngineHost): Promise<number> {
   mkdirSync(config.data, { recursive: true, mode: 0o700 })
-  const controlToken = config.managed ? randomBytes(32).toString('base64url') : undefined
+  // Hex: safe as a command-line argument (a base64url token may start with '-').
+  const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
   const session = new DaemonSession({
     dataRoot: config.data,
     mode: config.managed ? 'managed' : 'standalone',
@@ -69,12 +70,12 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: Engin
   io.stdout.write(`${baseUrl(config.host, port)}\n`)
   if (controlToken) io.stdout.write(`${controlToken}\n`)
 
+  // Kept until the process exits: a repeated signal while draining (or just after) is ignored
+  // rather than killing the process halfway; the drain is bounded anyway.
   const onSignal = () => void stop()
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
   await done
-  process.off('SIGTERM', onSignal)
-  process.off('SIGINT', onSignal)
   return exitCode
 }
 
