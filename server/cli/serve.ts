@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
-import { idleEngineHost, type EngineHostFactory } from '../../node/daemon/engine-host.ts'
+import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import type { EngineHostOptions } from '../../node/daemon/engine-host.ts'
+import { engineRoutes } from '../routes/engine.ts'
 import { DaemonSession } from '../../node/daemon/session.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { isSvcError } from '../../sync/core/errors.ts'
@@ -18,14 +20,15 @@ const describe = (err: unknown) => (isSvcError(err) ? `${err.code}: ${err.messag
  * stdout line 1: the base URL; line 2 (managed): the control token. Diagnostics go to stderr.
  * The returned promise settles when the server has stopped.
  */
-export async function serve(config: ServeConfig, io: CliIO, engineFactory: EngineHostFactory = idleEngineHost): Promise<number> {
+export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: EngineHostOptions) => DaemonEngine = (o) => new DaemonEngine(o)): Promise<number> {
   mkdirSync(config.data, { recursive: true, mode: 0o700 })
   // Hex: safe as a command-line argument (a base64url token may start with '-').
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
+  const engine = engineFactory({ dataRoot: config.data, noMdns: config.noMdns })
   const session = new DaemonSession({
     dataRoot: config.data,
     mode: config.managed ? 'managed' : 'standalone',
-    engine: engineFactory({ dataRoot: config.data, noMdns: config.noMdns }),
+    engine,
     env: systemEnv,
     ...(controlToken ? { controlToken } : {}),
     ...(config.passkey !== undefined ? { passkey: config.passkey } : {}),
@@ -44,7 +47,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: Engin
     })
     return stopping
   }
-  const app = buildApp({ session, requestShutdown: () => void stop(), logger: { level: 'warn', stream: io.stderr } })
+  const app = buildApp({ session, routes: engineRoutes(engine), requestShutdown: () => void stop(), logger: { level: 'warn', stream: io.stderr } })
 
   try {
     const booted = await session.bootAtStart()
