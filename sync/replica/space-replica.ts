@@ -59,6 +59,10 @@ interface StoredRecord extends RecordState {
 
 const MAX_PARKED = 20_000
 
+/** The id a derived object of `spaceId` with `seed` has on every device (see createObject). */
+export const derivedObjectId = (spaceId: string, seed: string): string =>
+  derivedRoot(spaceId, encodeCanonical({ kind: 'object', seed })).id
+
 export const verIdOf = (s: StampInfo) => `${String(s.l).padStart(12, '0')}-${s.c}`
 
 /**

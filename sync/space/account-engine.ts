@@ -70,11 +70,64 @@ export class AccountEngine {
     const tech = await SpaceEngine.create(replicaDeps, deps.accountKey, { seed: TECH_SPACE_SEED })
     const techObjectId = await tech.replica.createObject({ seed: TECH_ACCOUNT_SEED })
     const engine = new AccountEngine(deps, tech, techObjectId)
-    for (const row of await engine.spaceRows()) {
-      if (rowStatus(row) === 'deleted') continue
-      await engine.openSpace(row.spaceId)
-    }
+    await engine.followSpaceRows()
+    // Another device of this account may add or delete spaces: follow the tech space's rows.
+    tech.onChange((c) => {
+      if (c.records.get(techObjectId)?.has(TECH_DS.spaces) || c.reloaded.has(techObjectId)) {
+        engine.following = engine.following.then(() => engine.followSpaceRows()).catch(() => undefined)
+      }
+    })
     return engine
+  }
+
+  private following: Promise<void> = Promise.resolve()
+  private readonly spaceListeners = new Set<(spaceIds: string[]) => void>()
+
+  /** Opens every listed space not open yet (empty until sync fills it), drops deleted ones. */
+  private async followSpaceRows() {
+    const added: string[] = []
+    for (const row of await this.spaceRows()) {
+      if (rowStatus(row) === 'deleted') {
+        this.spaces.delete(row.spaceId)
+        continue
+      }
+      if (!this.spaces.has(row.spaceId)) {
+        await this.openSpace(row.spaceId)
+        added.push(row.spaceId)
+      }
+    }
+    if (added.length) for (const l of this.spaceListeners) l(added)
+  }
+
+  /** Told when spaces open because another device listed them (sync should fetch them). */
+  onSpacesOpened(fn: (spaceIds: string[]) => void): () => void {
+    this.spaceListeners.add(fn)
+    return () => this.spaceListeners.delete(fn)
+  }
+
+  /** Every space this account holds open, the tech space first. */
+  openSpaces(): SpaceEngine[] {
+    return [this.tech, ...this.spaces.values()]
+  }
+
+  /**
+   * Opens a space of this account that this device does not hold yet (another device is
+   * sending it); its spaces-list row arrives with the tech space.
+   */
+  async adopt(spaceId: string): Promise<SpaceEngine> {
+    const held = this.held(spaceId)
+    if (held) return held
+    const row = await this.spaceRow(spaceId)
+    if (row && rowStatus(row) === 'deleted') throw new SvcError('space.deleted', 'this space was deleted', { spaceId })
+    await this.openSpace(spaceId)
+    const e = this.spaces.get(spaceId)!
+    for (const l of this.spaceListeners) l([spaceId])
+    return e
+  }
+
+  /** The engine of a held space (tech included), or undefined. */
+  held(spaceId: string): SpaceEngine | undefined {
+    return spaceId === this.tech.spaceId ? this.tech : this.spaces.get(spaceId)
   }
 
   private get replicaDeps() {

@@ -2,7 +2,7 @@ import { SvcError } from '../core/errors.ts'
 import type { KeyPair } from '../crypto/keys.ts'
 import type { Json, JsonObject, Op } from '../crdt/ops.ts'
 import type { UserOp } from '../crdt/resolve.ts'
-import { SpaceReplica, type ReplicaDeps } from '../replica/space-replica.ts'
+import { derivedObjectId, SpaceReplica, type ReplicaDeps } from '../replica/space-replica.ts'
 import type { CommitInfo, WriteResult } from '../replica/types.ts'
 import { objectRowDoc, recordDoc, isJsonObject, asStringArray, type Doc } from './rows.ts'
 import { BUILTIN_TYPE_IDS, ROW_DS, ROW_ID, SPACE_INDEX_SEED, spacePolicy } from './schema.ts'
@@ -23,6 +23,8 @@ export interface SpaceChange {
   records: Map<string, Map<string, Map<string, Array<{ type: '$set' | '$unset'; path: string; value?: unknown }>>>>
   /** Objects whose records must be re-read wholesale. */
   reloaded: Set<string>
+  /** Per object, the ops merge applied to its row (live object queries frame them). */
+  rowOps: Map<string, Array<{ type: '$set' | '$unset'; path: string; value?: unknown }>>
 }
 
 /**
@@ -61,7 +63,9 @@ export class SpaceEngine {
   }
 
   private static async attach(replica: SpaceReplica): Promise<SpaceEngine> {
-    const indexId = replica.known ? await replica.createObject({ seed: SPACE_INDEX_SEED }) : ''
+    // The space index is derived: its id is known before the space's content has arrived.
+    const indexId = derivedObjectId(replica.spaceId, SPACE_INDEX_SEED)
+    if (replica.known && !replica.treeMeta(indexId)) await replica.createObject({ seed: SPACE_INDEX_SEED })
     const e = new SpaceEngine(replica, indexId)
     for (const t of replica.treeIds()) await e.refreshRow(t)
     // Commits are announced in order: each waits for the previous one's row refresh.
@@ -206,7 +210,7 @@ export class SpaceEngine {
   }
 
   private async onCommit(info: CommitInfo) {
-    const change: SpaceChange = { versionId: info.versionId, objects: new Set(), records: new Map(), reloaded: new Set(info.rebuiltTrees) }
+    const change: SpaceChange = { versionId: info.versionId, objects: new Set(), records: new Map(), reloaded: new Set(info.rebuiltTrees), rowOps: new Map() }
     for (const t of info.treeIds) {
       if (t === this.spaceId) continue
       const meta = this.replica.treeMeta(t)
@@ -215,6 +219,7 @@ export class SpaceEngine {
     for (const r of info.records) {
       if (r.ds === ROW_DS && r.id === ROW_ID) {
         change.objects.add(r.treeId)
+        change.rowOps.set(r.treeId, [...(change.rowOps.get(r.treeId) ?? []), ...r.ops])
         continue
       }
       let perObj = change.records.get(r.treeId)

@@ -1,0 +1,167 @@
+import type { RoundResult, SyncDriver, Timer } from '../../sync/protocol/sync-driver.ts'
+
+export interface SchedulerOptions {
+  /** Local writes within this window share one round. */
+  debounceMs?: number
+  /** Every peer and space gets a round at least this often. */
+  periodMs?: number
+  /** First retry delay after a failed round with a peer; doubles up to `backoffMaxMs`. */
+  backoffBaseMs?: number
+  backoffMaxMs?: number
+}
+
+/** What one peer's rounds about one space have done since boot (for `{S}/debug`). */
+export interface PeerSpaceStats {
+  peerId: string
+  lastSyncAt: number | null
+  /** Changes received from the peer that were new here. */
+  new: number
+  /** Changes sent to the peer. */
+  changed: number
+  rounds: number
+  lastErr: string | null
+}
+
+interface PeerState {
+  failures: number
+  /** No rounds before this time (exponential backoff after failures). */
+  notBefore: number
+  retry?: () => void
+}
+
+const FAILED: ReadonlySet<string> = new Set(['timeout', 'error', 'unauthenticated', 'busy', 'abandoned', 'closed'])
+
+/**
+ * When head sync runs: a round with every connected peer for every held space when the peer
+ * comes up, after local commits (debounced), and periodically; a peer whose rounds fail waits
+ * exponentially longer before the next one. Rounds for one (peer, space) never overlap: a
+ * request during one marks it to run again right after.
+ */
+export class SyncScheduler {
+  private readonly peers = new Map<string, PeerState>()
+  private readonly inflight = new Map<string, Promise<RoundResult>>()
+  private readonly again = new Set<string>()
+  private readonly debounced = new Map<string, () => void>()
+  readonly stats = new Map<string, Map<string, PeerSpaceStats>>()
+  private stopPeriodic?: () => void
+  private stopped = false
+  private readonly o: Required<SchedulerOptions>
+
+  constructor(
+    private readonly driver: SyncDriver,
+    private readonly spaces: () => string[],
+    private readonly timer: Timer,
+    private readonly now: () => number,
+    opts: SchedulerOptions = {},
+  ) {
+    this.o = { debounceMs: 150, periodMs: 30_000, backoffBaseMs: 1_000, backoffMaxMs: 60_000, ...opts }
+    this.schedulePeriodic()
+  }
+
+  peerUp(peer: string) {
+    this.peers.set(peer, { failures: 0, notBefore: 0 })
+    void this.roundsWith(peer, this.spaces())
+  }
+
+  peerDown(peer: string) {
+    this.peers.get(peer)?.retry?.()
+    this.peers.delete(peer)
+  }
+
+  connectedPeers(): string[] {
+    return [...this.peers.keys()].sort()
+  }
+
+  /** A local commit in `spaceId`: one round with every peer soon. */
+  changed(spaceId: string) {
+    if (this.stopped || this.debounced.has(spaceId)) return
+    const cancel = this.timer.after(this.o.debounceMs, () => {
+      this.debounced.delete(spaceId)
+      for (const p of this.peers.keys()) void this.round(p, spaceId)
+    })
+    this.debounced.set(spaceId, cancel)
+  }
+
+  /** A round with every connected peer about `spaceId`, ignoring backoff; resolves when all end. */
+  async syncNow(spaceId: string): Promise<RoundResult[]> {
+    return Promise.all([...this.peers.keys()].map((p) => this.round(p, spaceId, true)))
+  }
+
+  /** Spaces just opened (another device listed them): fetch them from every peer. */
+  spacesAdded(spaceIds: string[]) {
+    for (const p of this.peers.keys()) void this.roundsWith(p, spaceIds)
+  }
+
+  stop() {
+    this.stopped = true
+    this.stopPeriodic?.()
+    for (const c of this.debounced.values()) c()
+    for (const s of this.peers.values()) s.retry?.()
+  }
+
+  private async roundsWith(peer: string, spaceIds: string[]) {
+    // The tech space goes first: it lists the spaces a second device then asks for.
+    for (const s of spaceIds) await this.round(peer, s)
+  }
+
+  private round(peer: string, spaceId: string, force = false): Promise<RoundResult> {
+    const key = `${peer}\u0000${spaceId}`
+    const running = this.inflight.get(key)
+    if (running) {
+      this.again.add(key)
+      return running
+    }
+    const st = this.peers.get(peer)
+    if (!st || this.stopped) return Promise.resolve(skipped('closed'))
+    if (!force && this.now() < st.notBefore) return Promise.resolve(skipped('busy'))
+    const p = this.driver.syncSpace(peer, spaceId).then((r) => {
+      this.inflight.delete(key)
+      this.record(peer, spaceId, r)
+      if (this.again.delete(key)) void this.round(peer, spaceId)
+      return r
+    })
+    this.inflight.set(key, p)
+    return p
+  }
+
+  private record(peer: string, spaceId: string, r: RoundResult) {
+    let perSpace = this.stats.get(spaceId)
+    if (!perSpace) this.stats.set(spaceId, (perSpace = new Map()))
+    const s = perSpace.get(peer) ?? { peerId: peer, lastSyncAt: null, new: 0, changed: 0, rounds: 0, lastErr: null }
+    s.rounds++
+    s.new += r.changesIn
+    s.changed += r.changesOut
+    const st = this.peers.get(peer)
+    // A space the peer does not hold or share is not a failure of the link.
+    if (r.ok || r.outcome === 'unknown_space' || (r.outcome === 'error' && r.error === 'not_member')) {
+      if (r.ok) s.lastSyncAt = this.now()
+      s.lastErr = r.ok ? null : s.lastErr
+      if (st && r.ok) st.failures = 0
+    } else if (FAILED.has(r.outcome)) {
+      s.lastErr = r.error ?? r.outcome
+      if (st) {
+        st.failures++
+        const delay = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** (st.failures - 1))
+        st.notBefore = this.now() + delay
+        st.retry?.()
+        st.retry = this.timer.after(delay, () => {
+          st.retry = undefined
+          void this.roundsWith(peer, this.spaces())
+        })
+      }
+    }
+    perSpace.set(peer, s)
+  }
+
+  private schedulePeriodic() {
+    if (this.stopped) return
+    this.stopPeriodic = this.timer.after(this.o.periodMs, () => {
+      for (const p of this.peers.keys()) void this.roundsWith(p, this.spaces())
+      this.schedulePeriodic()
+    })
+  }
+}
+
+function skipped(outcome: RoundResult['outcome']): RoundResult {
+  return { ok: false, outcome, roundTrips: 0, messagesOut: 0, messagesIn: 0, bytesOut: 0, bytesIn: 0, changesOut: 0, changesIn: 0 }
+}
