@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { SvcError } from '../../sync/core/errors.ts'
 import { systemEnv, type Env } from '../../sync/core/env.ts'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
+import { identityOf } from '../../sync/crypto/keys.ts'
 import { AccountEngine } from '../../sync/space/account-engine.ts'
 import { SqliteStorageAdapter } from '../storage/sqlite.ts'
 import type { BootedAccount, EngineHost, EngineHostOptions } from './engine-host.ts'
@@ -34,6 +35,7 @@ export class DaemonEngine implements EngineHost {
     try {
       const crypto = await defaultCryptoProvider()
       account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account })
+      await account.devices.register(identityOf(booted.keys.device.publicKey))
       const listen = this.options.p2pListen ?? process.env.SVC_P2P_LISTEN?.split(',').filter(Boolean)
       const p2p = this.options.p2p === false ? undefined : await P2PService.start({ account, keys: booted.keys, crypto, env: this.env, mdns: !this.options.noMdns && process.env.SVC_NO_MDNS !== '1', listen, scheduler: this.options.scheduler })
       this.current = { account, storage, booted, p2p }

@@ -62,6 +62,8 @@ export interface CompiledFilter {
   readonly hints: readonly EqualityHint[]
   /** True for the empty filter. */
   readonly matchesAll: boolean
+  /** Set when the whole filter is this one equality constraint (an exact index answers it). */
+  readonly exactHint?: EqualityHint
 }
 
 export const FILTER_LIMITS = {
@@ -107,11 +109,28 @@ export function compileFilter(filter: unknown): CompiledFilter {
   const ctx: Ctx = { nodes: 0 }
   const hints: EqualityHint[] = []
   const pred = compileDoc(filter, ctx, 1, hints)
-  if (Object.keys(filter).length === 0) return MATCH_ALL
-  return { test: pred as (doc: Doc) => boolean, hints, matchesAll: false }
+  const keys = Object.keys(filter)
+  if (keys.length === 0) return MATCH_ALL
+  const out: { test: (doc: Doc) => boolean; hints: EqualityHint[]; matchesAll: boolean; exactHint?: EqualityHint } = {
+    test: pred as (doc: Doc) => boolean,
+    hints,
+    matchesAll: false,
+  }
+  if (keys.length === 1 && hints.length === 1 && isSingleEquality(filter[keys[0]])) out.exactHint = hints[0]
+  return out
 }
 
 const MATCH_ALL: CompiledFilter = { test: () => true, hints: [], matchesAll: true }
+
+/** A field clause that is one scalar equality: `v`, `{$eq: v}` or `{$in: [v...]}`. */
+function isSingleEquality(arg: unknown): boolean {
+  if (isScalar(arg)) return true
+  if (!isPlainObject(arg)) return false
+  const ks = Object.keys(arg)
+  if (ks.length !== 1) return false
+  if (ks[0] === '$eq') return isScalar(arg.$eq)
+  return ks[0] === '$in' && Array.isArray(arg.$in) && arg.$in.every(isScalar)
+}
 
 /** A filter document (top level, `$and`/`$or`/`$nor` element, `$elemMatch` sub-document). */
 function compileDoc(f: Record<string, unknown>, ctx: Ctx, depth: number, hints: EqualityHint[] | null): Pred {

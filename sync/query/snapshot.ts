@@ -1,5 +1,5 @@
 import { SvcError } from '../core/errors.ts'
-import { type CompiledFilter, compileFilter } from './filter.ts'
+import { type CompiledFilter, compileFilter, type EqualityHint } from './filter.ts'
 import { compileProjection, type Projection } from './projection.ts'
 import { type CompiledSort, compileSort, type Entry, TopK } from './sort.ts'
 import { isQuerySource, type QuerySource } from './source.ts'
@@ -83,61 +83,73 @@ export interface Selection {
 }
 
 /**
- * The matches an index lets us visit, or undefined for a full scan: for every equality hint
- * whose path is indexed, the union of its values' id sets; the smallest such union wins.
+ * The candidates an index lets us visit, or undefined for a full scan: for every equality
+ * hint whose path is indexed, the union of its values' lookups; the smallest union wins, and
+ * only when it is smaller than the source. `exact` when the candidates are exactly the
+ * matches (exact source, filter made of that one equality).
  */
-export function candidatesFor(source: QuerySource, filter: CompiledFilter): Iterable<string> | undefined {
-  let best: { size: number; sets: ReadonlySet<string>[] } | undefined
+export function candidatesFor(source: QuerySource, filter: CompiledFilter): { docs: Iterable<Doc>; exact: boolean } | undefined {
+  let best: { size: number; maps: ReadonlyMap<string, Doc>[]; hint: EqualityHint } | undefined
   for (const h of filter.hints) {
-    const sets: ReadonlySet<string>[] = []
+    const maps: ReadonlyMap<string, Doc>[] = []
     let size = 0
     let ok = true
     for (const v of h.values) {
-      const s = source.lookup(h.path, v)
-      if (!s) {
+      const m = source.lookup(h.path, v)
+      if (!m) {
         ok = false
         break
       }
-      sets.push(s)
-      size += s.size
+      maps.push(m)
+      size += m.size
     }
-    if (ok && (!best || size < best.size)) best = { size, sets }
+    if (ok && (!best || size < best.size)) best = { size, maps, hint: h }
   }
   if (!best || best.size >= source.size) return undefined
-  if (best.sets.length === 1) return best.sets[0]
-  const u = new Set<string>()
-  for (const s of best.sets) for (const id of s) u.add(id)
-  return u
+  const exact = source.exact === true && filter.exactHint === best.hint
+  if (best.maps.length === 1) return { docs: best.maps[0].values(), exact }
+  const u = new Map<string, Doc>()
+  for (const m of best.maps) for (const [id, d] of m) u.set(id, d)
+  return { docs: u.values(), exact }
 }
 
 /** One pass: filter, count, keep the best k. */
 export function select(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k: number): Selection {
   const heap = new TopK(k, q.sort.compare)
-  const { test, matchesAll } = q.filter
   const entry = q.sort.entry
   const after = q.sort.after
   let total = 0
-  let indexed = false
-  const ids = isQuerySource(source) ? candidatesFor(source, q.filter) : undefined
-  if (ids) {
-    indexed = true
-    const src = source as QuerySource
-    for (const id of ids) {
-      const doc = src.get(id)
-      if (doc === undefined || !test(doc)) continue
+  let docs: Iterable<Doc> = source
+  let all = q.filter.matchesAll
+  const cands = isQuerySource(source) ? candidatesFor(source, q.filter) : undefined
+  if (cands) {
+    docs = cands.docs
+    all = all || cands.exact
+  }
+  const test = q.filter.test
+  // Two copies of one loop, so each iteration protocol (array index, Map iterator) and the
+  // calls inside stay monomorphic.
+  if (Array.isArray(docs)) {
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i]
+      if (!all && !test(doc)) continue
       total++
       const w = heap.worst
-      if (w === undefined ? k > 0 : !after(doc, w)) heap.offer(entry(doc))
+      if (w === undefined) {
+        if (k > 0) heap.offer(entry(doc))
+      } else if (!after(doc, w)) heap.offer(entry(doc, true))
     }
   } else {
-    for (const doc of source) {
-      if (!matchesAll && !test(doc)) continue
+    for (const doc of docs) {
+      if (!all && !test(doc)) continue
       total++
       const w = heap.worst
-      if (w === undefined ? k > 0 : !after(doc, w)) heap.offer(entry(doc))
+      if (w === undefined) {
+        if (k > 0) heap.offer(entry(doc))
+      } else if (!after(doc, w)) heap.offer(entry(doc, true))
     }
   }
-  return { top: heap.sorted(), total, indexed }
+  return { top: heap.sorted(), total, indexed: cands !== undefined }
 }
 
 /** Runs a snapshot query. Throws SvcError (`filter.*`, `request.invalid_field`) on a bad body. */

@@ -1,5 +1,5 @@
 import { SvcError } from '../core/errors.ts'
-import { cmpPrim, compileGetter, type Doc, parsePath, writeKey } from './values.ts'
+import { cmpInRank, compileGetter, type Doc, parsePath, writeKey } from './values.ts'
 
 /**
  * Sort specs: `string[]` of dotted paths, `-` prefix for descending (`['-core.name', 'n']`).
@@ -34,7 +34,11 @@ export interface Entry {
 
 export interface CompiledSort {
   readonly fields: readonly SortField[]
-  readonly entry: (doc: Doc) => Entry
+  /**
+   * The entry of a document. `afterWasLast`: the previous call on this sort was `after(doc, _)`
+   * for the same doc, so its first key is reused instead of read again.
+   */
+  readonly entry: (doc: Doc, afterWasLast?: boolean) => Entry
   readonly compare: (a: Entry, b: Entry) => number
   /** True when `doc` certainly sorts after `e` (decided on the first key alone, no allocation). */
   readonly after: (doc: Doc, e: Entry) => boolean
@@ -63,9 +67,16 @@ export function compileSort(spec: unknown): CompiledSort {
   const n = all.length
   const getters = all.map((f) => compileGetter(f.segs))
   const sign = all.map((f) => (f.desc ? -1 : 1))
-  const entry = (doc: Doc): Entry => {
+  const scratch: Array<number | string> = [0, 0]
+  const entry = (doc: Doc, afterWasLast = false): Entry => {
     const k = new Array<number | string>(2 * n)
-    for (let i = 0; i < n; i++) writeKey(getters[i](doc), k, 2 * i)
+    let i = 0
+    if (afterWasLast) {
+      k[0] = scratch[0]
+      k[1] = scratch[1]
+      i = 1
+    }
+    for (; i < n; i++) writeKey(getters[i](doc), k, 2 * i)
     return { id: String(doc.id), doc, k }
   }
   const compare = (a: Entry, b: Entry): number => {
@@ -74,18 +85,32 @@ export function compileSort(spec: unknown): CompiledSort {
     for (let i = 0; i < n; i++) {
       const ra = ka[2 * i] as number
       const rb = kb[2 * i] as number
-      const c = ra !== rb ? ra - rb : cmpPrim(ka[2 * i + 1], kb[2 * i + 1])
+      const c = ra !== rb ? ra - rb : cmpInRank(ra, ka[2 * i + 1], kb[2 * i + 1])
       if (c !== 0) return c * sign[i]
     }
     return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
   }
-  const scratch: Array<number | string> = [0, 0]
   const first = getters[0]
+  const desc0 = all[0].desc
   const after = (doc: Doc, e: Entry): boolean => {
-    writeKey(first(doc), scratch, 0)
+    const v = first(doc)
+    const rb = e.k[0]
+    // Fast paths for the common same-type cases: one specialized comparison, no calls.
+    if (typeof v === 'string' && rb === 3) {
+      scratch[0] = 3
+      scratch[1] = v
+      const w = e.k[1] as string
+      return desc0 ? v < w : v > w
+    }
+    if (typeof v === 'number' && rb === 2) {
+      scratch[0] = 2
+      scratch[1] = v
+      const w = e.k[1] as number
+      return desc0 ? v < w : v > w
+    }
+    writeKey(v, scratch, 0)
     const ra = scratch[0] as number
-    const rb = e.k[0] as number
-    const c = ra !== rb ? ra - rb : cmpPrim(scratch[1], e.k[1])
+    const c = ra !== rb ? ra - (rb as number) : cmpInRank(ra, scratch[1], e.k[1])
     return c * sign[0] > 0
   }
   return { fields, entry, compare, after, compareDocs: (a, b) => compare(entry(a), entry(b)) }

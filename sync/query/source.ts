@@ -3,26 +3,29 @@ import { collectPath, type Doc, parsePath, type Scalar } from './values.ts'
 /**
  * Where a query reads documents from. A plain `Iterable<Doc>` is always full-scanned; a
  * QuerySource can also answer equality lookups on indexed paths so runQuery and LiveWindow
- * visit only candidates (the filter is still applied to every candidate, so an index only has
- * to return a superset of the matches for the value it was asked about).
+ * visit only candidates instead of scanning (a storage-backed source can implement `lookup`
+ * with its own secondary index).
  *
- * Index semantics (what `lookup` must return): the ids of documents where some value reached
- * by the path (fanning out over arrays on the way, as filters do), or an element of an array
- * found there, is `value` under strict equality (string, finite number, boolean).
+ * Index semantics (what `lookup` returns, by id): the documents where some value reached by
+ * the path (fanning out over arrays on the way, as filters do), or an element of an array
+ * found there, is `value` under strict equality (string, finite number, boolean). A source
+ * whose `lookup` may return more than that must leave `exact` unset: the filter is then
+ * re-applied to every candidate. With `exact: true` a filter that is only that equality skips
+ * the re-check.
  */
 export interface QuerySource extends Iterable<Doc> {
-  /** The document with this id, or undefined. */
-  get(id: string): Doc | undefined
-  /** Candidate ids for `path == value`, or undefined when `path` is not indexed. */
-  lookup(path: string, value: Scalar): ReadonlySet<string> | undefined
+  /** Candidates for `path == value` (id -> document), or undefined when `path` is not indexed. */
+  lookup(path: string, value: Scalar): ReadonlyMap<string, Doc> | undefined
   /** Number of documents (used to decide whether an index beats a scan). */
   readonly size: number
+  /** True when `lookup` answers exactly the semantics above (no false positives). */
+  readonly exact?: boolean
 }
 
 export const isQuerySource = (x: unknown): x is QuerySource =>
-  typeof x === 'object' && x !== null && typeof (x as QuerySource).lookup === 'function' && typeof (x as QuerySource).get === 'function'
+  typeof x === 'object' && x !== null && typeof (x as QuerySource).lookup === 'function'
 
-const EMPTY: ReadonlySet<string> = new Set()
+const EMPTY: ReadonlyMap<string, Doc> = new Map()
 
 /** Index key of a scalar: type-tagged so 1 and '1' differ. */
 export function scalarKey(v: unknown): string | undefined {
@@ -38,15 +41,17 @@ export function scalarKey(v: unknown): string | undefined {
 }
 
 /**
- * An in-memory collection with equality indexes on chosen paths: for each path a Map from
- * value to the Set of ids having it. Maintained by `upsert(doc)` / `remove(id)`. Documents
- * are kept by reference and must not be mutated in place (upsert a new object instead).
+ * An in-memory collection with exact equality indexes on chosen paths: for each path a Map
+ * from value to the ids (with their documents) having it. Maintained by `upsert(doc)` /
+ * `remove(id)`. Documents are kept by reference and must not be mutated in place (upsert a
+ * new object instead).
  *
- * Memory: one Map entry per distinct (path, value) and one Set slot per (doc, value) pair.
+ * Memory: one Map entry per distinct (path, value) and one Map slot per (doc, value) pair.
  */
 export class InMemoryIndex implements QuerySource {
+  readonly exact = true
   private readonly docs = new Map<string, Doc>()
-  private readonly indexes = new Map<string, { segs: string[]; byValue: Map<string, Set<string>> }>()
+  private readonly indexes = new Map<string, { segs: string[]; byValue: Map<string, Map<string, Doc>> }>()
 
   constructor(paths: Iterable<string>, docs: Iterable<Doc> = []) {
     for (const p of paths) {
@@ -87,8 +92,8 @@ export class InMemoryIndex implements QuerySource {
     for (const ix of this.indexes.values()) {
       for (const k of keysAt(doc, ix.segs)) {
         let set = ix.byValue.get(k)
-        if (!set) ix.byValue.set(k, (set = new Set()))
-        set.add(id)
+        if (!set) ix.byValue.set(k, (set = new Map()))
+        set.set(id, doc)
       }
     }
   }
@@ -101,7 +106,7 @@ export class InMemoryIndex implements QuerySource {
     return true
   }
 
-  lookup(path: string, value: Scalar): ReadonlySet<string> | undefined {
+  lookup(path: string, value: Scalar): ReadonlyMap<string, Doc> | undefined {
     const ix = this.indexes.get(path)
     if (!ix) return undefined
     const k = scalarKey(value)

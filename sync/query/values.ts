@@ -33,23 +33,6 @@ export function parsePath(path: string): string[] | null {
   return segs
 }
 
-/**
- * The single value at a path, without fanning out over arrays (a numeric segment indexes an
- * array). Used by sort and projection-free reads. undefined when missing.
- */
-export function getPath(doc: unknown, segs: readonly string[]): unknown {
-  let cur: unknown = doc
-  for (const seg of segs) {
-    if (isPlainObject(cur)) {
-      if (!hasOwn(cur, seg)) return undefined
-      cur = cur[seg]
-    } else if (Array.isArray(cur) && isIndexSegment(seg)) {
-      cur = cur[Number(seg)]
-    } else return undefined
-  }
-  return cur
-}
-
 const isIndexSegment = (s: string): boolean => /^(0|[1-9][0-9]{0,8})$/.test(s)
 
 /** Returned by a {@link compileReader} reader when the path crosses an array before its end. */
@@ -61,6 +44,36 @@ export const FANOUT: unique symbol = Symbol('fanout')
  * caller then falls back to {@link collectPath}). Hot path of filters: no allocation.
  */
 export function compileReader(segs: readonly string[]): (doc: unknown) => unknown {
+  if (segs.some((s) => s in Object.prototype)) return readerLoop(segs)
+  // Unrolled short paths: each property access site then sees one key and (usually) one object
+  // shape, which keeps the engine's inline caches monomorphic on the hot path.
+  if (segs.length === 1) {
+    const [a] = segs
+    return (d) => (d as Record<string, unknown>)[a]
+  }
+  if (segs.length === 2) {
+    const [a, b] = segs
+    return (d) => {
+      const x = (d as Record<string, unknown>)[a]
+      if (typeof x !== 'object' || x === null) return undefined
+      return Array.isArray(x) ? FANOUT : (x as Record<string, unknown>)[b]
+    }
+  }
+  if (segs.length === 3) {
+    const [a, b, c] = segs
+    return (d) => {
+      const x = (d as Record<string, unknown>)[a]
+      if (typeof x !== 'object' || x === null) return undefined
+      if (Array.isArray(x)) return FANOUT
+      const y = (x as Record<string, unknown>)[b]
+      if (typeof y !== 'object' || y === null) return undefined
+      return Array.isArray(y) ? FANOUT : (y as Record<string, unknown>)[c]
+    }
+  }
+  return readerLoop(segs)
+}
+
+function readerLoop(segs: readonly string[]): (doc: unknown) => unknown {
   const n = segs.length
   const inherited = segs.map((s) => s in Object.prototype)
   return (doc) => {
@@ -79,6 +92,18 @@ export function compileReader(segs: readonly string[]): (doc: unknown) => unknow
 
 /** Like {@link compileReader} for sort: no fan-out, a numeric segment indexes an array. */
 export function compileGetter(segs: readonly string[]): (doc: unknown) => unknown {
+  const plain = !segs.some((s) => s in Object.prototype || isIndexSegment(s))
+  if (plain && segs.length === 1) {
+    const [a] = segs
+    return (d) => (d as Record<string, unknown>)[a]
+  }
+  if (plain && segs.length === 2) {
+    const [a, b] = segs
+    return (d) => {
+      const x = (d as Record<string, unknown>)[a]
+      return typeof x !== 'object' || x === null || Array.isArray(x) ? undefined : (x as Record<string, unknown>)[b]
+    }
+  }
   const n = segs.length
   const inherited = segs.map((s) => s in Object.prototype)
   const index = segs.map((s) => (isIndexSegment(s) ? Number(s) : -1))
@@ -175,16 +200,58 @@ export const isDateWrapper = (v: unknown): v is { $date: string } => {
   return true
 }
 
-const instantCache = new WeakMap<object, number>()
-
 /** Instant of a stored `{$date}` wrapper, or NaN when `v` is not a well-formed one. */
 export function instantOf(v: unknown): number {
   if (!isDateWrapper(v)) return NaN
-  const hit = instantCache.get(v)
-  if (hit !== undefined) return hit
-  const ms = parseInstant(v.$date)
-  instantCache.set(v, ms)
-  return ms
+  return fastInstant(v.$date)
+}
+
+/**
+ * The common canonical form `YYYY-MM-DDTHH:MM:SS[.fff]Z` read digit by digit (no regex, no
+ * Date); anything else goes through {@link parseInstant}. Sort and range filters call this
+ * once per record, so it is kept allocation-free.
+ */
+function fastInstant(s: string): number {
+  const n = s.length
+  if ((n === 20 || n === 24) && s.charCodeAt(n - 1) === 90 /* Z */ && s.charCodeAt(10) === 84 /* T */) {
+    let ok = s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58
+    const Y = num(s, 0, 4)
+    const M = num(s, 5, 2)
+    const D = num(s, 8, 2)
+    const h = num(s, 11, 2)
+    const mi = num(s, 14, 2)
+    const sec = num(s, 17, 2)
+    let ms = 0
+    if (n === 24) {
+      ok = ok && s.charCodeAt(19) === 46
+      ms = num(s, 20, 3)
+    }
+    if (ok && Y >= 100 && M >= 1 && M <= 12 && D >= 1 && D <= daysIn(Y, M) && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 59 && ms >= 0) {
+      return daysFromCivil(Y, M, D) * 86_400_000 + h * 3_600_000 + mi * 60_000 + sec * 1000 + ms
+    }
+  }
+  return parseInstant(s)
+}
+
+/** The decimal number in s[at, at + len), or -1 when a character is not a digit. */
+function num(s: string, at: number, len: number): number {
+  let v = 0
+  for (let i = at; i < at + len; i++) {
+    const c = s.charCodeAt(i) - 48
+    if (c < 0 || c > 9) return -1
+    v = v * 10 + c
+  }
+  return v
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+function daysFromCivil(y: number, m: number, d: number): number {
+  y -= m <= 2 ? 1 : 0
+  const era = Math.floor(y / 400)
+  const yoe = y - era * 400
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
+  return era * 146_097 + doe - 719_468
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -236,6 +303,21 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
 export const cmpPrim = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
+ * Compares two in-rank values of rank `r` (see {@link writeKey}). Strings and numbers take
+ * separate comparison sites, so each stays specialized (a mixed site is several times slower).
+ */
+export function cmpInRank(r: number, a: string | number, b: string | number): number {
+  if (r === Rank.Str || r === Rank.Other) {
+    const x = a as string
+    const y = b as string
+    return x < y ? -1 : x === y ? 0 : 1
+  }
+  const x = a as number
+  const y = b as number
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+/**
  * A value reduced to what the total order needs: its rank and a primitive to compare within
  * the rank (booleans as 0/1, instants as ms, others as canonical JSON).
  */
@@ -267,32 +349,28 @@ export const compareKeys = (a: OrderKey, b: OrderKey): number => (a.r !== b.r ? 
 
 /** Writes the rank and in-rank value of `v` at `out[pos]`, `out[pos + 1]` (no allocation). */
 export function writeKey(v: unknown, out: Array<number | string>, pos: number): void {
-  switch (typeof v) {
-    case 'string':
-      out[pos] = Rank.Str
-      out[pos + 1] = v
-      return
-    case 'number':
-      out[pos] = Rank.Num
-      out[pos + 1] = v
-      return
-    case 'boolean':
-      out[pos] = Rank.Bool
-      out[pos + 1] = v ? 1 : 0
-      return
-  }
-  if (v === undefined || v === null) {
-    out[pos] = Rank.Null
+  // An if-chain on typeof with literal ranks (see Rank): measurably faster than a switch here.
+  if (typeof v === 'string') {
+    out[pos] = 3
+    out[pos + 1] = v
+  } else if (typeof v === 'number') {
+    out[pos] = 2
+    out[pos + 1] = v
+  } else if (typeof v === 'boolean') {
+    out[pos] = 1
+    out[pos + 1] = v ? 1 : 0
+  } else if (v === undefined || v === null) {
+    out[pos] = 0
     out[pos + 1] = 0
-    return
-  }
-  const ms = instantOf(v)
-  if (Number.isNaN(ms)) {
-    out[pos] = Rank.Other
-    out[pos + 1] = canonicalJson(v)
   } else {
-    out[pos] = Rank.Date
-    out[pos + 1] = ms
+    const ms = instantOf(v)
+    if (Number.isNaN(ms)) {
+      out[pos] = 5
+      out[pos + 1] = canonicalJson(v)
+    } else {
+      out[pos] = 4
+      out[pos + 1] = ms
+    }
   }
 }
 

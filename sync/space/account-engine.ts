@@ -7,6 +7,7 @@ import type { StorageAdapter } from '../storage/adapter.ts'
 import { derivedRoot } from '../dag/change.ts'
 import { encodeAclRecord } from '../acl/records.ts'
 import { SpaceEngine } from './space-engine.ts'
+import { Devices } from './devices.ts'
 import { instant, recordDoc, type Doc } from './rows.ts'
 import { DERIVED_SPACE_NAMES, derivedSpaceSeed, PROFILE_RECORD, TECH_ACCOUNT_SEED, TECH_DS, TECH_SPACE_SEED } from './schema.ts'
 
@@ -54,6 +55,7 @@ interface SpaceRow {
  */
 export class AccountEngine {
   readonly accountId: string
+  readonly devices: Devices
   private readonly spaces = new Map<string, SpaceEngine>()
 
   private constructor(
@@ -62,6 +64,7 @@ export class AccountEngine {
     private readonly techObjectId: string,
   ) {
     this.accountId = identityOf(deps.accountKey.publicKey)
+    this.devices = new Devices(tech, techObjectId, deps.env)
   }
 
   static async open(deps: AccountEngineDeps): Promise<AccountEngine> {

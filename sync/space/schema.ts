@@ -18,7 +18,7 @@ export const SPACE_INDEX_SEED = 'system:spaceIndex'
 /** Tech space: one per account, synced only across its own devices. */
 export const TECH_SPACE_SEED = 'svc/tech/v1'
 export const TECH_ACCOUNT_SEED = 'system:account'
-export const TECH_DS = { spaces: 'spaces', profile: 'profile', settings: 'settings' } as const
+export const TECH_DS = { spaces: 'spaces', profile: 'profile', settings: 'settings', devices: 'devices' } as const
 export const PROFILE_RECORD = 'me'
 
 /**
@@ -46,6 +46,7 @@ export const spacePolicy: MergePolicy = {
   pinnedPaths(ds: string) {
     if (ds === PROPERTIES_DS) return PROPERTY_PINS
     if (ds === TECH_DS.spaces) return SPACE_ROW_PINS
+    if (ds === TECH_DS.devices) return DEVICE_PINS
     if (ds === DATASETS_DS) return DATASET_PINS
     return NONE
   },
@@ -53,4 +54,5 @@ export const spacePolicy: MergePolicy = {
 const PROPERTY_PINS = ['kind', 'scope', 'items', 'properties', 'typeId']
 const SPACE_ROW_PINS = ['deletedAt', 'derived', 'createdAt']
 const DATASET_PINS = ['key', 'collection', 'module', 'shared', 'idRule', 'typeId', 'partId']
+const DEVICE_PINS = ['prunedAt', 'createdAt']
 const NONE: readonly string[] = []

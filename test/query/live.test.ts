@@ -190,6 +190,13 @@ describe('LiveWindow: bounded memory and drift', () => {
     expect(w.windowIds()).toEqual(ids(runQuery(ix, q).records))
   })
 
+  it('limit 0 never shows anything and never drifts', () => {
+    const w = new LiveWindow(thirty(), { ...q, limit: 0 }, { reserve: 0 })
+    expect(w.snapshot.records).toEqual([])
+    expect(w.apply({ versionId: 'v', upserts: [rec(99, { kind: 'task', s: 0 })], deletes: ['r001'] })).toBeNull()
+    expect(w.drifted).toBe(false)
+  })
+
   it('rejects a bad drift budget or reserve', () => {
     expectSvcError(() => new LiveWindow([], q, { driftBudgetPercent: 101 }), 'request.invalid_field', { field: 'driftBudgetPercent' })
     expectSvcError(() => new LiveWindow([], q, { driftBudgetPercent: -1 }), 'request.invalid_field')

@@ -63,13 +63,13 @@ describe('InMemoryIndex', () => {
       { id: 'a', core: { types: ['t1', 't2'] }, n: 1 },
       { id: 'b', core: { types: ['t2'] }, n: '1' },
     ])
-    expect([...ix.lookup('core.types', 't2')!].sort()).toEqual(['a', 'b'])
-    expect([...ix.lookup('n', 1)!]).toEqual(['a'])
-    expect([...ix.lookup('n', '1')!]).toEqual(['b'])
+    expect([...ix.lookup('core.types', 't2')!.keys()].sort()).toEqual(['a', 'b'])
+    expect([...ix.lookup('n', 1)!.keys()]).toEqual(['a'])
+    expect([...ix.lookup('n', '1')!.keys()]).toEqual(['b'])
     expect(ix.lookup('other', 1)).toBeUndefined()
     ix.upsert({ id: 'a', core: { types: ['t3'] }, n: 2 })
-    expect([...ix.lookup('core.types', 't2')!]).toEqual(['b'])
-    expect([...ix.lookup('core.types', 't3')!]).toEqual(['a'])
+    expect([...ix.lookup('core.types', 't2')!.keys()]).toEqual(['b'])
+    expect([...ix.lookup('core.types', 't3')!.keys()]).toEqual(['a'])
     expect(ix.remove('b')).toBe(true)
     expect(ix.remove('b')).toBe(false)
     expect(ix.lookup('core.types', 't2')!.size).toBe(0)
