@@ -7,6 +7,8 @@ import { AccountEngine } from '../../sync/space/account-engine.ts'
 import { SqliteStorageAdapter } from '../storage/sqlite.ts'
 import type { BootedAccount, EngineHost, EngineHostOptions } from './engine-host.ts'
 import { P2PService } from './p2p-service.ts'
+import { ProcessRegistry } from './processes.ts'
+import { SyncStatusService } from './sync-status.ts'
 import type { SchedulerOptions } from './sync-scheduler.ts'
 
 export interface DaemonEngineOptions extends EngineHostOptions {
@@ -25,7 +27,8 @@ export const ENGINE_DB_FILE = 'svc.db'
  * down by the account lifecycle. Routes reach it through `account()`.
  */
 export class DaemonEngine implements EngineHost {
-  private current?: { account: AccountEngine; storage: SqliteStorageAdapter; booted: BootedAccount; p2p?: P2PService }
+  private current?: { account: AccountEngine; storage: SqliteStorageAdapter; booted: BootedAccount; p2p?: P2PService; status: SyncStatusService; stopProcs: () => void }
+  readonly processes = new ProcessRegistry()
 
   constructor(readonly options: DaemonEngineOptions, private readonly env: Env = systemEnv) {}
 
@@ -38,7 +41,21 @@ export class DaemonEngine implements EngineHost {
       await account.devices.register(identityOf(booted.keys.device.publicKey))
       const listen = this.options.p2pListen ?? process.env.SVC_P2P_LISTEN?.split(',').filter(Boolean)
       const p2p = this.options.p2p === false ? undefined : await P2PService.start({ account, keys: booted.keys, crypto, env: this.env, mdns: !this.options.noMdns && process.env.SVC_NO_MDNS !== '1', listen, scheduler: this.options.scheduler })
-      this.current = { account, storage, booted, p2p }
+      const status = new SyncStatusService(account, p2p)
+      // A space's sync rounds are one process record while any runs (listed past 3 s).
+      const ends = new Map<string, () => void>()
+      const stopProcs = p2p
+        ? p2p.scheduler.onRound((e) => {
+            const id = `sync.${e.spaceId}`
+            if (e.phase === 'start') {
+              const end = this.processes.start(id, 'sync')
+              ends.set(`${e.peer}\u0000${e.spaceId}`, end)
+            } else {
+              ends.get(`${e.peer}\u0000${e.spaceId}`)?.()
+            }
+          })
+        : () => undefined
+      this.current = { account, storage, booted, p2p, status, stopProcs }
     } catch (err) {
       await account?.close()
       await storage.close()
@@ -50,9 +67,17 @@ export class DaemonEngine implements EngineHost {
     const c = this.current
     this.current = undefined
     if (!c) return
+    c.stopProcs()
+    c.status.stop()
     await c.p2p?.stop()
     await c.account.close()
     await c.storage.close()
+  }
+
+  /** Sync status rollups (spaces and objects). */
+  syncStatus(): SyncStatusService {
+    if (!this.current) throw new SvcError('auth.required', 'no account is booted')
+    return this.current.status
   }
 
   /** The P2P side, when it runs. */

@@ -74,6 +74,7 @@ export class P2PService {
     private readonly stopListening: Array<() => void>,
     /** When each LAN peer was first discovered (ms), for discovery-to-sync timing. */
     readonly discoveredAt: Map<string, number>,
+    private readonly mdnsOn: boolean,
   ) {}
 
   static async start(o: P2POptions): Promise<P2PService> {
@@ -115,7 +116,18 @@ export class P2PService {
     )
     // Peers already connected before the transport started.
     for (const p of transport.peers()) scheduler.peerUp(p)
-    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt)
+    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns)
+  }
+
+  /** Whether LAN discovery runs. */
+  get mdns(): boolean {
+    return this.mdnsOn
+  }
+
+  /** Peers found on the LAN (mDNS) since boot, with when, and whether connected now. */
+  discovered() {
+    const connected = new Set(this.scheduler.connectedPeers())
+    return [...this.discoveredAt].map(([peerId, at]) => ({ peerId, discoveredAt: { $date: new Date(at).toISOString() }, connected: connected.has(peerId) }))
   }
 
   /** A round with every connected peer about the space; resolves when all are done. */

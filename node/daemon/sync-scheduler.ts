@@ -22,6 +22,13 @@ export interface PeerSpaceStats {
   lastErr: string | null
 }
 
+export interface RoundEvent {
+  peer: string
+  spaceId: string
+  phase: 'start' | 'end'
+  result?: RoundResult
+}
+
 interface PeerState {
   failures: number
   /** No rounds before this time (exponential backoff after failures). */
@@ -43,6 +50,7 @@ export class SyncScheduler {
   private readonly again = new Set<string>()
   private readonly debounced = new Map<string, () => void>()
   readonly stats = new Map<string, Map<string, PeerSpaceStats>>()
+  private readonly roundListeners = new Set<(e: RoundEvent) => void>()
   private stopPeriodic?: () => void
   private stopped = false
   private readonly o: Required<SchedulerOptions>
@@ -60,12 +68,39 @@ export class SyncScheduler {
 
   peerUp(peer: string) {
     this.peers.set(peer, { failures: 0, notBefore: 0 })
+    for (const l of this.peerListeners) l()
     void this.roundsWith(peer, this.spaces())
   }
 
   peerDown(peer: string) {
     this.peers.get(peer)?.retry?.()
     this.peers.delete(peer)
+    for (const l of this.peerListeners) l()
+  }
+
+  private readonly peerListeners = new Set<() => void>()
+
+  /** Told whenever a peer comes up or goes down. */
+  onPeersChanged(fn: () => void): () => void {
+    this.peerListeners.add(fn)
+    return () => this.peerListeners.delete(fn)
+  }
+
+  /** Rounds starting and ending, for sync status and process records. */
+  onRound(fn: (e: RoundEvent) => void): () => void {
+    this.roundListeners.add(fn)
+    return () => this.roundListeners.delete(fn)
+  }
+
+  /** Rounds running now about `spaceId`. */
+  running(spaceId: string): number {
+    let n = 0
+    for (const k of this.inflight.keys()) if (k.endsWith(`\u0000${spaceId}`)) n++
+    return n
+  }
+
+  private emit(e: RoundEvent) {
+    for (const l of this.roundListeners) l(e)
   }
 
   connectedPeers(): string[] {
@@ -114,9 +149,11 @@ export class SyncScheduler {
     const st = this.peers.get(peer)
     if (!st || this.stopped) return Promise.resolve(skipped('closed'))
     if (!force && this.now() < st.notBefore) return Promise.resolve(skipped('busy'))
+    this.emit({ peer, spaceId, phase: 'start' })
     const p = this.driver.syncSpace(peer, spaceId).then((r) => {
       this.inflight.delete(key)
       this.record(peer, spaceId, r)
+      this.emit({ peer, spaceId, phase: 'end', result: r })
       if (this.again.delete(key)) void this.round(peer, spaceId)
       return r
     })

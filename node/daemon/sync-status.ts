@@ -1,0 +1,140 @@
+import { SvcError } from '../../sync/core/errors.ts'
+import type { AccountEngine } from '../../sync/space/account-engine.ts'
+import { instant } from '../../sync/space/rows.ts'
+import type { P2PService } from './p2p-service.ts'
+
+export type SyncState = 'unknown' | 'offline' | 'syncing' | 'synced' | 'error'
+
+/** Body of a space's sync-status snapshot and of its `status` frames (our design). */
+export interface SpaceSyncStatus {
+  spaceId: string
+  state: SyncState
+  /** Connected peers. */
+  peers: number
+  lastSyncAt: { $date: string } | null
+  lastErr: string | null
+  /** Objects with local changes not yet carried by a completed round. */
+  pending: number
+}
+
+export interface ObjectSyncStatus {
+  spaceId: string
+  objectId: string
+  state: SyncState
+  lastSyncAt: { $date: string } | null
+  pending: boolean
+}
+
+interface Track {
+  pending: Set<string>
+  /** Objects pending when the running rounds started: cleared when one of them succeeds. */
+  inRound: Set<string>
+  lastOk: number | null
+  lastErr: string | null
+  lastEndedOk: boolean | null
+}
+
+/**
+ * The sync-status rollup per space and per object: derived from the scheduler's rounds, the
+ * connected peers and local commits. Listeners hear every change of a space's status.
+ */
+export class SyncStatusService {
+  private readonly tracks = new Map<string, Track>()
+  private readonly listeners = new Set<(spaceId: string) => void>()
+  private readonly last = new Map<string, string>()
+  private readonly stops: Array<() => void> = []
+
+  constructor(private readonly account: AccountEngine, private readonly p2p: P2PService | undefined) {
+    const watchSpace = (spaceId: string) => {
+      const s = account.held(spaceId)
+      if (!s) return
+      this.stops.push(
+        s.replica.addCommitListener((info) => {
+          const t = this.track(spaceId)
+          // Remote and local commits alike: the next round carries them to the other peers.
+          for (const tree of info.treeIds) if (tree !== spaceId) t.pending.add(tree)
+          this.changed(spaceId)
+        }),
+      )
+    }
+    for (const s of account.openSpaces()) watchSpace(s.spaceId)
+    this.stops.push(account.onSpacesOpened((ids) => ids.forEach(watchSpace)))
+    if (p2p) {
+      this.stops.push(
+        p2p.scheduler.onRound((e) => {
+          const t = this.track(e.spaceId)
+          if (e.phase === 'start') {
+            for (const o of t.pending) t.inRound.add(o)
+          } else if (e.result) {
+            const r = e.result
+            const benign = r.outcome === 'unknown_space' || (r.outcome === 'error' && r.error === 'not_member')
+            if (r.ok) {
+              t.lastOk = Date.now()
+              t.lastErr = null
+              for (const o of t.inRound) t.pending.delete(o)
+              t.inRound.clear()
+              t.lastEndedOk = true
+            } else if (!benign) {
+              t.lastErr = r.error ?? r.outcome
+              t.lastEndedOk = false
+            }
+          }
+          this.changed(e.spaceId)
+        }),
+      )
+      this.stops.push(p2p.scheduler.onPeersChanged(() => account.openSpaces().forEach((s) => this.changed(s.spaceId))))
+    }
+  }
+
+  private track(spaceId: string): Track {
+    let t = this.tracks.get(spaceId)
+    if (!t) this.tracks.set(spaceId, (t = { pending: new Set(), inRound: new Set(), lastOk: null, lastErr: null, lastEndedOk: null }))
+    return t
+  }
+
+  space(spaceId: string): SpaceSyncStatus {
+    if (!this.account.held(spaceId)) throw new SvcError('space.not_found', 'space not found', { spaceId })
+    const t = this.track(spaceId)
+    const peers = this.p2p?.scheduler.connectedPeers().length ?? 0
+    const running = this.p2p?.scheduler.running(spaceId) ?? 0
+    let state: SyncState
+    if (!this.p2p || peers === 0) state = 'offline'
+    else if (running > 0 || t.pending.size > 0) state = 'syncing'
+    else if (t.lastEndedOk === false) state = 'error'
+    else if (t.lastOk !== null) state = 'synced'
+    else state = 'unknown'
+    return { spaceId, state, peers, lastSyncAt: t.lastOk === null ? null : instant(t.lastOk), lastErr: t.lastErr, pending: t.pending.size }
+  }
+
+  object(spaceId: string, objectId: string): ObjectSyncStatus {
+    const sp = this.space(spaceId)
+    const engine = this.account.held(spaceId)!
+    if (!engine.replica.treeMeta(objectId)) throw new SvcError('object.not_found', 'object not found', { objectId })
+    const pending = this.track(spaceId).pending.has(objectId)
+    const state: SyncState = sp.state === 'offline' || sp.state === 'unknown' || sp.state === 'error' ? sp.state : pending ? 'syncing' : 'synced'
+    return { spaceId, objectId, state, lastSyncAt: sp.lastSyncAt, pending }
+  }
+
+  all(): SpaceSyncStatus[] {
+    return this.account.openSpaces().map((s) => this.space(s.spaceId))
+  }
+
+  /** Called with a space id whenever that space's status changed. */
+  watch(fn: (spaceId: string) => void): () => void {
+    this.listeners.add(fn)
+    return () => this.listeners.delete(fn)
+  }
+
+  private changed(spaceId: string) {
+    if (!this.account.held(spaceId)) return
+    const now = JSON.stringify(this.space(spaceId))
+    if (this.last.get(spaceId) === now) return
+    this.last.set(spaceId, now)
+    for (const l of this.listeners) l(spaceId)
+  }
+
+  stop() {
+    for (const s of this.stops) s()
+    this.listeners.clear()
+  }
+}

@@ -1,0 +1,161 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import type { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { SvcError } from '../../sync/core/errors.ts'
+import { identityOf } from '../../sync/crypto/keys.ts'
+import type { SseStream } from '../sse.ts'
+import { EventStream } from '../schemas/common.ts'
+import { ObjectParams } from '../schemas/objects.ts'
+import { Id, SpaceParams } from '../schemas/spaces.ts'
+
+const DeviceParams = Type.Object({ deviceId: Id('device id (its peer id)') })
+const DevicePatch = Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false })
+
+/** Event subscriber buffer (spec Limits): status frames past this many pending are dropped. */
+const FORWARDER_DEPTH = 16
+
+/**
+ * A 16-deep forwarder: frames queue per stream and go out on the next tick; when more are
+ * pending the newest are dropped and counted, and a `lagged {total}` frame says how many.
+ */
+function forwarder(stream: SseStream) {
+  const queue: unknown[] = []
+  let dropped = 0
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    while (queue.length && !stream.closed) stream.send('status', queue.shift())
+    if (dropped && !stream.closed) {
+      stream.send('lagged', { total: dropped })
+      dropped = 0
+    }
+  }
+  return (frame: unknown) => {
+    if (queue.length >= FORWARDER_DEPTH) dropped++
+    else queue.push(frame)
+    if (!scheduled) {
+      scheduled = true
+      setImmediate(flush)
+    }
+  }
+}
+
+/**
+ * Debug, sync status, processes and devices (spec "Debug, sync and processes"; device routes of
+ * our design, see docs/api.md). Each route reads one engine service.
+ */
+export function syncRoutes(engine: DaemonEngine) {
+  return async (app: FastifyInstance) => {
+    app.get('/v1/debug/p2p', { schema: { summary: 'Local-network snapshot: own peer id, listeners, LAN peers and shared spaces' } }, async () => {
+      const p2p = engine.p2p()
+      if (!p2p) return { peerId: identityOf(engine.booted()!.keys.device.publicKey), listen: [], mdns: false, discovered: [], peers: [] }
+      return { ...p2p.snapshot(), mdns: p2p.mdns, discovered: p2p.discovered() }
+    })
+
+    app.get('/v1/spaces/:spaceId/debug', { schema: { summary: 'Per-peer head-sync counters since boot', params: SpaceParams } }, async (request) => {
+      const { spaceId } = request.params as { spaceId: string }
+      engine.account().space(spaceId)
+      const stats = engine.p2p()?.scheduler.stats.get(spaceId)
+      const peers = [...(stats?.values() ?? [])].map((s) => ({
+        peerId: s.peerId, lastSyncAt: s.lastSyncAt === null ? null : { $date: new Date(s.lastSyncAt).toISOString() }, new: s.new, changed: s.changed, lastErr: s.lastErr, rounds: s.rounds,
+      }))
+      return { spaceId, peers }
+    })
+
+    app.get('/v1/spaces/:spaceId/debug/objects/:objectId', { schema: { summary: "Joint snapshot of an object's tree and sync state", params: ObjectParams } }, async (request) => {
+      const { spaceId, objectId } = request.params as { spaceId: string; objectId: string }
+      const space = engine.account().space(spaceId)
+      const meta = space.replica.treeMeta(objectId)
+      if (!meta) throw new SvcError('object.not_found', 'object not found', { objectId })
+      const idx = await space.replica.treeIndex(objectId)
+      const status = engine.syncStatus().object(spaceId, objectId)
+      let latest = 0
+      for (const r of await space.replica.listRecords(objectId, '')) latest = Math.max(latest, r.versionId)
+      return {
+        objectId,
+        syncState: status.state,
+        pending: status.pending ? [objectId] : [],
+        lastSyncAt: status.lastSyncAt,
+        heads: meta.heads,
+        headsCount: meta.heads.length,
+        // Concurrent branches still open: heads beyond the first.
+        branchCount: Math.max(0, meta.heads.length - 1),
+        treeLen: idx.size,
+        // Materialized state is persisted per record: load never replays history.
+        snapshots: 0,
+        latestVersionId: String(latest),
+        maxAddSeq: meta.maxLamport,
+      }
+    })
+
+    app.get('/v1/sync-status', { schema: { summary: 'Sync status of every held space' } }, async () => ({ spaces: engine.syncStatus().all() }))
+
+    app.get('/v1/spaces/:spaceId/sync-status', { schema: { summary: "A space's sync status", params: SpaceParams } }, async (request) =>
+      engine.syncStatus().space((request.params as { spaceId: string }).spaceId),
+    )
+
+    app.get('/v1/spaces/:spaceId/sync-status/objects/:objectId', { schema: { summary: "An object's sync status", params: ObjectParams } }, async (request) => {
+      const { spaceId, objectId } = request.params as { spaceId: string; objectId: string }
+      return engine.syncStatus().object(spaceId, objectId)
+    })
+
+    app.get('/v1/sync-status/subscribe', { schema: { summary: 'Sync status of every space (SSE)', response: { 200: EventStream('ready, status, lagged, closed') } } }, async (_request, reply) => {
+      const status = engine.syncStatus()
+      const stream = app.sse.open(reply)
+      if (stream.closed) return
+      const forward = forwarder(stream)
+      for (const s of status.all()) forward(s)
+      stream.onClose(status.watch((spaceId) => forward(status.space(spaceId))))
+    })
+
+    app.get(
+      '/v1/spaces/:spaceId/sync-status/objects/:objectId/subscribe',
+      { schema: { summary: "One object's sync status (SSE)", params: ObjectParams, response: { 200: EventStream('ready, status, lagged, closed') } } },
+      async (request, reply) => {
+        const { spaceId, objectId } = request.params as { spaceId: string; objectId: string }
+        const status = engine.syncStatus()
+        let last = JSON.stringify(status.object(spaceId, objectId))
+        const stream = app.sse.open(reply)
+        if (stream.closed) return
+        const forward = forwarder(stream)
+        forward(JSON.parse(last))
+        stream.onClose(
+          status.watch((changed) => {
+            if (changed !== spaceId) return
+            let now: string
+            try {
+              now = JSON.stringify(status.object(spaceId, objectId))
+            } catch {
+              return stream.close('sdk_closed')
+            }
+            if (now !== last) forward(JSON.parse((last = now)))
+          }),
+        )
+      },
+    )
+
+    const notImplemented = async () => {
+      throw new SvcError('sdk.not_implemented', 'per-peer sync status is not implemented')
+    }
+    app.get('/v1/sync-status/peers', { schema: { summary: 'Per-peer sync status (not implemented: 501)' } }, notImplemented)
+    app.get('/v1/sync-status/peers/subscribe', { schema: { summary: 'Per-peer sync status stream (not implemented: 501)' } }, notImplemented)
+
+    app.get('/v1/processes', { schema: { summary: 'Long-running work (announced after 3 s)' } }, async () => ({ processes: engine.processes.list() }))
+
+    // Devices of the account (records of the tech space).
+    app.get('/v1/devices', { schema: { summary: "The account's devices" } }, async () => ({ devices: await engine.account().devices.docs(), self: selfId(engine) }))
+    app.get('/v1/devices/:deviceId', { schema: { summary: 'One device', params: DeviceParams } }, async (request) =>
+      engine.account().devices.get((request.params as { deviceId: string }).deviceId),
+    )
+    app.patch('/v1/devices/:deviceId', { schema: { summary: 'Rename a device', params: DeviceParams, body: DevicePatch } }, async (request, reply) => {
+      await engine.account().devices.rename((request.params as { deviceId: string }).deviceId, (request.body as { name: string }).name)
+      return reply.code(204).send()
+    })
+    app.delete('/v1/devices/:deviceId', { schema: { summary: 'Remove another device from the account', params: DeviceParams } }, async (request, reply) => {
+      await engine.account().devices.prune((request.params as { deviceId: string }).deviceId, selfId(engine))
+      return reply.code(204).send()
+    })
+  }
+}
+
+const selfId = (engine: DaemonEngine) => identityOf(engine.booted()!.keys.device.publicKey)
