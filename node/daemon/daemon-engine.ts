@@ -39,7 +39,8 @@ export class DaemonEngine implements EngineHost {
       const crypto = await defaultCryptoProvider()
       account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
-      const listen = this.options.p2pListen ?? process.env.SVC_P2P_LISTEN?.split(',').filter(Boolean)
+      const fromEnv = process.env.SVC_P2P_LISTEN?.split(',').filter(Boolean)
+      const listen = this.options.p2pListen ?? (fromEnv?.length ? fromEnv : undefined)
       const p2p = this.options.p2p === false ? undefined : await P2PService.start({ account, keys: booted.keys, crypto, env: this.env, mdns: !this.options.noMdns && process.env.SVC_NO_MDNS !== '1', listen, scheduler: this.options.scheduler })
       const status = new SyncStatusService(account, p2p)
       // A space's sync rounds are one process record while any runs (listed past 3 s).

@@ -1,8 +1,17 @@
 import type { FastifyInstance } from 'fastify'
 import type { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { accountRoutes } from './account.ts'
+import type { RoutedEngine } from './context.ts'
+import { objectRoutes } from './objects.ts'
+import { spaceRoutes } from './spaces.ts'
+import { typeRoutes } from './types.ts'
+import { syncRoutes } from './sync.ts'
 
 /** Every route area served by the engine, each a plugin over the booted account's engine. */
-export function engineRoutes(engine: DaemonEngine): Array<(app: FastifyInstance) => Promise<void>> {
-  void engine
-  return []
+export function engineRoutes(engine: DaemonEngine | RoutedEngine): Array<(app: FastifyInstance) => Promise<void>> {
+  const e = engine as RoutedEngine
+  const routes = [accountRoutes(e), spaceRoutes(e), typeRoutes(e), objectRoutes(e)]
+  // Debug, sync status, processes and devices need the daemon's P2P side.
+  if ('p2p' in engine) routes.push(syncRoutes(engine))
+  return routes
 }

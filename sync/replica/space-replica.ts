@@ -280,14 +280,23 @@ export class SpaceReplica {
     const meta = this.trees.get(objectId)
     if (!meta || objectId === this.spaceId) throw new SvcError('object.not_found', 'object not found', { objectId })
     if (meta.deleted) throw new SvcError('object.not_found', 'object was deleted', { objectId })
-    const state = this.acl.current()
+    // Judged at the head it cites, so sealed under that state's key (concurrent ACL branches
+    // may each have rotated).
+    const aclHeadId = this.acl.latestHead()
+    const state = this.acl.stateAt([aclHeadId])
     if (!state.canWrite(this.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
     const keyId = state.readKeyId
     const rk = keyId && this.keyring.get(keyId)
     if (!keyId || !rk) throw new SvcError('space.read_only', 'no read key for this space')
     const payload: ChangePayload = traceIds?.length ? { ops, traceIds } : { ops }
+    // A local write that would make a malformed change is the caller's fault, not a 500.
+    try {
+      checkPayload(payload)
+    } catch (err) {
+      throw new SvcError('request.invalid_field', `the write cannot be stored: ${err instanceof InvalidOp ? err.reason : 'invalid'}`, { field: 'ops' })
+    }
     const change = await signChange(this.deps.crypto, this.key, {
-      spaceId: this.spaceId, treeId: objectId, prevIds: meta.heads, aclHeadId: this.acl.latestHead(), seq: ++this.seq,
+      spaceId: this.spaceId, treeId: objectId, prevIds: meta.heads, aclHeadId, seq: ++this.seq,
       lamport: meta.maxLamport + 1, timestamp: this.deps.env.now(), readKeyId: keyId, payload: seal(this.deps.env, rk, encodeCanonical(payload)),
     })
     const drops: WriteRejection[] = []
@@ -534,7 +543,8 @@ export class SpaceReplica {
       maxPrev = Math.max(maxPrev, n.lamport)
       // A change may not cite an ACL state older than one its parents already cited: once a
       // tree has moved past a removal, the removed member cannot append to it.
-      if (n.aclHeadId !== '' && !this.acl.precedesOrEquals(n.aclHeadId, c.aclHeadId)) return 'stale_acl_head'
+      // (Concurrent ACL heads are fine: only going back behind a parent's head is refused.)
+      if (n.aclHeadId !== '' && n.aclHeadId !== c.aclHeadId && this.acl.precedesOrEquals(c.aclHeadId, n.aclHeadId)) return 'stale_acl_head'
     }
     if (c.lamport <= maxPrev) return 'bad_lamport'
     const st = this.acl.stateAt([c.aclHeadId])

@@ -68,5 +68,14 @@ describe('derived ids', () => {
     await pushAll(b, a)
     expect((await a.getRecord(oa, 'p', 'me'))?.value).toEqual({ name: 'A', bio: 'B' })
     expect(await a.stateDigest()).toBe(await b.stateDigest())
+    // The ACL now has two concurrent heads (each device's first key); writing on top of the
+    // merged tree cites one of them and is accepted everywhere.
+    expect(a.acl.headIds()).toHaveLength(2)
+    await a.modify(oa, 'p', [{ id: 'me', ops: [{ type: '$set', path: 'name', value: 'A2' }] }])
+    await b.modify(ob, 'p', [{ id: 'me', ops: [{ type: '$set', path: 'bio', value: 'B2' }] }])
+    expect((await pushAll(a, b)).rejected).toEqual([])
+    expect((await pushAll(b, a)).rejected).toEqual([])
+    expect((await b.getRecord(ob, 'p', 'me'))?.value).toEqual({ name: 'A2', bio: 'B2' })
+    expect(await a.stateDigest()).toBe(await b.stateDigest())
   })
 })

@@ -1,0 +1,63 @@
+import { spawnSvc } from '../server/process.ts'
+import type { ChildProcess } from 'node:child_process'
+
+/** True inside `../shared/tools/netns-run` (CI): the only place a daemon may run mDNS. */
+export const IN_NETNS = process.env.NETNS_RUN_INSIDE === '1'
+
+export interface Daemon {
+  dir: string
+  url: string
+  proc: ChildProcess
+  exited: Promise<number | null>
+  stderr: () => string
+}
+
+/** Starts a real `svc serve` with mDNS on and P2P on every interface of the namespace. */
+export async function startDaemon(dir: string): Promise<Daemon> {
+  const s = spawnSvc(['serve', '--port', '0', '--data', dir], { env: { SVC_NO_MDNS: '0', SVC_P2P_LISTEN: '' } })
+  await new Promise<void>((resolve, reject) => {
+    const check = () => s.stdout().includes('\n') && resolve()
+    s.proc.stdout!.on('data', check)
+    check()
+    s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
+    setTimeout(() => reject(new Error(`svc serve did not start: ${s.stderr()}`)), 30_000).unref()
+  })
+  return { dir, url: s.stdout().split('\n')[0], proc: s.proc, exited: s.exited, stderr: s.stderr }
+}
+
+export async function stopDaemon(d: Daemon, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (d.proc.exitCode === null && d.proc.signalCode === null) d.proc.kill(signal)
+  return d.exited
+}
+
+export async function api<T = any>(d: Daemon, method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
+  const res = await fetch(`${d.url}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T }
+}
+
+export async function ok<T = any>(d: Daemon, method: string, path: string, body?: unknown): Promise<T> {
+  const r = await api<T>(d, method, path, body)
+  if (r.status >= 300) throw new Error(`${method} ${path} -> ${r.status} ${JSON.stringify(r.json)}`)
+  return r.json
+}
+
+export async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 60_000, every = 200): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn().catch(() => undefined)
+    if (v) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, every))
+  }
+}
+
+/** Every record of a dataset, sorted by id, as a comparable string. */
+export async function datasetState(d: Daemon, spaceId: string, objectId: string, dataset: string): Promise<string> {
+  const r = await ok(d, 'POST', `/v1/spaces/${spaceId}/query`, { objectId, dataset, sort: ['id'], limit: 10_000 })
+  return JSON.stringify(r.records.map((x: any) => ({ ...x, _ver: undefined })))
+}
