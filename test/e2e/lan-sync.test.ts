@@ -38,8 +38,9 @@ describe.runIf(IN_NETNS)('two svc daemons on one LAN (mDNS, real processes)', ()
     for (let i = 0; i < 1000; i++) objects.push((await ok(a, 'POST', `${S}/objects`, { initialProperties: { core: { name: `obj ${i}` } } })).objectId)
 
     await until('the space on B', async () => (await ok(b, 'GET', '/v1/spaces')).some((s: any) => s.id === space.id))
+    // Every object A wrote (and the space's own index object) is on B.
     await until('1,000 objects on B', async () => {
-      const r = await api(b, 'POST', `${S}/objects/query`, { filter: { 'core.name': { $exists: true } }, limit: 0, includeTotal: true })
+      const r = await api(b, 'POST', `${S}/objects/query`, { filter: { id: { $in: objects } }, limit: 0, includeTotal: true })
       return r.status === 200 && r.json.total === 1000
     }, 120_000)
 
