@@ -103,7 +103,7 @@ export class P2PService {
     scheduler = new SyncScheduler(driver, () => account.openSpaces().map((s) => s.spaceId), realTimer, () => o.env.now(), o.scheduler)
     const stops: Array<() => void> = []
     const watch = (spaceEngine: ReturnType<AccountEngine['openSpaces']>[number]) =>
-      stops.push(spaceEngine.replica.addCommitListener(() => scheduler.changed(spaceEngine.spaceId)))
+      stops.push(spaceEngine.replica.addCommitListener((info) => scheduler.changed(spaceEngine.spaceId, info.local)))
     for (const s of account.openSpaces()) watch(s)
     stops.push(
       account.onSpacesOpened((ids) => {

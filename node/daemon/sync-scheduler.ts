@@ -3,6 +3,8 @@ import type { RoundResult, SyncDriver, Timer } from '../../sync/protocol/sync-dr
 export interface SchedulerOptions {
   /** Local writes within this window share one round. */
   debounceMs?: number
+  /** Changes received from a peer are relayed to the others after this long. */
+  relayMs?: number
   /** Every peer and space gets a round at least this often. */
   periodMs?: number
   /** First retry delay after a failed round with a peer; doubles up to `backoffMaxMs`. */
@@ -62,7 +64,7 @@ export class SyncScheduler {
     private readonly now: () => number,
     opts: SchedulerOptions = {},
   ) {
-    this.o = { debounceMs: 150, periodMs: 30_000, backoffBaseMs: 1_000, backoffMaxMs: 60_000, ...opts }
+    this.o = { debounceMs: 150, relayMs: 1_000, periodMs: 30_000, backoffBaseMs: 1_000, backoffMaxMs: 60_000, ...opts }
     this.schedulePeriodic()
   }
 
@@ -107,10 +109,14 @@ export class SyncScheduler {
     return [...this.peers.keys()].sort()
   }
 
-  /** A local commit in `spaceId`: one round with every peer soon. */
-  changed(spaceId: string) {
+  /**
+   * A commit in `spaceId`: one round with every peer soon. A local write goes out after
+   * `debounceMs`; changes received from a peer are relayed to the others after `relayMs`, so
+   * a full mesh does not echo every change back and forth at once.
+   */
+  changed(spaceId: string, local = true) {
     if (this.stopped || this.debounced.has(spaceId)) return
-    const cancel = this.timer.after(this.o.debounceMs, () => {
+    const cancel = this.timer.after(local ? this.o.debounceMs : this.o.relayMs, () => {
       this.debounced.delete(spaceId)
       for (const p of this.peers.keys()) void this.round(p, spaceId)
     })

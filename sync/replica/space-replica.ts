@@ -383,7 +383,7 @@ export class SpaceReplica {
 
   private async ingestNow(items: IngestItem[], local: boolean, drops?: WriteRejection[]): Promise<IngestReport> {
     const { report, verified } = await this.checkStage(items, local)
-    return this.applyChecked(verified, report, drops)
+    return this.applyChecked(verified, report, drops, undefined, local)
   }
 
   /** Stage one: shape, id and signature of every item; known changes are skipped early. */
@@ -433,7 +433,7 @@ export class SpaceReplica {
     })
   }
 
-  private async applyChecked(verified: Change[], report: IngestReport, drops?: WriteRejection[], opened?: Map<string, ChangePayload>): Promise<IngestReport> {
+  private async applyChecked(verified: Change[], report: IngestReport, drops?: WriteRejection[], opened?: Map<string, ChangePayload>, local = false): Promise<IngestReport> {
     const seen = new Set(verified.map((c) => c.id))
     const pending = [...verified]
     for (const c of this.parked.values()) if (!seen.has(c.id)) pending.push(c)
@@ -487,7 +487,7 @@ export class SpaceReplica {
       this.toRebuild.clear()
       for (const t of rebuilt) await this.rebuildTree(t)
       const info: CommitInfo = {
-        versionId: String(this.versionSeq), changeIds: appliedIds, treeIds: [...new Set([...touchedTrees, ...rebuilt])],
+        versionId: String(this.versionSeq), local, changeIds: appliedIds, treeIds: [...new Set([...touchedTrees, ...rebuilt])],
         records: [...this.touches.values()], rebuiltTrees: rebuilt,
       }
       this.touches = new Map()

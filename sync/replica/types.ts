@@ -57,6 +57,8 @@ export interface RecordTouch {
 export interface CommitInfo {
   /** This replica's apply sequence after the batch. */
   versionId: string
+  /** Written here (a local write), not received from a peer. */
+  local: boolean
   changeIds: string[]
   treeIds: string[]
   records: RecordTouch[]

@@ -20,7 +20,7 @@ export async function startDaemon(dir: string): Promise<Daemon> {
     s.proc.stdout!.on('data', check)
     check()
     s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
-    setTimeout(() => reject(new Error(`svc serve did not start: ${s.stderr()}`)), 30_000).unref()
+    setTimeout(() => reject(new Error(`svc serve did not start: ${s.stderr()}`)), 90_000).unref()
   })
   return { dir, url: s.stdout().split('\n')[0], proc: s.proc, exited: s.exited, stderr: s.stderr }
 }
