@@ -37,7 +37,8 @@ export class InvalidOp extends Error {
 
 const isName = (s: unknown): s is string => typeof s === 'string' && s.length <= 256
 
-function checkPath(path: unknown): asserts path is string {
+/** A storable op path: '' (whole value) or dot-separated non-empty segments, no `__proto__`. */
+export function checkPath(path: unknown): asserts path is string {
   if (typeof path !== 'string' || path.length > 1024) throw new InvalidOp('path')
   if (path === '') return
   const segs = path.split('.')

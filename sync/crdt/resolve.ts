@@ -1,5 +1,5 @@
 import type { Json } from './ops.ts'
-import { checkValue, InvalidOp } from './ops.ts'
+import { checkPath, checkValue, InvalidOp } from './ops.ts'
 import { deepEqual, getPath, withPath } from './path.ts'
 
 /** An op as callers write it (spec "Modify and upsert bodies"). */
@@ -29,6 +29,7 @@ export function resolveUserOps(current: Json | undefined, ops: readonly UserOp[]
   ops.forEach((op, index) => {
     const reject = (reason: string) => rejections.push({ index, code: 'dataset.validation', reason })
     try {
+      checkPath(op.path)
       if (op.type !== '$unset' && op.value === undefined) return reject(`${op.type} needs a value`)
       if (op.value !== undefined) checkValue(op.value)
     } catch (err) {

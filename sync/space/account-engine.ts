@@ -195,6 +195,9 @@ export class AccountEngine {
     if (!(await this.spaceRow(spaceId))) throw new SvcError('space.not_found', 'space not found', { spaceId })
     if (Object.keys(set).length + unset.length === 0) throw new SvcError('request.missing_field', 'give at least one setting to set or unset')
     for (const k of unset) if (Object.hasOwn(set, k)) throw new SvcError('request.invalid_field', 'a key is both set and unset', { field: k })
+    for (const k of [...Object.keys(set), ...unset]) {
+      if (!SETTING_KEY_RE.test(k)) throw new SvcError('request.invalid_field', 'settings keys are single-level names ([A-Za-z0-9_-], up to 128)', { field: k })
+    }
     for (const [k, v] of Object.entries(set)) {
       if (v !== null && typeof v === 'object') throw new SvcError('request.invalid_field', 'settings are scalar values', { field: k })
       if (k === 'notifyMode' && !['all', 'mentions', 'none'].includes(v as string)) throw new SvcError('request.invalid_field', 'notifyMode is all, mentions or none', { field: k })
@@ -308,5 +311,8 @@ export class AccountEngine {
 function rowStatus(row: SpaceRow): SpaceStatus {
   return row.deletedAt ? 'deleted' : (row.status ?? 'active')
 }
+
+/** Settings are single-level scalar keys (spec "Space" settings). */
+const SETTING_KEY_RE = /^[A-Za-z0-9_-]{1,128}$/
 
 const s = (v: Json | undefined) => (typeof v === 'string' ? v : '')

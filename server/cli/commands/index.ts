@@ -2,7 +2,22 @@ import type { Command } from '../io.ts'
 import { serveCommand } from '../serve.ts'
 import { authCommand } from './auth.ts'
 import { healthCommand } from './health.ts'
+import { modifyCommand } from './modify.ts'
+import { objectsCommand } from './objects.ts'
+import { queryCommand } from './query.ts'
 import { shutdownCommand } from './shutdown.ts'
+import { spacesCommand } from './spaces.ts'
+import { subscribeCommand } from './subscribe.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
-export const COMMANDS: readonly Command[] = [serveCommand, healthCommand, authCommand, shutdownCommand]
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  healthCommand,
+  authCommand,
+  shutdownCommand,
+  spacesCommand,
+  objectsCommand,
+  queryCommand,
+  modifyCommand,
+  subscribeCommand,
+]

@@ -1,0 +1,19 @@
+import { call, parseClientArgs } from '../client.ts'
+import { UsageError, type Command } from '../io.ts'
+import { COMMON_HELP, enc, WINDOW_OPTIONS, windowBody } from './args.ts'
+
+const USAGE = `usage: svc query SPACE OBJECT DATASET [--filter JSON] [--sort FIELD ...] [--limit N] [--offset N] [--total]
+${COMMON_HELP}`
+
+export const queryCommand: Command = {
+  name: 'query',
+  summary: "query the records of one object's dataset",
+  usage: USAGE,
+  async run(args, io) {
+    const { ctx, values, positionals } = parseClientArgs(args, { ...WINDOW_OPTIONS, total: { type: 'boolean' } }, io, USAGE)
+    if (positionals.length !== 3) throw new UsageError(USAGE)
+    const [space, objectId, dataset] = positionals
+    const body = { objectId, dataset, ...windowBody(values, USAGE), ...(values.total ? { includeTotal: true } : {}) }
+    return call(ctx, 'POST', `/v1/spaces/${enc(space)}/query`, { body })
+  },
+}

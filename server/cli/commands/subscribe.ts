@@ -1,0 +1,106 @@
+import { parseClientArgs, type ClientContext } from '../client.ts'
+import { EXIT, UsageError, type Command } from '../io.ts'
+import { COMMON_HELP, enc, intOption, WINDOW_OPTIONS, windowBody } from './args.ts'
+
+const USAGE = `usage: svc subscribe SPACE [--object OBJECT --dataset DATASET] [--filter JSON] [--sort FIELD ...] [--limit N]
+                     [--mailbox N] [--drift PERCENT]
+  without --object: the objects of the space; with it: one object's dataset.
+  Prints one JSON line per frame ({"event": ..., "data": ...}) until the stream closes or Ctrl-C.
+  Exit: 0 on Ctrl-C or a closed frame, 1 on a 4xx, 2 on a 5xx, 3 when the server is unreachable
+  or the connection drops without a closed frame.
+${COMMON_HELP}`
+
+/**
+ * Streams one windowed subscription to stdout, one JSON line per frame. Resolves with the exit
+ * code when the stream ends or `signal` aborts (exit 0).
+ */
+export async function streamFrames(ctx: ClientContext, path: string, body: unknown, signal: AbortSignal): Promise<number> {
+  let res: Response
+  try {
+    res = await fetch(ctx.url + path, {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    })
+  } catch {
+    if (signal.aborted) return EXIT.ok
+    ctx.io.stderr.write(`svc: cannot reach ${ctx.url}\n`)
+    return EXIT.unreachable
+  }
+  if (!res.ok || !res.body) {
+    const text = await res.text().catch(() => '')
+    let err: { code?: string; message?: string } | undefined
+    try {
+      err = (JSON.parse(text) as { error?: typeof err }).error
+    } catch {
+      // not an envelope
+    }
+    ctx.io.stderr.write(`svc: ${res.status} ${err?.code ?? 'error'}: ${err?.message ?? res.statusText}\n`)
+    return res.status >= 500 ? EXIT.server : EXIT.user
+  }
+  const decoder = new TextDecoder()
+  let buffer = ''
+  let closed = false
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true })
+      let i
+      while ((i = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, i)
+        buffer = buffer.slice(i + 2)
+        const event = /^event: (.*)$/m.exec(block)?.[1]
+        const data = /^data: (.*)$/m.exec(block)?.[1]
+        if (event === undefined || data === undefined) continue // keepalive comment
+        ctx.io.stdout.write(`${JSON.stringify({ event, data: JSON.parse(data) })}\n`)
+        if (event === 'closed') closed = true
+      }
+    }
+  } catch {
+    if (signal.aborted) return EXIT.ok
+  }
+  if (closed || signal.aborted) return EXIT.ok
+  ctx.io.stderr.write('svc: the stream ended without a closed frame\n')
+  return EXIT.unreachable
+}
+
+export const subscribeCommand: Command = {
+  name: 'subscribe',
+  summary: 'print the frames of a live query until Ctrl-C',
+  usage: USAGE,
+  async run(args, io) {
+    const { ctx, values, positionals } = parseClientArgs(
+      args,
+      { object: { type: 'string' }, dataset: { type: 'string' }, mailbox: { type: 'string' }, drift: { type: 'string' }, ...WINDOW_OPTIONS },
+      io,
+      USAGE,
+    )
+    if (positionals.length !== 1) throw new UsageError(USAGE)
+    if ((values.object === undefined) !== (values.dataset === undefined)) throw new UsageError(`--object and --dataset go together\n${USAGE}`)
+    const body: Record<string, unknown> = windowBody(values, USAGE)
+    const mailbox = intOption('mailbox', values.mailbox, USAGE)
+    if (mailbox !== undefined) body.mailboxCapacity = mailbox
+    if (values.drift !== undefined) {
+      const drift = Number(values.drift)
+      if (!Number.isFinite(drift)) throw new UsageError(`--drift must be a number\n${USAGE}`)
+      body.driftBudgetPercent = drift
+    }
+    const space = enc(positionals[0])
+    let path = `/v1/spaces/${space}/objects/query/subscribe`
+    if (values.object !== undefined) {
+      path = `/v1/spaces/${space}/query/subscribe`
+      body.objectId = values.object
+      body.dataset = values.dataset
+    }
+    const ac = new AbortController()
+    const stop = () => ac.abort()
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+    try {
+      return await streamFrames(ctx, path, body, ac.signal)
+    } finally {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+    }
+  },
+}

@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify'
+import type { Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
+import { NoContent } from '../schemas/common.ts'
+import { Account, IdentityInfo, IdentityParams, NameFields } from '../schemas/spaces.ts'
+import type { RoutedEngine } from './context.ts'
+import { identityDirectory, identityInfo, watchDirectory } from './directory.ts'
+import { setIdentitySource } from './identities.ts'
+
+/** Spec "Account and identities" (the identities stream itself is in identities.ts). */
+export function accountRoutes(engine: RoutedEngine) {
+  return async (app: FastifyInstance) => {
+    setIdentitySource(app.sse, { watch: (emit) => watchDirectory(engine.account(), emit) })
+
+    app.get('/v1/account', { schema: { summary: 'Own account id and profile', response: { 200: Account } } }, async () => {
+      const account = engine.account()
+      return { accountId: account.accountId, ...(await account.profile()) }
+    })
+
+    app.put(
+      '/v1/account/metadata',
+      {
+        schema: {
+          summary: 'Set the profile: absent keeps, empty string clears; at least one field',
+          body: NameFields,
+          response: { 204: NoContent },
+        },
+      },
+      async (request, reply) => {
+        await engine.account().setProfile(request.body as Static<typeof NameFields>)
+        return reply.code(204).send()
+      },
+    )
+
+    app.get(
+      '/v1/identities',
+      { schema: { summary: 'Every identity encountered (no rights)', response: { 200: Type.Object({ identities: Type.Array(IdentityInfo) }) } } },
+      async () => ({ identities: [...(await identityDirectory(engine.account())).values()] }),
+    )
+
+    app.get(
+      '/v1/identities/:identity',
+      { schema: { summary: 'One identity of the directory', params: IdentityParams, response: { 200: IdentityInfo } } },
+      async (request) => identityInfo(engine.account(), (request.params as Static<typeof IdentityParams>).identity),
+    )
+  }
+}

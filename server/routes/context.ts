@@ -1,0 +1,25 @@
+import { SvcError } from '../../sync/core/errors.ts'
+import type { AccountEngine } from '../../sync/space/account-engine.ts'
+import type { SpaceEngine } from '../../sync/space/space-engine.ts'
+import { TypesService } from '../../sync/space/types/index.ts'
+
+/**
+ * What the engine routes need from the daemon's engine: the booted account, and the hook the
+ * P2P layer fills to force a head-sync round (`POST {S}/sync`).
+ */
+export interface RoutedEngine {
+  account(): AccountEngine
+  /** Runs one head-sync round of a space with every reachable peer; absent until P2P is wired. */
+  syncNow?(spaceId: string): Promise<void>
+}
+
+export const space = (engine: RoutedEngine, spaceId: string): SpaceEngine => engine.account().space(spaceId)
+export const types = (engine: RoutedEngine, spaceId: string): TypesService => TypesService.for(space(engine, spaceId))
+
+const NIL = new Set(['', 'None', 'null', 'undefined', 'nil'])
+
+/** The objectId of a write body: missing or a serialized nil is 400 `object.id_required` (spec "Query body"). */
+export function objectIdOf(v: string | null | undefined): string {
+  if (v === undefined || v === null || NIL.has(v.trim())) throw new SvcError('object.id_required', 'objectId is required')
+  return v
+}

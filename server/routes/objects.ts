@@ -1,0 +1,158 @@
+import type { FastifyInstance } from 'fastify'
+import type { Static } from '@sinclair/typebox'
+import { parseSnapshotBody, parseSubscribeBody, runQuery } from '../../sync/query/index.ts'
+import { backlinks } from '../../sync/space/backlinks.ts'
+import { SvcError } from '../../sync/core/errors.ts'
+import type { Json } from '../../sync/crdt/ops.ts'
+import { EventStream, NoContent } from '../schemas/common.ts'
+import { Backlinks, ObjectCreateBody, ObjectCreated, ObjectParams } from '../schemas/objects.ts'
+import {
+  DataQueryBody,
+  DataSubscribeBody,
+  DeleteRecordsBody,
+  ModifyBody,
+  ObjectsQueryBody,
+  ObjectsSubscribeBody,
+  QueryResult,
+  UpsertBody,
+  UpsertResult,
+  WriteResult,
+} from '../schemas/query.ts'
+import { SpaceParams } from '../schemas/spaces.ts'
+import { objectIdOf, space, types, type RoutedEngine } from './context.ts'
+import { datasetFeed, objectsFeed, openLive } from './live.ts'
+
+type Sp = Static<typeof SpaceParams>
+const S = '/v1/spaces/:spaceId'
+
+/** Spec "Objects" and "Data plane" (aggregate routes are another area). */
+export function objectRoutes(engine: RoutedEngine) {
+  return async (app: FastifyInstance) => {
+    // ------------------------------------------------------------ objects
+    app.post(
+      `${S}/objects`,
+      { schema: { summary: 'Create an object with types and initial values', params: SpaceParams, body: ObjectCreateBody, response: { 201: ObjectCreated } } },
+      async (request, reply) => {
+        const { spaceId } = request.params as Sp
+        const body = request.body as Static<typeof ObjectCreateBody>
+        const svc = types(engine, spaceId)
+        // Values are checked like a typed set (format by slug); values of removed properties are dropped.
+        const initialProperties: Record<string, Record<string, Json>> = {}
+        for (const [group, values] of Object.entries(body.initialProperties ?? {})) {
+          const { dropped } = await svc.checkValues(group, values)
+          initialProperties[group] = Object.fromEntries(Object.entries(values).filter(([k]) => !dropped.includes(k))) as Record<string, Json>
+        }
+        const objectId = await svc.engine.createObject({ ...(body.types ? { types: body.types } : {}), initialProperties })
+        await svc.engine.settled()
+        return reply.code(201).send({ objectId })
+      },
+    )
+
+    app.post(
+      `${S}/objects/query`,
+      { schema: { summary: 'Query the object rows of a space', params: SpaceParams, body: ObjectsQueryBody, response: { 200: QueryResult } } },
+      async (request) => {
+        const body = parseSnapshotBody(request.body)
+        const sp = space(engine, (request.params as Sp).spaceId)
+        await sp.settled()
+        return runQuery(sp.objectDocs(), body.query)
+      },
+    )
+
+    app.post(
+      `${S}/objects/query/subscribe`,
+      { schema: { summary: 'Live object rows (SSE, windowed frames)', params: SpaceParams, body: ObjectsSubscribeBody, response: { 200: EventStream('ready, snapshot, changes, closed') } } },
+      async (request, reply) => {
+        const body = parseSubscribeBody(request.body)
+        const sp = space(engine, (request.params as Sp).spaceId)
+        await sp.settled()
+        await openLive(app, reply, body, objectsFeed(sp))
+      },
+    )
+
+    app.delete(
+      `${S}/objects/:objectId`,
+      { schema: { summary: 'Delete an object (tombstone, then its tree)', params: ObjectParams, response: { 204: NoContent } } },
+      async (request, reply) => {
+        const { spaceId, objectId } = request.params as Static<typeof ObjectParams>
+        const sp = space(engine, spaceId)
+        await sp.deleteObject(objectId)
+        await sp.settled()
+        return reply.code(204).send()
+      },
+    )
+
+    app.get(
+      `${S}/objects/:objectId/backlinks`,
+      { schema: { summary: 'Objects whose relation values point here', params: ObjectParams, response: { 200: Backlinks } } },
+      async (request) => {
+        const { spaceId, objectId } = request.params as Static<typeof ObjectParams>
+        const sp = space(engine, spaceId)
+        await sp.settled()
+        return { backlinks: backlinks(sp, objectId) }
+      },
+    )
+
+    // ------------------------------------------------------------ data plane
+    app.post(
+      `${S}/query`,
+      { schema: { summary: "Query one object's dataset", params: SpaceParams, body: DataQueryBody, response: { 200: QueryResult } } },
+      async (request) => {
+        const body = parseSnapshotBody(request.body, { perObject: true, requireDataset: true })
+        const sp = space(engine, (request.params as Sp).spaceId)
+        return runQuery(await sp.datasetDocs(body.objectId as string, body.dataset as string), body.query)
+      },
+    )
+
+    app.post(
+      `${S}/query/subscribe`,
+      { schema: { summary: "Live records of one object's dataset (SSE, windowed frames)", params: SpaceParams, body: DataSubscribeBody, response: { 200: EventStream('ready, snapshot, changes, closed') } } },
+      async (request, reply) => {
+        const body = parseSubscribeBody(request.body, { perObject: true, requireDataset: true })
+        const sp = space(engine, (request.params as Sp).spaceId)
+        await openLive(app, reply, body, datasetFeed(sp, body.objectId as string, body.dataset as string))
+      },
+    )
+
+    app.post(
+      `${S}/modify`,
+      {
+        config: { unknownKeys: 'drop' },
+        schema: { summary: 'Per-record ops in one change; dropped ops come back in rejections', params: SpaceParams, body: ModifyBody, response: { 200: WriteResult } },
+      },
+      async (request) => {
+        const body = request.body as Static<typeof ModifyBody>
+        const objectId = objectIdOf(body.objectId)
+        if (body.scope === 'local') throw new SvcError('sdk.not_implemented', 'device-local fields (scope: local) are not implemented')
+        const sp = space(engine, (request.params as Sp).spaceId)
+        const res = await sp.modify({ objectId, dataset: body.dataset, records: body.records, ...(body.traceIds ? { traceIds: body.traceIds } : {}) })
+        await sp.settled()
+        return res
+      },
+    )
+
+    app.post(
+      `${S}/upsert`,
+      { schema: { summary: 'Upsert records by caller-chosen id (idRule: user datasets)', params: SpaceParams, body: UpsertBody, response: { 200: UpsertResult } } },
+      async (request) => {
+        const sp = space(engine, (request.params as Sp).spaceId)
+        const res = await types(engine, sp.spaceId).upsert(request.body as Static<typeof UpsertBody>)
+        await sp.settled()
+        return res
+      },
+    )
+
+    app.post(
+      `${S}/delete-records`,
+      { schema: { summary: 'Tombstone records of one dataset', params: SpaceParams, body: DeleteRecordsBody, response: { 200: WriteResult } } },
+      async (request) => {
+        const body = request.body as Static<typeof DeleteRecordsBody>
+        const objectId = objectIdOf(body.objectId)
+        const sp = space(engine, (request.params as Sp).spaceId)
+        const res = await sp.deleteRecords({ objectId, dataset: body.dataset, recordIds: body.recordIds })
+        await sp.settled()
+        return res
+      },
+    )
+  }
+}

@@ -1,0 +1,23 @@
+import { Type } from '@sinclair/typebox'
+import { Id } from './spaces.ts'
+
+export const ObjectParams = Type.Object({ spaceId: Id('space id'), objectId: Id('object id') })
+
+/** `POST {S}/objects`: closed vocabulary; nothing is appended server-side. */
+export const ObjectCreateBody = Type.Object(
+  {
+    types: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 64, description: 'type ids the object carries for its life' })),
+    initialProperties: Type.Optional(
+      Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
+        description: 'values grouped by type key (`core` for name, description, icon, tags; a carried type id for its properties)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const ObjectCreated = Type.Object({ objectId: Type.String() })
+
+export const Backlinks = Type.Object({
+  backlinks: Type.Array(Type.Object({ objectId: Type.String(), typeId: Type.String(), propId: Type.String() })),
+})

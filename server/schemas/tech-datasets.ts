@@ -1,0 +1,51 @@
+/**
+ * `GET /v1/datasets`: the tech space's system datasets (`{name, schema}`), JSON Schema 2020-12
+ * with `x-scope` per field. The tech space is synced only across the account's own devices.
+ * Shapes as the engine writes them (sync/space/account-engine.ts); `spaces` and `profile` are
+ * the rows `POST /v1/spaces/query` serves.
+ */
+const INSTANT = { type: 'object', properties: { $date: { type: 'string', format: 'date-time' } }, required: ['$date'], additionalProperties: false }
+const synced = (s: Record<string, unknown>) => ({ ...s, 'x-scope': 'synced' })
+const ID = synced({ type: 'string', readOnly: true })
+const VER = synced({ type: 'object', readOnly: true, properties: { id: { type: 'string' } } })
+
+export const TECH_DATASETS: ReadonlyArray<{ name: string; schema: Record<string, unknown> }> = [
+  {
+    name: 'spaces',
+    schema: {
+      type: 'object',
+      description: 'one row per space the account knows; record id = space id; a deleted row is a sticky tombstone',
+      properties: {
+        id: ID,
+        _ver: VER,
+        spaceId: synced({ type: 'string' }),
+        spaceType: synced({ enum: ['svc.space', 'svc.onetoone'] }),
+        derived: synced({ type: 'boolean' }),
+        derivedName: synced({ type: 'string' }),
+        createdAt: synced(INSTANT),
+        deletedAt: synced(INSTANT),
+        status: synced({ enum: ['active', 'joining', 'deleted', 'one_to_one_pending', 'invite_pending', 'guest_revoked'], readOnly: true }),
+      },
+      required: ['id', 'spaceId', 'spaceType', 'derived', 'createdAt'],
+    },
+  },
+  {
+    name: 'profile',
+    schema: {
+      type: 'object',
+      description: 'the account profile; one record, id `me`',
+      properties: { id: ID, _ver: VER, name: synced({ type: 'string' }), description: synced({ type: 'string' }), iconCid: synced({ type: 'string' }) },
+      required: ['id'],
+    },
+  },
+  {
+    name: 'settings',
+    schema: {
+      type: 'object',
+      description: 'account-private settings per space; record id = space id; single-level scalar keys',
+      properties: { id: ID, _ver: VER, notifyMode: synced({ enum: ['all', 'mentions', 'none'] }) },
+      additionalProperties: synced({ type: ['string', 'number', 'boolean', 'null'] }),
+      required: ['id'],
+    },
+  },
+]
