@@ -20,26 +20,100 @@ export function getPath(doc: Json | undefined, path: string): Json | undefined {
 }
 
 /**
+ * Key order of every object merge builds: UTF-8 length first, then bytewise, the order
+ * deterministic CBOR (cborg) encodes maps in. So a record built in memory and one decoded from
+ * storage list their keys in the same order, and every peer serializes a record to the same
+ * JSON bytes whatever order its ops arrived in. (JS itself lists integer-like keys first,
+ * ascending, the same way everywhere.)
+ */
+export function compareKeys(a: string, b: string): number {
+  const la = utf8Length(a)
+  const lb = utf8Length(b)
+  if (la !== lb) return la - lb
+  return compareUtf8Strings(a, b)
+}
+
+function utf8Length(s: string): number {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) n += 1
+    else if (c < 0x800) n += 2
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      n += 4
+      i++
+    } else n += 3
+  }
+  return n
+}
+
+function compareUtf8Strings(a: string, b: string): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i)
+    let y = b.charCodeAt(i)
+    if (x === y) continue
+    // UTF-16 order equals UTF-8 byte order except surrogates against U+E000..U+FFFF.
+    if (x >= 0xd800 && x <= 0xdfff) x += 0x2000
+    else if (x >= 0xe000) x -= 0x800
+    if (y >= 0xd800 && y <= 0xdfff) y += 0x2000
+    else if (y >= 0xe000) y -= 0x800
+    return x - y
+  }
+  return a.length - b.length
+}
+
+/** A deep copy of a value with every object's keys in canonical order. */
+export function canonical(v: Json): Json {
+  if (Array.isArray(v)) return v.map(canonical)
+  if (!isObject(v)) return v
+  const out: JsonObject = {}
+  for (const k of Object.keys(v).sort(compareKeys)) out[k] = canonical(v[k])
+  return out
+}
+
+/** `obj` with `key` set: an existing key keeps its place, a new one goes where the order puts it. */
+function assign(obj: JsonObject | undefined, key: string, value: Json): JsonObject {
+  if (obj && Object.hasOwn(obj, key)) return { ...obj, [key]: value }
+  const out: JsonObject = {}
+  let placed = false
+  for (const k of obj ? Object.keys(obj) : []) {
+    if (!placed && compareKeys(key, k) < 0) {
+      out[key] = value
+      placed = true
+    }
+    out[k] = obj![k]
+  }
+  if (!placed) out[key] = value
+  return out
+}
+
+function setIn(node: Json | undefined, segs: string[], i: number, value: Json | undefined): Json | undefined {
+  if (i === segs.length) return value
+  const key = segs[i]
+  const obj = isObject(node) ? node : undefined
+  if (value === undefined) {
+    // Unsetting never creates anything.
+    if (!obj || !Object.hasOwn(obj, key)) return node
+    if (i === segs.length - 1) {
+      const { [key]: _gone, ...rest } = obj
+      return rest
+    }
+    const child = setIn(obj[key], segs, i + 1, undefined)
+    return child === obj[key] ? node : { ...obj, [key]: child as Json }
+  }
+  return assign(obj, key, setIn(obj?.[key], segs, i + 1, value) as Json)
+}
+
+/**
  * Returns a new document with `value` at `path` (undefined removes it). Copy-on-write along
- * the path only; intermediate non-objects are replaced by objects, as every peer does.
+ * the path only; intermediate non-objects are replaced by objects, as every peer does. The
+ * caller passes values already in canonical key order (see `canonical`).
  */
 export function withPath(doc: Json | undefined, path: string, value: Json | undefined): Json | undefined {
   const segs = splitPath(path)
   if (segs.length === 0) return value === undefined ? {} : value
-  if (value === undefined && !isObject(doc)) return doc
-  const root: JsonObject = isObject(doc) ? { ...doc } : {}
-  let cur = root
-  for (let i = 0; i < segs.length - 1; i++) {
-    const next = cur[segs[i]]
-    const copy: JsonObject = isObject(next) ? { ...next } : {}
-    if (value === undefined && !isObject(next)) return doc
-    cur[segs[i]] = copy
-    cur = copy
-  }
-  const last = segs[segs.length - 1]
-  if (value === undefined) delete cur[last]
-  else cur[last] = value
-  return root
+  return setIn(doc, segs, 0, value)
 }
 
 export function deepEqual(a: Json | undefined, b: Json | undefined): boolean {

@@ -1,5 +1,5 @@
 import type { Json } from './ops.ts'
-import { coversPath, deepEqual, getPath, withPath } from './path.ts'
+import { canonical, coversPath, deepEqual, getPath, withPath } from './path.ts'
 
 /**
  * Position of an op in the one total order every peer agrees on: (lamport, changeId, index in
@@ -76,7 +76,7 @@ function touchesPin(path: string, pins: readonly string[]): boolean {
 
 function applyEntry(doc: Json | undefined, e: LogEntry, pins: readonly string[]): { doc: Json | undefined; ok: boolean } {
   if (pins.length > 0 && violatesPin(doc, e, pins)) return { doc, ok: false }
-  return { doc: withPath(doc, e.p, e.k === 'set' ? e.v : undefined), ok: true }
+  return { doc: withPath(doc, e.p, e.k === 'set' ? canonical(e.v) : undefined), ok: true }
 }
 
 /** Drops log entries a later applied, pin-free `set` covers; they can never matter again. */

@@ -71,9 +71,16 @@ describe.runIf(IN_NETNS)('five daemons of one account on one LAN', () => {
     stopAt = 0
     expect(acked.length).toBeGreaterThan(500)
 
-    await until('all five converge with every acknowledged write', async () => {
-      const states = await Promise.all(d.map((x) => datasetState(x, space.id, obj, 'load')))
-      return states.every((s) => s === states[0]) && acked.every((id) => states[0].includes(`"id":"${id}"`))
-    }, 180_000, 1000)
+    let last = ''
+    try {
+      await until('all five converge with every acknowledged write', async () => {
+        const states = await Promise.all(d.map((x) => datasetState(x, space.id, obj, 'load')))
+        last = JSON.stringify(states.map((s, i) => ({ daemon: i, length: s.length, missing: acked.filter((id) => !s.includes(`"id":"${id}"`)).slice(0, 5) })))
+        return states.every((s) => s === states[0]) && acked.every((id) => states[0].includes(`"id":"${id}"`))
+      }, 180_000, 1000)
+    } catch (err) {
+      const debug = await Promise.all(d.map(async (x) => ({ p2p: (await api(x, 'GET', '/v1/debug/p2p')).json?.peers?.length, dbg: (await api(x, 'GET', `${S}/debug`)).json, st: (await api(x, 'GET', `${S}/sync-status`)).json })))
+      throw new Error(`${(err as Error).message}: ${last} ${JSON.stringify(debug)}`)
+    }
   }, 600_000)
 })
