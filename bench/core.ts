@@ -35,14 +35,14 @@ const key = (n: number): KeyPair => {
 }
 const progress = (msg: string) => process.stderr.write(`[bench core] ${msg}\n`)
 
-interface Fixture {
+export interface Fixture {
   spaceId: string
   setup: Array<{ id: string; raw: Uint8Array }>
   changes: Change[]
   readKey: Uint8Array
 }
 
-async function buildFixture(): Promise<Fixture> {
+export async function buildFixture(): Promise<Fixture> {
   const crypto = await defaultCryptoProvider()
   const deps: ReplicaDeps = { storage: new MemoryStorageAdapter(), crypto, env: systemEnv }
   const owner = await SpaceReplica.create(deps, key(1))

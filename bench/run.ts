@@ -10,6 +10,7 @@ type Bench = () => Promise<Record<string, unknown>>
 const benches: Record<string, () => Promise<Bench>> = {
   core: async () => benchCore,
   headSync: async () => (await import('./headsync.ts')).benchHeadSync as Bench,
+  lanBacklog: async () => (await import('./lan.ts')).benchLan as Bench,
 }
 
 const args = process.argv.slice(2)
