@@ -99,10 +99,14 @@ export class AccountEngine {
         added.push(row.spaceId)
       }
     }
-    if (added.length) for (const l of this.spaceListeners) l(added)
+    if (added.length) this.announce(added)
   }
 
-  /** Told when spaces open because another device listed them (sync should fetch them). */
+  private announce(spaceIds: string[]) {
+    for (const l of this.spaceListeners) l(spaceIds)
+  }
+
+  /** Told when spaces open here: created, or listed or sent by another device (sync them). */
   onSpacesOpened(fn: (spaceIds: string[]) => void): () => void {
     this.spaceListeners.add(fn)
     return () => this.spaceListeners.delete(fn)
@@ -124,7 +128,7 @@ export class AccountEngine {
     if (row && rowStatus(row) === 'deleted') throw new SvcError('space.deleted', 'this space was deleted', { spaceId })
     await this.openSpace(spaceId)
     const e = this.spaces.get(spaceId)!
-    for (const l of this.spaceListeners) l([spaceId])
+    this.announce([spaceId])
     return e
   }
 
@@ -159,6 +163,7 @@ export class AccountEngine {
   async createSpace(opts: { name: string; description?: string; iconCid?: string }): Promise<SpaceInfo> {
     const engine = await SpaceEngine.create(this.replicaDeps, this.deps.accountKey, opts)
     this.spaces.set(engine.spaceId, engine)
+    this.announce([engine.spaceId])
     await this.writeRow({ spaceId: engine.spaceId, spaceType: 'svc.space', derived: false, createdAt: instant(this.deps.env.now()) })
     return this.info(engine.spaceId)
   }
@@ -238,6 +243,7 @@ export class AccountEngine {
     if (!this.spaces.has(spaceId)) {
       const engine = await SpaceEngine.create(this.replicaDeps, this.deps.accountKey, { seed: derivedSpaceSeed(name), name })
       this.spaces.set(engine.spaceId, engine)
+      this.announce([engine.spaceId])
     }
     if (!row) await this.writeRow({ spaceId, spaceType: 'svc.space', derived: true, derivedName: name, createdAt: instant(0) })
     return this.info(spaceId)

@@ -8,6 +8,8 @@ import { queryCommand } from './query.ts'
 import { shutdownCommand } from './shutdown.ts'
 import { spacesCommand } from './spaces.ts'
 import { subscribeCommand } from './subscribe.ts'
+import { peersCommand } from './peers.ts'
+import { syncStatusCommand } from './sync-status.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -20,4 +22,6 @@ export const COMMANDS: readonly Command[] = [
   queryCommand,
   modifyCommand,
   subscribeCommand,
+  peersCommand,
+  syncStatusCommand,
 ]

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bootApp, call, expectError, ok, type Booted } from './helpers.ts'
+
+let b: Booted
+let spaceId: string
+let objectId: string
+beforeAll(async () => {
+  b = await bootApp()
+  spaceId = (await ok(call(b.app, 'POST', '/v1/spaces', { name: 'S' }), 201)).id
+  objectId = (await ok(call(b.app, 'POST', `/v1/spaces/${spaceId}/objects`, {}), 201)).objectId
+})
+afterAll(async () => b.close())
+
+describe('debug, sync status, processes, devices (P2P off)', () => {
+  it('p2p snapshot, per-space counters and the object debug view', async () => {
+    const p2p = await ok(call(b.app, 'GET', '/v1/debug/p2p'))
+    expect(p2p).toMatchObject({ listen: [], peers: [], discovered: [], mdns: false })
+    expect(p2p.peerId).toMatch(/^[1-9A-HJ-NP-Za-km-z]+$/)
+    expect(await ok(call(b.app, 'GET', `/v1/spaces/${spaceId}/debug`))).toEqual({ spaceId, peers: [] })
+    const obj = await ok(call(b.app, 'GET', `/v1/spaces/${spaceId}/debug/objects/${objectId}`))
+    expect(obj).toMatchObject({ objectId, syncState: 'offline', headsCount: 1, branchCount: 0, treeLen: 2, pending: [objectId] })
+    expectError(await call(b.app, 'GET', `/v1/spaces/${spaceId}/debug/objects/nope`), 404, 'object.not_found')
+    expectError(await call(b.app, 'GET', `/v1/spaces/nope/debug`), 404, 'space.not_found')
+  })
+
+  it('sync-status snapshots; the peers variant answers 501; processes list', async () => {
+    const all = await ok(call(b.app, 'GET', '/v1/sync-status'))
+    expect(all.spaces.map((s: any) => s.spaceId)).toContain(spaceId)
+    expect(await ok(call(b.app, 'GET', `/v1/spaces/${spaceId}/sync-status`))).toMatchObject({ spaceId, state: 'offline', peers: 0 })
+    expect(await ok(call(b.app, 'GET', `/v1/spaces/${spaceId}/sync-status/objects/${objectId}`))).toMatchObject({ objectId, state: 'offline' })
+    expectError(await call(b.app, 'GET', '/v1/sync-status/peers'), 501, 'sdk.not_implemented')
+    expectError(await call(b.app, 'GET', '/v1/sync-status/peers/subscribe'), 501, 'sdk.not_implemented')
+    expect(await ok(call(b.app, 'GET', '/v1/processes'))).toEqual({ processes: [] })
+    // {S}/sync with no peers returns at once
+    await ok(call(b.app, 'POST', `/v1/spaces/${spaceId}/sync`), 204)
+  })
+
+  it('devices: this one is listed; rename; a device cannot remove itself; unknown and pruned devices', async () => {
+    const { devices, self } = await ok(call(b.app, 'GET', '/v1/devices'))
+    expect(devices.map((d: any) => d.id)).toEqual([self])
+    await ok(call(b.app, 'PATCH', `/v1/devices/${self}`, { name: 'laptop' }), 204)
+    expect((await ok(call(b.app, 'GET', `/v1/devices/${self}`))).name).toBe('laptop')
+    expectError(await call(b.app, 'DELETE', `/v1/devices/${self}`), 400, 'device.self_delete')
+    expectError(await call(b.app, 'GET', '/v1/devices/unknown'), 404, 'device.not_found')
+    await b.engine.account().devices.register('OtherDevice1111')
+    await ok(call(b.app, 'DELETE', '/v1/devices/OtherDevice1111'), 204)
+    expectError(await call(b.app, 'DELETE', '/v1/devices/OtherDevice1111'), 409, 'device.pruned')
+    expectError(await call(b.app, 'PATCH', '/v1/devices/OtherDevice1111', { name: 'x' }), 409, 'device.pruned')
+    expectError(await call(b.app, 'PATCH', `/v1/devices/${self}`, { name: 'x', extra: 1 }), 400, 'request.unknown_field')
+  })
+})
