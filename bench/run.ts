@@ -11,6 +11,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   core: async () => benchCore,
   headSync: async () => (await import('./headsync.ts')).benchHeadSync as Bench,
   lanBacklog: async () => (await import('./lan.ts')).benchLan as Bench,
+  aggregate: async () => (await import('./aggregate.ts')).benchAggregate as Bench,
 }
 
 const args = process.argv.slice(2)

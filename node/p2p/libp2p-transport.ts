@@ -1,9 +1,9 @@
 import type { Connection, PeerId, Stream } from '@libp2p/interface'
-import { LengthPrefixedDecoder } from '@libp2p/utils'
 import * as lp from 'it-length-prefixed'
 import { TransportError, type Transport } from '../../sync/protocol/transport.ts'
 import type { SvcLibp2p } from './libp2p-node.ts'
 import { P2P } from './constants.ts'
+import { FrameDecoder } from './frames.ts'
 
 type Handler<A extends unknown[]> = (...args: A) => void | Promise<void>
 
@@ -34,6 +34,7 @@ export class Libp2pTransport implements Transport {
   readonly ordered = true
   private readonly links = new Map<string, Link>()
   private readonly opening = new Map<string, Promise<void>>()
+  private readonly inbound = new Set<Stream>()
   private readonly protocol: string
   private readonly maxQueuedSendBytes: number
   private readonly maxQueuedFrames: number
@@ -94,6 +95,9 @@ export class Libp2pTransport implements Transport {
     await this.node.unhandle(this.protocol).catch(() => undefined)
     for (const [, link] of this.links) link.out.abort(new Error('transport closed'))
     this.links.clear()
+    // The peers' streams to us too: that is how they see this peer go down.
+    for (const s of this.inbound) s.abort(new Error('transport closed'))
+    this.inbound.clear()
   }
 
   /** Opens our outbound stream to a newly connected peer; the link is up once it is open. */
@@ -140,7 +144,9 @@ export class Libp2pTransport implements Transport {
     if (this.closed) return stream.abort(new Error('transport closed'))
     const from = connection.remotePeer.toString()
     stream.maxReadBufferLength = this.maxFrameBytes + 16
-    const decoder = new LengthPrefixedDecoder({ maxDataLength: this.maxFrameBytes, maxBufferSize: this.maxFrameBytes + 16 })
+    const decoder = new FrameDecoder(this.maxFrameBytes)
+    this.inbound.add(stream)
+    stream.addEventListener('close', () => this.inbound.delete(stream))
     const queue: Uint8Array[] = []
     let draining = false
     const drain = async () => {
@@ -162,7 +168,7 @@ export class Libp2pTransport implements Transport {
     }
     stream.addEventListener('message', (evt) => {
       try {
-        for (const frame of decoder.decode(evt.data)) queue.push(frame.subarray())
+        for (const frame of decoder.decode(evt.data)) queue.push(frame)
       } catch {
         // Oversized or malformed framing: this peer's stream is done.
         this.count('frame_too_large')

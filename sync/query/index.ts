@@ -47,3 +47,4 @@ export {
   type SubscribeBody,
 } from './body.ts'
 export { compareValues, instantOf, isDateWrapper, parseInstant, Rank, rankOf, valuesEqual, type Doc, type Scalar } from './values.ts'
+export * from './aggregate/index.ts'

@@ -2,6 +2,34 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createSvcNode, type SvcLibp2p } from '../../node/p2p/libp2p-node.ts'
 import { Libp2pTransport } from '../../node/p2p/libp2p-transport.ts'
 import { keyFor } from '../helpers.ts'
+import { runTransportConformance } from '../../sync/protocol/transport-conformance.ts'
+
+let seq = 40
+runTransportConformance('libp2p (TCP + Noise + Yamux on loopback)', async () => {
+  const na = await createSvcNode({ deviceKey: keyFor(seq++), listen: ['/ip4/127.0.0.1/tcp/0'] })
+  const nb = await createSvcNode({ deviceKey: keyFor(seq++), listen: ['/ip4/127.0.0.1/tcp/0'] })
+  const a = await Libp2pTransport.start(na, { maxFrameBytes: 1024 * 1024 })
+  const b = await Libp2pTransport.start(nb, { maxFrameBytes: 1024 * 1024 })
+  const waitFor = async (cond: () => boolean) => {
+    for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10))
+  }
+  return {
+    a,
+    b,
+    async connect() {
+      await na.dial(nb.getMultiaddrs()[0])
+      await waitFor(() => a.peers().includes(b.peerId) && b.peers().includes(a.peerId))
+    },
+    // A real network: wait until a short quiet period passes with nothing new delivered.
+    async settle() {
+      await new Promise((r) => setTimeout(r, 150))
+    },
+    async teardown() {
+      await na.stop()
+      await nb.stop()
+    },
+  }
+})
 
 const nodes: SvcLibp2p[] = []
 afterEach(async () => {
