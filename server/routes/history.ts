@@ -1,0 +1,78 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import { SvcError } from '../../sync/core/errors.ts'
+import { History } from '../../sync/space/history.ts'
+import { spacePolicy } from '../../sync/space/schema.ts'
+import type { SpaceEngine } from '../../sync/space/space-engine.ts'
+import { Id } from '../schemas/spaces.ts'
+import { space, type RoutedEngine } from './context.ts'
+
+const O = '/v1/spaces/:spaceId/objects/:objectId'
+const ObjectParams = Type.Object({ spaceId: Id('space id'), objectId: Id('object id') })
+const VersionParams = Type.Object({ spaceId: Id('space id'), objectId: Id('object id'), version: Id('a change id') })
+const RecordParams = Type.Object({ spaceId: Id('space id'), objectId: Id('object id'), version: Id('a change id'), dataset: Id('dataset'), recordId: Id('record id') })
+const ListQuery = Type.Object(
+  {
+    dataset: Type.Optional(Type.String()),
+    recordId: Type.Optional(Type.String()),
+    traceId: Type.Optional(Type.String()),
+    author: Type.Optional(Type.String()),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+    cursor: Type.Optional(Type.String()),
+    coalesce: Type.Optional(Type.Boolean()),
+    coalesceWindow: Type.Optional(Type.Integer({ minimum: 0, description: 'milliseconds; default 60000' })),
+  },
+  { additionalProperties: false },
+)
+const DiffQuery = Type.Object(
+  { version: Type.String({ minLength: 1 }), base: Type.Optional(Type.String()), dataset: Type.Optional(Type.String()), recordIds: Type.Optional(Type.String({ description: 'comma-separated' })) },
+  { additionalProperties: false },
+)
+const ViewQuery = Type.Object({ dataset: Type.Optional(Type.String()) }, { additionalProperties: false })
+
+const histories = new WeakMap<SpaceEngine, History>()
+function historyOf(sp: SpaceEngine, objectId: string): History {
+  sp.requireObject(objectId)
+  let h = histories.get(sp)
+  if (!h) histories.set(sp, (h = new History(sp.replica, spacePolicy)))
+  return h
+}
+
+/** Spec "Version history": a version is a change id; chat_messages keeps no history. */
+export function historyRoutes(engine: RoutedEngine) {
+  return async (app: FastifyInstance) => {
+    app.get(`${O}/history`, { schema: { summary: "An object's changes, newest first", params: ObjectParams, querystring: ListQuery } }, async (request) => {
+      const { spaceId, objectId } = request.params as { spaceId: string; objectId: string }
+      const q = request.query as Record<string, string | number | boolean | undefined>
+      return historyOf(space(engine, spaceId), objectId).list(objectId, {
+        ...(q.dataset !== undefined ? { dataset: String(q.dataset) } : {}),
+        ...(q.recordId !== undefined ? { recordId: String(q.recordId) } : {}),
+        ...(q.traceId !== undefined ? { traceId: String(q.traceId) } : {}),
+        ...(q.author !== undefined ? { author: String(q.author) } : {}),
+        ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
+        ...(q.cursor !== undefined ? { cursor: String(q.cursor) } : {}),
+        ...(q.coalesce !== undefined ? { coalesce: q.coalesce === true } : {}),
+        ...(q.coalesceWindow !== undefined ? { coalesceWindowMs: Number(q.coalesceWindow) } : {}),
+      })
+    })
+    app.get(`${O}/history/diff`, { schema: { summary: 'What a version changed (against its parents or `base`)', params: ObjectParams, querystring: DiffQuery } }, async (request) => {
+      const { spaceId, objectId } = request.params as { spaceId: string; objectId: string }
+      const q = request.query as { version: string; base?: string; dataset?: string; recordIds?: string }
+      return historyOf(space(engine, spaceId), objectId).diff(objectId, q.version, {
+        ...(q.base !== undefined ? { base: q.base } : {}),
+        ...(q.dataset !== undefined ? { dataset: q.dataset } : {}),
+        ...(q.recordIds !== undefined ? { recordIds: q.recordIds.split(',').filter(Boolean) } : {}),
+      })
+    })
+    app.get(`${O}/history/:version`, { schema: { summary: 'State of the object at a version, by dataset', params: VersionParams, querystring: ViewQuery } }, async (request) => {
+      const { spaceId, objectId, version } = request.params as { spaceId: string; objectId: string; version: string }
+      const { dataset } = request.query as { dataset?: string }
+      return { version, datasets: await historyOf(space(engine, spaceId), objectId).view(objectId, version, dataset) }
+    })
+    app.get(`${O}/history/:version/datasets/:dataset/records/:recordId`, { schema: { summary: 'One record at a version', params: RecordParams } }, async (request) => {
+      const { spaceId, objectId, version, dataset, recordId } = request.params as { spaceId: string; objectId: string; version: string; dataset: string; recordId: string }
+      if (dataset === 'chat_messages') throw new SvcError('history.version_not_found', 'chat messages keep no history', { version })
+      return historyOf(space(engine, spaceId), objectId).recordAt(objectId, version, dataset, recordId)
+    })
+  }
+}

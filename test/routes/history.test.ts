@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bootApp, call, expectError, ok, type Booted } from './helpers.ts'
+
+let b: Booted
+let O: string
+const v: string[] = []
+beforeAll(async () => {
+  b = await bootApp()
+  const S = `/v1/spaces/${(await ok(call(b.app, 'POST', '/v1/spaces', { name: 'H' }), 201)).id}`
+  const obj = (await ok(call(b.app, 'POST', `${S}/objects`, {}), 201)).objectId
+  O = `${S}/objects/${obj}`
+  for (let i = 0; i < 3; i++) {
+    v.push((await ok(call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'notes', records: [{ id: 'n', ops: [{ type: '$set', path: 'i', value: i }] }], traceIds: [`t${i}`] }))).changeId)
+  }
+})
+afterAll(async () => b.close())
+
+describe('version history routes', () => {
+  it('lists, pages, filters, diffs, views a version and a record at it', async () => {
+    const all = await ok(call(b.app, 'GET', `${O}/history?dataset=notes`))
+    expect(all.changes.map((c: any) => c.version)).toEqual([...v].reverse())
+    const page = await ok(call(b.app, 'GET', `${O}/history?dataset=notes&limit=2`))
+    expect(page.changes).toHaveLength(2)
+    const next = await ok(call(b.app, 'GET', `${O}/history?dataset=notes&limit=2&cursor=${page.cursor}`))
+    expect(next.changes.map((c: any) => c.version)).toEqual([v[0]])
+    expect((await ok(call(b.app, 'GET', `${O}/history?traceId=t1`))).changes.map((c: any) => c.version)).toEqual([v[1]])
+    expect((await ok(call(b.app, 'GET', `${O}/history?coalesce=true&dataset=notes`))).changes).toHaveLength(1)
+    expect(await ok(call(b.app, 'GET', `${O}/history/diff?version=${v[1]}`))).toEqual({ base: null, version: v[1], datasets: { notes: [{ id: 'n', before: { i: 0 }, after: { i: 1 } }] } })
+    expect((await ok(call(b.app, 'GET', `${O}/history/${v[0]}?dataset=notes`))).datasets).toEqual({ notes: { n: { i: 0 } } })
+    expect(await ok(call(b.app, 'GET', `${O}/history/${v[2]}/datasets/notes/records/n`))).toEqual({ exists: true, deleted: false, record: { i: 2 } })
+  })
+
+  it('errors: unknown version 404, limit over 200 and unknown query keys 400', async () => {
+    expectError(await call(b.app, 'GET', `${O}/history/nope`), 404, 'history.version_not_found')
+    expectError(await call(b.app, 'GET', `${O}/history/diff?version=nope`), 404, 'history.version_not_found')
+    const over = await call(b.app, 'GET', `${O}/history?limit=201`)
+    expect(over.statusCode).toBe(400)
+    expect(over.json().error.code).toMatch(/^request\./)
+    expect((await call(b.app, 'GET', `${O}/history?bogus=1`)).statusCode).toBe(400)
+  })
+})
