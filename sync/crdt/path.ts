@@ -1,4 +1,5 @@
 import type { Json, JsonObject } from './ops.ts'
+import { compareUtf8 } from '../core/utf8-order.ts'
 
 /** A dotted path; '' is the whole record. */
 export const splitPath = (path: string): string[] => (path === '' ? [] : path.split('.'))
@@ -30,7 +31,7 @@ export function compareKeys(a: string, b: string): number {
   const la = utf8Length(a)
   const lb = utf8Length(b)
   if (la !== lb) return la - lb
-  return compareUtf8Strings(a, b)
+  return compareUtf8(a, b)
 }
 
 function utf8Length(s: string): number {
@@ -45,22 +46,6 @@ function utf8Length(s: string): number {
     } else n += 3
   }
   return n
-}
-
-function compareUtf8Strings(a: string, b: string): number {
-  const n = Math.min(a.length, b.length)
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i)
-    let y = b.charCodeAt(i)
-    if (x === y) continue
-    // UTF-16 order equals UTF-8 byte order except surrogates against U+E000..U+FFFF.
-    if (x >= 0xd800 && x <= 0xdfff) x += 0x2000
-    else if (x >= 0xe000) x -= 0x800
-    if (y >= 0xd800 && y <= 0xdfff) y += 0x2000
-    else if (y >= 0xe000) y -= 0x800
-    return x - y
-  }
-  return a.length - b.length
 }
 
 /** A deep copy of a value with every object's keys in canonical order. */

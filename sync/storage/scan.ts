@@ -1,4 +1,6 @@
 import type { ScanOptions, WriteBatch } from './adapter.ts'
+import { compareUtf8 } from '../core/utf8-order.ts'
+export { compareUtf8 }
 
 /**
  * Helpers shared by the storage adapters: batch and option validation, key order, and range
@@ -55,26 +57,6 @@ export function upperBound(keys: readonly string[], k: string, lo = 0, hi = keys
     else hi = mid
   }
   return lo
-}
-
-/**
- * Compares strings by UTF-8 byte order (= Unicode code point order), the order SQLite's BINARY
- * collation and the StorageAdapter spec use.
- */
-export function compareUtf8(a: string, b: string): number {
-  // UTF-16 code unit order equals UTF-8 byte order except for surrogates vs U+E000..U+FFFF.
-  const n = Math.min(a.length, b.length)
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i)
-    let y = b.charCodeAt(i)
-    if (x === y) continue
-    if (x >= 0xd800 && x <= 0xdfff) x += 0x2000
-    else if (x >= 0xe000) x -= 0x800
-    if (y >= 0xd800 && y <= 0xdfff) y += 0x2000
-    else if (y >= 0xe000) y -= 0x800
-    return x - y
-  }
-  return a.length - b.length
 }
 
 /**

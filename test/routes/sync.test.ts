@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bootApp, call, expectError, ok, type Booted } from './helpers.ts'
+import { bootApp, call, expectError, listen, ok, type Booted } from './helpers.ts'
+import { main } from '../../server/cli/dispatch.ts'
+import { memoryIO } from '../server/process.ts'
 
 let b: Booted
 let spaceId: string
@@ -47,5 +49,27 @@ describe('debug, sync status, processes, devices (P2P off)', () => {
     expectError(await call(b.app, 'DELETE', '/v1/devices/OtherDevice1111'), 409, 'device.pruned')
     expectError(await call(b.app, 'PATCH', '/v1/devices/OtherDevice1111', { name: 'x' }), 409, 'device.pruned')
     expectError(await call(b.app, 'PATCH', `/v1/devices/${self}`, { name: 'x', extra: 1 }), 400, 'request.unknown_field')
+  })
+})
+
+describe('svc peers and svc sync-status', () => {
+  it('print this device and the state of every space; exit 3 when unreachable', async () => {
+    const url = await listen(b.app)
+    const run = async (args: string[]) => {
+      const m = memoryIO('', { SVC_URL: url })
+      return { code: await main(args, m.io), out: m.out(), err: m.err() }
+    }
+    const peers = await run(['peers'])
+    expect(peers.code).toBe(0)
+    expect(peers.out).toContain('this device')
+    expect(peers.out).toContain('no connected peers')
+    const status = await run(['sync-status'])
+    expect(status.code).toBe(0)
+    expect(status.out).toContain(`${spaceId}  offline`)
+    const one = await run(['sync-status', spaceId, '--json'])
+    expect(JSON.parse(one.out)).toMatchObject({ spaceId, state: 'offline' })
+    expect((await run(['sync-status', 'nope'])).code).toBe(1)
+    const down = memoryIO('', { SVC_URL: 'http://127.0.0.1:1' })
+    expect(await main(['peers'], down.io)).toBe(3)
   })
 })

@@ -1,6 +1,7 @@
 import { parseClientArgs, type ClientContext } from '../client.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
 import { COMMON_HELP, enc, intOption, WINDOW_OPTIONS, windowBody } from './args.ts'
+import { readSseFrames } from '../sse-frames.ts'
 
 const USAGE = `usage: svc subscribe SPACE [--object OBJECT --dataset DATASET] [--filter JSON] [--sort FIELD ...] [--limit N]
                      [--mailbox N] [--drift PERCENT]
@@ -39,23 +40,12 @@ export async function streamFrames(ctx: ClientContext, path: string, body: unkno
     ctx.io.stderr.write(`svc: ${res.status} ${err?.code ?? 'error'}: ${err?.message ?? res.statusText}\n`)
     return res.status >= 500 ? EXIT.server : EXIT.user
   }
-  const decoder = new TextDecoder()
-  let buffer = ''
   let closed = false
   try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true })
-      let i
-      while ((i = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, i)
-        buffer = buffer.slice(i + 2)
-        const event = /^event: (.*)$/m.exec(block)?.[1]
-        const data = /^data: (.*)$/m.exec(block)?.[1]
-        if (event === undefined || data === undefined) continue // keepalive comment
-        ctx.io.stdout.write(`${JSON.stringify({ event, data: JSON.parse(data) })}\n`)
-        if (event === 'closed') closed = true
-      }
-    }
+    await readSseFrames(res.body, (event, data) => {
+      ctx.io.stdout.write(`${JSON.stringify({ event, data })}\n`)
+      if (event === 'closed') closed = true
+    })
   } catch {
     if (signal.aborted) return EXIT.ok
   }

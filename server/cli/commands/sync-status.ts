@@ -2,6 +2,7 @@ import { parseClientArgs } from '../client.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
 import { COMMON_HELP, enc } from './args.ts'
 import { getJson } from './peers.ts'
+import { readSseFrames } from '../sse-frames.ts'
 
 const USAGE = `usage: svc sync-status [SPACE_ID] [--watch] [--json]
   The sync state of every space (or one): unknown, offline, syncing, synced or error, with
@@ -38,24 +39,14 @@ export const syncStatusCommand: Command = {
       return EXIT.unreachable
     }
     if (!res.ok || !res.body) return res.status >= 500 ? EXIT.server : EXIT.user
-    const decoder = new TextDecoder()
-    let buffer = ''
+    let closed = false
     try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true })
-        let i
-        while ((i = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, i)
-          buffer = buffer.slice(i + 2)
-          const event = /^event: (.*)$/m.exec(block)?.[1]
-          const data = /^data: (.*)$/m.exec(block)?.[1]
-          if (event === 'status' && data) {
-            const s = JSON.parse(data)
-            if (!only || s.spaceId === only) print(s)
-          } else if (event === 'lagged' && data) io.stderr.write(`svc: missed ${JSON.parse(data).total} updates\n`)
-          else if (event === 'closed') return EXIT.ok
-        }
-      }
+      await readSseFrames(res.body, (event, data: any) => {
+        if (event === 'status' && (!only || data.spaceId === only)) print(data)
+        else if (event === 'lagged') io.stderr.write(`svc: missed ${data.total} updates\n`)
+        else if (event === 'closed') return (closed = true)
+      })
+      if (closed) return EXIT.ok
     } catch {
       if (ac.signal.aborted) return EXIT.ok
     } finally {
