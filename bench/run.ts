@@ -10,6 +10,7 @@ type Bench = () => Promise<Record<string, unknown>>
 const benches: Record<string, () => Promise<Bench>> = {
   core: async () => benchCore,
   headSync: async () => (await import('./headsync.ts')).benchHeadSync as Bench,
+  api: async () => (await import('./api.ts')).benchApi as Bench,
   lanBacklog: async () => (await import('./lan.ts')).benchLan as Bench,
   aggregate: async () => (await import('./aggregate.ts')).benchAggregate as Bench,
 }

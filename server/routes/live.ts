@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { FrameOp } from '../../sync/query/projection.ts'
+import type { QuerySource } from '../../sync/query/source.ts'
 import { LiveWindow, type ChangeSet, type ChangesFrame, type SubscribeBody } from '../../sync/query/index.ts'
 import type { Doc } from '../../sync/space/rows.ts'
 import type { SpaceChange, SpaceEngine } from '../../sync/space/space-engine.ts'
@@ -21,11 +22,11 @@ import type { CloseReason } from '../sse.ts'
 export interface LiveFeed {
   listen(onChange: (c: SpaceChange) => void): () => void
   /** The collection now (also the snapshot). Errors here answer as JSON before the stream opens. */
-  load(): Promise<Iterable<Doc>>
+  load(): Promise<Iterable<Doc> | QuerySource>
   /** The window input of one change, or null when the change does not touch this collection. */
   translate(c: SpaceChange, window: LiveWindow): Promise<{ set: ChangeSet; ops?: Map<string, FrameOp[]>; end?: CloseReason } | null>
   /** Current documents, so the window re-selects instead of drifting (only for in-memory collections). */
-  refill?: () => Iterable<Doc>
+  refill?: () => Iterable<Doc> | QuerySource
 }
 
 export async function openLive(app: FastifyInstance, reply: FastifyReply, body: SubscribeBody, feed: LiveFeed): Promise<void> {
@@ -85,8 +86,9 @@ const opsMap = (entries: Iterable<[string, FrameOp[]]>) => new Map(entries)
 export function objectsFeed(space: SpaceEngine): LiveFeed {
   return {
     listen: (fn) => space.onChange(fn),
-    load: async () => [...space.objectDocs()],
-    refill: () => space.objectDocs(),
+    // The indexed source itself: the window reads it synchronously in its constructor.
+    load: async () => space.objectSource(),
+    refill: () => space.objectSource(),
     async translate(c) {
       if (c.objects.size === 0) return null
       const set: ChangeSet = { versionId: c.versionId, upserts: [], deletes: [] }

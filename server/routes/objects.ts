@@ -55,7 +55,7 @@ export function objectRoutes(engine: RoutedEngine) {
         const body = parseSnapshotBody(request.body)
         const sp = space(engine, (request.params as Sp).spaceId)
         await sp.settled()
-        return runQuery(sp.objectDocs(), body.query)
+        return runQuery(sp.objectSource(), body.query)
       },
     )
 

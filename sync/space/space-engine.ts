@@ -4,6 +4,7 @@ import type { Json, JsonObject, Op } from '../crdt/ops.ts'
 import type { UserOp } from '../crdt/resolve.ts'
 import { derivedObjectId, SpaceReplica, type ReplicaDeps } from '../replica/space-replica.ts'
 import type { CommitInfo, WriteResult } from '../replica/types.ts'
+import { InMemoryIndex, type QuerySource } from '../query/source.ts'
 import { objectRowDoc, recordDoc, isJsonObject, asStringArray, type Doc } from './rows.ts'
 import { BUILTIN_TYPE_IDS, ROW_DS, ROW_ID, SPACE_INDEX_SEED, spacePolicy } from './schema.ts'
 
@@ -34,7 +35,11 @@ export interface SpaceChange {
  */
 export class SpaceEngine {
   readonly spaceIndexObjectId: string
-  private readonly rows = new Map<string, Doc>()
+  /**
+   * Every live object row, with equality indexes on the paths object queries filter by most
+   * (`id`, `core.types`, authorship), so `{S}/objects/query` visits only candidates.
+   */
+  private readonly rows = new InMemoryIndex(OBJECT_INDEX_PATHS)
   private readonly listeners = new Set<(c: SpaceChange) => void>()
   private feed: Promise<void> = Promise.resolve()
 
@@ -138,16 +143,21 @@ export class SpaceEngine {
   }
 
   objectDoc(objectId: string): Doc | undefined {
-    return this.rows.get(objectId)
+    return this.rows.get(objectId) as Doc | undefined
   }
 
   /** Every live object row (the objects collection). */
-  objectDocs(): IterableIterator<Doc> {
-    return this.rows.values()
+  objectDocs(): Iterable<Doc> {
+    return this.rows as Iterable<unknown> as Iterable<Doc>
+  }
+
+  /** The object rows as an indexed QuerySource (live, kept current by the commit feed). */
+  objectSource(): QuerySource {
+    return this.rows
   }
 
   requireObject(objectId: string, code = 'object.not_found'): Doc {
-    const row = this.rows.get(objectId)
+    const row = this.rows.get(objectId) as Doc | undefined
     if (!row) throw new SvcError(code, 'object not found', { objectId })
     return row
   }
@@ -205,8 +215,8 @@ export class SpaceEngine {
   private async refreshRow(objectId: string) {
     const meta = this.replica.treeMeta(objectId)
     const rec = meta && !meta.deleted ? await this.replica.getRecord(objectId, ROW_DS, ROW_ID) : undefined
-    if (rec && !rec.deleted && rec.value !== undefined) this.rows.set(objectId, objectRowDoc(objectId, this.spaceId, rec))
-    else this.rows.delete(objectId)
+    if (rec && !rec.deleted && rec.value !== undefined) this.rows.upsert(objectRowDoc(objectId, this.spaceId, rec))
+    else this.rows.remove(objectId)
   }
 
   private async onCommit(info: CommitInfo) {
@@ -232,6 +242,9 @@ export class SpaceEngine {
     for (const l of this.listeners) l(change)
   }
 }
+
+/** Object row paths with an equality index (see SpaceEngine.rows). */
+export const OBJECT_INDEX_PATHS = ['id', 'core.types', 'author', 'modifiedBy'] as const
 
 const str = (v: Json | undefined): string => (typeof v === 'string' ? v : '')
 export { isJsonObject }

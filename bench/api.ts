@@ -1,0 +1,303 @@
+/**
+ * HTTP API benchmarks (issue 4). Each target is a ratio or a bound measured in this process.
+ *
+ * Fixture: a real app (DaemonEngine over SQLite in a temp data root, a fresh account, one
+ * space). The 100k object rows are written through the space's replica, not through 100k
+ * HTTP calls: a bench writer key is added as a `writer` member, then every object is a derived
+ * root (unsigned, like `createObject({seed})`) plus one signed, sealed change setting its row
+ * (`core.types`, `core.name`, `core.status`, `core.priority`), handed to
+ * `SpaceReplica.applyVerified` in batches of BATCH changes (one storage batch and one commit
+ * each). The engine's commit feed then refreshes the object index exactly as for local writes.
+ *
+ * - objectsQueryVsHello: p50 of `POST {S}/objects/query` (filter on `core.types` and
+ *   `core.status`, sort `-core.priority`, limit 20) against a Fastify hello-world route in a
+ *   second Fastify instance of the same process, both through `app.inject`. Target: query p50
+ *   <= 5 ms at 100k objects.
+ * - sseFanout: 1,000 live subscriptions (`{S}/objects/query/subscribe`, real sockets on
+ *   127.0.0.1) see one write; latency is from the engine announcing the commit to each client
+ *   parsing its `changes` frame. Baseline: a plain node:http server holding 1,000 responses,
+ *   timed from the start of one `res.write` loop to each client receiving its chunk. Target:
+ *   p99 ratio <= 2.
+ * - modifyThroughput: sequential `POST {S}/modify` (one record, one `$set`) through inject.
+ *
+ * `BENCH_API_OBJECTS` (default 100,000), `BENCH_API_SUBS` (1,000), `BENCH_API_MODIFY` (2,000).
+ */
+import Fastify from 'fastify'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { DaemonEngine } from '../node/daemon/daemon-engine.ts'
+import { DaemonSession } from '../node/daemon/session.ts'
+import { systemEnv } from '../sync/core/env.ts'
+import { buildApp } from '../server/app.ts'
+import { engineRoutes } from '../server/routes/engine.ts'
+import { stopGracefully } from '../server/lifecycle.ts'
+import { defaultCryptoProvider } from '../sync/crypto/provider.ts'
+import { identityOf, keyPairFromSeed } from '../sync/crypto/keys.ts'
+import { derivedRoot, signChange, type Change } from '../sync/dag/change.ts'
+import { seal } from '../sync/crypto/box.ts'
+import { encodeCanonical } from '../sync/core/encoding.ts'
+import type { ChangePayload } from '../sync/crdt/ops.ts'
+import { ROW_DS, ROW_ID } from '../sync/space/schema.ts'
+import type { SpaceEngine } from '../sync/space/space-engine.ts'
+
+const OBJECTS = Number(process.env.BENCH_API_OBJECTS ?? 100_000)
+const SUBS = Number(process.env.BENCH_API_SUBS ?? 1_000)
+const MODIFIES = Number(process.env.BENCH_API_MODIFY ?? 2_000)
+const BATCH = 5_000
+const TYPES = Array.from({ length: 10 }, (_, i) => `benchType${i}`)
+const STATUSES = ['open', 'done', 'blocked', 'review']
+
+const progress = (msg: string) => process.stderr.write(`[bench api] ${msg}\n`)
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]
+}
+const r3 = (x: number) => Math.round(x * 1000) / 1000
+
+/** Writes `n` object rows through the replica in big batches (see the file comment). */
+async function bulkObjects(sp: SpaceEngine, n: number): Promise<void> {
+  const crypto = await defaultCryptoProvider()
+  const writer = keyPairFromSeed(new Uint8Array(32).fill(42))
+  const replica = sp.replica
+  await replica.addMember(identityOf(writer.publicKey), 'writer')
+  const aclHeadId = replica.acl.latestHead()
+  const readKeyId = replica.acl.stateAt([aclHeadId]).readKeyId!
+  const rk = replica.keyring.get(readKeyId)!
+  let seq = 0
+  for (let start = 0; start < n; start += BATCH) {
+    const batch: Array<{ change: Change; payload?: ChangePayload }> = []
+    for (let i = start; i < Math.min(n, start + BATCH); i++) {
+      const root = derivedRoot(replica.spaceId, encodeCanonical({ kind: 'object', seed: `bench-${i}` }))
+      const payload: ChangePayload = {
+        ops: [
+          { op: 'set', ds: ROW_DS, id: ROW_ID, path: 'core.types', value: [TYPES[i % TYPES.length]] },
+          { op: 'set', ds: ROW_DS, id: ROW_ID, path: 'core.name', value: `Object ${i}` },
+          { op: 'set', ds: ROW_DS, id: ROW_ID, path: 'core.status', value: STATUSES[Math.floor(i / TYPES.length) % STATUSES.length] },
+          { op: 'set', ds: ROW_DS, id: ROW_ID, path: 'core.priority', value: (i * 7919) % 100_000 },
+        ],
+      }
+      const change = await signChange(crypto, writer, {
+        spaceId: replica.spaceId, treeId: root.id, prevIds: [root.id], aclHeadId, seq: ++seq, lamport: 1,
+        timestamp: Date.now(), readKeyId, payload: seal(systemEnv, rk, encodeCanonical(payload)),
+      })
+      batch.push({ change: root }, { change, payload })
+    }
+    const rep = await replica.applyVerified(batch)
+    if (rep.rejected.length) throw new Error(`bulk write rejected: ${JSON.stringify(rep.rejected[0])}`)
+    await sp.settled()
+    progress(`objects: ${Math.min(n, start + BATCH)} / ${n}`)
+  }
+}
+
+async function timeInject(fn: () => Promise<{ statusCode: number; body: string }>, runs: number, warm: number): Promise<number[]> {
+  for (let i = 0; i < warm; i++) await fn()
+  const out: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now()
+    const res = await fn()
+    out.push(performance.now() - t0)
+    if (res.statusCode !== 200) throw new Error(`unexpected ${res.statusCode}: ${res.body.slice(0, 300)}`)
+  }
+  return out
+}
+
+interface Client {
+  done: Promise<number>
+  close(): void
+}
+
+/** A streaming POST (or GET) whose promise resolves with the time the `match` text arrived. */
+function streamClient(url: string, body: string | undefined, ready: string, match: string): Promise<Client & { armed: Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    let text = ''
+    let onReady!: () => void
+    let onMatch!: (t: number) => void
+    const armed = new Promise<void>((r) => (onReady = r))
+    const done = new Promise<number>((r) => (onMatch = r))
+    let isReady = false
+    let matchFrom = 0
+    const req = httpRequest(url, { method: body === undefined ? 'GET' : 'POST', agent: false, headers: body === undefined ? {} : { 'content-type': 'application/json' } }, (res: IncomingMessage) => {
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        const t = performance.now()
+        text += chunk
+        if (!isReady && text.includes(ready)) {
+          isReady = true
+          matchFrom = text.length
+          onReady()
+        }
+        if (isReady && text.indexOf(match, matchFrom) >= 0) {
+          matchFrom = Infinity
+          onMatch(t)
+        }
+      })
+      resolve({ armed, done, close: () => req.destroy() })
+    })
+    req.on('error', (err) => {
+      if (!isReady) reject(err)
+    })
+    if (body !== undefined) req.write(body)
+    req.end()
+  })
+}
+
+async function openMany(n: number, open: () => Promise<Client & { armed: Promise<void> }>): Promise<Array<Client & { armed: Promise<void> }>> {
+  const out: Array<Client & { armed: Promise<void> }> = []
+  for (let i = 0; i < n; i += 100) {
+    out.push(...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, open))))
+    await Promise.all(out.slice(i).map((c) => c.armed))
+  }
+  return out
+}
+
+/** Raw baseline: one res.write loop to `n` held responses; per-client arrival latency. */
+async function rawFanout(n: number, frame: string): Promise<number[]> {
+  const held: ServerResponse[] = []
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+    res.write(': ready\n\n')
+    held.push(res)
+  })
+  server.maxConnections = n + 10
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  const clients = await openMany(n, () => streamClient(url, undefined, ': ready', 'event: changes'))
+  const t0 = performance.now()
+  for (const res of held) res.write(frame)
+  const arrivals = await Promise.all(clients.map((c) => c.done))
+  for (const c of clients) c.close()
+  for (const res of held) res.end()
+  server.closeAllConnections()
+  await new Promise<void>((r) => server.close(() => r()))
+  return arrivals.map((t) => t - t0)
+}
+
+export async function benchApi(): Promise<Record<string, unknown>> {
+  const root = mkdtempSync(join(tmpdir(), 'svc-bench-api-'))
+  const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
+  const session = new DaemonSession({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
+  const app = buildApp({ session, routes: engineRoutes(engine) })
+  const hello = Fastify()
+  hello.get('/hello', async () => ({ hello: 'world' }))
+  await hello.ready()
+  const out: Record<string, unknown> = {}
+  try {
+    const auth = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
+    if (auth.statusCode !== 201) throw new Error(`auth: ${auth.body}`)
+    const created = await app.inject({ method: 'POST', url: '/v1/spaces', payload: { name: 'bench' } })
+    const spaceId = (created.json() as { id: string }).id
+    const S = `/v1/spaces/${spaceId}`
+    const sp = engine.account().space(spaceId)
+
+    // ------------------------------------------------------------ (a) objects query vs hello
+    const t0 = performance.now()
+    await bulkObjects(sp, OBJECTS)
+    const buildMs = performance.now() - t0
+    const query = { filter: { 'core.types': TYPES[3], 'core.status': 'open' }, sort: ['-core.priority'], limit: 20 }
+    const payload = JSON.stringify(query)
+    const first = await app.inject({ method: 'POST', url: `${S}/objects/query`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ...query, includeTotal: true }) })
+    const firstBody = first.json() as { records: unknown[]; total: number }
+    progress(`objects query: ${firstBody.records.length} records of ${firstBody.total} matches`)
+    const q = await timeInject(() => app.inject({ method: 'POST', url: `${S}/objects/query`, headers: { 'content-type': 'application/json' }, payload }), 200, 20)
+    const h = await timeInject(() => hello.inject({ method: 'GET', url: '/hello' }), 2000, 200)
+    // Unindexed twin (sort over every row), for context: what the index saves.
+    const scanPayload = JSON.stringify({ filter: { 'core.status': 'open' }, sort: ['-core.priority'], limit: 20 })
+    const scan = await timeInject(() => app.inject({ method: 'POST', url: `${S}/objects/query`, headers: { 'content-type': 'application/json' }, payload: scanPayload }), 20, 3)
+    out.objectsQueryVsHello = {
+      objects: OBJECTS,
+      buildSeconds: r3(buildMs / 1000),
+      query,
+      matches: firstBody.total,
+      queryP50Ms: r3(pct(q, 50)),
+      queryP99Ms: r3(pct(q, 99)),
+      helloP50Ms: r3(pct(h, 50)),
+      ratio: r3(pct(q, 50) / pct(h, 50)),
+      targetQueryP50Ms: 5,
+      pass: pct(q, 50) <= 5,
+      unindexedStatusOnlyP50Ms: r3(pct(scan, 50)),
+    }
+    progress(`objectsQueryVsHello: ${JSON.stringify(out.objectsQueryVsHello)}`)
+
+    // ------------------------------------------------------------ (c) /modify throughput
+    const target = (await app.inject({ method: 'POST', url: `${S}/objects`, payload: { types: [] } })).json() as { objectId: string }
+    const mt0 = performance.now()
+    for (let i = 0; i < MODIFIES; i++) {
+      const res = await app.inject({
+        method: 'POST', url: `${S}/modify`, headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ objectId: target.objectId, dataset: 'bench', records: [{ id: `r${i % 100}`, ops: [{ type: '$set', path: 'n', value: i }] }] }),
+      })
+      if (res.statusCode !== 200) throw new Error(`modify: ${res.statusCode} ${res.body}`)
+      if (i % 500 === 499) progress(`modify: ${i + 1} / ${MODIFIES}`)
+    }
+    const mSec = (performance.now() - mt0) / 1000
+    out.modifyThroughput = { changes: MODIFIES, seconds: r3(mSec), changesPerSecond: Math.round(MODIFIES / mSec) }
+    progress(`modifyThroughput: ${JSON.stringify(out.modifyThroughput)}`)
+
+    // ------------------------------------------------------------ (b) SSE fan-out
+    const base = await new Promise<string>((resolve, reject) =>
+      app.listen({ host: '127.0.0.1', port: 0 }, (err, address) => (err ? reject(err) : resolve(address))),
+    )
+    const fanType = 'benchFanout'
+    const subBody = JSON.stringify({ filter: { 'core.types': fanType }, sort: ['-core.priority'], limit: 10 })
+    const rounds = 3
+    const ssePerRound: number[][] = []
+    let frameSample = ''
+    for (let round = 0; round < rounds; round++) {
+      progress(`sseFanout round ${round + 1}: opening ${SUBS} subscriptions`)
+      // The object exists (not matching) before the streams open: the measured write is one change.
+      const fanId = await sp.createObject({ types: [] })
+      await sp.settled()
+      const clients = await openMany(SUBS, () => streamClient(`${base}${S}/objects/query/subscribe`, subBody, 'event: snapshot', 'event: changes'))
+      let announced = 0
+      const off = sp.onChange(() => {
+        if (!announced) announced = performance.now()
+      })
+      // Reference point: the engine announcing the commit (our listener runs right after the
+      // streams' own, which only queue the change). The write's start is the fallback.
+      const w0 = performance.now()
+      await sp.setRowValues(fanId, 'core', { types: [fanType], priority: round })
+      const arrivals = await Promise.all(clients.map((c) => c.done))
+      off()
+      const ref = announced || w0
+      ssePerRound.push(arrivals.map((t) => Math.max(0, t - ref)))
+      for (const c of clients) c.close()
+      progress(`sseFanout round ${round + 1}: p50 ${r3(pct(ssePerRound[round], 50))} ms, p99 ${r3(pct(ssePerRound[round], 99))} ms`)
+      await new Promise((r) => setTimeout(r, 200))
+    }
+    // A frame the size of the SSE one, for the raw loop.
+    frameSample = `event: changes\ndata: ${JSON.stringify([{ versionId: '1', added: [{ id: 'x'.repeat(44), doc: { id: 'x'.repeat(44), core: { types: [fanType], priority: 1 } }, ops: [] }], updated: [], removed: [] }])}\n\n`
+    const rawPerRound: number[][] = []
+    for (let round = 0; round < rounds; round++) {
+      rawPerRound.push(await rawFanout(SUBS, frameSample))
+      progress(`raw fanout round ${round + 1}: p50 ${r3(pct(rawPerRound[round], 50))} ms, p99 ${r3(pct(rawPerRound[round], 99))} ms`)
+    }
+    const medianOf = (xs: number[]) => pct(xs, 50)
+    const sseP99 = medianOf(ssePerRound.map((r) => pct(r, 99)))
+    const rawP99 = medianOf(rawPerRound.map((r) => pct(r, 99)))
+    out.sseFanout = {
+      subscriptions: SUBS,
+      rounds,
+      sseP50Ms: r3(medianOf(ssePerRound.map((r) => pct(r, 50)))),
+      sseP99Ms: r3(sseP99),
+      rawWriteP50Ms: r3(medianOf(rawPerRound.map((r) => pct(r, 50)))),
+      rawWriteP99Ms: r3(rawP99),
+      ratio: r3(sseP99 / rawP99),
+      target: 2,
+      pass: sseP99 / rawP99 <= 2,
+    }
+    progress(`sseFanout: ${JSON.stringify(out.sseFanout)}`)
+  } finally {
+    await hello.close()
+    await stopGracefully(app, 1000)
+    rmSync(root, { recursive: true, force: true })
+  }
+  return out
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const res = await benchApi()
+  process.stdout.write(JSON.stringify(res, null, 2) + '\n')
+}
