@@ -1,0 +1,246 @@
+import { SvcError } from '../core/errors.ts'
+import { toBase58 } from '../core/ids.ts'
+import type { Json, JsonObject, Op } from '../crdt/ops.ts'
+import {
+  appendMarkdown,
+  diffMarkdown,
+  isValidPos,
+  patchMarkdown,
+  posGenerator,
+  renderBlocks,
+  sortBlocks,
+  summarize,
+  type Block,
+  type DiffResult,
+  type EditSummary,
+  type MarkdownEdit,
+  type PosGen,
+} from '../modules/editor/index.ts'
+import type { WriteResult } from '../replica/types.ts'
+import { asStringArray, isJsonObject } from './rows.ts'
+import type { SpaceEngine } from './space-engine.ts'
+import { MODULES, TypesService } from './types/index.ts'
+
+/** The shared editor collection; any object (a document) may hold it. */
+export const EDITOR_BLOCKS = MODULES.editor.canonicalCollection
+
+/** Body of `POST /blocks` (spec "Editor block"; `checked` and `rows` are the module's additions). */
+export interface BlockCreateBody {
+  type: string
+  style?: string
+  text?: string
+  checked?: boolean
+  rows?: string[][]
+  nav?: { pos?: string; depth?: number }
+}
+
+/** Body of `PATCH /blocks/:blockId`: dotted path -> value, and paths to remove. */
+export interface BlockPatchBody {
+  set?: Record<string, unknown>
+  unset?: string[]
+}
+
+/** Fields a block must keep (spec: required fields cannot be unset). */
+const REQUIRED = new Set(['type'])
+/** Paths that are not record fields (the record id, the version stamp of query docs). */
+const RESERVED_ROOTS = new Set(['id', '_ver'])
+
+const invalid = (field: string, message: string, extra: Record<string, unknown> = {}) => new SvcError('request.invalid_field', message, { field, ...extra })
+
+/** 12 random bytes in base58: new block ids and per-change position tie-breakers. */
+function randomBytes(): Uint8Array {
+  return globalThis.crypto.getRandomValues(new Uint8Array(12))
+}
+const newBlockId = (): string => toBase58(randomBytes())
+/** One position generator per change: a random tie-breaker, so concurrent inserts never collide. */
+const changePos = (): PosGen => posGenerator(randomBytes())
+
+/**
+ * The editor endpoints (spec "Editor", docs/editor.md) over one space: resolves the editor
+ * collection of an object, reads its blocks, and writes what the pure editor module computes as
+ * ONE change of per-block merge ops (a changed block is one record touched, never a rewrite).
+ */
+export class EditorService {
+  private static readonly services = new WeakMap<SpaceEngine, EditorService>()
+
+  /** Read-diff-write runs one at a time per space, so a diff is never computed on stale blocks. */
+  private queue: Promise<unknown> = Promise.resolve()
+
+  constructor(readonly space: SpaceEngine) {}
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn)
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
+  static for(space: SpaceEngine): EditorService {
+    let s = EditorService.services.get(space)
+    if (!s) EditorService.services.set(space, (s = new EditorService(space)))
+    return s
+  }
+
+  /**
+   * Checks that `collection` is an editor dataset the object may hold: `editor_blocks` on any
+   * object; `<typeId>_<key>` when declared with the editor module by a type the object carries.
+   * 404 `object.not_found`, 404 `dataset.not_found` (not an editor dataset), 400
+   * `dataset.not_declared` (no carried type declares it).
+   */
+  async resolve(objectId: string, collection: string): Promise<void> {
+    const row = this.space.requireObject(objectId)
+    if (collection === EDITOR_BLOCKS) return
+    const decls = (await TypesService.for(this.space).declarationsOf(collection)).filter((d) => d.module === 'editor')
+    if (decls.length === 0) throw new SvcError('dataset.not_found', 'not an editor dataset', { dataset: collection })
+    const carried = asStringArray((row.core as JsonObject | undefined)?.types)
+    if (!decls.some((d) => carried.includes(d.typeId))) {
+      throw new SvcError('dataset.not_declared', 'the object carries no type declaring this editor dataset', { dataset: collection, objectId, owners: decls.map((d) => d.typeId) })
+    }
+  }
+
+  /** The live blocks of an object's editor collection (unsorted; the module sorts by `nav.pos`). */
+  async blocks(objectId: string, collection: string): Promise<Block[]> {
+    const docs = await this.space.datasetDocs(objectId, collection)
+    return docs.map((d) => {
+      const { _ver: _, ...rest } = d as Record<string, unknown>
+      return rest as unknown as Block
+    })
+  }
+
+  /** GET /markdown: the rendering in normal form. */
+  async markdown(objectId: string, collection: string): Promise<string> {
+    await this.resolve(objectId, collection)
+    return renderBlocks(await this.blocks(objectId, collection))
+  }
+
+  /** PUT /markdown: parse, diff, per-block ops. */
+  put(objectId: string, collection: string, content: string): Promise<EditSummary> {
+    return this.serial(async () => {
+      await this.resolve(objectId, collection)
+      const diff = diffMarkdown(await this.blocks(objectId, collection), content, changePos())
+      return this.applyDiff(objectId, collection, diff)
+    })
+  }
+
+  /** PATCH /markdown: exact-text edits of the rendering, all or nothing, then as PUT. */
+  patch(objectId: string, collection: string, edits: MarkdownEdit[]): Promise<EditSummary> {
+    return this.serial(async () => {
+      await this.resolve(objectId, collection)
+      const diff = patchMarkdown(await this.blocks(objectId, collection), edits, changePos())
+      return this.applyDiff(objectId, collection, diff)
+    })
+  }
+
+  /** POST /markdown/append: inserts only, after the last block. */
+  append(objectId: string, collection: string, content: string): Promise<EditSummary> {
+    return this.serial(async () => {
+      await this.resolve(objectId, collection)
+      const diff = appendMarkdown(await this.blocks(objectId, collection), content, changePos())
+      return this.applyDiff(objectId, collection, diff)
+    })
+  }
+
+  /** Writes a diff as one change (none when nothing changed) and returns its summary. */
+  async applyDiff(objectId: string, collection: string, diff: DiffResult): Promise<EditSummary> {
+    const ops = diffOps(collection, diff, newBlockId)
+    if (ops.length > 0) await this.space.replica.write(objectId, ops)
+    return summarize(diff)
+  }
+
+  /** POST /blocks: one new block, after the last one unless `nav.pos` is given; stored as given. */
+  createBlock(objectId: string, collection: string, body: BlockCreateBody): Promise<WriteResult> {
+    return this.serial(async () => {
+      await this.resolve(objectId, collection)
+      if (typeof body.type !== 'string' || body.type === '') throw invalid('type', 'type is a non-empty string')
+      let pos = body.nav?.pos
+      if (pos !== undefined && !isValidPos(pos)) throw invalid('nav.pos', 'nav.pos is not a valid position key')
+      if (pos === undefined) {
+        const sorted = sortBlocks(await this.blocks(objectId, collection))
+        let last: string | undefined
+        for (let i = sorted.length - 1; i >= 0 && last === undefined; i--) last = isValidPos(sorted[i].nav?.pos) ? sorted[i].nav!.pos : undefined
+        pos = changePos()(last, undefined)
+      }
+      const value: Record<string, Json> = { type: body.type }
+      if (body.style !== undefined) value.style = body.style
+      if (body.text !== undefined) value.text = body.text
+      if (body.checked !== undefined) value.checked = body.checked
+      if (body.rows !== undefined) value.rows = body.rows
+      const nav: Record<string, Json> = { pos }
+      if (body.nav?.depth !== undefined && body.nav.depth > 0) nav.depth = body.nav.depth
+      value.nav = nav
+      const id = newBlockId()
+      const res = await this.space.replica.write(objectId, [{ op: 'set', ds: collection, id, path: '', value }])
+      res.recordIds = [id]
+      return res
+    })
+  }
+
+  /** PATCH /blocks/:blockId: per-path set and unset in one change; `type` cannot be unset. */
+  patchBlock(objectId: string, collection: string, blockId: string, body: BlockPatchBody): Promise<WriteResult> {
+    return this.serial(async () => {
+      await this.resolve(objectId, collection)
+      await this.requireBlock(objectId, collection, blockId)
+      const set = body.set ?? {}
+      const unset = body.unset ?? []
+      const ops: Op[] = []
+      for (const [path, value] of Object.entries(set)) {
+        checkPath(`set.${path}`, path)
+        if (path === 'type' && (typeof value !== 'string' || value === '')) throw invalid('set.type', 'type is a non-empty string')
+        if (path === 'nav.pos' && !isValidPos(value)) throw invalid('set.nav.pos', 'nav.pos is not a valid position key')
+        if (value === undefined) throw invalid(`set.${path}`, 'a set needs a value')
+        ops.push({ op: 'set', ds: collection, id: blockId, path, value: value as Json })
+      }
+      unset.forEach((path, i) => {
+        checkPath(`unset.${i}`, path)
+        if (REQUIRED.has(path)) throw invalid(`unset.${i}`, `${path} is required and cannot be unset`, { path })
+        if (Object.prototype.hasOwnProperty.call(set, path)) throw invalid(`unset.${i}`, 'a path is both set and unset', { path })
+        ops.push({ op: 'unset', ds: collection, id: blockId, path })
+      })
+      if (ops.length === 0) throw new SvcError('request.missing_field', 'give at least one path to set or unset', { field: 'set' })
+      const res = await this.space.replica.write(objectId, ops)
+      res.recordIds = [blockId]
+      return res
+    })
+  }
+
+  /** DELETE /blocks/:blockId: tombstones the block; children are not cascaded. */
+  deleteBlock(objectId: string, collection: string, blockId: string): Promise<WriteResult> {
+    return this.serial(async () => {
+      await this.resolve(objectId, collection)
+      await this.requireBlock(objectId, collection, blockId)
+      const res = await this.space.replica.write(objectId, [{ op: 'delete', ds: collection, id: blockId }])
+      res.recordIds = [blockId]
+      return res
+    })
+  }
+
+  private async requireBlock(objectId: string, collection: string, blockId: string): Promise<void> {
+    if (!(await this.space.recordDoc(objectId, collection, blockId))) throw new SvcError('sdk.not_found', 'block not found', { blockId, dataset: collection })
+  }
+}
+
+function checkPath(field: string, path: string) {
+  if (path === '') throw invalid(field, 'the whole block cannot be set or unset; name a field')
+  const root = path.split('.')[0]
+  if (RESERVED_ROOTS.has(root)) throw invalid(field, `${root} is not a block field`, { path })
+}
+
+/**
+ * The merge ops of a diff (docs/editor.md "Diff"): an insert is one whole-record set of
+ * `{...draft, nav: {...draft.nav, pos}}` under a fresh id; an update a set per changed path and
+ * an unset per removed path; a delete a tombstone.
+ */
+export function diffOps(ds: string, diff: DiffResult, newId: () => string): Op[] {
+  const ops: Op[] = []
+  for (const { draft, pos } of diff.inserts) {
+    // JSON round trip drops fields a draft holds as undefined (not storable).
+    const value = JSON.parse(JSON.stringify({ ...draft, nav: { ...(draft.nav ?? {}), pos } })) as JsonObject
+    if (!isJsonObject(value)) continue
+    ops.push({ op: 'set', ds, id: newId(), path: '', value })
+  }
+  for (const u of diff.updates) {
+    for (const [path, value] of Object.entries(u.set)) ops.push({ op: 'set', ds, id: u.id, path, value: value as Json })
+    for (const path of u.unset) ops.push({ op: 'unset', ds, id: u.id, path })
+  }
+  for (const id of diff.deletes) ops.push({ op: 'delete', ds, id })
+  return ops
+}
