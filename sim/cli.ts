@@ -3,8 +3,8 @@
  *
  * Runs seeds S, S+1, ..., S+N-1 (S defaults to 1; `--seed S` alone runs that one seed). Each
  * seed draws its peer count uniformly in [3, P] (P is a maximum; `--exact-peers` uses P for
- * every seed). `--jobs J` shards the seeds over J worker threads (default: 1, or 2 when more
- * than 50 seeds run; results are identical either way). With `--json` the last line printed is
+ * every seed). `--jobs J` shards the seeds over J worker threads (default: 1, or one per core, up
+ * to 8, when more than 50 seeds run; results are identical either way). With `--json` the last line printed is
  * one JSON object: {seeds, peers, diverged, lostWrites, leakedReads, failedSeeds, traceHash, ...}.
  * A failing seed prints its failures, the tail of its trace and the command that replays it.
  * Exit code: 0 when every seed passed, 1 otherwise, 2 on bad arguments.
@@ -52,23 +52,39 @@ function parse(argv: string[]): Args {
   }
   if (a.seeds === 0) a.seeds = seedGiven ? 1 : 100
   if (a.seeds < 1 || a.peers < 3) throw new Error('--seeds must be >= 1 and --peers >= 3')
-  if (a.jobs === 0) a.jobs = a.seeds > 50 ? Math.min(2, availableParallelism()) : 1
+  if (a.jobs === 0) a.jobs = a.seeds > 50 ? Math.min(8, availableParallelism()) : 1
   return a
 }
 
 type Compact = Omit<SeedResult, 'tail'> & { tail: string[] }
 
-async function runRange(seeds: number[], opts: RunOptions, onResult: (r: Compact) => void) {
-  for (const s of seeds) {
-    const r = await runSeed(s, { ...opts, crypto: nodeSyncCryptoProvider() })
-    onResult({ ...r, tail: r.failures.length ? r.tail : [] })
+/** Runs a seed; an exception (a bug in the engine or the simulator) fails the seed, not the run. */
+async function safeRun(seed: number, opts: RunOptions): Promise<Compact> {
+  try {
+    const r = await runSeed(seed, opts)
+    return { ...r, tail: r.failures.length ? r.tail : [] }
+  } catch (err) {
+    return {
+      seed, peers: 0, faults: [], diverged: 1, lostWrites: 0, leakedReads: 0, livenessRounds: 0, ackedWrites: 0, traceHash: 'error',
+      failures: [`threw: ${(err as Error).stack ?? String(err)}`], tail: [],
+      stats: { events: 0, virtualMs: 0, messages: 0, bytes: 0, lost: 0, duplicated: 0, cutDrops: 0, crashes: 0, rounds: 0, roundsOk: 0, roundsInSync: 0, removed: 0, members: 0, dropped: {}, rejected: {}, outcomes: {} },
+    }
   }
 }
 
+async function runRange(seeds: number[], opts: RunOptions, onResult: (r: Compact) => void) {
+  const crypto = nodeSyncCryptoProvider()
+  for (const s of seeds) onResult(await safeRun(s, { ...opts, crypto }))
+}
+
 if (!isMainThread) {
-  const { seeds, opts } = workerData as { seeds: number[]; opts: RunOptions }
-  await runRange(seeds, opts, (r) => parentPort!.postMessage(r))
-  process.exit(0)
+  // A worker runs the seeds the main thread hands it, one at a time, until told to stop.
+  const { opts } = workerData as { opts: RunOptions }
+  const crypto = nodeSyncCryptoProvider()
+  parentPort!.on('message', async (seed: number | null) => {
+    if (seed === null) process.exit(0)
+    parentPort!.postMessage(await safeRun(seed, { ...opts, crypto }))
+  })
 }
 
 async function main() {
@@ -101,16 +117,21 @@ async function main() {
   }
   if (args.jobs <= 1) await runRange(seeds, opts, onResult)
   else {
-    const shards = Array.from({ length: args.jobs }, (_, j) => seeds.filter((_, i) => i % args.jobs === j))
+    // Hand out seeds one by one to whichever worker is free (balanced however long seeds take).
+    let next = 0
     await Promise.all(
-      shards.filter((s) => s.length).map(
-        (shard) =>
-          new Promise<void>((resolve, reject) => {
-            const w = new Worker(new URL(import.meta.url), { workerData: { seeds: shard, opts }, execArgv: ['--import', 'tsx'] })
-            w.on('message', onResult)
-            w.on('error', reject)
-            w.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited with ${code}`))))
-          }),
+      Array.from({ length: Math.min(args.jobs, seeds.length) }, () =>
+        new Promise<void>((resolve, reject) => {
+          const w = new Worker(new URL(import.meta.url), { workerData: { opts }, execArgv: ['--import', 'tsx'] })
+          const feed = () => w.postMessage(next < seeds.length ? seeds[next++] : null)
+          w.on('online', feed)
+          w.on('message', (r: Compact) => {
+            onResult(r)
+            feed()
+          })
+          w.on('error', reject)
+          w.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited with ${code}`))))
+        }),
       ),
     )
   }
@@ -142,4 +163,4 @@ async function main() {
   process.exit(failed.length ? 1 : 0)
 }
 
-await main()
+if (isMainThread) await main()

@@ -68,7 +68,7 @@ export function drawConfig(seed: number, opts: DrawOptions): SimConfig {
     removals: peers >= 4 && r.chance(0.7) ? (peers >= 8 && r.chance(0.3) ? 2 : 1) : 0,
     objects: r.range(1, 3),
     writes: Math.round((r.range(12, 24) + peers) * scale),
-    safetyMs: r.range(15_000, 30_000),
+    safetyMs: r.range(12_000, 24_000),
     syncEveryMs: r.range(800, 2500),
     crashes: on.has('crash') ? r.range(1, 3) : 0,
     partitions: r.range(1, 2),

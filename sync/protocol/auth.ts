@@ -1,7 +1,7 @@
 import { encodeCanonical, utf8 } from '../core/encoding.ts'
-import { fromBase58 } from '../core/ids.ts'
 import type { CryptoProvider } from '../crypto/provider.ts'
 import { publicKeyOf, type KeyPair } from '../crypto/keys.ts'
+import { idBytes } from './messages.ts'
 
 /** Domain separation for link authentication signatures. */
 export const AUTH_CONTEXT = 'svc/sync/auth/v1'
@@ -15,7 +15,7 @@ export const AUTH_CONTEXT = 'svc/sync/auth/v1'
  * bind the answer to this one link, so it cannot be relayed to another peer.
  */
 export function authBytes(signer: string, verifier: string, signerPeer: string, verifierPeer: string, nonce: Uint8Array): Uint8Array {
-  return encodeCanonical([AUTH_CONTEXT, fromBase58(signer), fromBase58(verifier), utf8(signerPeer), utf8(verifierPeer), nonce])
+  return encodeCanonical([AUTH_CONTEXT, idBytes(signer), idBytes(verifier), utf8(signerPeer), utf8(verifierPeer), nonce])
 }
 
 export function signAuth(crypto: CryptoProvider, key: KeyPair, bytes: Uint8Array): Promise<Uint8Array> {

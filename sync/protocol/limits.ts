@@ -18,6 +18,8 @@ export const SYNC_LIMITS = {
   maxRangeElements: 4096,
   /** A range is split into at most 2^maxSplitBits children. */
   maxSplitBits: 8,
+  /** Most child fingerprints over all the range items of one step (bounds the work a step asks). */
+  maxRangeChildren: 65_536,
   /** Positions are 32-bit, so a range prefix is at most 32 bits long. */
   maxPrefixBits: 32,
   /** Most trees in one heads section. */

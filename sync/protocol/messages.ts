@@ -124,7 +124,8 @@ const ID_CACHE_MAX = 50_000
 const toBytesCache = new Map<string, Uint8Array>()
 const toTextCache = new Map<string, string>()
 
-function idBytes(id: string): Uint8Array {
+/** The 32 bytes of a base58 id (cached); throws a ProtocolError when it is not one. */
+export function idBytes(id: string): Uint8Array {
   const hit = toBytesCache.get(id)
   if (hit) return hit
   let b: Uint8Array
@@ -297,6 +298,8 @@ export function decodeMessage(bytes: Uint8Array): Message {
       arity(9)
       if (!isU32(w[4]) || (w[4] as number) > 1_000_000) fail('hop')
       const ranges = list(w[5], SYNC_LIMITS.maxRangeItems, 'ranges', range)
+      const children = ranges.reduce((n, r) => n + (r.kind === 'fps' ? 1 << r.bits : 0), 0)
+      if (children > SYNC_LIMITS.maxRangeChildren) over(`${children} child fingerprints`)
       const heads = list(w[6], SYNC_LIMITS.maxHeadsItems, 'heads', (h): HeadsItem => {
         if (!Array.isArray(h) || h.length !== 3) return fail('heads item shape')
         return { treeId: id(h[0], 'tree'), heads: ids(h[1], 'heads', SYNC_LIMITS.maxHeadsPerTree), have: ids(h[2], 'have', SYNC_LIMITS.maxHaveSample) }

@@ -1,17 +1,17 @@
 import { sha256 } from '../crypto/hash.ts'
-import { fromBase58 } from '../core/ids.ts'
+import { utf8 } from '../core/encoding.ts'
 import type { SpaceReplica } from '../replica/space-replica.ts'
-import { ELEMENT_BYTES, ID_BYTES, RANGE_FP_BYTES, ROOT_FP_BYTES } from './limits.ts'
+import { ELEMENT_BYTES, RANGE_FP_BYTES, ROOT_FP_BYTES } from './limits.ts'
 
 /**
  * The range-hash index of one space (DESIGN 5, docs/protocol.md "Range index").
  *
  * Elements are the space's trees, the ACL tree included (its tree id is the space id). Each
  * element has
- *   - a position: the first 4 bytes (big-endian) of SHA-256 of the tree id's 32 bytes, which
- *     orders elements by a hash of the id and spreads them evenly over [0, 2^32);
- *   - an element hash: the first 8 bytes of SHA-256(tree id bytes || heads hash), where the heads
- *     hash is SHA-256 of the tree's sorted head ids (32 bytes each) concatenated.
+ *   - a position: the first 4 bytes (big-endian) of SHA-256 of the tree id (its base58 text, as
+ *     UTF-8), which orders elements by a hash of the id and spreads them evenly over [0, 2^32);
+ *   - an element hash: the first 8 bytes of SHA-256(tree id text || heads hash), where the heads
+ *     hash is SHA-256 of the tree's head ids, sorted, joined by single spaces.
  * A range is a bit prefix of the position (`len` bits, value `prefix`); its fingerprint is the
  * XOR of its element hashes plus its element count, so it updates in O(log n) when one tree's
  * heads change. Ranges split like any-sync's ldiff: into 2^bits equal sub-ranges, with no
@@ -33,21 +33,12 @@ export interface Element {
 
 const be32 = (b: Uint8Array, o = 0) => ((b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]) >>> 0
 
-function idBytesOf(id: string): Uint8Array {
-  const b = fromBase58(id)
-  if (b.length !== ID_BYTES) throw new Error(`range index: id ${id} is not 32 bytes`)
-  return b
-}
+/** Position of an id: the first 4 bytes (big-endian) of SHA-256 of its base58 text. */
+export const positionOf = (id: string): number => be32(sha256(utf8(id)))
 
-/** Position of an id: first 4 bytes of SHA-256 of its bytes. */
-export const positionOf = (id: string): number => be32(sha256(idBytesOf(id)))
-
-/** SHA-256 of the sorted heads' bytes: what an element's hash commits to. */
+/** SHA-256 of the sorted head ids' base58 text joined by single spaces: what an element commits to. */
 export function headsHashOf(heads: readonly string[]): Uint8Array {
-  const sorted = [...heads].sort()
-  const buf = new Uint8Array(sorted.length * ID_BYTES)
-  sorted.forEach((h, i) => buf.set(idBytesOf(h), i * ID_BYTES))
-  return sha256(buf)
+  return sha256(utf8([...heads].sort().join(' ')))
 }
 
 /** Start and end (exclusive) of a range in position space; end may be 2^32. */
@@ -76,10 +67,10 @@ export class RangeIndex {
 
   /** Adds or updates an element; `headsHash` is `headsHashOf(heads)` (or any digest of them). */
   set(id: string, headsHash: Uint8Array) {
-    const idb = idBytesOf(id)
-    const buf = new Uint8Array(ID_BYTES + headsHash.length)
+    const idb = utf8(id)
+    const buf = new Uint8Array(idb.length + headsHash.length)
     buf.set(idb)
-    buf.set(headsHash, ID_BYTES)
+    buf.set(headsHash, idb.length)
     const h = sha256(buf)
     const lo = be32(h) | 0
     const hi = be32(h, 4) | 0
@@ -127,7 +118,12 @@ export class RangeIndex {
   elements(prefix = 0, len = 0): Element[] {
     this.build()
     const [a, b] = this.bounds(prefix, len)
-    return this.sorted.slice(a, b)
+    const out: Element[] = []
+    for (let i = a; i < b; i++) {
+      const e = this.sorted[i]
+      out.push({ id: e.id, pos: e.pos, lo: e.lo >>> 0, hi: e.hi >>> 0 })
+    }
+    return out
   }
 
   /** Ids of the elements at exactly this position (almost always zero or one). */
@@ -230,24 +226,23 @@ export function elementEntry(salt: number, e: Element, out: Uint8Array, offset: 
 // ------------------------------------------------------------------------------- replica binding
 
 /**
- * Keeps a RangeIndex in step with a replica: built from every tree on creation, then updated
- * for the trees each commit touched (chained onto `replica.onCommit`, keeping any callback that
- * was already there), lazily at the next read.
+ * Keeps a RangeIndex in step with a replica: built from every tree on first use, then updated
+ * for the trees each commit touched (a commit listener), lazily at the next read.
  */
 export class SpaceIndex {
   readonly index = new RangeIndex()
   private readonly dirty = new Set<string>()
   private all = true
+  /** Stops listening to the replica. */
+  readonly close: () => void
 
   constructor(readonly replica: SpaceReplica) {
-    const prev = replica.onCommit
-    replica.onCommit = (info) => {
-      prev?.(info)
+    this.close = replica.addCommitListener((info) => {
       for (const t of info.treeIds) this.dirty.add(t)
-    }
+    })
   }
 
-  /** Marks every tree for recomputation (after anything that bypassed onCommit). */
+  /** Marks every tree for recomputation (after anything that bypassed commits). */
   invalidate() {
     this.all = true
   }
@@ -258,7 +253,9 @@ export class SpaceIndex {
     if (this.all) {
       this.all = false
       this.dirty.clear()
-      for (const t of [r.spaceId, ...r.treeIds()]) this.update(t)
+      const present = new Set([r.spaceId, ...r.treeIds()])
+      for (const id of this.index.ids()) if (!present.has(id)) this.index.delete(id)
+      for (const t of present) this.update(t)
     } else if (this.dirty.size) {
       for (const t of this.dirty) this.update(t)
       this.dirty.clear()

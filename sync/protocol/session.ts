@@ -24,8 +24,8 @@ import { SpaceIndex } from './range-index.ts'
  *   A -> B  sync   whole-space fingerprint (in sync: B answers `done`, one round trip)
  *   B -> A  step   B's side of the ranges that differ (child fingerprints, or its elements)
  *   ...     step   ranges narrow until differing trees are known; then per tree `heads` go
- *                  one way, the changes the other lacks (all not reachable from its heads) go
- *                  back, with `heads` in return when the receiver lacks some of the sender's;
+ *                  one way, the changes the other lacks (all not reachable from its heads and
+ *                  its sampled history) go back, with `heads` in return when the receiver lacks some of the sender's;
  *                  a tree the other side lacks entirely is pushed whole, and one we lack is
  *                  asked for by position (`wants`)
  *   ...     done   when a question has nothing left to answer.
@@ -104,8 +104,10 @@ interface Link {
   nonce: Uint8Array
   /** The account the peer proved it holds, once it has. */
   identity?: string
-  /** Per space: times the peer refused us as a non-member (for the push backoff). */
-  denials: Map<string, number>
+  /** Per space: our pushes of own changes to this peer after it refused us (see pushOwnChanges). */
+  pushes: Map<string, { key: string; attempts: number; acked: boolean }>
+  /** Pushes awaiting the peer's `done`, by req. */
+  pushAcks: Map<number, { spaceId: string; key: string }>
   /** Space messages that arrived before the peer authenticated, handled once it does. */
   stash: Uint8Array[]
 }
@@ -125,6 +127,7 @@ const bump = (rec: Record<string, number>, k: string, n = 1) => {
 
 const STEP_OVERHEAD = 128
 const STASH_MAX = 8
+const STASH_MAX_BYTES = 1024 * 1024
 const CHANGE_OVERHEAD = 8
 
 export class SyncSession {
@@ -147,7 +150,7 @@ export class SyncSession {
 
   /** A transport link came up: a fresh epoch, and our challenge to the peer. */
   peerUp(peer: string): Outgoing[] {
-    this.links.set(peer, { nonce: this.opts.env.randomBytes(NONCE_BYTES), denials: new Map(), stash: [] })
+    this.links.set(peer, { nonce: this.opts.env.randomBytes(NONCE_BYTES), pushes: new Map(), pushAcks: new Map(), stash: [] })
     return this.emit(peer, [{ type: 'hello', identity: this.me, nonce: this.links.get(peer)!.nonce }])
   }
 
@@ -181,7 +184,7 @@ export class SyncSession {
 
   private link(peer: string): Link {
     let l = this.links.get(peer)
-    if (!l) this.links.set(peer, (l = { nonce: this.opts.env.randomBytes(NONCE_BYTES), denials: new Map(), stash: [] }))
+    if (!l) this.links.set(peer, (l = { nonce: this.opts.env.randomBytes(NONCE_BYTES), pushes: new Map(), pushAcks: new Map(), stash: [] }))
     return l
   }
 
@@ -313,7 +316,7 @@ export class SyncSession {
       // Challenge the peer; keep a few of its messages to handle once it has answered.
       const link = this.link(peer)
       const hello: Message = { type: 'hello', identity: this.me, nonce: link.nonce }
-      if (link.stash.length < STASH_MAX) {
+      if (link.stash.length < STASH_MAX && link.stash.reduce((n, b) => n + b.length, raw.length) <= STASH_MAX_BYTES) {
         link.stash.push(raw)
         return [hello]
       }
@@ -326,9 +329,17 @@ export class SyncSession {
         return this.onSync(peer, identity, m)
       case 'step':
         return this.onStep(peer, identity, m)
-      case 'done':
-        if (!ex) bump(c.dropped, 'stale')
+      case 'done': {
+        // The ack of a push of our own changes (see pushOwnChanges).
+        const link = this.links.get(peer)!
+        const ack = link.pushAcks.get(m.req)
+        if (ack && ack.spaceId === m.spaceId) {
+          link.pushAcks.delete(m.req)
+          const st = link.pushes.get(m.spaceId)
+          if (st?.key === ack.key) st.acked = true
+        } else if (!ex) bump(c.dropped, 'stale')
         return []
+      }
       case 'error':
         if (!ex) {
           bump(c.dropped, 'stale')
@@ -388,7 +399,9 @@ export class SyncSession {
     const reask = m.changes.length ? await this.ingest(c, r, m.changes) : new Set<string>()
     if (!this.mayRead(r, identity)) {
       c.denied++
-      return question ? [{ type: 'error', spaceId: m.spaceId, req: m.req, code: 'not_member' }] : []
+      if (question) return [{ type: 'error', spaceId: m.spaceId, req: m.req, code: 'not_member' }]
+      // A refused peer pushing its own changes: acknowledge once nothing of it waits here.
+      return m.changes.length && reask.size === 0 ? [{ type: 'done', spaceId: m.spaceId, req: m.req }] : []
     }
     const index = this.indexOf(r).current()
     const plan = new ChangePlan(r.spaceId)
@@ -427,10 +440,31 @@ export class SyncSession {
     const asks = ranges.length > 0 || heads.length > 0 || wants.length > 0
     if (!asks && raws.length === 0) return mustReply ? [{ type: 'done', spaceId, req }] : []
     const out: StepMsg[] = []
-    let cur = step(spaceId, req, hop, ranges.slice(0, SYNC_LIMITS.maxRangeItems), heads.slice(0, SYNC_LIMITS.maxHeadsItems), wants.slice(0, SYNC_LIMITS.maxWants), [])
-    let size = STEP_OVERHEAD + ranges.reduce((n, x) => n + 16 + (x.kind === 'fps' ? x.fps.length : x.elems.length), 0) + heads.reduce((n, h) => n + 40 + h.heads.length * 32, 0) + wants.length * 4
+    // Within the per-step limits; whatever does not fit is found again by a later exchange.
+    const budget = SYNC_LIMITS.targetMessageBytes
+    let size = STEP_OVERHEAD + Math.min(wants.length, SYNC_LIMITS.maxWants) * 4
+    const fitRanges: RangeItem[] = []
+    let children = 0
+    for (const x of ranges) {
+      const n = x.kind === 'fps' ? 1 << x.bits : 0
+      const bytes = 16 + (x.kind === 'fps' ? x.fps.length : x.elems.length)
+      if (fitRanges.length >= SYNC_LIMITS.maxRangeItems || children + n > SYNC_LIMITS.maxRangeChildren || (fitRanges.length && size + bytes > budget)) break
+      fitRanges.push(x)
+      children += n
+      size += bytes
+    }
+    const fitHeads: HeadsItem[] = []
+    for (const h of heads) {
+      const bytes = 48 + (h.heads.length + h.have.length) * 32
+      if (fitHeads.length >= SYNC_LIMITS.maxHeadsItems || (fitHeads.length && size + bytes > budget)) break
+      fitHeads.push(h)
+      size += bytes
+    }
+    let cur = step(spaceId, req, hop, fitRanges, fitHeads, wants.slice(0, SYNC_LIMITS.maxWants), [])
     for (const raw of raws) {
-      if (cur.changes.length > 0 && (size + raw.length + CHANGE_OVERHEAD > SYNC_LIMITS.targetMessageBytes || cur.changes.length >= SYNC_LIMITS.maxChangesPerStep)) {
+      const full = size + raw.length + CHANGE_OVERHEAD > budget || cur.changes.length >= SYNC_LIMITS.maxChangesPerStep
+      // A change larger than the budget travels alone (a largest change fits maxMessageBytes).
+      if (full && (cur.changes.length > 0 || isQuestion(cur))) {
         out.push(cur)
         cur = step(spaceId, req, hop, [], [], [], [])
         size = STEP_OVERHEAD
@@ -536,29 +570,40 @@ export class SyncSession {
   }
 
   /**
-   * A peer refused us as a non-member. If we still hold it to be a member, push it the changes
-   * our account authored (with their ancestors in each tree), so writes made before a removal
-   * are not lost; pushes back off exponentially (1st, 2nd, 4th, 8th... refusal per link epoch).
-   * The peer's replica checks each change; nothing is asked of it, so nothing comes back.
+   * A peer refused us as a non-member. If we still hold it to be a member, push it the ACL chain
+   * and the changes our account authored (with their ancestors in each tree): writes made before
+   * a removal are not lost, and a peer that refused us only because it lacks the ACL record that
+   * added us learns it. The peer ingests them (its replica checks each one) and answers `done` once
+   * none of them waits there for anything; nothing else comes back. We push again on a later
+   * refusal only while the push is not acknowledged or our own changes have grown: at once for
+   * the first three attempts, then on the 4th, 8th, 16th... (exponential backoff).
    */
   private async pushOwnChanges(peer: string, identity: string, spaceId: string, req: number): Promise<Message[]> {
     const link = this.links.get(peer)
     const r = await this.opts.host.space(spaceId)
     if (!link || !r || !r.known || !r.acl.current().canRead(identity)) return []
-    const n = (link.denials.get(spaceId) ?? 0) + 1
-    link.denials.set(spaceId, n)
-    if ((n & (n - 1)) !== 0) return []
     const plan = new ChangePlan(spaceId)
-    const ownAcl = [...r.acl.entries.values()].filter((e) => e.author === this.me)
-    if (ownAcl.length) plan.add(spaceId, [...ancestorsIn(r.acl.entries, ownAcl.map((e) => e.id))].map((id) => r.acl.entries.get(id)!).sort(byLamport).map((e) => e.id))
+    // The whole ACL chain goes first: it is readable by every member anyway, our changes cite
+    // it, and it may be what the peer lacks to see that we are a member.
+    await this.planWholeTree(r, spaceId, plan)
+    const own: string[] = [...r.acl.headIds()]
     for (const t of r.treeIds()) {
       const idx = await r.treeIndex(t)
-      const own = [...idx.ids()].filter((id) => idx.get(id)!.author === this.me)
-      if (!own.length) continue
-      const anc = idx.ancestors(own)
+      const mine = [...idx.ids()].filter((id) => idx.get(id)!.author === this.me)
+      if (!mine.length) continue
+      own.push(...mine)
+      const anc = idx.ancestors(mine)
       plan.add(t, idx.missingFrom([]).filter((x) => anc.has(x.id)).map((x) => x.id))
     }
     if (plan.empty) return []
+    const key = `${own.length}:${own.sort().join(',')}`
+    let st = link.pushes.get(spaceId)
+    if (!st || st.key !== key) link.pushes.set(spaceId, (st = { key, attempts: 0, acked: false }))
+    if (st.acked) return []
+    const n = ++st.attempts
+    if (n > 3 && (n & (n - 1)) !== 0) return []
+    if (link.pushAcks.size >= SYNC_LIMITS.maxOpenExchanges) link.pushAcks.clear()
+    link.pushAcks.set(req, { spaceId, key })
     return this.steps(r, spaceId, req, 1, [], [], [], plan, false)
   }
 }
@@ -613,15 +658,3 @@ const key = (peer: string, req: number) => `${peer}\u0000${req}`
 
 const byLamport = (a: { lamport: number; id: string }, b: { lamport: number; id: string }) =>
   a.lamport - b.lamport || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-
-function ancestorsIn(entries: ReadonlyMap<string, { prevIds: string[] }>, heads: string[]): Set<string> {
-  const seen = new Set<string>()
-  const stack = [...heads]
-  while (stack.length) {
-    const id = stack.pop()!
-    if (seen.has(id) || !entries.has(id)) continue
-    seen.add(id)
-    stack.push(...entries.get(id)!.prevIds)
-  }
-  return seen
-}

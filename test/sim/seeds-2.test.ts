@@ -1,0 +1,3 @@
+import { seedSuite } from './seeds.ts'
+
+seedSuite(101, 200)
