@@ -313,10 +313,10 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     return ms.every((p) => headsKey(p.replica) === k)
   }
   let livenessRounds = 0
-  // At least one full round even when members already agree: a removed member's writes from
-  // before its removal reach the space only when it tries to sync and is refused.
-  let done = false
-  while ((!done || livenessRounds < 1) && livenessRounds < maxRounds) {
+  // At least one full round when a member was removed, even if members already agree: a removed
+  // member's writes from before its removal reach the space only when it syncs and is refused.
+  let done = converged()
+  while ((!done || (livenessRounds < 1 && removed.size > 0)) && livenessRounds < maxRounds) {
     livenessRounds++
     const ps = live()
     // Each peer opens its exchanges in turn, a few ms apart, so data a round brings in early
