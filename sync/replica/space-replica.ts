@@ -734,6 +734,8 @@ export class SpaceReplica {
       if (c.lamport <= maxPrev) return 'bad_lamport'
     }
     this.acl.add(aclEntryOf(c, record))
+    // A loaded index of the ACL tree (head sync may ask for one) stays current.
+    this.indexes.get(this.spaceId)?.add(nodeOf(c))
     if (record.type === 'remove') for (const t of await this.treesVoidedBy(record.identity, c)) this.toRebuild.add(t)
     const meta = this.trees.get(this.spaceId) ?? { heads: [], maxLamport: 0, count: 0, derived: c.author === '' }
     meta.heads = this.acl.headIds()

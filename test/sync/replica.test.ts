@@ -30,4 +30,13 @@ describe('space replica', () => {
     expect((await owner.getRecord(obj, 'd', 'r'))?.value).toEqual({ x: 1 })
     void idFor
   })
+
+  it('keeps a loaded index of the ACL tree current as records arrive', async () => {
+    const owner = await SpaceReplica.create(await deps(1), keyFor(1))
+    const idx = await owner.treeIndex(owner.spaceId)
+    const before = idx.size
+    const id = await owner.addMember(idFor(2), 'reader')
+    expect(idx.has(id)).toBe(true)
+    expect(idx.size).toBe(before + 1)
+  })
 })
