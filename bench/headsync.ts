@@ -20,6 +20,7 @@
  * Negentropy's and total bytes <= 0.8x Negentropy's.
  */
 import { bytesToHex } from '@noble/hashes/utils.js'
+import { xorshiftBytes } from '../sync/core/xorshift.ts'
 import { sha256 } from '../sync/crypto/hash.ts'
 import { toBase58 } from '../sync/core/ids.ts'
 import { utf8 } from '../sync/core/encoding.ts'
@@ -42,20 +43,7 @@ interface Nip77 {
 const N = 100_000
 const DS = [0, 1, 10, 100]
 
-/** xorshift32: reproducible bytes for a benchmark. */
-function rng(seed: number) {
-  let x = seed >>> 0 || 1
-  return (n: number) => {
-    const out = new Uint8Array(n)
-    for (let i = 0; i < n; i++) {
-      x ^= x << 13
-      x ^= x >>> 17
-      x ^= x << 5
-      out[i] = x & 0xff
-    }
-    return out
-  }
-}
+const rng = xorshiftBytes
 
 interface Side {
   roundTrips: number

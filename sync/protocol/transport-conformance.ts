@@ -13,6 +13,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { bytesEqual } from '../core/encoding.ts'
 import { TransportError, type Transport } from './transport.ts'
+import { pattern } from '../core/xorshift.ts'
 
 export interface TransportFixture {
   a: Transport
@@ -36,18 +37,6 @@ function record(t: Transport): Recorder {
   t.onPeerUp((p) => void r.ups.push(p))
   t.onPeerDown((p) => void r.downs.push(p))
   return r
-}
-
-function pattern(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n)
-  let x = seed >>> 0 || 1
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13
-    x ^= x >>> 17
-    x ^= x << 5
-    out[i] = x & 0xff
-  }
-  return out
 }
 
 const code = (fn: () => void): string | undefined => {

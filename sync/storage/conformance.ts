@@ -17,6 +17,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import type { ScanOptions, StorageAdapter, WriteBatch } from './adapter.ts'
+import { pattern } from '../core/xorshift.ts'
 
 export interface StorageAdapterFixture {
   adapter: StorageAdapter
@@ -28,19 +29,6 @@ const enc = new TextEncoder()
 const text = (s: string) => enc.encode(s)
 const bytes = (...xs: number[]) => new Uint8Array(xs)
 const keysOf = (entries: Array<[string, Uint8Array]>) => entries.map(([k]) => k)
-
-/** Deterministic pseudo-random bytes. */
-function pattern(n: number, seed = 1): Uint8Array {
-  const out = new Uint8Array(n)
-  let x = seed >>> 0 || 1
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13
-    x ^= x >>> 17
-    x ^= x << 5
-    out[i] = x & 0xff
-  }
-  return out
-}
 
 /** Byte equality without a per-element matcher diff (fast for 1 MB values). */
 function sameBytes(x: Uint8Array | undefined, y: Uint8Array): boolean {
