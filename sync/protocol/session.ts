@@ -83,12 +83,16 @@ export interface PeerCounters {
 export type ExchangeOutcome = 'in_sync' | 'synced' | 'error' | 'abandoned'
 
 /** How an exchange this peer opened ended, with its cost. */
-export interface ExchangeEnd {
+export interface ExchangeEnd extends ExchangeCost {
   peer: string
   spaceId: string
   req: number
   outcome: ExchangeOutcome
   error?: ErrorCode
+}
+
+/** What an exchange cost, counted on this side. */
+export interface ExchangeCost {
   /** Questions this side sent (the opening `sync` included): the round trips. */
   roundTrips: number
   messagesOut: number

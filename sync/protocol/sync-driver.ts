@@ -1,4 +1,4 @@
-import type { ExchangeEnd, Outgoing, SyncSession } from './session.ts'
+import type { ExchangeCost, ExchangeEnd, Outgoing, SyncSession } from './session.ts'
 import { TransportError, type Transport } from './transport.ts'
 
 /** Timers, injected: the daemon passes real ones, the simulator virtual ones. */
@@ -10,18 +10,11 @@ export interface Timer {
 export type RoundOutcome = ExchangeEnd['outcome'] | 'timeout' | 'unauthenticated' | 'unknown_space' | 'busy' | 'closed'
 
 /** One sync round between this peer and one remote about one space. */
-export interface RoundResult {
+export interface RoundResult extends ExchangeCost {
   ok: boolean
   outcome: RoundOutcome
   /** The peer's error code when outcome is `error`. */
   error?: string
-  roundTrips: number
-  messagesOut: number
-  messagesIn: number
-  bytesOut: number
-  bytesIn: number
-  changesOut: number
-  changesIn: number
 }
 
 export interface DriverOptions {

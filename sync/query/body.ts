@@ -54,6 +54,28 @@ const NIL_STRINGS = new Set(['', 'None', 'null', 'undefined', 'nil'])
 
 const invalidField = (field: string, message: string) => new SvcError('request.invalid_field', message, { field })
 
+/**
+ * `objectId` and `dataset` of a query or aggregate body: a missing or serialized-nil objectId
+ * on a per-object endpoint is 400 `object.id_required` (spec "Query body").
+ */
+export function parseTarget(raw: Record<string, unknown>, options: { perObject?: boolean; requireDataset?: boolean }): { objectId: unknown; dataset: unknown } {
+  const objectId = raw.objectId
+  if (options.perObject && (objectId === undefined || objectId === null)) {
+    throw new SvcError('object.id_required', 'objectId is required')
+  }
+  if (objectId !== undefined && objectId !== null) {
+    if (typeof objectId !== 'string') throw invalidField('objectId', 'objectId must be a string')
+    if (NIL_STRINGS.has(objectId.trim())) throw new SvcError('object.id_required', 'objectId is required')
+  }
+  const dataset = raw.dataset
+  if (dataset === undefined || dataset === null) {
+    if (options.requireDataset) throw new SvcError('request.missing_field', 'dataset is required', { field: 'dataset' })
+  } else if (typeof dataset !== 'string' || dataset.length === 0) {
+    throw invalidField('dataset', 'dataset must be a non-empty string')
+  }
+  return { objectId, dataset }
+}
+
 export function parseSnapshotBody(raw: unknown, options: QueryBodyOptions = {}): QueryBody {
   return parse(raw, options, SNAPSHOT_FIELDS)
 }
@@ -76,21 +98,7 @@ function parse(raw: unknown, options: QueryBodyOptions, accepted: readonly strin
     })
   }
 
-  const objectId = raw.objectId
-  if (options.perObject && (objectId === undefined || objectId === null)) {
-    throw new SvcError('object.id_required', 'objectId is required')
-  }
-  if (objectId !== undefined && objectId !== null) {
-    if (typeof objectId !== 'string') throw invalidField('objectId', 'objectId must be a string')
-    if (NIL_STRINGS.has(objectId.trim())) throw new SvcError('object.id_required', 'objectId is required')
-  }
-
-  const dataset = raw.dataset
-  if (dataset === undefined || dataset === null) {
-    if (options.requireDataset) throw new SvcError('request.missing_field', 'dataset is required', { field: 'dataset' })
-  } else if (typeof dataset !== 'string' || dataset.length === 0) {
-    throw invalidField('dataset', 'dataset must be a non-empty string')
-  }
+  const { objectId, dataset } = parseTarget(raw, options)
 
   const filter = raw.filter
   if (filter !== undefined && filter !== null && !isPlainObject(filter)) throw invalidField('filter', 'filter must be an object')

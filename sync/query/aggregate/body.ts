@@ -1,5 +1,6 @@
 import { SvcError } from '../../core/errors.ts'
 import { isPlainObject } from '../values.ts'
+import { parseTarget } from '../body.ts'
 import { badPipeline } from './errors.ts'
 import { type AggregateLimits, checkAggregateLimits, type CompiledAggregate, compileAggregate } from './pipeline.ts'
 
@@ -34,24 +35,12 @@ export interface ParsedAggregateBody {
   aggregate: CompiledAggregate
 }
 
-const NIL_STRINGS = new Set(['', 'None', 'null', 'undefined', 'nil'])
 
 const invalidField = (field: string, message: string) => new SvcError('request.invalid_field', message, { field })
 
 export function parseAggregateBody(raw: unknown, options: AggregateBodyOptions = {}): ParsedAggregateBody {
   if (!isPlainObject(raw)) throw new SvcError('request.schema', 'body must be a JSON object')
-  const objectId = raw.objectId
-  if (options.perObject && (objectId === undefined || objectId === null)) throw new SvcError('object.id_required', 'objectId is required')
-  if (objectId !== undefined && objectId !== null) {
-    if (typeof objectId !== 'string') throw invalidField('objectId', 'objectId must be a string')
-    if (NIL_STRINGS.has(objectId.trim())) throw new SvcError('object.id_required', 'objectId is required')
-  }
-  const dataset = raw.dataset
-  if (dataset === undefined || dataset === null) {
-    if (options.requireDataset) throw new SvcError('request.missing_field', 'dataset is required', { field: 'dataset' })
-  } else if (typeof dataset !== 'string' || dataset.length === 0) {
-    throw invalidField('dataset', 'dataset must be a non-empty string')
-  }
+  const { objectId, dataset } = parseTarget(raw, options)
   const explain = raw.explain ?? false
   if (typeof explain !== 'boolean') throw invalidField('explain', 'explain must be a boolean')
   if (raw.pipeline === undefined || raw.pipeline === null) throw badPipeline('pipeline is required', null)
