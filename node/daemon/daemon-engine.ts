@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { SvcError } from '../../sync/core/errors.ts'
 import { systemEnv, type Env } from '../../sync/core/env.ts'
-import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
+import { nodeCryptoProvider } from '../crypto/node-provider.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
 import { AccountEngine } from '../../sync/space/account-engine.ts'
 import { SqliteStorageAdapter } from '../storage/sqlite.ts'
@@ -36,7 +36,7 @@ export class DaemonEngine implements EngineHost {
     const storage = new SqliteStorageAdapter(join(booted.dir, ENGINE_DB_FILE))
     let account: AccountEngine | undefined
     try {
-      const crypto = await defaultCryptoProvider()
+      const crypto = nodeCryptoProvider({ verify: 'threadpool' })
       account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
       const fromEnv = process.env.SVC_P2P_LISTEN?.split(',').filter(Boolean)

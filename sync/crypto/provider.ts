@@ -1,4 +1,5 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
+import { nobleAead, type Aead } from './aead.ts'
 
 /**
  * Signature operations behind one interface. Ingest is dominated by signature checks, and the
@@ -9,10 +10,13 @@ export interface CryptoProvider {
   readonly name: string
   sign(privateKey: Uint8Array, message: Uint8Array): Promise<Uint8Array>
   verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<boolean>
+  /** The payload cipher; every change is opened once on ingest. */
+  readonly aead: Aead
 }
 
 export const nobleProvider: CryptoProvider = {
   name: 'noble',
+  aead: nobleAead,
   async sign(privateKey, message) {
     return ed25519.sign(message, privateKey)
   },
@@ -69,6 +73,7 @@ function makeWebCryptoProvider(subtle: Subtle): CryptoProvider {
 
   return {
     name: 'webcrypto',
+    aead: nobleAead,
     async sign(privateKey, message) {
       const key = await signKey(privateKey)
       return new Uint8Array(await subtle.sign('Ed25519', key, message as BufferSource))

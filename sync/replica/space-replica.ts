@@ -297,7 +297,7 @@ export class SpaceReplica {
     }
     const change = await signChange(this.deps.crypto, this.key, {
       spaceId: this.spaceId, treeId: objectId, prevIds: meta.heads, aclHeadId, seq: ++this.seq,
-      lamport: meta.maxLamport + 1, timestamp: this.deps.env.now(), readKeyId: keyId, payload: seal(this.deps.env, rk, encodeCanonical(payload)),
+      lamport: meta.maxLamport + 1, timestamp: this.deps.env.now(), readKeyId: keyId, payload: seal(this.deps.env, rk, encodeCanonical(payload), undefined, this.deps.crypto.aead),
     })
     const drops: WriteRejection[] = []
     const rep = await this.ingestNow([{ id: change.id, raw: change.raw }], true, drops)
@@ -555,7 +555,7 @@ export class SpaceReplica {
     if (!rk) return 'no_read_key'
     let payload: ChangePayload
     try {
-      payload = opened?.get(c.id) ?? decodeCanonical<ChangePayload>(open(rk, c.payload))
+      payload = opened?.get(c.id) ?? decodeCanonical<ChangePayload>(open(rk, c.payload, undefined, this.deps.crypto.aead))
       checkPayload(payload)
     } catch (err) {
       return err instanceof InvalidOp ? 'malformed' : 'bad_payload'
@@ -621,7 +621,7 @@ export class SpaceReplica {
       if (this.acl.voids(c.author, c.aclHeadId, c.timestamp)) continue
       const rk = this.keyring.get(c.readKeyId)
       if (!rk) continue
-      const payload = decodeCanonical<ChangePayload>(open(rk, c.payload))
+      const payload = decodeCanonical<ChangePayload>(open(rk, c.payload, undefined, this.deps.crypto.aead))
       await this.applyOps(tree, meta, c, payload, dirty)
     }
     const batch: WriteBatch = { puts: [], dels: [{ store: STORES.meta, key: rebuildKey(this.spaceId, tree) }] }
