@@ -13,6 +13,8 @@ const benches: Record<string, () => Promise<Bench>> = {
   api: async () => (await import('./api.ts')).benchApi as Bench,
   lanBacklog: async () => (await import('./lan.ts')).benchLan as Bench,
   aggregate: async () => (await import('./aggregate.ts')).benchAggregate as Bench,
+  editor: async () => (await import('./editor.ts')).benchEditor as Bench,
+  history: async () => (await import('./history.ts')).benchHistory as Bench,
 }
 
 const args = process.argv.slice(2)

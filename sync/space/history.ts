@@ -56,39 +56,104 @@ export interface HistoryQuery {
   coalesceWindowMs?: number
 }
 
+/** One tree's decoded changes, newest first. */
+interface TreeHistory {
+  list: Decoded[]
+  byId: Map<string, Decoded>
+  /** Catch-ups run one at a time, so a read never returns before an earlier read's catch-up. */
+  ready: Promise<void>
+}
+
+/** Above this many new changes, one re-sort beats inserting them one by one. */
+const INSERT_LIMIT = 64
+
 /**
  * Version history of one space's objects, read from the DAG itself. Payloads are opened once
- * per change and cached per tree (extended as changes arrive), so listing a long history is a
- * scan of a sorted in-memory list, not thousands of decryptions per request.
+ * per change and cached per tree; a commit only notes its change ids, and the next read opens
+ * just those and inserts them in place. So a read of an object under constant writing costs
+ * the new changes, not a re-decryption of its whole history.
  */
 export class History {
-  private readonly cache = new Map<string, { list: Decoded[]; byId: Map<string, Decoded> }>()
+  private readonly cache = new Map<string, Promise<TreeHistory>>()
+  /** Per cached (or loading) tree, change ids committed since it was read. */
+  private readonly pending = new Map<string, Set<string>>()
 
   constructor(private readonly replica: SpaceReplica, private readonly policy: MergePolicy) {
     replica.addCommitListener((info) => {
-      for (const t of info.treeIds) this.cache.delete(t)
+      for (const t of info.rebuiltTrees) this.forget(t)
+      for (const t of info.treeIds) {
+        // Ids of the batch's other trees are harmless: they are not found under this tree.
+        const p = this.pending.get(t)
+        if (p) for (const id of info.changeIds) p.add(id)
+      }
     })
   }
 
-  private async load(objectId: string) {
+  private forget(objectId: string) {
+    this.cache.delete(objectId)
+    this.pending.delete(objectId)
+  }
+
+  private async load(objectId: string): Promise<TreeHistory> {
     let c = this.cache.get(objectId)
-    if (c) return c
+    if (!c) {
+      // Noted before the read starts: commits landing meanwhile are caught up on (duplicates skipped).
+      this.pending.set(objectId, new Set())
+      const loading = this.readTree(objectId)
+      this.cache.set(objectId, (c = loading))
+      loading.catch(() => this.cache.get(objectId) === loading && this.forget(objectId))
+    }
+    const h = await c
+    h.ready = h.ready.catch(() => undefined).then(() => this.catchUp(objectId, h))
+    await h.ready
+    return h
+  }
+
+  private async readTree(objectId: string): Promise<TreeHistory> {
     const idx = await this.replica.treeIndex(objectId)
-    const nodes = idx.missingFrom([]).filter((n) => n.prevIds.length > 0)
-    const raws = await this.replica.rawChanges(objectId, nodes.map((n) => n.id))
-    const list: Decoded[] = []
-    for (const { raw } of raws) {
+    const list = await this.decode(objectId, idx.missingFrom([]).map((n) => n.id))
+    list.sort(newestFirst)
+    return { list, byId: new Map(list.map((d) => [d.id, d])), ready: Promise.resolve() }
+  }
+
+  /** Opens the changes committed since the tree was read and inserts them in order. */
+  private async catchUp(objectId: string, h: TreeHistory): Promise<void> {
+    const pending = this.pending.get(objectId)
+    if (!pending || pending.size === 0) return
+    const ids = [...pending]
+    const fresh = (await this.decode(objectId, ids.filter((id) => !h.byId.has(id)))).filter((d) => !h.byId.has(d.id))
+    for (const id of ids) pending.delete(id)
+    for (const d of fresh) h.byId.set(d.id, d)
+    if (fresh.length > INSERT_LIMIT) {
+      h.list.push(...fresh)
+      h.list.sort(newestFirst)
+      return
+    }
+    for (const d of fresh) {
+      let lo = 0
+      let hi = h.list.length
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (newestFirst(h.list[mid], d) < 0) lo = mid + 1
+        else hi = mid
+      }
+      h.list.splice(lo, 0, d)
+    }
+  }
+
+  /** The non-root changes among `ids` that this tree holds, opened (unreadable ones left out). */
+  private async decode(objectId: string, ids: readonly string[]): Promise<Decoded[]> {
+    const out: Decoded[] = []
+    if (ids.length === 0) return out
+    for (const { raw } of await this.replica.rawChanges(objectId, ids)) {
       const ch = decodeChange(raw)
+      if (ch.prevIds.length === 0) continue
       const key = this.replica.keyring.get(ch.readKeyId)
       if (!key) continue
       const p = decodeCanonical<ChangePayload>(open(key, ch.payload))
-      list.push({ id: ch.id, lamport: ch.lamport, author: ch.author, timestamp: ch.timestamp, prevIds: ch.prevIds, ops: p.ops, traceIds: p.traceIds ?? [] })
+      out.push({ id: ch.id, lamport: ch.lamport, author: ch.author, timestamp: ch.timestamp, prevIds: ch.prevIds, ops: p.ops, traceIds: p.traceIds ?? [] })
     }
-    // Newest first in DAG order: descending (lamport, id), the reverse of the merge order.
-    list.sort((a, b) => b.lamport - a.lamport || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    c = { list, byId: new Map(list.map((d) => [d.id, d])) }
-    this.cache.set(objectId, c)
-    return c
+    return out
   }
 
   async list(objectId: string, q: HistoryQuery = {}): Promise<{ changes: HistoryEntry[]; cursor: string | null }> {
@@ -225,6 +290,11 @@ export class History {
     }
     return states
   }
+}
+
+/** Newest first in DAG order: descending (lamport, id), the reverse of the merge order. */
+function newestFirst(a: Decoded, b: Decoded): number {
+  return b.lamport - a.lamport || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
 }
 
 const resolveId = (id: string, changeId: string) => (id === CHANGE_DERIVED_ID ? propertyIdSync(changeId) : id)
