@@ -2,6 +2,7 @@ import { decodeCanonical, encodeCanonical, toHex } from '../core/encoding.ts'
 import type { Env } from '../core/env.ts'
 import { SvcError } from '../core/errors.ts'
 import { open, seal } from '../crypto/box.ts'
+import { decodeStoredRecord, encodeStoredRecord, type StoredRecord } from './record-codec.ts'
 import type { CryptoProvider } from '../crypto/provider.ts'
 import { identityOf, publicKeyOf, type KeyPair } from '../crypto/keys.ts'
 import { wrapKeyTo } from '../crypto/wrap.ts'
@@ -11,7 +12,7 @@ import { AclLog, type AclEntry } from '../acl/state.ts'
 import { Keyring } from '../acl/keyring.ts'
 import { decodeAclRecord, encodeAclRecord, InvalidAclRecord, type AclRecord, type Role, type Rotation } from '../acl/records.ts'
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
-import { applyToRecord, compareStamps, noPins, type MergePolicy, type RecordState, type StampInfo } from '../crdt/record.ts'
+import { applyToRecord, compareStamps, noPins, type MergePolicy, type StampInfo } from '../crdt/record.ts'
 import { resolveUserOps, type UserOp } from '../crdt/resolve.ts'
 import { STORES, type StorageAdapter, type WriteBatch } from '../storage/adapter.ts'
 import { changeKey, datasetPrefix, rebuildKey, recordKey, spaceMetaKey, treeKey, treePrefix, VERSION_SEQ_KEY, unesc } from './storage-keys.ts'
@@ -53,9 +54,6 @@ export interface MaterializedRecord {
   versionId: number
 }
 
-interface StoredRecord extends RecordState {
-  v: number
-}
 
 const MAX_PARKED = 20_000
 
@@ -176,7 +174,7 @@ export class SpaceReplica {
     const out: MaterializedRecord[] = []
     for (const [k, v] of await this.deps.storage.scan(STORES.records, { prefix })) {
       const cached = this.records.get(k)
-      const st = cached ?? decodeCanonical<StoredRecord>(v)
+      const st = cached ?? decodeStoredRecord(v)
       out.push(materialize(unesc(k.slice(prefix.length)), st))
     }
     return out
@@ -195,7 +193,7 @@ export class SpaceReplica {
       parts.push([k, [...m.heads].sort(), m.deleted ?? null])
     }
     for (const [k, v] of await storage.scan(STORES.records, { prefix: `${this.spaceId}/` })) {
-      const r = decodeCanonical<StoredRecord>(v)
+      const r = decodeStoredRecord(v)
       parts.push([k, r.value ?? null, r.deleted ?? null, r.created, r.modified])
     }
     return toHex(sha256(encodeCanonical(parts)))
@@ -635,7 +633,7 @@ export class SpaceReplica {
   private flushRecords(batch: WriteBatch, dirty: Set<string>) {
     for (const k of dirty) {
       const st = this.records.get(k)
-      if (st) batch.puts.push({ store: STORES.records, key: k, value: encodeCanonical(st) })
+      if (st) batch.puts.push({ store: STORES.records, key: k, value: encodeStoredRecord(st) })
       else batch.dels.push({ store: STORES.records, key: k })
     }
   }
@@ -751,7 +749,7 @@ export class SpaceReplica {
   private async loadRecord(key: string): Promise<StoredRecord | undefined> {
     if (this.records.has(key)) return this.records.get(key) ?? undefined
     const raw = await this.deps.storage.get(STORES.records, key)
-    const st = raw ? decodeCanonical<StoredRecord>(raw) : undefined
+    const st = raw ? decodeStoredRecord(raw) : undefined
     if (st) this.records.set(key, st)
     return st
   }

@@ -85,6 +85,12 @@ export function prefixSuccessorUtf16(prefix: string): string | undefined {
 }
 
 const LONE_SURROGATE = /\p{Cs}/u
+// ES2024's native check (Node 20+, current browsers) runs on every key of every commit; the
+// regex is the fallback for older engines.
+const isWellFormed: (s: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
+    : (s) => !LONE_SURROGATE.test(s)
 
 /**
  * Store names and keys must be well-formed UTF-16 strings: SQLite stores text as UTF-8 and
@@ -92,7 +98,7 @@ const LONE_SURROGATE = /\p{Cs}/u
  */
 export function checkName(what: 'store' | 'key', s: unknown): void {
   if (typeof s !== 'string') throw new TypeError(`storage: ${what} must be a string, got ${typeof s}`)
-  if (LONE_SURROGATE.test(s)) throw new TypeError(`storage: ${what} contains a lone surrogate`)
+  if (!isWellFormed(s)) throw new TypeError(`storage: ${what} contains a lone surrogate`)
 }
 
 export function isBytes(v: unknown): v is Uint8Array {
