@@ -1,4 +1,3 @@
-import { SvcError } from '../../sync/core/errors.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { TypesService } from '../../sync/space/types/index.ts'
@@ -16,10 +15,5 @@ export interface RoutedEngine {
 export const space = (engine: RoutedEngine, spaceId: string): SpaceEngine => engine.account().space(spaceId)
 export const types = (engine: RoutedEngine, spaceId: string): TypesService => TypesService.for(space(engine, spaceId))
 
-const NIL = new Set(['', 'None', 'null', 'undefined', 'nil'])
-
-/** The objectId of a write body: missing or a serialized nil is 400 `object.id_required` (spec "Query body"). */
-export function objectIdOf(v: string | null | undefined): string {
-  if (v === undefined || v === null || NIL.has(v.trim())) throw new SvcError('object.id_required', 'objectId is required')
-  return v
-}
+/** The objectId of a write body (spec "Query body"); one rule with query bodies. */
+export { requireObjectId as objectIdOf } from '../../sync/query/body.ts'

@@ -54,6 +54,12 @@ const NIL_STRINGS = new Set(['', 'None', 'null', 'undefined', 'nil'])
 
 const invalidField = (field: string, message: string) => new SvcError('request.invalid_field', message, { field })
 
+/** The objectId of a per-object body: missing or a serialized nil is 400 `object.id_required`. */
+export function requireObjectId(v: string | null | undefined): string {
+  if (v === undefined || v === null || NIL_STRINGS.has(v.trim())) throw new SvcError('object.id_required', 'objectId is required')
+  return v
+}
+
 /**
  * `objectId` and `dataset` of a query or aggregate body: a missing or serialized-nil objectId
  * on a per-object endpoint is 400 `object.id_required` (spec "Query body").
@@ -65,7 +71,7 @@ export function parseTarget(raw: Record<string, unknown>, options: { perObject?:
   }
   if (objectId !== undefined && objectId !== null) {
     if (typeof objectId !== 'string') throw invalidField('objectId', 'objectId must be a string')
-    if (NIL_STRINGS.has(objectId.trim())) throw new SvcError('object.id_required', 'objectId is required')
+    requireObjectId(objectId)
   }
   const dataset = raw.dataset
   if (dataset === undefined || dataset === null) {

@@ -268,7 +268,8 @@ export class SpaceReplica {
         for (const o of res.ops) ops.push(o.k === 'set' ? { op: 'set', ds, id: rec.id, path: o.p, value: o.v } : { op: 'unset', ds, id: rec.id, path: o.p })
       }
       const result = await this.writeNow(objectId, ops, traceIds)
-      result.recordIds = records.map((r) => r.id)
+      // Records created under the change-derived id come back under the id they got.
+      result.recordIds = [...new Set(records.map((r) => (r.id === CHANGE_DERIVED_ID ? propertyIdSync(result.changeId) : r.id)))]
       if (rejections.length) result.rejections = [...rejections, ...(result.rejections ?? [])]
       return result
     })

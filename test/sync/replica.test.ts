@@ -19,6 +19,19 @@ describe('space replica', () => {
     expect(await b.stateDigest()).toBe(await a.stateDigest())
   })
 
+  it('reports a record written under the change-derived id by the id it got', async () => {
+    const a = await SpaceReplica.create(await deps(1), keyFor(1))
+    const obj = await a.createObject()
+    const res = await a.modify(obj, 'notes', [
+      { id: '@change', ops: [{ type: '$set', path: 'text', value: 'derived' }] },
+      { id: 'plain', ops: [{ type: '$set', path: 'text', value: 'named' }] },
+    ])
+    expect(res.recordIds).toHaveLength(2)
+    expect(res.recordIds[0]).not.toBe('@change')
+    expect(res.recordIds[1]).toBe('plain')
+    expect((await a.getRecord(obj, 'notes', res.recordIds[0]))?.value).toEqual({ text: 'derived' })
+  })
+
   it('lets a member write and a removed member read nothing after removal', async () => {
     const owner = await SpaceReplica.create(await deps(1), keyFor(1))
     await owner.addMember(idFor(2), 'writer')
