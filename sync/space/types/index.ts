@@ -77,6 +77,16 @@ export class TypesService {
     return this.mutex.run(fn)
   }
 
+  /**
+   * Runs `fn` holding the definitions lock, for callers composing several definition writes
+   * (bundles install a type, its properties and parts). Inside, call the module functions
+   * (createProperty, createPart ...), never this service's writing methods: the lock is not
+   * reentrant.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.write(fn)
+  }
+
   // ------------------------------------------------------------------ types
 
   /** `GET {S}/types?includeHidden=` -> `{types}`. */

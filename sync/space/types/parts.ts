@@ -99,6 +99,22 @@ async function requirePart(engine: SpaceEngine, typeId: string, partId: string) 
 export async function createPart(engine: SpaceEngine, typeId: string, body: PartCreateBody): Promise<{ partId: string; datasets: Array<{ datasetDefId: string; collection: string }> }> {
   if (!isObj(body)) throw invalidField('', 'body must be an object')
   requireUserType(engine, typeId)
+  const { key, record, drafts } = checkPartCreate(body, typeId)
+  const taken = (await liveParts(engine, typeId)).find((p) => p.key === key)
+  if (taken) throw new SvcError('dataset.key_conflict', `part key ${key} is taken on this type`, { key, existingPartId: taken.id })
+  assertKeysFree(await typeDatasets(engine, typeId), drafts)
+  const ids = allocateDeclIds(await declRecords(engine, typeId), drafts.map((d) => d.key))
+  const ops: Op[] = [{ op: 'set', ds: PARTS_DS, id: CHANGE_DERIVED_ID, path: '', value: record }, ...declOps(ids, drafts, CHANGE_DERIVED_ID)]
+  const res = await engine.replica.write(typeId, ops)
+  return { partId: res.recordIds[0], datasets: drafts.map((d, i) => ({ datasetDefId: ids[i], collection: d.collection })) }
+}
+
+/**
+ * The body checks of `createPart` (everything but the type's existence and keys already taken
+ * on it): the part's key, its record and its dataset declarations.
+ */
+export function checkPartCreate(body: PartCreateBody, typeId: string): { key: string; record: JsonObject; drafts: DeclRecord[] } {
+  if (!isObj(body)) throw invalidField('', 'body must be an object')
   if (body.key === undefined) throw new SvcError('request.missing_field', 'key is required', { field: 'key' })
   if (typeof body.key !== 'string' || !DATASET_KEY_RE.test(body.key)) throw invalidField('key', 'key is [A-Za-z][A-Za-z0-9_]{0,63}')
   const key = body.key
@@ -110,13 +126,7 @@ export async function createPart(engine: SpaceEngine, typeId: string, body: Part
   }
   if (body.datasets !== undefined && !Array.isArray(body.datasets)) throw invalidField('datasets', 'datasets is an array of dataset declarations')
   const drafts: DeclRecord[] = ((body.datasets as unknown[] | undefined) ?? []).map((d) => checkDraft(d, { typeId, partKey: key }))
-  const taken = (await liveParts(engine, typeId)).find((p) => p.key === key)
-  if (taken) throw new SvcError('dataset.key_conflict', `part key ${key} is taken on this type`, { key, existingPartId: taken.id })
-  assertKeysFree(await typeDatasets(engine, typeId), drafts)
-  const ids = allocateDeclIds(await declRecords(engine, typeId), drafts.map((d) => d.key))
-  const ops: Op[] = [{ op: 'set', ds: PARTS_DS, id: CHANGE_DERIVED_ID, path: '', value: record }, ...declOps(ids, drafts, CHANGE_DERIVED_ID)]
-  const res = await engine.replica.write(typeId, ops)
-  return { partId: res.recordIds[0], datasets: drafts.map((d, i) => ({ datasetDefId: ids[i], collection: d.collection })) }
+  return { key, record, drafts }
 }
 
 /** `PATCH {T}/parts/:partId` with `{set, unset}` on name, icon, pos, hidden, ui (or `ui.<k>...`), uses. */

@@ -113,6 +113,18 @@ function checkMeta(meta: unknown): JsonObject | undefined {
 export async function createProperty(engine: SpaceEngine, typeId: string, body: PropertyCreateBody): Promise<{ propId: string }> {
   if (!isObj(body)) throw invalidField('', 'body must be an object')
   requireUserType(engine, typeId)
+  const record = checkPropertyCreate(body, typeId)
+  if (typeof record.xKey === 'string') await assertXKeyFree(engine, typeId, record.xKey)
+  const res = await engine.replica.write(typeId, [{ op: 'set', ds: PROPERTIES_DS, id: CHANGE_DERIVED_ID, path: '', value: record }])
+  return { propId: res.recordIds[0] }
+}
+
+/**
+ * The body checks of `createProperty` (everything but the type's existence and the xKey's
+ * uniqueness among the type's live properties): returns the definition record to store.
+ */
+export function checkPropertyCreate(body: PropertyCreateBody, typeId: string): JsonObject {
+  if (!isObj(body)) throw invalidField('', 'body must be an object')
   if (body.name === undefined) throw new SvcError('request.missing_field', 'name is required', { field: 'name' })
   if (typeof body.name !== 'string') throw invalidField('name', 'name must be a string')
   if (body.kind === undefined) throw new SvcError('request.missing_field', 'kind is required (string, number, boolean, array, object, datetime)', { field: 'kind' })
@@ -147,11 +159,9 @@ export async function createProperty(engine: SpaceEngine, typeId: string, body: 
   }
   if (body.xKey !== undefined) {
     if (typeof body.xKey !== 'string' || !XKEY_RE.test(body.xKey)) throw invalidField('xKey', 'xKey must be a code handle ([A-Za-z0-9_.:/@+-], up to 128 chars)')
-    await assertXKeyFree(engine, typeId, body.xKey)
     record.xKey = body.xKey
   }
-  const res = await engine.replica.write(typeId, [{ op: 'set', ds: PROPERTIES_DS, id: CHANGE_DERIVED_ID, path: '', value: record }])
-  return { propId: res.recordIds[0] }
+  return record
 }
 
 async function assertXKeyFree(engine: SpaceEngine, typeId: string, xKey: string, self?: string) {

@@ -108,18 +108,28 @@ function metaEntries(meta: unknown): Array<[string, Json]> {
  * `details.xKey`, `details.existingTypeId`). Call under the service's mutex.
  */
 export async function createType(engine: SpaceEngine, body: TypeCreateBody): Promise<TypeInfo> {
+  const def = checkTypeCreate(engine, body)
+  const id = await engine.createObject({ types: ['type'], initialProperties: { [TYPE_NS]: def } })
+  await engine.settled()
+  return getType(engine, id)
+}
+
+/**
+ * The checks of `createType` without the write (bundles declare a type on their root object):
+ * returns the definition to store under the `type` namespace. `tolerate` exempts types from
+ * the xKey check (a bundle's own roots hold its xKey).
+ */
+export function checkTypeCreate(engine: SpaceEngine, body: TypeCreateBody, tolerate: (typeId: string) => boolean = () => false): JsonObject {
   if (body.xKey === undefined || body.xKey === null || body.xKey === '') throw new SvcError('type.xkey_required', 'xKey is required')
   if (typeof body.xKey !== 'string' || !XKEY_RE.test(body.xKey)) throw invalidField('xKey', 'xKey must be a short code handle ([A-Za-z0-9_.:/@+-], up to 128 chars)')
   const xKey = body.xKey
   const fields = typeFields(body)
   const meta = metaEntries(body.meta).filter(([, v]) => v !== null)
-  const clash = listTypes(engine, { includeHidden: true }).find((t) => t.xKey === xKey || t.id === xKey)
+  const clash = listTypes(engine, { includeHidden: true }).find((t) => (t.xKey === xKey || t.id === xKey) && !tolerate(t.id))
   if (clash) throw new SvcError('type.xkey_conflict', 'a type already uses this xKey', { xKey, existingTypeId: clash.id })
   const def: JsonObject = { ...fields, xKey }
   if (meta.length) def.meta = Object.fromEntries(meta)
-  const id = await engine.createObject({ types: ['type'], initialProperties: { [TYPE_NS]: def } })
-  await engine.settled()
-  return getType(engine, id)
+  return def
 }
 
 /** `PATCH {T}`: absent keeps; `meta` is per key, null unsets a key. 400 `type.registered` on built-ins. */
