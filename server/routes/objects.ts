@@ -19,6 +19,7 @@ import {
   WriteResult,
 } from '../schemas/query.ts'
 import { SpaceParams } from '../schemas/spaces.ts'
+import { deleteRecordsDeclared, modifyDeclared } from '../../sync/space/types/declared-writes.ts'
 import { objectIdOf, space, types, type RoutedEngine } from './context.ts'
 import { datasetFeed, objectsFeed, openLive } from './live.ts'
 
@@ -125,7 +126,7 @@ export function objectRoutes(engine: RoutedEngine) {
         const objectId = objectIdOf(body.objectId)
         if (body.scope === 'local') throw new SvcError('sdk.not_implemented', 'device-local fields (scope: local) are not implemented')
         const sp = space(engine, (request.params as Sp).spaceId)
-        const res = await sp.modify({ objectId, dataset: body.dataset, records: body.records, ...(body.traceIds ? { traceIds: body.traceIds } : {}) })
+        const res = await modifyDeclared(sp, { objectId, dataset: body.dataset, records: body.records, ...(body.traceIds ? { traceIds: body.traceIds } : {}) })
         await sp.settled()
         return res
       },
@@ -149,7 +150,7 @@ export function objectRoutes(engine: RoutedEngine) {
         const body = request.body as Static<typeof DeleteRecordsBody>
         const objectId = objectIdOf(body.objectId)
         const sp = space(engine, (request.params as Sp).spaceId)
-        const res = await sp.deleteRecords({ objectId, dataset: body.dataset, recordIds: body.recordIds })
+        const res = await deleteRecordsDeclared(sp, { objectId, dataset: body.dataset, recordIds: body.recordIds })
         await sp.settled()
         return res
       },

@@ -248,6 +248,11 @@ export class SpaceReplica {
     })
   }
 
+  /** The local versionId of the latest commit (what a write that wrote nothing reports). */
+  versionId(): string {
+    return String(this.versionSeq)
+  }
+
   /** Writes merge ops to an object as one change. */
   write(objectId: string, ops: Op[], traceIds?: string[]): Promise<WriteResult> {
     return this.serial(() => this.writeNow(objectId, ops, traceIds))

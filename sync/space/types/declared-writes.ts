@@ -1,0 +1,98 @@
+import type { JsonObject } from '../../crdt/ops.ts'
+import { deepEqual } from '../../crdt/path.ts'
+import type { UserOp } from '../../crdt/resolve.ts'
+import type { WriteRejection, WriteResult } from '../../replica/types.ts'
+import { asStringArray } from '../rows.ts'
+import type { ModifyBody, SpaceEngine } from '../space-engine.ts'
+import { declarationsOf } from './dataset-decls.ts'
+import { isObj, type DatasetDecl } from './model.ts'
+
+/**
+ * The per-field rules of a declared dataset hold on every write path, not only on upsert:
+ * otherwise `/modify` would rewrite a write-once field and `/delete-records` would delete
+ * another member's record in an `author`-only dataset. Same rules and codes as upsert
+ * (upsert.ts): a stamped field (`id`, `_*`) or an undeclared field of a non-dynamic dataset
+ * is `upsert.rejected`; a write-once field (no `mutableBy`) that already holds a value is
+ * `upsert.immutable_field`; a `mutableBy: author` field written by anyone but the record's
+ * creator, or a record of a `deleteBy: author` dataset deleted by anyone else, is
+ * `upsert.not_author`. Offending ops are dropped and listed in `rejections`; the rest of the
+ * request is written (the partial success of `/modify`).
+ *
+ * Datasets no type declares, and module-served ones (the module owns their rules), are free.
+ * The check reads local state before the write: like upsert, it is a guard of this device's
+ * writes, not a merge rule, so concurrent writers are outside it (spec "Upsert per-record
+ * rules" 6).
+ */
+export async function modifyDeclared(engine: SpaceEngine, body: ModifyBody): Promise<WriteResult> {
+  engine.requireObject(body.objectId)
+  const decl = await governingDecl(engine, body.objectId, body.dataset)
+  if (!decl) return engine.modify(body)
+  const rejections: WriteRejection[] = []
+  const records: ModifyBody['records'] = []
+  for (const rec of body.records) {
+    const cur = await engine.replica.getRecord(body.objectId, body.dataset, rec.id)
+    const value = cur && !cur.deleted && isObj(cur.value) ? cur.value : undefined
+    const creator = value ? cur!.created.a : undefined
+    const ops: UserOp[] = []
+    rec.ops.forEach((op, index) => {
+      const problem = fieldProblem(decl, op, value, creator, engine.replica.me)
+      if (problem) rejections.push({ recordId: rec.id, index, ...problem })
+      else ops.push(op)
+    })
+    if (ops.length) records.push({ ...rec, ops })
+  }
+  if (records.length === 0) return { versionId: engine.replica.versionId(), changeId: '', recordIds: [], rejections }
+  const res = await engine.modify({ ...body, records })
+  if (rejections.length) res.rejections = [...rejections, ...(res.rejections ?? [])]
+  return res
+}
+
+export async function deleteRecordsDeclared(engine: SpaceEngine, body: { objectId: string; dataset: string; recordIds: string[] }): Promise<WriteResult> {
+  engine.requireObject(body.objectId)
+  const decl = await governingDecl(engine, body.objectId, body.dataset)
+  if (decl?.deleteBy !== 'author') return engine.deleteRecords(body)
+  const rejections: WriteRejection[] = []
+  const allowed: string[] = []
+  for (const [index, id] of body.recordIds.entries()) {
+    const cur = await engine.replica.getRecord(body.objectId, body.dataset, id)
+    if (cur && !cur.deleted && cur.created.a !== engine.replica.me) {
+      rejections.push({ recordId: id, index, code: 'upsert.not_author', reason: "only the record's creator may delete it" })
+    } else allowed.push(id)
+  }
+  if (allowed.length === 0) return { versionId: engine.replica.versionId(), changeId: '', recordIds: [], rejections }
+  const res = await engine.deleteRecords({ ...body, recordIds: allowed })
+  if (rejections.length) res.rejections = [...rejections, ...(res.rejections ?? [])]
+  return res
+}
+
+/** The declaration whose rules a write to `dataset` of this object follows, if any. */
+async function governingDecl(engine: SpaceEngine, objectId: string, dataset: string): Promise<DatasetDecl | undefined> {
+  const decls = await declarationsOf(engine, dataset)
+  if (decls.length === 0) return undefined
+  const row = engine.requireObject(objectId)
+  const carried = asStringArray((row.core as JsonObject | undefined)?.types)
+  const decl = decls.find((d) => carried.includes(d.typeId))
+  return decl && !decl.module ? decl : undefined
+}
+
+const isStamped = (name: string) => name === 'id' || name.startsWith('_')
+
+/** Top-level fields an op would change, given the record's current value. */
+function touchedFields(op: UserOp, value: JsonObject | undefined): string[] {
+  if (op.path !== '') return [op.path.split('.')[0]]
+  const next = op.type === '$set' && isObj(op.value) ? op.value : {}
+  const names = new Set([...Object.keys(next), ...Object.keys(value ?? {})])
+  return [...names].filter((n) => !deepEqual(next[n], value?.[n]))
+}
+
+function fieldProblem(decl: DatasetDecl, op: UserOp, value: JsonObject | undefined, creator: string | undefined, writer: string): { code: string; reason: string } | undefined {
+  for (const name of touchedFields(op, value)) {
+    if (isStamped(name)) return { code: 'upsert.rejected', reason: `${name} is stamped by the server` }
+    const f = decl.fields[name]
+    if (!f && !decl.dynamic) return { code: 'upsert.rejected', reason: `undeclared field ${name}` }
+    if (!f || value === undefined) continue
+    if (f.mutableBy === undefined && value[name] !== undefined) return { code: 'upsert.immutable_field', reason: `${name} is write-once` }
+    if (f.mutableBy === 'author' && creator !== writer) return { code: 'upsert.not_author', reason: `only the record's creator may change ${name}` }
+  }
+  return undefined
+}
