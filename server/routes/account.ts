@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { NoContent } from '../schemas/common.ts'
 import { Account, IdentityInfo, IdentityParams, NameFields } from '../schemas/spaces.ts'
 import type { RoutedEngine } from './context.ts'
-import { identityDirectory, identityInfo, watchDirectory } from './directory.ts'
+import { identityDirectory, identityInfo, watchDirectory } from '../../sync/space/directory.ts'
 import { setIdentitySource } from './identities.ts'
 
 /** Spec "Account and identities" (the identities stream itself is in identities.ts). */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { SseHub } from '../sse.ts'
 import { EventStream } from '../schemas/common.ts'
-import type { IdentitiesFrame } from './directory.ts'
+import type { IdentitiesFrame } from '../../sync/space/directory.ts'
 
 /** What feeds `identities` frames: set by the engine routes once an engine serves the app. */
 export interface IdentitySource {

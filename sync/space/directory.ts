@@ -1,6 +1,6 @@
-import { SvcError } from '../../sync/core/errors.ts'
-import type { AccountEngine } from '../../sync/space/account-engine.ts'
-import type { SpaceEngine } from '../../sync/space/space-engine.ts'
+import { SvcError } from '../core/errors.ts'
+import type { AccountEngine } from './account-engine.ts'
+import type { SpaceEngine } from './space-engine.ts'
 
 /**
  * The identity directory (spec "Identity"): every identity this account has encountered, which
@@ -10,8 +10,8 @@ import type { SpaceEngine } from '../../sync/space/space-engine.ts'
  * account's own entry carries its profile. `spaceIds`: the spaces where the identity holds a
  * role other than none.
  *
- * Composed from engine reads (profile, space list, ACL state); see the report: it belongs in
- * AccountEngine once contacts' profiles arrive.
+ * Composed from engine reads (profile, space list, ACL state), so every front end (HTTP, a
+ * browser client) answers the same.
  */
 export interface IdentityInfo {
   identity: string
@@ -69,7 +69,7 @@ const SETTLE_MS = 20
  */
 export function watchDirectory(account: AccountEngine, emit: (frame: IdentitiesFrame) => void): () => void {
   let prev: Map<string, IdentityInfo> | undefined
-  let timer: NodeJS.Timeout | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
   let stopped = false
   const offs = new Map<SpaceEngine, () => void>()
   const schedule = () => {
