@@ -5,7 +5,7 @@ import type { SpaceEngine } from '../space-engine.ts'
 import { createPart, listParts } from '../types/parts.ts'
 import { createProperty, listProperties } from '../types/property-defs.ts'
 import { TYPE_NS, userTypeRow } from '../types/type-defs.ts'
-import type { TypesService } from '../types/index.ts'
+import { isObj, type TypesService } from '../types/index.ts'
 import { BUNDLE_MARK, bundleRootId, bundleRootSeed, checkBundleId, type BundleRequest, type Claim, type InstallOptions, type InstallResult } from './model.ts'
 import { bundleOf, elect, readEntry, rootPresent, writeClaim } from './registry.ts'
 import { checkRequest, type CheckedRequest } from './request.ts'
@@ -29,8 +29,9 @@ export const notReady = (id: string, rootId: string) =>
  */
 export async function adoptOrInstall(svc: TypesService, req: BundleRequest, opts: InstallOptions): Promise<InstallResult> {
   const engine = svc.engine
+  if (!isObj(req)) throw new SvcError('request.invalid_field', 'body must be an object', { field: '' })
   await engine.settled()
-  const id = checkBundleId(req?.id)
+  const id = checkBundleId(req.id)
   const derivedId = bundleRootId(engine.spaceId, id)
   const entry = await readEntry(engine, id)
   const election = entry && elect(engine, entry)
