@@ -69,6 +69,8 @@ describe('{S}/bundles', () => {
     expect(res.bundle).not.toHaveProperty('typeId')
     const rows = await ok<{ records: Array<Record<string, any>> }>(call(b.app, 'POST', `${S}/objects/query`, { filter: { id: res.bundle.rootId } }))
     expect(rows.records[0]).toMatchObject({ core: { types: [t.id], name: 'Root' }, [t.id]: { [propId]: 'a@b.co' }, bundle: { id: 'x/v1' } })
+    const marked = await ok<{ records: Array<{ id: string }> }>(call(b.app, 'POST', `${S}/objects/query`, { filter: { 'bundle.id': 'x/v1' } }))
+    expect(marked.records.map((r) => r.id)).toEqual([res.bundle.rootId])
 
     await claimWithoutRoot('ghost/v1', '9GhostRootNotHere')
     expect(await ok(call(b.app, 'GET', `${S}/bundles/${enc('ghost/v1')}`))).toMatchObject({ rootId: '9GhostRootNotHere', ready: false })
