@@ -13,7 +13,9 @@ export interface RoutedEngine {
 }
 
 export const space = (engine: RoutedEngine, spaceId: string): SpaceEngine => engine.account().space(spaceId)
-export const types = (engine: RoutedEngine, spaceId: string): TypesService => TypesService.for(space(engine, spaceId))
+/** The space's TypesService, holding the account's store of account- and local-scope values. */
+export const types = (engine: RoutedEngine, spaceId: string): TypesService =>
+  TypesService.for(space(engine, spaceId), { scopedValues: engine.account().scopedValues })
 
 /** The objectId of a write body (spec "Query body"); one rule with query bodies. */
 export { requireObjectId as objectIdOf } from '../../sync/query/body.ts'

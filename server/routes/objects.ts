@@ -20,6 +20,7 @@ import {
 } from '../schemas/query.ts'
 import { SpaceParams } from '../schemas/spaces.ts'
 import { deleteRecordsDeclared, modifyDeclared } from '../../sync/space/types/declared-writes.ts'
+import { overlayScopedValues, unprojected } from '../../sync/space/types/index.ts'
 import { objectIdOf, space, types, type RoutedEngine } from './context.ts'
 import { datasetFeed, objectsFeed, openLive } from './live.ts'
 
@@ -37,14 +38,19 @@ export function objectRoutes(engine: RoutedEngine) {
         const { spaceId } = request.params as Sp
         const body = request.body as Static<typeof ObjectCreateBody>
         const svc = types(engine, spaceId)
-        // Values are checked like a typed set (format by slug); values of removed properties are dropped.
+        // Values are checked like a typed set (format by slug); values of removed properties are
+        // dropped; account/local-scope ones go to the scoped store once the object exists, never the row.
         const initialProperties: Record<string, Record<string, Json>> = {}
+        const scoped: Array<[string, Record<string, Json>]> = []
         for (const [group, values] of Object.entries(body.initialProperties ?? {})) {
-          const { dropped } = await svc.checkValues(group, values)
-          initialProperties[group] = Object.fromEntries(Object.entries(values).filter(([k]) => !dropped.includes(k))) as Record<string, Json>
+          const { dropped, scoped: scopedIds = [] } = await svc.checkValues(group, values)
+          const kept = Object.entries(values).filter(([k]) => !dropped.includes(k))
+          initialProperties[group] = Object.fromEntries(kept.filter(([k]) => !scopedIds.includes(k))) as Record<string, Json>
+          if (scopedIds.length) scoped.push([group, Object.fromEntries(kept.filter(([k]) => scopedIds.includes(k))) as Record<string, Json>])
         }
         const objectId = await svc.engine.createObject({ ...(body.types ? { types: body.types } : {}), initialProperties })
         await svc.engine.settled()
+        for (const [group, values] of scoped) await svc.setValues(objectId, group, values)
         return reply.code(201).send({ objectId })
       },
     )
@@ -56,7 +62,9 @@ export function objectRoutes(engine: RoutedEngine) {
         const body = parseSnapshotBody(request.body)
         const sp = space(engine, (request.params as Sp).spaceId)
         await sp.settled()
-        return runQuery(sp.objectSource(), body.query)
+        // The caller's account/local values join the page after selection (filters and sorts see synced values).
+        const page = runQuery(sp.objectSource(), unprojected(body.query))
+        return overlayScopedValues(engine.account().scopedValues, sp.spaceId, page, body.query.projection)
       },
     )
 

@@ -8,6 +8,7 @@ import { derivedRoot } from '../dag/change.ts'
 import { encodeAclRecord } from '../acl/records.ts'
 import { SpaceEngine } from './space-engine.ts'
 import { Devices } from './devices.ts'
+import { AccountScopedValues } from './scoped-values.ts'
 import { instant, recordDoc, type Doc } from './rows.ts'
 import { DERIVED_SPACE_NAMES, derivedSpaceSeed, PROFILE_RECORD, TECH_ACCOUNT_SEED, TECH_DS, TECH_SPACE_SEED } from './schema.ts'
 
@@ -56,6 +57,8 @@ interface SpaceRow {
 export class AccountEngine {
   readonly accountId: string
   readonly devices: Devices
+  /** Account- and local-scope property values of every space (pass to TypesService.for). */
+  readonly scopedValues: AccountScopedValues
   private readonly spaces = new Map<string, SpaceEngine>()
 
   private constructor(
@@ -65,6 +68,7 @@ export class AccountEngine {
   ) {
     this.accountId = identityOf(deps.accountKey.publicKey)
     this.devices = new Devices(tech, techObjectId, deps.env)
+    this.scopedValues = new AccountScopedValues(tech, techObjectId, deps.storage)
   }
 
   static async open(deps: AccountEngineDeps): Promise<AccountEngine> {
@@ -310,6 +314,7 @@ export class AccountEngine {
   }
 
   async close(): Promise<void> {
+    this.scopedValues.close()
     this.spaces.clear()
   }
 }

@@ -18,7 +18,8 @@ export const SPACE_INDEX_SEED = 'system:spaceIndex'
 /** Tech space: one per account, synced only across its own devices. */
 export const TECH_SPACE_SEED = 'svc/tech/v1'
 export const TECH_ACCOUNT_SEED = 'system:account'
-export const TECH_DS = { spaces: 'spaces', profile: 'profile', settings: 'settings', devices: 'devices' } as const
+/** `accountValues` is a prefix: account-scope property values live in `accountValues/<spaceId>` (scoped-values.ts). */
+export const TECH_DS = { spaces: 'spaces', profile: 'profile', settings: 'settings', devices: 'devices', accountValues: 'accountValues' } as const
 export const PROFILE_RECORD = 'me'
 
 /**

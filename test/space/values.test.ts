@@ -163,13 +163,13 @@ describe('POST {S}/properties/:objectId/set/:typeKey', () => {
     const res = await svc.setValues(obj, t.id, { [synced]: 1, [acc]: true, [loc]: 'here' })
     expect(res.scoped).toEqual({ account: [acc], local: [loc] })
     expect(s.engine.objectDoc(obj)![t.id]).toEqual({ [synced]: 1 })
-    expect(svc.scopedValues(obj)).toEqual({ [t.id]: { [acc]: true, [loc]: 'here' } })
-    expect(store.get({ scope: 'local', spaceId: s.engine.spaceId, objectId: obj, typeKey: t.id, propId: loc })).toBe('here')
+    expect(await svc.scopedValues(obj)).toEqual({ [t.id]: { [acc]: true, [loc]: 'here' } })
+    expect(await store.get({ scope: 'local', spaceId: s.engine.spaceId, objectId: obj, typeKey: t.id, propId: loc })).toBe('here')
     // Scoped values are validated too, and null removes them.
     await expectCode(svc.setValues(obj, t.id, { [acc]: 'yes' }), 'property.format_violation', { propId: acc, format: 'checkbox' })
     const only = await svc.setValues(obj, t.id, { [loc]: null })
     expect(only.changeId).toBeUndefined()
-    expect(svc.scopedValues(obj)).toEqual({ [t.id]: { [acc]: true } })
+    expect(await svc.scopedValues(obj)).toEqual({ [t.id]: { [acc]: true } })
   })
 
   it('checkValues validates without writing (for object creation and bundles)', async () => {

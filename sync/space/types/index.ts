@@ -20,7 +20,8 @@
  *   `description`, `icon`, `tags`.
  * - Values live in object rows at `{typeKey}.{propId}` (`core.{name|...}` for universal ones).
  *   Synced-scope values are row writes; account- and local-scope values stay out of the
- *   replica (values.ts: a caller-owned store, in memory by default; they do not sync).
+ *   space's replica in a ScopedValueStore (values.ts): the daemon's store keeps account ones in
+ *   the account's tech space and local ones in device storage (sync/space/scoped-values.ts).
  * - Parts are records of the type object's `parts` dataset (`{key, name?, icon?, pos?, hidden?,
  *   ui?, uses?, typeId}`), partId change-derived like propIds.
  * - Dataset declarations are records of the type object's `datasets` dataset; their collection
@@ -31,7 +32,6 @@
  * here. Definition writes run one at a time per space (read-then-create checks of xKeys and
  * keys). Format slugs per kind: formats.ts and docs/types.md.
  */
-import type { Json } from '../../crdt/ops.ts'
 import type { SpaceEngine } from '../space-engine.ts'
 import { addDataset, createPart, deletePart, listParts, patchPart, type PartCreateBody } from './parts.ts'
 import { declarationsOf, deleteDataset, patchDataset } from './dataset-decls.ts'
@@ -40,14 +40,14 @@ import { Mutex, type DatasetDecl, type PartDef, type PropertyDef, type TypeInfo 
 import { createProperty, deleteProperty, getProperty, listProperties, patchProperty, type PropertyCreateBody } from './property-defs.ts'
 import { attachOrDetachType, createType, deleteType, getType, listTypes, patchType, type TypeCreateBody, type TypePatchBody } from './type-defs.ts'
 import { upsert, type UpsertBody, type UpsertResult } from './upsert.ts'
-import { checkPropertyValues, MemoryScopedValueStore, scopedValues, setPropertyValues, type PropertySetResult, type ScopedValueStore } from './values.ts'
+import { checkPropertyValues, MemoryScopedValueStore, scopedValues, setPropertyValues, type PropertySetResult, type ScopedGroups, type ScopedValueStore } from './values.ts'
 
 export * from './model.ts'
 export { BUILTIN_TYPE_INFOS, CORE_PROPERTIES, builtinType, isBuiltinType } from './builtins.ts'
 export { FORMAT_SLUGS, defaultSlug, slugFitsKind, currentSlug, valueViolation, instantMs } from './formats.ts'
 export { MODULES, namespacedCollection, declarationsOf, allDatasetDecls, typeDatasets } from './dataset-decls.ts'
 export { MODULE_SCHEMAS, type DatasetListing } from './dataset-listing.ts'
-export { MemoryScopedValueStore, type ScopedValueStore, type ScopedKey, type PropertySetResult } from './values.ts'
+export { MemoryScopedValueStore, groupScoped, overlayScopedValues, unprojected, type ScopedValueStore, type ScopedKey, type ScopedGroups, type PropertySetResult } from './values.ts'
 export { UPSERT_DEFAULT_PAGE_SIZE, type UpsertBody, type UpsertResult, type UpsertRejection } from './upsert.ts'
 export type { TypeCreateBody, TypePatchBody } from './type-defs.ts'
 export type { PropertyCreateBody } from './property-defs.ts'
@@ -57,19 +57,35 @@ const services = new WeakMap<SpaceEngine, TypesService>()
 
 export class TypesService {
   private readonly mutex = new Mutex()
-  readonly scoped: ScopedValueStore
+  private store: ScopedValueStore
+  private storeGiven: boolean
 
   constructor(
     readonly engine: SpaceEngine,
     opts: { scopedValues?: ScopedValueStore } = {},
   ) {
-    this.scoped = opts.scopedValues ?? new MemoryScopedValueStore()
+    this.store = opts.scopedValues ?? new MemoryScopedValueStore()
+    this.storeGiven = opts.scopedValues !== undefined
   }
 
-  /** The one service of a space engine (created on first use, so its mutex and store are shared). */
+  get scoped(): ScopedValueStore {
+    return this.store
+  }
+
+  /**
+   * The one service of a space engine (created on first use, so its mutex and store are
+   * shared). Callers that need no values (bundles, editor) may create it first without a store:
+   * the first caller that gives one replaces the in-memory placeholder; giving a different one
+   * later is a wiring bug and throws.
+   */
   static for(engine: SpaceEngine, opts?: { scopedValues?: ScopedValueStore }): TypesService {
     let s = services.get(engine)
     if (!s) services.set(engine, (s = new TypesService(engine, opts)))
+    else if (opts?.scopedValues && opts.scopedValues !== s.store) {
+      if (s.storeGiven) throw new Error('TypesService.for: this space already has another scoped value store')
+      s.store = opts.scopedValues
+      s.storeGiven = true
+    }
     return s
   }
 
@@ -143,20 +159,21 @@ export class TypesService {
 
   /** `POST {S}/properties/:objectId/set/:typeKey` (map of propId to value, or `{patch: map}`). */
   setValues(objectId: string, typeKey: string, body: unknown): Promise<PropertySetResult> {
-    return setPropertyValues(this.engine, this.scoped, objectId, typeKey, body)
+    return setPropertyValues(this.engine, this.store, objectId, typeKey, body)
   }
   /**
    * Checks `{propId: value}` for one type key without writing (for object creation and
    * bundles): 404 `type.not_found`, 404 `property.not_found`, 400 `property.format_violation`.
-   * Values of removed properties come back in `dropped`.
+   * Values of removed properties come back in `dropped`; propIds of account- or local-scope
+   * properties in `scoped` (when any: their values belong in the scoped store, not the row).
    */
-  async checkValues(typeKey: string, values: Record<string, unknown>): Promise<{ dropped: string[] }> {
-    const { rejections } = await checkPropertyValues(this.engine, typeKey, Object.entries(values))
-    return { dropped: rejections.map((r) => r.recordId) }
+  async checkValues(typeKey: string, values: Record<string, unknown>): Promise<{ dropped: string[]; scoped?: string[] }> {
+    const { scoped, rejections } = await checkPropertyValues(this.engine, typeKey, Object.entries(values))
+    return { dropped: rejections.map((r) => r.recordId), ...(scoped.length ? { scoped: scoped.map((v) => v.def.id) } : {}) }
   }
   /** Account- and local-scope values of an object, `{typeKey: {propId: value}}` (not in rows). */
-  scopedValues(objectId: string): Record<string, Record<string, Json>> {
-    return scopedValues(this.engine, this.scoped, objectId)
+  scopedValues(objectId: string): Promise<ScopedGroups> {
+    return scopedValues(this.engine, this.store, objectId)
   }
 
   // ------------------------------------------------------------------ parts and datasets

@@ -1,6 +1,7 @@
 import { SvcError } from '../../core/errors.ts'
 import { checkValue, InvalidOp, type Json, type JsonObject } from '../../crdt/ops.ts'
 import type { WriteRejection } from '../../replica/types.ts'
+import { compileProjection, type CompiledQuery, type Doc, type Projection, type QueryResult } from '../../query/index.ts'
 import { asStringArray } from '../rows.ts'
 import type { SpaceEngine } from '../space-engine.ts'
 import { currentSlug, valueViolation } from './formats.ts'
@@ -9,17 +10,37 @@ import { findProperty } from './property-defs.ts'
 import { getType } from './type-defs.ts'
 
 /**
- * Values of account- and local-scope properties. They never enter the space's replica: this
- * release keeps them in a store the caller owns (default: in memory, per TypesService), keyed
- * by (scope, space, object, type key, propId). They do not sync to other members or to the
- * account's other devices and do not appear in object rows; read them with `scopedValues`.
- * A daemon that wants them to survive restarts passes a persistent store.
+ * Where property values live, by the definition's `scope` (spec "Property definition": scope
+ * "selects write route and version domain"):
+ *
+ * - `synced`: a write to the object row at `{typeKey}.{propId}` in the space's replica; every
+ *   member's device gets it; filters, sorts and live subscriptions see it.
+ * - `account`: the caller's own value, kept out of the space's replica in a ScopedValueStore.
+ *   The daemon's store (sync/space/scoped-values.ts, `AccountEngine.scopedValues`) writes it to
+ *   the account's tech space, so it persists and reaches the account's other devices, never
+ *   other members.
+ * - `local`: the same, but the daemon's store keeps it in this device's own storage: it
+ *   persists and never syncs anywhere.
+ *
+ * Reading: `POST {S}/objects/query` overlays the caller's account and local values onto the
+ * rows of the page it returns, at `{typeKey}.{propId}` like synced ones (overlayScopedValues).
+ * Filters and sorts run before the overlay, so they see synced values only; live subscription
+ * rows (`{S}/objects/query/subscribe`) carry synced values only. MemoryScopedValueStore (the
+ * TypesService default when nobody passes a store) is for unit tests: nothing survives it.
  */
 export interface ScopedValueStore {
-  set(key: ScopedKey, value: Json | null): void
-  get(key: ScopedKey): Json | undefined
-  /** Every value held for one object, in insertion order. */
-  list(spaceId: string, objectId: string): Array<ScopedKey & { value: Json }>
+  /** Stores one value (null unsets it); durable for the store's scope once it resolves. */
+  set(key: ScopedKey, value: Json | null): Promise<void>
+  /** Several values at once: a store writes each scope's share in one batch (one change). */
+  setMany(entries: ReadonlyArray<readonly [ScopedKey, Json | null]>): Promise<void>
+  get(key: ScopedKey): Promise<Json | undefined>
+  /** Every value held for one object. */
+  list(spaceId: string, objectId: string): Promise<Array<ScopedKey & { value: Json }>>
+  /**
+   * Values of several objects of one space grouped like rows, `{typeKey: {propId: value}}`;
+   * objects without values are absent. (One call per query page, so a store can batch.)
+   */
+  rowsOf(spaceId: string, objectIds: Iterable<string>): Promise<Map<string, ScopedGroups>>
 }
 
 export interface ScopedKey {
@@ -30,22 +51,43 @@ export interface ScopedKey {
   propId: string
 }
 
+/** Scoped values of one object as a row holds them: `{typeKey: {propId: value}}`. */
+export type ScopedGroups = Record<string, Record<string, Json>>
+
+/** Groups `{typeKey, propId, value}` entries like a row (a later entry wins on the same path). */
+export function groupScoped(entries: Iterable<ScopedKey & { value: Json }>): ScopedGroups {
+  const out: ScopedGroups = {}
+  for (const v of entries) (out[v.typeKey] ??= {})[v.propId] = v.value
+  return out
+}
+
 export class MemoryScopedValueStore implements ScopedValueStore {
   private readonly values = new Map<string, ScopedKey & { value: Json }>()
   private static k(key: ScopedKey) {
     return JSON.stringify([key.spaceId, key.objectId, key.scope, key.typeKey, key.propId])
   }
-  set(key: ScopedKey, value: Json | null) {
+  async set(key: ScopedKey, value: Json | null) {
     const k = MemoryScopedValueStore.k(key)
     if (value === null) this.values.delete(k)
     else this.values.set(k, { ...key, value: structuredClone(value) })
   }
-  get(key: ScopedKey) {
+  async setMany(entries: ReadonlyArray<readonly [ScopedKey, Json | null]>) {
+    for (const [key, value] of entries) await this.set(key, value)
+  }
+  async get(key: ScopedKey) {
     const v = this.values.get(MemoryScopedValueStore.k(key))?.value
     return v === undefined ? undefined : structuredClone(v)
   }
-  list(spaceId: string, objectId: string) {
+  async list(spaceId: string, objectId: string) {
     return [...this.values.values()].filter((v) => v.spaceId === spaceId && v.objectId === objectId).map((v) => structuredClone(v))
+  }
+  async rowsOf(spaceId: string, objectIds: Iterable<string>) {
+    const out = new Map<string, ScopedGroups>()
+    for (const id of new Set(objectIds)) {
+      const entries = await this.list(spaceId, id)
+      if (entries.length) out.set(id, groupScoped(entries))
+    }
+    return out
   }
 }
 
@@ -105,11 +147,13 @@ export async function setPropertyValues(engine: SpaceEngine, store: ScopedValueS
     if (w.rejections?.length) rejections.push(...w.rejections)
     await engine.settled()
   }
+  const writes: Array<[ScopedKey, Json | null]> = []
   for (const { def, value } of scoped) {
-    store.set({ scope: def.scope as 'account' | 'local', spaceId: engine.spaceId, objectId, typeKey, propId: def.id }, value)
-    const list = ((result.scoped ??= {})[def.scope as 'account' | 'local'] ??= [])
-    list.push(def.id)
+    const scope = def.scope as 'account' | 'local'
+    writes.push([{ scope, spaceId: engine.spaceId, objectId, typeKey, propId: def.id }, value])
+    ;((result.scoped ??= {})[scope] ??= []).push(def.id)
   }
+  if (writes.length) await store.setMany(writes)
   if (rejections.length) result.rejections = rejections
   return result
 }
@@ -154,8 +198,36 @@ export async function checkPropertyValues(
 }
 
 /** Account- and local-scope values of one object, grouped like a row: `{typeKey: {propId: value}}`. */
-export function scopedValues(engine: SpaceEngine, store: ScopedValueStore, objectId: string): Record<string, Record<string, Json>> {
-  const out: Record<string, Record<string, Json>> = {}
-  for (const v of store.list(engine.spaceId, objectId)) (out[v.typeKey] ??= {})[v.propId] = v.value
-  return out
+export async function scopedValues(engine: SpaceEngine, store: ScopedValueStore, objectId: string): Promise<ScopedGroups> {
+  return (await store.rowsOf(engine.spaceId, [objectId])).get(objectId) ?? {}
+}
+
+/**
+ * A query that selects and pages like `query` but leaves records unprojected, for
+ * overlayScopedValues (which projects after overlaying, so a projection sees scoped values).
+ */
+export function unprojected(query: CompiledQuery): CompiledQuery {
+  return { ...query, projection: compileProjection(undefined) }
+}
+
+/**
+ * The caller's account and local values laid onto a page of object rows at
+ * `{typeKey}.{propId}`, then `projection` applied. `page` comes from runQuery over the
+ * space's rows with an `unprojected` query: its records are the engine's own row objects,
+ * so they are copied, never changed. Selection already happened, so filters and sorts saw
+ * synced values only.
+ */
+export async function overlayScopedValues(store: ScopedValueStore, spaceId: string, page: QueryResult, projection: Projection): Promise<QueryResult> {
+  const rows = page.records.length ? await store.rowsOf(spaceId, page.records.map((r) => r.id)) : new Map<string, ScopedGroups>()
+  const records = page.records.map((doc) => {
+    const groups = rows.get(doc.id)
+    if (!groups) return projection.apply(doc)
+    const merged: Doc = { ...doc }
+    for (const [typeKey, values] of Object.entries(groups)) {
+      const synced = merged[typeKey]
+      merged[typeKey] = { ...(isObj(synced) ? synced : {}), ...values }
+    }
+    return projection.apply(merged)
+  })
+  return { ...page, records }
 }
