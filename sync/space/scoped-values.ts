@@ -82,7 +82,7 @@ export class AccountScopedValues implements ScopedValueStore {
 
   async get(key: ScopedKey): Promise<Json | undefined> {
     const v = await this.inLane(key.spaceId, async () => (await this.load(key.spaceId)).of(key.scope, key.objectId)?.[key.typeKey]?.[key.propId])
-    return v === undefined ? undefined : structuredClone(v)
+    return v === undefined ? undefined : copy(v)
   }
 
   async list(spaceId: string, objectId: string): Promise<Array<ScopedKey & { value: Json }>> {
@@ -91,7 +91,7 @@ export class AccountScopedValues implements ScopedValueStore {
       const out: Array<ScopedKey & { value: Json }> = []
       for (const scope of ['account', 'local'] as const) {
         for (const [typeKey, props] of Object.entries(values.of(scope, objectId) ?? {})) {
-          for (const [propId, value] of Object.entries(props)) out.push({ scope, spaceId, objectId, typeKey, propId, value: structuredClone(value) })
+          for (const [propId, value] of Object.entries(props)) out.push({ scope, spaceId, objectId, typeKey, propId, value: copy(value) })
         }
       }
       return out
@@ -108,8 +108,14 @@ export class AccountScopedValues implements ScopedValueStore {
         const account = values.of('account', id)
         const local = values.of('local', id)
         if (!account && !local) continue
-        const groups: ScopedGroups = structuredClone(account ?? {})
-        for (const [typeKey, props] of Object.entries(local ?? {})) Object.assign((groups[typeKey] ??= {}), structuredClone(props))
+        const groups: ScopedGroups = {}
+        for (const scoped of [account, local]) {
+          for (const typeKey in scoped) {
+            const props = scoped[typeKey]
+            const into = (groups[typeKey] ??= {})
+            for (const propId in props) into[propId] = copy(props[propId])
+          }
+        }
         out.set(id, groups)
       }
       return out
@@ -219,6 +225,9 @@ class SpaceValues {
     else this.account.delete(objectId)
   }
 }
+
+/** Callers get copies; most values are scalars, which need none. */
+const copy = (v: Json): Json => (typeof v === 'object' && v !== null ? structuredClone(v) : v)
 
 const localKey = (k: ScopedKey) => `${esc(k.spaceId)}/${esc(k.objectId)}/${esc(k.typeKey)}/${esc(k.propId)}`
 
