@@ -7,8 +7,10 @@
 import { buildFixture } from './core.ts'
 import { SpaceReplica } from '../sync/replica/space-replica.ts'
 import { MemoryStorageAdapter } from '../sync/storage/memory.ts'
-import { defaultCryptoProvider } from '../sync/crypto/provider.ts'
-import { keyPairFromSeed, type KeyPair } from '../sync/crypto/keys.ts'
+import { nodeCryptoProvider } from '../node/crypto/node-provider.ts'
+import { open } from '../sync/crypto/box.ts'
+import { decodeChange, signedBytesOf } from '../sync/dag/change.ts'
+import { keyPairFromSeed, publicKeyOf, type KeyPair } from '../sync/crypto/keys.ts'
 import { systemEnv } from '../sync/core/env.ts'
 import { SyncSession } from '../sync/protocol/session.ts'
 import { SyncDriver } from '../sync/protocol/sync-driver.ts'
@@ -19,13 +21,15 @@ import { AccountEngine } from '../sync/space/account-engine.ts'
 import * as lp from 'it-length-prefixed'
 
 const progress = (m: string) => process.stderr.write(`[bench lan] ${m}\n`)
+// The daemon's provider (node-provider.ts), so the figure is what two daemons achieve.
+const crypto = nodeCryptoProvider({ verify: 'threadpool' })
 const account = keyPairFromSeed(new Uint8Array(32).fill(1))
 const device = (n: number): KeyPair => keyPairFromSeed(new Uint8Array(32).fill(200 + n))
 
 async function endpoint(replica: SpaceReplica, n: number) {
   const node = await createSvcNode({ deviceKey: device(n), listen: ['/ip4/127.0.0.1/tcp/0'] })
   const transport = await Libp2pTransport.start(node)
-  const session = new SyncSession({ host: { space: (id) => (id === replica.spaceId ? replica : undefined) }, key: account, peerId: transport.peerId, crypto: await defaultCryptoProvider(), env: systemEnv })
+  const session = new SyncSession({ host: { space: (id) => (id === replica.spaceId ? replica : undefined) }, key: account, peerId: transport.peerId, crypto, env: systemEnv })
   const driver = new SyncDriver({ transport, session, timer: realTimer, timeoutMs: 600_000 })
   return { node, transport, driver }
 }
@@ -64,7 +68,6 @@ async function rawThroughput(frames: Uint8Array[]): Promise<number> {
 
 async function discoveryToFirstRound(): Promise<number | null> {
   if (process.env.NETNS_RUN_INSIDE !== '1') return null
-  const crypto = await defaultCryptoProvider()
   const engines = await Promise.all([1, 2].map((n) => AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto, env: systemEnv, accountKey: account }).then((a) => ({ a, n }))))
   const services: P2PService[] = []
   let firstRoundAt = 0
@@ -85,7 +88,6 @@ async function discoveryToFirstRound(): Promise<number | null> {
 export async function benchLan(): Promise<Record<string, unknown>> {
   progress('building the backlog')
   const fx = await buildFixture()
-  const crypto = await defaultCryptoProvider()
   const source = await SpaceReplica.open({ storage: new MemoryStorageAdapter(), crypto, env: systemEnv }, fx.spaceId, account)
   await source.ingest(fx.setup)
   for (let i = 0; i < fx.changes.length; i += 5000) await source.applyVerified(fx.changes.slice(i, i + 5000).map((change) => ({ change })))
@@ -118,6 +120,19 @@ export async function benchLan(): Promise<Record<string, unknown>> {
     frames.push(buf)
   }
   const rawMs = await rawThroughput(frames)
+  // What no sync of these bytes can beat: every received change must be opened and its
+  // signature verified (a forged change is never applied), here as a bare loop on the same
+  // provider, parallel on the thread pool like ingest.
+  progress('verify + open bound')
+  const prepared = fx.changes.map((c) => ({ pub: publicKeyOf(c.author), msg: signedBytesOf(decodeChange(c.raw)), sig: c.signature, payload: c.payload }))
+  const tv = performance.now()
+  for (let i = 0; i < prepared.length; i += 1000) {
+    const part = prepared.slice(i, i + 1000)
+    for (const p of part) open(fx.readKey, p.payload, undefined, crypto.aead)
+    const ok = await Promise.all(part.map((p) => crypto.verify(p.pub, p.msg, p.sig)))
+    if (ok.includes(false)) throw new Error('bound: a signature failed')
+  }
+  const cryptoMs = performance.now() - tv
   progress('discovery to first round (mDNS, netns only)')
   const discovery = await discoveryToFirstRound()
   const n = fx.changes.length
@@ -129,6 +144,10 @@ export async function benchLan(): Promise<Record<string, unknown>> {
     lanBacklogChangesPerSec: Math.round(n / (syncMs / 1000)),
     rawStreamMs: Math.round(rawMs),
     lanBacklogVsRawStream: Math.round((rawMs / syncMs) * 1000) / 1000,
+    cryptoBoundMs: Math.round(cryptoMs),
+    // The best lanBacklogVsRawStream any correct sync could reach on this machine.
+    rawStreamVsCryptoBound: Math.round((rawMs / cryptoMs) * 1000) / 1000,
+    lanBacklogVsCryptoBound: Math.round((cryptoMs / syncMs) * 1000) / 1000,
     discoveryToFirstRoundMs: discovery,
     ...(discovery === null ? { discoveryNote: 'measured only inside ../shared/tools/netns-run (mDNS)' } : {}),
   }

@@ -34,7 +34,10 @@ export class Libp2pTransport implements Transport {
   readonly ordered = true
   private readonly links = new Map<string, Link>()
   private readonly opening = new Map<string, Promise<void>>()
+  /** Frames sent while our stream to the peer is still opening, flushed in order once it is. */
+  private readonly early = new Map<string, { frames: Uint8Array[]; bytes: number }>()
   private readonly inbound = new Set<Stream>()
+  private readonly inboundPeer = new WeakMap<Stream, string>()
   private readonly protocol: string
   private readonly maxQueuedSendBytes: number
   private readonly maxQueuedFrames: number
@@ -69,6 +72,16 @@ export class Libp2pTransport implements Transport {
     if (this.closed) throw new TransportError('closed', 'transport is closed')
     if (bytes.length > this.maxFrameBytes) throw new TransportError('frame_too_large', `frame of ${bytes.length} bytes exceeds ${this.maxFrameBytes}`)
     const link = this.links.get(peer)
+    if (!link?.up && this.opening.has(peer) && this.inboundOpenFrom(peer)) {
+      // The peer reached us first (its stream is in, ours is still opening) and we answer at
+      // once, e.g. its auth challenge: hold the frame for our stream instead of losing it.
+      const q = this.early.get(peer) ?? { frames: [], bytes: 0 }
+      if (q.bytes + bytes.length > this.maxQueuedSendBytes) throw new TransportError('peer_unavailable', 'peer is not connected yet and its send queue is full')
+      q.frames.push(lp.encode.single(bytes).subarray())
+      q.bytes += bytes.length
+      this.early.set(peer, q)
+      return
+    }
     if (!link?.up || link.out.status !== 'open') throw new TransportError('peer_unavailable', 'peer is not connected')
     // send() returning false means libp2p is buffering; past maxWriteBufferLength it resets
     // the stream, which takes the link down: a stalled peer cannot grow our memory.
@@ -115,11 +128,14 @@ export class Libp2pTransport implements Transport {
         // We never read from our own outbound stream; the peer never writes to it.
         out.addEventListener('message', () => this.count('unexpected_data'))
         this.links.set(key, { out, up: true })
+        for (const f of this.early.get(key)?.frames ?? []) out.send(f)
+        this.early.delete(key)
         await this.upHandler(key)
       } catch {
         this.count('dial_failed')
       } finally {
         this.opening.delete(key)
+        this.early.delete(key)
       }
     })()
     this.opening.set(key, p)
@@ -146,6 +162,7 @@ export class Libp2pTransport implements Transport {
     stream.maxReadBufferLength = this.maxFrameBytes + 16
     const decoder = new FrameDecoder(this.maxFrameBytes)
     this.inbound.add(stream)
+    this.inboundPeer.set(stream, from)
     stream.addEventListener('close', () => this.inbound.delete(stream))
     const queue: Uint8Array[] = []
     let draining = false
@@ -180,6 +197,12 @@ export class Libp2pTransport implements Transport {
     })
     // A peer whose connection came in before our dial still gets our outbound stream.
     if (!this.links.get(from)?.up) void this.connectTo(connection.remotePeer)
+  }
+
+  /** Whether the peer's own stream to us is open: it is there, and reached us first. */
+  private inboundOpenFrom(peer: string): boolean {
+    for (const s of this.inbound) if (this.inboundPeer.get(s) === peer && s.status === 'open') return true
+    return false
   }
 
   private count(reason: string) {

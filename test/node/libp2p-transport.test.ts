@@ -67,6 +67,27 @@ describe('libp2p transport', () => {
     expect(ta.peers()).toEqual([tb.peerId])
   })
 
+  it('an answer to the first frame of a peer, sent while our own stream is still opening, is delivered', async () => {
+    const a = await createSvcNode({ deviceKey: keyFor(33), listen: ['/ip4/127.0.0.1/tcp/0'] })
+    const b = await createSvcNode({ deviceKey: keyFor(34), listen: ['/ip4/127.0.0.1/tcp/0'] })
+    nodes.push(a, b)
+    // b's own stream to a opens slowly (a real dial, just late), so a's first frame reaches b
+    // before b can send: b answers at once, as a session answers an auth challenge.
+    const dial = b.dialProtocol.bind(b)
+    b.dialProtocol = (async (...args: Parameters<typeof dial>) => {
+      await new Promise((r) => setTimeout(r, 300))
+      return dial(...args)
+    }) as typeof b.dialProtocol
+    const ta = await Libp2pTransport.start(a)
+    const tb = await Libp2pTransport.start(b)
+    tb.onMessage((from, bytes) => tb.send(from, new TextEncoder().encode(`re:${new TextDecoder().decode(bytes)}`)))
+    const answer = new Promise<string>((r) => ta.onMessage((_from, bytes) => r(new TextDecoder().decode(bytes))))
+    const upA = new Promise<string>((r) => ta.onPeerUp(r))
+    await a.dial(b.getMultiaddrs()[0])
+    ta.send(await upA, new TextEncoder().encode('hello'))
+    expect(await answer).toBe('re:hello')
+  })
+
   it('refuses oversized frames on send, and a peer announcing one loses its stream', async () => {
     const { a, b, ta, tb } = await pair({ maxFrameBytes: 1024 })
     expect(() => ta.send(tb.peerId, new Uint8Array(2048))).toThrow(expect.objectContaining({ code: 'frame_too_large' }))
