@@ -145,6 +145,8 @@ describe('/v1/catalog', () => {
     expect(Object.keys(res.bundles[1].properties)).toEqual(['status', 'priority', 'due', 'assignee'])
     const { datasets } = await ok<{ datasets: Array<{ name: string; owners?: string[] }> }>(call(b.app, 'GET', `/v1/spaces/${space2}/datasets`))
     expect(datasets.find((d) => d.name === 'chat_messages')?.owners).toEqual([chatRoot])
+    // chat.md: POST {S}/objects never makes a chat.
+    expectError(await call(b.app, 'POST', `/v1/spaces/${space2}/objects`, { types: [chatRoot] }), 400, 'type.reserved_carrier')
 
     const again = await ok(call(b.app, 'POST', '/v1/catalog/task-tracker/setup', { spaceId: space2 }))
     expect(again.bundles).toEqual([{ ...res.bundles[1], installed: false }])
