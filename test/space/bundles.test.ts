@@ -66,6 +66,19 @@ describe('adopt-or-install', () => {
     expect(await bundles.install({ id: 'inbox/v1' })).toEqual({ bundle: res.bundle, installed: false })
   })
 
+  it('account- and local-scope root values go to the scoped store, never the synced row', async () => {
+    const { engine } = await newSpace()
+    const bundles = bundlesOf(engine)
+    const task = await bundles.types.createType({ xKey: 'task' })
+    const { propId: mine } = await bundles.types.createProperty(task.id, { name: 'Starred', kind: 'boolean', xKey: 'starred', scope: 'account' })
+    const { propId: here } = await bundles.types.createProperty(task.id, { name: 'Folded', kind: 'boolean', xKey: 'folded', scope: 'local' })
+    const { propId: shared } = await bundles.types.createProperty(task.id, { name: 'Title', kind: 'string', xKey: 'title' })
+    const res = await bundles.install({ id: 'scoped/v1', rootTypes: [task.id], rootProperties: { [task.id]: { [mine]: true, [here]: false, [shared]: 'T' } } })
+    const row = engine.objectDoc(res.bundle.rootId) as Record<string, Record<string, unknown>>
+    expect(row[task.id]).toEqual({ [shared]: 'T' })
+    expect(await bundles.types.scopedValues(res.bundle.rootId)).toEqual({ [task.id]: { [mine]: true, [here]: false } })
+  })
+
   it('checks the whole request first: nothing is written when a rule fails', async () => {
     const { engine } = await newSpace()
     const bundles = bundlesOf(engine)

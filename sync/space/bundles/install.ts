@@ -58,6 +58,8 @@ export async function adoptOrInstall(svc: TypesService, req: BundleRequest, opts
   }
   if (installed) await writeRoot(engine, rootId, checked, opts)
   await engine.settled()
+  // Account/local-scope values live in the scoped store, like a typed set's (values.ts).
+  if (installed) for (const [group, values] of Object.entries(checked.rootScoped)) await svc.setValues(rootId, group, values)
   const isType = checked.type !== undefined && userTypeRow(engine, rootId) !== undefined
   if (isType) await addDefinitions(engine, rootId, checked, installed)
 

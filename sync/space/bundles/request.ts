@@ -27,6 +27,8 @@ export interface CheckedRequest {
   rootTypes: string[]
   /** Values to write on the root, by type key; values of removed properties already dropped. */
   rootValues: Record<string, Record<string, Json>>
+  /** Account- and local-scope root values: they go to the scoped store, never the synced row. */
+  rootScoped: Record<string, Record<string, Json>>
   /** The definition of the type declared on the root, when the request declares one. */
   type?: JsonObject
   properties: PropertyCreateBody[]
@@ -51,9 +53,9 @@ export async function checkRequest(
   if (req.derived !== undefined && typeof req.derived !== 'boolean') throw invalid('derived', 'derived must be a boolean')
 
   const rootTypes = await checkRootTypes(engine, req.rootTypes)
-  const rootValues = await checkRootValues(svc, req.rootProperties, rootTypes)
+  const { synced: rootValues, scoped: rootScoped } = await checkRootValues(svc, req.rootProperties, rootTypes)
 
-  const out: CheckedRequest = { id, derived: req.derived === true, rootTypes, rootValues, properties: [], parts: [] }
+  const out: CheckedRequest = { id, derived: req.derived === true, rootTypes, rootValues, rootScoped, properties: [], parts: [] }
   if (req.name !== undefined) out.name = req.name
   if (TYPE_FIELDS.some((k) => req[k] !== undefined)) {
     out.type = checkType(engine, req, ctx.tolerate)
@@ -75,17 +77,23 @@ async function checkRootTypes(engine: SpaceEngine, types: unknown): Promise<stri
   return out
 }
 
-async function checkRootValues(svc: TypesService, groups: unknown, rootTypes: string[]): Promise<Record<string, Record<string, Json>>> {
-  if (groups === undefined) return {}
+type Groups = Record<string, Record<string, Json>>
+
+async function checkRootValues(svc: TypesService, groups: unknown, rootTypes: string[]): Promise<{ synced: Groups; scoped: Groups }> {
+  const out: Groups = {}
+  const scopedOut: Groups = {}
+  if (groups === undefined) return { synced: out, scoped: scopedOut }
   if (!isObj(groups)) throw invalid('rootProperties', 'rootProperties groups values by type key')
-  const out: Record<string, Record<string, Json>> = {}
   for (const [group, values] of Object.entries(groups)) {
     if (group !== 'core' && !rootTypes.includes(group)) throw invalid(`rootProperties.${group}`, 'rootProperties groups are core or a type of rootTypes')
     if (!isObj(values)) throw invalid(`rootProperties.${group}`, 'a group is an object of propId to value')
-    const { dropped } = await svc.checkValues(group, values)
-    out[group] = Object.fromEntries(Object.entries(values).filter(([k]) => !dropped.includes(k)))
+    const { dropped, scoped = [] } = await svc.checkValues(group, values)
+    const kept = Object.entries(values).filter(([k]) => !dropped.includes(k)) as Array<[string, Json]>
+    out[group] = Object.fromEntries(kept.filter(([k]) => !scoped.includes(k)))
+    const own = kept.filter(([k]) => scoped.includes(k))
+    if (own.length) scopedOut[group] = Object.fromEntries(own)
   }
-  return out
+  return { synced: out, scoped: scopedOut }
 }
 
 function checkType(engine: SpaceEngine, req: BundleRequest, tolerate: (typeId: string) => boolean): JsonObject {
