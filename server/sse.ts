@@ -24,7 +24,8 @@ export interface SseSettings {
   closeGraceMs: number
 }
 
-const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+/** One SSE frame's text; serialize once and `sendFrame` it to every stream that shows it. */
+export const sseFrame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 
 export class SseStream {
   private readonly pending: string[] = []
@@ -43,7 +44,7 @@ export class SseStream {
     res.on('close', () => this.finish('disconnected'))
     this.keepalive = setInterval(() => this.tick(), settings.keepaliveMs)
     this.keepalive.unref()
-    this.write(frame('ready', {}))
+    this.write(sseFrame('ready', {}))
   }
 
   get closed(): boolean {
@@ -58,7 +59,12 @@ export class SseStream {
   /** Queues one frame. False when the stream is closed (or this frame overflowed it). */
   send(event: string, data: unknown): boolean {
     if (this.done) return false
-    const text = frame(event, data)
+    return this.sendFrame(sseFrame(event, data))
+  }
+
+  /** Queues one frame made by {@link sseFrame}, like `send`. */
+  sendFrame(text: string): boolean {
+    if (this.done) return false
     if (this.pending.length === 0 && !this.res.writableNeedDrain) {
       this.write(text)
       return true
@@ -77,7 +83,7 @@ export class SseStream {
     const backedUp = this.res.writableNeedDrain
     const socket = this.res.socket
     this.pending.length = 0
-    this.res.write(frame('closed', { reason }))
+    this.res.write(sseFrame('closed', { reason }))
     this.res.end()
     // The response "finishes" once its bytes are handed to the socket; a reader that stopped
     // reading must not hold them (and the socket) forever.

@@ -6,6 +6,7 @@ import type { Doc } from '../../sync/space/rows.ts'
 import type { SpaceChange, SpaceEngine } from '../../sync/space/space-engine.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { CloseReason } from '../sse.ts'
+import { openShared } from './live-share.ts'
 
 /**
  * Windowed query/subscribe streams (spec Events): `ready`, one `snapshot` frame
@@ -17,7 +18,8 @@ import type { CloseReason } from '../sse.ts'
  *
  * A feed adapts one engine collection to a LiveWindow: the change listener is registered
  * before the snapshot is read, so no write falls between the two (a write seen by both is
- * applied twice, which the window absorbs: an unchanged record makes no frame).
+ * applied twice, which the window absorbs: an unchanged record makes no frame). Feeds with
+ * `share` (the object rows) skip the per-stream pump: see live-share.ts.
  */
 export interface LiveFeed {
   listen(onChange: (c: SpaceChange) => void): () => void
@@ -27,9 +29,19 @@ export interface LiveFeed {
   translate(c: SpaceChange, window: LiveWindow): Promise<{ set: ChangeSet; ops?: Map<string, FrameOp[]>; end?: CloseReason } | null>
   /** Current documents, so the window re-selects instead of drifting (only for in-memory collections). */
   refill?: () => Iterable<Doc> | QuerySource
+  /**
+   * Set when `refill` is the whole collection, current whenever a change is announced, and a
+   * change translates synchronously: subscriptions with the same query then share one window
+   * and one serialized frame per write (live-share.ts). `scope` is the collection.
+   */
+  share?: { scope: object; translate: SharedTranslate }
 }
 
+/** `translate` without the wait: the window input of a change, or null when it does not touch the collection. */
+export type SharedTranslate = (c: SpaceChange) => { set: ChangeSet; ops?: Map<string, FrameOp[]>; end?: CloseReason } | null
+
 export async function openLive(app: FastifyInstance, reply: FastifyReply, body: SubscribeBody, feed: LiveFeed): Promise<void> {
+  if (feed.share && feed.refill) return openShared(app, reply, body, feed, feed.share, feed.refill)
   const pending: SpaceChange[] = []
   let kick: (() => void) | undefined
   const off = feed.listen((c) => {
@@ -82,26 +94,31 @@ export async function openLive(app: FastifyInstance, reply: FastifyReply, body: 
 
 const opsMap = (entries: Iterable<[string, FrameOp[]]>) => new Map(entries)
 
-/** `{S}/objects/query/subscribe`: the space's object rows (held in memory, so the window refills). */
+/**
+ * `{S}/objects/query/subscribe`: the space's object rows (held in memory and refreshed before
+ * a change is announced, so windows refill and identical queries share one).
+ */
 export function objectsFeed(space: SpaceEngine): LiveFeed {
+  const translate: SharedTranslate = (c) => {
+    if (c.objects.size === 0) return null
+    const set: ChangeSet = { versionId: c.versionId, upserts: [], deletes: [] }
+    const ops: Array<[string, FrameOp[]]> = []
+    for (const id of c.objects) {
+      const doc = space.objectDoc(id)
+      if (doc) set.upserts.push(doc)
+      else set.deletes.push(id)
+      const rowOps = c.rowOps.get(id)
+      if (rowOps) ops.push([id, rowOps])
+    }
+    return { set, ops: opsMap(ops) }
+  }
   return {
     listen: (fn) => space.onChange(fn),
     // The indexed source itself: the window reads it synchronously in its constructor.
     load: async () => space.objectSource(),
     refill: () => space.objectSource(),
-    async translate(c) {
-      if (c.objects.size === 0) return null
-      const set: ChangeSet = { versionId: c.versionId, upserts: [], deletes: [] }
-      const ops: Array<[string, FrameOp[]]> = []
-      for (const id of c.objects) {
-        const doc = space.objectDoc(id)
-        if (doc) set.upserts.push(doc)
-        else set.deletes.push(id)
-        const rowOps = c.rowOps.get(id)
-        if (rowOps) ops.push([id, rowOps])
-      }
-      return { set, ops: opsMap(ops) }
-    },
+    translate: async (c) => translate(c),
+    share: { scope: space, translate },
   }
 }
 

@@ -64,6 +64,12 @@ export interface CompiledFilter {
   readonly matchesAll: boolean
   /** Set when the whole filter is this one equality constraint (an exact index answers it). */
   readonly exactHint?: EqualityHint
+  /**
+   * The filter minus its top-level clauses that are exactly one of `covered` (a scalar `v`,
+   * `{$eq: v}` or `{$in: [...]}` clause whose hint an exact index already guaranteed), or null
+   * when nothing is left to test.
+   */
+  readonly residual: (covered: ReadonlySet<EqualityHint>) => ((doc: Doc) => boolean) | null
 }
 
 export const FILTER_LIMITS = {
@@ -108,19 +114,39 @@ export function compileFilter(filter: unknown): CompiledFilter {
   if (!isPlainObject(filter)) throw invalid('filter must be an object')
   const ctx: Ctx = { nodes: 0 }
   const hints: EqualityHint[] = []
-  const pred = compileDoc(filter, ctx, 1, hints)
+  const parts: Clause[] = []
+  const pred = compileDoc(filter, ctx, 1, hints, parts)
   const keys = Object.keys(filter)
   if (keys.length === 0) return MATCH_ALL
-  const out: { test: (doc: Doc) => boolean; hints: EqualityHint[]; matchesAll: boolean; exactHint?: EqualityHint } = {
-    test: pred as (doc: Doc) => boolean,
+  const test = pred as (doc: Doc) => boolean
+  const out: CompiledFilter & { exactHint?: EqualityHint } = {
+    test,
     hints,
     matchesAll: false,
+    residual: (covered) => {
+      const rest: Pred[] = []
+      for (const p of parts) if (!(p.hint && covered.has(p.hint))) rest.push(p.pred)
+      if (rest.length === parts.length) return test
+      if (rest.length === 0) return null
+      return (rest.length === 1 ? rest[0] : all(rest)) as (doc: Doc) => boolean
+    },
   }
   if (keys.length === 1 && hints.length === 1 && isSingleEquality(filter[keys[0]])) out.exactHint = hints[0]
   return out
 }
 
-const MATCH_ALL: CompiledFilter = { test: () => true, hints: [], matchesAll: true }
+/** A top-level clause; `hint` when the clause is exactly that equality constraint. */
+interface Clause {
+  pred: Pred
+  hint?: EqualityHint
+}
+
+const all = (preds: Pred[]): Pred => (d) => {
+  for (const p of preds) if (!p(d)) return false
+  return true
+}
+
+const MATCH_ALL: CompiledFilter = { test: () => true, hints: [], matchesAll: true, residual: () => null }
 
 /** A field clause that is one scalar equality: `v`, `{$eq: v}` or `{$in: [v...]}`. */
 function isSingleEquality(arg: unknown): boolean {
@@ -133,11 +159,13 @@ function isSingleEquality(arg: unknown): boolean {
 }
 
 /** A filter document (top level, `$and`/`$or`/`$nor` element, `$elemMatch` sub-document). */
-function compileDoc(f: Record<string, unknown>, ctx: Ctx, depth: number, hints: EqualityHint[] | null): Pred {
+function compileDoc(f: Record<string, unknown>, ctx: Ctx, depth: number, hints: EqualityHint[] | null, clauses?: Clause[]): Pred {
   tick(ctx, depth)
   const preds: Pred[] = []
   for (const key of Object.keys(f)) {
     const arg = f[key]
+    const before = preds.length
+    const hintsBefore = hints?.length ?? 0
     if (key.startsWith('$')) {
       switch (key) {
         case '$and':
@@ -162,6 +190,7 @@ function compileDoc(f: Record<string, unknown>, ctx: Ctx, depth: number, hints: 
         default:
           throw unknownOp(key, '')
       }
+      if (clauses && preds.length > before) clauses.push({ pred: preds[before] })
       continue
     }
     const segs = parsePath(key)
@@ -169,17 +198,19 @@ function compileDoc(f: Record<string, unknown>, ctx: Ctx, depth: number, hints: 
     const m = compileField(arg, key, ctx, depth + 1, hints)
     const read = compileReader(segs)
     const { one, many } = m
-    preds.push((d) => {
+    const pred: Pred = (d) => {
       const v = read(d)
       return v === FANOUT ? many(collectPath(d, segs)) : one(v)
-    })
+    }
+    preds.push(pred)
+    if (clauses) {
+      const own = hints && hints.length === hintsBefore + 1 && isSingleEquality(arg) ? hints[hintsBefore] : undefined
+      clauses.push(own ? { pred, hint: own } : { pred })
+    }
   }
   if (preds.length === 0) return () => true
   if (preds.length === 1) return preds[0]
-  return (d) => {
-    for (const p of preds) if (!p(d)) return false
-    return true
-  }
+  return all(preds)
 }
 
 const isOperatorObject = (v: unknown): v is Record<string, unknown> => {

@@ -6,9 +6,10 @@
 export { compileFilter, FILTER_LIMITS, foldText, type CompiledFilter, type EqualityHint, type FilterDoc } from './filter.ts'
 export { compileSort, MAX_SORT_KEYS, TopK, type CompiledSort, type Entry, type SortField } from './sort.ts'
 export { compileProjection, MAX_PROJECTION_PATHS, type FrameOp, type Projection } from './projection.ts'
-export { InMemoryIndex, isQuerySource, type QuerySource } from './source.ts'
+export { InMemoryIndex, isQuerySource, type AutoIndexOptions, type QuerySource } from './source.ts'
 export {
   candidatesFor,
+  type IndexCandidates,
   compileQuery,
   MAX_LIMIT,
   runQuery,

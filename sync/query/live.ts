@@ -139,6 +139,19 @@ export class LiveWindow {
     return this.window().map((e) => e.id)
   }
 
+  /**
+   * True when both windows show the same documents (same ids, same document objects) in the
+   * same order. Two windows of one query that refill from one source and agree here produce
+   * the same frame for every later write.
+   */
+  sameWindow(other: LiveWindow): boolean {
+    const a = this.window()
+    const b = other.window()
+    if (a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (a[i].id !== b[i].id || a[i].doc !== b[i].doc) return false
+    return true
+  }
+
   /** Projected records in the window, in order (what a fresh snapshot's page would hold). */
   records(): Doc[] {
     return this.window().map((e) => this.query.projection.apply(e.doc))

@@ -82,14 +82,33 @@ export interface Selection {
   indexed: boolean
 }
 
+/** What an index narrowed a query to. */
+export interface IndexCandidates {
+  /** A superset of the matches (every match is in it). */
+  docs: Iterable<Doc>
+  /** True when `docs` are exactly the matches (nothing left to test). */
+  exact: boolean
+  /** The part of the filter still to apply to `docs`; null when `exact`. */
+  test: ((doc: Doc) => boolean) | null
+}
+
+interface Usable {
+  hint: EqualityHint
+  maps: ReadonlyMap<string, Doc>[]
+  size: number
+}
+
 /**
- * The candidates an index lets us visit, or undefined for a full scan: for every equality
- * hint whose path is indexed, the union of its values' lookups; the smallest union wins, and
- * only when it is smaller than the source. `exact` when the candidates are exactly the
- * matches (exact source, filter made of that one equality).
+ * The candidates the source's equality indexes let us visit, or undefined for a full scan.
+ * Every equality hint whose path is indexed gives a candidate set (the union of its values'
+ * lookups). When the smallest set is smaller than the source, the candidates are the
+ * intersection of all the sets: the source's own `intersect` when it has one, otherwise the
+ * smallest set walked with a hash probe into each other set. On an `exact` source the
+ * top-level clauses those sets answer are not tested again: the remaining `test` is the rest
+ * of the filter, and the candidates are `exact` when nothing is left.
  */
-export function candidatesFor(source: QuerySource, filter: CompiledFilter): { docs: Iterable<Doc>; exact: boolean } | undefined {
-  let best: { size: number; maps: ReadonlyMap<string, Doc>[]; hint: EqualityHint } | undefined
+export function candidatesFor(source: QuerySource, filter: CompiledFilter): IndexCandidates | undefined {
+  const usable: Usable[] = []
   for (const h of filter.hints) {
     const maps: ReadonlyMap<string, Doc>[] = []
     let size = 0
@@ -103,14 +122,38 @@ export function candidatesFor(source: QuerySource, filter: CompiledFilter): { do
       maps.push(m)
       size += m.size
     }
-    if (ok && (!best || size < best.size)) best = { size, maps, hint: h }
+    if (ok) usable.push({ hint: h, maps, size })
   }
-  if (!best || best.size >= source.size) return undefined
-  const exact = source.exact === true && filter.exactHint === best.hint
-  if (best.maps.length === 1) return { docs: best.maps[0].values(), exact }
-  const u = new Map<string, Doc>()
-  for (const m of best.maps) for (const [id, d] of m) u.set(id, d)
-  return { docs: u.values(), exact }
+  if (usable.length === 0) return undefined
+  usable.sort((a, b) => a.size - b.size)
+  const driver = usable[0]
+  if (driver.size >= source.size) return undefined
+  const test = source.exact === true ? filter.residual(new Set(usable.map((u) => u.hint))) : filter.test
+  const others = usable.slice(1)
+  let docs: Iterable<Doc> | undefined
+  if (others.length === 0 && driver.maps.length === 1) docs = driver.maps[0].values()
+  else if (source.intersect) docs = source.intersect(usable.map((u) => u.hint))
+  if (!docs) {
+    const out: Doc[] = []
+    const keep = (d: Doc, id: string) => {
+      for (const o of others) if (!inSome(o.maps, id)) return
+      out.push(d)
+    }
+    if (driver.maps.length === 1) driver.maps[0].forEach(keep)
+    else {
+      const seen = new Map<string, Doc>()
+      for (const m of driver.maps) for (const [id, d] of m) seen.set(id, d)
+      seen.forEach(keep)
+    }
+    docs = out
+  }
+  return { docs, exact: test === null, test }
+}
+
+function inSome(maps: readonly ReadonlyMap<string, Doc>[], id: string): boolean {
+  if (maps.length === 1) return maps[0].has(id)
+  for (const m of maps) if (m.has(id)) return true
+  return false
 }
 
 /** One pass: filter, count, keep the best k. */
@@ -121,12 +164,13 @@ export function select(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k:
   let total = 0
   let docs: Iterable<Doc> = source
   let all = q.filter.matchesAll
-  const cands = isQuerySource(source) ? candidatesFor(source, q.filter) : undefined
+  let test = q.filter.test
+  const cands = all || !isQuerySource(source) ? undefined : candidatesFor(source, q.filter)
   if (cands) {
     docs = cands.docs
-    all = all || cands.exact
+    if (cands.test) test = cands.test
+    else all = true
   }
-  const test = q.filter.test
   // Two copies of one loop, so each iteration protocol (array index, Map iterator) and the
   // calls inside stay monomorphic.
   if (Array.isArray(docs)) {

@@ -37,9 +37,10 @@ export class SpaceEngine {
   readonly spaceIndexObjectId: string
   /**
    * Every live object row, with equality indexes on the paths object queries filter by most
-   * (`id`, `core.types`, authorship), so `{S}/objects/query` visits only candidates.
+   * (`id`, `core.types`, authorship), so `{S}/objects/query` visits only candidates; other
+   * paths that equality filters keep using get an index on demand (OBJECT_AUTO_INDEX).
    */
-  private readonly rows = new InMemoryIndex(OBJECT_INDEX_PATHS)
+  private readonly rows = new InMemoryIndex(OBJECT_INDEX_PATHS, [], { autoIndex: OBJECT_AUTO_INDEX })
   private readonly listeners = new Set<(c: SpaceChange) => void>()
   private feed: Promise<void> = Promise.resolve()
 
@@ -245,6 +246,13 @@ export class SpaceEngine {
 
 /** Object row paths with an equality index (see SpaceEngine.rows). */
 export const OBJECT_INDEX_PATHS = ['id', 'core.types', 'author', 'modifiedBy'] as const
+
+/**
+ * On-demand indexes of the object rows: a path gets one at its second equality lookup once the
+ * space holds 1,000 rows (below that a scan costs well under a millisecond); at most 8 such
+ * paths, so an index's memory (one Map slot per row and value) stays bounded.
+ */
+export const OBJECT_AUTO_INDEX = { minDocs: 1_000, afterLookups: 2, maxPaths: 8 } as const
 
 const str = (v: Json | undefined): string => (typeof v === 'string' ? v : '')
 export { isJsonObject }
