@@ -48,7 +48,10 @@ function infoOf(row: Doc): TypeInfo {
 /** User types in creation order (created instant, then id). */
 function userTypes(engine: SpaceEngine): TypeInfo[] {
   const rows: Doc[] = []
-  for (const row of engine.objectDocs()) if (asStringArray((row.core as JsonObject | undefined)?.types).includes('type') && !isBuiltinType(row.id)) rows.push(row)
+  // Every write to a declared dataset asks for the types: read them off the core.types index
+  // rather than every object row (a scan made /modify ~9x slower on a 100k-object space).
+  const carriers = (engine.objectSource().lookup('core.types', 'type')?.values() as Iterable<Doc> | undefined) ?? engine.objectDocs()
+  for (const row of carriers) if (asStringArray((row.core as JsonObject | undefined)?.types).includes('type') && !isBuiltinType(row.id)) rows.push(row)
   const created = (r: Doc) => String(((r.createdAt as JsonObject | undefined)?.$date as string | undefined) ?? '')
   rows.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   return rows.map(infoOf)
