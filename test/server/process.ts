@@ -16,9 +16,9 @@ export interface Served {
   exited: Promise<number | null>
 }
 
-/** Spawns `svc` on the Node running the tests, TypeScript through tsx. */
+/** Spawns `svc` on the Node running the tests, TypeScript through tsx, with the launcher's V8 flags. */
 export function spawnSvc(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const proc = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', MAIN, ...args], {
     cwd: REPO,
     env: { ...process.env, ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],
