@@ -1,6 +1,46 @@
 import bs58 from 'bs58'
 
-export const toBase58 = (bytes: Uint8Array): string => bs58.encode(bytes)
+const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
+// 58^5 < 2^30: a limb times 256 plus a carry stays far below 2^53, so plain numbers are exact.
+const LIMB = 58 ** 5
+
+/**
+ * Base58 (Bitcoin alphabet), byte-identical to bs58. Every change id is one of these, computed
+ * on every ingested change; bs58's digit-at-a-time conversion cost ~5 µs for a 32-byte hash, so
+ * the conversion runs on base-58^5 limbs (five digits per division) instead. Decoding is rare
+ * and stays with bs58.
+ */
+export function toBase58(bytes: Uint8Array): string {
+  let zeros = 0
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++
+  // Little-endian limbs of the number the bytes spell, in base 58^5.
+  const limbs: number[] = []
+  for (let i = zeros; i < bytes.length; i++) {
+    let carry = bytes[i]
+    for (let j = 0; j < limbs.length; j++) {
+      const x = limbs[j] * 256 + carry
+      carry = Math.floor(x / LIMB)
+      limbs[j] = x - carry * LIMB
+    }
+    while (carry > 0) {
+      const q = Math.floor(carry / LIMB)
+      limbs.push(carry - q * LIMB)
+      carry = q
+    }
+  }
+  let out = ''
+  for (let j = 0; j < limbs.length; j++) {
+    let limb = limbs[j]
+    const last = j === limbs.length - 1
+    for (let k = 0; k < 5 && (!last || limb > 0); k++) {
+      const q = Math.floor(limb / 58)
+      out = ALPHABET[limb - q * 58] + out
+      limb = q
+    }
+  }
+  return '1'.repeat(zeros) + out
+}
+
 export const fromBase58 = (s: string): Uint8Array => bs58.decode(s)
 
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/
