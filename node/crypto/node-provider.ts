@@ -37,7 +37,14 @@ export function nodeCryptoProvider(opts: NodeCryptoOptions = { verify: 'threadpo
     }
     return v
   }
-  const pubKey = (pub: Uint8Array) => cached(pubs, pub, () => createPublicKey({ key: Buffer.concat([SPKI_PREFIX, pub]), format: 'der', type: 'spki' }))
+  // Callers pass the same Uint8Array for one author (change.ts caches public keys), so an
+  // identity lookup skips building the string key on every verify.
+  const byInstance = new WeakMap<Uint8Array, KeyObject>()
+  const pubKey = (pub: Uint8Array) => {
+    let k = byInstance.get(pub)
+    if (!k) byInstance.set(pub, (k = cached(pubs, pub, () => createPublicKey({ key: Buffer.concat([SPKI_PREFIX, pub]), format: 'der', type: 'spki' }))))
+    return k
+  }
   return {
     name: `node-${opts.verify}`,
     aead: nodeAead,
