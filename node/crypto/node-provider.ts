@@ -10,7 +10,7 @@
  * every core without blocking the event loop; `'sync'` (the simulator, which runs one event at
  * a time) verifies inline, without a pool round trip per call.
  */
-import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
 import { hchacha } from '@noble/ciphers/chacha.js'
 import type { Aead } from '../../sync/crypto/aead.ts'
 import type { CryptoProvider } from '../../sync/crypto/provider.ts'
@@ -48,6 +48,11 @@ export function nodeCryptoProvider(opts: NodeCryptoOptions = { verify: 'threadpo
   return {
     name: `node-${opts.verify}`,
     aead: nodeAead,
+    // OpenSSL's SHA-256 takes about 3 µs for a change against noble's 7 µs (both measured here).
+    sha256: (bytes) => {
+      const d = createHash('sha256').update(bytes).digest()
+      return new Uint8Array(d.buffer, d.byteOffset, d.byteLength)
+    },
     async sign(privateKey, message) {
       const key = cached(privs, privateKey, () => createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, privateKey]), format: 'der', type: 'pkcs8' }))
       return new Uint8Array(sign(null, message, key))
@@ -86,6 +91,10 @@ const words = (b: Uint8Array): Uint32Array => {
   return new Uint32Array(copy.buffer, 0, copy.length / 4)
 }
 
+// A space's read key is one Uint8Array opening every change sealed under it. Keys are never
+// mutated in place (the keyring hands out the same bytes), so the words can be kept per instance.
+const keyWords = new WeakMap<Uint8Array, Uint32Array>()
+
 /**
  * XChaCha20-Poly1305 as libsodium builds it (draft-irtf-cfrg-xchacha): a subkey from
  * HChaCha20(key, nonce[0..16]), then IETF ChaCha20-Poly1305 with nonce 0^4 || nonce[16..24].
@@ -94,7 +103,9 @@ const words = (b: Uint8Array): Uint32Array => {
 function subkeyAndNonce(key: Uint8Array, nonce: Uint8Array): [Buffer, Buffer] {
   if (key.length !== 32 || nonce.length !== 24) throw new Error('xchacha20poly1305: bad key or nonce length')
   const out = new Uint32Array(8)
-  hchacha(SIGMA, words(key), words(nonce.subarray(0, 16)), out)
+  let kw = keyWords.get(key)
+  if (!kw) keyWords.set(key, (kw = words(key)))
+  hchacha(SIGMA, kw, words(nonce.subarray(0, 16)), out)
   const iv = Buffer.alloc(12)
   iv.set(nonce.subarray(16, 24), 4)
   return [Buffer.from(out.buffer), iv]

@@ -12,7 +12,7 @@ export function deriveKey(secret: Uint8Array, info: string, length = 32, salt?: 
 }
 
 /** base58 of SHA-256: the content address of changes and derived ids. */
-export const contentId = (bytes: Uint8Array): string => toBase58(sha256(bytes))
+export const contentId = (bytes: Uint8Array, hash: (b: Uint8Array) => Uint8Array = sha256): string => toBase58(hash(bytes))
 
 let xxh3: IHasher | undefined
 let loading: Promise<IHasher> | undefined

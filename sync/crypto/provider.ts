@@ -12,6 +12,8 @@ export interface CryptoProvider {
   verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<boolean>
   /** The payload cipher; every change is opened once on ingest. */
   readonly aead: Aead
+  /** A native SHA-256 where the platform has a synchronous one (change ids on ingest); else noble's. */
+  readonly sha256?: (bytes: Uint8Array) => Uint8Array
 }
 
 export const nobleProvider: CryptoProvider = {

@@ -95,7 +95,8 @@ const isIdOrEmpty = (s: unknown): s is string => s === '' || isId(s)
  * recomputed from the bytes, so it is never trusted from the sender. Signature and rights
  * are checked by ingest, which has the ACL.
  */
-export function decodeChange(raw: Uint8Array): Change {
+/** `hash`: the SHA-256 the id is computed with (a provider's native one on ingest). */
+export function decodeChange(raw: Uint8Array, hash?: (b: Uint8Array) => Uint8Array): Change {
   if (!(raw instanceof Uint8Array)) throw new MalformedChange('not bytes')
   if (raw.length > LIMITS.maxChangeBytes) throw new MalformedChange('too large')
   let outer: unknown
@@ -125,7 +126,7 @@ export function decodeChange(raw: Uint8Array): Change {
   if ((treeId === '') !== (prevIds.length === 0)) throw new MalformedChange('roots and only roots have no parents')
   return {
     spaceId, treeId, prevIds: prevIds as string[], aclHeadId, author, seq, lamport, timestamp, readKeyId, payload,
-    signature: sig, raw, signed: (outer as Uint8Array[])[0], id: contentId(raw),
+    signature: sig, raw, signed: (outer as Uint8Array[])[0], id: contentId(raw, hash),
   } as Change
 }
 

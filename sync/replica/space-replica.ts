@@ -398,7 +398,7 @@ export class SpaceReplica {
     for (const item of items) {
       let c: Change
       try {
-        c = decodeChange(item.raw)
+        c = decodeChange(item.raw, this.deps.crypto.sha256)
       } catch (err) {
         report.rejected.push({ id: item.id, reason: err instanceof MalformedChange ? 'malformed' : 'malformed' })
         continue

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ed25519 } from '@noble/curves/ed25519.js'
+import { sha256 } from '@noble/hashes/sha2.js'
 import { nobleAead } from '../../sync/crypto/aead.ts'
 import { nodeAead, nodeCryptoProvider } from '../../node/crypto/node-provider.ts'
 import { nobleProvider } from '../../sync/crypto/provider.ts'
@@ -33,6 +34,14 @@ describe('node:crypto provider', () => {
     expect(() => nodeAead.open(key, nonce, sealed, bytes(5))).toThrow()
     expect(() => nodeAead.open(key, nonce, sealed.subarray(0, 10))).toThrow()
     expect(() => nodeAead.seal(bytes(31), nonce, bytes(1))).toThrow()
+  })
+
+  it('SHA-256 equals noble, so change ids agree on every provider', () => {
+    const p = nodeCryptoProvider()
+    for (const n of [0, 1, 55, 64, 1000]) {
+      const b = bytes(n)
+      expect(p.sha256!(b)).toEqual(sha256(b))
+    }
   })
 
   for (const mode of ['sync', 'threadpool'] as const) {
