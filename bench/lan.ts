@@ -4,13 +4,11 @@
  * same bytes in the same run; and, inside the network namespace only (mDNS), the time from
  * discovery to the first completed round.
  */
-import { buildFixture } from './core.ts'
+import { bareOpenVerifyMs, buildFixture } from './core.ts'
 import { SpaceReplica } from '../sync/replica/space-replica.ts'
 import { MemoryStorageAdapter } from '../sync/storage/memory.ts'
 import { nodeCryptoProvider } from '../node/crypto/node-provider.ts'
-import { open } from '../sync/crypto/box.ts'
-import { decodeChange, signedBytesOf } from '../sync/dag/change.ts'
-import { keyPairFromSeed, publicKeyOf, type KeyPair } from '../sync/crypto/keys.ts'
+import { keyPairFromSeed, type KeyPair } from '../sync/crypto/keys.ts'
 import { systemEnv } from '../sync/core/env.ts'
 import { SyncSession } from '../sync/protocol/session.ts'
 import { SyncDriver } from '../sync/protocol/sync-driver.ts'
@@ -124,15 +122,7 @@ export async function benchLan(): Promise<Record<string, unknown>> {
   // signature verified (a forged change is never applied), here as a bare loop on the same
   // provider, parallel on the thread pool like ingest.
   progress('verify + open bound')
-  const prepared = fx.changes.map((c) => ({ pub: publicKeyOf(c.author), msg: signedBytesOf(decodeChange(c.raw)), sig: c.signature, payload: c.payload }))
-  const tv = performance.now()
-  for (let i = 0; i < prepared.length; i += 1000) {
-    const part = prepared.slice(i, i + 1000)
-    for (const p of part) open(fx.readKey, p.payload, undefined, crypto.aead)
-    const ok = await Promise.all(part.map((p) => crypto.verify(p.pub, p.msg, p.sig)))
-    if (ok.includes(false)) throw new Error('bound: a signature failed')
-  }
-  const cryptoMs = performance.now() - tv
+  const cryptoMs = await bareOpenVerifyMs(fx, crypto, 1000)
   progress('discovery to first round (mDNS, netns only)')
   const discovery = await discoveryToFirstRound()
   const n = fx.changes.length

@@ -5,6 +5,7 @@ import type { WriteRejection, WriteResult } from '../../replica/types.ts'
 import { asStringArray } from '../rows.ts'
 import type { ModifyBody, SpaceEngine } from '../space-engine.ts'
 import { declarationsOf } from './dataset-decls.ts'
+import { mutableField, writableField, type FieldProblem } from './field-rules.ts'
 import { isObj, type DatasetDecl } from './model.ts'
 
 /**
@@ -24,7 +25,6 @@ import { isObj, type DatasetDecl } from './model.ts'
  * rules" 6).
  */
 export async function modifyDeclared(engine: SpaceEngine, body: ModifyBody): Promise<WriteResult> {
-  engine.requireObject(body.objectId)
   const decl = await governingDecl(engine, body.objectId, body.dataset)
   if (!decl) return engine.modify(body)
   const rejections: WriteRejection[] = []
@@ -48,7 +48,6 @@ export async function modifyDeclared(engine: SpaceEngine, body: ModifyBody): Pro
 }
 
 export async function deleteRecordsDeclared(engine: SpaceEngine, body: { objectId: string; dataset: string; recordIds: string[] }): Promise<WriteResult> {
-  engine.requireObject(body.objectId)
   const decl = await governingDecl(engine, body.objectId, body.dataset)
   if (decl?.deleteBy !== 'author') return engine.deleteRecords(body)
   const rejections: WriteRejection[] = []
@@ -65,17 +64,15 @@ export async function deleteRecordsDeclared(engine: SpaceEngine, body: { objectI
   return res
 }
 
-/** The declaration whose rules a write to `dataset` of this object follows, if any. */
+/** The declaration whose rules a write to `dataset` of this object follows, if any (404 `object.not_found` first). */
 async function governingDecl(engine: SpaceEngine, objectId: string, dataset: string): Promise<DatasetDecl | undefined> {
+  const row = engine.requireObject(objectId)
   const decls = await declarationsOf(engine, dataset)
   if (decls.length === 0) return undefined
-  const row = engine.requireObject(objectId)
   const carried = asStringArray((row.core as JsonObject | undefined)?.types)
   const decl = decls.find((d) => carried.includes(d.typeId))
   return decl && !decl.module ? decl : undefined
 }
-
-const isStamped = (name: string) => name === 'id' || name.startsWith('_')
 
 /** Top-level fields an op would change, given the record's current value. */
 function touchedFields(op: UserOp, value: JsonObject | undefined): string[] {
@@ -85,14 +82,10 @@ function touchedFields(op: UserOp, value: JsonObject | undefined): string[] {
   return [...names].filter((n) => !deepEqual(next[n], value?.[n]))
 }
 
-function fieldProblem(decl: DatasetDecl, op: UserOp, value: JsonObject | undefined, creator: string | undefined, writer: string): { code: string; reason: string } | undefined {
+function fieldProblem(decl: DatasetDecl, op: UserOp, value: JsonObject | undefined, creator: string | undefined, writer: string): FieldProblem {
   for (const name of touchedFields(op, value)) {
-    if (isStamped(name)) return { code: 'upsert.rejected', reason: `${name} is stamped by the server` }
-    const f = decl.fields[name]
-    if (!f && !decl.dynamic) return { code: 'upsert.rejected', reason: `undeclared field ${name}` }
-    if (!f || value === undefined) continue
-    if (f.mutableBy === undefined && value[name] !== undefined) return { code: 'upsert.immutable_field', reason: `${name} is write-once` }
-    if (f.mutableBy === 'author' && creator !== writer) return { code: 'upsert.not_author', reason: `only the record's creator may change ${name}` }
+    const problem = writableField(decl, name) ?? (value ? mutableField(decl, name, value[name] !== undefined, creator, writer) : undefined)
+    if (problem) return problem
   }
   return undefined
 }

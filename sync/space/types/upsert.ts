@@ -6,6 +6,7 @@ import type { WriteResult } from '../../replica/types.ts'
 import { asStringArray } from '../rows.ts'
 import type { SpaceEngine } from '../space-engine.ts'
 import { declarationsOf } from './dataset-decls.ts'
+import { mutableField, writableField } from './field-rules.ts'
 import { instantMs } from './formats.ts'
 import { invalidField, isObj, type DatasetDecl, type FieldDecl } from './model.ts'
 
@@ -62,8 +63,6 @@ export interface UpsertResult {
 export const UPSERT_DEFAULT_PAGE_SIZE = 500
 const MAX_PAGE_SIZE = 10_000
 
-const isStamped = (name: string) => name === 'id' || name.startsWith('_')
-
 function typeMatches(f: FieldDecl, v: Json): boolean {
   if (v === null) return !f.required
   switch (f.type ?? 'any') {
@@ -98,9 +97,9 @@ function screen(decl: DatasetDecl, ds: string, id: string, fields: JsonObject, k
   const reject = (code: UpsertRejection['code'], reason: string): Outcome => ({ kind: 'rejected', code, reason })
   if (known.deleted) return reject('upsert.record_deleted', 'the record was deleted')
   for (const [name, v] of Object.entries(fields)) {
-    if (isStamped(name)) return reject('upsert.rejected', `${name} is stamped by the server`)
+    const problem = writableField(decl, name)
+    if (problem) return reject(problem.code, problem.reason)
     const f = decl.fields[name]
-    if (!f && !decl.dynamic) return reject('upsert.rejected', `undeclared field ${name}`)
     if (f && !typeMatches(f, v)) return reject('upsert.rejected', `field ${name} must be ${f.type}`)
   }
   if (!known.value) {
@@ -114,9 +113,8 @@ function screen(decl: DatasetDecl, ds: string, id: string, fields: JsonObject, k
   for (const [name, v] of Object.entries(fields)) {
     const cur = known.value[name]
     if (cur !== undefined && deepEqual(cur, v)) continue
-    const mutableBy = decl.fields[name]?.mutableBy ?? (decl.fields[name] ? undefined : 'any')
-    if (mutableBy === undefined && cur !== undefined) return reject('upsert.immutable_field', `${name} is write-once`)
-    if (mutableBy === 'author' && known.creator !== writer) return reject('upsert.not_author', `only the record's creator may change ${name}`)
+    const problem = mutableField(decl, name, cur !== undefined, known.creator, writer)
+    if (problem) return reject(problem.code, problem.reason)
     ops.push({ op: 'set', ds, id, path: name, value: v })
     next[name] = v
   }
