@@ -18,7 +18,12 @@ export class Keyring {
   }
 
   /** The read key with this id, or undefined when this member cannot reach it. */
-  get(keyId: string, visiting = new Set<string>()): Uint8Array | undefined {
+  get(keyId: string): Uint8Array | undefined {
+    // Asked once per applied change: a hit must not allocate.
+    return this.cache.get(keyId) ?? this.reach(keyId, new Set())
+  }
+
+  private reach(keyId: string, visiting: Set<string>): Uint8Array | undefined {
     const hit = this.cache.get(keyId)
     if (hit) return hit
     if (visiting.has(keyId)) return undefined
@@ -38,7 +43,7 @@ export class Keyring {
     }
     for (const [laterId, later] of st.keys) {
       if (later.prevKeyId !== keyId || !later.prev) continue
-      const laterKey = this.get(laterId, visiting)
+      const laterKey = this.reach(laterId, visiting)
       if (!laterKey) continue
       try {
         const k = open(laterKey, later.prev)

@@ -128,9 +128,16 @@ export class AclLog {
   /** State after every record in the causal history of `ids` (inclusive). */
   stateAt(ids: readonly string[]): AclState {
     const key = ids.length === 1 ? ids[0] : [...ids].sort().join(',')
-    let st = this.states.get(key)
-    if (st) return st
-    st = new AclState()
+    return this.states.get(key) ?? this.computeState(key, ids)
+  }
+
+  /** stateAt([id]) without the array: asked once per applied change. */
+  stateAtHead(id: string): AclState {
+    return this.states.get(id) ?? this.computeState(id, [id])
+  }
+
+  private computeState(key: string, ids: readonly string[]): AclState {
+    const st = new AclState()
     for (const e of this.history(ids)) st.apply(e)
     this.states.set(key, st)
     return st
