@@ -10,7 +10,7 @@
  * every core without blocking the event loop; `'sync'` (the simulator, which runs one event at
  * a time) verifies inline, without a pool round trip per call.
  */
-import { createCipheriv, createDecipheriv, createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createPrivateKey, hash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
 import { hchacha } from '@noble/ciphers/chacha.js'
 import type { Aead } from '../../sync/crypto/aead.ts'
 import type { CryptoProvider } from '../../sync/crypto/provider.ts'
@@ -48,9 +48,10 @@ export function nodeCryptoProvider(opts: NodeCryptoOptions = { verify: 'threadpo
   return {
     name: `node-${opts.verify}`,
     aead: nodeAead,
-    // OpenSSL's SHA-256 takes about 3 µs for a change against noble's 7 µs (both measured here).
+    // OpenSSL's SHA-256, one-shot: about 2 µs for a change against 3 µs through a Hash
+    // object and noble's 7 µs (all measured here).
     sha256: (bytes) => {
-      const d = createHash('sha256').update(bytes).digest()
+      const d = hash('sha256', bytes, 'buffer')
       return new Uint8Array(d.buffer, d.byteOffset, d.byteLength)
     },
     async sign(privateKey, message) {

@@ -4,6 +4,7 @@ import type { CryptoProvider } from '../crypto/provider.ts'
 import { publicKeyOf, type KeyPair, identityOf } from '../crypto/keys.ts'
 import { isBase58 } from '../core/ids.ts'
 import { LIMITS } from '../core/limits.ts'
+import { readEnvelope, type EnvelopeParts } from './envelope-reader.ts'
 
 export const CHANGE_FORMAT_VERSION = 1
 
@@ -99,6 +100,28 @@ const isIdOrEmpty = (s: unknown): s is string => s === '' || isId(s)
 export function decodeChange(raw: Uint8Array, hash?: (b: Uint8Array) => Uint8Array): Change {
   if (!(raw instanceof Uint8Array)) throw new MalformedChange('not bytes')
   if (raw.length > LIMITS.maxChangeBytes) throw new MalformedChange('too large')
+  const parts = readEnvelope(raw) ?? decodeEnvelope(raw)
+  const t = parts.header
+  if (!Array.isArray(t) || t.length !== 11) throw new MalformedChange('header shape')
+  const [v, spaceId, treeId, prevIds, aclHeadId, author, seq, lamport, timestamp, readKeyId, payload] = t
+  if (v !== CHANGE_FORMAT_VERSION) throw new MalformedChange('unknown format version')
+  if (!isIdOrEmpty(spaceId) || !isIdOrEmpty(treeId) || !isIdOrEmpty(aclHeadId) || !isIdOrEmpty(readKeyId)) throw new MalformedChange('bad id field')
+  if (author !== '' && (!isId(author) || !authorKey(author))) throw new MalformedChange('bad author')
+  if (!Array.isArray(prevIds) || prevIds.length > LIMITS.maxPrevIds || !prevIds.every(isId)) throw new MalformedChange('bad prevIds')
+  for (let i = 1; i < prevIds.length; i++) if (!(prevIds[i - 1] < prevIds[i])) throw new MalformedChange('prevIds not sorted')
+  if (!isNat(seq) || !isNat(lamport) || !isNat(timestamp)) throw new MalformedChange('bad counter')
+  if (!(payload instanceof Uint8Array)) throw new MalformedChange('bad payload')
+  const sig = parts.signature
+  if (author === '' ? sig.length !== 0 : sig.length !== 64) throw new MalformedChange('bad signature length')
+  if ((treeId === '') !== (prevIds.length === 0)) throw new MalformedChange('roots and only roots have no parents')
+  return {
+    spaceId, treeId, prevIds: prevIds as string[], aclHeadId, author, seq, lamport, timestamp, readKeyId, payload,
+    signature: sig, raw, signed: parts.signed, id: contentId(raw, hash),
+  } as Change
+}
+
+/** The generic path (cborg, strict), for whatever readEnvelope leaves to it. */
+export function decodeEnvelope(raw: Uint8Array): EnvelopeParts {
   let outer: unknown
   let inner: unknown
   try {
@@ -111,23 +134,8 @@ export function decodeChange(raw: Uint8Array, hash?: (b: Uint8Array) => Uint8Arr
     if (err instanceof MalformedChange) throw err
     throw new MalformedChange('not canonical CBOR')
   }
-  const t = inner as unknown[]
-  if (!Array.isArray(t) || t.length !== 11) throw new MalformedChange('header shape')
-  const [v, spaceId, treeId, prevIds, aclHeadId, author, seq, lamport, timestamp, readKeyId, payload] = t
-  if (v !== CHANGE_FORMAT_VERSION) throw new MalformedChange('unknown format version')
-  if (!isIdOrEmpty(spaceId) || !isIdOrEmpty(treeId) || !isIdOrEmpty(aclHeadId) || !isIdOrEmpty(readKeyId)) throw new MalformedChange('bad id field')
-  if (author !== '' && (!isId(author) || !authorKey(author))) throw new MalformedChange('bad author')
-  if (!Array.isArray(prevIds) || prevIds.length > LIMITS.maxPrevIds || !prevIds.every(isId)) throw new MalformedChange('bad prevIds')
-  for (let i = 1; i < prevIds.length; i++) if (!(prevIds[i - 1] < prevIds[i])) throw new MalformedChange('prevIds not sorted')
-  if (!isNat(seq) || !isNat(lamport) || !isNat(timestamp)) throw new MalformedChange('bad counter')
-  if (!(payload instanceof Uint8Array)) throw new MalformedChange('bad payload')
-  const sig = (outer as Uint8Array[])[1]
-  if (author === '' ? sig.length !== 0 : sig.length !== 64) throw new MalformedChange('bad signature length')
-  if ((treeId === '') !== (prevIds.length === 0)) throw new MalformedChange('roots and only roots have no parents')
-  return {
-    spaceId, treeId, prevIds: prevIds as string[], aclHeadId, author, seq, lamport, timestamp, readKeyId, payload,
-    signature: sig, raw, signed: (outer as Uint8Array[])[0], id: contentId(raw, hash),
-  } as Change
+  if (!Array.isArray(inner)) throw new MalformedChange('header shape')
+  return { header: inner, signed: (outer as Uint8Array[])[0], signature: (outer as Uint8Array[])[1] }
 }
 
 // Peers sign many changes with one key: parse each author id once.
