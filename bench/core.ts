@@ -82,8 +82,10 @@ export async function buildFixture(): Promise<Fixture> {
 
 /**
  * The bare loop every received change needs at least: open its payload and verify its
- * signature, `chunk` verifies in flight at once, on the given provider (keys cached per
- * author). The baseline of ingestVsCrypto and the bound of lanBacklog.
+ * signature, on the given provider (keys cached per author), `chunk` verifies per step and up
+ * to INFLIGHT steps in flight, so the verifiers never wait for the opens (pipelined as ingest
+ * is, or the baseline would idle the pool between chunks and flatter ingest). The baseline of
+ * ingestVsCrypto and the bound of lanBacklog.
  */
 export async function bareOpenVerifyMs(fx: Fixture, crypto: CryptoProvider, chunk: number): Promise<number> {
   const pubs = new Map<string, Uint8Array>()
@@ -91,12 +93,15 @@ export async function bareOpenVerifyMs(fx: Fixture, crypto: CryptoProvider, chun
   const prepared = fx.changes.map((c) => ({ pub: pubOf(c.author), msg: signedBytesOf(decodeChange(c.raw)), sig: c.signature, payload: c.payload }))
   const t0 = performance.now()
   let ok = 0
+  const inflight: Array<Promise<boolean[]>> = []
+  const settle = async () => (ok += (await inflight.shift()!).filter(Boolean).length)
   for (let i = 0; i < prepared.length; i += chunk) {
     const part = prepared.slice(i, i + chunk)
     for (const p of part) open(fx.readKey, p.payload, undefined, crypto.aead)
-    const res = await Promise.all(part.map((p) => crypto.verify(p.pub, p.msg, p.sig)))
-    ok += res.filter(Boolean).length
+    inflight.push(Promise.all(part.map((p) => crypto.verify(p.pub, p.msg, p.sig))))
+    if (inflight.length >= INFLIGHT) await settle()
   }
+  while (inflight.length) await settle()
   if (ok !== prepared.length) throw new Error('baseline verify failed')
   return performance.now() - t0
 }
@@ -115,8 +120,8 @@ async function sqliteReplica(dir: string, name: string, spaceId: string, setup: 
 }
 
 /** Raw better-sqlite3 insert loop of the same bytes, 1,000-row transactions. */
-function rawInsert(dir: string, changes: Change[]): number {
-  const db = new Database(join(dir, 'raw.db'))
+function rawInsert(dir: string, name: string, changes: Change[]): number {
+  const db = new Database(join(dir, `${name}.db`))
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   db.exec('CREATE TABLE kv (store TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, PRIMARY KEY (store, key)) WITHOUT ROWID')
@@ -131,6 +136,55 @@ function rawInsert(dir: string, changes: Change[]): number {
   return ms
 }
 
+/** The apply stage (rights, merge, one atomic commit per batch) of changes already verified and opened. */
+async function applyRun(dir: string, name: string, fx: Fixture, opened: Array<{ change: Change; payload: ChangePayload }>) {
+  const { r, storage } = await sqliteReplica(dir, name, fx.spaceId, fx.setup)
+  const n = opened.length
+  const [, ms] = await time(async () => {
+    for (let i = 0; i < n; i += BATCH) {
+      const rep = await r.applyVerified(opened.slice(i, i + BATCH))
+      if (rep.accepted.length !== Math.min(BATCH, n - i)) throw new Error('apply rejected changes')
+    }
+  })
+  const digest = await r.stateDigest()
+  await storage.close()
+  return { ms, digest }
+}
+
+/**
+ * Full ingest from bytes (decode, id, signature, open, apply, persist), up to INFLIGHT batches
+ * in flight as a sync session pipelines them: signatures of the next batches verify on the
+ * thread pool while the current one applies.
+ */
+async function ingestRun(dir: string, name: string, fx: Fixture, items: Array<{ id: string; raw: Uint8Array }>) {
+  const { r, storage } = await sqliteReplica(dir, name, fx.spaceId, fx.setup)
+  const n = items.length
+  const [, ms] = await time(async () => {
+    const inflight: Array<Promise<unknown>> = []
+    for (let i = 0; i < n; i += BATCH) {
+      const expected = Math.min(BATCH, n - i)
+      inflight.push(
+        r.ingest(items.slice(i, i + BATCH)).then((rep) => {
+          if (rep.accepted.length !== expected) throw new Error(`ingest rejected ${rep.rejected[0]?.reason}`)
+        }),
+      )
+      if (inflight.length >= INFLIGHT) await inflight.shift()
+    }
+    await Promise.all(inflight)
+  })
+  const digest = await r.stateDigest()
+  await storage.close()
+  return { ms, digest }
+}
+
+/**
+ * Each ratio pairs REPS runs of the measured side with REPS runs of its baseline, alternating
+ * (so a slow spell of this shared VM hits both sides alike), and divides the medians; every
+ * sample is printed too. One run of each was not enough: idle runs of the same build swung
+ * by ±15%, and the first run of either side pays for JIT warm-up the others do not.
+ */
+const REPS = Number(process.env.BENCH_CORE_REPS ?? 3)
+
 export async function benchCore(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-core-'))
   try {
@@ -139,62 +193,66 @@ export async function benchCore(): Promise<Record<string, unknown>> {
     const crypto = benchCrypto()
     const n = fx.changes.length
 
-    // 1. applyVsRawInsert: the apply stage (rights, merge, one atomic commit per batch) of
-    // changes already verified and opened, through the SQLite adapter.
+    // 1. applyVsRawInsert: the apply stage through the SQLite adapter against raw inserts of
+    // the same bytes.
     const opened = fx.changes.map((change) => ({ change, payload: decodeCanonical<ChangePayload>(open(fx.readKey, change.payload)) }))
-    const { r: applyReplica, storage: s1 } = await sqliteReplica(dir, 'apply', fx.spaceId, fx.setup)
-    progress('apply stage')
-    const [, applyMs] = await time(async () => {
-      for (let i = 0; i < n; i += BATCH) {
-        const rep = await applyReplica.applyVerified(opened.slice(i, i + BATCH))
-        if (rep.accepted.length !== Math.min(BATCH, n - i)) throw new Error('apply rejected changes')
-      }
-    })
-    const rawMs = rawInsert(dir, fx.changes)
-    const applyDigest = await applyReplica.stateDigest()
-    await s1.close()
+    const applyMs: number[] = []
+    const rawMs: number[] = []
+    let digest: string | undefined
+    for (let rep = 0; rep < REPS; rep++) {
+      progress(`apply stage, run ${rep + 1}/${REPS}`)
+      const a = await applyRun(dir, `apply${rep}`, fx, opened)
+      if (digest !== undefined && a.digest !== digest) throw new Error('apply runs disagree on state')
+      digest = a.digest
+      applyMs.push(a.ms)
+      rawMs.push(rawInsert(dir, `raw${rep}`, fx.changes))
+      removeDb(dir, `apply${rep}`)
+      removeDb(dir, `raw${rep}`)
+    }
 
-    // 2. ingestVsCrypto: full ingest from bytes (decode, id, signature, open, apply, persist)
-    // against a bare loop of the same opens and signature checks on the fastest verify path.
-    const { r: ingestReplica, storage: s2 } = await sqliteReplica(dir, 'ingest', fx.spaceId, fx.setup)
+    // 2. ingestVsCrypto: full ingest against a bare loop of the same opens and signature
+    // checks on the fastest verify path, pipelined the same way.
     const items = fx.changes.map((c) => ({ id: c.id, raw: c.raw }))
-    progress('full ingest')
-    // Up to INFLIGHT batches in flight, as a sync session pipelines them: signatures of the
-    // next batches verify on the thread pool while the current one applies.
-    const [, ingestMs] = await time(async () => {
-      const inflight: Array<Promise<unknown>> = []
-      for (let i = 0; i < n; i += BATCH) {
-        const expected = Math.min(BATCH, n - i)
-        inflight.push(
-          ingestReplica.ingest(items.slice(i, i + BATCH)).then((rep) => {
-            if (rep.accepted.length !== expected) throw new Error(`ingest rejected ${rep.rejected[0]?.reason}`)
-          }),
-        )
-        if (inflight.length >= INFLIGHT) await inflight.shift()
-      }
-      await Promise.all(inflight)
-    })
-    const ingestDigest = await ingestReplica.stateDigest()
-    await s2.close()
-    if (ingestDigest !== applyDigest) throw new Error('apply and ingest disagree on state')
+    const ingestMs: number[] = []
+    const cryptoMs: number[] = []
+    for (let rep = 0; rep < REPS; rep++) {
+      progress(`full ingest, run ${rep + 1}/${REPS}`)
+      const g = await ingestRun(dir, `ingest${rep}`, fx, items)
+      if (g.digest !== digest) throw new Error('apply and ingest disagree on state')
+      ingestMs.push(g.ms)
+      removeDb(dir, `ingest${rep}`)
+      progress(`crypto baseline, run ${rep + 1}/${REPS}`)
+      cryptoMs.push(await bareOpenVerifyMs(fx, crypto, BATCH))
+    }
 
-    progress('crypto baseline')
-    const cryptoMs = Math.min(await bareOpenVerifyMs(fx, crypto, BATCH), await bareOpenVerifyMs(fx, crypto, 10_000))
-
+    const ingest = median(ingestMs)
     return {
-      workload: { changes: n, objects: OBJECTS, recordsPerObject: 10, batch: BATCH, storage: 'sqlite (WAL, synchronous=NORMAL)', verifier: crypto.name },
-      applyVsRawInsert: round(rawMs / applyMs),
-      applyMs: Math.round(applyMs),
-      rawInsertMs: Math.round(rawMs),
-      ingestVsCrypto: round(cryptoMs / ingestMs),
-      ingestMs: Math.round(ingestMs),
-      cryptoBaselineMs: Math.round(cryptoMs),
-      ingestPerSec: Math.round(n / (ingestMs / 1000)),
+      workload: { changes: n, objects: OBJECTS, recordsPerObject: 10, batch: BATCH, inflight: INFLIGHT, runs: REPS, storage: 'sqlite (WAL, synchronous=NORMAL)', verifier: crypto.name },
+      applyVsRawInsert: round(median(rawMs) / median(applyMs)),
+      applyMs: samples(applyMs),
+      rawInsertMs: samples(rawMs),
+      ingestVsCrypto: round(median(cryptoMs) / ingest),
+      ingestMs: samples(ingestMs),
+      cryptoBaselineMs: samples(cryptoMs),
+      ingestPerSec: Math.round(n / (ingest / 1000)),
       peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
 }
+
+function removeDb(dir: string, name: string) {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, `${name}.db${suffix}`), { force: true })
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+/** The median and every run, in milliseconds. */
+const samples = (xs: number[]) => ({ median: Math.round(median(xs)), runs: xs.map(Math.round) })
 
 const round = (x: number) => Math.round(x * 1000) / 1000

@@ -101,15 +101,22 @@ const keyWords = new WeakMap<Uint8Array, Uint32Array>()
  * HChaCha20(key, nonce[0..16]), then IETF ChaCha20-Poly1305 with nonce 0^4 || nonce[16..24].
  * Byte-identical to @noble/ciphers' xchacha20poly1305 (test/node/node-crypto.test.ts checks).
  */
+// Scratch for one call at a time (JS is single-threaded and OpenSSL copies key and iv when a
+// cipher is created), so opening a payload allocates nothing here.
+const nonceWords = new Uint32Array(4)
+const subkeyWords = new Uint32Array(8)
+const subkey = Buffer.from(subkeyWords.buffer)
+const iv = Buffer.alloc(12)
+
 function subkeyAndNonce(key: Uint8Array, nonce: Uint8Array): [Buffer, Buffer] {
   if (key.length !== 32 || nonce.length !== 24) throw new Error('xchacha20poly1305: bad key or nonce length')
-  const out = new Uint32Array(8)
   let kw = keyWords.get(key)
   if (!kw) keyWords.set(key, (kw = words(key)))
-  hchacha(SIGMA, kw, words(nonce.subarray(0, 16)), out)
-  const iv = Buffer.alloc(12)
+  // HChaCha20 takes the nonce as little-endian words, as `words` gives them on x86 and ARM.
+  for (let i = 0; i < 4; i++) nonceWords[i] = nonce[4 * i] | (nonce[4 * i + 1] << 8) | (nonce[4 * i + 2] << 16) | (nonce[4 * i + 3] << 24)
+  hchacha(SIGMA, kw, nonceWords, subkeyWords)
   iv.set(nonce.subarray(16, 24), 4)
-  return [Buffer.from(out.buffer), iv]
+  return [subkey, iv]
 }
 
 export const nodeAead: Aead = {

@@ -1,4 +1,5 @@
 import { encode as cborEncode, decode as cborDecode } from 'cborg'
+import { NOT_READ, readCanonical } from './cbor-reader.ts'
 
 /**
  * Deterministic CBOR (RFC 8949 core deterministic encoding, as cborg does by default: map keys
@@ -17,6 +18,9 @@ const ENCODE_OPTIONS = { ignoreUndefinedProperties: true }
  * non-canonical forms are refused, so one logical value has exactly one accepted encoding.
  */
 export function decodeCanonical<T = unknown>(bytes: Uint8Array): T {
+  // The common shapes are read directly; cborg reads everything else (see cbor-reader.ts).
+  const v = readCanonical(bytes)
+  if (v !== NOT_READ) return v as T
   return cborDecode(bytes, {
     strict: true,
     rejectDuplicateMapKeys: true,

@@ -88,8 +88,9 @@ export class MalformedChange extends Error {
 }
 
 const isNat = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0
-const isId = (s: unknown): s is string => isBase58(s) && s.length <= 64
-const isIdOrEmpty = (s: unknown): s is string => s === '' || isId(s)
+const isBase58Id = (s: unknown): s is string => isBase58(s) && s.length <= 64
+// For strings the envelope reader already checked against the alphabet.
+const isIdLength = (s: unknown): s is string => typeof s === 'string' && s.length > 0 && s.length <= 64
 
 /**
  * Parses bytes from anywhere (disk or peer) into a change, checking shape only: the id is
@@ -103,6 +104,8 @@ export function decodeChange(raw: Uint8Array, hash?: (b: Uint8Array) => Uint8Arr
   const parts = readEnvelope(raw) ?? decodeEnvelope(raw)
   const t = parts.header
   if (!Array.isArray(t) || t.length !== 11) throw new MalformedChange('header shape')
+  const isId = parts.base58 ? isIdLength : isBase58Id
+  const isIdOrEmpty = (s: unknown): s is string => s === '' || isId(s)
   const [v, spaceId, treeId, prevIds, aclHeadId, author, seq, lamport, timestamp, readKeyId, payload] = t
   if (v !== CHANGE_FORMAT_VERSION) throw new MalformedChange('unknown format version')
   if (!isIdOrEmpty(spaceId) || !isIdOrEmpty(treeId) || !isIdOrEmpty(aclHeadId) || !isIdOrEmpty(readKeyId)) throw new MalformedChange('bad id field')
@@ -135,7 +138,7 @@ export function decodeEnvelope(raw: Uint8Array): EnvelopeParts {
     throw new MalformedChange('not canonical CBOR')
   }
   if (!Array.isArray(inner)) throw new MalformedChange('header shape')
-  return { header: inner, signed: (outer as Uint8Array[])[0], signature: (outer as Uint8Array[])[1] }
+  return { header: inner, signed: (outer as Uint8Array[])[0], signature: (outer as Uint8Array[])[1], base58: false }
 }
 
 // Peers sign many changes with one key: parse each author id once.

@@ -15,6 +15,8 @@ export interface EnvelopeParts {
   header: unknown[]
   signed: Uint8Array
   signature: Uint8Array
+  /** Every text field is already known to be base58 (or empty). */
+  base58: boolean
 }
 
 const MAJOR_UINT = 0
@@ -25,6 +27,9 @@ const MAJOR_ARRAY = 4
 // Base58 alphabet membership by char code (Bitcoin alphabet: no 0, O, I, l).
 const BASE58 = new Uint8Array(128)
 for (const ch of '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz') BASE58[ch.charCodeAt(0)] = 1
+
+const SLOT = { space: 0, tree: 1, aclHead: 2, author: 3, readKey: 4 } as const
+const recent: Array<{ bytes: Uint8Array; text: string } | undefined> = new Array(5)
 
 /** Thrown inside the reader only; the caller turns it into "use the generic decoder". */
 const UNUSUAL = Symbol('unusual')
@@ -84,15 +89,33 @@ class Reader {
     return out
   }
 
-  /** A text string made only of base58 characters (or empty), as a flat JS string. */
-  id(): string {
+  /**
+   * A text string made only of base58 characters (or empty), as a flat JS string. `slot`
+   * names a header field whose value mostly repeats from one change to the next (space,
+   * tree, ACL head, author, read key): equal bytes give back the same string, unbuilt.
+   */
+  id(slot = -1): string {
     const n = this.head(MAJOR_TEXT)
     this.need(n)
     const b = this.b
-    for (let i = this.pos; i < this.pos + n; i++) if (b[i] >= 128 || BASE58[b[i]] === 0) throw UNUSUAL
-    const s = n === 0 ? '' : String.fromCharCode.apply(null, b.subarray(this.pos, this.pos + n) as unknown as number[])
+    const from = this.pos
     this.pos += n
-    return s
+    if (n === 0) return ''
+    const last = slot >= 0 ? recent[slot] : undefined
+    if (last && last.bytes.length === n) {
+      let same = true
+      for (let i = 0; i < n; i++) {
+        if (last.bytes[i] !== b[from + i]) {
+          same = false
+          break
+        }
+      }
+      if (same) return last.text
+    }
+    for (let i = from; i < from + n; i++) if (b[i] >= 128 || BASE58[b[i]] === 0) throw UNUSUAL
+    const text = String.fromCharCode.apply(null, b.subarray(from, from + n) as unknown as number[])
+    if (slot >= 0 && n <= 64) recent[slot] = { bytes: b.slice(from, from + n), text }
+    return text
   }
 
   array(): number {
@@ -127,21 +150,21 @@ export function readEnvelope(raw: Uint8Array): EnvelopeParts | undefined {
     const r = new Reader(raw, signedAt, signedAt + signed.length)
     if (r.array() !== 11) return undefined
     const version = r.uint()
-    const spaceId = r.id()
-    const treeId = r.id()
+    const spaceId = r.id(SLOT.space)
+    const treeId = r.id(SLOT.tree)
     const prevCount = r.array()
     if (prevCount > signed.length) return undefined
     const prevIds: string[] = new Array(prevCount)
     for (let i = 0; i < prevCount; i++) prevIds[i] = r.id()
-    const aclHeadId = r.id()
-    const author = r.id()
+    const aclHeadId = r.id(SLOT.aclHead)
+    const author = r.id(SLOT.author)
     const seq = r.uint()
     const lamport = r.uint()
     const timestamp = r.uint()
-    const readKeyId = r.id()
+    const readKeyId = r.id(SLOT.readKey)
     const payload = r.bytes()
     if (!r.done()) return undefined
-    return { header: [version, spaceId, treeId, prevIds, aclHeadId, author, seq, lamport, timestamp, readKeyId, payload], signed, signature }
+    return { header: [version, spaceId, treeId, prevIds, aclHeadId, author, seq, lamport, timestamp, readKeyId, payload], signed, signature, base58: true }
   } catch (err) {
     if (err === UNUSUAL) return undefined
     throw err

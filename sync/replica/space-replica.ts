@@ -374,7 +374,10 @@ export class SpaceReplica {
     const { report, verified } = await this.checkStage(items, false)
     return this.serial(async () => {
       const fresh: Change[] = []
-      for (const c of verified) if (!(await this.hasChange(c))) fresh.push(c)
+      for (const c of verified) {
+        const known = this.hasChange(c)
+        if (!(known instanceof Promise ? await known : known)) fresh.push(c)
+      }
       return this.applyChecked(fresh, report)
     })
   }
@@ -413,7 +416,8 @@ export class SpaceReplica {
         report.rejected.push({ id: c.id, reason: 'wrong_space' })
         continue
       }
-      if (await this.hasChange(c)) continue
+      const known = this.hasChange(c)
+      if (known instanceof Promise ? await known : known) continue
       fresh.push(c)
     }
     // Signatures dominate ingest cost; the native verifier runs them in parallel.
@@ -518,11 +522,13 @@ export class SpaceReplica {
     return c.treeId === '' ? c.id : c.treeId
   }
 
-  private async hasChange(c: Change): Promise<boolean> {
+  /** Asked twice per ingested change: answers synchronously once the tree's index is loaded. */
+  private hasChange(c: Change): boolean | Promise<boolean> {
     const tree = this.treeOf(c)
     if (tree === this.spaceId) return this.acl.has(c.id)
     if (!this.trees.has(tree)) return false
-    return (await this.treeIndex(tree)).has(c.id)
+    const idx = this.indexes.get(tree)
+    return idx ? idx.has(c.id) : this.treeIndex(tree).then((loaded) => loaded.has(c.id))
   }
 
   private aclFirst(changes: Change[]): Change[] {
