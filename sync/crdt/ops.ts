@@ -41,6 +41,10 @@ const isName = (s: unknown): s is string => typeof s === 'string' && s.length <=
 export function checkPath(path: unknown): asserts path is string {
   if (typeof path !== 'string' || path.length > 1024) throw new InvalidOp('path')
   if (path === '') return
+  if (path.indexOf('.') === -1) {
+    if (path === '__proto__') throw new InvalidOp('path')
+    return
+  }
   const segs = path.split('.')
   if (segs.length > LIMITS.maxPathDepth || segs.some((s) => s === '' || s === '__proto__')) throw new InvalidOp('path')
 }
