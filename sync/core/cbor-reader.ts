@@ -1,3 +1,5 @@
+import { asciiString } from './ascii.ts'
+
 /**
  * A direct reader for the canonical CBOR svc writes most: maps with text keys, arrays, text,
  * byte strings, integers, floats, booleans and null. cborg's decoder builds a token object per
@@ -122,10 +124,7 @@ class Walker {
     const b = this.b
     const end = this.pos + n
     for (let i = this.pos; i < end; i++) if (b[i] >= 0x80) throw UNUSUAL
-    let s: string
-    if (n === 0) s = ''
-    else if (n <= 64) s = String.fromCharCode.apply(null, b.subarray(this.pos, end) as unknown as number[])
-    else s = ascii.decode(b.subarray(this.pos, end))
+    const s = n <= 64 ? asciiString(b, this.pos, end) : ascii.decode(b.subarray(this.pos, end))
     this.pos = end
     return s
   }

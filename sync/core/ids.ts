@@ -1,4 +1,7 @@
 import bs58 from 'bs58'
+import { asciiString } from './ascii.ts'
+
+const scratchLimbs: number[] = []
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
 // 58^5 < 2^30: a limb times 2^16 plus a carry stays below 2^53, so plain numbers are exact.
@@ -16,7 +19,8 @@ export function toBase58(bytes: Uint8Array): string {
   // Little-endian limbs of the number the bytes spell, in base 58^5.
   // Two bytes per step (58^5 * 2^16 < 2^53 still), halving the passes over the limbs; an odd
   // leading byte goes first on its own.
-  const limbs: number[] = []
+  const limbs = scratchLimbs
+  limbs.length = 0
   let i = zeros
   if ((bytes.length - zeros) % 2 === 1) limbs.push(bytes[i++])
   for (; i < bytes.length; i += 2) {
@@ -35,19 +39,26 @@ export function toBase58(bytes: Uint8Array): string {
   // Digits are gathered as char codes and turned into one flat string at the end: prepending
   // characters builds a chain of cons strings, which V8 must flatten on the first hash or
   // compare, and ids are Map keys everywhere (that flattening cost ~1 µs per id in apply).
-  const codes: number[] = []
+  // Limbs and digits live in scratch buffers: this runs once per change id.
+  // Least significant digit first, from the end of the scratch buffer backwards.
+  const digits = limbs.length * 5 + zeros
+  if (scratchDigits.length < digits) scratchDigits = new Uint8Array(digits * 2)
+  const out = scratchDigits
+  let at = out.length
   for (let j = 0; j < limbs.length; j++) {
     let limb = limbs[j]
     const last = j === limbs.length - 1
     for (let k = 0; k < 5 && (!last || limb > 0); k++) {
       const q = Math.floor(limb / 58)
-      codes.push(ALPHABET_CODES[limb - q * 58])
+      out[--at] = ALPHABET_CODES[limb - q * 58]
       limb = q
     }
   }
-  for (let i = 0; i < zeros; i++) codes.push(ONE)
-  return String.fromCharCode.apply(null, codes.reverse())
+  for (let i = 0; i < zeros; i++) out[--at] = ONE
+  return asciiString(out, at, out.length)
 }
+
+let scratchDigits = new Uint8Array(96)
 
 const ALPHABET_CODES = Array.from(ALPHABET, (ch) => ch.charCodeAt(0))
 const ONE = ALPHABET_CODES[0]

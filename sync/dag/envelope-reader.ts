@@ -1,3 +1,5 @@
+import { asciiString } from '../core/ascii.ts'
+
 /**
  * A direct reader for the one shape every change has on the wire: the canonical CBOR of
  * [bytes unsigned, bytes signature], where `unsigned` is the 11-item header tuple of
@@ -113,7 +115,7 @@ class Reader {
       if (same) return last.text
     }
     for (let i = from; i < from + n; i++) if (b[i] >= 128 || BASE58[b[i]] === 0) throw UNUSUAL
-    const text = String.fromCharCode.apply(null, b.subarray(from, from + n) as unknown as number[])
+    const text = asciiString(b, from, from + n)
     if (slot >= 0 && n <= 64) recent[slot] = { bytes: b.slice(from, from + n), text }
     return text
   }
