@@ -58,19 +58,20 @@ export function nodeCryptoProvider(opts: NodeCryptoOptions = { verify: 'threadpo
       const key = cached(privs, privateKey, () => createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, privateKey]), format: 'der', type: 'pkcs8' }))
       return new Uint8Array(sign(null, message, key))
     },
-    async verify(publicKey, message, signature) {
-      if (publicKey.length !== 32 || signature.length !== 64) return false
+    // Not `async`: one promise per verify, not a second one wrapping it.
+    verify(publicKey, message, signature) {
+      if (publicKey.length !== 32 || signature.length !== 64) return Promise.resolve(false)
       let key: KeyObject
       try {
         key = pubKey(publicKey)
       } catch {
-        return false
+        return Promise.resolve(false)
       }
       if (opts.verify === 'sync') {
         try {
-          return verify(null, message, key, signature)
+          return Promise.resolve(verify(null, message, key, signature))
         } catch {
-          return false
+          return Promise.resolve(false)
         }
       }
       return new Promise<boolean>((resolve) => {
