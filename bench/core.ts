@@ -183,7 +183,7 @@ async function ingestRun(dir: string, name: string, fx: Fixture, items: Array<{ 
  * sample is printed too. One run of each was not enough: idle runs of the same build swung
  * by ±15%, and the first run of either side pays for JIT warm-up the others do not.
  */
-const REPS = Number(process.env.BENCH_CORE_REPS ?? 3)
+const REPS = Number(process.env.BENCH_CORE_REPS ?? 5)
 
 export async function benchCore(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-core-'))
