@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { encode as cborEncode } from 'cborg'
 import { readEnvelope, type EnvelopeParts } from '../../sync/dag/envelope-reader.ts'
+import { applyByteEdits, byteEdits } from '../byte-edits.ts'
 import { decodeChange, decodeEnvelope, derivedRoot, signChange, MalformedChange } from '../../sync/dag/change.ts'
 import { keyPairFromSeed } from '../../sync/crypto/keys.ts'
 import { nobleProvider } from '../../sync/crypto/provider.ts'
@@ -55,16 +56,9 @@ describe('readEnvelope (the direct change reader)', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...small),
-        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 }), fc.constantFrom('set', 'insert', 'delete')), { minLength: 1, maxLength: 4 }),
+        byteEdits(4),
         (raw, edits) => {
-          let b = Array.from(raw)
-          for (const [at, byte, kind] of edits) {
-            const i = at % (b.length + 1)
-            if (kind === 'set' && i < b.length) b[i] = byte
-            else if (kind === 'insert') b.splice(i, 0, byte)
-            else if (kind === 'delete' && i < b.length) b.splice(i, 1)
-          }
-          const bytes = Uint8Array.from(b)
+          const bytes = applyByteEdits(raw, edits)
           const fast = readEnvelope(bytes)
           if (fast !== undefined) expect(values(fast)).toEqual(slow(bytes))
         },
