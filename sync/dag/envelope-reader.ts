@@ -1,4 +1,5 @@
 import { asciiString } from '../core/ascii.ts'
+import { CborCursor, UNUSUAL } from '../core/cbor-reader.ts'
 
 /**
  * A direct reader for the one shape every change has on the wire: the canonical CBOR of
@@ -33,52 +34,7 @@ for (const ch of '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz') B
 const SLOT = { space: 0, tree: 1, aclHead: 2, author: 3, readKey: 4 } as const
 const recent: Array<{ bytes: Uint8Array; text: string } | undefined> = new Array(5)
 
-/** Thrown inside the reader only; the caller turns it into "use the generic decoder". */
-const UNUSUAL = Symbol('unusual')
-
-class Reader {
-  constructor(
-    private readonly b: Uint8Array,
-    public pos: number,
-    private readonly end: number,
-  ) {}
-
-  /** Reads an item head of `major` and returns its argument, refusing non-minimal forms. */
-  head(major: number): number {
-    if (this.pos >= this.end) throw UNUSUAL
-    const first = this.b[this.pos++]
-    if (first >> 5 !== major) throw UNUSUAL
-    const info = first & 0x1f
-    if (info < 24) return info
-    const b = this.b
-    let n: number
-    if (info === 24) {
-      this.need(1)
-      n = b[this.pos]
-      this.pos += 1
-      if (n < 24) throw UNUSUAL
-    } else if (info === 25) {
-      this.need(2)
-      n = (b[this.pos] << 8) | b[this.pos + 1]
-      this.pos += 2
-      if (n < 0x100) throw UNUSUAL
-    } else if (info === 26) {
-      this.need(4)
-      n = b[this.pos] * 0x1000000 + ((b[this.pos + 1] << 16) | (b[this.pos + 2] << 8) | b[this.pos + 3])
-      this.pos += 4
-      if (n < 0x10000) throw UNUSUAL
-    } else if (info === 27) {
-      this.need(8)
-      const hi = b[this.pos] * 0x1000000 + ((b[this.pos + 1] << 16) | (b[this.pos + 2] << 8) | b[this.pos + 3])
-      const lo = b[this.pos + 4] * 0x1000000 + ((b[this.pos + 5] << 16) | (b[this.pos + 6] << 8) | b[this.pos + 7])
-      this.pos += 8
-      // Above 2^53 cborg yields a BigInt; leave that (and non-minimal forms) to it.
-      if (hi === 0 || hi >= 0x200000) throw UNUSUAL
-      n = hi * 0x100000000 + lo
-    } else throw UNUSUAL // indefinite lengths and reserved forms
-    return n
-  }
-
+class Reader extends CborCursor {
   uint(): number {
     return this.head(MAJOR_UINT)
   }
@@ -126,10 +82,6 @@ class Reader {
 
   done(): boolean {
     return this.pos === this.end
-  }
-
-  private need(n: number) {
-    if (this.end - this.pos < n) throw UNUSUAL
   }
 }
 
