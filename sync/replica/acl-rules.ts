@@ -1,7 +1,8 @@
 /**
  * Every place the replica asks the ACL a question, in one file: whether an ACL record may
  * join the log, whether an author may write a change at the ACL head it cites, whether a
- * change is void, which trees a removal makes rebuild, and which head a local writer cites.
+ * change is void, which trees a removal makes rebuild, whether a change may materialize the
+ * derived root it builds on, and which head a local writer cites.
  * The rules themselves live in `sync/acl/`; this is how the replica applies them.
  */
 import { SvcError } from '../core/errors.ts'
@@ -63,6 +64,15 @@ export function judgeWriter(acl: AclLog, keyring: Keyring, c: Change): RejectRea
 /** A change joins the DAG but its ops do not apply: written by a member after its removal. */
 export function isVoid(acl: AclLog, c: Change): boolean {
   return acl.voids(c.author, c.aclHeadId, c.timestamp)
+}
+
+/**
+ * Whether `c` may materialize the held derived root `rootId` it builds on: only a change its
+ * author may write at its cited head (and not void) vouches for an unsigned root.
+ */
+export function mayBuildOnDerivedRoot(acl: AclLog, keyring: Keyring, c: Change, rootId: string): boolean {
+  if (!c.prevIds.includes(rootId) || c.aclHeadId === '' || !acl.has(c.aclHeadId)) return false
+  return judgeWriter(acl, keyring, c) === undefined && !isVoid(acl, c)
 }
 
 /** Trees holding changes by `identity` stamped after its removal `c`: they need a rebuild. */

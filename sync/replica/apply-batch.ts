@@ -6,7 +6,7 @@ import { decodeAclRecord, type AclRecord } from '../acl/records.ts'
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
 import { applyToRecord, compareStamps, type StampInfo } from '../crdt/record.ts'
 import { STORES, type WriteBatch } from '../storage/adapter.ts'
-import { citesStaleHead, isVoid, judgeAclRecord, judgeSignedRoot, judgeWriter, rebuildsAfter } from './acl-rules.ts'
+import { citesStaleHead, isVoid, judgeAclRecord, judgeSignedRoot, judgeWriter, mayBuildOnDerivedRoot, rebuildsAfter } from './acl-rules.ts'
 import type { StoredRecord } from './record-codec.ts'
 import { aclEntryOf, nodeOf, type ReplicaState, type TreeMeta } from './replica-state.ts'
 import { changeKey, rebuildKey, spaceMetaKey, treeKey, treePrefix, VERSION_SEQ_KEY } from './storage-keys.ts'
@@ -35,7 +35,10 @@ export class ApplyBatch {
   /** Record keys the batch changed (flushed from the cache at commit). */
   readonly dirty = new Set<string>()
   readonly voided: string[] = []
+  /** Ids applied, in order. */
   readonly applied: string[] = []
+  /** Derived roots held (not applied) since parked changes were last woken. */
+  readonly heldIds: string[] = []
 
   constructor(
     private readonly s: ReplicaState,
@@ -214,59 +217,110 @@ export class ApplyBatch {
   }
 }
 
+export interface ApplyOptions {
+  /** Where a local write learns which of its ops merge dropped (pinned paths). */
+  drops?: WriteRejection[]
+  /** Payloads already opened (say by a worker), by change. */
+  opened?: Map<Change, ChangePayload>
+  /** Changes this replica just signed: never parked (a local write that cannot apply is an error). */
+  local?: boolean
+  /** Who sent the changes, for the per-origin bound on parked changes. */
+  origin?: string
+}
+
 /**
- * Applies checked changes, and any parked ones they may unblock, in one atomic commit; what
- * still lacks a dependency is parked. Never call it with unchecked changes.
+ * Applies checked changes, and the parked ones they unblock, in one atomic commit; what still
+ * lacks a dependency is parked (unless local). Never call it with unchecked changes.
  */
-export async function applyChecked(
-  s: ReplicaState,
-  verified: Change[],
-  report: IngestReport,
-  opts: { drops?: WriteRejection[]; opened?: Map<Change, ChangePayload>; local?: boolean } = {},
-): Promise<IngestReport> {
-  const pending = verified.concat(s.parked.takeAll(new Set(verified.map((c) => c.id))))
+export async function applyChecked(s: ReplicaState, verified: Change[], report: IngestReport, opts: ApplyOptions = {}): Promise<IngestReport> {
   const b = new ApplyBatch(s, opts.drops, opts.opened)
+  // A change that arrives again while parked is tried now; its parked copy goes.
+  if (s.parked.size) for (const c of verified) s.parked.drop(c.id)
+  /** Ids applied or held by this batch, in order; parked changes waiting for them wake up. */
+  const arrived = b.applied
+  let woken = 0
   // ACL records first (changes cite them), then arrival order, which is causal whenever the
   // sender walked its DAG parents first (head sync does). Whatever came ahead of a parent
   // waits for the next pass, in lamport order, where every parent precedes its children; so
   // a batch in any order takes at most a few passes and is never sorted when it need not be.
-  let queue = aclFirst(s, pending)
+  let queue = aclFirst(s, verified)
   let sorted = false
-  while (queue.length) {
-    let progress = false
-    const next: Change[] = []
-    for (const c of queue) {
-      const tree = s.treeOf(c)
-      if (tree !== s.spaceId && c.treeId !== '' && s.trees.has(tree) && !s.indexes.has(tree)) await s.loadIndex(tree)
-      if (!depsPresent(s, c)) {
-        next.push(c)
-        continue
+  for (;;) {
+    while (queue.length) {
+      let progress = false
+      const next: Change[] = []
+      for (const c of queue) {
+        const tree = s.treeOf(c)
+        if (c.treeId === '' && tree !== s.spaceId && c.author === '' && !s.derived.expects(tree)) {
+          // An unsigned derived root from a peer: held until something vouches for it.
+          s.derived.hold(c)
+          ;(report.held ??= []).push(c.id)
+          b.heldIds.push(c.id)
+          progress = true
+          continue
+        }
+        if (tree !== s.spaceId && c.treeId !== '') {
+          if (!s.trees.has(tree)) materializeHeldRoot(s, b, c, tree, report)
+          else if (!s.indexes.has(tree)) await s.loadIndex(tree)
+        }
+        if (!depsPresent(s, c)) {
+          next.push(c)
+          continue
+        }
+        let reason = b.applyOne(c)
+        if (reason instanceof Promise) reason = await reason
+        if (reason) report.rejected.push({ id: c.id, reason })
+        else {
+          report.accepted.push(c.id)
+          b.applied.push(c.id)
+        }
+        progress = true
       }
-      let reason = b.applyOne(c)
-      if (reason instanceof Promise) reason = await reason
-      if (reason) report.rejected.push({ id: c.id, reason })
-      else {
-        report.accepted.push(c.id)
-        b.applied.push(c.id)
+      if (!progress) break
+      queue = next
+      if (!sorted) {
+        queue.sort(compareChanges)
+        sorted = true
       }
-      progress = true
     }
-    if (!progress) break
-    queue = next
-    if (!sorted) {
-      queue.sort(compareChanges)
-      sorted = true
+    // Parked changes waiting for what this batch applied or held get another try.
+    let wake = s.parked.wake(arrived, woken)
+    woken = arrived.length
+    if (b.heldIds.length) {
+      wake = wake.concat(s.parked.wake(b.heldIds))
+      b.heldIds.length = 0
     }
+    if (wake.length === 0) break
+    queue = aclFirst(s, queue.concat(wake))
+    queue.sort(compareChanges)
+    sorted = true
   }
   const missing = new Set<string>()
   for (const c of queue) {
-    s.parked.park(c)
-    for (const m of missingDeps(s, c)) missing.add(m)
+    const waits = missingDeps(s, c)
+    if (!opts.local) s.parked.park(c, opts.origin ?? '', waits)
+    for (const m of waits) missing.add(m)
   }
   report.missing = [...missing].sort()
   if (b.applied.length) await commit(s, b, opts.local ?? false)
   report.voided = b.voided
   return report
+}
+
+/**
+ * `c` builds on a tree this replica does not have: if that tree's derived root is held and
+ * `c` may vouch for it, the root applies first, in this batch.
+ */
+function materializeHeldRoot(s: ReplicaState, b: ApplyBatch, c: Change, tree: string, report: IngestReport) {
+  const root = s.derived.peek(tree)
+  if (!root || !mayBuildOnDerivedRoot(s.acl, s.keyring, c, tree)) return
+  s.derived.take(tree)
+  const reason = b.applyOne(root) as RejectReason | undefined
+  if (reason) report.rejected.push({ id: root.id, reason })
+  else {
+    report.accepted.push(root.id)
+    b.applied.push(root.id)
+  }
 }
 
 /** Writes the batch, then rebuilds what a removal voided and tells the listeners. */
@@ -282,6 +336,7 @@ async function commit(s: ReplicaState, b: ApplyBatch, local: boolean) {
   const rebuilt = [...s.toRebuild]
   s.toRebuild.clear()
   for (const t of rebuilt) await rebuildTree(s, t)
+  s.records.trim()
   const info: CommitInfo = {
     versionId: String(s.versionSeq), local, changeIds: b.applied, treeIds: [...new Set([...b.touched, ...rebuilt])],
     records: [...s.touches.values()], rebuiltTrees: rebuilt,
@@ -322,6 +377,7 @@ export async function rebuildTree(s: ReplicaState, tree: string) {
   batch.puts.push({ store: STORES.meta, key: VERSION_SEQ_KEY, value: encodeCanonical(s.versionSeq) })
   await s.deps.storage.commit(batch)
   s.records.forgetDeleted(b.dirty)
+  s.records.trim()
 }
 
 async function storedRecordKeys(s: ReplicaState, prefix: string): Promise<string[]> {

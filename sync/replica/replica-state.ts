@@ -7,6 +7,8 @@ import { Keyring } from '../acl/keyring.ts'
 import type { AclRecord } from '../acl/records.ts'
 import { noPins, type MergePolicy, type StampInfo } from '../crdt/record.ts'
 import { STORES, type StorageAdapter } from '../storage/adapter.ts'
+import { REPLICA_LIMITS } from '../core/limits.ts'
+import { DerivedRoots } from './derived-roots.ts'
 import { ParkedChanges } from './parked-changes.ts'
 import { RecordCache } from './record-cache.ts'
 import { treePrefix } from './storage-keys.ts'
@@ -18,7 +20,11 @@ export interface ReplicaDeps {
   crypto: CryptoProvider
   env: Env
   policy?: MergePolicy
+  /** Overrides of the per-space memory bounds (tests use small ones). */
+  limits?: Partial<ReplicaLimits>
 }
+
+export type ReplicaLimits = { -readonly [K in keyof typeof REPLICA_LIMITS]: number }
 
 /** Persisted per tree: enough to write and to load without replaying history. */
 export interface TreeMeta {
@@ -41,7 +47,8 @@ export class ReplicaState {
   readonly trees = new Map<string, TreeMeta>()
   readonly indexes = new Map<string, TreeIndex>()
   readonly records: RecordCache
-  readonly parked = new ParkedChanges()
+  readonly parked: ParkedChanges
+  readonly derived: DerivedRoots
   /** Trees a removal voided changes of; rebuilt right after the batch that applied it commits. */
   readonly toRebuild = new Set<string>()
   /** Records the current batch changed, for its CommitInfo. */
@@ -62,7 +69,10 @@ export class ReplicaState {
     this.keyring = new Keyring(this.acl, key)
     this.me = identityOf(key.publicKey)
     this.policy = deps.policy ?? noPins
-    this.records = new RecordCache(deps.storage)
+    const limits: ReplicaLimits = { ...REPLICA_LIMITS, ...deps.limits }
+    this.records = new RecordCache(spaceId, deps.storage, { count: limits.maxCachedRecords, bytes: limits.maxCachedRecordBytes })
+    this.parked = new ParkedChanges({ perOrigin: limits.maxParkedBytesPerOrigin, perSpace: limits.maxParkedBytesPerSpace })
+    this.derived = new DerivedRoots(limits.maxDerivedCandidateBytes)
   }
 
   /** The tree a change belongs to: a root is its own tree; the ACL tree is the space id. */
@@ -75,12 +85,14 @@ export class ReplicaState {
    * an apply would replace the index the apply extended.
    */
   async loadIndex(tree: string): Promise<TreeIndex> {
-    let idx = this.indexes.get(tree)
-    if (idx) return idx
-    idx = new TreeIndex()
-    for (const [, raw] of await this.deps.storage.scan(STORES.changes, { prefix: treePrefix(this.spaceId, tree) })) {
-      idx.add(nodeOf(decodeChange(raw)))
-    }
+    const cached = this.indexes.get(tree)
+    if (cached) return cached
+    const rows = await this.deps.storage.scan(STORES.changes, { prefix: treePrefix(this.spaceId, tree) })
+    // Never replace an index that appeared meanwhile: it may hold changes the scan missed.
+    const raced = this.indexes.get(tree)
+    if (raced) return raced
+    const idx = new TreeIndex()
+    for (const [, raw] of rows) idx.add(nodeOf(decodeChange(raw)))
     this.indexes.set(tree, idx)
     return idx
   }

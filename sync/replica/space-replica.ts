@@ -21,7 +21,7 @@ import { decodeStoredRecord, type StoredRecord } from './record-codec.ts'
 import { aclEntryOf, ReplicaState, type ReplicaDeps, type TreeMeta } from './replica-state.ts'
 import { changeKey, datasetPrefix, rebuildKey, recordKey, treePrefix, VERSION_SEQ_KEY, unesc } from './storage-keys.ts'
 import type { TreeIndex } from './tree-index.ts'
-import type { CommitInfo, IngestItem, IngestReport, RejectReason, WriteResult, WriteRejection } from './types.ts'
+import type { CommitInfo, IngestItem, IngestReport, ReplicaMemory, RejectReason, WriteResult, WriteRejection } from './types.ts'
 
 export type { ReplicaDeps, TreeMeta } from './replica-state.ts'
 
@@ -199,9 +199,29 @@ export class SpaceReplica {
     return out.sort((a, b) => Number(b.treeId === this.spaceId) - Number(a.treeId === this.spaceId))
   }
 
-  /** The DAG index of a tree (loaded on first use). */
+  /**
+   * The DAG index of a tree (loaded on first use). The load runs in the serial queue: a load
+   * racing a write would miss the write's change and then replace the index holding it.
+   */
   async treeIndex(treeId: string): Promise<TreeIndex> {
-    return this.s.indexes.get(treeId) ?? this.s.loadIndex(treeId)
+    return this.s.indexes.get(treeId) ?? this.queue.run(() => this.s.loadIndex(treeId))
+  }
+
+  /** Whether a change is known, from outside the queue (an unloaded index loads in it). */
+  private knownOutside(c: Change): boolean | Promise<boolean> {
+    const tree = this.s.treeOf(c)
+    if (tree !== this.spaceId && this.s.trees.has(tree) && !this.s.indexes.has(tree)) return this.treeIndex(tree).then((idx) => idx.has(c.id))
+    return this.s.hasChange(c)
+  }
+
+  /** Sizes of the replica's bounded in-memory sets. */
+  memory(): ReplicaMemory {
+    const { parked, derived, records } = this.s
+    return {
+      parkedChanges: parked.size, parkedBytes: parked.bytes, parkedExamined: parked.examined, parkedEvicted: parked.evicted,
+      heldDerivedRoots: derived.size, heldDerivedBytes: derived.bytes,
+      cachedRecords: records.size, cachedRecordBytes: records.bytes, recordEvictions: records.evictions,
+    }
   }
 
   /** The local versionId of the latest commit (what a write that wrote nothing reports). */
@@ -229,8 +249,24 @@ export class SpaceReplica {
               spaceId: this.spaceId, treeId: '', prevIds: [], aclHeadId: rootCitation(s), seq: ++s.seq, lamport: 0, timestamp: this.deps.env.now(), readKeyId: '', payload,
             })
       if (s.trees.has(root.id)) return root.id
+      if (opts.seed !== undefined) s.derived.expect(root.id)
       await this.commitLocal(root)
       return root.id
+    })
+  }
+
+  /**
+   * Tells the replica that local code knows the derived object of `seed`, so its root is
+   * accepted from any peer (derived roots are unsigned; see DerivedRoots). Applies it at once
+   * if a peer already sent it. Returns the object id.
+   */
+  expectDerived(seed: string): Promise<string> {
+    return this.queue.run(async () => {
+      const id = derivedObjectId(this.spaceId, seed)
+      this.s.derived.expect(id)
+      const held = this.s.derived.take(id)
+      if (held && !this.s.trees.has(id)) await applyChecked(this.s, [held], { accepted: [], rejected: [], missing: [] })
+      return id
     })
   }
 
@@ -313,16 +349,19 @@ export class SpaceReplica {
 
   // ---------------------------------------------------------------- ingest
 
-  /** Checks and applies changes from anywhere; see the class comment. */
-  async ingest(items: IngestItem[]): Promise<IngestReport> {
-    const { report, verified } = await checkStage(this.s, items, false, (c) => this.s.hasChange(c))
+  /**
+   * Checks and applies changes from anywhere; see the class comment. `origin` (the peer that
+   * sent them) bounds what they may park (REPLICA_LIMITS).
+   */
+  async ingest(items: IngestItem[], opts: { origin?: string } = {}): Promise<IngestReport> {
+    const { report, verified } = await checkStage(this.s, items, false, (c) => this.knownOutside(c))
     return this.queue.run(async () => {
       const fresh: Change[] = []
       for (const c of verified) {
         const known = this.s.hasChange(c)
         if (!(known instanceof Promise ? await known : known)) fresh.push(c)
       }
-      return applyChecked(this.s, fresh, report)
+      return applyChecked(this.s, fresh, report, { origin: opts.origin })
     })
   }
 
@@ -340,11 +379,17 @@ export class SpaceReplica {
     })
   }
 
-  /** Applies a change this replica just signed (inside the queue); throws if it is refused. */
+  /**
+   * Applies a change this replica just signed (inside the queue). Resolves only once the change
+   * is committed: one that is refused, or cannot apply (something it builds on is missing, or
+   * it is void), throws and is not kept anywhere.
+   */
   private async commitLocal(c: Change, drops?: WriteRejection[]): Promise<void> {
     const { report, verified } = await checkStage(this.s, [{ id: c.id, raw: c.raw }], true, (x) => this.s.hasChange(x))
     const rep = await applyChecked(this.s, verified, report, { drops, local: true })
     if (rep.rejected.length) throw rejectionError(rep.rejected[0].reason)
+    if (rep.voided?.includes(c.id)) throw new SvcError('space.read_only', 'this account cannot write in this space')
+    if (!rep.accepted.includes(c.id)) throw new SvcError('internal', 'the write could not be applied: this replica lacks what it builds on', { missing: rep.missing })
   }
 }
 

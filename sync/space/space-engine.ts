@@ -72,6 +72,8 @@ export class SpaceEngine {
     // The space index is derived: its id is known before the space's content has arrived.
     const indexId = derivedObjectId(replica.spaceId, SPACE_INDEX_SEED)
     if (replica.known && !replica.treeMeta(indexId)) await replica.createObject({ seed: SPACE_INDEX_SEED })
+    // Not known yet (sync fills it): its index root is accepted when it arrives.
+    else if (!replica.treeMeta(indexId)) await replica.expectDerived(SPACE_INDEX_SEED)
     const e = new SpaceEngine(replica, indexId)
     for (const t of replica.treeIds()) await e.refreshRow(t)
     // Commits are announced in order: each waits for the previous one's row refresh.
