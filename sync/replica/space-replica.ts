@@ -11,7 +11,6 @@ import type { Keyring } from '../acl/keyring.ts'
 import { decodeAclRecord, encodeAclRecord, type AclRecord, type Role, type Rotation } from '../acl/records.ts'
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
 import type { StampInfo } from '../crdt/record.ts'
-import { resolveUserOps, type UserOp } from '../crdt/resolve.ts'
 import { STORES } from '../storage/adapter.ts'
 import { rootCitation, writerCitation } from './acl-rules.ts'
 import { AclWriter } from './acl-writer.ts'
@@ -276,24 +275,20 @@ export class SpaceReplica {
   }
 
   /**
-   * Spec-shaped modify: per record, user ops ($set/$unset/$inc/$addToSet/$pull) are resolved
-   * against current state into set/unset, then written as one change.
+   * Read, decide, write, as one step of the serial queue: `build` reads current records and
+   * returns the ops to write to `objectId` as one change; nothing else runs in between, so
+   * what it read is still current when the change applies (the space engine's modify).
    */
-  modify(objectId: string, ds: string, records: Array<{ id: string; ops: UserOp[] }>, traceIds?: string[]): Promise<WriteResult> {
+  writeResolved(
+    objectId: string,
+    build: (read: (ds: string, id: string) => Promise<MaterializedRecord | undefined>) => Promise<{ ops: Op[]; traceIds?: string[] }>,
+  ): Promise<WriteResult> {
     return this.queue.run(async () => {
-      const ops: Op[] = []
-      const rejections: WriteRejection[] = []
-      for (const rec of records) {
-        const cur = await this.s.records.load(recordKey(this.spaceId, objectId, ds, rec.id))
-        const res = resolveUserOps(cur?.deleted ? undefined : cur?.value, rec.ops)
-        for (const r of res.rejections) rejections.push({ recordId: rec.id, index: r.index, code: r.code, reason: r.reason })
-        for (const o of res.ops) ops.push(o.k === 'set' ? { op: 'set', ds, id: rec.id, path: o.p, value: o.v } : { op: 'unset', ds, id: rec.id, path: o.p })
-      }
-      const result = await this.writeNow(objectId, ops, traceIds)
-      // Records created under the change-derived id come back under the id they got.
-      result.recordIds = [...new Set(records.map((r) => (r.id === CHANGE_DERIVED_ID ? propertyIdSync(result.changeId) : r.id)))]
-      if (rejections.length) result.rejections = [...rejections, ...(result.rejections ?? [])]
-      return result
+      const { ops, traceIds } = await build(async (ds, id) => {
+        const st = await this.s.records.load(recordKey(this.spaceId, objectId, ds, id))
+        return st ? materialize(id, st) : undefined
+      })
+      return this.writeNow(objectId, ops, traceIds)
     })
   }
 

@@ -3,6 +3,7 @@ import type { KeyPair } from '../crypto/keys.ts'
 import type { Json, JsonObject, Op } from '../crdt/ops.ts'
 import type { UserOp } from '../crdt/resolve.ts'
 import { derivedObjectId, SpaceReplica, type ReplicaDeps } from '../replica/space-replica.ts'
+import { modifyRecords } from './modify.ts'
 import type { CommitInfo, WriteResult } from '../replica/types.ts'
 import { InMemoryIndex, type QuerySource } from '../query/source.ts'
 import { objectRowDoc, recordDoc, isJsonObject, asStringArray, type Doc } from './rows.ts'
@@ -183,7 +184,7 @@ export class SpaceEngine {
   async modify(body: ModifyBody): Promise<WriteResult> {
     this.requireObject(body.objectId)
     if (body.dataset === ROW_DS) throw new SvcError('dataset.unknown', 'the object row is written through the properties routes')
-    return this.replica.modify(body.objectId, body.dataset, body.records.map((r) => ({ id: r.id, ops: r.ops })), body.traceIds)
+    return modifyRecords(this.replica, body.objectId, body.dataset, body.records.map((r) => ({ id: r.id, ops: r.ops })), body.traceIds)
   }
 
   async deleteRecords(body: { objectId: string; dataset: string; recordIds: string[] }): Promise<WriteResult> {

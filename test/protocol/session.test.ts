@@ -8,8 +8,9 @@ import { PROTOCOL_VERSION, SYNC_LIMITS } from '../../sync/protocol/limits.ts'
 import { decodeMessage, encodeMessage, type Message } from '../../sync/protocol/messages.ts'
 import { idFor, keyFor, seededEnv } from '../helpers.ts'
 import { exchange, frames, headsOf, link, node, pump, type Node } from './helpers.ts'
+import { modifyRecords } from '../../sync/space/modify.ts'
 
-const set = (r: Node['replica'], obj: string, rec: string, v: unknown) => r.modify(obj, 'd', [{ id: rec, ops: [{ type: '$set', path: 'v', value: v }] }])
+const set = (r: Node['replica'], obj: string, rec: string, v: unknown) => modifyRecords(r, obj, 'd', [{ id: rec, ops: [{ type: '$set', path: 'v', value: v }] }])
 
 /** An owner with an object and a writer member, both holding everything. */
 async function twoMembers() {
@@ -253,7 +254,7 @@ describe('head-sync session, stale ACLs', () => {
     const c = await node('c', 3, a.replica.spaceId)
     await link(a, c)
     await exchange(c, a)
-    await c.replica.modify(c.replica.treeIds()[0], 'd', [{ id: 'c', ops: [{ type: '$set', path: 'v', value: 'from c' }] }])
+    await modifyRecords(c.replica, c.replica.treeIds()[0], 'd', [{ id: 'c', ops: [{ type: '$set', path: 'v', value: 'from c' }] }])
     // b, which has not seen the record adding c, refuses c; c pushes the ACL chain and its writes.
     await link(b, c)
     const first = await exchange(c, b)

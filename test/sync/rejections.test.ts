@@ -6,6 +6,7 @@ import { seal } from '../../sync/crypto/box.ts'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
 import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
 import type { KeyPair } from '../../sync/crypto/keys.ts'
+import { modifyRecords } from '../../sync/space/modify.ts'
 
 interface CraftOptions {
   aclHeadId?: string
@@ -39,7 +40,7 @@ async function setup() {
   await owner.addMember(idFor(3), 'reader')
   await owner.addMember(idFor(4), 'guest')
   const obj = await owner.createObject()
-  await owner.modify(obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
+  await modifyRecords(owner, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
   const replicaOf = async (n: number) => {
     const r = await SpaceReplica.open(await deps(n), owner.spaceId, keyFor(n))
     expect((await pushAll(owner, r)).rejected).toEqual([])
@@ -108,11 +109,11 @@ describe('ingest rejects and keeps going', () => {
     const oldKeyId = owner.acl.current().readKeyId!
     const oldHeads = owner.heads(obj)
     await owner.removeMember(idFor(2))
-    await owner.modify(obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 2 }] }])
+    await modifyRecords(owner, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 2 }] }])
     // The removed member learns all it may: it cannot open the change written after removal.
     const seen = await pushAll(owner, w)
     expect(seen.rejected.map((r) => r.reason)).toEqual(['no_read_key'])
-    await expect(w.modify(obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 3 }] }])).rejects.toMatchObject({ code: 'space.read_only' })
+    await expect(modifyRecords(w, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 3 }] }])).rejects.toMatchObject({ code: 'space.read_only' })
     // Citing the removal: not a member there.
     const citingRemoval = await craft(w, keyFor(2), obj, { readKeyId: oldKeyId })
     // Citing the old ACL head while building on the tree's post-removal heads: stale.
