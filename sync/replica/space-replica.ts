@@ -13,7 +13,7 @@ import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Js
 import type { StampInfo } from '../crdt/record.ts'
 import { resolveUserOps, type UserOp } from '../crdt/resolve.ts'
 import { STORES } from '../storage/adapter.ts'
-import { rootCitation, writerCitation } from './acl-rules.ts'
+import { writerCitation } from './acl-rules.ts'
 import { AclWriter } from './acl-writer.ts'
 import { applyChecked, rebuildTree } from './apply-batch.ts'
 import { checkStage } from './check-stage.ts'
@@ -226,7 +226,7 @@ export class SpaceReplica {
         opts.seed !== undefined
           ? derivedRoot(this.spaceId, payload)
           : await signChange(this.deps.crypto, s.key, {
-              spaceId: this.spaceId, treeId: '', prevIds: [], aclHeadId: rootCitation(s), seq: ++s.seq, lamport: 0, timestamp: this.deps.env.now(), readKeyId: '', payload,
+              spaceId: this.spaceId, treeId: '', prevIds: [], aclHeadId: (await this.citation()).aclHeadId, seq: ++s.seq, lamport: 0, timestamp: this.deps.env.now(), readKeyId: '', payload,
             })
       if (s.trees.has(root.id)) return root.id
       await this.commitLocal(root)
@@ -266,7 +266,7 @@ export class SpaceReplica {
     const meta = s.trees.get(objectId)
     if (!meta || objectId === this.spaceId) throw new SvcError('object.not_found', 'object not found', { objectId })
     if (meta.deleted) throw new SvcError('object.not_found', 'object was deleted', { objectId })
-    const cite = writerCitation(s)
+    const cite = await this.citation()
     const payload: ChangePayload = traceIds?.length ? { ops, traceIds } : { ops }
     // A local write that would make a malformed change is the caller's fault, not a 500.
     try {
@@ -289,6 +289,11 @@ export class SpaceReplica {
     const result: WriteResult = { versionId: String(s.versionSeq), changeId: change.id, recordIds: ids }
     if (drops.length) result.rejections = drops
     return result
+  }
+
+  /** The merged ACL state's head and key, writing a `merge` record first when it needs one. */
+  private citation() {
+    return writerCitation(this.s, (prevIds) => this.aclWriter.merge(prevIds))
   }
 
   // ---------------------------------------------------------------- ACL writes
@@ -322,8 +327,20 @@ export class SpaceReplica {
         const known = this.s.hasChange(c)
         if (!(known instanceof Promise ? await known : known)) fresh.push(c)
       }
-      return applyChecked(this.s, fresh, report)
+      const rep = await applyChecked(this.s, fresh, report)
+      await this.heal()
+      return rep
     })
+  }
+
+  /** A manager rotates when peers' records left the merged key tainted or a reader without it. */
+  private async heal() {
+    try {
+      await this.aclWriter.healIfNeeded()
+    } catch (err) {
+      // Without the newest key (it never reached us) another manager has to; the next ingest retries.
+      if (!(err instanceof SvcError)) throw err
+    }
   }
 
   /**
