@@ -16,4 +16,10 @@ export const P2P = {
   maxQueuedFrames: 64,
   /** Streams of our protocol one connection may open at once. */
   maxStreamsPerConnection: 4,
+  /**
+   * A peer's frames are handled in batches: after this many, or after this long, the reading
+   * loop yields to the event loop (timers, the HTTP API and other peers run in between).
+   */
+  framesPerYield: 32,
+  yieldAfterMs: 10,
 } as const
