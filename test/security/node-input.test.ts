@@ -18,7 +18,7 @@ beforeAll(async () => {
   d = await startTargetDaemon()
 }, 60_000)
 afterAll(async () => {
-  await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)))
+  await Promise.all(nodes.map(async (n) => n.stop()))
   await d?.close()
 })
 
