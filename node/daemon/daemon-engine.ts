@@ -52,7 +52,9 @@ export class DaemonEngine implements EngineHost {
               const end = this.processes.start(id, 'sync')
               ends.set(`${e.peer}\u0000${e.spaceId}`, end)
             } else {
-              ends.get(`${e.peer}\u0000${e.spaceId}`)?.()
+              const key = `${e.peer}\u0000${e.spaceId}`
+              ends.get(key)?.()
+              ends.delete(key)
             }
           })
         : () => undefined
