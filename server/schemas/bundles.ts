@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
-import { Instant } from './common.ts'
+import { Instant, JsonValue } from './common.ts'
 import { Id } from './spaces.ts'
+import { PartCreateBody, PropertyCreateBody } from './types.ts'
 
 /**
  * Bundles and catalog (spec "Bundle", "Bundles and catalog"). Bodies are strict at the top
@@ -42,12 +43,12 @@ export const BundleBody = Type.Object(
     name: Type.Optional(Type.String({ maxLength: 4096 })),
     rootTypes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 64, description: 'types the root carries' })),
     rootProperties: Type.Optional(
-      Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), { description: 'values by type key: core or a type of rootTypes' }),
+      Type.Record(Type.String(), Type.Record(Type.String(), JsonValue()), { description: 'values by type key: core or a type of rootTypes' }),
     ),
     derived: Type.Optional(Type.Boolean({ description: 'root id derived from (space, bundle id), the same on every device' })),
     xKey: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'declares a type on the root (required with the other type fields)' })),
-    properties: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 256, description: 'property drafts of the declared type (POST {T}/properties bodies)' })),
-    parts: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 64, description: 'part drafts of the declared type (POST {T}/parts bodies)' })),
+    properties: Type.Optional(Type.Array(PropertyCreateBody, { maxItems: 256, description: 'property drafts of the declared type (POST {T}/properties bodies)' })),
+    parts: Type.Optional(Type.Array(PartCreateBody, { maxItems: 64, description: 'part drafts of the declared type (POST {T}/parts bodies)' })),
     layout: Type.Optional(Type.String({ maxLength: 128 })),
     weight: Type.Optional(Type.Number()),
     hidden: Type.Optional(Type.Boolean()),
