@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from '../../sync/core/limits.ts'
 import type { FastifyInstance } from 'fastify'
 import { SvcError } from '../../sync/core/errors.ts'
 import { History } from '../../sync/space/history.ts'
@@ -18,7 +19,7 @@ const ListQuery = Type.Object(
     recordId: Type.Optional(Type.String()),
     traceId: Type.Optional(Type.String()),
     author: Type.Optional(Type.String()),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_HISTORY_LIMIT, description: `default ${DEFAULT_HISTORY_LIMIT}` })),
     cursor: Type.Optional(Type.String()),
     coalesce: Type.Optional(Type.Boolean()),
     coalesceWindow: Type.Optional(Type.Integer({ minimum: 0, description: 'milliseconds; default 60000' })),

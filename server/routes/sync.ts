@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { EVENT_SUBSCRIBER_BUFFER, MAX_NAME_LENGTH } from '../../sync/core/limits.ts'
 import type { FastifyInstance } from 'fastify'
 import type { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
 import { SvcError } from '../../sync/core/errors.ts'
@@ -10,10 +11,10 @@ import { Id, SpaceParams } from '../schemas/spaces.ts'
 import { typed } from '../http/type-provider.ts'
 
 const DeviceParams = Type.Object({ deviceId: Id('device id (its peer id)') })
-const DevicePatch = Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false })
+const DevicePatch = Type.Object({ name: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }) }, { additionalProperties: false })
 
 /** Event subscriber buffer (spec Limits): status frames past this many pending are dropped. */
-const FORWARDER_DEPTH = 16
+const FORWARDER_DEPTH = EVENT_SUBSCRIBER_BUFFER
 
 /**
  * A 16-deep forwarder: frames queue per stream and go out on the next tick; when more are
