@@ -204,6 +204,12 @@ export class DaemonSession {
   }
 
   private async authorizeNow(req: AuthRequest): Promise<AuthResult> {
+    // `{}` names no account: clients send it on every launch to mean "make sure one runs", so a
+    // running account is the answer (spec: 200 alreadyAuthorized), never a switch to a new one.
+    const running = this.running
+    if (running && req.mnemonic === undefined && req.accountId === undefined) {
+      return { accountId: running.accountId, created: false, alreadyAuthorized: true }
+    }
     let mnemonic: string | undefined
     let accountKey: KeyPair | undefined
     let index = DEFAULT_DERIVATION_INDEX
