@@ -74,7 +74,7 @@ async function backlog(owner: KeyPair, n: number): Promise<SpaceReplica> {
   const st = r.acl.current()
   const readKeyId = st.readKeyId!
   const readKey = r.keyring.get(readKeyId)!
-  const aclHeadId = r.acl.latestHead()
+  const aclHeadId = (r.acl.citation() as { head: string }).head
   const changes: Change[] = []
   const per = Math.ceil(n / OBJECTS)
   for (let o = 0; o < OBJECTS; o++) {
