@@ -63,7 +63,7 @@ async function bulkObjects(sp: SpaceEngine, n: number): Promise<void> {
   const writer = keyPairFromSeed(new Uint8Array(32).fill(42))
   const replica = sp.replica
   await replica.addMember(identityOf(writer.publicKey), 'writer')
-  const aclHeadId = replica.acl.latestHead()
+  const aclHeadId = (replica.acl.citation() as { head: string }).head
   const readKeyId = replica.acl.stateAt([aclHeadId]).readKeyId!
   const rk = replica.keyring.get(readKeyId)!
   let seq = 0

@@ -34,6 +34,11 @@ export interface FoldResult {
   removals: Map<string, AclEntry[]>
   /** Valid records no other valid record descends from: what a writer's citation must cover. */
   frontier: string[]
+  /**
+   * A member's role in the causal history of record `id` (inclusive), counting only records
+   * valid in this fold: a right granted by a record this fold voids is no right.
+   */
+  roleAt(identity: string, id: string): Role
 }
 
 type Right = 'manage' | 'write'
@@ -229,14 +234,14 @@ class Fold {
     return { valid, drop: undefined }
   }
 
-  /** A member's role in the fold of entry `i`'s causal past, `i` excluded. */
-  private roleAt(identity: string, i: number, valid: Uint8Array): Role {
+  /** A member's role in the fold of entry `i`'s causal past, `i` included only if `inclusive`. */
+  private roleAt(identity: string, i: number, valid: Uint8Array, inclusive = false): Role {
     if (identity === this.owner && this.rootPos >= 0) return 'owner'
     const list = this.about.get(identity)
     if (!list) return 'none'
     const live: number[] = []
     for (const x of list) {
-      if (x >= i) break
+      if (x > i || (x === i && !inclusive)) break
       if (valid[x] && this.before(x, i)) live.push(x)
     }
     return this.resolve(live)
@@ -269,7 +274,11 @@ class Fold {
       const role = this.resolve(list.filter((x) => valid[x]))
       if (role !== 'none' || list.some((x) => valid[x])) roles.set(identity, role)
     }
-    const out: FoldResult = { owner: this.owner, roles, valid: [], void: [], removals: new Map(), frontier: [] }
+    const roleAt = (identity: string, id: string): Role => {
+      const i = this.pos.get(id)
+      return i === undefined ? 'none' : this.roleAt(identity, i, valid, true)
+    }
+    const out: FoldResult = { owner: this.owner, roles, valid: [], void: [], removals: new Map(), frontier: [], roleAt }
     for (let i = 0; i < this.n; i++) (valid[i] ? out.valid.push(this.es[i]) : out.void.push(this.es[i].id))
     out.void.sort()
     for (const [identity, list] of removals) {

@@ -46,6 +46,10 @@ export class AclState {
   readonly removals: ReadonlyMap<string, readonly AclEntry[]>
   /** Valid records no valid record descends from (sorted). */
   readonly frontier: readonly string[]
+  /** Ids the effective removals witnessed (see `AclLog.voids`). */
+  readonly witnessed: ReadonlySet<string>
+  private readonly roleAtFold: FoldResult['roleAt']
+  private readonly writersAt = new Map<string, boolean>()
 
   constructor(f: FoldResult) {
     this.owner = f.owner
@@ -54,6 +58,10 @@ export class AclState {
     this.skippedSet = new Set(f.void)
     this.removals = f.removals
     this.frontier = f.frontier
+    this.roleAtFold = f.roleAt
+    const witnessed = new Set<string>()
+    for (const list of f.removals.values()) for (const e of list) if (e.record.type === 'remove') for (const w of e.record.witness ?? []) witnessed.add(w)
+    this.witnessed = witnessed
     let latest: string | undefined
     const order: string[] = []
     for (const e of f.valid) {
@@ -92,6 +100,17 @@ export class AclState {
   /** Members who keep read access: every role but none. */
   readers(): string[] {
     return [...this.roles].filter(([, r]) => canRead(r)).map(([id]) => id).sort()
+  }
+  /**
+   * Whether `identity` may write in the causal history of record `id`, counting only records
+   * valid here: a member added by a record that this state voids (say, a removed admin's
+   * backdated `add`) writes nothing, whatever the state it cites says.
+   */
+  canWriteAt(identity: string, id: string): boolean {
+    const k = `${identity} ${id}`
+    let ok = this.writersAt.get(k)
+    if (ok === undefined) this.writersAt.set(k, (ok = canWrite(this.roleAtFold(identity, id))))
+    return ok
   }
   /** The fold did not apply this record. */
   isVoid(id: string): boolean {
@@ -233,12 +252,21 @@ export class AclLog {
 
   /**
    * Removal wins, for object changes and roots: a change by `author` citing `aclHeadId` is void
-   * when an effective removal of the author is not in that head's causal past and did not
+   * when the author cannot write at that head counting only records valid in the merged state,
+   * or when an effective removal of the author is not in that head's causal past and did not
    * witness the change (`covered(witness)`: the change is an ancestor-or-equal, in its own tree,
-   * of one of those ids). No clock or counter the author picks enters into it.
+   * of one of those ids). No clock or counter the author picks enters into it. A derived root
+   * (no author) is never void.
    */
   voids(author: string, aclHeadId: string, covered: (witness: readonly string[]) => boolean): boolean {
-    for (const r of this.effectiveRemovalsOf(author)) {
+    return this.voidsIn(this.current(), author, aclHeadId, covered)
+  }
+
+  /** `voids` as judged by the merged state `st` (an earlier `current()`, to see what changed). */
+  voidsIn(st: AclState, author: string, aclHeadId: string, covered: (witness: readonly string[]) => boolean): boolean {
+    if (author === '') return false
+    if (!st.canWriteAt(author, aclHeadId)) return true
+    for (const r of st.removals.get(author) ?? []) {
       if (this.precedesOrEquals(r.id, aclHeadId)) continue
       if (r.record.type === 'remove' && covered(r.record.witness ?? [])) continue
       return true

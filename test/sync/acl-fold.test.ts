@@ -215,8 +215,9 @@ describe('ACL fold: removal wins', () => {
     expect(log.voids('W', base.id, coveredBy(['w1']))).toBe(true)
     // Witnessed: an ancestor of w2 in its tree, as the caller reports.
     expect(log.voids('W', base.id, coveredBy(['w2']))).toBe(false)
-    // Others are not affected.
-    expect(log.voids('M', base.id, coveredBy([]))).toBe(false)
+    // Others are not affected; a reader writes nothing anyway.
+    expect(log.voids('A', base.id, coveredBy([]))).toBe(false)
+    expect(log.voids('M', base.id, coveredBy([]))).toBe(true)
     // A void removal voids nothing.
     const h2 = team()
     const bRemovesA = h2.h.remove('B', [h2.base], 'A', [])
@@ -225,7 +226,10 @@ describe('ACL fold: removal wins', () => {
     expect(log2.current().isVoid(bRemovesA.id)).toBe(true)
     expect(log2.voids('A', h2.base.id, coveredBy([]))).toBe(false)
     expect(log2.voids('B', h2.base.id, coveredBy([]))).toBe(true)
-    expect(log.voids('W', removeW.id, coveredBy([]))).toBe(false)
+    // Citing the removal: W writes nothing there; re-added, it writes again.
+    expect(log.voids('W', removeW.id, coveredBy([]))).toBe(true)
+    const readd = h.add('A', [removeW], 'W', 'writer')
+    expect(h.log().voids('W', readd.id, coveredBy([]))).toBe(false)
   })
 })
 
