@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SpaceReplica } from '../../sync/replica/space-replica.ts'
+import { modifyRecords } from '../../sync/space/modify.ts'
 import { Keyring } from '../../sync/acl/keyring.ts'
 import { encodeAclRecord, type AclRecord } from '../../sync/acl/records.ts'
 import { decodeChange, signChange, type Change } from '../../sync/dag/change.ts'
@@ -22,7 +23,7 @@ async function space() {
   await owner.addMember(idFor(W), 'writer')
   await owner.addMember(idFor(M), 'reader')
   const obj = await owner.createObject()
-  await owner.modify(obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
+  await modifyRecords(owner, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
   const replicaOf = async (n: number) => {
     const r = await SpaceReplica.open(await deps(n), owner.spaceId, keyFor(n))
     expect((await pushAll(owner, r)).rejected).toEqual([])
@@ -67,8 +68,8 @@ describe('A removed member can still read new data', () => {
     expect((await pushAll(owner, admin)).rejected).toEqual([])
     expect(owner.acl.current().roleOf(idFor(M))).toBe('none')
     // Both sides write after merging; M holds every byte of the full ACL and its own key.
-    const a = await owner.modify(obj, 'd', [{ id: 'after', ops: [{ type: '$set', path: 'v', value: 'secret' }] }])
-    const b = await admin.modify(obj, 'd', [{ id: 'after2', ops: [{ type: '$set', path: 'v', value: 'secret' }] }])
+    const a = await modifyRecords(owner, obj, 'd', [{ id: 'after', ops: [{ type: '$set', path: 'v', value: 'secret' }] }])
+    const b = await modifyRecords(admin, obj, 'd', [{ id: 'after2', ops: [{ type: '$set', path: 'v', value: 'secret' }] }])
     expect(await reachable(owner, a.changeId, M)).toBe(false)
     expect(await reachable(admin, b.changeId, M)).toBe(false)
     // Each side accepts the other's write.
@@ -115,7 +116,7 @@ describe('A removed admin can undo their removal', () => {
     const huge = await aclRecord(removed, keyFor(B), preRemoval, { type: 'role', identity: idFor(M), role: 'writer' }, { lamport: 2 ** 40 })
     await owner.ingest(items([huge]))
     expect(owner.acl.current().roleOf(idFor(M))).toBe('reader')
-    const w = await owner.modify(obj, 'd', [{ id: 'after', ops: [{ type: '$set', path: 'v', value: 'secret' }] }])
+    const w = await modifyRecords(owner, obj, 'd', [{ id: 'after', ops: [{ type: '$set', path: 'v', value: 'secret' }] }])
     const raw = (await owner.allChanges()).find((c) => c.id === w.changeId)!.raw
     expect(decodeChange(raw).aclHeadId).not.toBe(huge.id)
     expect(await reachable(owner, w.changeId, B)).toBe(false)
@@ -146,7 +147,7 @@ describe('Role `none` revokes access without rotating the key', () => {
     const { owner, obj } = await space()
     await owner.setRole(idFor(M), 'none')
     expect(owner.acl.current().roleOf(idFor(M))).toBe('none')
-    const w = await owner.modify(obj, 'd', [{ id: 'after', ops: [{ type: '$set', path: 'v', value: 'secret' }] }])
+    const w = await modifyRecords(owner, obj, 'd', [{ id: 'after', ops: [{ type: '$set', path: 'v', value: 'secret' }] }])
     expect(await reachable(owner, w.changeId, M)).toBe(false)
   })
 
