@@ -19,6 +19,7 @@ import { parse, render, sortBlocks } from '../sync/modules/editor/index.ts'
 import type { CommitInfo } from '../sync/replica/types.ts'
 import { EDITOR_BLOCKS, EditorService } from '../sync/space/editor.ts'
 import { SpaceEngine } from '../sync/space/space-engine.ts'
+import { TypesService } from '../sync/space/types/index.ts'
 
 const BLOCKS = Number(process.env.BENCH_EDITOR_BLOCKS ?? 1000)
 const RUNS = Number(process.env.BENCH_EDITOR_RUNS ?? 101)
@@ -69,7 +70,11 @@ export async function benchEditor(): Promise<Record<string, unknown>> {
   try {
     const engine = await SpaceEngine.create({ storage, crypto: await defaultCryptoProvider(), env: systemEnv }, keyPairFromSeed(new Uint8Array(32).fill(1)))
     const editor = EditorService.for(engine)
-    const obj = await engine.createObject()
+    // The object carries a type declaring the shared editor dataset (spec "Editor").
+    const types = TypesService.for(engine)
+    const docType = (await types.createType({ name: 'Doc', xKey: 'doc' })).id
+    await types.createPart(docType, { key: 'body', datasets: [{ module: 'editor', shared: true }] })
+    const obj = await engine.createObject({ types: [docType] })
     const initial = documentOf(BLOCKS)
     const created = await editor.put(obj, EDITOR_BLOCKS, initial)
     if (created.inserted !== BLOCKS) throw new Error(`expected ${BLOCKS} blocks, parsed ${created.inserted}`)

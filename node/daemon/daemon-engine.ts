@@ -33,7 +33,7 @@ export class DaemonEngine implements EngineHost {
   constructor(readonly options: DaemonEngineOptions, private readonly env: Env = systemEnv) {}
 
   async onBoot(booted: BootedAccount): Promise<void> {
-    const storage = new SqliteStorageAdapter(join(booted.dir, ENGINE_DB_FILE))
+    const storage = new SqliteStorageAdapter(join(booted.dir, ENGINE_DB_FILE), { synchronous: this.options.durability ?? 'normal' })
     let account: AccountEngine | undefined
     try {
       const crypto = nodeCryptoProvider({ verify: 'threadpool' })
@@ -52,7 +52,9 @@ export class DaemonEngine implements EngineHost {
               const end = this.processes.start(id, 'sync')
               ends.set(`${e.peer}\u0000${e.spaceId}`, end)
             } else {
-              ends.get(`${e.peer}\u0000${e.spaceId}`)?.()
+              const key = `${e.peer}\u0000${e.spaceId}`
+              ends.get(key)?.()
+              ends.delete(key)
             }
           })
         : () => undefined
@@ -79,6 +81,11 @@ export class DaemonEngine implements EngineHost {
   syncStatus(): SyncStatusService {
     if (!this.current) throw new SvcError('auth.required', 'no account is booted')
     return this.current.status
+  }
+
+  /** The booted account's database (its connection settings are what `--durability` asked for). */
+  storage(): SqliteStorageAdapter | undefined {
+    return this.current?.storage
   }
 
   /** The P2P side, when it runs. */

@@ -24,12 +24,13 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: E
   mkdirSync(config.data, { recursive: true, mode: 0o700 })
   // Hex: safe as a command-line argument (a base64url token may start with '-').
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
-  const engine = engineFactory({ dataRoot: config.data, noMdns: config.noMdns })
+  const engine = engineFactory({ dataRoot: config.data, noMdns: config.noMdns, durability: config.durability })
   const session = new DaemonSession({
     dataRoot: config.data,
     mode: config.managed ? 'managed' : 'standalone',
     engine,
     env: systemEnv,
+    durability: config.durability,
     ...(controlToken ? { controlToken } : {}),
     ...(config.passkey !== undefined ? { passkey: config.passkey } : {}),
     ...(config.account !== undefined ? { account: config.account } : {}),

@@ -1,15 +1,16 @@
 import type { FastifyInstance } from 'fastify'
-import type { Static } from '@sinclair/typebox'
 import { Type } from '@sinclair/typebox'
 import { NoContent } from '../schemas/common.ts'
 import { Account, IdentityInfo, IdentityParams, NameFields } from '../schemas/spaces.ts'
 import type { RoutedEngine } from './context.ts'
 import { identityDirectory, identityInfo, watchDirectory } from '../../sync/space/directory.ts'
 import { setIdentitySource } from './identities.ts'
+import { typed } from '../http/type-provider.ts'
 
 /** Spec "Account and identities" (the identities stream itself is in identities.ts). */
 export function accountRoutes(engine: RoutedEngine) {
-  return async (app: FastifyInstance) => {
+  return async (root: FastifyInstance) => {
+    const app = typed(root)
     setIdentitySource(app.sse, { watch: (emit) => watchDirectory(engine.account(), emit) })
 
     app.get('/v1/account', { schema: { summary: 'Own account id and profile', response: { 200: Account } } }, async () => {
@@ -27,7 +28,7 @@ export function accountRoutes(engine: RoutedEngine) {
         },
       },
       async (request, reply) => {
-        await engine.account().setProfile(request.body as Static<typeof NameFields>)
+        await engine.account().setProfile(request.body)
         return reply.code(204).send()
       },
     )
@@ -41,7 +42,7 @@ export function accountRoutes(engine: RoutedEngine) {
     app.get(
       '/v1/identities/:identity',
       { schema: { summary: 'One identity of the directory', params: IdentityParams, response: { 200: IdentityInfo } } },
-      async (request) => identityInfo(engine.account(), (request.params as Static<typeof IdentityParams>).identity),
+      async (request) => identityInfo(engine.account(), request.params.identity),
     )
   }
 }

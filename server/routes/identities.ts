@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { SseHub } from '../sse.ts'
 import { EventStream } from '../schemas/common.ts'
 import type { IdentitiesFrame } from '../../sync/space/directory.ts'
+import { typed } from '../http/type-provider.ts'
 
 /** What feeds `identities` frames: set by the engine routes once an engine serves the app. */
 export interface IdentitySource {
@@ -22,7 +23,8 @@ export function setIdentitySource(hub: SseHub, source: IdentitySource): void {
  * directory with `GET /v1/identities` (there is no snapshot frame).
  */
 export function identityRoutes(hub: SseHub) {
-  return async (app: FastifyInstance) => {
+  return async (root: FastifyInstance) => {
+    const app = typed(root)
     app.get(
       '/v1/identities/subscribe',
       { schema: { summary: 'Identity directory changes (SSE)', response: { 200: EventStream('ready, identities, lagged, closed') } } },

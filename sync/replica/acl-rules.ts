@@ -80,7 +80,7 @@ export function isVoid(s: ReplicaState, c: Node, tree: string, pending?: Readonl
  */
 export function mayBuildOnDerivedRoot(s: ReplicaState, c: Change, rootId: string): boolean {
   if (!c.prevIds.includes(rootId) || c.aclHeadId === '' || !s.acl.has(c.aclHeadId)) return false
-  return judgeWriter(s.acl, s.keyring, c) === undefined && !isVoid(s, c, rootId)
+  return judgeWriter(s.acl, s.keyring, c) === undefined && !voidsNode(s, c, rootId)
 }
 
 function voidsNode(s: ReplicaState, c: Node, tree: string, pending?: ReadonlyMap<string, Node>): boolean {

@@ -39,8 +39,12 @@ export class ApplyBatch {
   readonly applied: string[] = []
   /** Derived roots held (not applied) since parked changes were last woken. */
   readonly heldIds: string[] = []
-  /** Every change of the batch by id: a removal's witness may name one not applied yet. */
+  /** Every object change of the batch by id: a removal's witness may name one not applied yet. */
   readonly pending = new Map<string, Change>()
+
+  addPending(changes: readonly Change[]) {
+    for (const c of changes) if (c.treeId !== this.s.spaceId && c.id !== this.s.spaceId) this.pending.set(c.id, c)
+  }
 
   constructor(
     private readonly s: ReplicaState,
@@ -246,6 +250,7 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
   /** Ids applied or held by this batch, in order; parked changes waiting for them wake up. */
   const arrived = b.applied
   let woken = 0
+  b.addPending(verified)
   // ACL records first (changes cite them), then arrival order, which is causal whenever the
   // sender walked its DAG parents first (head sync does). Whatever came ahead of a parent
   // waits for the next pass, in lamport order, where every parent precedes its children; so
@@ -253,7 +258,6 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
   let queue = aclFirst(s, verified)
   let sorted = false
   for (;;) {
-    for (const c of queue) if (c.treeId !== s.spaceId && c.id !== s.spaceId) b.pending.set(c.id, c)
     while (queue.length) {
       let progress = false
       const next: Change[] = []
@@ -299,6 +303,7 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
       b.heldIds.length = 0
     }
     if (wake.length === 0) break
+    b.addPending(wake)
     queue = aclFirst(s, queue.concat(wake))
     queue.sort(compareChanges)
     sorted = true

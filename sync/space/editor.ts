@@ -81,16 +81,16 @@ export class EditorService {
   }
 
   /**
-   * Checks that `collection` is an editor dataset the object may hold: `editor_blocks` on any
-   * object; `<typeId>_<key>` when declared with the editor module by a type the object carries.
-   * 404 `object.not_found`, 404 `dataset.not_found` (not an editor dataset), 400
-   * `dataset.not_declared` (no carried type declares it).
+   * Checks that `collection` is an editor dataset the object may hold: `editor_blocks` (shared)
+   * or `<typeId>_<key>`, declared with the editor module by a type the object carries (spec
+   * "Editor", also for `editor_blocks`). 404 `object.not_found`, 404 `dataset.not_found` (not an
+   * editor dataset), 400 `dataset.not_declared` (no carried type declares it).
    */
   async resolve(objectId: string, collection: string): Promise<void> {
     const row = this.space.requireObject(objectId)
-    if (collection === EDITOR_BLOCKS) return
     const decls = (await TypesService.for(this.space).declarationsOf(collection)).filter((d) => d.module === 'editor')
-    if (decls.length === 0) throw new SvcError('dataset.not_found', 'not an editor dataset', { dataset: collection })
+    // The canonical collection is an editor dataset even before any type declares it.
+    if (decls.length === 0 && collection !== EDITOR_BLOCKS) throw new SvcError('dataset.not_found', 'not an editor dataset', { dataset: collection })
     const carried = asStringArray((row.core as JsonObject | undefined)?.types)
     if (!decls.some((d) => carried.includes(d.typeId))) {
       throw new SvcError('dataset.not_declared', 'the object carries no type declaring this editor dataset', { dataset: collection, objectId, owners: decls.map((d) => d.typeId) })

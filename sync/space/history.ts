@@ -1,5 +1,6 @@
 import { decodeCanonical } from '../core/encoding.ts'
 import { SvcError } from '../core/errors.ts'
+import { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from '../core/limits.ts'
 import { open } from '../crypto/box.ts'
 import { decodeChange } from '../dag/change.ts'
 import { CHANGE_DERIVED_ID, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
@@ -12,8 +13,8 @@ import { instant } from './rows.ts'
 export const NO_HISTORY_DATASETS = new Set(['chat_messages'])
 
 export const HISTORY_LIMITS = {
-  defaultLimit: 50,
-  maxLimit: 200,
+  defaultLimit: DEFAULT_HISTORY_LIMIT,
+  maxLimit: MAX_HISTORY_LIMIT,
   /** Default burst window for `coalesce`: one author's changes closer than this merge. */
   defaultCoalesceWindowMs: 60_000,
   /** Most records `GET {O}/history/:version` returns before 413 `history.view_too_large`. */

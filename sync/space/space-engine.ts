@@ -1,4 +1,4 @@
-import { SvcError } from '../core/errors.ts'
+import { type ErrorCode, SvcError } from '../core/errors.ts'
 import type { KeyPair } from '../crypto/keys.ts'
 import type { Json, JsonObject, Op } from '../crdt/ops.ts'
 import type { UserOp } from '../crdt/resolve.ts'
@@ -160,7 +160,7 @@ export class SpaceEngine {
     return this.rows
   }
 
-  requireObject(objectId: string, code = 'object.not_found'): Doc {
+  requireObject(objectId: string, code: ErrorCode = 'object.not_found'): Doc {
     const row = this.rows.get(objectId) as Doc | undefined
     if (!row) throw new SvcError(code, 'object not found', { objectId })
     return row

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { SpaceReplica } from '../../sync/replica/space-replica.ts'
-import { modifyRecords } from '../../sync/space/modify.ts'
 import { Keyring } from '../../sync/acl/keyring.ts'
 import { encodeAclRecord, type AclRecord } from '../../sync/acl/records.ts'
 import { decodeChange, signChange, type Change } from '../../sync/dag/change.ts'
@@ -10,6 +9,7 @@ import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
 import { publicKeyOf, type KeyPair } from '../../sync/crypto/keys.ts'
 import { wrapKeyTo } from '../../sync/crypto/wrap.ts'
 import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
+import { modifyRecords } from '../../sync/space/modify.ts'
 
 // Accounts: 1 owner, 2 and 3 admins (2 granted first: the senior), 4 writer, 5 reader, 6 and 7 outsiders.
 const OWNER = 1, A = 2, B = 3, W = 4, M = 5, X = 6, Y = 7
