@@ -49,7 +49,8 @@ export class AclState {
   /** Ids the effective removals witnessed (see `AclLog.voids`). */
   readonly witnessed: ReadonlySet<string>
   private readonly roleAtFold: FoldResult['roleAt']
-  private readonly writersAt = new Map<string, boolean>()
+  /** canWriteAt answers by cited head, then identity: asked once per applied change. */
+  private readonly writersAt = new Map<string, Map<string, boolean>>()
 
   constructor(f: FoldResult) {
     this.owner = f.owner
@@ -107,9 +108,10 @@ export class AclState {
    * backdated `add`) writes nothing, whatever the state it cites says.
    */
   canWriteAt(identity: string, id: string): boolean {
-    const k = `${identity} ${id}`
-    let ok = this.writersAt.get(k)
-    if (ok === undefined) this.writersAt.set(k, (ok = canWrite(this.roleAtFold(identity, id))))
+    let byId = this.writersAt.get(id)
+    if (!byId) this.writersAt.set(id, (byId = new Map()))
+    let ok = byId.get(identity)
+    if (ok === undefined) byId.set(identity, (ok = canWrite(this.roleAtFold(identity, id))))
     return ok
   }
   /** The fold did not apply this record. */
