@@ -58,7 +58,7 @@ export class SyncStatusService {
       )
     }
     for (const s of account.openSpaces()) watchSpace(s.spaceId)
-    this.stops.push(account.onSpacesOpened((ids) => ids.forEach(watchSpace)))
+    this.stops.push(account.events.on('spacesOpened', (e) => e.spaceIds.forEach(watchSpace)))
     if (p2p) {
       this.stops.push(
         p2p.scheduler.onRound((e) => {

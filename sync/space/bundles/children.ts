@@ -41,12 +41,11 @@ export async function bundleChild(engine: SpaceEngine, bundleId: string, body: C
 
   const objectId = bundleChildId(engine.spaceId, bundleId, seed)
   if (engine.objectDoc(objectId)) return { objectId, created: false }
-  await engine.replica.createObject({ seed: bundleChildSeed(bundleId, seed) })
-  await engine.replica.write(objectId, [
+  await engine.createTree({ seed: bundleChildSeed(bundleId, seed) })
+  await engine.write(objectId, [
     { op: 'set', ds: ROW_DS, id: ROW_ID, path: 'core.types', value: types },
     { op: 'set', ds: ROW_DS, id: ROW_ID, path: BUNDLE_MARK, value: { id: bundleId, seed } },
     ...(typeof body.name === 'string' ? [{ op: 'set' as const, ds: ROW_DS, id: ROW_ID, path: 'core.name', value: body.name }] : []),
   ])
-  await engine.settled()
   return { objectId, created: true }
 }
