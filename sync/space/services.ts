@@ -1,5 +1,7 @@
 import { SvcError } from '../core/errors.ts'
 import { BundlesService } from './bundles/index.ts'
+import { History } from './history.ts'
+import { spacePolicy } from './schema.ts'
 import type { ModuleContext, ModuleSet, SvcModule } from './module.ts'
 import type { LiveFeed } from './live-feeds.ts'
 import type { SpaceChange, SpaceEngine } from './space-engine.ts'
@@ -14,6 +16,7 @@ import { TypesService, type ScopedValueStore } from './types/index.ts'
 export class SpaceServices implements ModuleContext {
   readonly types: TypesService
   readonly bundles: BundlesService
+  private historyCache?: History
   /** By module name (unique in the set), so a module value spread into another (a server module adding routes) finds the same service. */
   private readonly byModule = new Map<string, unknown>()
   private readonly hooks: Array<(c: SpaceChange) => void | Promise<void>> = []
@@ -31,6 +34,11 @@ export class SpaceServices implements ModuleContext {
       const hook = m.onCommit
       if (hook) this.hooks.push((c) => hook(c, service, this))
     }
+  }
+
+  /** Version history of the space's objects (built on first use: it caches decoded changes). */
+  get history(): History {
+    return (this.historyCache ??= new History(this.space.replica, this.modules.policy(spacePolicy), (ds) => this.modules.keepsHistory(ds)))
   }
 
   /** The service a module built for this space; typed by the module value itself. */
