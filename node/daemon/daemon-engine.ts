@@ -60,6 +60,7 @@ export class DaemonEngine implements EngineHost {
               ends.get(key)?.()
               ends.delete(key)
             }
+            account!.events.emit('process', { id, kind: 'sync', phase: e.phase })
           })
         : () => undefined
       this.current = { account, storage, booted, p2p, status, stopProcs }
