@@ -9,6 +9,7 @@ import { InMemoryIndex, type QuerySource } from '../query/source.ts'
 import { objectRowDoc, recordDoc, isJsonObject, asStringArray, type Doc } from './rows.ts'
 import { BUILTIN_TYPE_IDS, ROW_DS, ROW_ID, SPACE_INDEX_SEED, spacePolicy } from './schema.ts'
 import { Emitter } from '../core/emitter.ts'
+import type { Env } from '../core/env.ts'
 import { ModuleSet, type AnyModule } from './module.ts'
 import { SpaceServices } from './services.ts'
 import type { ScopedValueStore } from './types/index.ts'
@@ -67,7 +68,14 @@ export class SpaceEngine {
   /** The space's services (types, bundles, one per module), built when the space opens. */
   readonly services: SpaceServices
 
-  private constructor(readonly replica: SpaceReplica, spaceIndexObjectId: string, readonly modules: ModuleSet, scopedValues?: ScopedValueStore) {
+  private constructor(
+    readonly replica: SpaceReplica,
+    spaceIndexObjectId: string,
+    readonly modules: ModuleSet,
+    /** Clock and randomness of this space's services (a simulated peer passes its own). */
+    readonly env: Env,
+    scopedValues?: ScopedValueStore,
+  ) {
     this.spaceIndexObjectId = spaceIndexObjectId
     this.services = new SpaceServices(this, modules, scopedValues)
   }
@@ -81,7 +89,7 @@ export class SpaceEngine {
   static async create(deps: ReplicaDeps, owner: KeyPair, opts: { seed?: string; name?: string; description?: string; iconCid?: string } & SpaceOptions = {}): Promise<SpaceEngine> {
     const modules = ModuleSet.of(opts.modules)
     const replica = await SpaceReplica.create(SpaceEngine.depsWithPolicy(deps, modules), owner, { seed: opts.seed })
-    const engine = await SpaceEngine.attach(replica, modules, opts.scopedValues)
+    const engine = await SpaceEngine.attach(replica, modules, deps.env, opts.scopedValues)
     const core: JsonObject = { types: ['spaceIndex'] }
     if (opts.name !== undefined) core.name = opts.name
     if (opts.description !== undefined) core.description = opts.description
@@ -92,16 +100,16 @@ export class SpaceEngine {
 
   static async open(deps: ReplicaDeps, spaceId: string, me: KeyPair, opts: SpaceOptions = {}): Promise<SpaceEngine> {
     const modules = ModuleSet.of(opts.modules)
-    return SpaceEngine.attach(await SpaceReplica.open(SpaceEngine.depsWithPolicy(deps, modules), spaceId, me), modules, opts.scopedValues)
+    return SpaceEngine.attach(await SpaceReplica.open(SpaceEngine.depsWithPolicy(deps, modules), spaceId, me), modules, deps.env, opts.scopedValues)
   }
 
-  private static async attach(replica: SpaceReplica, modules: ModuleSet, scopedValues?: ScopedValueStore): Promise<SpaceEngine> {
+  private static async attach(replica: SpaceReplica, modules: ModuleSet, env: Env, scopedValues?: ScopedValueStore): Promise<SpaceEngine> {
     // The space index is derived: its id is known before the space's content has arrived.
     const indexId = derivedObjectId(replica.spaceId, SPACE_INDEX_SEED)
     if (replica.known && !replica.treeMeta(indexId)) await replica.createObject({ seed: SPACE_INDEX_SEED })
     // Not known yet (sync fills it): its index root is accepted when it arrives.
     else if (!replica.treeMeta(indexId)) await replica.expectDerived(SPACE_INDEX_SEED)
-    const e = new SpaceEngine(replica, indexId, modules, scopedValues)
+    const e = new SpaceEngine(replica, indexId, modules, env, scopedValues)
     for (const t of replica.treeIds()) await e.refreshRow(t)
     // Commits are announced in order: each waits for the previous one's row refresh.
     replica.addCommitListener((info) => {

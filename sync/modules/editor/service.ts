@@ -49,13 +49,8 @@ const RESERVED_ROOTS = new Set(['id', '_ver'])
 
 const invalid = (field: string, message: string, extra: Record<string, unknown> = {}) => new SvcError('request.invalid_field', message, { field, ...extra })
 
-/** 12 random bytes in base58: new block ids and per-change position tie-breakers. */
-function randomBytes(): Uint8Array {
-  return globalThis.crypto.getRandomValues(new Uint8Array(12))
-}
-const newBlockId = (): string => toBase58(randomBytes())
-/** One position generator per change: a random tie-breaker, so concurrent inserts never collide. */
-const changePos = (): PosGen => posGenerator(randomBytes())
+/** Random bytes per id and tie-breaker: 12 (base58, about 16 characters). */
+const RANDOM_BYTES = 12
 
 /**
  * The editor endpoints (spec "Editor", docs/editor.md) over one space: resolves the editor
@@ -71,6 +66,14 @@ export class EditorService {
     readonly space: SpaceEngine,
     private readonly types: TypesService,
   ) {}
+
+  /** A new block id: 12 random bytes in base58 (the space's Env, so a simulation is reproducible). */
+  private newBlockId = (): string => toBase58(this.space.env.randomBytes(RANDOM_BYTES))
+
+  /** One position generator per change: a random tie-breaker, so concurrent inserts never collide. */
+  private changePos(): PosGen {
+    return posGenerator(this.space.env.randomBytes(RANDOM_BYTES))
+  }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.queue.then(fn, fn)
@@ -114,7 +117,7 @@ export class EditorService {
   put(objectId: string, collection: string, content: string): Promise<EditSummary> {
     return this.serial(async () => {
       await this.resolve(objectId, collection)
-      const diff = diffMarkdown(await this.blocks(objectId, collection), content, changePos())
+      const diff = diffMarkdown(await this.blocks(objectId, collection), content, this.changePos())
       return this.applyDiff(objectId, collection, diff)
     })
   }
@@ -123,7 +126,7 @@ export class EditorService {
   patch(objectId: string, collection: string, edits: MarkdownEdit[]): Promise<EditSummary> {
     return this.serial(async () => {
       await this.resolve(objectId, collection)
-      const diff = patchMarkdown(await this.blocks(objectId, collection), edits, changePos())
+      const diff = patchMarkdown(await this.blocks(objectId, collection), edits, this.changePos())
       return this.applyDiff(objectId, collection, diff)
     })
   }
@@ -132,14 +135,14 @@ export class EditorService {
   append(objectId: string, collection: string, content: string): Promise<EditSummary> {
     return this.serial(async () => {
       await this.resolve(objectId, collection)
-      const diff = appendMarkdown(await this.blocks(objectId, collection), content, changePos())
+      const diff = appendMarkdown(await this.blocks(objectId, collection), content, this.changePos())
       return this.applyDiff(objectId, collection, diff)
     })
   }
 
   /** Writes a diff as one change (none when nothing changed) and returns its summary. */
   async applyDiff(objectId: string, collection: string, diff: DiffResult): Promise<EditSummary> {
-    const ops = diffOps(collection, diff, newBlockId)
+    const ops = diffOps(collection, diff, this.newBlockId)
     if (ops.length > 0) await this.space.write(objectId, ops)
     return summarize(diff)
   }
@@ -155,7 +158,7 @@ export class EditorService {
         const sorted = sortBlocks(await this.blocks(objectId, collection))
         let last: string | undefined
         for (let i = sorted.length - 1; i >= 0 && last === undefined; i--) last = isValidPos(sorted[i].nav?.pos) ? sorted[i].nav!.pos : undefined
-        pos = changePos()(last, undefined)
+        pos = this.changePos()(last, undefined)
       }
       const value: Record<string, Json> = { type: body.type }
       if (body.style !== undefined) value.style = body.style
@@ -165,7 +168,7 @@ export class EditorService {
       const nav: Record<string, Json> = { pos }
       if (body.nav?.depth !== undefined && body.nav.depth > 0) nav.depth = body.nav.depth
       value.nav = nav
-      const id = newBlockId()
+      const id = this.newBlockId()
       const res = await this.space.write(objectId, [{ op: 'set', ds: collection, id, path: '', value }])
       res.recordIds = [id]
       return res
