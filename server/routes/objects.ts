@@ -20,7 +20,7 @@ import {
 import { SpaceParams } from '../schemas/spaces.ts'
 import { deleteRecordsDeclared, modifyDeclared } from '../../sync/space/types/declared-writes.ts'
 import { overlayScopedValues, unprojected } from '../../sync/space/types/index.ts'
-import { refuseChatCarriers } from '../../sync/space/bundles/reserved-carrier.ts'
+import { refuseReservedCarriers } from '../../sync/space/bundles/reserved-carrier.ts'
 import { objectIdOf, space, types, type RoutedEngine } from './context.ts'
 import { datasetFeed, objectsFeed } from '../../sync/space/live-feeds.ts'
 import { openLive } from './live.ts'
@@ -40,8 +40,8 @@ export function objectRoutes(engine: RoutedEngine) {
         const { spaceId } = request.params
         const body = request.body
         const svc = types(engine, spaceId)
-        // chat.md: only the general-chat root carries a chat type; an object create never makes a chat.
-        await refuseChatCarriers(svc.engine, body.types ?? [], 'types')
+        // chat.md: only the general-chat root carries a chat type (a reserved carrier); an object create never makes one.
+        await refuseReservedCarriers(svc.engine, body.types ?? [], 'types')
         // Values are checked like a typed set (format by slug); values of removed properties are
         // dropped; account/local-scope ones go to the scoped store once the object exists, never the row.
         const initialProperties: Record<string, Record<string, Json>> = {}

@@ -52,6 +52,11 @@ export interface ModuleDataset {
   schema: JsonObject
   /** False: version history leaves this kind's canonical collection out. */
   history?: boolean
+  /**
+   * A type declaring a dataset of this kind may be carried only by the object the system
+   * installs for it (bundles and object creation refuse it: 400 `type.reserved_carrier`).
+   */
+  reservedCarrier?: boolean
 }
 
 /** What a module's service, feeds and hooks are built from: the space and its core services. */

@@ -3,7 +3,7 @@ import { RECORD_SCHEMA as R } from '../../space/types/index.ts'
 
 /**
  * Chat's dataset kind (chat.md): the shared-only `chat_messages` collection, whose changes
- * version history leaves out. Declared now because types and bundles already refer to it (the
+ * version history leaves out, and whose types only the general-chat root may carry. Declared now because types and bundles already refer to it (the
  * catalog's general-chat root declares it); chat's service, routes and feeds come with the chat
  * issue, as additions to this module.
  */
@@ -16,6 +16,8 @@ export const chatModule = defineModule({
       canonicalCollection: 'chat_messages',
       sharedOnly: true,
       history: false,
+      // chat.md: only the server-installed general-chat root carries a chat type.
+      reservedCarrier: true,
       schema: {
         type: 'object',
         properties: {

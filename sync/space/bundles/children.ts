@@ -4,7 +4,7 @@ import type { SpaceEngine } from '../space-engine.ts'
 import { notReady } from './install.ts'
 import { BUNDLE_MARK, bundleChildId, bundleChildSeed } from './model.ts'
 import { rootPresent } from './registry.ts'
-import { refuseChatCarriers } from './reserved-carrier.ts'
+import { refuseReservedCarriers } from './reserved-carrier.ts'
 import { requireBundle } from './resolve.ts'
 
 export interface ChildBody {
@@ -35,7 +35,7 @@ export async function bundleChild(engine: SpaceEngine, bundleId: string, body: C
     if (t === 'type') throw new SvcError('request.invalid_field', 'a child cannot be a type', { field: 'types' })
     if (!engine.typeExists(t)) throw new SvcError('type.not_found', 'unknown type in types', { typeId: t, field: 'types' })
   }
-  await refuseChatCarriers(engine, types, 'types')
+  await refuseReservedCarriers(engine, types, 'types')
   const { election } = await requireBundle(engine, bundleId)
   if (!rootPresent(engine, election.winner.rootId)) throw notReady(bundleId, election.winner.rootId)
 

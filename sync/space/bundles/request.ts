@@ -8,7 +8,7 @@ import { checkPropertyCreate } from '../types/property-defs.ts'
 import { checkTypeCreate } from '../types/type-defs.ts'
 import { isObj, type PartCreateBody, type PropertyCreateBody, type TypesService } from '../types/index.ts'
 import { checkBundleId, isSystemBundle, type BundleRequest, type InstallOptions } from './model.ts'
-import { refuseChatCarriers } from './reserved-carrier.ts'
+import { refuseReservedCarriers } from './reserved-carrier.ts'
 
 /**
  * Checks a bundle request completely before anything is written, reusing the types
@@ -74,7 +74,7 @@ async function checkRootTypes(engine: SpaceEngine, types: unknown): Promise<stri
     if (t === 'type') throw invalid('rootTypes', 'declare a type on the root with xKey instead of carrying type')
     if (!engine.typeExists(t)) throw new SvcError('type.not_found', 'unknown type in rootTypes', { typeId: t, field: 'rootTypes' })
   }
-  await refuseChatCarriers(engine, out, 'rootTypes')
+  await refuseReservedCarriers(engine, out, 'rootTypes')
   return out
 }
 
