@@ -23,7 +23,10 @@ type Doc = Record<string, unknown> & { id: string }
 async function setup() {
   const { a, b, sync } = await twoMembers()
   await a.replica.addMember(idFor(3), 'reader')
-  const obj = await a.createObject()
+  // The object carries a type declaring the shared editor dataset (spec "Editor").
+  const docType = (await a.services.types.createType({ name: 'Doc', xKey: 'doc' })).id
+  await a.services.types.createPart(docType, { key: 'body', datasets: [{ module: 'editor', shared: true }] })
+  const obj = await a.createObject({ types: [docType] })
   expect(await a.services.of(editorModule).put(obj, EDITOR_BLOCKS, base)).toMatchObject({ inserted: BLOCKS })
   await sync()
   // A reader that never writes: it gets the two sides' changes in the order B, then A.
