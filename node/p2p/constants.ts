@@ -12,6 +12,12 @@ export const P2P = {
    * stalled peer costs at most this much memory, then the link goes down and sync retries.
    */
   maxQueuedSendBytes: 16 * 1024 * 1024,
+  /**
+   * Backpressure: once this many bytes wait in a peer's send buffer, `drain` asks the sender to
+   * wait for the peer to take them (far below maxQueuedSendBytes, so a sender that waits never
+   * gets its stream reset).
+   */
+  sendWatermarkBytes: 1024 * 1024,
   /** Received frames waiting for the handler before we stop reading from that peer. */
   maxQueuedFrames: 64,
   /** Streams of our protocol one connection may open at once. */

@@ -1,12 +1,28 @@
 import type { Env } from '../core/env.ts'
+import { BoundedMap } from './bounded-map.ts'
 import { SYNC_LIMITS } from './limits.ts'
 import { isQuestion, type ErrorCode, type Message } from './messages.ts'
 
 /**
  * The exchanges this peer opened and has not seen end, with what each cost: opening (a fresh
  * random `req` per peer), counting the messages in and out, and ending (`done`, `error`, a step
- * whose reply is not a question, abandonment) with one report to `onEnd`.
+ * whose reply is not a question, abandonment) with one report to `onEnd`. And the exchanges a
+ * peer opened with us (its `sync` got a step back): the last `maxOpenExchanges` per peer, each
+ * with the questions we answered and the work they cost, so hops and enumeration are counted
+ * on this side whatever the peer's `hop` field says.
  */
+
+/** What this side has spent answering one exchange: the receiver's own hop count and work. */
+export interface Answered {
+  spaceId: string
+  /** Question steps of the peer answered in this exchange. */
+  questions: number
+  /** Enumeration work spent (units of SYNC_LIMITS.maxStepWork). */
+  work: number
+}
+
+/** Question steps a side answers in one exchange: half of maxHops, the other half are its own. */
+export const MAX_QUESTIONS_ANSWERED = Math.ceil(SYNC_LIMITS.maxHops / 2)
 
 export type ExchangeOutcome = 'in_sync' | 'synced' | 'error' | 'abandoned'
 
@@ -31,10 +47,11 @@ export interface ExchangeEnd extends ExchangeCost {
   error?: ErrorCode
 }
 
-export type Exchange = Omit<ExchangeEnd, 'outcome' | 'error'> & { steps: number }
+export type Exchange = Omit<ExchangeEnd, 'outcome' | 'error'> & { steps: number } & Answered
 
 export class ExchangeLedger {
   private readonly open = new Map<string, Exchange>()
+  private readonly opened = new Map<string, BoundedMap<number, Answered>>()
   onEnd?: (e: ExchangeEnd) => void
 
   constructor(private readonly env: Env) {}
@@ -51,6 +68,7 @@ export class ExchangeLedger {
     } while (this.open.has(key(peer, req)))
     const ex: Exchange = {
       peer, spaceId, req, roundTrips: 0, messagesOut: 0, messagesIn: 0, bytesOut: 0, bytesIn: 0, changesOut: 0, changesIn: 0, steps: 0,
+      questions: 0, work: 0,
     }
     this.open.set(key(peer, req), ex)
     return ex
@@ -87,9 +105,27 @@ export class ExchangeLedger {
     this.onEnd?.({ ...rest, outcome, ...(error ? { error } : {}) })
   }
 
-  /** Ends every exchange with a peer whose link went down. */
+  /** Ends every exchange with a peer whose link went down, and forgets the ones it opened. */
   endAll(peer: string) {
     for (const ex of [...this.open.values()]) if (ex.peer === peer) this.end(ex, 'abandoned')
+    this.opened.delete(peer)
+  }
+
+  /** A peer's `sync` got a step back: remember the exchange it opened (evicting its oldest). */
+  answering(peer: string, spaceId: string, req: number): Answered {
+    let m = this.opened.get(peer)
+    if (!m) this.opened.set(peer, (m = new BoundedMap(SYNC_LIMITS.maxOpenExchanges)))
+    const a: Answered = { spaceId, questions: 0, work: 0 }
+    m.set(req, a)
+    return a
+  }
+
+  /** The exchange a step belongs to on our side: ours, or one the peer opened; else undefined. */
+  answered(peer: string, spaceId: string, req: number): Answered | undefined {
+    const ours = this.open.get(key(peer, req))
+    if (ours) return ours.spaceId === spaceId ? ours : undefined
+    const theirs = this.opened.get(peer)?.get(req)
+    return theirs?.spaceId === spaceId ? theirs : undefined
   }
 }
 

@@ -2,14 +2,17 @@ import type { Env } from '../core/env.ts'
 import type { CryptoProvider } from '../crypto/provider.ts'
 import type { KeyPair } from '../crypto/keys.ts'
 import { authBytes, signAuth, verifyAuth } from './auth.ts'
-import { NONCE_BYTES } from './limits.ts'
+import { BoundedMap } from './bounded-map.ts'
+import { NONCE_BYTES, PEER_LIMITS } from './limits.ts'
 import type { AuthMsg, HelloMsg } from './messages.ts'
 
 /**
  * Link authentication (docs/protocol.md, hello/auth): one challenge per link epoch, answered by
  * a signature bound to both transport peer ids and the nonce; once it verifies, every message on
  * the link is from that account. Holds, per link, our nonce, the proven identity and the few
- * space messages that arrived before the peer authenticated.
+ * space messages that arrived before the peer authenticated. Links the transport reported up,
+ * or that authenticated, are kept until they go down; a link that exists only because a peer
+ * sent something before its link came up is one of at most `maxUnauthenticatedLinks`.
  */
 
 interface Link {
@@ -37,12 +40,14 @@ export interface LinkAuthOptions {
 
 export class LinkAuth {
   private readonly links = new Map<string, Link>()
+  private readonly pending = new BoundedMap<string, Link>(PEER_LIMITS.maxUnauthenticatedLinks)
 
   constructor(private readonly o: LinkAuthOptions) {}
 
   /** A link came up: a fresh epoch; returns our challenge. */
   up(peer: string): HelloMsg {
     const link = this.fresh()
+    this.pending.delete(peer)
     this.links.set(peer, link)
     return this.hello(link)
   }
@@ -50,6 +55,12 @@ export class LinkAuth {
   /** The link went down: forget its authentication and its stash. */
   down(peer: string): void {
     this.links.delete(peer)
+    this.pending.delete(peer)
+  }
+
+  /** How many links are held (for tests of the bounds). */
+  get size() {
+    return this.links.size + this.pending.size
   }
 
   /** Our current challenge to the peer (the link's epoch begins if it has not). */
@@ -69,11 +80,12 @@ export class LinkAuth {
 
   /** Checks a peer's answer to our challenge; returns the identity when it is new on this link. */
   async verify(peer: string, m: AuthMsg): Promise<{ ok: boolean; changed: boolean }> {
-    const link = this.links.get(peer)
+    const link = this.links.get(peer) ?? this.pending.peek(peer)
     const ok = !!link && (await verifyAuth(this.o.crypto, m.identity, authBytes(m.identity, this.o.me, peer, this.o.peerId, link.nonce), m.signature))
     if (!ok || !link) return { ok: false, changed: false }
     const changed = link.identity !== m.identity
     link.identity = m.identity
+    if (this.pending.delete(peer)) this.links.set(peer, link)
     return { ok: true, changed }
   }
 
@@ -103,8 +115,8 @@ export class LinkAuth {
   }
 
   private link(peer: string): Link {
-    let l = this.links.get(peer)
-    if (!l) this.links.set(peer, (l = this.fresh()))
+    let l = this.links.get(peer) ?? this.pending.get(peer)
+    if (!l) this.pending.set(peer, (l = this.fresh()))
     return l
   }
 }

@@ -2,11 +2,14 @@ import type { Env } from '../core/env.ts'
 import type { CryptoProvider } from '../crypto/provider.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
 import type { SpaceReplica } from '../replica/space-replica.ts'
+import { BoundedMap } from './bounded-map.ts'
 import { ExchangeLedger, type Exchange, type ExchangeEnd } from './exchange-ledger.ts'
+import { PEER_LIMITS } from './limits.ts'
 import { LinkAuth } from './link-auth.ts'
 import { decodeMessage, encodeMessage, isQuestion, ProtocolError, type Message } from './messages.ts'
 import { bump, newCounters, type PeerCounters } from './peer-counters.ts'
 import type { SpaceIndex } from './range-index.ts'
+import { fixed, NO_REPLY, type Reply } from './reply.ts'
 import { Responder, type SyncHost } from './responder.ts'
 
 export type { SyncHost } from './responder.ts'
@@ -15,14 +18,15 @@ export type { ExchangeCost, ExchangeEnd, ExchangeOutcome } from './exchange-ledg
 
 /**
  * Head-sync session steps (DESIGN 5; docs/protocol.md is the normative text), in the style of
- * y-protocols' sync.js: `handle(peer, bytes)` takes one message from a peer and returns the
- * replies, touching nothing but the replicas the host hands out. No clock, no timers, no
- * sockets: time and randomness come from the injected Env, and a driver (sync-driver.ts) moves
- * the bytes. The simulator and the daemon run this same code.
+ * y-protocols' sync.js: `respond(peer, bytes)` takes one message from a peer, decides the
+ * reply, and returns it as a stream its consumer pulls one message at a time (`handle` collects
+ * it), touching nothing but the replicas the host hands out. No clock, no timers, no sockets:
+ * randomness comes from the injected Env, and a driver (sync-driver.ts) moves the bytes. The
+ * simulator and the daemon run this same code.
  *
- * The session only routes: link authentication is `link-auth.ts`, the exchanges this peer
- * opened are `exchange-ledger.ts`, the space side (access, ranges, heads, changes) is
- * `responder.ts`, and packing replies into steps is `step-packer.ts`.
+ * The session only routes: link authentication is `link-auth.ts`, the exchanges are
+ * `exchange-ledger.ts`, the space side (access, ranges, heads, changes) is `responder.ts`,
+ * replies are `reply.ts` and packing them into steps is `step-packer.ts`.
  *
  * Outline of one exchange, opened by A with B about one space:
  *   A -> B  sync   whole-space fingerprint (in sync: B answers `done`, one round trip)
@@ -51,14 +55,25 @@ export interface Outgoing {
   bytes: Uint8Array
 }
 
-export type OpenResult = { req: number; out: Outgoing[] } | { error: 'unauthenticated' | 'unknown_space' | 'busy'; out: Outgoing[] }
+export type OpenResult = { req: number; out: Outgoing[] } | { error: 'unauthenticated' | 'unknown_space' | 'busy' | 'denied'; out: Outgoing[] }
+
+const NONE: AsyncIterable<Outgoing> = { async *[Symbol.asyncIterator]() {} }
+
+async function* chain(parts: Array<AsyncIterable<Outgoing>>): AsyncGenerator<Outgoing> {
+  for (const p of parts) yield* p
+}
+
+/** Drop reasons that an honest peer also causes (a reply that crossed a timeout): not strikes. */
+const BENIGN_DROPS = new Set(['stale', 'internal'])
 
 export class SyncSession {
   readonly me: string
   private readonly auth: LinkAuth
   private readonly ledger: ExchangeLedger
   private readonly responder: Responder
-  private readonly counters = new Map<string, PeerCounters>()
+  /** Counters of authenticated peers, and (fewer) of peers that never authenticated. */
+  private readonly counters = new BoundedMap<string, PeerCounters>(PEER_LIMITS.maxPeerCounters)
+  private readonly strangerCounters = new BoundedMap<string, PeerCounters>(PEER_LIMITS.maxStrangerCounters)
   /** The last unexpected error a handler swallowed (for debugging; counted as dropped.internal). */
   lastError: unknown
   onAuthenticated?: (peer: string, identity: string) => void
@@ -67,7 +82,7 @@ export class SyncSession {
     this.me = identityOf(opts.key.publicKey)
     this.auth = new LinkAuth({ key: opts.key, me: this.me, peerId: opts.peerId, crypto: opts.crypto, env: opts.env })
     this.ledger = new ExchangeLedger(opts.env)
-    this.responder = new Responder(opts.host, this.me)
+    this.responder = new Responder(opts.host, this.me, this.ledger)
   }
 
   set onExchangeEnd(fn: ((e: ExchangeEnd) => void) | undefined) {
@@ -103,13 +118,32 @@ export class SyncSession {
 
   countersOf(peer: string): PeerCounters {
     let c = this.counters.get(peer)
-    if (!c) this.counters.set(peer, (c = newCounters()))
+    if (c) return c
+    c = this.strangerCounters.get(peer)
+    if (!c) {
+      c = newCounters()
+      if (this.auth.identityOf(peer)) this.counters.set(peer, c)
+      else this.strangerCounters.set(peer, c)
+    }
     return c
   }
 
-  /** Every peer's counters (a copy is not made: treat as read-only). */
+  /** Every peer's counters (a copy is made of the map, not of the counters: treat as read-only). */
   allCounters(): ReadonlyMap<string, PeerCounters> {
-    return this.counters
+    return new Map([...this.strangerCounters, ...this.counters])
+  }
+
+  /**
+   * Messages and changes of a peer that were malformed or refused: what the daemon disconnects
+   * and backs off a peer for past a threshold. Every refusal of the session is counted here.
+   */
+  strikes(peer: string): number {
+    const c = this.counters.peek(peer) ?? this.strangerCounters.peek(peer)
+    if (!c) return 0
+    let n = c.denied
+    for (const [k, v] of Object.entries(c.dropped)) if (!BENIGN_DROPS.has(k)) n += v
+    for (const v of Object.values(c.rejected)) n += v
+    return n
   }
 
   indexOf(r: SpaceReplica): SpaceIndex {
@@ -120,12 +154,16 @@ export class SyncSession {
 
   /** Opens an exchange about a space with a peer: the `sync` message to send. */
   async open(peer: string, spaceId: string): Promise<OpenResult> {
-    if (!this.auth.identityOf(peer)) return { error: 'unauthenticated', out: this.challenge(peer) }
+    const identity = this.auth.identityOf(peer)
+    if (!identity) return { error: 'unauthenticated', out: this.challenge(peer) }
     const r = await this.responder.held(spaceId)
     if (!r) return { error: 'unknown_space', out: [] }
+    // Opening an exchange tells the peer the space id and its size: readers only. A replica
+    // that knows no ACL yet holds nothing to tell but the id it was given, and must ask.
+    if (r.known && !this.responder.mayRead(r, identity)) return { error: 'denied', out: [] }
     const ex = this.ledger.begin(peer, spaceId)
     if (!ex) return { error: 'busy', out: [] }
-    const { fp, count } = await this.responder.opening(r)
+    const { fp, count } = this.responder.opening(r)
     return { req: ex.req, out: this.emit(peer, [{ type: 'sync', spaceId, req: ex.req, fp, count }], ex) }
   }
 
@@ -137,8 +175,20 @@ export class SyncSession {
 
   // ------------------------------------------------------------------ one incoming message
 
-  /** Handles one message from a peer and returns the replies. Never throws. */
+  /** Handles one message from a peer and returns every reply, built (tests, small replies). */
   async handle(peer: string, bytes: Uint8Array): Promise<Outgoing[]> {
+    const out: Outgoing[] = []
+    for await (const o of await this.respond(peer, bytes)) out.push(o)
+    return out
+  }
+
+  /**
+   * Handles one message from a peer: every decision (access, ingest, what differs) is taken
+   * before this returns; the reply's messages are built as the caller pulls them, changes read
+   * from storage as they go. Never throws, and neither does the stream (a failure while it is
+   * read ends it, counted as dropped.internal).
+   */
+  async respond(peer: string, bytes: Uint8Array): Promise<AsyncIterable<Outgoing>> {
     const c = this.countersOf(peer)
     c.messagesIn++
     c.bytesIn += bytes.length
@@ -147,79 +197,99 @@ export class SyncSession {
       m = decodeMessage(bytes)
     } catch (err) {
       bump(c.dropped, err instanceof ProtocolError ? err.code : 'malformed')
-      return []
+      return NONE
     }
     // Until the peer authenticates its messages are stashed, not part of any exchange yet.
     const ex = 'req' in m && this.auth.identityOf(peer) ? this.ledger.get(peer, m.req) : undefined
     if (ex) this.ledger.received(ex, m, bytes.length)
+    let reply: Reply
+    const stashed: Array<AsyncIterable<Outgoing>> = []
     try {
-      const replies = await this.dispatch(peer, c, m, ex, bytes)
-      const out = this.emit(peer, replies, ex)
-      if (m.type === 'auth') {
-        // Now authenticated: handle what the peer sent before it was.
+      reply = await this.dispatch(peer, c, m, ex, bytes)
+      if (m.type === 'auth' && this.auth.identityOf(peer)) {
+        // Now authenticated: its counters are kept with the members', and what it sent before
+        // is handled now.
+        if (this.strangerCounters.delete(peer)) this.counters.set(peer, c)
         for (const b of this.auth.takeStash(peer)) {
           c.messagesIn--
           c.bytesIn -= b.length
-          out.push(...(await this.handle(peer, b)))
+          stashed.push(await this.respond(peer, b))
         }
       }
-      if (ex && this.ledger.isOpen(ex)) {
-        if (m.type === 'done') this.ledger.end(ex, ex.steps === 1 ? 'in_sync' : 'synced')
-        else if (m.type === 'error') this.ledger.end(ex, 'error', m.code)
-        else if (m.type === 'step' && !replies.some((r) => r.type === 'step' && isQuestion(r))) this.ledger.end(ex, 'synced')
-      }
-      return out
     } catch (err) {
       this.lastError = err
       bump(c.dropped, 'internal')
-      return []
+      return NONE
     }
+    if (ex && this.ledger.isOpen(ex)) {
+      if (m.type === 'done') this.ledger.end(ex, ex.steps === 1 ? 'in_sync' : 'synced')
+      else if (m.type === 'error') this.ledger.end(ex, 'error', m.code)
+    }
+    // A step whose reply asks nothing ends our exchange once that reply is out.
+    const ends = ex && m.type === 'step' && !reply.asks ? ex : undefined
+    const own = this.stream(peer, c, reply, ex, ends)
+    return stashed.length ? chain([own, ...stashed]) : own
+  }
+
+  private async *stream(peer: string, c: PeerCounters, reply: Reply, ex: Exchange | undefined, ends: Exchange | undefined): AsyncGenerator<Outgoing> {
+    try {
+      for await (const m of reply) yield this.emitOne(peer, c, m, ex)
+    } catch (err) {
+      this.lastError = err
+      bump(c.dropped, 'internal')
+    } finally {
+      if (ends && this.ledger.isOpen(ends)) this.ledger.end(ends, 'synced')
+    }
+  }
+
+  private emitOne(peer: string, c: PeerCounters, m: Message, ex?: Exchange): Outgoing {
+    const bytes = encodeMessage(m)
+    c.messagesOut++
+    c.bytesOut += bytes.length
+    if (m.type === 'step') c.changesOut += m.changes.length
+    if (ex) this.ledger.sent(ex, m, bytes.length)
+    return { to: peer, bytes }
   }
 
   private emit(peer: string, msgs: Message[], ex?: Exchange): Outgoing[] {
     const c = this.countersOf(peer)
-    return msgs.map((m) => {
-      const bytes = encodeMessage(m)
-      c.messagesOut++
-      c.bytesOut += bytes.length
-      if (m.type === 'step') c.changesOut += m.changes.length
-      if (ex) this.ledger.sent(ex, m, bytes.length)
-      return { to: peer, bytes }
-    })
+    return msgs.map((m) => this.emitOne(peer, c, m, ex))
   }
 
-  private async dispatch(peer: string, c: PeerCounters, m: Message, ex: Exchange | undefined, raw: Uint8Array): Promise<Message[]> {
-    if (m.type === 'hello') return [await this.auth.answer(peer, m)]
+  private async dispatch(peer: string, c: PeerCounters, m: Message, ex: Exchange | undefined, raw: Uint8Array): Promise<Reply> {
+    if (m.type === 'hello') return fixed([await this.auth.answer(peer, m)])
     if (m.type === 'auth') {
       const v = await this.auth.verify(peer, m)
       if (!v.ok) bump(c.dropped, 'bad_auth')
       else if (v.changed) this.onAuthenticated?.(peer, m.identity)
-      return []
+      return NO_REPLY
     }
     const identity = this.auth.identityOf(peer)
     if (!identity) {
       // Challenge the peer; keep a few of its messages to handle once it has answered.
       const hello = this.auth.challenge(peer)
-      if (this.auth.stash(peer, raw)) return [hello]
+      if (this.auth.stash(peer, raw)) return fixed([hello])
       bump(c.dropped, 'unauthenticated')
       const asks = m.type === 'sync' || (m.type === 'step' && isQuestion(m))
-      return asks ? [hello, { type: 'error', spaceId: m.spaceId, req: m.req, code: 'unauthenticated' }] : [hello]
+      return fixed(asks ? [hello, { type: 'error', spaceId: m.spaceId, req: m.req, code: 'unauthenticated' }] : [hello])
     }
     switch (m.type) {
       case 'sync':
-        return this.responder.onSync(c, identity, m)
+        return this.responder.onSync(c, peer, identity, m)
       case 'step':
-        return this.responder.onStep(c, identity, m)
+        return this.responder.onStep(c, peer, identity, m)
       case 'done':
         // The ack of a push of our own changes (see Responder.pushOwnChanges).
         if (!this.responder.acked(peer, m.spaceId, m.req) && !ex) bump(c.dropped, 'stale')
-        return []
+        return NO_REPLY
       case 'error':
         if (!ex) {
           bump(c.dropped, 'stale')
-          return []
+          return NO_REPLY
         }
-        return m.code === 'not_member' ? this.responder.pushOwnChanges(peer, identity, m.spaceId, m.req) : []
+        // A refusal (unknown_space; not_member from older peers): a reader of ours may lack the
+        // record that made us one.
+        return m.code === 'unknown_space' || m.code === 'not_member' ? this.responder.pushOwnChanges(peer, identity, m.spaceId, m.req) : NO_REPLY
     }
   }
 }

@@ -31,6 +31,13 @@ export class TreeDiff {
     return { size: idx.size, has: (id) => idx.has(id), parents: (id) => idx.get(id)!.prevIds, nodes: () => [...idx.ids()].map((id) => idx.get(id)!), key: idx }
   }
 
+  /** How many changes of a tree we hold: what walking it costs (1 for a tree we lack). */
+  async sizeOf(r: SpaceReplica, tree: string): Promise<number> {
+    if (tree === r.spaceId) return Math.max(1, r.acl.entries.size)
+    if (!r.treeMeta(tree)) return 1
+    return Math.max(1, (await r.treeIndex(tree)).size)
+  }
+
   /** The DAG's changes in (lamport, id) order, cached until the DAG grows (DAGs only grow). */
   ordered(dag: DagView): Array<{ id: string; lamport: number }> {
     const hit = this.orderCache.get(dag.key)
