@@ -1,3 +1,5 @@
+import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
+import { PEER_LIMITS } from '../../sync/protocol/limits.ts'
 import type { RoundResult, SyncDriver, Timer } from '../../sync/protocol/sync-driver.ts'
 
 export interface SchedulerOptions {
@@ -44,14 +46,17 @@ const FAILED: ReadonlySet<string> = new Set(['timeout', 'error', 'unauthenticate
  * When head sync runs: a round with every connected peer for every held space when the peer
  * comes up, after local commits (debounced), and periodically; a peer whose rounds fail waits
  * exponentially longer before the next one. Rounds for one (peer, space) never overlap: a
- * request during one marks it to run again right after.
+ * request during one marks it to run again right after. A round opens only when the peer's
+ * account may read the space at our ACL state (the session refuses the rest as `denied`, sending
+ * nothing); such rounds are neither failures nor recorded.
  */
 export class SyncScheduler {
   private readonly peers = new Map<string, PeerState>()
   private readonly inflight = new Map<string, Promise<RoundResult>>()
   private readonly again = new Set<string>()
   private readonly debounced = new Map<string, () => void>()
-  readonly stats = new Map<string, Map<string, PeerSpaceStats>>()
+  /** Per held space, per peer (the most recent maxStatsPeersPerSpace peers that may read it). */
+  readonly stats = new Map<string, BoundedMap<string, PeerSpaceStats>>()
   private readonly roundListeners = new Set<(e: RoundEvent) => void>()
   private stopPeriodic?: () => void
   private stopped = false
@@ -141,6 +146,8 @@ export class SyncScheduler {
   }
 
   private async roundsWith(peer: string, spaceIds: string[]) {
+    // Who the peer is decides which spaces it may hear of: authenticate first.
+    await this.driver.authenticate(peer)
     // The tech space goes first: it lists the spaces a second device then asks for.
     for (const s of spaceIds) await this.round(peer, s)
   }
@@ -155,21 +162,27 @@ export class SyncScheduler {
     const st = this.peers.get(peer)
     if (!st || this.stopped) return Promise.resolve(skipped('closed'))
     if (!force && this.now() < st.notBefore) return Promise.resolve(skipped('busy'))
-    this.emit({ peer, spaceId, phase: 'start' })
-    const p = this.driver.syncSpace(peer, spaceId).then((r) => {
-      this.inflight.delete(key)
+    const p = (async () => {
+      // A space the peer's account may not read is never named to it: no round, no event.
+      if ((await this.driver.mayOpen(peer, spaceId)) === false) return skipped('denied')
+      this.emit({ peer, spaceId, phase: 'start' })
+      const r = await this.driver.syncSpace(peer, spaceId)
       this.record(peer, spaceId, r)
       this.emit({ peer, spaceId, phase: 'end', result: r })
-      if (this.again.delete(key)) void this.round(peer, spaceId)
       return r
+    })().finally(() => {
+      this.inflight.delete(key)
+      if (this.again.delete(key)) void this.round(peer, spaceId)
     })
     this.inflight.set(key, p)
     return p
   }
 
   private record(peer: string, spaceId: string, r: RoundResult) {
+    // Not a reader of the space: nothing was sent, nothing is kept about it.
+    if (r.outcome === 'denied') return
     let perSpace = this.stats.get(spaceId)
-    if (!perSpace) this.stats.set(spaceId, (perSpace = new Map()))
+    if (!perSpace) this.stats.set(spaceId, (perSpace = new BoundedMap(PEER_LIMITS.maxStatsPeersPerSpace)))
     const s = perSpace.get(peer) ?? { peerId: peer, lastSyncAt: null, new: 0, changed: 0, rounds: 0, lastErr: null }
     s.rounds++
     s.new += r.changesIn

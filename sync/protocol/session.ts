@@ -167,6 +167,14 @@ export class SyncSession {
     return { req: ex.req, out: this.emit(peer, [{ type: 'sync', spaceId, req: ex.req, fp, count }], ex) }
   }
 
+  /** Whether `open` would open an exchange (not refuse it as `denied`); undefined before the peer authenticates. */
+  async mayOpen(peer: string, spaceId: string): Promise<boolean | undefined> {
+    const identity = this.auth.identityOf(peer)
+    if (!identity) return undefined
+    const r = await this.responder.held(spaceId)
+    return !!r && (!r.known || this.responder.mayRead(r, identity))
+  }
+
   /** Gives up on an exchange (the driver's timeout). */
   abandon(peer: string, req: number): void {
     const ex = this.ledger.get(peer, req)

@@ -223,6 +223,36 @@ export class SyncDriver {
     return { done }
   }
 
+  /** Authenticates the link to a peer if it has not yet; false when its answer does not come in time. */
+  authenticate(peer: string): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false)
+    if (this.opts.session.identityOf(peer)) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      let waiting = true
+      const cancel = this.opts.timer.after(this.opts.timeoutMs ?? 10_000, () => {
+        if (waiting) resolve(false)
+        waiting = false
+      })
+      const list = this.authWaiters.get(peer) ?? []
+      list.push(() => {
+        if (!waiting) return
+        waiting = false
+        cancel()
+        resolve(true)
+      })
+      this.authWaiters.set(peer, list)
+      this.enqueue(() => this.post(peer, this.opts.session.challenge(peer))).catch((err) => (this.lastError = err))
+    })
+  }
+
+  /**
+   * Whether a round about the space may open with the peer (its account may read it at our ACL
+   * state); undefined while the peer has not authenticated.
+   */
+  mayOpen(peer: string, spaceId: string): Promise<boolean | undefined> {
+    return this.opts.session.mayOpen(peer, spaceId)
+  }
+
   /** One full round with `peer` about `spaceId` (authenticating the link first if needed). */
   async syncSpace(peer: string, spaceId: string): Promise<RoundResult> {
     return (await this.begin(peer, spaceId)).done
