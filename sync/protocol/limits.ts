@@ -40,10 +40,11 @@ export const SYNC_LIMITS = {
   /** Exchanges this peer has opened and not seen end, per remote peer; and exchanges a peer opened with us that we remember (older ones are forgotten). */
   maxOpenExchanges: 64,
   /**
-   * Enumeration one step may cost its receiver, in units of one range element listed or
-   * matched, one child fingerprint computed, or one DAG node walked for a heads item or a
-   * wanted tree. Items past it are left out of the reply (they still differ, and a later
-   * exchange finds them); the first item of a step is always answered.
+   * Enumeration one step may cost its receiver, in WORK_UNITS: range elements listed or
+   * matched and child fingerprints computed (each a salted hash), DAG nodes walked for heads
+   * items and wanted trees. Items past it are left out of the reply (they still differ, and a
+   * later exchange finds them); the first item of a step is always answered. About 16k hashed
+   * elements, or 262k DAG nodes.
    */
   maxStepWork: 262_144,
   /** The same, over every step of one exchange. */
@@ -54,6 +55,14 @@ export const SYNC_LIMITS = {
    * other change of that step is dropped before decoding and counted.
    */
   maxAclChangesFromNonReader: 1024,
+} as const
+
+/** What the work budgets count (maxStepWork, maxExchangeWork): a salted hash costs 16 DAG steps. */
+export const WORK_UNITS = {
+  /** One range element listed or matched, or one child fingerprint: one salted SHA-256. */
+  hash: 16,
+  /** One DAG node walked (a set lookup and a push). */
+  dagNode: 1,
 } as const
 
 /** Bounds of the per-peer state a session and a driver keep (docs/protocol.md, "Limits"). */

@@ -1,4 +1,4 @@
-import { ELEMENT_BYTES, RANGE_FP_BYTES, RANGE_TUNING, SYNC_LIMITS } from './limits.ts'
+import { ELEMENT_BYTES, RANGE_FP_BYTES, RANGE_TUNING, SYNC_LIMITS, WORK_UNITS } from './limits.ts'
 import { decodeMessage, encodeMessage, type RangeElems, type RangeFps, type RangeItem, type StepMsg } from './messages.ts'
 import { elementEntry, rangeFp, rootFpBytes, type Element, type RangeIndex } from './range-index.ts'
 import { WorkBudget } from './work-budget.ts'
@@ -39,11 +39,11 @@ export function splitBits(count: number, len: number, tuning: Tuning = RANGE_TUN
   return Math.max(1, Math.min(bits, SYNC_LIMITS.maxSplitBits, room))
 }
 
-/** What describing a range costs: the elements listed, or the child fingerprints computed. */
+/** What describing a range costs (WORK_UNITS): the elements listed, or the child fingerprints computed. */
 export function describeCost(index: RangeIndex, prefix: number, len: number, tuning: Tuning = RANGE_TUNING): number {
   const count = index.count(prefix, len)
-  if (count <= tuning.leafMax || len >= SYNC_LIMITS.maxPrefixBits) return Math.max(1, Math.min(count, SYNC_LIMITS.maxRangeElements))
-  return 1 << splitBits(count, len, tuning)
+  if (count <= tuning.leafMax || len >= SYNC_LIMITS.maxPrefixBits) return WORK_UNITS.hash * Math.max(1, Math.min(count, SYNC_LIMITS.maxRangeElements))
+  return WORK_UNITS.hash * (1 << splitBits(count, len, tuning))
 }
 
 /** Our item for a range that differs: our elements there, or our child fingerprints. */
@@ -93,7 +93,7 @@ export function answerRanges(index: RangeIndex, salt: number, items: readonly Ra
   for (const item of items) {
     if (item.kind === 'fps') {
       const n = 1 << item.bits
-      if (!budget.take(n)) break
+      if (!budget.take(n * WORK_UNITS.hash)) break
       for (let c = 0; c < n; c++) {
         const prefix = item.prefix * n + c
         const len = item.len + item.bits
@@ -104,7 +104,7 @@ export function answerRanges(index: RangeIndex, salt: number, items: readonly Ra
       }
       continue
     }
-    if (!budget.take(item.elems.length / ELEMENT_BYTES + index.count(item.prefix, item.len))) break
+    if (!budget.take(WORK_UNITS.hash * (item.elems.length / ELEMENT_BYTES + index.count(item.prefix, item.len)))) break
     // Element lists: match (position, salted hash) pairs as a multiset.
     const theirs = new Map<string, number>()
     const n = item.elems.length / ELEMENT_BYTES

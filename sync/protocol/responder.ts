@@ -110,6 +110,7 @@ export class Responder {
     if (!this.mayRead(r, identity)) {
       if (question) {
         c.denied++
+        if (changes.length) bump(c.rejected, 'not_reader', changes.length)
         return this.unknown(m)
       }
       // An answer from a peer we do not hold to be a reader: only the ACL records it leads with.

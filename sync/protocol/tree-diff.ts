@@ -31,7 +31,7 @@ export class TreeDiff {
     return { size: idx.size, has: (id) => idx.has(id), parents: (id) => idx.get(id)!.prevIds, nodes: () => [...idx.ids()].map((id) => idx.get(id)!), key: idx }
   }
 
-  /** How many changes of a tree we hold: what walking it costs (1 for a tree we lack). */
+  /** How many changes of a tree we hold: what walking it costs, in WORK_UNITS.dagNode (1 for a tree we lack). */
   async sizeOf(r: SpaceReplica, tree: string): Promise<number> {
     if (tree === r.spaceId) return Math.max(1, r.acl.entries.size)
     if (!r.treeMeta(tree)) return 1
