@@ -95,16 +95,22 @@ export class Libp2pTransport implements Transport {
 
   /**
    * Backpressure: while the muxer cannot take more (the peer's window is full) and our buffer
-   * to it holds `sendWatermarkBytes` or more, a promise that settles at libp2p's drain event or
-   * when the stream closes.
+   * to it holds `sendWatermarkBytes` or more, a promise that settles at the stream's next drain
+   * event or when it closes. (Not `stream.onDrain()`: in libp2p 3 its promise is made once per
+   * stream and stays resolved after the first drain, so it would never wait again.)
    */
   drain(peer: string): Promise<void> | undefined {
     const out = this.links.get(peer)?.out
     if (!out || out.status !== 'open' || !out.writableNeedsDrain || out.writeBufferLength < this.sendWatermarkBytes) return undefined
-    return out.onDrain().then(
-      () => undefined,
-      () => undefined,
-    )
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        out.removeEventListener('drain', done)
+        out.removeEventListener('close', done)
+        resolve()
+      }
+      out.addEventListener('drain', done)
+      out.addEventListener('close', done)
+    })
   }
 
   onMessage(handler: Handler<[string, Uint8Array]>) {

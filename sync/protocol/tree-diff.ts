@@ -127,17 +127,23 @@ export class ChangePlan {
    * changes weigh.
    */
   async *read(r: SpaceReplica, chunkBytes = 1024 * 1024): AsyncGenerator<Uint8Array> {
-    let n = 16
     for (const [tree, ids] of this.trees) {
+      // Sizes are known only once read: start with one change per tree, and grow the chunk
+      // (at most doubling) while the changes read so far say it stays within chunkBytes.
+      let n = 1
+      let bytes = 0
+      let count = 0
       for (let i = 0; i < ids.length; ) {
         const part = ids.slice(i, i + n)
         i += part.length
         const got = await r.rawChanges(tree, part)
-        let bytes = 0
-        for (const { raw } of got) bytes += raw.length
+        for (const { raw } of got) {
+          bytes += raw.length
+          count++
+        }
         for (const { raw } of got) yield raw
-        const avg = got.length ? bytes / got.length : 1024
-        n = Math.max(1, Math.min(4096, Math.floor(chunkBytes / Math.max(avg, 1))))
+        const avg = count ? bytes / count : 1024
+        n = Math.max(1, Math.min(2 * n, 4096, Math.floor(chunkBytes / Math.max(avg, 1))))
       }
     }
   }
