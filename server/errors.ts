@@ -1,10 +1,15 @@
+import type { ErrorCode } from '../sync/core/errors.ts'
+
+/** The statuses the API answers with (spec Errors, plus 405/413/415 for the HTTP layer's own codes). */
+export type HttpStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 501 | 503
+
 /**
- * The one table mapping every error code of the spec (core.md Errors and Authentication,
- * chat.md Errors) to its HTTP status. Codes marked "choice" are where the spec names no
- * status or no code; docs/api.md lists them. Engine code throws SvcError with a code from
- * here; a code missing from the table is answered as 500 `internal`.
+ * The one table mapping every error code (the `ErrorCode` union of sync/core/errors.ts) to its
+ * HTTP status; the type makes a code without a status, or a status for no code, a compile
+ * error. Codes marked "choice" are where the spec names no status or no code; docs/api.md
+ * lists them.
  */
-export const ERROR_STATUS = {
+export const ERROR_STATUS: Readonly<Record<ErrorCode, HttpStatus>> = {
   // Request
   'request.bad_json': 400,
   'request.schema': 400,
@@ -119,6 +124,7 @@ export const ERROR_STATUS = {
   'sdk.crdt_version_newer': 409,
   'server.unavailable': 503,
   internal: 500,
+  'crypto.decrypt_failed': 500, // choice: engine-internal, never answered on purpose
 
   // Chat, events, push, processes (chat.md)
   'chat.text_required': 400,
@@ -132,16 +138,14 @@ export const ERROR_STATUS = {
   'process.not_found': 404,
   'process.ambiguous': 409,
   'push.disabled': 409,
-} as const satisfies Record<string, number>
-
-export type ErrorCode = keyof typeof ERROR_STATUS
-
-export const isKnownCode = (code: string): code is ErrorCode => Object.hasOwn(ERROR_STATUS, code)
-
-export interface ErrorBody {
-  error: { code: string; message: string; details?: Record<string, unknown> }
 }
 
-export function errorBody(code: string, message: string, details?: Record<string, unknown>): ErrorBody {
+export const statusOf = (code: ErrorCode): HttpStatus => ERROR_STATUS[code] ?? 500
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> }
+}
+
+export function errorBody(code: ErrorCode, message: string, details?: Record<string, unknown>): ErrorBody {
   return { error: details === undefined ? { code, message } : { code, message, details } }
 }

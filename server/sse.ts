@@ -1,22 +1,22 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { DEFAULT_MAILBOX_CAPACITY, MAX_MAILBOX_CAPACITY, MIN_MAILBOX_CAPACITY, SSE_CLOSE_GRACE_MS, SSE_KEEPALIVE_MS } from '../sync/core/limits.ts'
+import { Mailbox } from '../sync/query/mailbox.ts'
 
 /**
  * Server-Sent Events for every live route (spec Events): `ready` first, stream frames, a
  * `: keepalive` comment while idle, and a terminal `closed` frame with a reason.
  *
  * Backpressure: frames go straight to the socket while it accepts them; once the socket's
- * buffer is over its high-water mark, frames wait in a mailbox of bounded size. A frame that
- * finds the mailbox full closes the stream with `overflow`: a slow reader never makes the
- * server buffer without bound. Terminal frames skip the mailbox.
+ * buffer is over its high-water mark, frames wait in the subscriber's mailbox (the bounded
+ * ring of sync/query/mailbox.ts, the one queue live queries use). A frame that finds the
+ * mailbox full closes the stream with `overflow`: a slow reader never makes the server buffer
+ * without bound. Terminal frames skip the mailbox.
  */
 export type CloseReason = 'server_shutdown' | 'deauthorized' | 'sdk_closed' | 'overflow' | 'drifted'
 
-export const MIN_MAILBOX = 16
-export const DEFAULT_MAILBOX = 256
-export const DEFAULT_KEEPALIVE_MS = 25_000
-/** A closed stream whose reader does not take the last bytes is cut after this long. */
-export const DEFAULT_CLOSE_GRACE_MS = 10_000
+// The app's defaults, under the names server/app.ts reads (the values live in core/limits.ts).
+export { DEFAULT_MAILBOX_CAPACITY as DEFAULT_MAILBOX, SSE_CLOSE_GRACE_MS as DEFAULT_CLOSE_GRACE_MS, SSE_KEEPALIVE_MS as DEFAULT_KEEPALIVE_MS }
 
 export interface SseSettings {
   keepaliveMs: number
@@ -28,7 +28,7 @@ export interface SseSettings {
 export const sseFrame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 
 export class SseStream {
-  private readonly pending: string[] = []
+  private readonly pending: Mailbox<string>
   private readonly listeners: Array<(reason: CloseReason | 'disconnected') => void> = []
   private readonly keepalive: NodeJS.Timeout
   private wroteSinceTick = false
@@ -36,10 +36,11 @@ export class SseStream {
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly capacity: number,
+    capacity: number,
     private readonly settings: SseSettings,
     private readonly forget: (s: SseStream) => void,
   ) {
+    this.pending = new Mailbox<string>(capacity)
     res.on('drain', () => this.flush())
     res.on('close', () => this.finish('disconnected'))
     this.keepalive = setInterval(() => this.tick(), settings.keepaliveMs)
@@ -53,7 +54,7 @@ export class SseStream {
 
   /** Frames waiting for the socket to drain. */
   get queued(): number {
-    return this.pending.length
+    return this.pending.size
   }
 
   /** Queues one frame. False when the stream is closed (or this frame overflowed it). */
@@ -65,16 +66,13 @@ export class SseStream {
   /** Queues one frame made by {@link sseFrame}, like `send`. */
   sendFrame(text: string): boolean {
     if (this.done) return false
-    if (this.pending.length === 0 && !this.res.writableNeedDrain) {
+    if (this.pending.size === 0 && !this.res.writableNeedDrain) {
       this.write(text)
       return true
     }
-    if (this.pending.length >= this.capacity) {
-      this.close('overflow')
-      return false
-    }
-    this.pending.push(text)
-    return true
+    if (this.pending.push(text) === 'ok') return true
+    this.close('overflow')
+    return false
   }
 
   /** Ends the stream with a terminal `closed` frame. Idempotent. */
@@ -82,7 +80,7 @@ export class SseStream {
     if (this.done) return
     const backedUp = this.res.writableNeedDrain
     const socket = this.res.socket
-    this.pending.length = 0
+    this.pending.clear()
     this.res.write(sseFrame('closed', { reason }))
     this.res.end()
     // The response "finishes" once its bytes are handed to the socket; a reader that stopped
@@ -109,11 +107,11 @@ export class SseStream {
   }
 
   private flush(): void {
-    while (!this.done && this.pending.length > 0 && !this.res.writableNeedDrain) this.write(this.pending.shift() as string)
+    while (!this.done && this.pending.size > 0 && !this.res.writableNeedDrain) this.write(this.pending.shift() as string)
   }
 
   private tick(): void {
-    if (!this.wroteSinceTick && this.pending.length === 0 && !this.res.writableNeedDrain) this.res.write(': keepalive\n\n')
+    if (!this.wroteSinceTick && this.pending.size === 0 && !this.res.writableNeedDrain) this.res.write(': keepalive\n\n')
     this.wroteSinceTick = false
   }
 
@@ -145,7 +143,7 @@ export class SseHub {
 
   /**
    * Takes over the reply and opens a stream (headers, then `ready`). Headers already set on
-   * the reply (CORS) are kept. `mailboxCapacity` is clamped to at least 16.
+   * the reply (CORS) are kept. `mailboxCapacity` is clamped to the mailbox bounds.
    */
   open(reply: FastifyReply, opts: { mailboxCapacity?: number } = {}): SseStream {
     reply.hijack()
@@ -160,7 +158,8 @@ export class SseHub {
       'x-accel-buffering': 'no',
     })
     res.socket?.setNoDelay(true)
-    const capacity = Math.max(MIN_MAILBOX, opts.mailboxCapacity ?? this.settings.mailboxCapacity)
+    const asked = opts.mailboxCapacity ?? this.settings.mailboxCapacity
+    const capacity = Math.min(MAX_MAILBOX_CAPACITY, Math.max(MIN_MAILBOX_CAPACITY, asked))
     const stream = new SseStream(res, capacity, this.settings, (s) => this.streams.delete(s))
     const refused = this.refuse(reply.request)
     if (refused) stream.close(refused)

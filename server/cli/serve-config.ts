@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import type { Durability } from '../../node/account/files.ts'
 import { isAccountId } from '../../node/account/layout.ts'
 import { UsageError } from './io.ts'
 
@@ -17,12 +18,14 @@ export interface ServeConfig {
   passkeyStdin: boolean
   /** Standalone: the account to boot at start and the only one this server accepts. */
   account?: string
+  /** 'full': power-loss durability (SQLite synchronous=FULL, directory fsync after file writes). */
+  durability: Durability
 }
 
 export const DEFAULT_PORT = 7001
 
 export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADDR] [--managed] [--no-mdns]
-                 [--passkey-stdin] [--account ID] [--config FILE]
+                 [--passkey-stdin] [--account ID] [--durability MODE] [--config FILE]
   --data DIR       data root (default $XDG_DATA_HOME/svc or ~/.local/share/svc)   env SVC_DATA
   --port N         TCP port, 0 = any free port (default ${DEFAULT_PORT})              env SVC_PORT
   --host ADDR      loopback address: 127.0.0.1, ::1 or localhost               env SVC_HOST
@@ -30,7 +33,8 @@ export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADD
   --no-mdns        do not discover peers over multicast DNS                    env SVC_NO_MDNS
   --passkey-stdin  read the wallet passkey from stdin                           env SVC_PASSKEY
   --account ID     standalone: boot this account                                env SVC_ACCOUNT
-  --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account`
+  --durability M   normal (default) or full: fsync every commit, survive power loss env SVC_DURABILITY
+  --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, durability`
 
 interface Layer {
   data?: string
@@ -40,9 +44,15 @@ interface Layer {
   noMdns?: boolean
   passkey?: string
   account?: string
+  durability?: Durability
 }
 
-const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account'] as const
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability'] as const
+
+function parseDurability(v: unknown, source: string): Durability {
+  if (v === 'normal' || v === 'full') return v
+  throw new UsageError(`${source}: durability must be "normal" or "full"`)
+}
 
 export function defaultDataRoot(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_DATA_HOME
@@ -95,6 +105,7 @@ function readConfigFile(path: string): Layer {
     out[k] = cfg[k] as boolean
   }
   if (cfg.port !== undefined) out.port = parsePort(cfg.port, `--config ${path}`)
+  if (cfg.durability !== undefined) out.durability = parseDurability(cfg.durability, `--config ${path}`)
   // A relative data root is relative to the file that names it.
   if (out.data !== undefined) out.data = resolve(dirname(path), out.data)
   return out
@@ -109,6 +120,7 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   if (env.SVC_NO_MDNS !== undefined) out.noMdns = parseBool(env.SVC_NO_MDNS, 'SVC_NO_MDNS')
   if (env.SVC_PASSKEY) out.passkey = env.SVC_PASSKEY
   if (env.SVC_ACCOUNT) out.account = env.SVC_ACCOUNT
+  if (env.SVC_DURABILITY) out.durability = parseDurability(env.SVC_DURABILITY, 'SVC_DURABILITY')
   return out
 }
 
@@ -127,6 +139,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
         'no-mdns': { type: 'boolean' },
         'passkey-stdin': { type: 'boolean' },
         account: { type: 'string' },
+        durability: { type: 'string' },
         config: { type: 'string' },
       },
     })
@@ -141,6 +154,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
   if (v.managed) flags.managed = true
   if (v['no-mdns']) flags.noMdns = true
   if (v.account !== undefined) flags.account = v.account
+  if (v.durability !== undefined) flags.durability = parseDurability(v.durability, '--durability')
 
   const fileLayer = v.config !== undefined ? readConfigFile(resolve(v.config)) : {}
   const merged: Layer = { ...fileLayer, ...envLayer(env), ...flags }
@@ -155,6 +169,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     host: loopbackHost(merged.host ?? '127.0.0.1', flags.host !== undefined ? '--host' : 'host'),
     managed,
     noMdns: merged.noMdns ?? false,
+    durability: merged.durability ?? 'normal',
     passkeyStdin,
     ...(merged.passkey !== undefined && !passkeyStdin ? { passkey: merged.passkey } : {}),
     ...(merged.account !== undefined ? { account: merged.account } : {}),

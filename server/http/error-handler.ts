@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { isSvcError, SvcError } from '../../sync/core/errors.ts'
-import { ERROR_STATUS, errorBody, isKnownCode } from '../errors.ts'
+import { type ErrorCode, isErrorCode, isSvcError, SvcError } from '../../sync/core/errors.ts'
+import { errorBody, statusOf } from '../errors.ts'
 import { validationError } from './validation.ts'
 
 /** Fastify's own request errors, mapped to the spec's codes (others become `internal`). */
-const FRAMEWORK_ERRORS: Record<string, [code: string, message: string]> = {
+const FRAMEWORK_ERRORS: Record<string, [code: ErrorCode, message: string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: ['request.bad_json', 'the request body is not valid JSON'],
   FST_ERR_CTP_EMPTY_JSON_BODY: ['request.bad_json', 'the request body is empty'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['request.bad_json', 'the request body does not match its Content-Length'],
@@ -17,8 +17,9 @@ const FRAMEWORK_ERRORS: Record<string, [code: string, message: string]> = {
 /** Turns anything thrown into a spec error: SvcError as is, framework errors mapped, the rest `internal`. */
 export function toSvcError(err: unknown, request: FastifyRequest): SvcError {
   if (isSvcError(err)) {
-    if (isKnownCode(err.code)) return err
-    request.log.error({ code: err.code }, 'error code missing from the status table')
+    // The union makes this unreachable from typed code; a cast or a foreign object still lands here.
+    if (isErrorCode(err.code)) return err
+    request.log.error({ code: err.code }, 'error code outside the ErrorCode union')
     return new SvcError('internal', 'internal error')
   }
   const fe = err as FastifyError
@@ -33,7 +34,7 @@ export function toSvcError(err: unknown, request: FastifyRequest): SvcError {
 }
 
 export function sendError(reply: FastifyReply, err: SvcError): FastifyReply {
-  const status = isKnownCode(err.code) ? ERROR_STATUS[err.code] : 500
+  const status = isErrorCode(err.code) ? statusOf(err.code) : 500
   return reply
     .code(status)
     .header('content-type', 'application/json; charset=utf-8')

@@ -1,17 +1,15 @@
 import type { FastifyInstance } from 'fastify'
-import type { Static } from '@sinclair/typebox'
 import { Type } from '@sinclair/typebox'
 import { NoContent } from '../schemas/common.ts'
 import { Account, IdentityInfo, IdentityParams, NameFields } from '../schemas/spaces.ts'
 import type { RoutedEngine } from './context.ts'
-import { identityDirectory, identityInfo, watchDirectory } from '../../sync/space/directory.ts'
-import { setIdentitySource } from './identities.ts'
+import { identityDirectory, identityInfo } from '../../sync/space/directory.ts'
+import { typed } from '../http/type-provider.ts'
 
 /** Spec "Account and identities" (the identities stream itself is in identities.ts). */
 export function accountRoutes(engine: RoutedEngine) {
-  return async (app: FastifyInstance) => {
-    setIdentitySource(app.sse, { watch: (emit) => watchDirectory(engine.account(), emit) })
-
+  return async (root: FastifyInstance) => {
+    const app = typed(root)
     app.get('/v1/account', { schema: { summary: 'Own account id and profile', response: { 200: Account } } }, async () => {
       const account = engine.account()
       return { accountId: account.accountId, ...(await account.profile()) }
@@ -27,7 +25,7 @@ export function accountRoutes(engine: RoutedEngine) {
         },
       },
       async (request, reply) => {
-        await engine.account().setProfile(request.body as Static<typeof NameFields>)
+        await engine.account().setProfile(request.body)
         return reply.code(204).send()
       },
     )
@@ -41,7 +39,7 @@ export function accountRoutes(engine: RoutedEngine) {
     app.get(
       '/v1/identities/:identity',
       { schema: { summary: 'One identity of the directory', params: IdentityParams, response: { 200: IdentityInfo } } },
-      async (request) => identityInfo(engine.account(), (request.params as Static<typeof IdentityParams>).identity),
+      async (request) => identityInfo(engine.account(), request.params.identity),
     )
   }
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { parseAggregateBody, runAggregate } from '../../sync/query/index.ts'
 import { SpaceParams } from '../schemas/spaces.ts'
 import { space, type RoutedEngine } from './context.ts'
+import { typed } from '../http/type-provider.ts'
 
 // Bodies are parsed by the aggregate engine (the single source of its rules); the schema only
 // names the fields for the OpenAPI document. Unknown top-level keys are dropped (spec Conventions 5).
@@ -22,14 +23,14 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** `POST {S}/objects/aggregate` and `POST {S}/aggregate` (snapshot only). */
 export function aggregateRoutes(engine: RoutedEngine) {
-  return async (app: FastifyInstance) => {
+  return async (root: FastifyInstance) => {
+    const app = typed(root)
     app.post(
       '/v1/spaces/:spaceId/objects/aggregate',
       { config: { unknownKeys: 'drop' }, schema: { summary: 'Aggregate over the objects of a space', params: SpaceParams, body: ObjectsAggregateBody } },
       async (request) => {
         const body = parseAggregateBody(request.body)
-        const sp = space(engine, (request.params as { spaceId: string }).spaceId)
-        await sp.settled()
+        const sp = space(engine, request.params.spaceId)
         const docs = stable(sp.objectDocs())
         return body.explain ? { plan: body.aggregate.explain(docs) } : runAggregate(docs, body.aggregate)
       },
@@ -39,7 +40,7 @@ export function aggregateRoutes(engine: RoutedEngine) {
       { config: { unknownKeys: 'drop' }, schema: { summary: "Aggregate over one object's dataset", params: SpaceParams, body: DataAggregateBody } },
       async (request) => {
         const body = parseAggregateBody(request.body, { perObject: true, requireDataset: true })
-        const sp = space(engine, (request.params as { spaceId: string }).spaceId)
+        const sp = space(engine, request.params.spaceId)
         const docs = stable(await sp.datasetDocs(body.objectId as string, body.dataset as string))
         return body.explain ? { plan: body.aggregate.explain(docs) } : runAggregate(docs, body.aggregate)
       },

@@ -3,10 +3,12 @@ import type { DaemonSession } from '../../node/daemon/session.ts'
 import { AuthBody, AuthResult, AuthStatus } from '../schemas/auth.ts'
 import { ControlHeader, NoContent } from '../schemas/common.ts'
 import { controlToken } from './control.ts'
+import { typed } from '../http/type-provider.ts'
 
 /** `/v1/auth`: the account lifecycle (rules live in node/daemon/session.ts). */
 export function authRoutes(session: DaemonSession) {
-  return async (app: FastifyInstance) => {
+  return async (root: FastifyInstance) => {
+    const app = typed(root)
     app.get(
       '/v1/auth',
       { config: { public: true }, schema: { summary: 'Authorization state and accounts on disk', response: { 200: AuthStatus } } },
@@ -25,7 +27,7 @@ export function authRoutes(session: DaemonSession) {
         },
       },
       async (request, reply) => {
-        const result = await session.authorize(request.body as typeof AuthBody.static, controlToken(request))
+        const result = await session.authorize(request.body, controlToken(request))
         return reply.code(result.created ? 201 : 200).send(result)
       },
     )

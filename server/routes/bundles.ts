@@ -1,20 +1,19 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import type { Static } from '@sinclair/typebox'
 import { SvcError } from '../../sync/core/errors.ts'
-import { BundlesService, type BundleRequest } from '../../sync/space/bundles/index.ts'
+import type { BundlesService } from '../../sync/space/bundles/index.ts'
 import { errorBody } from '../errors.ts'
 import { NoContent } from '../schemas/common.ts'
 import { Bundle, BundleBody, BundleInstalled, BundleList, BundleParams, ChildBody, ChildCreated, ResolveBody } from '../schemas/bundles.ts'
 import { SpaceParams } from '../schemas/spaces.ts'
-import { space, type RoutedEngine } from './context.ts'
+import { spaceServices, type RoutedEngine } from './context.ts'
+import { typed } from '../http/type-provider.ts'
 
-type Bp = Static<typeof BundleParams>
 const S = '/v1/spaces/:spaceId'
 
 /** The bundles of a space; the tech space has none (405 `space.unsupported`). */
 export function bundlesIn(engine: RoutedEngine, spaceId: string): BundlesService {
   if (spaceId === engine.account().tech.spaceId) throw new SvcError('space.unsupported', 'the tech space has no bundles', { spaceId })
-  return BundlesService.for(space(engine, spaceId))
+  return spaceServices(engine, spaceId).bundles
 }
 
 /**
@@ -34,7 +33,8 @@ async function withBodyReferences<T>(reply: FastifyReply, fn: () => Promise<T>):
 
 /** Spec "Bundles and catalog", the `{S}/bundles` half. Rules: sync/space/bundles/. */
 export function bundleRoutes(engine: RoutedEngine) {
-  return async (app: FastifyInstance) => {
+  return async (root: FastifyInstance) => {
+    const app = typed(root)
     app.post(
       `${S}/bundles`,
       {
@@ -46,20 +46,20 @@ export function bundleRoutes(engine: RoutedEngine) {
         },
       },
       async (request, reply) => {
-        const bundles = bundlesIn(engine, (request.params as Static<typeof SpaceParams>).spaceId)
+        const bundles = bundlesIn(engine, request.params.spaceId)
         return withBodyReferences(reply, async () => {
-          const res = await bundles.install(request.body as BundleRequest)
+          const res = await bundles.install(request.body)
           return reply.code(res.installed ? 201 : 200).send(res)
         })
       },
     )
 
     app.get(`${S}/bundles`, { schema: { summary: 'Installed bundles of the space', params: SpaceParams, response: { 200: BundleList } } }, async (request) => {
-      return { bundles: await bundlesIn(engine, (request.params as Static<typeof SpaceParams>).spaceId).list() }
+      return { bundles: await bundlesIn(engine, request.params.spaceId).list() }
     })
 
     app.get(`${S}/bundles/:bundleId`, { schema: { summary: 'One bundle', params: BundleParams, response: { 200: Bundle } } }, async (request) => {
-      const { spaceId, bundleId } = request.params as Bp
+      const { spaceId, bundleId } = request.params
       return bundlesIn(engine, spaceId).get(bundleId)
     })
 
@@ -67,8 +67,8 @@ export function bundleRoutes(engine: RoutedEngine) {
       `${S}/bundles/:bundleId/resolve`,
       { schema: { summary: 'Release a losing root: it becomes an ordinary object', params: BundleParams, body: ResolveBody, response: { 204: NoContent } } },
       async (request, reply) => {
-        const { spaceId, bundleId } = request.params as Bp
-        await bundlesIn(engine, spaceId).resolve(bundleId, (request.body as Static<typeof ResolveBody>).loserRootId)
+        const { spaceId, bundleId } = request.params
+        await bundlesIn(engine, spaceId).resolve(bundleId, request.body.loserRootId)
         return reply.code(204).send()
       },
     )
@@ -84,9 +84,9 @@ export function bundleRoutes(engine: RoutedEngine) {
         },
       },
       async (request, reply) => {
-        const { spaceId, bundleId } = request.params as Bp
+        const { spaceId, bundleId } = request.params
         const bundles = bundlesIn(engine, spaceId)
-        const body = request.body as Static<typeof ChildBody>
+        const body = request.body
         return withBodyReferences(reply, async () => {
           const { objectId, created } = await bundles.child(bundleId, { seed: body.seed, ...(body.types ? { types: body.types } : {}) })
           return reply.code(created ? 201 : 200).send({ objectId })

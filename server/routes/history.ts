@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox'
+import { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from '../../sync/core/limits.ts'
 import type { FastifyInstance } from 'fastify'
 import { SvcError } from '../../sync/core/errors.ts'
-import { History } from '../../sync/space/history.ts'
-import { spacePolicy } from '../../sync/space/schema.ts'
+import type { History } from '../../sync/space/history.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { Id } from '../schemas/spaces.ts'
 import { space, type RoutedEngine } from './context.ts'
+import { typed } from '../http/type-provider.ts'
 
 const O = '/v1/spaces/:spaceId/objects/:objectId'
 const ObjectParams = Type.Object({ spaceId: Id('space id'), objectId: Id('object id') })
@@ -17,7 +18,7 @@ const ListQuery = Type.Object(
     recordId: Type.Optional(Type.String()),
     traceId: Type.Optional(Type.String()),
     author: Type.Optional(Type.String()),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_HISTORY_LIMIT, description: `default ${DEFAULT_HISTORY_LIMIT}` })),
     cursor: Type.Optional(Type.String()),
     coalesce: Type.Optional(Type.Boolean()),
     coalesceWindow: Type.Optional(Type.Integer({ minimum: 0, description: 'milliseconds; default 60000' })),
@@ -30,20 +31,18 @@ const DiffQuery = Type.Object(
 )
 const ViewQuery = Type.Object({ dataset: Type.Optional(Type.String()) }, { additionalProperties: false })
 
-const histories = new WeakMap<SpaceEngine, History>()
 function historyOf(sp: SpaceEngine, objectId: string): History {
   sp.requireObject(objectId)
-  let h = histories.get(sp)
-  if (!h) histories.set(sp, (h = new History(sp.replica, spacePolicy)))
-  return h
+  return sp.services.history
 }
 
-/** Spec "Version history": a version is a change id; chat_messages keeps no history. */
+/** Spec "Version history": a version is a change id; a module's dataset may keep none (chat_messages). */
 export function historyRoutes(engine: RoutedEngine) {
-  return async (app: FastifyInstance) => {
+  return async (root: FastifyInstance) => {
+    const app = typed(root)
     app.get(`${O}/history`, { schema: { summary: "An object's changes, newest first", params: ObjectParams, querystring: ListQuery } }, async (request) => {
-      const { spaceId, objectId } = request.params as { spaceId: string; objectId: string }
-      const q = request.query as Record<string, string | number | boolean | undefined>
+      const { spaceId, objectId } = request.params
+      const q = request.query
       return historyOf(space(engine, spaceId), objectId).list(objectId, {
         ...(q.dataset !== undefined ? { dataset: String(q.dataset) } : {}),
         ...(q.recordId !== undefined ? { recordId: String(q.recordId) } : {}),
@@ -56,8 +55,8 @@ export function historyRoutes(engine: RoutedEngine) {
       })
     })
     app.get(`${O}/history/diff`, { schema: { summary: 'What a version changed (against its parents or `base`)', params: ObjectParams, querystring: DiffQuery } }, async (request) => {
-      const { spaceId, objectId } = request.params as { spaceId: string; objectId: string }
-      const q = request.query as { version: string; base?: string; dataset?: string; recordIds?: string }
+      const { spaceId, objectId } = request.params
+      const q = request.query
       return historyOf(space(engine, spaceId), objectId).diff(objectId, q.version, {
         ...(q.base !== undefined ? { base: q.base } : {}),
         ...(q.dataset !== undefined ? { dataset: q.dataset } : {}),
@@ -65,14 +64,15 @@ export function historyRoutes(engine: RoutedEngine) {
       })
     })
     app.get(`${O}/history/:version`, { schema: { summary: 'State of the object at a version, by dataset', params: VersionParams, querystring: ViewQuery } }, async (request) => {
-      const { spaceId, objectId, version } = request.params as { spaceId: string; objectId: string; version: string }
-      const { dataset } = request.query as { dataset?: string }
+      const { spaceId, objectId, version } = request.params
+      const { dataset } = request.query
       return { version, datasets: await historyOf(space(engine, spaceId), objectId).view(objectId, version, dataset) }
     })
     app.get(`${O}/history/:version/datasets/:dataset/records/:recordId`, { schema: { summary: 'One record at a version', params: RecordParams } }, async (request) => {
-      const { spaceId, objectId, version, dataset, recordId } = request.params as { spaceId: string; objectId: string; version: string; dataset: string; recordId: string }
-      if (dataset === 'chat_messages') throw new SvcError('history.version_not_found', 'chat messages keep no history', { version })
-      return historyOf(space(engine, spaceId), objectId).recordAt(objectId, version, dataset, recordId)
+      const { spaceId, objectId, version, dataset, recordId } = request.params
+      const history = historyOf(space(engine, spaceId), objectId)
+      if (!history.keeps(dataset)) throw new SvcError('history.version_not_found', 'this dataset keeps no history (chat messages)', { version, dataset })
+      return history.recordAt(objectId, version, dataset, recordId)
     })
   }
 }

@@ -3,6 +3,7 @@ import type { DaemonSession } from '../../node/daemon/session.ts'
 import { ControlHeader, instant, NoContent } from '../schemas/common.ts'
 import { Health } from '../schemas/auth.ts'
 import { controlToken } from './control.ts'
+import { typed } from '../http/type-provider.ts'
 
 export interface MetaDeps {
   session: DaemonSession
@@ -15,7 +16,8 @@ export interface MetaDeps {
 /** `/v1/health`, `/v1/shutdown`, `/v1/openapi.json`: all reachable before an account is booted. */
 export function metaRoutes(deps: MetaDeps) {
   const { session } = deps
-  return async (app: FastifyInstance) => {
+  return async (root: FastifyInstance) => {
+    const app = typed(root)
     app.get(
       '/v1/health',
       { config: { public: true }, schema: { summary: 'Liveness, version, booted account', response: { 200: Health } } },

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import type { Static } from '@sinclair/typebox'
 import { parseSnapshotBody, parseSubscribeBody, runQuery } from '../../sync/query/index.ts'
 import { backlinks } from '../../sync/space/backlinks.ts'
 import { SvcError } from '../../sync/core/errors.ts'
@@ -21,26 +20,28 @@ import {
 import { SpaceParams } from '../schemas/spaces.ts'
 import { deleteRecordsDeclared, modifyDeclared } from '../../sync/space/types/declared-writes.ts'
 import { overlayScopedValues, unprojected } from '../../sync/space/types/index.ts'
-import { refuseChatCarriers } from '../../sync/space/bundles/reserved-carrier.ts'
+import { refuseReservedCarriers } from '../../sync/space/bundles/reserved-carrier.ts'
 import { objectIdOf, space, types, type RoutedEngine } from './context.ts'
-import { datasetFeed, objectsFeed, openLive } from './live.ts'
+import { datasetFeed, objectsFeed } from '../../sync/space/live-feeds.ts'
+import { openLive } from './live.ts'
+import { typed } from '../http/type-provider.ts'
 
-type Sp = Static<typeof SpaceParams>
 const S = '/v1/spaces/:spaceId'
 
 /** Spec "Objects" and "Data plane" (aggregate routes are another area). */
 export function objectRoutes(engine: RoutedEngine) {
-  return async (app: FastifyInstance) => {
+  return async (root: FastifyInstance) => {
+    const app = typed(root)
     // ------------------------------------------------------------ objects
     app.post(
       `${S}/objects`,
       { schema: { summary: 'Create an object with types and initial values', params: SpaceParams, body: ObjectCreateBody, response: { 201: ObjectCreated } } },
       async (request, reply) => {
-        const { spaceId } = request.params as Sp
-        const body = request.body as Static<typeof ObjectCreateBody>
+        const { spaceId } = request.params
+        const body = request.body
         const svc = types(engine, spaceId)
-        // chat.md: only the general-chat root carries a chat type; an object create never makes a chat.
-        await refuseChatCarriers(svc.engine, body.types ?? [], 'types')
+        // chat.md: only the general-chat root carries a chat type (a reserved carrier); an object create never makes one.
+        await refuseReservedCarriers(svc.engine, body.types ?? [], 'types')
         // Values are checked like a typed set (format by slug); values of removed properties are
         // dropped; account/local-scope ones go to the scoped store once the object exists, never the row.
         const initialProperties: Record<string, Record<string, Json>> = {}
@@ -52,7 +53,6 @@ export function objectRoutes(engine: RoutedEngine) {
           if (scopedIds.length) scoped.push([group, Object.fromEntries(kept.filter(([k]) => scopedIds.includes(k))) as Record<string, Json>])
         }
         const objectId = await svc.engine.createObject({ ...(body.types ? { types: body.types } : {}), initialProperties })
-        await svc.engine.settled()
         for (const [group, values] of scoped) await svc.setValues(objectId, group, values)
         return reply.code(201).send({ objectId })
       },
@@ -63,8 +63,7 @@ export function objectRoutes(engine: RoutedEngine) {
       { schema: { summary: 'Query the object rows of a space', params: SpaceParams, body: ObjectsQueryBody, response: { 200: QueryResult } } },
       async (request) => {
         const body = parseSnapshotBody(request.body)
-        const sp = space(engine, (request.params as Sp).spaceId)
-        await sp.settled()
+        const sp = space(engine, request.params.spaceId)
         // The caller's account/local values join the page after selection (filters and sorts see synced values).
         const page = runQuery(sp.objectSource(), unprojected(body.query))
         return overlayScopedValues(engine.account().scopedValues, sp.spaceId, page, body.query.projection)
@@ -76,8 +75,7 @@ export function objectRoutes(engine: RoutedEngine) {
       { schema: { summary: 'Live object rows (SSE, windowed frames)', params: SpaceParams, body: ObjectsSubscribeBody, response: { 200: EventStream('ready, snapshot, changes, closed') } } },
       async (request, reply) => {
         const body = parseSubscribeBody(request.body)
-        const sp = space(engine, (request.params as Sp).spaceId)
-        await sp.settled()
+        const sp = space(engine, request.params.spaceId)
         await openLive(app, reply, body, objectsFeed(sp))
       },
     )
@@ -86,10 +84,9 @@ export function objectRoutes(engine: RoutedEngine) {
       `${S}/objects/:objectId`,
       { schema: { summary: 'Delete an object (tombstone, then its tree)', params: ObjectParams, response: { 204: NoContent } } },
       async (request, reply) => {
-        const { spaceId, objectId } = request.params as Static<typeof ObjectParams>
+        const { spaceId, objectId } = request.params
         const sp = space(engine, spaceId)
         await sp.deleteObject(objectId)
-        await sp.settled()
         return reply.code(204).send()
       },
     )
@@ -98,9 +95,8 @@ export function objectRoutes(engine: RoutedEngine) {
       `${S}/objects/:objectId/backlinks`,
       { schema: { summary: 'Objects whose relation values point here', params: ObjectParams, response: { 200: Backlinks } } },
       async (request) => {
-        const { spaceId, objectId } = request.params as Static<typeof ObjectParams>
+        const { spaceId, objectId } = request.params
         const sp = space(engine, spaceId)
-        await sp.settled()
         return { backlinks: backlinks(sp, objectId) }
       },
     )
@@ -111,7 +107,7 @@ export function objectRoutes(engine: RoutedEngine) {
       { schema: { summary: "Query one object's dataset", params: SpaceParams, body: DataQueryBody, response: { 200: QueryResult } } },
       async (request) => {
         const body = parseSnapshotBody(request.body, { perObject: true, requireDataset: true })
-        const sp = space(engine, (request.params as Sp).spaceId)
+        const sp = space(engine, request.params.spaceId)
         return runQuery(await sp.datasetDocs(body.objectId as string, body.dataset as string), body.query)
       },
     )
@@ -121,7 +117,7 @@ export function objectRoutes(engine: RoutedEngine) {
       { schema: { summary: "Live records of one object's dataset (SSE, windowed frames)", params: SpaceParams, body: DataSubscribeBody, response: { 200: EventStream('ready, snapshot, changes, closed') } } },
       async (request, reply) => {
         const body = parseSubscribeBody(request.body, { perObject: true, requireDataset: true })
-        const sp = space(engine, (request.params as Sp).spaceId)
+        const sp = space(engine, request.params.spaceId)
         await openLive(app, reply, body, datasetFeed(sp, body.objectId as string, body.dataset as string))
       },
     )
@@ -133,13 +129,11 @@ export function objectRoutes(engine: RoutedEngine) {
         schema: { summary: 'Per-record ops in one change; dropped ops come back in rejections', params: SpaceParams, body: ModifyBody, response: { 200: WriteResult } },
       },
       async (request) => {
-        const body = request.body as Static<typeof ModifyBody>
+        const body = request.body
         const objectId = objectIdOf(body.objectId)
         if (body.scope === 'local') throw new SvcError('sdk.not_implemented', 'device-local fields (scope: local) are not implemented')
-        const sp = space(engine, (request.params as Sp).spaceId)
-        const res = await modifyDeclared(sp, { objectId, dataset: body.dataset, records: body.records, ...(body.traceIds ? { traceIds: body.traceIds } : {}) })
-        await sp.settled()
-        return res
+        const sp = space(engine, request.params.spaceId)
+        return await modifyDeclared(sp, { objectId, dataset: body.dataset, records: body.records, ...(body.traceIds ? { traceIds: body.traceIds } : {}) })
       },
     )
 
@@ -147,10 +141,8 @@ export function objectRoutes(engine: RoutedEngine) {
       `${S}/upsert`,
       { schema: { summary: 'Upsert records by caller-chosen id (idRule: user datasets)', params: SpaceParams, body: UpsertBody, response: { 200: UpsertResult } } },
       async (request) => {
-        const sp = space(engine, (request.params as Sp).spaceId)
-        const res = await types(engine, sp.spaceId).upsert(request.body as Static<typeof UpsertBody>)
-        await sp.settled()
-        return res
+        const sp = space(engine, request.params.spaceId)
+        return await types(engine, sp.spaceId).upsert(request.body)
       },
     )
 
@@ -158,12 +150,10 @@ export function objectRoutes(engine: RoutedEngine) {
       `${S}/delete-records`,
       { schema: { summary: 'Tombstone records of one dataset', params: SpaceParams, body: DeleteRecordsBody, response: { 200: WriteResult } } },
       async (request) => {
-        const body = request.body as Static<typeof DeleteRecordsBody>
+        const body = request.body
         const objectId = objectIdOf(body.objectId)
-        const sp = space(engine, (request.params as Sp).spaceId)
-        const res = await deleteRecordsDeclared(sp, { objectId, dataset: body.dataset, recordIds: body.recordIds })
-        await sp.settled()
-        return res
+        const sp = space(engine, request.params.spaceId)
+        return await deleteRecordsDeclared(sp, { objectId, dataset: body.dataset, recordIds: body.recordIds })
       },
     )
   }

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import { parseSnapshotBody, parseSubscribeBody, runQuery } from '../../sync/query/index.ts'
-import type { SpaceStatus } from '../../sync/space/account-engine.ts'
 import { EventStream, NoContent } from '../schemas/common.ts'
 import { QueryResult, SpacesQueryBody, SpacesSubscribeBody } from '../schemas/query.ts'
 import {
@@ -17,23 +16,24 @@ import {
 } from '../schemas/spaces.ts'
 import { TECH_DATASETS } from '../schemas/tech-datasets.ts'
 import { space, types, type RoutedEngine } from './context.ts'
-import { openLive, techFeed } from './live.ts'
-
-type Params = Static<typeof SpaceParams>
+import { techFeed } from '../../sync/space/live-feeds.ts'
+import { openLive } from './live.ts'
+import { typed } from '../http/type-provider.ts'
 
 /** Spec "Spaces" (invites, joins, one-to-one, members and ACL routes are another area). */
 export function spaceRoutes(engine: RoutedEngine) {
-  return async (app: FastifyInstance) => {
+  return async (root: FastifyInstance) => {
+    const app = typed(root)
     app.post(
       '/v1/spaces',
       { schema: { summary: 'Create a space (owned by this account)', body: SpaceCreateBody, response: { 201: SpaceInfo } } },
-      async (request, reply) => reply.code(201).send(await engine.account().createSpace(request.body as Static<typeof SpaceCreateBody>)),
+      async (request, reply) => reply.code(201).send(await engine.account().createSpace(request.body)),
     )
 
     app.get(
       '/v1/spaces',
       { schema: { summary: 'Spaces of the account; active only unless ?status=', querystring: SpaceListQuery, response: { 200: Type.Array(SpaceInfo) } } },
-      async (request) => engine.account().listSpaces((request.query as { status?: SpaceStatus | 'all' }).status ?? 'active'),
+      async (request) => engine.account().listSpaces(request.query.status ?? 'active'),
     )
 
     app.post(
@@ -62,7 +62,7 @@ export function spaceRoutes(engine: RoutedEngine) {
     app.post(
       '/v1/spaces/derived/:name',
       { schema: { summary: 'Create or return a derived space (idempotent)', params: DerivedParams, response: { 201: SpaceInfo } } },
-      async (request, reply) => reply.code(201).send(await engine.account().ensureDerivedSpace((request.params as Static<typeof DerivedParams>).name)),
+      async (request, reply) => reply.code(201).send(await engine.account().ensureDerivedSpace(request.params.name)),
     )
 
     app.get('/v1/datasets', { schema: { summary: 'Tech-space system datasets', response: { 200: DatasetListing } } }, async () => ({
@@ -72,14 +72,14 @@ export function spaceRoutes(engine: RoutedEngine) {
     app.get(
       '/v1/spaces/:spaceId',
       { schema: { summary: 'One space (any status the account knows)', params: SpaceParams, response: { 200: SpaceInfo } } },
-      async (request) => engine.account().info((request.params as Params).spaceId),
+      async (request) => engine.account().info(request.params.spaceId),
     )
 
     app.patch(
       '/v1/spaces/:spaceId',
       { schema: { summary: 'Name, description, icon: absent keeps, empty string clears', params: SpaceParams, body: NameFields, response: { 204: NoContent } } },
       async (request, reply) => {
-        await engine.account().patchSpace((request.params as Params).spaceId, request.body as Static<typeof NameFields>)
+        await engine.account().patchSpace(request.params.spaceId, request.body)
         return reply.code(204).send()
       },
     )
@@ -88,8 +88,8 @@ export function spaceRoutes(engine: RoutedEngine) {
       '/v1/spaces/:spaceId/settings',
       { schema: { summary: 'Account-private settings of a space', params: SpaceParams, body: SettingsBody, response: { 204: NoContent } } },
       async (request, reply) => {
-        const { set = {}, unset = [] } = request.body as Static<typeof SettingsBody>
-        await engine.account().patchSettings((request.params as Params).spaceId, set as never, unset)
+        const { set = {}, unset = [] } = request.body
+        await engine.account().patchSettings(request.params.spaceId, set as never, unset)
         return reply.code(204).send()
       },
     )
@@ -98,7 +98,7 @@ export function spaceRoutes(engine: RoutedEngine) {
       '/v1/spaces/:spaceId/sync',
       { schema: { summary: 'One head-sync round with reachable peers; returns when done', params: SpaceParams, response: { 204: NoContent } } },
       async (request, reply) => {
-        const { spaceId } = request.params as Params
+        const { spaceId } = request.params
         space(engine, spaceId)
         await engine.syncNow?.(spaceId)
         return reply.code(204).send()
@@ -109,7 +109,7 @@ export function spaceRoutes(engine: RoutedEngine) {
       '/v1/spaces/:spaceId',
       { schema: { summary: 'Delete a space (sticky tombstone; derived spaces refuse)', params: SpaceParams, response: { 204: NoContent } } },
       async (request, reply) => {
-        await engine.account().deleteSpace((request.params as Params).spaceId)
+        await engine.account().deleteSpace(request.params.spaceId)
         return reply.code(204).send()
       },
     )
@@ -117,7 +117,7 @@ export function spaceRoutes(engine: RoutedEngine) {
     app.get(
       '/v1/spaces/:spaceId/datasets',
       { schema: { summary: 'Collections of the space with their schemas', params: SpaceParams, response: { 200: DatasetListing } } },
-      async (request) => ({ datasets: await types(engine, (request.params as Params).spaceId).listDatasets() }),
+      async (request) => ({ datasets: await types(engine, request.params.spaceId).listDatasets() }),
     )
   }
 }

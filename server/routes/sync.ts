@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { EVENT_SUBSCRIBER_BUFFER, MAX_NAME_LENGTH } from '../../sync/core/limits.ts'
 import type { FastifyInstance } from 'fastify'
 import type { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
 import { SvcError } from '../../sync/core/errors.ts'
@@ -7,12 +8,13 @@ import type { SseStream } from '../sse.ts'
 import { EventStream } from '../schemas/common.ts'
 import { ObjectParams } from '../schemas/objects.ts'
 import { Id, SpaceParams } from '../schemas/spaces.ts'
+import { typed } from '../http/type-provider.ts'
 
 const DeviceParams = Type.Object({ deviceId: Id('device id (its peer id)') })
-const DevicePatch = Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false })
+const DevicePatch = Type.Object({ name: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }) }, { additionalProperties: false })
 
 /** Event subscriber buffer (spec Limits): status frames past this many pending are dropped. */
-const FORWARDER_DEPTH = 16
+const FORWARDER_DEPTH = EVENT_SUBSCRIBER_BUFFER
 
 /**
  * A 16-deep forwarder: frames queue per stream and go out on the next tick; when more are
@@ -45,7 +47,8 @@ function forwarder(stream: SseStream) {
  * our design, see docs/api.md). Each route reads one engine service.
  */
 export function syncRoutes(engine: DaemonEngine) {
-  return async (app: FastifyInstance) => {
+  return async (root: FastifyInstance) => {
+    const app = typed(root)
     app.get('/v1/debug/p2p', { schema: { summary: 'Local-network snapshot: own peer id, listeners, LAN peers and shared spaces' } }, async () => {
       const p2p = engine.p2p()
       if (!p2p) return { peerId: identityOf(engine.booted()!.keys.device.publicKey), listen: [], mdns: false, discovered: [], peers: [] }
@@ -53,7 +56,7 @@ export function syncRoutes(engine: DaemonEngine) {
     })
 
     app.get('/v1/spaces/:spaceId/debug', { schema: { summary: 'Per-peer head-sync counters since boot', params: SpaceParams } }, async (request) => {
-      const { spaceId } = request.params as { spaceId: string }
+      const { spaceId } = request.params
       engine.account().space(spaceId)
       const stats = engine.p2p()?.scheduler.stats.get(spaceId)
       const peers = [...(stats?.values() ?? [])].map((s) => ({
@@ -63,7 +66,7 @@ export function syncRoutes(engine: DaemonEngine) {
     })
 
     app.get('/v1/spaces/:spaceId/debug/objects/:objectId', { schema: { summary: "Joint snapshot of an object's tree and sync state", params: ObjectParams } }, async (request) => {
-      const { spaceId, objectId } = request.params as { spaceId: string; objectId: string }
+      const { spaceId, objectId } = request.params
       const space = engine.account().space(spaceId)
       const meta = space.replica.treeMeta(objectId)
       if (!meta) throw new SvcError('object.not_found', 'object not found', { objectId })
@@ -91,11 +94,11 @@ export function syncRoutes(engine: DaemonEngine) {
     app.get('/v1/sync-status', { schema: { summary: 'Sync status of every held space' } }, async () => ({ spaces: engine.syncStatus().all() }))
 
     app.get('/v1/spaces/:spaceId/sync-status', { schema: { summary: "A space's sync status", params: SpaceParams } }, async (request) =>
-      engine.syncStatus().space((request.params as { spaceId: string }).spaceId),
+      engine.syncStatus().space(request.params.spaceId),
     )
 
     app.get('/v1/spaces/:spaceId/sync-status/objects/:objectId', { schema: { summary: "An object's sync status", params: ObjectParams } }, async (request) => {
-      const { spaceId, objectId } = request.params as { spaceId: string; objectId: string }
+      const { spaceId, objectId } = request.params
       return engine.syncStatus().object(spaceId, objectId)
     })
 
@@ -112,7 +115,7 @@ export function syncRoutes(engine: DaemonEngine) {
       '/v1/spaces/:spaceId/sync-status/objects/:objectId/subscribe',
       { schema: { summary: "One object's sync status (SSE)", params: ObjectParams, response: { 200: EventStream('ready, status, lagged, closed') } } },
       async (request, reply) => {
-        const { spaceId, objectId } = request.params as { spaceId: string; objectId: string }
+        const { spaceId, objectId } = request.params
         const status = engine.syncStatus()
         let last = JSON.stringify(status.object(spaceId, objectId))
         const stream = app.sse.open(reply)
@@ -145,14 +148,14 @@ export function syncRoutes(engine: DaemonEngine) {
     // Devices of the account (records of the tech space).
     app.get('/v1/devices', { schema: { summary: "The account's devices" } }, async () => ({ devices: await engine.account().devices.docs(), self: selfId(engine) }))
     app.get('/v1/devices/:deviceId', { schema: { summary: 'One device', params: DeviceParams } }, async (request) =>
-      engine.account().devices.get((request.params as { deviceId: string }).deviceId),
+      engine.account().devices.get(request.params.deviceId),
     )
     app.patch('/v1/devices/:deviceId', { schema: { summary: 'Rename a device', params: DeviceParams, body: DevicePatch } }, async (request, reply) => {
-      await engine.account().devices.rename((request.params as { deviceId: string }).deviceId, (request.body as { name: string }).name)
+      await engine.account().devices.rename(request.params.deviceId, request.body.name)
       return reply.code(204).send()
     })
     app.delete('/v1/devices/:deviceId', { schema: { summary: 'Remove another device from the account', params: DeviceParams } }, async (request, reply) => {
-      await engine.account().devices.prune((request.params as { deviceId: string }).deviceId, selfId(engine))
+      await engine.account().devices.prune(request.params.deviceId, selfId(engine))
       return reply.code(204).send()
     })
   }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { ACCOUNT_ID_PATTERN } from '../../node/account/layout.ts'
+import { MAX_MNEMONIC_LENGTH } from '../../sync/core/limits.ts'
 import { Instant } from './common.ts'
 
 export const AccountId = Type.String({ pattern: ACCOUNT_ID_PATTERN, description: 'base58 account public key' })
@@ -29,7 +30,7 @@ export const AuthStatus = Type.Object({
 
 export const AuthBody = Type.Object(
   {
-    mnemonic: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'BIP39 phrase: restore' })),
+    mnemonic: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_MNEMONIC_LENGTH, description: 'BIP39 phrase: restore' })),
     index: Type.Optional(Type.Integer({ minimum: 0, maximum: 0x7fffffff, description: 'derivation index, default 1' })),
     replace: Type.Optional(Type.Boolean({ description: 'managed: switch from the running account' })),
     accountId: Type.Optional({ ...AccountId, description: 'standalone: select an account on disk' }),

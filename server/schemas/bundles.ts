@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox'
-import { Instant } from './common.ts'
+import { MAX_ITEMS_PER_REQUEST, MAX_KEY_LENGTH, MAX_NAME_LENGTH, MAX_PARTS_PER_REQUEST, MAX_TEXT_LENGTH, MAX_TYPES_PER_OBJECT } from '../../sync/core/limits.ts'
+import { Instant, JsonValue } from './common.ts'
 import { Id } from './spaces.ts'
+import { PartCreateBody, PropertyCreateBody } from './types.ts'
 
 /**
  * Bundles and catalog (spec "Bundle", "Bundles and catalog"). Bodies are strict at the top
@@ -39,28 +41,28 @@ export const BundleInstalled = Type.Object({
 export const BundleBody = Type.Object(
   {
     id: Type.String({ description: '`<name>/v1`; ids starting `system:` are reserved (409 bundle.reserved)' }),
-    name: Type.Optional(Type.String({ maxLength: 4096 })),
-    rootTypes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 64, description: 'types the root carries' })),
+    name: Type.Optional(Type.String({ maxLength: MAX_TEXT_LENGTH })),
+    rootTypes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }), { maxItems: MAX_TYPES_PER_OBJECT, description: 'types the root carries' })),
     rootProperties: Type.Optional(
-      Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), { description: 'values by type key: core or a type of rootTypes' }),
+      Type.Record(Type.String(), Type.Record(Type.String(), JsonValue()), { description: 'values by type key: core or a type of rootTypes' }),
     ),
     derived: Type.Optional(Type.Boolean({ description: 'root id derived from (space, bundle id), the same on every device' })),
     xKey: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'declares a type on the root (required with the other type fields)' })),
-    properties: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 256, description: 'property drafts of the declared type (POST {T}/properties bodies)' })),
-    parts: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 64, description: 'part drafts of the declared type (POST {T}/parts bodies)' })),
-    layout: Type.Optional(Type.String({ maxLength: 128 })),
+    properties: Type.Optional(Type.Array(PropertyCreateBody, { maxItems: MAX_ITEMS_PER_REQUEST, description: 'property drafts of the declared type (POST {T}/properties bodies)' })),
+    parts: Type.Optional(Type.Array(PartCreateBody, { maxItems: MAX_PARTS_PER_REQUEST, description: 'part drafts of the declared type (POST {T}/parts bodies)' })),
+    layout: Type.Optional(Type.String({ maxLength: MAX_KEY_LENGTH })),
     weight: Type.Optional(Type.Number()),
     hidden: Type.Optional(Type.Boolean()),
   },
   strict,
 )
 
-export const ResolveBody = Type.Object({ loserRootId: Type.String({ minLength: 1, maxLength: 256 }) }, strict)
+export const ResolveBody = Type.Object({ loserRootId: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }) }, strict)
 
 export const ChildBody = Type.Object(
   {
     seed: Type.String({ description: 'the child id is derived from (space, bundle id, seed)' }),
-    types: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 64, description: 'types of a child created by this call' })),
+    types: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }), { maxItems: MAX_TYPES_PER_OBJECT, description: 'types of a child created by this call' })),
   },
   strict,
 )

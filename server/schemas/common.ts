@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
+import type { Json } from '../../sync/crdt/ops.ts'
 
 /** The error envelope every non-2xx response carries (spec Errors). */
 export const ErrorEnvelope = Type.Object(
@@ -28,3 +29,6 @@ export const NoContent = Type.Null({ description: 'no content' })
 /** An SSE response, for the OpenAPI document (the stream writes frames, not one JSON value). */
 export const EventStream = (description: string): TSchema =>
   Type.Unsafe({ description, content: { 'text/event-stream': { schema: { type: 'string' } } } })
+
+/** Any JSON value; its static type is the engine's `Json` (a parsed body holds nothing else). */
+export const JsonValue = (options: { description?: string } = {}) => Type.Unsafe<Json>({ ...options })

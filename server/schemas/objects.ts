@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { MAX_NAME_LENGTH, MAX_TYPES_PER_OBJECT } from '../../sync/core/limits.ts'
 import { Id } from './spaces.ts'
 
 export const ObjectParams = Type.Object({ spaceId: Id('space id'), objectId: Id('object id') })
@@ -6,7 +7,7 @@ export const ObjectParams = Type.Object({ spaceId: Id('space id'), objectId: Id(
 /** `POST {S}/objects`: closed vocabulary; nothing is appended server-side. */
 export const ObjectCreateBody = Type.Object(
   {
-    types: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 64, description: 'type ids the object carries for its life' })),
+    types: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }), { maxItems: MAX_TYPES_PER_OBJECT, description: 'type ids the object carries for its life' })),
     initialProperties: Type.Optional(
       Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
         description: 'values grouped by type key (`core` for name, description, icon, tags; a carried type id for its properties)',

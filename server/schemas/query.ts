@@ -1,10 +1,11 @@
 import { Type, type TSchema } from '@sinclair/typebox'
+import { DEFAULT_DRIFT_BUDGET_PERCENT, DEFAULT_MAILBOX_CAPACITY, DEFAULT_UPSERT_PAGE_SIZE, MAX_DRIFT_BUDGET_PERCENT, MAX_MAILBOX_CAPACITY, MAX_NAME_LENGTH, MAX_PATH_LENGTH, MAX_QUERY_LIMIT, MAX_RECORD_IDS_PER_DELETE, MAX_TRACE_IDS, MAX_UPSERT_PAGE_SIZE, MIN_MAILBOX_CAPACITY } from '../../sync/core/limits.ts'
 
 /**
  * Query bodies (spec "Query body"). The schema is the strict outline (unknown keys are 400
  * `request.unknown_field`, wrong types 400 `request.invalid_field`); filters, sorts and
- * projections are compiled by the query engine (sync/query/body.ts), which answers
- * `filter.unknown_operator`, `filter.invalid` and `object.id_required`. An explicit null on an
+ * projections are compiled by the query engine (sync/query/body.ts, meaning only), which
+ * answers `filter.unknown_operator`, `filter.invalid` and `object.id_required`. An explicit null on an
  * optional field means absent.
  */
 const nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
@@ -19,7 +20,7 @@ const Projection = Type.Object({}, { additionalProperties: true, description: '{
 export const WindowFields = {
   filter: Type.Optional(nullable(Filter)),
   sort: Type.Optional(nullable(Type.Array(Type.String(), { description: 'field names; prefix `-` for descending' }))),
-  limit: Type.Optional(nullable(Type.Integer({ minimum: 0, maximum: 10_000, description: 'at most 10,000; always set it on a subscription' }))),
+  limit: Type.Optional(nullable(Type.Integer({ minimum: 0, maximum: MAX_QUERY_LIMIT, description: `at most ${MAX_QUERY_LIMIT}; always set it on a subscription` }))),
   offset: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
   includeTotal: Type.Optional(nullable(Type.Boolean({ description: 'adds `total` and `hasNext`' }))),
   projection: Type.Optional(nullable(Projection)),
@@ -27,13 +28,13 @@ export const WindowFields = {
 
 /** Extra fields of a subscribe body. */
 export const SubscribeFields = {
-  mailboxCapacity: Type.Optional(nullable(Type.Integer({ minimum: 16, maximum: 65_536, description: 'frames buffered for a slow reader; default 256' }))),
-  driftBudgetPercent: Type.Optional(nullable(Type.Number({ minimum: 0, maximum: 100, description: 'default 30' }))),
+  mailboxCapacity: Type.Optional(nullable(Type.Integer({ minimum: MIN_MAILBOX_CAPACITY, maximum: MAX_MAILBOX_CAPACITY, description: `frames buffered for a slow reader; default ${DEFAULT_MAILBOX_CAPACITY}` }))),
+  driftBudgetPercent: Type.Optional(nullable(Type.Number({ minimum: 0, maximum: MAX_DRIFT_BUDGET_PERCENT, description: `default ${DEFAULT_DRIFT_BUDGET_PERCENT}` }))),
 }
 
 const PerObjectFields = {
   objectId: Type.Optional(nullable(Type.String({ description: 'required; null or missing is 400 object.id_required' }))),
-  dataset: Type.Optional(nullable(Type.String({ maxLength: 256, description: 'collection name (required)' }))),
+  dataset: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH, description: 'collection name (required)' }))),
 }
 
 const SpacesDataset = {
@@ -71,7 +72,7 @@ export const WriteResult = Type.Object({
 const UserOp = Type.Object(
   {
     type: Type.Union([Type.Literal('$set'), Type.Literal('$unset'), Type.Literal('$inc'), Type.Literal('$addToSet'), Type.Literal('$pull')]),
-    path: Type.String({ maxLength: 1024, description: 'dotted path; empty string is the whole record value' }),
+    path: Type.String({ maxLength: MAX_PATH_LENGTH, description: 'dotted path; empty string is the whole record value' }),
     value: Type.Optional(Type.Unknown()),
   },
   strict,
@@ -80,18 +81,18 @@ const UserOp = Type.Object(
 /** `POST {S}/modify`: unknown top-level keys are dropped (route config `unknownKeys: 'drop'`). */
 export const ModifyBody = Type.Object({
   objectId: Type.Optional(nullable(Type.String({ description: 'required; null or missing is 400 object.id_required' }))),
-  dataset: Type.String({ minLength: 1, maxLength: 256 }),
+  dataset: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }),
   records: Type.Array(
     Type.Object(
       {
-        id: Type.String({ minLength: 1, maxLength: 256 }),
+        id: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }),
         upsert: Type.Optional(Type.Boolean({ description: 'accepted; a $set on a missing record creates it either way' })),
         ops: Type.Array(UserOp),
       },
       strict,
     ),
   ),
-  traceIds: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 64 })),
+  traceIds: Type.Optional(Type.Array(Type.String({ maxLength: MAX_NAME_LENGTH }), { maxItems: MAX_TRACE_IDS })),
   scope: Type.Optional(Type.Union([Type.Literal('synced'), Type.Literal('local')], { description: 'local: device-local fields (501 in this release)' })),
 })
 
@@ -101,8 +102,8 @@ export const UpsertBody = Type.Object(
     objectId: Type.Optional(nullable(Type.String())),
     dataset: Type.Optional(nullable(Type.String())),
     records: Type.Array(Type.Unknown({ description: '{id, fields}' })),
-    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'records per change; default 500' })),
-    traceIds: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 64 })),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_UPSERT_PAGE_SIZE, description: `records per change; default ${DEFAULT_UPSERT_PAGE_SIZE}` })),
+    traceIds: Type.Optional(Type.Array(Type.String({ maxLength: MAX_NAME_LENGTH }), { maxItems: MAX_TRACE_IDS })),
   },
   strict,
 )
@@ -119,8 +120,8 @@ export const UpsertResult = Type.Object({
 export const DeleteRecordsBody = Type.Object(
   {
     objectId: Type.Optional(nullable(Type.String())),
-    dataset: Type.String({ minLength: 1, maxLength: 256 }),
-    recordIds: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 10_000 }),
+    dataset: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }),
+    recordIds: Type.Array(Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }), { minItems: 1, maxItems: MAX_RECORD_IDS_PER_DELETE }),
   },
   strict,
 )

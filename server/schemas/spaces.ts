@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox'
+import { MAX_ITEMS_PER_REQUEST, MAX_KEY_LENGTH, MAX_NAME_LENGTH, MAX_TEXT_LENGTH } from '../../sync/core/limits.ts'
 import { Instant } from './common.ts'
 
 /** Path and body schemas of the account, identity and space routes (spec "Space", "Identity"). */
 
-export const Id = (description: string) => Type.String({ minLength: 1, maxLength: 256, description })
+export const Id = (description: string) => Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH, description })
 
 export const SpaceParams = Type.Object({ spaceId: Id('space id') })
 
@@ -31,16 +32,16 @@ export const SpaceInfo = Type.Object(
   { title: 'SpaceInfo' },
 )
 
-const text = (description: string) => Type.String({ maxLength: 4096, description })
+const text = (description: string) => Type.String({ maxLength: MAX_TEXT_LENGTH, description })
 
 export const SpaceCreateBody = Type.Object(
-  { name: text('display name'), description: Type.Optional(text('')), iconCid: Type.Optional(Type.String({ maxLength: 256 })) },
+  { name: text('display name'), description: Type.Optional(text('')), iconCid: Type.Optional(Type.String({ maxLength: MAX_NAME_LENGTH })) },
   { additionalProperties: false },
 )
 
 /** PATCH {S} and PUT /v1/account/metadata: absent keeps, empty string clears, at least one field. */
 export const NameFields = Type.Object(
-  { name: Type.Optional(text('')), description: Type.Optional(text('')), iconCid: Type.Optional(Type.String({ maxLength: 256 })) },
+  { name: Type.Optional(text('')), description: Type.Optional(text('')), iconCid: Type.Optional(Type.String({ maxLength: MAX_NAME_LENGTH })) },
   { additionalProperties: false, minProperties: 1 },
 )
 
@@ -51,8 +52,8 @@ export const SpaceListQuery = Type.Object(
 
 export const SettingsBody = Type.Object(
   {
-    set: Type.Optional(Type.Record(Type.String({ maxLength: 128 }), Type.Unknown({ description: 'scalar' }))),
-    unset: Type.Optional(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 256 })),
+    set: Type.Optional(Type.Record(Type.String({ maxLength: MAX_KEY_LENGTH }), Type.Unknown({ description: 'scalar' }))),
+    unset: Type.Optional(Type.Array(Type.String({ maxLength: MAX_KEY_LENGTH }), { maxItems: MAX_ITEMS_PER_REQUEST })),
   },
   { additionalProperties: false },
 )
@@ -61,7 +62,7 @@ export const DerivedSpaces = Type.Object({
   spaces: Type.Array(Type.Object({ name: Type.String(), spaceId: Type.String(), created: Type.Boolean(), status: Type.Optional(SpaceStatus) })),
 })
 
-export const DerivedParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 128 }) })
+export const DerivedParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: MAX_KEY_LENGTH }) })
 
 const Schema = Type.Object({}, { additionalProperties: true, description: 'JSON Schema (2020-12) with x-scope per field' })
 

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { MAX_KEY_LENGTH, MAX_NAME_LENGTH, MAX_TEXT_LENGTH } from '../../sync/core/limits.ts'
 import { Id } from './spaces.ts'
 
 /**
@@ -36,11 +37,11 @@ export const TypeInfo = Type.Object(
 export const TypeList = Type.Object({ types: Type.Array(TypeInfo) })
 
 const typeFields = {
-  name: Type.Optional(Type.String({ maxLength: 4096 })),
-  description: Type.Optional(Type.String({ maxLength: 4096 })),
-  iconCid: Type.Optional(Type.String({ maxLength: 256 })),
+  name: Type.Optional(Type.String({ maxLength: MAX_TEXT_LENGTH })),
+  description: Type.Optional(Type.String({ maxLength: MAX_TEXT_LENGTH })),
+  iconCid: Type.Optional(Type.String({ maxLength: MAX_NAME_LENGTH })),
   weight: Type.Optional(Type.Number()),
-  layout: Type.Optional(Type.String({ maxLength: 128 })),
+  layout: Type.Optional(Type.String({ maxLength: MAX_KEY_LENGTH })),
   hidden: Type.Optional(Type.Boolean()),
   meta: Type.Optional(Bag('per key; null unsets a key')),
 }

@@ -1,13 +1,149 @@
 /**
- * One error class for every failure the engine reports to callers. `code` is the spec's
- * stable `<section>.<fault>` string; the HTTP layer maps it to a status through one table,
- * so no rule about statuses lives in the engine.
+ * Every error code the engine reports, as one union: a typo in `new SvcError('...')` is a type
+ * error instead of a 500 at run time. Codes are the spec's stable `<section>.<fault>` strings
+ * (core.md Errors and Authentication, chat.md Errors); the HTTP layer maps each to a status
+ * through one table (`server/errors.ts`), so no rule about statuses lives in the engine.
  */
+export const ERROR_CODES = [
+  // Request
+  'request.bad_json',
+  'request.schema',
+  'request.missing_field',
+  'request.unknown_field',
+  'request.invalid_field',
+  'request.forbidden_host',
+  'request.forbidden_origin',
+  'request.not_found',
+  'request.method_not_allowed',
+  'request.too_large',
+  'request.unsupported_media_type',
+
+  // Auth and control
+  'auth.required',
+  'auth.bad_mnemonic',
+  'auth.passkey_required',
+  'control.forbidden',
+  'auth.not_managed',
+  'shutdown.not_managed',
+  'auth.account_not_found',
+  'auth.account_in_use',
+  'auth.account_mismatch',
+  'auth.mnemonic_mismatch',
+  'auth.already_authorized',
+  'auth.device_key_corrupt',
+
+  // Spaces and invites
+  'space.not_found',
+  'space.exists',
+  'space.not_joined',
+  'space.not_accepted',
+  'space.deleted',
+  'space.join_not_pending',
+  'space.derived_unknown',
+  'space.derived_undeletable',
+  'space.not_invite_pending',
+  'space.read_only',
+  'space.unsupported',
+  'invite.invalid',
+  'invite.not_found',
+  'identity.not_found',
+
+  // Objects and bundles
+  'object.not_found',
+  'object.id_required',
+  'object.type_required',
+  'bundle.not_found',
+  'bundle.not_ready',
+  'bundle.loser_not_ready',
+  'bundle.not_loser',
+  'bundle.reserved',
+  'catalog.not_found',
+
+  // Datasets and filters
+  'dataset.unknown',
+  'dataset.not_declared',
+  'dataset.not_found',
+  'dataset.validation',
+  'dataset.key_conflict',
+  'dataset.shared_conflict',
+  'dataset.module_unknown',
+  'dataset.module_owned',
+  'dataset.decl_invalid',
+  'dataset.immutable',
+  'upsert.requires_user_ids',
+  'filter.unknown_operator',
+  'filter.invalid',
+  'aggregate.bad_pipeline',
+  'aggregate.limit_exceeded',
+
+  // Types and properties
+  'type.not_found',
+  'type.xkey_required',
+  'type.xkey_conflict',
+  'type.registered',
+  'type.reserved_carrier',
+  'property.not_found',
+  'property.kind_mismatch',
+  'property.immutable',
+  'property.format_invalid',
+  'property.format_violation',
+  'property.xkey_conflict',
+
+  // Editor and history
+  'markdown.no_match',
+  'markdown.ambiguous_match',
+  'markdown.overlapping_edits',
+  'history.version_not_found',
+  'history.view_too_large',
+  'history.truncated',
+
+  // Files and devices
+  'file.not_found',
+  'file.not_durable',
+  'file.not_available',
+  'file.variant_invalid',
+  'device.not_found',
+  'device.self_delete',
+  'device.pruned',
+
+  // Search
+  'index.disabled',
+  'index.no_embedder',
+  'index.embedder_unavailable',
+  'search.bad_mode',
+  'search.bad_scope',
+
+  // Engine
+  'sdk.not_implemented',
+  'sdk.not_found',
+  'sdk.crdt_version_newer',
+  'server.unavailable',
+  'internal',
+  /** A sealed box that does not open; the replica turns it into a typed rejection, never a reply. */
+  'crypto.decrypt_failed',
+
+  // Chat, events, push, processes (chat.md)
+  'chat.text_required',
+  'chat.agent_invalid',
+  'chat.not_author',
+  'chat.not_found',
+  'events.payload_too_large',
+  'events.no_read_key',
+  'events.too_many_patterns',
+  'events.topic_not_owned',
+  'process.not_found',
+  'process.ambiguous',
+  'push.disabled',
+] as const
+
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
+/** One error class for every failure the engine reports to callers. */
 export class SvcError extends Error {
-  readonly code: string
+  readonly code: ErrorCode
   readonly details?: Record<string, unknown>
 
-  constructor(code: string, message: string, details?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
     super(message)
     this.name = 'SvcError'
     this.code = code
@@ -16,3 +152,8 @@ export class SvcError extends Error {
 }
 
 export const isSvcError = (err: unknown): err is SvcError => err instanceof SvcError
+
+const KNOWN: ReadonlySet<string> = new Set(ERROR_CODES)
+
+/** For codes that arrive as data (a peer, a test): narrows a string to the union. */
+export const isErrorCode = (code: string): code is ErrorCode => KNOWN.has(code)

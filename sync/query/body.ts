@@ -1,29 +1,46 @@
 import { SvcError } from '../core/errors.ts'
+import { DEFAULT_DRIFT_BUDGET_PERCENT, DEFAULT_MAILBOX_CAPACITY } from '../core/limits.ts'
 import type { FilterDoc } from './filter.ts'
-import { checkDriftBudget } from './live.ts'
-import { checkMailboxCapacity } from './mailbox.ts'
 import { type CompiledQuery, compileQuery } from './snapshot.ts'
-import { isPlainObject } from './values.ts'
 
 /**
- * Validation of the snapshot and subscribe bodies (spec: Query body). Returns typed values
- * with the query compiled, so every error surfaces before a stream opens:
+ * The snapshot and subscribe bodies (spec: Query body), read for their meaning. Their shape
+ * (an object, no unknown key, each field's type and range) is the request schema's job
+ * (server/schemas/query.ts, answered 400 `request.unknown_field` / `request.invalid_field`
+ * before a route runs); what is left here needs the endpoint or the query engine:
  *
- * - not a JSON object: 400 `request.schema`;
- * - unknown top-level key: 400 `request.unknown_field` (`details.fields`, `details.accepted`);
  * - per-object endpoints (`perObject: true`): a missing objectId or a serialized nil (JSON
  *   null, '', 'None', 'null', 'undefined', 'nil') is 400 `object.id_required`; a serialized
  *   nil string is refused on every endpoint;
- * - wrong type or range: 400 `request.invalid_field` (`details.field`); `requireDataset` and no
- *   dataset: 400 `request.missing_field` (`details.field`);
- * - filter problems: 400 `filter.unknown_operator` / `filter.invalid`.
+ * - `requireDataset` and no dataset: 400 `request.missing_field` (`details.field`);
+ * - filters, sorts and projections compile: 400 `filter.unknown_operator` / `filter.invalid` /
+ *   `request.invalid_field`;
+ * - an explicit null on an optional field means "absent" (clients that serialize unset options
+ *   as null keep working), and absent subscribe options take the spec's defaults.
  *
- * An explicit null on an optional field means "absent" (clients that serialize unset options
- * as null keep working); on objectId it is the nil the spec names.
+ * Every error surfaces before a stream opens.
  */
 
 export const SNAPSHOT_FIELDS = ['objectId', 'dataset', 'filter', 'sort', 'limit', 'offset', 'includeTotal', 'projection'] as const
 export const SUBSCRIBE_FIELDS = [...SNAPSHOT_FIELDS, 'mailboxCapacity', 'driftBudgetPercent'] as const
+
+/** A snapshot body as the schema admits it. */
+export interface QueryBodyInput {
+  objectId?: string | null
+  dataset?: string | null
+  filter?: FilterDoc | null
+  sort?: string[] | null
+  limit?: number | null
+  offset?: number | null
+  includeTotal?: boolean | null
+  projection?: Record<string, unknown> | null
+}
+
+/** A subscribe body as the schema admits it. */
+export interface SubscribeBodyInput extends QueryBodyInput {
+  mailboxCapacity?: number | null
+  driftBudgetPercent?: number | null
+}
 
 export interface QueryBodyOptions {
   /** A per-object endpoint: objectId is required. */
@@ -82,60 +99,38 @@ export function parseTarget(raw: Record<string, unknown>, options: { perObject?:
   return { objectId, dataset }
 }
 
-export function parseSnapshotBody(raw: unknown, options: QueryBodyOptions = {}): QueryBody {
-  return parse(raw, options, SNAPSHOT_FIELDS)
-}
-
-export function parseSubscribeBody(raw: unknown, options: QueryBodyOptions = {}): SubscribeBody {
-  const body = parse(raw, options, SUBSCRIBE_FIELDS) as SubscribeBody
-  const r = raw as Record<string, unknown>
-  body.mailboxCapacity = checkMailboxCapacity(r.mailboxCapacity)
-  body.driftBudgetPercent = checkDriftBudget(r.driftBudgetPercent)
-  return body
-}
-
-function parse(raw: unknown, options: QueryBodyOptions, accepted: readonly string[]): QueryBody {
-  if (!isPlainObject(raw)) throw new SvcError('request.schema', 'body must be a JSON object')
-  const unknown = Object.keys(raw).filter((k) => !accepted.includes(k))
-  if (unknown.length > 0) {
-    throw new SvcError('request.unknown_field', `unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, {
-      fields: unknown,
-      accepted: [...accepted],
-    })
-  }
-
-  const { objectId, dataset } = parseTarget(raw, options)
-
-  const filter = raw.filter
-  if (filter !== undefined && filter !== null && !isPlainObject(filter)) throw invalidField('filter', 'filter must be an object')
-  const projection = raw.projection
-  if (projection !== undefined && projection !== null && !isPlainObject(projection)) {
-    throw invalidField('projection', 'projection must be an object')
-  }
-  const sort = raw.sort
-  if (sort !== undefined && sort !== null && !(Array.isArray(sort) && sort.every((s) => typeof s === 'string'))) {
-    throw invalidField('sort', 'sort must be an array of field names')
-  }
-  for (const f of ['limit', 'offset'] as const) {
-    const v = raw[f]
-    if (v !== undefined && v !== null && typeof v !== 'number') throw invalidField(f, `${f} must be an integer`)
-  }
+export function parseSnapshotBody(raw: QueryBodyInput, options: QueryBodyOptions = {}): QueryBody {
+  const objectId = raw.objectId ?? undefined
+  if (options.perObject || objectId !== undefined) requireObjectId(objectId)
+  const dataset = raw.dataset ?? undefined
+  if (dataset === undefined && options.requireDataset) throw new SvcError('request.missing_field', 'dataset is required', { field: 'dataset' })
+  const filter = raw.filter ?? undefined
+  const sort = raw.sort ?? undefined
+  const projection = raw.projection ?? undefined
 
   const query = compileQuery({
     filter,
     sort,
-    limit: (raw.limit ?? undefined) as number | undefined,
-    offset: (raw.offset ?? undefined) as number | undefined,
-    includeTotal: (raw.includeTotal ?? undefined) as boolean | undefined,
+    limit: raw.limit ?? undefined,
+    offset: raw.offset ?? undefined,
+    includeTotal: raw.includeTotal ?? undefined,
     projection,
   })
 
   const body: QueryBody = { offset: query.offset, includeTotal: query.includeTotal, query }
-  if (typeof objectId === 'string') body.objectId = objectId
-  if (typeof dataset === 'string') body.dataset = dataset
-  if (isPlainObject(filter)) body.filter = filter
-  if (Array.isArray(sort)) body.sort = sort as string[]
+  if (objectId !== undefined) body.objectId = objectId
+  if (dataset !== undefined) body.dataset = dataset
+  if (filter !== undefined) body.filter = filter
+  if (sort !== undefined) body.sort = sort
   if (query.limit !== undefined) body.limit = query.limit
-  if (isPlainObject(projection)) body.projection = projection as Record<string, 0 | 1 | boolean>
+  if (projection !== undefined) body.projection = projection as Record<string, 0 | 1 | boolean>
   return body
+}
+
+export function parseSubscribeBody(raw: SubscribeBodyInput, options: QueryBodyOptions = {}): SubscribeBody {
+  return {
+    ...parseSnapshotBody(raw, options),
+    mailboxCapacity: raw.mailboxCapacity ?? DEFAULT_MAILBOX_CAPACITY,
+    driftBudgetPercent: raw.driftBudgetPercent ?? DEFAULT_DRIFT_BUDGET_PERCENT,
+  }
 }

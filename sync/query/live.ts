@@ -1,4 +1,5 @@
 import { SvcError } from '../core/errors.ts'
+import { DEFAULT_DRIFT_BUDGET_PERCENT, MAX_DRIFT_BUDGET_PERCENT } from '../core/limits.ts'
 import type { FrameOp } from './projection.ts'
 import { type CompiledQuery, compileQuery, type QueryOptions, type QueryResult, select } from './snapshot.ts'
 import type { Entry } from './sort.ts'
@@ -74,13 +75,13 @@ export interface LiveWindowOptions {
   refill?: () => Iterable<Doc> | QuerySource
 }
 
-export const DEFAULT_DRIFT_BUDGET_PERCENT = 30
+export { DEFAULT_DRIFT_BUDGET_PERCENT }
 export const MIN_RESERVE = 16
 
 export function checkDriftBudget(v: unknown): number {
   if (v === undefined || v === null) return DEFAULT_DRIFT_BUDGET_PERCENT
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 100) {
-    throw new SvcError('request.invalid_field', 'driftBudgetPercent must be a number from 0 to 100', { field: 'driftBudgetPercent' })
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > MAX_DRIFT_BUDGET_PERCENT) {
+    throw new SvcError('request.invalid_field', `driftBudgetPercent must be a number from 0 to ${MAX_DRIFT_BUDGET_PERCENT}`, { field: 'driftBudgetPercent' })
   }
   return v
 }

@@ -1,7 +1,10 @@
 import { SvcError } from '../core/errors.ts'
+import { DEFAULT_MAILBOX_CAPACITY, MAX_MAILBOX_CAPACITY, MIN_MAILBOX_CAPACITY } from '../core/limits.ts'
 
 /**
- * A subscriber's bounded mailbox (spec Limits: default 256, minimum 16). `push` never grows
+ * A subscriber's bounded mailbox (spec Limits: default 256, minimum 16), the one bounded queue
+ * between a producer and a slow reader: live queries in the library, and every SSE stream's
+ * backlog (server/sse.ts). `push` never grows
  * the queue past its capacity: when full it reports `overflow` and the mailbox stays
  * overflowed (sticky), so the stream is closed with reason `overflow` instead of buffering a
  * slow reader without bound. A ring buffer: O(1) push and shift.
@@ -11,9 +14,7 @@ import { SvcError } from '../core/errors.ts'
  * closes with `overflow` once `overflowed` is true.
  */
 
-export const DEFAULT_MAILBOX_CAPACITY = 256
-export const MIN_MAILBOX_CAPACITY = 16
-export const MAX_MAILBOX_CAPACITY = 65_536
+export { DEFAULT_MAILBOX_CAPACITY, MAX_MAILBOX_CAPACITY, MIN_MAILBOX_CAPACITY }
 
 export function checkMailboxCapacity(v: unknown): number {
   if (v === undefined || v === null) return DEFAULT_MAILBOX_CAPACITY
@@ -83,6 +84,13 @@ export class Mailbox<T> {
     this.head = (this.head + 1) % this.capacity
     this.count--
     return item
+  }
+
+  /** Drops everything queued (a stream that closes discards its backlog). */
+  clear(): void {
+    this.ring.fill(undefined)
+    this.head = 0
+    this.count = 0
   }
 
   /** Everything queued, oldest first (for coalescing into one frame). */

@@ -1,4 +1,5 @@
 import { SvcError } from '../core/errors.ts'
+import { MAX_QUERY_LIMIT } from '../core/limits.ts'
 import { type CompiledFilter, compileFilter, type EqualityHint } from './filter.ts'
 import { compileProjection, type Projection } from './projection.ts'
 import { type CompiledSort, compileSort, type Entry, TopK } from './sort.ts'
@@ -19,7 +20,8 @@ import type { Doc } from './values.ts'
  * O(n log(offset + limit)) time and O(offset + limit) memory; no full sort.
  */
 
-export const MAX_LIMIT = 10_000
+/** Largest `limit` (the one constant lives in core/limits.ts). */
+export const MAX_LIMIT = MAX_QUERY_LIMIT
 
 export interface QueryOptions {
   filter?: unknown

@@ -5,6 +5,7 @@
  * Records are plain JSON objects. A record's id is `doc.id`; its logical position in the sync
  * DAG is `doc._ver.id` (a sortable string). Nothing here mutates a document.
  */
+import { MAX_PATH_LENGTH } from '../core/limits.ts'
 
 /** A record as the query engine sees it. Treated as immutable: results may share structure. */
 export interface Doc {
@@ -17,7 +18,7 @@ export type Scalar = string | number | boolean
 
 /** Most segments in a dotted path (same bound as op paths, LIMITS.maxPathDepth). */
 export const MAX_PATH_SEGMENTS = 32
-export const MAX_PATH_LENGTH = 1024
+export { MAX_PATH_LENGTH }
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)

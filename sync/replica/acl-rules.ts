@@ -7,9 +7,11 @@
  */
 import { SvcError } from '../core/errors.ts'
 import type { Change } from '../dag/change.ts'
-import type { AclLog } from '../acl/state.ts'
+import { LIMITS } from '../core/limits.ts'
+import type { AclLog, AclState } from '../acl/state.ts'
 import type { Keyring } from '../acl/keyring.ts'
 import type { AclRecord } from '../acl/records.ts'
+import { aclEntryOf } from './replica-state.ts'
 import type { ReplicaState } from './replica-state.ts'
 import type { TreeNode } from './tree-index.ts'
 import type { RejectReason } from './types.ts'
@@ -22,14 +24,7 @@ export function judgeAclRecord(acl: AclLog, spaceId: string, c: Change, record: 
     return undefined
   }
   if (record.type === 'root' || c.aclHeadId !== '' || c.readKeyId !== '') return 'malformed'
-  const st = acl.stateAt(c.prevIds)
-  if (!st.canManage(c.author)) return st.roleOf(c.author) === 'none' ? 'not_member' : 'read_only'
-  const rot = 'rotation' in record ? record.rotation : undefined
-  if (rot && rot.prevKeyId !== st.readKeyId) return 'malformed'
-  let maxPrev = 0
-  for (const p of c.prevIds) maxPrev = Math.max(maxPrev, acl.entries.get(p)!.lamport)
-  if (c.lamport <= maxPrev) return 'bad_lamport'
-  return undefined
+  return acl.admissible(aclEntryOf(c, record))
 }
 
 /** Whether the signed root of an object may be created by its author at the head it cites. */
@@ -61,28 +56,86 @@ export function judgeWriter(acl: AclLog, keyring: Keyring, c: Change): RejectRea
   return undefined
 }
 
-/** A change joins the DAG but its ops do not apply: written by a member after its removal. */
-export function isVoid(acl: AclLog, c: Change): boolean {
-  return acl.voids(c.author, c.aclHeadId, c.timestamp)
+/** What the void rule needs of a change: its tree's DAG node facts. */
+type Node = Pick<TreeNode, 'id' | 'lamport' | 'prevIds' | 'author' | 'aclHeadId'>
+
+/**
+ * Removal wins, for an object change or root (docs/architecture.md, "Removal and concurrent
+ * writes"): void when its author cannot write at its cited head counting only valid records,
+ * or when an effective removal of its author is not in that head's past and did not witness
+ * it. A change in a tree whose root is void is void too: that tree never materializes.
+ * `pending`: changes of the batch being applied, so a witnessed id arriving in the same batch
+ * as the changes it covers counts.
+ */
+export function isVoid(s: ReplicaState, c: Node, tree: string, pending?: ReadonlyMap<string, Node>): boolean {
+  if (voidsNode(s, c, tree, pending)) return true
+  if (c.id === tree) return false
+  const root = s.indexes.get(tree)?.get(tree)
+  return !!root && voidsNode(s, root, tree, pending)
 }
 
 /**
  * Whether `c` may materialize the held derived root `rootId` it builds on: only a change its
  * author may write at its cited head (and not void) vouches for an unsigned root.
  */
-export function mayBuildOnDerivedRoot(acl: AclLog, keyring: Keyring, c: Change, rootId: string): boolean {
-  if (!c.prevIds.includes(rootId) || c.aclHeadId === '' || !acl.has(c.aclHeadId)) return false
-  return judgeWriter(acl, keyring, c) === undefined && !isVoid(acl, c)
+export function mayBuildOnDerivedRoot(s: ReplicaState, c: Change, rootId: string): boolean {
+  if (!c.prevIds.includes(rootId) || c.aclHeadId === '' || !s.acl.has(c.aclHeadId)) return false
+  return judgeWriter(s.acl, s.keyring, c) === undefined && !voidsNode(s, c, rootId)
 }
 
-/** Trees holding changes by `identity` stamped after its removal `c`: they need a rebuild. */
-export async function treesVoidedBy(s: ReplicaState, identity: string, c: Change, treeIds: string[]): Promise<string[]> {
+function voidsNode(s: ReplicaState, c: Node, tree: string, pending?: ReadonlyMap<string, Node>): boolean {
+  if (c.author === '') return false
+  return s.acl.voids(c.author, c.aclHeadId, (witness) => witnessCovers(s, c, tree, witness, pending))
+}
+
+/** `c` is an ancestor-or-equal, in its own tree, of one of the witnessed ids. */
+function witnessCovers(s: ReplicaState, c: Node, tree: string, witness: readonly string[], pending?: ReadonlyMap<string, Node>): boolean {
+  const idx = s.indexes.get(tree)
+  const nodeOf = (id: string): Node | undefined => idx?.get(id) ?? pending?.get(id)
+  const seen = new Set<string>()
+  const stack = witness.filter((w) => nodeOf(w))
+  while (stack.length) {
+    const id = stack.pop()!
+    if (id === c.id) return true
+    if (seen.has(id)) continue
+    seen.add(id)
+    const n = nodeOf(id)
+    if (!n || n.lamport <= c.lamport) continue
+    stack.push(...n.prevIds)
+  }
+  return false
+}
+
+/**
+ * Trees an ACL record just applied (`added`) makes rebuild: those holding a change (or root)
+ * whose voidness differs between the merged state before and after it. Only changes by
+ * members whose effective removals changed, or who are the subject of a record whose validity
+ * flipped, can differ.
+ */
+export async function treesAffected(s: ReplicaState, before: AclState, after: AclState, added: string, treeIds: string[]): Promise<string[]> {
+  const who = new Set<string>()
+  const removalIds = (st: AclState) => new Set([...st.removals.values()].flat().map((e) => e.id))
+  const [b, a] = [removalIds(before), removalIds(after)]
+  for (const [identity, list] of before.removals) if (list.some((e) => !a.has(e.id))) who.add(identity)
+  for (const [identity, list] of after.removals) if (list.some((e) => !b.has(e.id))) who.add(identity)
+  for (const id of new Set([...before.skipped, ...after.skipped])) {
+    if (id === added || before.isVoid(id) === after.isVoid(id)) continue
+    const r = s.acl.entries.get(id)!.record
+    if (r.type === 'add' || r.type === 'role' || r.type === 'remove') who.add(r.identity)
+  }
+  if (who.size === 0) return []
   const out: string[] = []
   for (const tree of treeIds) {
     const idx = await s.loadIndex(tree)
+    const root = idx.get(tree)
     for (const id of idx.ids()) {
       const n = idx.get(id)!
-      if (n.author === identity && n.timestamp > c.timestamp && !s.acl.precedesOrEquals(c.id, n.aclHeadId)) {
+      if (!who.has(n.author)) continue
+      const covered = (witness: readonly string[]) => witnessCovers(s, n, tree, witness)
+      const rootCovered = (witness: readonly string[]) => !!root && witnessCovers(s, root, tree, witness)
+      const flips = s.acl.voidsIn(before, n.author, n.aclHeadId, covered) !== s.acl.voidsIn(after, n.author, n.aclHeadId, covered)
+      const rootFlips = id === tree && !!root && s.acl.voidsIn(before, root.author, root.aclHeadId, rootCovered) !== s.acl.voidsIn(after, root.author, root.aclHeadId, rootCovered)
+      if (flips || rootFlips) {
         out.push(tree)
         break
       }
@@ -91,25 +144,67 @@ export async function treesVoidedBy(s: ReplicaState, identity: string, c: Change
   return out
 }
 
-/** Trees an applied ACL record makes rebuild (a removal voids its target's later changes). */
-export function rebuildsAfter(s: ReplicaState, c: Change, record: AclRecord, treeIds: string[]): Promise<string[]> | undefined {
-  return record.type === 'remove' ? treesVoidedBy(s, record.identity, c, treeIds) : undefined
+/**
+ * A change an effective removal witnessed, arriving after an earlier batch applied changes of
+ * its author in the same tree: those were judged without it and may be covered after all.
+ */
+export function witnessArrived(s: ReplicaState, c: Node, tree: string, pending: ReadonlyMap<string, Node>): boolean {
+  if (!s.acl.current().witnessed.has(c.id)) return false
+  const idx = s.indexes.get(tree)
+  if (!idx) return false
+  for (const id of idx.ids()) if (idx.get(id)!.author === c.author && !pending.has(id)) return true
+  return false
 }
 
-/** The ACL head a local object write or root cites, with the read key it seals under. */
-export function writerCitation(s: ReplicaState): { aclHeadId: string; readKeyId: string; readKey: Uint8Array } {
-  // Judged at the head it cites, so sealed under that state's key (concurrent ACL branches
-  // may each have rotated).
-  const aclHeadId = s.acl.latestHead()
-  const state = s.acl.stateAt([aclHeadId])
-  if (!state.canWrite(s.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
-  const keyId = state.readKeyId
+/**
+ * The witness of a removal of `identity`: per object tree, its changes that no other change of
+ * its there descends from (the root, when it only created the tree). Beyond the bound, the
+ * newest (by lamport) are kept: the member's writes left uncovered are void.
+ */
+export async function removalWitness(s: ReplicaState, identity: string, treeIds: string[]): Promise<string[]> {
+  const found: Array<{ id: string; lamport: number }> = []
+  for (const tree of treeIds) {
+    const idx = await s.loadIndex(tree)
+    const mine: TreeNode[] = []
+    for (const id of idx.ids()) {
+      const n = idx.get(id)!
+      if (n.author === identity) mine.push(n)
+    }
+    if (mine.length === 0) continue
+    // Walk down from each of its changes, newest first; whatever is reached is not maximal.
+    mine.sort((a, b) => b.lamport - a.lamport)
+    const below = new Set<string>()
+    for (const n of mine) {
+      if (below.has(n.id)) continue
+      found.push({ id: n.id, lamport: n.lamport })
+      const stack = [...n.prevIds]
+      while (stack.length) {
+        const id = stack.pop()!
+        if (below.has(id)) continue
+        below.add(id)
+        stack.push(...(idx.get(id)?.prevIds ?? []))
+      }
+    }
+  }
+  found.sort((a, b) => b.lamport - a.lamport || (a.id < b.id ? -1 : 1))
+  return found.slice(0, LIMITS.maxRemovalWitness).map((f) => f.id).sort()
+}
+
+/**
+ * The ACL head a local object write or root cites, with the read key it seals under: the
+ * merged state of every known ACL record, through a `merge` record (written by `merge`) when
+ * there is more than one valid frontier record. A head the fold skipped is never cited.
+ */
+export async function writerCitation(s: ReplicaState, merge: (prevIds: string[]) => Promise<string>): Promise<{ aclHeadId: string; readKeyId: string; readKey: Uint8Array }> {
+  const merged = s.acl.current()
+  if (!merged.canWrite(s.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
+  const keyId = merged.readKeyId
   const rk = keyId && s.keyring.get(keyId)
-  if (!keyId || !rk) throw new SvcError('space.read_only', 'no read key for this space')
+  if (!keyId || !rk) throw new SvcError('space.read_only', 'no current read key for this space (a manager must rotate it)')
+  const c = s.acl.citation()
+  const aclHeadId = 'head' in c ? c.head : await merge(c.merge)
+  // Judged at the head it cites, so sealed under that state's key: the merged state's.
+  const st = s.acl.stateAtHead(aclHeadId)
+  if (st.readKeyId !== keyId || !st.canWrite(s.me)) throw new SvcError('internal', 'the cited ACL state is not the merged state')
   return { aclHeadId, readKeyId: keyId, readKey: rk }
-}
-
-/** The ACL head a new object root cites (its right to create is judged at that head). */
-export function rootCitation(s: ReplicaState): string {
-  return s.acl.latestHead()
 }

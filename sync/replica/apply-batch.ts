@@ -6,7 +6,7 @@ import { decodeAclRecord, type AclRecord } from '../acl/records.ts'
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
 import { applyToRecord, compareStamps, type StampInfo } from '../crdt/record.ts'
 import { STORES, type WriteBatch } from '../storage/adapter.ts'
-import { citesStaleHead, isVoid, judgeAclRecord, judgeSignedRoot, judgeWriter, mayBuildOnDerivedRoot, rebuildsAfter } from './acl-rules.ts'
+import { citesStaleHead, isVoid, judgeAclRecord, judgeSignedRoot, judgeWriter, mayBuildOnDerivedRoot, treesAffected, witnessArrived } from './acl-rules.ts'
 import type { StoredRecord } from './record-codec.ts'
 import { aclEntryOf, nodeOf, type ReplicaState, type TreeMeta } from './replica-state.ts'
 import { changeKey, rebuildKey, spaceMetaKey, treeKey, treePrefix, VERSION_SEQ_KEY } from './storage-keys.ts'
@@ -39,6 +39,12 @@ export class ApplyBatch {
   readonly applied: string[] = []
   /** Derived roots held (not applied) since parked changes were last woken. */
   readonly heldIds: string[] = []
+  /** Every object change of the batch by id: a removal's witness may name one not applied yet. */
+  readonly pending = new Map<string, Change>()
+
+  addPending(changes: readonly Change[]) {
+    for (const c of changes) if (c.treeId !== this.s.spaceId && c.id !== this.s.spaceId) this.pending.set(c.id, c)
+  }
 
   constructor(
     private readonly s: ReplicaState,
@@ -77,7 +83,9 @@ export class ApplyBatch {
       return err instanceof InvalidOp ? 'malformed' : 'bad_payload'
     }
     s.versionSeq++
-    if (isVoid(s.acl, c)) this.voided.push(c.id)
+    // Its earlier changes here were judged without it: they may be witnessed after all.
+    if (witnessArrived(s, c, tree, this.pending)) s.toRebuild.add(tree)
+    if (isVoid(s, c, tree, this.pending)) this.voided.push(c.id)
     else {
       const pending = this.applyOps(tree, meta, c, payload)
       if (pending) return pending.then(() => this.joinTree(c, tree, meta, idx))
@@ -200,11 +208,14 @@ export class ApplyBatch {
     }
     const refused = judgeAclRecord(s.acl, s.spaceId, c, record)
     if (refused) return refused
+    const trees = objectTreeIds(s)
+    const before = trees.length ? s.acl.current() : undefined
     s.acl.add(aclEntryOf(c, record))
     // A loaded index of the ACL tree (head sync may ask for one) stays current.
     s.indexes.get(s.spaceId)?.add(nodeOf(c))
-    const rebuild = rebuildsAfter(s, c, record, objectTreeIds(s))
-    if (rebuild) for (const t of await rebuild) s.toRebuild.add(t)
+    // Changes applied before this record may be void now (a removal), or no longer (a removal
+    // it outranks): their trees are re-derived once the batch commits.
+    if (before) for (const t of await treesAffected(s, before, s.acl.current(), c.id, trees)) s.toRebuild.add(t)
     const meta = s.trees.get(s.spaceId) ?? { heads: [], maxLamport: 0, count: 0, derived: c.author === '' }
     meta.heads = s.acl.headIds()
     meta.maxLamport = Math.max(meta.maxLamport, c.lamport)
@@ -239,6 +250,7 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
   /** Ids applied or held by this batch, in order; parked changes waiting for them wake up. */
   const arrived = b.applied
   let woken = 0
+  b.addPending(verified)
   // ACL records first (changes cite them), then arrival order, which is causal whenever the
   // sender walked its DAG parents first (head sync does). Whatever came ahead of a parent
   // waits for the next pass, in lamport order, where every parent precedes its children; so
@@ -291,6 +303,7 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
       b.heldIds.length = 0
     }
     if (wake.length === 0) break
+    b.addPending(wake)
     queue = aclFirst(s, queue.concat(wake))
     queue.sort(compareChanges)
     sorted = true
@@ -313,7 +326,7 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
  */
 function materializeHeldRoot(s: ReplicaState, b: ApplyBatch, c: Change, tree: string, report: IngestReport) {
   const root = s.derived.peek(tree)
-  if (!root || !mayBuildOnDerivedRoot(s.acl, s.keyring, c, tree)) return
+  if (!root || !mayBuildOnDerivedRoot(s, c, tree)) return
   s.derived.take(tree)
   const reason = b.applyOne(root) as RejectReason | undefined
   if (reason) report.rejected.push({ id: root.id, reason })
@@ -346,9 +359,9 @@ async function commit(s: ReplicaState, b: ApplyBatch, local: boolean) {
 }
 
 /**
- * Re-derives a tree's records from its DAG. Needed only when a removal arrives after
- * changes it voids were applied; the marker written with the removal makes a crash in
- * between finish the job on the next open.
+ * Re-derives a tree's records from its DAG. Needed only when an ACL record or a witnessed
+ * change arrives after changes whose voidness it changes were applied; the marker written in
+ * the same commit makes a crash in between finish the job on the next open.
  */
 export async function rebuildTree(s: ReplicaState, tree: string) {
   const meta = s.trees.get(tree)
@@ -365,7 +378,7 @@ export async function rebuildTree(s: ReplicaState, tree: string) {
     const raw = raws[i]
     if (!raw || nodes[i].prevIds.length === 0) continue
     const c = decodeChange(raw)
-    if (isVoid(s.acl, c)) continue
+    if (isVoid(s, c, tree)) continue
     const rk = s.keyring.get(c.readKeyId)
     if (!rk) continue
     const payload = decodeCanonical<ChangePayload>(open(rk, c.payload, undefined, s.deps.crypto.aead))

@@ -12,7 +12,7 @@ import { decodeAclRecord, encodeAclRecord, type AclRecord, type Role, type Rotat
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
 import type { StampInfo } from '../crdt/record.ts'
 import { STORES } from '../storage/adapter.ts'
-import { rootCitation, writerCitation } from './acl-rules.ts'
+import { writerCitation } from './acl-rules.ts'
 import { AclWriter } from './acl-writer.ts'
 import { applyChecked, rebuildTree } from './apply-batch.ts'
 import { checkStage } from './check-stage.ts'
@@ -245,7 +245,7 @@ export class SpaceReplica {
         opts.seed !== undefined
           ? derivedRoot(this.spaceId, payload)
           : await signChange(this.deps.crypto, s.key, {
-              spaceId: this.spaceId, treeId: '', prevIds: [], aclHeadId: rootCitation(s), seq: ++s.seq, lamport: 0, timestamp: this.deps.env.now(), readKeyId: '', payload,
+              spaceId: this.spaceId, treeId: '', prevIds: [], aclHeadId: (await this.citation()).aclHeadId, seq: ++s.seq, lamport: 0, timestamp: this.deps.env.now(), readKeyId: '', payload,
             })
       if (s.trees.has(root.id)) return root.id
       if (opts.seed !== undefined) s.derived.expect(root.id)
@@ -297,7 +297,7 @@ export class SpaceReplica {
     const meta = s.trees.get(objectId)
     if (!meta || objectId === this.spaceId) throw new SvcError('object.not_found', 'object not found', { objectId })
     if (meta.deleted) throw new SvcError('object.not_found', 'object was deleted', { objectId })
-    const cite = writerCitation(s)
+    const cite = await this.citation()
     const payload: ChangePayload = traceIds?.length ? { ops, traceIds } : { ops }
     // A local write that would make a malformed change is the caller's fault, not a 500.
     try {
@@ -320,6 +320,11 @@ export class SpaceReplica {
     const result: WriteResult = { versionId: String(s.versionSeq), changeId: change.id, recordIds: ids }
     if (drops.length) result.rejections = drops
     return result
+  }
+
+  /** The merged ACL state's head and key, writing a `merge` record first when it needs one. */
+  private citation() {
+    return writerCitation(this.s, (prevIds) => this.aclWriter.merge(prevIds))
   }
 
   // ---------------------------------------------------------------- ACL writes
@@ -356,8 +361,20 @@ export class SpaceReplica {
         const known = this.s.hasChange(c)
         if (!(known instanceof Promise ? await known : known)) fresh.push(c)
       }
-      return applyChecked(this.s, fresh, report, { origin: opts.origin })
+      const rep = await applyChecked(this.s, fresh, report, { origin: opts.origin })
+      await this.heal()
+      return rep
     })
+  }
+
+  /** A manager rotates when peers' records left the merged key tainted or a reader without it. */
+  private async heal() {
+    try {
+      await this.aclWriter.healIfNeeded()
+    } catch (err) {
+      // Without the newest key (it never reached us) another manager has to; the next ingest retries.
+      if (!(err instanceof SvcError)) throw err
+    }
   }
 
   /**

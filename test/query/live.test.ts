@@ -314,6 +314,16 @@ describe('Mailbox', () => {
     expect(m.shift()).toBeUndefined()
   })
 
+  it('clear() drops the backlog and the ring keeps its order afterwards', () => {
+    const m = new Mailbox<number>(16)
+    for (let i = 0; i < 10; i++) m.push(i)
+    m.shift()
+    m.clear()
+    expect([m.size, m.shift()]).toEqual([0, undefined])
+    for (let i = 0; i < 16; i++) expect(m.push(i)).toBe('ok')
+    expect(m.drain()).toEqual(Array.from({ length: 16 }, (_, i) => i))
+  })
+
   it('next() waits for a push; close() ends waiting and refuses pushes', async () => {
     const m = new Mailbox<string>(16)
     const p = m.next()

@@ -4,17 +4,21 @@ import { bootApp, call, expectError, newObject, newSpace, ok, type Booted } from
 let b: Booted
 let S: string
 let spaceId: string
+/** A type whose part declares the shared editor dataset: its objects may hold `editor_blocks`. */
+let docType: string
 beforeAll(async () => {
   b = await bootApp()
   spaceId = await newSpace(b.app, 'Editor')
   S = `/v1/spaces/${spaceId}`
+  docType = (await ok(call(b.app, 'POST', `${S}/types`, { name: 'Doc', xKey: 'doc' }), 201)).id as string
+  await ok(call(b.app, 'POST', `${S}/types/${docType}/parts`, { key: 'body', datasets: [{ module: 'editor', shared: true }] }), 201)
 })
 afterAll(async () => b.close())
 
 const DOC = '# Title\n\nFirst paragraph with *emphasis*.\n\n- one\n- two\n  - nested\n\n```ts\nconst x = 1\n```\n\nLast paragraph.\n'
 
 async function doc(): Promise<{ obj: string; E: string }> {
-  const obj = await newObject(b.app, spaceId)
+  const obj = await newObject(b.app, spaceId, { types: [docType] })
   return { obj, E: `${S}/objects/${obj}/editor/editor_blocks` }
 }
 const md = async (E: string): Promise<string> => (await ok<{ markdown: string }>(call(b.app, 'GET', `${E}/markdown`))).markdown
@@ -145,7 +149,8 @@ describe('editor collections', () => {
     expect(await ok(call(b.app, 'PUT', `${E}/markdown`, { content: '# Notes\n\n- a\n' }))).toMatchObject({ inserted: 2 })
     expect(await md(E)).toBe('# Notes\n\n- a\n')
     expect(await blocks(carrier, collection)).toHaveLength(2)
-    expect(await md(`${S}/objects/${carrier}/editor/editor_blocks`)).toBe('')
+    // Its type declares a part editor, not the shared one.
+    expectError(await call(b.app, 'GET', `${S}/objects/${carrier}/editor/editor_blocks/markdown`), 400, 'dataset.not_declared')
 
     const plain = await newObject(b.app, spaceId)
     const P = `${S}/objects/${plain}/editor/${collection}`
@@ -157,5 +162,16 @@ describe('editor collections', () => {
     expectError(await call(b.app, 'GET', `${S}/objects/${carrier}/editor/notes/markdown`), 404, 'dataset.not_found')
     expectError(await call(b.app, 'PUT', `${S}/objects/${carrier}/editor/chat_messages/markdown`, { content: 'x' }), 404, 'dataset.not_found')
     expectError(await call(b.app, 'GET', `${S}/objects/nope/editor/editor_blocks/markdown`), 404, 'object.not_found')
+  })
+
+  it('editor_blocks on an object whose types declare no editor is 400 dataset.not_declared, not an empty document', async () => {
+    const plain = await newObject(b.app, spaceId)
+    const E = `${S}/objects/${plain}/editor/editor_blocks`
+    const details = expectError(await call(b.app, 'GET', `${E}/markdown`), 400, 'dataset.not_declared')
+    expect(details).toMatchObject({ dataset: 'editor_blocks', objectId: plain, owners: [docType] })
+    expectError(await call(b.app, 'PUT', `${E}/markdown`, { content: '# x\n' }), 400, 'dataset.not_declared')
+    expectError(await call(b.app, 'POST', `${E}/markdown/append`, { content: 'x' }), 400, 'dataset.not_declared')
+    expectError(await call(b.app, 'POST', `${E}/blocks`, { type: 'paragraph', text: 'x' }), 400, 'dataset.not_declared')
+    expect((await ok(call(b.app, 'POST', `${S}/query`, { objectId: plain, dataset: 'editor_blocks' }))).records).toEqual([])
   })
 })

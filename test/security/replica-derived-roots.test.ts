@@ -34,7 +34,7 @@ describe('a stranger writes permanent junk into any space: derived roots are uns
     const reader = await SpaceReplica.open(await deps(3), owner.spaceId, keyFor(3))
     await pushAll(owner, reader)
     const root = rootOf(owner.spaceId, 'reader-junk')
-    const aclHeadId = owner.acl.latestHead()
+    const aclHeadId = (owner.acl.citation() as { head: string }).head
     const readKeyId = owner.acl.current().readKeyId!
     const c = await signChange(crypto, keyFor(3), {
       spaceId: owner.spaceId, treeId: root.id, prevIds: [root.id], aclHeadId, seq: 1, lamport: 1, timestamp: env.now(), readKeyId,

@@ -92,8 +92,29 @@ describe('POST /v1/auth: create', () => {
   it('refuses switching accounts on a standalone server with 403 auth.not_managed', async () => {
     const { app } = makeApp()
     await post(app, '/v1/auth', { mnemonic: MNEMONIC })
-    expectError(await post(app, '/v1/auth', {}), 403, 'auth.not_managed')
     expectError(await post(app, '/v1/auth', { mnemonic: MNEMONIC, index: 2 }), 403, 'auth.not_managed')
+  })
+
+  it('{} on a running standalone server answers 200 alreadyAuthorized with the running account, creating nothing', async () => {
+    const first = makeApp()
+    const { accountId } = await createAccount(first.app)
+    expect((await post(first.app, '/v1/auth', {})).json()).toEqual({ accountId, created: false, alreadyAuthorized: true })
+    await first.app.close()
+    // A restarted server boots the account itself; the client's launch-time `{}` must not fail.
+    const { app, session, dataRoot } = makeApp({ dataRoot: first.dataRoot })
+    expect(await session.bootAtStart()).toBe(accountId)
+    const res = await post(app, '/v1/auth', {})
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({ accountId, created: false, alreadyAuthorized: true })
+    expect(readdirSync(join(dataRoot, 'accounts'))).toEqual([accountId])
+  })
+
+  it('{} on a running managed server answers 200 alreadyAuthorized too (it names no account to switch to)', async () => {
+    const { app } = makeApp({ mode: 'managed' })
+    const { accountId } = await createAccount(app, control)
+    const res = await post(app, '/v1/auth', {}, control)
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({ accountId, created: false, alreadyAuthorized: true })
   })
 })
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ERROR_STATUS, errorBody } from '../../server/errors.ts'
+import { ERROR_CODES, isErrorCode, SvcError } from '../../sync/core/errors.ts'
 import { REPO } from './process.ts'
 
 // The contract lives next to the repository (see DESIGN.md); the table must follow it.
@@ -44,12 +45,25 @@ describe('error status table', () => {
     for (const [, code, status] of rows) expect([code, table[code!]]).toEqual([code, Number(status)])
   })
 
+  it('gives every code of the ErrorCode union a status, and no code outside it', () => {
+    expect(Object.keys(ERROR_STATUS).sort()).toEqual([...ERROR_CODES].sort())
+    expect(new Set(ERROR_CODES).size).toBe(ERROR_CODES.length)
+    for (const code of ERROR_CODES) expect([code, typeof ERROR_STATUS[code]]).toEqual([code, 'number'])
+  })
+
+  it('makes a misspelled code a type error', () => {
+    // @ts-expect-error: 'space.not_fonud' is not an ErrorCode (typecheck fails if this compiles)
+    const err = new SvcError('space.not_fonud', 'typo')
+    expect(isErrorCode(err.code)).toBe(false)
+    expect(isErrorCode('space.not_found')).toBe(true)
+  })
+
   it('uses only statuses the API answers with', () => {
     for (const status of Object.values(table)) expect([400, 401, 403, 404, 405, 409, 413, 415, 500, 501, 503]).toContain(status)
   })
 
   it('builds the envelope, with details only when given', () => {
-    expect(errorBody('x.y', 'm')).toEqual({ error: { code: 'x.y', message: 'm' } })
-    expect(errorBody('x.y', 'm', { pid: 1 })).toEqual({ error: { code: 'x.y', message: 'm', details: { pid: 1 } } })
+    expect(errorBody('request.schema', 'm')).toEqual({ error: { code: 'request.schema', message: 'm' } })
+    expect(errorBody('request.schema', 'm', { pid: 1 })).toEqual({ error: { code: 'request.schema', message: 'm', details: { pid: 1 } } })
   })
 })

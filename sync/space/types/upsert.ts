@@ -1,5 +1,5 @@
 import { SvcError } from '../../core/errors.ts'
-import { LIMITS } from '../../core/limits.ts'
+import { DEFAULT_UPSERT_PAGE_SIZE, LIMITS, MAX_UPSERT_PAGE_SIZE } from '../../core/limits.ts'
 import { checkValue, type Json, type JsonObject, type Op } from '../../crdt/ops.ts'
 import { deepEqual } from '../../crdt/path.ts'
 import type { WriteResult } from '../../replica/types.ts'
@@ -60,8 +60,8 @@ export interface UpsertResult {
   rejections: UpsertRejection[]
 }
 
-export const UPSERT_DEFAULT_PAGE_SIZE = 500
-const MAX_PAGE_SIZE = 10_000
+export const UPSERT_DEFAULT_PAGE_SIZE = DEFAULT_UPSERT_PAGE_SIZE
+const MAX_PAGE_SIZE = MAX_UPSERT_PAGE_SIZE
 
 function typeMatches(f: FieldDecl, v: Json): boolean {
   if (v === null) return !f.required
@@ -166,7 +166,7 @@ export async function upsert(engine: SpaceEngine, body: UpsertBody): Promise<Ups
     let ops: Op[] = []
     const flush = async () => {
       if (ops.length === 0) return
-      result.pages.push(await engine.replica.write(objectId, ops, traceIds))
+      result.pages.push(await engine.write(objectId, ops, traceIds))
       ops = []
     }
     for (let index = start; index < Math.min(records.length, start + pageSize); index++) {
