@@ -133,8 +133,8 @@ describe('Per-peer maps grow without bound and strangers mint peer ids for free'
     expect(svc.scheduler.connectedPeers()).toEqual([])
   }, 60_000)
 
-  it('authenticated strangers with fresh accounts: round statistics kept for at most the bound per space', async () => {
-    let recorded = 0
+  it('authenticated strangers with fresh accounts: no round and no statistics about a space they may not read', async () => {
+    let authenticated = 0
     for (let i = 0; i < 3 * BOUND; i++) {
       const node = await stranger()
       nodes.push(node)
@@ -142,14 +142,16 @@ describe('Per-peer maps grow without bound and strangers mint peer ids for free'
       const session = new SyncSession({ host: { space: () => undefined }, key: freshKey(), peerId: transport.peerId, crypto, env: systemEnv })
       const driver = new SyncDriver({ transport, session, timer: realTimer, timeoutMs: 2_000 })
       await node.dial(multiaddr(addr()))
-      // The daemon runs a round per space with it (unknown_space: it holds none) and records it.
-      const seen = () => [...svc.scheduler.stats.values()].some((m) => m.has(transport.peerId))
-      await until('a round with the stranger recorded', seen).then(() => recorded++, () => undefined)
+      // The daemon proves the stranger's account, then opens no round with it: rights before work.
+      const proved = () => svc.session.identityOf(transport.peerId) !== undefined
+      await until('the stranger authenticated', proved).then(() => authenticated++, () => undefined)
+      await sleep(300)
+      expect([...svc.scheduler.stats.values()].some((m) => m.has(transport.peerId))).toBe(false)
       await driver.close()
       await node.stop()
       await sleep(450)
     }
-    expect(recorded).toBeGreaterThan(BOUND)
+    expect(authenticated).toBeGreaterThan(BOUND)
     for (const [, perSpace] of svc.scheduler.stats) expect(perSpace.size).toBeLessThanOrEqual(BOUND)
   }, 120_000)
 
