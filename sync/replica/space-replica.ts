@@ -154,6 +154,11 @@ export class SpaceReplica {
   }
 
   /** True once this replica holds the space's ACL root. */
+  /** The clock, timers and randomness this replica writes with (the engine's services share them). */
+  get env(): Env {
+    return this.deps.env
+  }
+
   get known(): boolean {
     return this.acl.has(this.spaceId)
   }

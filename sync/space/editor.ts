@@ -1,3 +1,4 @@
+import type { Env } from '../core/env.ts'
 import { SvcError } from '../core/errors.ts'
 import { toBase58 } from '../core/ids.ts'
 import type { Json, JsonObject, Op } from '../crdt/ops.ts'
@@ -47,13 +48,11 @@ const RESERVED_ROOTS = new Set(['id', '_ver'])
 
 const invalid = (field: string, message: string, extra: Record<string, unknown> = {}) => new SvcError('request.invalid_field', message, { field, ...extra })
 
-/** 12 random bytes in base58: new block ids and per-change position tie-breakers. */
-function randomBytes(): Uint8Array {
-  return globalThis.crypto.getRandomValues(new Uint8Array(12))
-}
-const newBlockId = (): string => toBase58(randomBytes())
+/** 12 random bytes (from the space's Env) in base58: new block ids and per-change position tie-breakers. */
+const randomBytes = (env: Env): Uint8Array => env.randomBytes(12)
+const newBlockId = (env: Env): string => toBase58(randomBytes(env))
 /** One position generator per change: a random tie-breaker, so concurrent inserts never collide. */
-const changePos = (): PosGen => posGenerator(randomBytes())
+const changePos = (env: Env): PosGen => posGenerator(randomBytes(env))
 
 /**
  * The editor endpoints (spec "Editor", docs/editor.md) over one space: resolves the editor
@@ -116,7 +115,7 @@ export class EditorService {
   put(objectId: string, collection: string, content: string): Promise<EditSummary> {
     return this.serial(async () => {
       await this.resolve(objectId, collection)
-      const diff = diffMarkdown(await this.blocks(objectId, collection), content, changePos())
+      const diff = diffMarkdown(await this.blocks(objectId, collection), content, changePos(this.space.replica.env))
       return this.applyDiff(objectId, collection, diff)
     })
   }
@@ -125,7 +124,7 @@ export class EditorService {
   patch(objectId: string, collection: string, edits: MarkdownEdit[]): Promise<EditSummary> {
     return this.serial(async () => {
       await this.resolve(objectId, collection)
-      const diff = patchMarkdown(await this.blocks(objectId, collection), edits, changePos())
+      const diff = patchMarkdown(await this.blocks(objectId, collection), edits, changePos(this.space.replica.env))
       return this.applyDiff(objectId, collection, diff)
     })
   }
@@ -134,14 +133,14 @@ export class EditorService {
   append(objectId: string, collection: string, content: string): Promise<EditSummary> {
     return this.serial(async () => {
       await this.resolve(objectId, collection)
-      const diff = appendMarkdown(await this.blocks(objectId, collection), content, changePos())
+      const diff = appendMarkdown(await this.blocks(objectId, collection), content, changePos(this.space.replica.env))
       return this.applyDiff(objectId, collection, diff)
     })
   }
 
   /** Writes a diff as one change (none when nothing changed) and returns its summary. */
   async applyDiff(objectId: string, collection: string, diff: DiffResult): Promise<EditSummary> {
-    const ops = diffOps(collection, diff, newBlockId)
+    const ops = diffOps(collection, diff, () => newBlockId(this.space.replica.env))
     if (ops.length > 0) await this.space.replica.write(objectId, ops)
     return summarize(diff)
   }
@@ -157,7 +156,7 @@ export class EditorService {
         const sorted = sortBlocks(await this.blocks(objectId, collection))
         let last: string | undefined
         for (let i = sorted.length - 1; i >= 0 && last === undefined; i--) last = isValidPos(sorted[i].nav?.pos) ? sorted[i].nav!.pos : undefined
-        pos = changePos()(last, undefined)
+        pos = changePos(this.space.replica.env)(last, undefined)
       }
       const value: Record<string, Json> = { type: body.type }
       if (body.style !== undefined) value.style = body.style
@@ -167,7 +166,7 @@ export class EditorService {
       const nav: Record<string, Json> = { pos }
       if (body.nav?.depth !== undefined && body.nav.depth > 0) nav.depth = body.nav.depth
       value.nav = nav
-      const id = newBlockId()
+      const id = newBlockId(this.space.replica.env)
       const res = await this.space.replica.write(objectId, [{ op: 'set', ds: collection, id, path: '', value }])
       res.recordIds = [id]
       return res

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { IngestItem } from '../../sync/replica/types.ts'
 import { EDITOR_BLOCKS, EditorService } from '../../sync/space/editor.ts'
 import { SpaceEngine } from '../../sync/space/space-engine.ts'
+import { TypesService } from '../../sync/space/types/index.ts'
 import { render } from '../../sync/modules/editor/index.ts'
 import { deps, idFor, keyFor, pushAll } from '../helpers.ts'
 import { twoMembers } from '../space/helpers.ts'
@@ -21,7 +22,11 @@ type Doc = Record<string, unknown> & { id: string }
 async function setup() {
   const { a, b, sync } = await twoMembers()
   await a.replica.addMember(idFor(3), 'reader')
-  const obj = await a.createObject()
+  // The object carries a type declaring the shared editor dataset (spec "Editor").
+  const types = TypesService.for(a)
+  const docType = (await types.createType({ name: 'Doc', xKey: 'doc' })).id
+  await types.createPart(docType, { key: 'body', datasets: [{ module: 'editor', shared: true }] })
+  const obj = await a.createObject({ types: [docType] })
   expect(await EditorService.for(a).put(obj, EDITOR_BLOCKS, base)).toMatchObject({ inserted: BLOCKS })
   await sync()
   // A reader that never writes: it gets the two sides' changes in the order B, then A.
