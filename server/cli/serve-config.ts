@@ -5,7 +5,11 @@ import { parseArgs } from 'node:util'
 import { isAccountId } from '../../node/account/layout.ts'
 import { UsageError } from './io.ts'
 
-/** Settings of `svc serve`: flags win over env vars, env vars over the config file, that over defaults. */
+/**
+ * Settings of `svc serve`: flags win over env vars, env vars over the config file, that over
+ * defaults. The only place the daemon's environment variables are read: everything below
+ * receives them as options.
+ */
 export interface ServeConfig {
   data: string
   port: number
@@ -17,6 +21,8 @@ export interface ServeConfig {
   passkeyStdin: boolean
   /** Standalone: the account to boot at start and the only one this server accepts. */
   account?: string
+  /** libp2p listen multiaddrs; absent: all interfaces, a random port. */
+  p2pListen?: string[]
 }
 
 export const DEFAULT_PORT = 7001
@@ -30,7 +36,8 @@ export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADD
   --no-mdns        do not discover peers over multicast DNS                    env SVC_NO_MDNS
   --passkey-stdin  read the wallet passkey from stdin                           env SVC_PASSKEY
   --account ID     standalone: boot this account                                env SVC_ACCOUNT
-  --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account`
+  --p2p-listen MA  libp2p listen multiaddrs, comma-separated (default all, any port) env SVC_P2P_LISTEN
+  --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, p2pListen`
 
 interface Layer {
   data?: string
@@ -40,9 +47,10 @@ interface Layer {
   noMdns?: boolean
   passkey?: string
   account?: string
+  p2pListen?: string[]
 }
 
-const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account'] as const
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'p2pListen'] as const
 
 export function defaultDataRoot(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_DATA_HOME
@@ -62,6 +70,12 @@ function parseBool(v: string, source: string): boolean {
   if (['1', 'true', 'yes', 'on'].includes(s)) return true
   if (['0', 'false', 'no', 'off', ''].includes(s)) return false
   throw new UsageError(`${source}: expected true or false, got "${v}"`)
+}
+
+/** Comma-separated multiaddrs; empty means the default (all interfaces). */
+function parseListen(v: string): string[] | undefined {
+  const addrs = v.split(',').map((s) => s.trim()).filter(Boolean)
+  return addrs.length > 0 ? addrs : undefined
 }
 
 /** Loopback only (spec Authentication 1): anything else is refused before binding. */
@@ -95,6 +109,10 @@ function readConfigFile(path: string): Layer {
     out[k] = cfg[k] as boolean
   }
   if (cfg.port !== undefined) out.port = parsePort(cfg.port, `--config ${path}`)
+  if (cfg.p2pListen !== undefined) {
+    if (!Array.isArray(cfg.p2pListen) || !cfg.p2pListen.every((a) => typeof a === 'string')) throw new UsageError(`--config ${path}: p2pListen must be an array of multiaddr strings`)
+    out.p2pListen = cfg.p2pListen as string[]
+  }
   // A relative data root is relative to the file that names it.
   if (out.data !== undefined) out.data = resolve(dirname(path), out.data)
   return out
@@ -109,6 +127,8 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   if (env.SVC_NO_MDNS !== undefined) out.noMdns = parseBool(env.SVC_NO_MDNS, 'SVC_NO_MDNS')
   if (env.SVC_PASSKEY) out.passkey = env.SVC_PASSKEY
   if (env.SVC_ACCOUNT) out.account = env.SVC_ACCOUNT
+  // Set but empty: the default listen addresses (a layer below may not override that).
+  if (env.SVC_P2P_LISTEN !== undefined) out.p2pListen = parseListen(env.SVC_P2P_LISTEN) ?? []
   return out
 }
 
@@ -127,6 +147,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
         'no-mdns': { type: 'boolean' },
         'passkey-stdin': { type: 'boolean' },
         account: { type: 'string' },
+        'p2p-listen': { type: 'string' },
         config: { type: 'string' },
       },
     })
@@ -141,6 +162,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
   if (v.managed) flags.managed = true
   if (v['no-mdns']) flags.noMdns = true
   if (v.account !== undefined) flags.account = v.account
+  if (v['p2p-listen'] !== undefined) flags.p2pListen = parseListen(v['p2p-listen']) ?? []
 
   const fileLayer = v.config !== undefined ? readConfigFile(resolve(v.config)) : {}
   const merged: Layer = { ...fileLayer, ...envLayer(env), ...flags }
@@ -158,5 +180,6 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     passkeyStdin,
     ...(merged.passkey !== undefined && !passkeyStdin ? { passkey: merged.passkey } : {}),
     ...(merged.account !== undefined ? { account: merged.account } : {}),
+    ...(merged.p2pListen !== undefined && merged.p2pListen.length > 0 ? { p2pListen: merged.p2pListen } : {}),
   }
 }

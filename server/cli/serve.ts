@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
-import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
-import type { EngineHostOptions } from '../../node/daemon/engine-host.ts'
+import { DaemonEngine, type DaemonEngineOptions } from '../../node/daemon/daemon-engine.ts'
 import { engineRoutes } from '../routes/engine.ts'
 import { DaemonSession } from '../../node/daemon/session.ts'
 import { systemEnv } from '../../sync/core/env.ts'
@@ -20,11 +19,11 @@ const describe = (err: unknown) => (isSvcError(err) ? `${err.code}: ${err.messag
  * stdout line 1: the base URL; line 2 (managed): the control token. Diagnostics go to stderr.
  * The returned promise settles when the server has stopped.
  */
-export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: EngineHostOptions) => DaemonEngine = (o) => new DaemonEngine(o)): Promise<number> {
+export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: DaemonEngineOptions) => DaemonEngine = (o) => new DaemonEngine(o)): Promise<number> {
   mkdirSync(config.data, { recursive: true, mode: 0o700 })
   // Hex: safe as a command-line argument (a base64url token may start with '-').
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
-  const engine = engineFactory({ dataRoot: config.data, noMdns: config.noMdns })
+  const engine = engineFactory({ dataRoot: config.data, noMdns: config.noMdns, ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}) })
   const session = new DaemonSession({
     dataRoot: config.data,
     mode: config.managed ? 'managed' : 'standalone',
