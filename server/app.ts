@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import type { DaemonSession } from '../node/daemon/session.ts'
+import type { AccountLifecycle } from '../node/daemon/account-lifecycle.ts'
 import { installBodyParsing } from './http/body.ts'
 import { installErrorHandling, sendError, toSvcError } from './http/error-handler.ts'
 import { gate } from './http/gate.ts'
@@ -18,7 +18,7 @@ export const BODY_LIMIT = 1024 * 1024
 
 export interface AppOptions {
   /** The account lifecycle; the app tears it down when it closes. */
-  session: DaemonSession
+  session: AccountLifecycle
   version?: string
   startedAt?: Date
   sse?: Partial<SseSettings>

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { DaemonEngine, type DaemonEngineOptions } from '../../node/daemon/daemon-engine.ts'
 import { engineRoutes } from '../routes/engine.ts'
-import { DaemonSession } from '../../node/daemon/session.ts'
+import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { isSvcError } from '../../sync/core/errors.ts'
 import { buildApp } from '../app.ts'
@@ -24,7 +24,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   // Hex: safe as a command-line argument (a base64url token may start with '-').
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
   const engine = engineFactory({ dataRoot: config.data, noMdns: config.noMdns, ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}) })
-  const session = new DaemonSession({
+  const session = new AccountLifecycle({
     dataRoot: config.data,
     mode: config.managed ? 'managed' : 'standalone',
     engine,

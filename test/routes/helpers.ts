@@ -5,7 +5,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
 import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
-import { DaemonSession } from '../../node/daemon/session.ts'
+import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { buildApp, type AppOptions } from '../../server/app.ts'
 import { engineRoutes } from '../../server/routes/engine.ts'
@@ -16,7 +16,7 @@ export { expectError } from '../server/helpers.ts'
 export interface Booted {
   app: FastifyInstance
   engine: DaemonEngine
-  session: DaemonSession
+  session: AccountLifecycle
   accountId: string
   root: string
   close(): Promise<void>
@@ -27,7 +27,7 @@ export async function bootApp(opts: Partial<AppOptions> & { controlToken?: strin
   const root = mkdtempSync(join(tmpdir(), 'svc-routes-'))
   const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
   const { controlToken, ...appOpts } = opts
-  const session = new DaemonSession({ dataRoot: root, mode: controlToken ? 'managed' : 'standalone', engine, env: systemEnv, ...(controlToken ? { controlToken } : {}) })
+  const session = new AccountLifecycle({ dataRoot: root, mode: controlToken ? 'managed' : 'standalone', engine, env: systemEnv, ...(controlToken ? { controlToken } : {}) })
   const app = buildApp({ session, routes: engineRoutes(engine), ...appOpts })
   const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {}, headers: controlToken ? { 'x-svc-control-token': controlToken } : {} })
   expect(res.statusCode).toBe(201)
