@@ -60,7 +60,7 @@ export async function buildFixture(): Promise<Fixture> {
   const st = owner.acl.current()
   const readKeyId = st.readKeyId!
   const readKey = owner.keyring.get(readKeyId)!
-  const aclHeadId = owner.acl.latestHead()
+  const aclHeadId = (owner.acl.citation() as { head: string }).head
   const changes: Change[] = []
   for (let o = 0; o < OBJECTS; o++) {
     let prev = objects[o]

@@ -15,6 +15,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   aggregate: async () => (await import('./aggregate.ts')).benchAggregate as Bench,
   editor: async () => (await import('./editor.ts')).benchEditor as Bench,
   history: async () => (await import('./history.ts')).benchHistory as Bench,
+  hostile: async () => (await import('./hostile.ts')).benchHostile as Bench,
 }
 
 const args = process.argv.slice(2)

@@ -4,6 +4,7 @@ import type { UserOp } from '../sync/crdt/resolve.ts'
 import type { Prng } from './prng.ts'
 import type { SimPeer } from './peer.ts'
 import { SimCrash } from './storage.ts'
+import { modifyRecords } from '../sync/space/modify.ts'
 
 /** A write the engine acknowledged (its promise resolved): it must never be lost. */
 export interface AckedWrite {
@@ -62,7 +63,7 @@ export async function randomWrite(p: SimPeer, r: Prng, acked: AckedWrite[], now:
   const id = r.pick(RECORDS)
   const ack = (changeId: string, tree: string) => acked.push({ id: changeId, tree, peer: p.id, account: p.account, kind, at: now })
   const modify = async (dset: string, records: Array<{ id: string; ops: UserOp[] }>) => {
-    const res = await rep.modify(obj, dset, records)
+    const res = await modifyRecords(rep, obj, dset, records)
     ack(res.changeId, obj)
     return res.changeId
   }

@@ -5,7 +5,7 @@ import type { Env } from '../../sync/core/env.ts'
 import { SvcError } from '../../sync/core/errors.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
 import { decodeWallet, encodeWallet, type WalletKeys } from '../../sync/crypto/wallet.ts'
-import { writeFileAtomic } from './files.ts'
+import { fsyncDir, writeFileAtomic, type Durability } from './files.ts'
 import { accountDir, accountsDir, isAccountId, METADATA_FILE, WALLET_FILE } from './layout.ts'
 import { acquireLock, type AccountLock } from './lock.ts'
 import { decodeMetadata, encodeMetadata, type AccountMetadata } from './metadata.ts'
@@ -18,6 +18,7 @@ export class AccountStore {
   constructor(
     readonly dataRoot: string,
     private readonly env: Env,
+    private readonly durability: Durability = 'normal',
   ) {}
 
   dir(accountId: string): string {
@@ -77,6 +78,7 @@ export class AccountStore {
     if (existsSync(dir)) return false
     mkdirSync(accountsDir(this.dataRoot), { recursive: true, mode: DIR_MODE })
     mkdirSync(dir, { mode: DIR_MODE })
+    if (this.durability === 'full') fsyncDir(accountsDir(this.dataRoot))
     return true
   }
 
@@ -88,7 +90,7 @@ export class AccountStore {
   writeAccount(keys: WalletKeys, passkey: string | undefined): AccountMetadata {
     const accountId = identityOf(keys.account.publicKey)
     const dir = this.dir(accountId)
-    writeFileAtomic(join(dir, WALLET_FILE), encodeWallet(this.env, keys, passkey), SECRET_MODE)
+    writeFileAtomic(join(dir, WALLET_FILE), encodeWallet(this.env, keys, passkey), SECRET_MODE, this.durability)
     const meta: AccountMetadata = {
       format: 'svc-account',
       version: 1,
@@ -98,7 +100,7 @@ export class AccountStore {
       createdAt: new Date(this.env.now()).toISOString(),
       crdtVersion: CHANGE_FORMAT_VERSION,
     }
-    writeFileAtomic(join(dir, METADATA_FILE), encodeMetadata(meta), SECRET_MODE)
+    writeFileAtomic(join(dir, METADATA_FILE), encodeMetadata(meta), SECRET_MODE, this.durability)
     return meta
   }
 

@@ -11,6 +11,7 @@ import {
   type KeyPair,
 } from '../../sync/crypto/keys.ts'
 import type { WalletKeys } from '../../sync/crypto/wallet.ts'
+import type { Durability } from '../account/files.ts'
 import type { AccountLock } from '../account/lock.ts'
 import type { AccountMetadata } from '../account/metadata.ts'
 import { AccountStore } from '../account/store.ts'
@@ -61,6 +62,8 @@ export interface AccountLifecycleOptions {
   account?: string
   engine: EngineHost
   env: Env
+  /** 'full': wallet and metadata writes also fsync their directory. */
+  durability?: Durability
 }
 
 interface Running {
@@ -99,7 +102,7 @@ export class AccountLifecycle {
     if (opts.mode === 'managed' && !opts.controlToken) throw new Error('managed mode needs a control token')
     this.opts = opts
     this.mode = opts.mode
-    this.store = new AccountStore(opts.dataRoot, opts.env)
+    this.store = new AccountStore(opts.dataRoot, opts.env, opts.durability)
   }
 
   get accountId(): string | undefined {

@@ -4,6 +4,8 @@ import { systemEnv, type Env } from '../../sync/core/env.ts'
 import { nodeCryptoProvider } from '../crypto/node-provider.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
 import { AccountEngine } from '../../sync/space/account-engine.ts'
+import type { AnyModule } from '../../sync/space/module.ts'
+import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
 import { SqliteStorageAdapter } from '../storage/sqlite.ts'
 import type { BootedAccount, EngineHost, EngineHostOptions } from './engine-host.ts'
 import { P2PService } from './p2p-service.ts'
@@ -17,6 +19,8 @@ export interface DaemonEngineOptions extends EngineHostOptions {
   /** Off turns P2P off entirely (tests of the HTTP API alone). */
   p2p?: boolean
   scheduler?: SchedulerOptions
+  /** The modules the account runs (default: the release's); the app is handed the same list. */
+  modules?: readonly AnyModule[]
 }
 
 /** Where the engine keeps an account's data inside its directory. */
@@ -33,11 +37,11 @@ export class DaemonEngine implements EngineHost {
   constructor(readonly options: DaemonEngineOptions, private readonly env: Env = systemEnv) {}
 
   async onBoot(booted: BootedAccount): Promise<void> {
-    const storage = new SqliteStorageAdapter(join(booted.dir, ENGINE_DB_FILE))
+    const storage = new SqliteStorageAdapter(join(booted.dir, ENGINE_DB_FILE), { synchronous: this.options.durability ?? 'normal' })
     let account: AccountEngine | undefined
     try {
       const crypto = nodeCryptoProvider({ verify: 'threadpool' })
-      account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account })
+      account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
       const listen = this.options.p2pListen
       const p2p = this.options.p2p === false ? undefined : await P2PService.start({ account, keys: booted.keys, crypto, env: this.env, mdns: !this.options.noMdns, listen, scheduler: this.options.scheduler })
@@ -51,8 +55,11 @@ export class DaemonEngine implements EngineHost {
               const end = this.processes.start(id, 'sync')
               ends.set(`${e.peer}\u0000${e.spaceId}`, end)
             } else {
-              ends.get(`${e.peer}\u0000${e.spaceId}`)?.()
+              const key = `${e.peer}\u0000${e.spaceId}`
+              ends.get(key)?.()
+              ends.delete(key)
             }
+            account!.events.emit('process', { id, kind: 'sync', phase: e.phase })
           })
         : () => undefined
       this.current = { account, storage, booted, p2p, status, stopProcs }
@@ -80,6 +87,11 @@ export class DaemonEngine implements EngineHost {
     return this.current.status
   }
 
+  /** The booted account's database (its connection settings are what `--durability` asked for). */
+  storage(): SqliteStorageAdapter | undefined {
+    return this.current?.storage
+  }
+
   /** The P2P side, when it runs. */
   p2p(): P2PService | undefined {
     return this.current?.p2p
@@ -88,6 +100,8 @@ export class DaemonEngine implements EngineHost {
   /** `{S}/sync`: a round with every connected peer; resolves when all are done. */
   async syncNow(spaceId: string): Promise<void> {
     await this.current?.p2p?.syncNow(spaceId)
+    // What the rounds brought is readable when this resolves (object index, hooks, feeds).
+    await this.current?.account.held(spaceId)?.settled()
   }
 
   /** The booted account's engine; routes run only when one is booted (the gate sees to it). */

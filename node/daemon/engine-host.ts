@@ -1,4 +1,5 @@
 import type { WalletKeys } from '../../sync/crypto/wallet.ts'
+import type { Durability } from '../account/files.ts'
 
 /**
  * The seam between the daemon's account lifecycle and the engine (spaces, objects, sync).
@@ -35,6 +36,8 @@ export interface EngineHostOptions {
   readonly dataRoot: string
   /** `--no-mdns`: do not announce or discover peers over multicast DNS. */
   readonly noMdns: boolean
+  /** `--durability`: 'full' makes SQLite fsync every commit (default 'normal'). */
+  readonly durability?: Durability
 }
 
 export type EngineHostFactory = (opts: EngineHostOptions) => EngineHost

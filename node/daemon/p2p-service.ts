@@ -7,6 +7,10 @@ import type { Transport } from '../../sync/protocol/transport.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import { createSvcNode, type SvcLibp2p } from '../p2p/libp2p-node.ts'
 import { Libp2pTransport } from '../p2p/libp2p-transport.ts'
+import { P2P } from '../p2p/constants.ts'
+import { LruMap } from '../p2p/lru-map.ts'
+import { PeerGuard } from '../p2p/peer-guard.ts'
+import type { PeerCounters } from '../../sync/protocol/session.ts'
 import { SyncScheduler, type SchedulerOptions } from './sync-scheduler.ts'
 
 export interface P2POptions {
@@ -19,6 +23,10 @@ export interface P2POptions {
   scheduler?: SchedulerOptions
   /** Round timeout (default 10 s). */
   roundTimeoutMs?: number
+  /** Overrides of the misbehaviour limits (tests use small ones). */
+  guard?: { maxFaults?: number; backoffBaseMs?: number; maxTracked?: number }
+  /** A connected peer with no proved account after this long is hung up on (default P2P.authTimeoutMs). */
+  authTimeoutMs?: number
 }
 
 export const realTimer: Timer = {
@@ -29,8 +37,20 @@ export const realTimer: Timer = {
   },
 }
 
-/** A Transport whose peer events also reach the scheduler (a transport has one handler each). */
-function tap(t: Transport, up: (p: string) => void, down: (p: string) => void): Transport {
+/** Malformed or refused messages a peer has sent so far, by the session's counters. */
+function faultsIn(c: PeerCounters | undefined): number {
+  if (!c) return 0
+  let n = c.denied
+  for (const k in c.dropped) n += c.dropped[k]
+  for (const k in c.rejected) n += c.rejected[k]
+  return n
+}
+
+/**
+ * A Transport whose peer events also reach the scheduler (a transport has one handler each),
+ * and whose every message runs through `scored` (which counts the faults it caused).
+ */
+function tap(t: Transport, up: (p: string) => void, down: (p: string) => void, scored: (p: string, run: () => Promise<void>) => Promise<void>): Transport {
   return {
     get peerId() {
       return t.peerId
@@ -42,7 +62,7 @@ function tap(t: Transport, up: (p: string) => void, down: (p: string) => void): 
       return t.ordered
     },
     send: (p, b) => t.send(p, b),
-    onMessage: (h) => t.onMessage(h),
+    onMessage: (h) => t.onMessage((from, bytes) => scored(from, async () => void (await h(from, bytes)))),
     onPeerUp: (h) =>
       t.onPeerUp(async (p) => {
         await h(p)
@@ -72,19 +92,29 @@ export class P2PService {
     readonly driver: SyncDriver,
     readonly scheduler: SyncScheduler,
     private readonly stopListening: Array<() => void>,
-    /** When each LAN peer was first discovered (ms), for discovery-to-sync timing. */
+    /** When each LAN peer was first discovered (ms), for discovery-to-sync timing (LRU-bounded). */
     readonly discoveredAt: Map<string, number>,
     private readonly mdnsOn: boolean,
+    /** Misbehaving peers, disconnected and backed off. */
+    readonly guard: PeerGuard,
   ) {}
 
   static async start(o: P2POptions): Promise<P2PService> {
-    const node = await createSvcNode({ deviceKey: o.keys.device, mdns: o.mdns, listen: o.listen })
-    const discoveredAt = new Map<string, number>()
+    const guard = new PeerGuard({ now: () => o.env.now(), ...o.guard })
+    const node = await createSvcNode({ deviceKey: o.keys.device, mdns: o.mdns, listen: o.listen, refuse: (p) => guard.refused(p) })
+    // Anyone on the LAN can announce fresh peer ids: only the most recent ones are remembered.
+    const discoveredAt = new LruMap<string, number>(o.guard?.maxTracked ?? P2P.maxTrackedPeers)
     node.addEventListener('peer:discovery', (evt) => {
       const id = evt.detail.id.toString()
       if (!discoveredAt.has(id)) discoveredAt.set(id, o.env.now())
     })
+    const hangUp = (peer: string) => {
+      for (const c of node.getConnections()) if (c.remotePeer.toString() === peer) c.abort(new Error('peer backed off for misbehaving'))
+    }
     const transport = await Libp2pTransport.start(node)
+    transport.setPeerFilter((p) => guard.refused(p))
+    // Bad framing is never an accident: a full score at once.
+    transport.onPeerFault((peer) => guard.fault(peer, guard.maxFaults) && hangUp(peer))
     const account = o.account
     const session = new SyncSession({
       host: {
@@ -98,7 +128,12 @@ export class P2PService {
       env: o.env,
     })
     let scheduler!: SyncScheduler
-    const tapped = tap(transport, (p) => scheduler.peerUp(p), (p) => scheduler.peerDown(p))
+    const scored = async (peer: string, run: () => Promise<void>) => {
+      const before = faultsIn(session.allCounters().get(peer))
+      await run()
+      if (faultsIn(session.allCounters().get(peer)) > before && guard.fault(peer)) hangUp(peer)
+    }
+    const tapped = tap(transport, (p) => scheduler.peerUp(p), (p) => scheduler.peerDown(p), scored)
     const driver = new SyncDriver({ transport: tapped, session, timer: realTimer, timeoutMs: o.roundTimeoutMs })
     scheduler = new SyncScheduler(driver, () => account.openSpaces().map((s) => s.spaceId), realTimer, () => o.env.now(), o.scheduler)
     const stops: Array<() => void> = []
@@ -106,7 +141,7 @@ export class P2PService {
       stops.push(spaceEngine.replica.addCommitListener((info) => scheduler.changed(spaceEngine.spaceId, info.local)))
     for (const s of account.openSpaces()) watch(s)
     stops.push(
-      account.onSpacesOpened((ids) => {
+      account.events.on('spacesOpened', ({ spaceIds: ids }) => {
         for (const id of ids) {
           const s = account.held(id)
           if (s) watch(s)
@@ -114,9 +149,19 @@ export class P2PService {
         scheduler.spacesAdded(ids)
       }),
     )
+    // A connection that never proves an account only holds a slot: hang up on it.
+    const authTimeout = o.authTimeoutMs ?? P2P.authTimeoutMs
+    const onConnect = (evt: CustomEvent<{ toString(): string }>) => {
+      const peer = evt.detail.toString()
+      realTimer.after(authTimeout, () => {
+        if (!session.identityOf(peer) && node.getConnections().some((c) => c.remotePeer.toString() === peer)) hangUp(peer)
+      })
+    }
+    node.addEventListener('peer:connect', onConnect)
+    stops.push(() => node.removeEventListener('peer:connect', onConnect))
     // Peers already connected before the transport started.
     for (const p of transport.peers()) scheduler.peerUp(p)
-    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns)
+    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard)
   }
 
   /** Whether LAN discovery runs. */

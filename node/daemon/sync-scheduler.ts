@@ -1,4 +1,6 @@
 import type { RoundResult, SyncDriver, Timer } from '../../sync/protocol/sync-driver.ts'
+import { P2P } from '../p2p/constants.ts'
+import { LruMap } from '../p2p/lru-map.ts'
 
 export interface SchedulerOptions {
   /** Local writes within this window share one round. */
@@ -10,6 +12,8 @@ export interface SchedulerOptions {
   /** First retry delay after a failed round with a peer; doubles up to `backoffMaxMs`. */
   backoffBaseMs?: number
   backoffMaxMs?: number
+  /** Per space, the peers whose statistics are kept (default P2P.maxPeerStatsPerSpace). */
+  maxPeerStatsPerSpace?: number
 }
 
 /** What one peer's rounds about one space have done since boot (for `{S}/debug`). */
@@ -64,7 +68,7 @@ export class SyncScheduler {
     private readonly now: () => number,
     opts: SchedulerOptions = {},
   ) {
-    this.o = { debounceMs: 150, relayMs: 1_000, periodMs: 30_000, backoffBaseMs: 1_000, backoffMaxMs: 60_000, ...opts }
+    this.o = { debounceMs: 150, relayMs: 1_000, periodMs: 30_000, backoffBaseMs: 1_000, backoffMaxMs: 60_000, maxPeerStatsPerSpace: P2P.maxPeerStatsPerSpace, ...opts }
     this.schedulePeriodic()
   }
 
@@ -168,9 +172,11 @@ export class SyncScheduler {
   }
 
   private record(peer: string, spaceId: string, r: RoundResult) {
+    // Statistics only for peers that proved an account, and a bounded number of them per
+    // space: peer ids and accounts cost a stranger nothing to mint.
     let perSpace = this.stats.get(spaceId)
-    if (!perSpace) this.stats.set(spaceId, (perSpace = new Map()))
-    const s = perSpace.get(peer) ?? { peerId: peer, lastSyncAt: null, new: 0, changed: 0, rounds: 0, lastErr: null }
+    if (!perSpace && r.outcome !== 'unauthenticated') this.stats.set(spaceId, (perSpace = new LruMap(this.o.maxPeerStatsPerSpace)))
+    const s = perSpace?.get(peer) ?? { peerId: peer, lastSyncAt: null, new: 0, changed: 0, rounds: 0, lastErr: null }
     s.rounds++
     s.new += r.changesIn
     s.changed += r.changesOut
@@ -193,7 +199,7 @@ export class SyncScheduler {
         })
       }
     }
-    perSpace.set(peer, s)
+    if (perSpace && (r.outcome !== 'unauthenticated' || perSpace.has(peer))) perSpace.set(peer, s)
   }
 
   private schedulePeriodic() {

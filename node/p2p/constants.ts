@@ -16,4 +16,27 @@ export const P2P = {
   maxQueuedFrames: 64,
   /** Streams of our protocol one connection may open at once. */
   maxStreamsPerConnection: 4,
+  /**
+   * A peer's frames are handled in batches: after this many, or after this long, the reading
+   * loop yields to the event loop (timers, the HTTP API and other peers run in between).
+   */
+  framesPerYield: 32,
+  yieldAfterMs: 10,
+  /**
+   * Misbehaviour (node/p2p/peer-guard.ts): every malformed or refused message scores one fault
+   * (bad framing scores maxPeerFaults at once). A peer reaching maxPeerFaults is disconnected
+   * and refused for peerBackoffBaseMs, doubling with every further back-off up to
+   * peerBackoffMaxMs. The score drains by peerFaultLeakPerSec, so an honest peer's occasional
+   * refusal (a stale reply, a space it was removed from) never adds up.
+   */
+  maxPeerFaults: 64,
+  peerFaultLeakPerSec: 1,
+  peerBackoffBaseMs: 30_000,
+  peerBackoffMaxMs: 60 * 60_000,
+  /** Peers remembered at once by each per-peer table a stranger can add to (LRU beyond it). */
+  maxTrackedPeers: 1024,
+  /** Per space, the peers whose round statistics are kept (LRU beyond it). */
+  maxPeerStatsPerSpace: 256,
+  /** A connected peer that has not proved an account this long after connecting is hung up on. */
+  authTimeoutMs: 30_000,
 } as const

@@ -16,6 +16,8 @@ export interface NodeOptions {
   /** LAN discovery over mDNS (only ever inside a private network namespace in tests). */
   mdns?: boolean
   mdnsIntervalMs?: number
+  /** Peers to refuse for now (backed off for misbehaving): no dial to them, no connection from them. */
+  refuse?: (peerId: string) => boolean
 }
 
 export type SvcLibp2p = Libp2p<{ identify: ReturnType<ReturnType<typeof identify>> }>
@@ -26,6 +28,7 @@ export type SvcLibp2p = Libp2p<{ identify: ReturnType<ReturnType<typeof identify
  */
 export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
   const privateKey = await generateKeyPairFromSeed('Ed25519', opts.deviceKey.privateKey)
+  const refuse = opts.refuse ?? (() => false)
   const node = await createLibp2p({
     privateKey,
     addresses: { listen: opts.listen ?? ['/ip4/0.0.0.0/tcp/0'] },
@@ -35,6 +38,12 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
     peerDiscovery: opts.mdns ? [mdns({ interval: opts.mdnsIntervalMs ?? P2P.mdnsIntervalMs, serviceTag: P2P.mdnsServiceTag })] : [],
     services: { identify: identify() },
     connectionManager: { maxConnections: P2P.maxConnections },
+    // Checked once Noise has authenticated the remote key, before any protocol runs.
+    connectionGater: {
+      denyDialPeer: (peer) => refuse(peer.toString()),
+      denyInboundEncryptedConnection: (peer) => refuse(peer.toString()),
+      denyOutboundEncryptedConnection: (peer) => refuse(peer.toString()),
+    },
   })
   node.addEventListener('peer:discovery', (evt) => {
     const { id, multiaddrs } = evt.detail

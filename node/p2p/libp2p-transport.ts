@@ -3,7 +3,7 @@ import * as lp from 'it-length-prefixed'
 import { TransportError, type Transport } from '../../sync/protocol/transport.ts'
 import type { SvcLibp2p } from './libp2p-node.ts'
 import { P2P } from './constants.ts'
-import { FrameDecoder } from './frames.ts'
+import { FrameDecoder, FrameError, type FrameFault } from './frames.ts'
 
 type Handler<A extends unknown[]> = (...args: A) => void | Promise<void>
 
@@ -44,6 +44,8 @@ export class Libp2pTransport implements Transport {
   private messageHandler: Handler<[string, Uint8Array]> = () => undefined
   private upHandler: Handler<[string]> = () => undefined
   private downHandler: Handler<[string]> = () => undefined
+  private faultHandler: (peer: string, reason: FrameFault) => void = () => undefined
+  private refusePeer: (peer: string) => boolean = () => false
   private closed = false
   /** Frames refused or streams reset, by reason, since start. */
   readonly drops: Record<string, number> = {}
@@ -96,6 +98,16 @@ export class Libp2pTransport implements Transport {
   }
   onPeerDown(handler: Handler<[string]>) {
     this.downHandler = handler
+  }
+
+  /** Told when a peer's framing is refused (its stream was reset): the daemon backs it off. */
+  onPeerFault(handler: (peer: string, reason: FrameFault) => void) {
+    this.faultHandler = handler
+  }
+
+  /** Streams from a peer this says no to are reset at once (a backed-off peer). */
+  setPeerFilter(refuse: (peer: string) => boolean) {
+    this.refusePeer = refuse
   }
 
   peers(): string[] {
@@ -155,44 +167,93 @@ export class Libp2pTransport implements Transport {
     }
   }
 
-  /** Frames from one peer, handled one at a time in order; reading pauses when too many wait. */
+  /**
+   * Frames from one peer, handled one at a time in order. The decoder hands out only as many
+   * frames as the queue has room for; reading pauses while the queue is full and resumes once
+   * every decodable frame is queued and half the queue is free, so the undecoded bytes stay
+   * under the decoder's bound (one largest frame and one read). Between batches of frames the
+   * loop yields to the event loop: a peer's frames, however cheap to refuse, never starve
+   * timers, other peers or the HTTP API. Bad framing resets the stream and is reported as a
+   * fault of the peer.
+   */
   private onInbound(stream: Stream, connection: Connection) {
     if (this.closed) return stream.abort(new Error('transport closed'))
     const from = connection.remotePeer.toString()
+    if (this.refusePeer(from)) {
+      this.count('refused_peer')
+      return stream.abort(new Error('peer is backed off'))
+    }
     stream.maxReadBufferLength = this.maxFrameBytes + 16
     const decoder = new FrameDecoder(this.maxFrameBytes)
     this.inbound.add(stream)
     this.inboundPeer.set(stream, from)
-    stream.addEventListener('close', () => this.inbound.delete(stream))
     const queue: Uint8Array[] = []
+    let failed = false
     let draining = false
+    stream.addEventListener('close', () => {
+      this.inbound.delete(stream)
+      failed = true
+      queue.length = 0
+      decoder.clear()
+    })
+    const fail = (reason: FrameFault) => {
+      if (failed) return
+      failed = true
+      queue.length = 0
+      decoder.clear()
+      this.count(reason)
+      stream.abort(new Error(reason))
+      this.faultHandler(from, reason)
+    }
+    // Decoded frames into the queue while it has room; a short queue afterwards means the
+    // decoder holds no complete frame.
+    const fill = (): boolean => {
+      try {
+        while (queue.length < this.maxQueuedFrames) {
+          const frame = decoder.next()
+          if (!frame) break
+          queue.push(frame)
+        }
+        return true
+      } catch (err) {
+        fail(err instanceof FrameError ? err.reason : 'malformed_prefix')
+        return false
+      }
+    }
     const drain = async () => {
       if (draining) return
       draining = true
       try {
-        while (queue.length && !this.closed) {
+        let batch = 0
+        let sliceStart = performance.now()
+        while (queue.length && !this.closed && !failed) {
           const frame = queue.shift()!
           try {
             await this.messageHandler(from, frame)
           } catch {
             this.count('handler_error')
           }
-          if (queue.length < this.maxQueuedFrames / 2 && stream.readStatus === 'paused') stream.resume()
+          if (!fill()) break
+          if (stream.readStatus === 'paused' && queue.length < this.maxQueuedFrames / 2) stream.resume()
+          if (++batch >= P2P.framesPerYield || performance.now() - sliceStart >= P2P.yieldAfterMs) {
+            await yieldToEventLoop()
+            batch = 0
+            sliceStart = performance.now()
+          }
         }
       } finally {
         draining = false
       }
     }
     stream.addEventListener('message', (evt) => {
+      if (failed) return
       try {
-        for (const frame of decoder.decode(evt.data)) queue.push(frame)
-      } catch {
-        // Oversized or malformed framing: this peer's stream is done.
-        this.count('frame_too_large')
-        stream.abort(new Error('frame too large'))
-        return
+        decoder.push(evt.data)
+      } catch (err) {
+        return fail(err instanceof FrameError ? err.reason : 'read_buffer_full')
       }
-      if (queue.length >= this.maxQueuedFrames) stream.pause()
+      if (!fill()) return
+      if (queue.length >= this.maxQueuedFrames && stream.readStatus === 'readable') stream.pause()
       void drain()
     })
     // A peer whose connection came in before our dial still gets our outbound stream.
@@ -209,3 +270,6 @@ export class Libp2pTransport implements Transport {
     this.drops[reason] = (this.drops[reason] ?? 0) + 1
   }
 }
+
+/** A macrotask turn: timers, I/O and other peers run before the next batch of frames. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))

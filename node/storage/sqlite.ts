@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import type { ScanOptions, StorageAdapter, WriteBatch } from '../../sync/storage/adapter.ts'
 import { checkBatch, checkScanOptions, prefixSuccessorUtf8, scanLimit } from '../../sync/storage/scan.ts'
@@ -13,6 +14,18 @@ export interface SqliteStorageOptions {
    * disks), so it is opt-in for servers that must not lose an acknowledged write to a power cut.
    */
   synchronous?: 'normal' | 'full'
+  /**
+   * Mode of the database file, and so of its -wal and -shm files (SQLite gives those the
+   * database file's mode). Default 0600: the files hold the account's data, even if sealed.
+   */
+  mode?: number
+}
+
+/** Creates the database file with `mode` before SQLite does, and tightens files an older run left. */
+function restrictFiles(path: string, mode: number): void {
+  if (path === '' || path === ':memory:' || path.startsWith('file:')) return
+  closeSync(openSync(path, 'a', mode))
+  for (const f of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) if (existsSync(f)) chmodSync(f, mode)
 }
 
 type Row = [key: string, value: Buffer]
@@ -34,6 +47,7 @@ export class SqliteStorageAdapter implements StorageAdapter {
   private readonly applyBatch: (batch: WriteBatch) => void
 
   constructor(path: string, options: SqliteStorageOptions = {}) {
+    restrictFiles(path, options.mode ?? 0o600)
     this.db = new Database(path)
     try {
       this.db.pragma('journal_mode = WAL')

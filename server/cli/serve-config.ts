@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import type { Durability } from '../../node/account/files.ts'
 import { isAccountId } from '../../node/account/layout.ts'
 import { UsageError } from './io.ts'
 
@@ -23,12 +24,14 @@ export interface ServeConfig {
   account?: string
   /** libp2p listen multiaddrs; absent: all interfaces, a random port. */
   p2pListen?: string[]
+  /** 'full': power-loss durability (SQLite synchronous=FULL, directory fsync after file writes). */
+  durability: Durability
 }
 
 export const DEFAULT_PORT = 7001
 
 export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADDR] [--managed] [--no-mdns]
-                 [--passkey-stdin] [--account ID] [--config FILE]
+                 [--passkey-stdin] [--account ID] [--durability MODE] [--p2p-listen MA] [--config FILE]
   --data DIR       data root (default $XDG_DATA_HOME/svc or ~/.local/share/svc)   env SVC_DATA
   --port N         TCP port, 0 = any free port (default ${DEFAULT_PORT})              env SVC_PORT
   --host ADDR      loopback address: 127.0.0.1, ::1 or localhost               env SVC_HOST
@@ -37,7 +40,9 @@ export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADD
   --passkey-stdin  read the wallet passkey from stdin                           env SVC_PASSKEY
   --account ID     standalone: boot this account                                env SVC_ACCOUNT
   --p2p-listen MA  libp2p listen multiaddrs, comma-separated (default all, any port) env SVC_P2P_LISTEN
-  --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, p2pListen`
+  --durability M   normal (default) or full: fsync every commit, survive power loss env SVC_DURABILITY
+  --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, durability,
+                   p2pListen`
 
 interface Layer {
   data?: string
@@ -48,9 +53,15 @@ interface Layer {
   passkey?: string
   account?: string
   p2pListen?: string[]
+  durability?: Durability
 }
 
-const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'p2pListen'] as const
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen'] as const
+
+function parseDurability(v: unknown, source: string): Durability {
+  if (v === 'normal' || v === 'full') return v
+  throw new UsageError(`${source}: durability must be "normal" or "full"`)
+}
 
 export function defaultDataRoot(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_DATA_HOME
@@ -113,6 +124,7 @@ function readConfigFile(path: string): Layer {
     if (!Array.isArray(cfg.p2pListen) || !cfg.p2pListen.every((a) => typeof a === 'string')) throw new UsageError(`--config ${path}: p2pListen must be an array of multiaddr strings`)
     out.p2pListen = cfg.p2pListen as string[]
   }
+  if (cfg.durability !== undefined) out.durability = parseDurability(cfg.durability, `--config ${path}`)
   // A relative data root is relative to the file that names it.
   if (out.data !== undefined) out.data = resolve(dirname(path), out.data)
   return out
@@ -129,6 +141,7 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   if (env.SVC_ACCOUNT) out.account = env.SVC_ACCOUNT
   // Set but empty: the default listen addresses (a layer below may not override that).
   if (env.SVC_P2P_LISTEN !== undefined) out.p2pListen = parseListen(env.SVC_P2P_LISTEN) ?? []
+  if (env.SVC_DURABILITY) out.durability = parseDurability(env.SVC_DURABILITY, 'SVC_DURABILITY')
   return out
 }
 
@@ -148,6 +161,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
         'passkey-stdin': { type: 'boolean' },
         account: { type: 'string' },
         'p2p-listen': { type: 'string' },
+        durability: { type: 'string' },
         config: { type: 'string' },
       },
     })
@@ -163,6 +177,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
   if (v['no-mdns']) flags.noMdns = true
   if (v.account !== undefined) flags.account = v.account
   if (v['p2p-listen'] !== undefined) flags.p2pListen = parseListen(v['p2p-listen']) ?? []
+  if (v.durability !== undefined) flags.durability = parseDurability(v.durability, '--durability')
 
   const fileLayer = v.config !== undefined ? readConfigFile(resolve(v.config)) : {}
   const merged: Layer = { ...fileLayer, ...envLayer(env), ...flags }
@@ -177,6 +192,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     host: loopbackHost(merged.host ?? '127.0.0.1', flags.host !== undefined ? '--host' : 'host'),
     managed,
     noMdns: merged.noMdns ?? false,
+    durability: merged.durability ?? 'normal',
     passkeyStdin,
     ...(merged.passkey !== undefined && !passkeyStdin ? { passkey: merged.passkey } : {}),
     ...(merged.account !== undefined ? { account: merged.account } : {}),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { DaemonEngine, type DaemonEngineOptions } from '../../node/daemon/daemon-engine.ts'
-import { engineRoutes } from '../routes/engine.ts'
+import { SERVER_MODULES } from '../modules/index.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { isSvcError } from '../../sync/core/errors.ts'
@@ -23,12 +23,21 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   mkdirSync(config.data, { recursive: true, mode: 0o700 })
   // Hex: safe as a command-line argument (a base64url token may start with '-').
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
-  const engine = engineFactory({ dataRoot: config.data, noMdns: config.noMdns, ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}) })
+  // One modules list for the engine's account and the app's routes.
+  const modules = SERVER_MODULES
+  const engine = engineFactory({
+    dataRoot: config.data,
+    noMdns: config.noMdns,
+    durability: config.durability,
+    modules,
+    ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}),
+  })
   const session = new AccountLifecycle({
     dataRoot: config.data,
     mode: config.managed ? 'managed' : 'standalone',
     engine,
     env: systemEnv,
+    durability: config.durability,
     ...(controlToken ? { controlToken } : {}),
     ...(config.passkey !== undefined ? { passkey: config.passkey } : {}),
     ...(config.account !== undefined ? { account: config.account } : {}),
@@ -46,7 +55,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     })
     return stopping
   }
-  const app = buildApp({ session, routes: engineRoutes(engine), requestShutdown: () => void stop(), logger: { level: 'warn', stream: io.stderr } })
+  const app = buildApp({ session, engine, modules, requestShutdown: () => void stop(), logger: { level: 'warn', stream: io.stderr } })
 
   try {
     const booted = await session.bootAtStart()

@@ -6,7 +6,7 @@ import type { AclLog } from './state.ts'
 
 /**
  * The read keys one member can reach: keys wrapped to them directly, and every older key
- * reachable by opening `prev` links from a key they hold. A member removed before a rotation
+ * reachable by opening `prev` (and `others`) links from a key they hold. A member removed before a rotation
  * has no wrap of the new key and no link into it, so it reads nothing sealed after.
  */
 export class Keyring {
@@ -42,11 +42,12 @@ export class Keyring {
       }
     }
     for (const [laterId, later] of st.keys) {
-      if (later.prevKeyId !== keyId || !later.prev) continue
+      const sealed = later.prevKeyId === keyId ? later.prev : later.others?.get(keyId)
+      if (!sealed) continue
       const laterKey = this.reach(laterId, visiting)
       if (!laterKey) continue
       try {
-        const k = open(laterKey, later.prev)
+        const k = open(laterKey, sealed)
         this.cache.set(keyId, k)
         return k
       } catch {

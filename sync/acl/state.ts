@@ -1,4 +1,5 @@
-import { compareChanges } from '../dag/change.ts'
+import { LIMITS } from '../core/limits.ts'
+import { foldAcl, type FoldResult } from './fold.ts'
 import { canManage, canRead, canWrite, type AclRecord, type Role, type Rotation } from './records.ts'
 
 /** One accepted ACL record with the DAG facts the fold needs. */
@@ -16,20 +17,74 @@ export interface ReadKeyInfo {
   wrapped: Map<string, Uint8Array>
   prev?: Uint8Array
   prevKeyId?: string
+  /** Other older keys sealed under this one (concurrent branches joined by this rotation). */
+  others?: Map<string, Uint8Array>
 }
 
 /**
- * The ACL as of some set of records: the fold, in (lamport, id) order, of every record in
- * their causal history. A record whose author lacks the right at its place in that fold is
- * skipped, so concurrent records resolve the same way on every peer.
+ * The ACL as of a causally closed set of records: the fold (fold.ts) decides which records
+ * take effect; this holds the roles and read keys they leave.
+ *
+ * Read keys: every effective rotation introduces a key. A key wrapped to an identity whose role
+ * here is `none` is tainted (after concurrent rotations, one admin may have wrapped its key to
+ * a member the other removed). The current read key is the newest untainted key, in (lamport,
+ * id) order of the records introducing them; with none, nobody may write until a manager
+ * rotates (see `needsRotation`).
  */
 export class AclState {
-  owner = ''
-  readonly roles = new Map<string, Role>()
-  readKeyId: string | undefined
+  readonly owner: string
+  readonly roles: ReadonlyMap<string, Role>
   readonly keys = new Map<string, ReadKeyInfo>()
-  /** Records the fold skipped (author lacked the right at that point). */
-  readonly skipped: string[] = []
+  /** The key writers seal under, or undefined when every key is tainted (or none exists). */
+  readonly readKeyId: string | undefined
+  /** The newest key, tainted or not: what a new rotation links as `prev`. */
+  readonly latestKeyId: string | undefined
+  /** Records the fold did not apply (void or without the right), sorted. */
+  readonly skipped: readonly string[]
+  private readonly skippedSet: ReadonlySet<string>
+  /** Effective removals by removed identity. */
+  readonly removals: ReadonlyMap<string, readonly AclEntry[]>
+  /** Valid records no valid record descends from (sorted). */
+  readonly frontier: readonly string[]
+  /** Ids the effective removals witnessed (see `AclLog.voids`). */
+  readonly witnessed: ReadonlySet<string>
+  private readonly roleAtFold: FoldResult['roleAt']
+  /** canWriteAt answers by cited head, then identity: asked once per applied change. */
+  private readonly writersAt = new Map<string, Map<string, boolean>>()
+
+  constructor(f: FoldResult) {
+    this.owner = f.owner
+    this.roles = f.roles
+    this.skipped = f.void
+    this.skippedSet = new Set(f.void)
+    this.removals = f.removals
+    this.frontier = f.frontier
+    this.roleAtFold = f.roleAt
+    const witnessed = new Set<string>()
+    for (const list of f.removals.values()) for (const e of list) if (e.record.type === 'remove') for (const w of e.record.witness ?? []) witnessed.add(w)
+    this.witnessed = witnessed
+    let latest: string | undefined
+    const order: string[] = []
+    for (const e of f.valid) {
+      const r = e.record
+      const rot: Rotation | undefined = r.type === 'root' || r.type === 'remove' || r.type === 'rotate' ? r.rotation : undefined
+      if (rot) {
+        this.keys.set(e.id, {
+          wrapped: new Map(Object.entries(rot.keys)), prev: rot.prev, prevKeyId: rot.prevKeyId,
+          others: rot.others ? new Map(Object.entries(rot.others)) : undefined,
+        })
+        order.push(e.id)
+        latest = e.id
+      } else if (r.type === 'add') this.keys.get(r.keyId)?.wrapped.set(r.identity, r.key)
+    }
+    this.latestKeyId = latest
+    let current: string | undefined
+    for (let i = order.length - 1; i >= 0 && current === undefined; i--) {
+      const info = this.keys.get(order[i])!
+      if (![...info.wrapped.keys()].some((id) => !this.canRead(id))) current = order[i]
+    }
+    this.readKeyId = current
+  }
 
   roleOf(identity: string): Role {
     return this.roles.get(identity) ?? 'none'
@@ -47,52 +102,55 @@ export class AclState {
   readers(): string[] {
     return [...this.roles].filter(([, r]) => canRead(r)).map(([id]) => id).sort()
   }
-
-  apply(e: AclEntry): void {
-    const r = e.record
-    if (r.type === 'root') {
-      if (this.owner !== '') return void this.skipped.push(e.id)
-      this.owner = r.owner
-      this.roles.set(r.owner, 'owner')
-      if (r.rotation) this.addKey(e.id, r.rotation)
-      return
-    }
-    if (!this.canManage(e.author)) return void this.skipped.push(e.id)
-    switch (r.type) {
-      case 'add': {
-        if (r.identity === this.owner) return void this.skipped.push(e.id)
-        this.roles.set(r.identity, r.role)
-        this.keys.get(r.keyId)?.wrapped.set(r.identity, r.key)
-        return
-      }
-      case 'role':
-        if (r.identity === this.owner || !this.roles.has(r.identity)) return void this.skipped.push(e.id)
-        if (r.role === 'admin' && this.roleOf(e.author) !== 'owner') return void this.skipped.push(e.id)
-        this.roles.set(r.identity, r.role)
-        return
-      case 'remove':
-        if (r.identity === this.owner) return void this.skipped.push(e.id)
-        this.roles.set(r.identity, 'none')
-        this.addKey(e.id, r.rotation)
-        return
-      case 'rotate':
-        this.addKey(e.id, r.rotation)
-        return
-    }
+  /**
+   * Whether `identity` may write in the causal history of record `id`, counting only records
+   * valid here: a member added by a record that this state voids (say, a removed admin's
+   * backdated `add`) writes nothing, whatever the state it cites says.
+   */
+  canWriteAt(identity: string, id: string): boolean {
+    let byId = this.writersAt.get(id)
+    if (!byId) this.writersAt.set(id, (byId = new Map()))
+    let ok = byId.get(identity)
+    if (ok === undefined) byId.set(identity, (ok = canWrite(this.roleAtFold(identity, id))))
+    return ok
   }
-
-  private addKey(id: string, rot: Rotation) {
-    this.keys.set(id, { wrapped: new Map(Object.entries(rot.keys)), prev: rot.prev, prevKeyId: rot.prevKeyId })
-    this.readKeyId = id
+  /** The fold did not apply this record. */
+  isVoid(id: string): boolean {
+    return this.skippedSet.has(id)
+  }
+  /**
+   * A manager should rotate: the space has keys, but none is untainted, or a reader holds no
+   * wrap of the current one (added with an older key concurrently with a rotation).
+   */
+  needsRotation(): boolean {
+    if (this.keys.size === 0) return false
+    if (this.readKeyId === undefined) return true
+    const wrapped = this.keys.get(this.readKeyId)!.wrapped
+    return this.readers().some((id) => !wrapped.has(id))
+  }
+  /** Keys no other key links to: a new rotation links all of them, so history stays reachable. */
+  keyHeads(): string[] {
+    const linked = new Set<string>()
+    for (const info of this.keys.values()) {
+      if (info.prevKeyId) linked.add(info.prevKeyId)
+      for (const k of info.others?.keys() ?? []) linked.add(k)
+    }
+    return [...this.keys.keys()].filter((k) => !linked.has(k)).sort()
   }
 }
 
-/** The ACL DAG of one space: accepted records, heads, and memoized states. */
+/** What a local writer cites: the one valid head, or the records a `merge` must join first. */
+export type Citation = { head: string } | { merge: string[] }
+
+/** Why the ACL refuses a record before it joins the DAG (the replica's reject reasons). */
+export type AclRefusal = 'not_member' | 'read_only' | 'malformed' | 'bad_lamport'
+
+/** The ACL DAG of one space: accepted records, heads, and the fold's states. */
 export class AclLog {
   readonly entries = new Map<string, AclEntry>()
   readonly heads = new Set<string>()
+  /** States at fixed sets of records: immutable once computed, so only the count is bounded. */
   private readonly states = new Map<string, AclState>()
-  private removals: Map<string, AclEntry[]> | undefined
   private currentState: AclState | undefined
 
   constructor(readonly spaceId: string) {}
@@ -106,8 +164,6 @@ export class AclLog {
     this.entries.set(e.id, e)
     for (const p of e.prevIds) this.heads.delete(p)
     this.heads.add(e.id)
-    this.states.clear()
-    this.removals = undefined
     this.currentState = undefined
   }
 
@@ -115,39 +171,66 @@ export class AclLog {
     return [...this.heads].sort()
   }
 
-  /** The newest head in the total order: what a local writer cites. */
-  latestHead(): string {
-    let best: AclEntry | undefined
-    for (const h of this.heads) {
-      const e = this.entries.get(h)!
-      if (!best || compareChanges(e, best) > 0) best = e
+  /**
+   * Whether a record may join the DAG, judged only by its causal past (so every peer decides
+   * alike): its author may act at the state of its prevIds (manage; write for `merge`), a
+   * `merge` joins at least two records, a rotation links only keys of that state, and its
+   * lamport is above every parent's. Whether it then takes effect is the fold's business.
+   */
+  admissible(e: AclEntry): AclRefusal | undefined {
+    const r = e.record
+    if (r.type === 'root') return 'malformed'
+    if (e.prevIds.length === 0 || e.prevIds.some((p) => !this.entries.has(p))) return 'malformed'
+    if (r.type === 'merge' && e.prevIds.length < 2) return 'malformed'
+    const st = this.stateAt(e.prevIds)
+    const allowed = r.type === 'merge' ? st.canWrite(e.author) : st.canManage(e.author)
+    if (!allowed) return st.roleOf(e.author) === 'none' ? 'not_member' : 'read_only'
+    const rot = 'rotation' in r ? r.rotation : undefined
+    if (rot) {
+      if (rot.prevKeyId !== undefined && !st.keys.has(rot.prevKeyId)) return 'malformed'
+      for (const k of Object.keys(rot.others ?? {})) if (!st.keys.has(k)) return 'malformed'
     }
-    return best?.id ?? ''
+    let maxPrev = 0
+    for (const p of e.prevIds) maxPrev = Math.max(maxPrev, this.entries.get(p)!.lamport)
+    if (e.lamport <= maxPrev) return 'bad_lamport'
+    return undefined
   }
 
   /** State after every record in the causal history of `ids` (inclusive). */
   stateAt(ids: readonly string[]): AclState {
     const key = ids.length === 1 ? ids[0] : [...ids].sort().join(',')
-    return this.states.get(key) ?? this.computeState(key, ids)
+    const hit = this.states.get(key)
+    if (hit) return hit
+    const st = new AclState(foldAcl(this.history(ids), this.spaceId))
+    // A set with an unknown id gets a larger history once it arrives: not cached.
+    if (ids.every((id) => this.entries.has(id))) {
+      if (this.states.size >= LIMITS.aclStateCache) this.states.delete(this.states.keys().next().value!)
+      this.states.set(key, st)
+    }
+    return st
   }
 
   /** stateAt([id]) without the array: asked once per applied change. */
   stateAtHead(id: string): AclState {
-    return this.states.get(id) ?? this.computeState(id, [id])
+    return this.states.get(id) ?? this.stateAt([id])
   }
 
-  private computeState(key: string, ids: readonly string[]): AclState {
-    const st = new AclState()
-    for (const e of this.history(ids)) st.apply(e)
-    this.states.set(key, st)
-    return st
-  }
-
+  /** The merged state of every known record. */
   current(): AclState {
-    return (this.currentState ??= this.stateAt(this.headIds()))
+    return (this.currentState ??= new AclState(foldAcl(this.entries.values(), this.spaceId)))
   }
 
-  /** Every record reachable from `ids`, in (lamport, id) order. */
+  /**
+   * What a local writer cites: the merged state's single valid frontier record when there is
+   * one (it then has every valid record in its history, so its state is the merged state), else
+   * the frontier a `merge` record must join first. A record the fold skipped is never cited.
+   */
+  citation(): Citation {
+    const f = this.current().frontier
+    return f.length === 1 ? { head: f[0] } : { merge: [...f] }
+  }
+
+  /** Every record reachable from `ids`. */
   history(ids: readonly string[]): AclEntry[] {
     const seen = new Set<string>()
     const stack = [...ids]
@@ -161,33 +244,34 @@ export class AclLog {
       out.push(e)
       stack.push(...e.prevIds)
     }
-    return out.sort(compareChanges)
+    return out
+  }
+
+  /** Removals of `identity` that take effect in the merged state, in (lamport, id) order. */
+  effectiveRemovalsOf(identity: string): readonly AclEntry[] {
+    return this.current().removals.get(identity) ?? []
   }
 
   /**
-   * Removals of `identity` that took effect, for the void rule: a change by a removed member
-   * whose ACL head does not include the removal, stamped after it, is kept in the DAG but its
-   * ops never apply (see docs/architecture.md, "Removal and concurrent writes").
+   * Removal wins, for object changes and roots: a change by `author` citing `aclHeadId` is void
+   * when the author cannot write at that head counting only records valid in the merged state,
+   * or when an effective removal of the author is not in that head's causal past and did not
+   * witness the change (`covered(witness)`: the change is an ancestor-or-equal, in its own tree,
+   * of one of those ids). No clock or counter the author picks enters into it. A derived root
+   * (no author) is never void.
    */
-  effectiveRemovalsOf(identity: string): readonly AclEntry[] {
-    // Asked once per applied change: index the removals once per ACL version.
-    if (!this.removals) {
-      this.removals = new Map()
-      const skipped = new Set(this.current().skipped)
-      for (const e of this.entries.values()) {
-        if (e.record.type !== 'remove' || skipped.has(e.id)) continue
-        const list = this.removals.get(e.record.identity) ?? []
-        list.push(e)
-        this.removals.set(e.record.identity, list)
-      }
-    }
-    return this.removals.get(identity) ?? []
+  voids(author: string, aclHeadId: string, covered: (witness: readonly string[]) => boolean): boolean {
+    return this.voidsIn(this.current(), author, aclHeadId, covered)
   }
 
-  /** True when a change by `author` citing `aclHeadId` at `timestamp` is voided by a removal. */
-  voids(author: string, aclHeadId: string, timestamp: number): boolean {
-    for (const r of this.effectiveRemovalsOf(author)) {
-      if (r.timestamp < timestamp && !this.precedesOrEquals(r.id, aclHeadId)) return true
+  /** `voids` as judged by the merged state `st` (an earlier `current()`, to see what changed). */
+  voidsIn(st: AclState, author: string, aclHeadId: string, covered: (witness: readonly string[]) => boolean): boolean {
+    if (author === '') return false
+    if (!st.canWriteAt(author, aclHeadId)) return true
+    for (const r of st.removals.get(author) ?? []) {
+      if (this.precedesOrEquals(r.id, aclHeadId)) continue
+      if (r.record.type === 'remove' && covered(r.record.witness ?? [])) continue
+      return true
     }
     return false
   }

@@ -28,6 +28,25 @@ export interface IngestReport {
   missing: string[]
   /** Accepted into the DAG, but their ops do not apply: written by a member after removal. */
   voided?: string[]
+  /**
+   * Derived roots neither applied nor refused: held until a writer's change builds on one or
+   * this replica expects its seed (see DerivedRoots).
+   */
+  held?: string[]
+}
+
+/** What a replica holds in bounded in-memory sets, for tests and status. */
+export interface ReplicaMemory {
+  parkedChanges: number
+  parkedBytes: number
+  /** Parked changes looked at since open (woken, replaced, evicted). */
+  parkedExamined: number
+  parkedEvicted: number
+  heldDerivedRoots: number
+  heldDerivedBytes: number
+  cachedRecords: number
+  cachedRecordBytes: number
+  recordEvictions: number
 }
 
 /** The spec's write result (core.md "Write result"). */

@@ -6,13 +6,14 @@ import { Prng } from '../../sim/prng.ts'
 import { Scheduler } from '../../sim/scheduler.ts'
 import { idFor } from '../helpers.ts'
 import { headsOf, node, type Node } from './helpers.ts'
+import { modifyRecords } from '../../sync/space/modify.ts'
 
 /** Two peers with drivers on a simulated network (delay only). */
 async function setup(loss = 0) {
   const a = await node('a', 1)
   await a.replica.addMember(idFor(2), 'writer')
   const obj = await a.replica.createObject()
-  await a.replica.modify(obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
+  await modifyRecords(a.replica, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
   const b = await node('b', 2, a.replica.spaceId)
   const sched = new Scheduler()
   const net = new SimNetwork(sched, new Prng(7), { loss, dup: 0, delayMin: 5, delayMax: 40, ordered: true }, SYNC_LIMITS.maxMessageBytes)
@@ -63,7 +64,7 @@ describe('sync driver over the simulated transport', () => {
   it('a peer that goes down ends its rounds', async () => {
     const { a, b, sched, da, db } = await setup()
     await run(sched, db.syncSpace('a', a.replica.spaceId))
-    await b.replica.modify((b.replica.treeIds())[0], 'd', [{ id: 'y', ops: [{ type: '$set', path: 'v', value: 2 }] }])
+    await modifyRecords(b.replica, (b.replica.treeIds())[0], 'd', [{ id: 'y', ops: [{ type: '$set', path: 'v', value: 2 }] }])
     const round = da.begin('b', a.replica.spaceId)
     await db.close()
     const r = await run(sched, round.then((x) => x.done))

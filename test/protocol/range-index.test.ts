@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { contentId } from '../../sync/crypto/hash.ts'
 import { RangeIndex, positionOf } from '../../sync/protocol/range-index.ts'
 import { reconcileIndexes, splitBits } from '../../sync/protocol/reconcile.ts'
+import { modifyRecords } from '../../sync/space/modify.ts'
 
 // Any string is an id to the index; heads hashes are any digest.
 const id = (n: number) => `tree-${n}`
@@ -136,9 +137,9 @@ describe('space index', () => {
     expect(si.current().fingerprint()).toEqual(fresh())
     let seen = 0
     r.onCommit = () => void seen++ // someone else takes the single callback
-    await r.modify(obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
+    await modifyRecords(r, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
     expect(si.current().fingerprint()).toEqual(fresh())
-    await r.modify(obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 2 }] }])
+    await modifyRecords(r, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 2 }] }])
     expect(si.current().fingerprint()).toEqual(fresh())
     expect(seen).toBeGreaterThan(0)
   })

@@ -24,6 +24,7 @@ describe('svc serve configuration', () => {
       host: '127.0.0.1',
       managed: false,
       noMdns: false,
+      durability: 'normal',
       passkeyStdin: false,
     })
     expect(resolveServeConfig([], {}).data).toBe(join(homedir(), '.local', 'share', 'svc'))
@@ -32,7 +33,7 @@ describe('svc serve configuration', () => {
   it('flags win over env vars, env vars over the config file', () => {
     const file = configFile({ data: 'rel/data', port: 7100, host: '::1', managed: true, noMdns: true, passkey: 'from-file' })
     const fromFile = resolveServeConfig(['--config', file], {})
-    expect(fromFile).toEqual({ data: join(dir, 'rel/data'), port: 7100, host: '::1', managed: true, noMdns: true, passkey: 'from-file', passkeyStdin: false })
+    expect(fromFile).toEqual({ data: join(dir, 'rel/data'), port: 7100, host: '::1', managed: true, noMdns: true, durability: 'normal', passkey: 'from-file', passkeyStdin: false })
 
     const env = { SVC_DATA: '/env/data', SVC_PORT: '7200', SVC_HOST: 'localhost', SVC_MANAGED: '0', SVC_NO_MDNS: 'false', SVC_PASSKEY: 'from-env' }
     expect(resolveServeConfig(['--config', file], env)).toEqual({
@@ -42,6 +43,7 @@ describe('svc serve configuration', () => {
       managed: false,
       noMdns: false,
       passkey: 'from-env',
+      durability: 'normal',
       passkeyStdin: false,
     })
 

@@ -44,6 +44,8 @@ async function generate(steps: Step[]) {
   const peers = [owner]
   for (const n of [2, 3]) {
     const r = await SpaceReplica.open(await depsFor(n), owner.spaceId, keyFor(n))
+    // A derived object every device's code knows (an unsigned root from a peer applies only then).
+    await r.expectDerived('shared')
     await r.ingest((await owner.allChanges()).map(({ id, raw }) => ({ id, raw })))
     peers.push(r)
   }
@@ -75,6 +77,7 @@ describe('merge is independent of delivery order and duplication', () => {
         const { owner, peers, all, objs } = await generate(steps)
         // Reference: one replica that receives everything at once.
         const ref = await SpaceReplica.open(await depsFor(50), owner.spaceId, keyFor(1))
+        await ref.expectDerived('shared')
         const refRep = await ref.ingest(all)
         expect(refRep.rejected).toEqual([])
         const expected = await ref.stateDigest()
@@ -92,6 +95,7 @@ describe('merge is independent of delivery order and duplication', () => {
           ;[stream[i], stream[j]] = [stream[j], stream[i]]
         }
         const other = await SpaceReplica.open(await depsFor(51), owner.spaceId, keyFor(2))
+        await other.expectDerived('shared')
         const size = Math.ceil(stream.length / batches)
         for (let i = 0; i < stream.length; i += size) voidedSeen += (await other.ingest(stream.slice(i, i + size))).voided?.length ?? 0
         expect(await other.stateDigest()).toBe(expected)

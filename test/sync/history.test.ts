@@ -3,16 +3,17 @@ import { SpaceReplica } from '../../sync/replica/space-replica.ts'
 import { History } from '../../sync/space/history.ts'
 import { spacePolicy } from '../../sync/space/schema.ts'
 import { deps, keyFor } from '../helpers.ts'
+import { modifyRecords } from '../../sync/space/modify.ts'
 
 async function setup() {
   const r = await SpaceReplica.create({ ...(await deps(1)), policy: spacePolicy }, keyFor(1))
   const obj = await r.createObject()
   const v: string[] = []
-  v.push((await r.modify(obj, 'tasks', [{ id: 'a', ops: [{ type: '$set', path: '', value: { t: 1 } }] }], ['trace-1'])).changeId)
-  v.push((await r.modify(obj, 'tasks', [{ id: 'b', ops: [{ type: '$set', path: 't', value: 2 }] }])).changeId)
-  v.push((await r.modify(obj, 'notes', [{ id: 'a', ops: [{ type: '$set', path: 'x', value: 'n' }] }])).changeId)
-  v.push((await r.modify(obj, 'tasks', [{ id: 'a', ops: [{ type: '$set', path: 't', value: 3 }] }])).changeId)
-  v.push((await r.modify(obj, 'chat_messages', [{ id: 'm', ops: [{ type: '$set', path: 'text', value: 'hi' }] }])).changeId)
+  v.push((await modifyRecords(r, obj, 'tasks', [{ id: 'a', ops: [{ type: '$set', path: '', value: { t: 1 } }] }], ['trace-1'])).changeId)
+  v.push((await modifyRecords(r, obj, 'tasks', [{ id: 'b', ops: [{ type: '$set', path: 't', value: 2 }] }])).changeId)
+  v.push((await modifyRecords(r, obj, 'notes', [{ id: 'a', ops: [{ type: '$set', path: 'x', value: 'n' }] }])).changeId)
+  v.push((await modifyRecords(r, obj, 'tasks', [{ id: 'a', ops: [{ type: '$set', path: 't', value: 3 }] }])).changeId)
+  v.push((await modifyRecords(r, obj, 'chat_messages', [{ id: 'm', ops: [{ type: '$set', path: 'text', value: 'hi' }] }])).changeId)
   v.push((await r.write(obj, [{ op: 'delete', ds: 'tasks', id: 'b' }])).changeId)
   return { r, obj, v, h: new History(r, spacePolicy) }
 }

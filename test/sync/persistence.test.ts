@@ -7,6 +7,7 @@ import { SqliteStorageAdapter } from '../../node/storage/sqlite.ts'
 import { MemoryStorageAdapter } from '../../sync/storage/memory.ts'
 import type { ScanOptions, StorageAdapter, WriteBatch } from '../../sync/storage/adapter.ts'
 import { deps, keyFor } from '../helpers.ts'
+import { modifyRecords } from '../../sync/space/modify.ts'
 
 /** Counts the entries each store hands out, to show what opening a replica reads. */
 class CountingStorage implements StorageAdapter {
@@ -47,7 +48,7 @@ describe('materialized state is persisted', () => {
         const path = join(dir, `h${changes}.db`)
         const w = await SpaceReplica.create(await deps(1, new SqliteStorageAdapter(path)), keyFor(1))
         const obj = await w.createObject()
-        for (let i = 0; i < changes; i++) await w.modify(obj, 'd', [{ id: `r${i % 3}`, ops: [{ type: '$set', path: 'n', value: i }] }])
+        for (let i = 0; i < changes; i++) await modifyRecords(w, obj, 'd', [{ id: `r${i % 3}`, ops: [{ type: '$set', path: 'n', value: i }] }])
         const digest = await w.stateDigest()
         const counting = new CountingStorage(new SqliteStorageAdapter(path))
         const r = await SpaceReplica.open(await deps(2, counting), w.spaceId, keyFor(1))
@@ -71,7 +72,7 @@ describe('materialized state is persisted', () => {
     const storage = new MemoryStorageAdapter()
     const w = await SpaceReplica.create(await deps(1, storage), keyFor(1))
     const obj = await w.createObject()
-    const res = await w.modify(obj, 'd', [{ id: 'a', ops: [{ type: '$set', path: 'x', value: 1 }] }])
+    const res = await modifyRecords(w, obj, 'd', [{ id: 'a', ops: [{ type: '$set', path: 'x', value: 1 }] }])
     const r = await SpaceReplica.open(await deps(1, storage), w.spaceId, keyFor(1))
     expect(r.heads(obj)).toEqual([res.changeId])
     expect((await r.getRecord(obj, 'd', 'a'))?.value).toEqual({ x: 1 })

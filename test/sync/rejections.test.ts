@@ -6,6 +6,7 @@ import { seal } from '../../sync/crypto/box.ts'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
 import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
 import type { KeyPair } from '../../sync/crypto/keys.ts'
+import { modifyRecords } from '../../sync/space/modify.ts'
 
 interface CraftOptions {
   aclHeadId?: string
@@ -26,7 +27,7 @@ async function craft(r: SpaceReplica, key: KeyPair, objectId: string, o: CraftOp
   const ops = [{ op: 'set', ds: 'd', id: o.recordId ?? 'x', path: 'v', value: o.value ?? 666 }]
   const payload = seal(seededEnv(9), r.keyring.get(readKeyId)!, encodeCanonical({ ops }))
   return signChange(await defaultCryptoProvider(), key, {
-    spaceId: r.spaceId, treeId: objectId, prevIds, aclHeadId: o.aclHeadId ?? r.acl.latestHead(), seq: 1, lamport,
+    spaceId: r.spaceId, treeId: objectId, prevIds, aclHeadId: o.aclHeadId ?? (r.acl.citation() as { head: string }).head, seq: 1, lamport,
     timestamp: o.timestamp ?? 2_000_000_000_000, readKeyId, payload,
   })
 }
@@ -39,7 +40,7 @@ async function setup() {
   await owner.addMember(idFor(3), 'reader')
   await owner.addMember(idFor(4), 'guest')
   const obj = await owner.createObject()
-  await owner.modify(obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
+  await modifyRecords(owner, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
   const replicaOf = async (n: number) => {
     const r = await SpaceReplica.open(await deps(n), owner.spaceId, keyFor(n))
     expect((await pushAll(owner, r)).rejected).toEqual([])
@@ -104,15 +105,15 @@ describe('ingest rejects and keeps going', () => {
   it('a write by a removed member after removal', async () => {
     const { owner, obj, replicaOf } = await setup()
     const w = await replicaOf(2)
-    const preRemovalHead = owner.acl.latestHead()
+    const preRemovalHead = (owner.acl.citation() as { head: string }).head
     const oldKeyId = owner.acl.current().readKeyId!
     const oldHeads = owner.heads(obj)
     await owner.removeMember(idFor(2))
-    await owner.modify(obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 2 }] }])
+    await modifyRecords(owner, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 2 }] }])
     // The removed member learns all it may: it cannot open the change written after removal.
     const seen = await pushAll(owner, w)
     expect(seen.rejected.map((r) => r.reason)).toEqual(['no_read_key'])
-    await expect(w.modify(obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 3 }] }])).rejects.toMatchObject({ code: 'space.read_only' })
+    await expect(modifyRecords(w, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 3 }] }])).rejects.toMatchObject({ code: 'space.read_only' })
     // Citing the removal: not a member there.
     const citingRemoval = await craft(w, keyFor(2), obj, { readKeyId: oldKeyId })
     // Citing the old ACL head while building on the tree's post-removal heads: stale.
@@ -128,11 +129,13 @@ describe('ingest rejects and keeps going', () => {
     expect((await owner.getRecord(obj, 'd', 'x'))?.value).toEqual({ v: 2 })
   })
 
-  it('a removal arriving after the write it voids rebuilds the tree; a write stamped before it stays', async () => {
+  it('a removal arriving after the write it voids rebuilds the tree; a write the remover saw stays', async () => {
     const { owner, obj, replicaOf } = await setup()
     const w = await replicaOf(2)
     const third = await replicaOf(3)
     const before = await craft(w, keyFor(2), obj, { timestamp: 1 })
+    // The removal witnesses what the remover holds of the member's writes: those stay.
+    await owner.ingest(items([before]))
     await owner.removeMember(idFor(2))
     // On top of it, stamped after the removal, still citing the pre-removal ACL head.
     const st = w.acl.current()
@@ -157,7 +160,7 @@ describe('ingest rejects and keeps going', () => {
     const { owner, obj, replicaOf } = await setup()
     const w = await replicaOf(2)
     await owner.setRole(idFor(3), 'writer')
-    const roleChange = (await owner.allChanges()).find((c) => c.id === owner.acl.latestHead())!
+    const roleChange = (await owner.allChanges()).find((c) => c.id === (owner.acl.citation() as { head: string }).head)!
     await w.ingest([roleChange])
     const c = await craft(w, keyFor(2), obj)
     const lagging = await SpaceReplica.open(await deps(6), owner.spaceId, keyFor(1))

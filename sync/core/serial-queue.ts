@@ -1,0 +1,15 @@
+/**
+ * Runs async tasks one at a time, in the order they were queued. A task that fails rejects
+ * its own promise only: the next task still runs.
+ */
+export class SerialQueue {
+  private tail: Promise<unknown> = Promise.resolve()
+
+  run<T>(fn: () => T | Promise<T>): Promise<T> {
+    const run = this.tail.then(fn)
+    this.tail = run.then(noop, noop)
+    return run
+  }
+}
+
+const noop = () => undefined

@@ -1,0 +1,116 @@
+import type { Env } from '../core/env.ts'
+import type { CryptoProvider } from '../crypto/provider.ts'
+import { identityOf, type KeyPair } from '../crypto/keys.ts'
+import { decodeChange, type Change } from '../dag/change.ts'
+import { AclLog, type AclEntry } from '../acl/state.ts'
+import { Keyring } from '../acl/keyring.ts'
+import type { AclRecord } from '../acl/records.ts'
+import { noPins, type MergePolicy, type StampInfo } from '../crdt/record.ts'
+import { STORES, type StorageAdapter } from '../storage/adapter.ts'
+import { REPLICA_LIMITS } from '../core/limits.ts'
+import { DerivedRoots } from './derived-roots.ts'
+import { ParkedChanges } from './parked-changes.ts'
+import { RecordCache } from './record-cache.ts'
+import { treePrefix } from './storage-keys.ts'
+import { TreeIndex, type TreeNode } from './tree-index.ts'
+import type { CommitInfo, RecordTouch } from './types.ts'
+
+export interface ReplicaDeps {
+  storage: StorageAdapter
+  crypto: CryptoProvider
+  env: Env
+  policy?: MergePolicy
+  /** Overrides of the per-space memory bounds (tests use small ones). */
+  limits?: Partial<ReplicaLimits>
+}
+
+export type ReplicaLimits = { -readonly [K in keyof typeof REPLICA_LIMITS]: number }
+
+/** Persisted per tree: enough to write and to load without replaying history. */
+export interface TreeMeta {
+  heads: string[]
+  maxLamport: number
+  count: number
+  derived: boolean
+  deleted?: StampInfo
+}
+
+/**
+ * The in-memory state of one replica, shared by its parts (the facade, the apply batch, the
+ * ACL writer). Only code running inside the replica's serial queue mutates it.
+ */
+export class ReplicaState {
+  readonly acl: AclLog
+  readonly keyring: Keyring
+  readonly me: string
+  readonly policy: MergePolicy
+  readonly trees = new Map<string, TreeMeta>()
+  readonly indexes = new Map<string, TreeIndex>()
+  readonly records: RecordCache
+  readonly parked: ParkedChanges
+  readonly derived: DerivedRoots
+  /** Trees a removal voided changes of; rebuilt right after the batch that applied it commits. */
+  readonly toRebuild = new Set<string>()
+  /** Records the current batch changed, for its CommitInfo. */
+  touches = new Map<string, RecordTouch>()
+  /** Local apply sequence (the versionId source); persisted with every batch. */
+  versionSeq = 0
+  /** Sequence number of the changes this replica signs. */
+  seq = 0
+
+  constructor(
+    readonly spaceId: string,
+    readonly deps: ReplicaDeps,
+    readonly key: KeyPair,
+    /** Tells the replica's listeners about a committed batch. */
+    readonly emit: (info: CommitInfo) => void,
+  ) {
+    this.acl = new AclLog(spaceId)
+    this.keyring = new Keyring(this.acl, key)
+    this.me = identityOf(key.publicKey)
+    this.policy = deps.policy ?? noPins
+    const limits: ReplicaLimits = { ...REPLICA_LIMITS, ...deps.limits }
+    this.records = new RecordCache(spaceId, deps.storage, { count: limits.maxCachedRecords, bytes: limits.maxCachedRecordBytes })
+    this.parked = new ParkedChanges({ perOrigin: limits.maxParkedBytesPerOrigin, perSpace: limits.maxParkedBytesPerSpace })
+    this.derived = new DerivedRoots(limits.maxDerivedCandidateBytes)
+  }
+
+  /** The tree a change belongs to: a root is its own tree; the ACL tree is the space id. */
+  treeOf(c: Change): string {
+    return c.treeId === '' ? c.id : c.treeId
+  }
+
+  /**
+   * Loads a tree's DAG index from storage. Only from inside the serial queue: a load racing
+   * an apply would replace the index the apply extended.
+   */
+  async loadIndex(tree: string): Promise<TreeIndex> {
+    const cached = this.indexes.get(tree)
+    if (cached) return cached
+    const rows = await this.deps.storage.scan(STORES.changes, { prefix: treePrefix(this.spaceId, tree) })
+    // Never replace an index that appeared meanwhile: it may hold changes the scan missed.
+    const raced = this.indexes.get(tree)
+    if (raced) return raced
+    const idx = new TreeIndex()
+    for (const [, raw] of rows) idx.add(nodeOf(decodeChange(raw)))
+    this.indexes.set(tree, idx)
+    return idx
+  }
+
+  /** Asked twice per ingested change: answers synchronously once the tree's index is loaded. */
+  hasChange(c: Change): boolean | Promise<boolean> {
+    const tree = this.treeOf(c)
+    if (tree === this.spaceId) return this.acl.has(c.id)
+    if (!this.trees.has(tree)) return false
+    const idx = this.indexes.get(tree)
+    return idx ? idx.has(c.id) : this.loadIndex(tree).then((loaded) => loaded.has(c.id))
+  }
+}
+
+export function nodeOf(c: Change): TreeNode {
+  return { id: c.id, lamport: c.lamport, prevIds: c.prevIds, aclHeadId: c.aclHeadId, author: c.author, timestamp: c.timestamp }
+}
+
+export function aclEntryOf(c: Change, record: AclRecord): AclEntry {
+  return { id: c.id, lamport: c.lamport, prevIds: c.prevIds, author: c.author, timestamp: c.timestamp, record }
+}

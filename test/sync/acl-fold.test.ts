@@ -1,0 +1,463 @@
+import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { AclLog, type AclEntry, type AclState } from '../../sync/acl/state.ts'
+import { decodeAclRecord, encodeAclRecord, InvalidAclRecord, type AclRecord, type GrantRole, type Rotation } from '../../sync/acl/records.ts'
+import { encodeCanonical } from '../../sync/core/encoding.ts'
+
+const SPACE = 'S0000root'
+const key = new Uint8Array([1])
+
+/** A rotation wrapping a (dummy) key to each reader. */
+const rot = (readers: readonly string[], prevKeyId?: string): Rotation =>
+  prevKeyId ? { keys: Object.fromEntries(readers.map((r) => [r, key])), prev: key, prevKeyId } : { keys: Object.fromEntries(readers.map((r) => [r, key])) }
+
+/** Builds ACL histories by hand: ids sort in creation order unless given. */
+class History {
+  readonly all = new Map<string, AclEntry>()
+  private n = 0
+  readonly root: AclEntry
+  constructor(readonly owner = 'O') {
+    this.root = { id: SPACE, lamport: 0, prevIds: [], author: owner, timestamp: 0, record: { type: 'root', owner, rotation: rot([owner]) } }
+    this.all.set(SPACE, this.root)
+  }
+  rec(author: string, prevIds: string[], record: AclRecord, o: { lamport?: number; id?: string } = {}): AclEntry {
+    const lamport = o.lamport ?? Math.max(...prevIds.map((p) => this.all.get(p)!.lamport)) + 1
+    const id = o.id ?? `r${String(++this.n).padStart(6, '0')}`
+    const e: AclEntry = { id, lamport, prevIds: [...prevIds].sort(), author, timestamp: 0, record }
+    this.all.set(id, e)
+    return e
+  }
+  add(author: string, prev: AclEntry[], identity: string, role: GrantRole) {
+    return this.rec(author, prev.map((p) => p.id), { type: 'add', identity, role, keyId: SPACE, key })
+  }
+  role(author: string, prev: AclEntry[], identity: string, role: GrantRole) {
+    return this.rec(author, prev.map((p) => p.id), { type: 'role', identity, role })
+  }
+  remove(author: string, prev: AclEntry[], identity: string, readers: string[] = [], witness?: string[]) {
+    return this.rec(author, prev.map((p) => p.id), { type: 'remove', identity, rotation: rot(readers, SPACE), ...(witness ? { witness } : {}) })
+  }
+  rotate(author: string, prev: AclEntry[], readers: string[]) {
+    return this.rec(author, prev.map((p) => p.id), { type: 'rotate', rotation: rot(readers, SPACE) })
+  }
+  merge(author: string, prev: AclEntry[]) {
+    return this.rec(author, prev.map((p) => p.id), { type: 'merge' })
+  }
+  /** Every record, fed in a causal order. */
+  log(order: AclEntry[] = [...this.all.values()]): AclLog {
+    const log = new AclLog(SPACE)
+    const pending = [...order]
+    while (pending.length) {
+      const i = pending.findIndex((e) => e.prevIds.every((p) => log.has(p)))
+      log.add(pending.splice(i, 1)[0])
+    }
+    return log
+  }
+}
+
+/** Owner, then admins A (senior) and B (junior), writer W and member M, in one chain. */
+function team() {
+  const h = new History()
+  const a = h.add('O', [h.root], 'A', 'admin')
+  const b = h.add('O', [a], 'B', 'admin')
+  const w = h.add('O', [b], 'W', 'writer')
+  const m = h.add('O', [w], 'M', 'reader')
+  return { h, base: m }
+}
+
+describe('ACL fold: the attacks of issue 11', () => {
+  it('two admins removing each other: the senior stands', () => {
+    const { h, base } = team()
+    const aRemovesB = h.remove('A', [base], 'B', ['O', 'A', 'W', 'M'])
+    const bRemovesA = h.remove('B', [base], 'A', ['O', 'B', 'W', 'M'], undefined)
+    for (const order of [[aRemovesB, bRemovesA], [bRemovesA, aRemovesB]]) {
+      const st = h.log([...h.all.values()].filter((e) => !order.includes(e)).concat(order)).current()
+      expect(st.roleOf('A')).toBe('admin')
+      expect(st.roleOf('B')).toBe('none')
+      expect(st.isVoid(bRemovesA.id)).toBe(true)
+      expect(st.isVoid(aRemovesB.id)).toBe(false)
+    }
+    // Ground ids and lamports do not change who is senior.
+    const h2 = team()
+    const x = h2.h.remove('B', [h2.base], 'A', [], undefined)
+    const y = h2.h.rec('A', [h2.base.id], { type: 'remove', identity: 'B', rotation: rot([], SPACE) }, { lamport: 999, id: 'zzzz' })
+    const st2 = h2.h.log().current()
+    expect(st2.isVoid(x.id)).toBe(true)
+    expect(st2.isVoid(y.id)).toBe(false)
+  })
+
+  it('a role change concurrent with a removal of the same member: the removal wins', () => {
+    const { h, base } = team()
+    const demote = h.role('O', [base], 'W', 'reader')
+    const promote = h.role('A', [base], 'M', 'writer')
+    const removeW = h.remove('B', [base], 'W', ['O', 'A', 'B', 'M'])
+    const removeM = h.remove('B', [base], 'M', ['O', 'A', 'B', 'W'])
+    const st = h.log().current()
+    expect(st.roleOf('W')).toBe('none')
+    expect(st.roleOf('M')).toBe('none')
+    expect(st.isVoid(demote.id) && st.isVoid(promote.id)).toBe(true)
+    expect(st.isVoid(removeW.id) || st.isVoid(removeM.id)).toBe(false)
+  })
+
+  it('a removed admin cannot undo its removal with a backdated record', () => {
+    const { h, base } = team()
+    const removeB = h.remove('O', [base], 'B', ['O', 'A', 'W', 'M'])
+    // Same lamport as the removal, an id ground below it, on the pre-removal heads.
+    const readd = h.rec('B', [base.id], { type: 'add', identity: 'B', role: 'writer', keyId: SPACE, key }, { lamport: removeB.lamport, id: '0000' })
+    const removeA = h.rec('B', [base.id], { type: 'remove', identity: 'A', rotation: rot(['B'], SPACE) }, { lamport: removeB.lamport, id: '0001' })
+    const st = h.log().current()
+    expect(st.roleOf('B')).toBe('none')
+    expect(st.roleOf('A')).toBe('admin')
+    expect(st.isVoid(readd.id) && st.isVoid(removeA.id)).toBe(true)
+    expect(st.readKeyId).toBe(removeB.id)
+  })
+
+  it('a huge-lamport record by a removed admin is void and never cited', () => {
+    const { h, base } = team()
+    const removeB = h.remove('O', [base], 'B', ['O', 'A', 'W', 'M'])
+    const huge = h.rec('B', [base.id], { type: 'rotate', rotation: rot(['B', 'O'], SPACE) }, { lamport: 2 ** 50 })
+    const log = h.log()
+    expect(log.headIds()).toEqual([removeB.id, huge.id].sort())
+    const st = log.current()
+    expect(st.isVoid(huge.id)).toBe(true)
+    expect(log.citation()).toEqual({ head: removeB.id })
+    expect(st.readKeyId).toBe(removeB.id)
+    expect(log.stateAtHead(removeB.id).readKeyId).toBe(st.readKeyId)
+  })
+
+  it('an admin cannot grant admin, by add or by role; the owner can', () => {
+    const { h, base } = team()
+    const byAdd = h.add('A', [base], 'X', 'admin')
+    const byRole = h.role('A', [byAdd], 'W', 'admin')
+    const demoteB = h.role('A', [byRole], 'B', 'writer')
+    const owner = h.role('O', [demoteB], 'M', 'admin')
+    const st = h.log().current()
+    expect(st.isVoid(byAdd.id) && st.isVoid(byRole.id) && st.isVoid(demoteB.id)).toBe(true)
+    expect(st.roleOf('X')).toBe('none')
+    expect(st.roleOf('W')).toBe('writer')
+    expect(st.roleOf('B')).toBe('admin')
+    expect(st.isVoid(owner.id)).toBe(false)
+    expect(st.roleOf('M')).toBe('admin')
+  })
+
+  it('role none is refused by the decoder: removing is a remove record, which rotates', () => {
+    const bad = [
+      { type: 'role', identity: 'abc', role: 'none' },
+      { type: 'add', identity: 'abc', role: 'none', keyId: 'abc', key: new Uint8Array(1) },
+      { type: 'role', identity: 'abc', role: 'owner' },
+      { type: 'merge', x: 1 },
+      { type: 'remove', identity: 'abc', rotation: { keys: {} }, witness: ['b', 'a'] },
+    ]
+    for (const r of bad) expect(() => decodeAclRecord(encodeCanonical(r))).toThrow(InvalidAclRecord)
+    expect(decodeAclRecord(encodeAclRecord({ type: 'merge' }))).toEqual({ type: 'merge' })
+    expect(decodeAclRecord(encodeAclRecord({ type: 'remove', identity: 'abc', rotation: { keys: {} }, witness: ['a', 'b'] })).type).toBe('remove')
+  })
+})
+
+describe('ACL fold: removal wins', () => {
+  it('records by an admin concurrent with its removal are void; after a re-add they count', () => {
+    const { h, base } = team()
+    const removeB = h.remove('O', [base], 'B', ['O', 'A', 'W', 'M'])
+    const concurrent = h.add('B', [base], 'Y', 'writer')
+    const byY = h.merge('Y', [concurrent, removeB])
+    const readdConcurrent = h.add('A', [base], 'B', 'writer')
+    let st = h.log().current()
+    expect(st.isVoid(concurrent.id)).toBe(true)
+    expect(st.roleOf('Y')).toBe('none')
+    expect(st.isVoid(byY.id)).toBe(true)
+    expect(st.isVoid(readdConcurrent.id)).toBe(true)
+    const readd = h.add('A', [removeB, concurrent, readdConcurrent], 'B', 'writer')
+    st = h.log().current()
+    expect(st.isVoid(readd.id)).toBe(false)
+    expect(st.roleOf('B')).toBe('writer')
+  })
+
+  it('an owner demotion of an admin voids its concurrent ACL records, removals included', () => {
+    const { h, base } = team()
+    const demote = h.role('O', [base], 'A', 'writer')
+    const aRemovesB = h.remove('A', [base], 'B', ['O', 'A', 'W', 'M'])
+    const aAdds = h.add('A', [base], 'Z', 'reader')
+    const aMerges = h.merge('A', [base, aAdds])
+    const st = h.log().current()
+    expect(st.roleOf('A')).toBe('writer')
+    expect(st.roleOf('B')).toBe('admin')
+    expect(st.isVoid(aRemovesB.id) && st.isVoid(aAdds.id)).toBe(true)
+    expect(st.isVoid(aMerges.id)).toBe(false)
+    expect(st.isVoid(demote.id)).toBe(false)
+  })
+
+  it('a junior removing a senior who concurrently removes someone else: both removals stand', () => {
+    const { h, base } = team()
+    const bRemovesA = h.remove('B', [base], 'A', ['O', 'B', 'W', 'M'])
+    const aRemovesW = h.remove('A', [base], 'W', ['O', 'A', 'B', 'M'])
+    const aRotates = h.rotate('A', [aRemovesW], ['O', 'A', 'B', 'M'])
+    const st = h.log().current()
+    expect(st.roleOf('A')).toBe('none')
+    expect(st.roleOf('W')).toBe('none')
+    expect(st.isVoid(bRemovesA.id) || st.isVoid(aRemovesW.id)).toBe(false)
+    expect(st.isVoid(aRotates.id)).toBe(true)
+  })
+
+  it('a removal by an admin who learned of its own removal does not count', () => {
+    const { h, base } = team()
+    const removeB = h.remove('O', [base], 'B', ['O', 'A', 'W', 'M'])
+    const late = h.remove('B', [removeB], 'A', ['B'])
+    const st = h.log().current()
+    expect(st.isVoid(late.id)).toBe(true)
+    expect(st.roleOf('A')).toBe('admin')
+  })
+
+  it('object changes: void unless the removal is in the cited head or witnessed them', () => {
+    const { h, base } = team()
+    const removeW = h.remove('A', [base], 'W', ['O', 'A', 'B', 'M'], ['w2'])
+    const log = h.log()
+    const coveredBy = (seen: string[]) => (witness: readonly string[]) => witness.some((x) => seen.includes(x))
+    // Cites the pre-removal head, not witnessed: void whatever the timestamp.
+    expect(log.voids('W', base.id, coveredBy(['w1']))).toBe(true)
+    // Witnessed: an ancestor of w2 in its tree, as the caller reports.
+    expect(log.voids('W', base.id, coveredBy(['w2']))).toBe(false)
+    // Others are not affected; a reader writes nothing anyway.
+    expect(log.voids('A', base.id, coveredBy([]))).toBe(false)
+    expect(log.voids('M', base.id, coveredBy([]))).toBe(true)
+    // A void removal voids nothing.
+    const h2 = team()
+    const bRemovesA = h2.h.remove('B', [h2.base], 'A', [])
+    h2.h.remove('A', [h2.base], 'B', [])
+    const log2 = h2.h.log()
+    expect(log2.current().isVoid(bRemovesA.id)).toBe(true)
+    expect(log2.voids('A', h2.base.id, coveredBy([]))).toBe(false)
+    expect(log2.voids('B', h2.base.id, coveredBy([]))).toBe(true)
+    // Citing the removal: W writes nothing there; re-added, it writes again.
+    expect(log.voids('W', removeW.id, coveredBy([]))).toBe(true)
+    const readd = h.add('A', [removeW], 'W', 'writer')
+    expect(h.log().voids('W', readd.id, coveredBy([]))).toBe(false)
+  })
+})
+
+describe('ACL fold: keys after concurrent rotations', () => {
+  it('a key wrapped to a member removed on another branch is tainted; the untainted one is current', () => {
+    const { h, base } = team()
+    const removeM = h.remove('A', [base], 'M', ['O', 'A', 'B', 'W'])
+    const rotB = h.rec('B', [base.id], { type: 'rotate', rotation: rot(['O', 'A', 'B', 'W', 'M'], SPACE) }, { lamport: 50 })
+    const st = h.log().current()
+    expect(st.latestKeyId).toBe(rotB.id)
+    expect(st.readKeyId).toBe(removeM.id)
+    expect(st.needsRotation()).toBe(false)
+    expect(st.keyHeads()).toEqual([removeM.id, rotB.id].sort())
+  })
+
+  it('two removals each wrapping to the other removed member: no current key until a rotation', () => {
+    const { h, base } = team()
+    const x = h.remove('A', [base], 'M', ['O', 'A', 'B', 'W'])
+    const y = h.remove('B', [base], 'W', ['O', 'A', 'B', 'M'])
+    let st = h.log().current()
+    expect(st.readKeyId).toBeUndefined()
+    expect(st.needsRotation()).toBe(true)
+    const heal = h.rec('A', [x.id, y.id], { type: 'rotate', rotation: { keys: { O: key, A: key, B: key }, prev: key, prevKeyId: y.id, others: { [x.id]: key } } })
+    st = h.log().current()
+    expect(st.readKeyId).toBe(heal.id)
+    expect(st.needsRotation()).toBe(false)
+  })
+
+  it('a member added with an older key concurrently with a rotation needs a new rotation', () => {
+    const { h, base } = team()
+    h.rotate('A', [base], ['O', 'A', 'B', 'W', 'M'])
+    h.add('B', [base], 'N', 'reader')
+    expect(h.log().current().needsRotation()).toBe(true)
+  })
+})
+
+describe('ACL fold: admissibility', () => {
+  it('judges a record by its causal past only', () => {
+    const { h, base } = team()
+    const log = h.log()
+    const e = (author: string, record: AclRecord, prevIds = [base.id], lamport = base.lamport + 1): AclEntry => ({ id: 'x', lamport, prevIds, author, timestamp: 0, record })
+    expect(log.admissible(e('W', { type: 'rotate', rotation: rot(['O']) }))).toBe('read_only')
+    expect(log.admissible(e('Q', { type: 'merge' }, [base.id, SPACE]))).toBe('not_member')
+    expect(log.admissible(e('W', { type: 'merge' }))).toBe('malformed')
+    expect(log.admissible(e('W', { type: 'merge' }, [base.id, SPACE]))).toBeUndefined()
+    expect(log.admissible(e('A', { type: 'rotate', rotation: rot(['O'], 'nokey') }))).toBe('malformed')
+    expect(log.admissible(e('A', { type: 'rotate', rotation: rot(['O'], SPACE) }, [base.id], base.lamport))).toBe('bad_lamport')
+    expect(log.admissible(e('A', { type: 'rotate', rotation: rot(['O'], SPACE) }))).toBeUndefined()
+  })
+})
+
+// ---------------------------------------------------------------- property
+
+const ADMINS = ['A1', 'A2', 'A3']
+const OTHERS = ['W1', 'W2', 'R1', 'M1']
+const ACTORS = ['O', ...ADMINS, ...OTHERS]
+
+type Act =
+  | { kind: 'sync'; from: number; to: number }
+  | { kind: 'add'; by: number; who: number; role: GrantRole }
+  | { kind: 'role'; by: number; who: number; role: GrantRole }
+  | { kind: 'remove'; by: number; who: number }
+  | { kind: 'rotate'; by: number }
+  | { kind: 'merge'; by: number }
+  | { kind: 'backdate'; by: number }
+  | { kind: 'huge'; by: number }
+
+const actor = fc.integer({ min: 0, max: ACTORS.length - 1 })
+const grant = fc.constantFrom<GrantRole>('admin', 'writer', 'reader', 'guest')
+const act: fc.Arbitrary<Act> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('sync' as const), from: actor, to: actor }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('add' as const), by: actor, who: actor, role: grant }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('role' as const), by: actor, who: actor, role: grant }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('remove' as const), by: actor, who: actor }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rotate' as const), by: actor }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('merge' as const), by: actor }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('backdate' as const), by: actor }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('huge' as const), by: actor }) },
+)
+
+/**
+ * Actors write on their own view of the log (honest records where their view allows them;
+ * attackers write backdated and huge-lamport records on the view they had before learning of
+ * their removal), exchanging records now and then. Returns every record written.
+ */
+function generate(acts: Act[]): History {
+  const h = new History()
+  // Everyone starts from the same grants: admins by seniority, then the rest.
+  let prev: AclEntry = h.root
+  for (const a of ADMINS) prev = h.add('O', [prev], a, 'admin')
+  prev = h.add('O', [prev], 'W1', 'writer')
+  prev = h.add('O', [prev], 'W2', 'writer')
+  prev = h.add('O', [prev], 'R1', 'reader')
+  prev = h.add('O', [prev], 'M1', 'reader')
+  const views = ACTORS.map(() => new Set(h.all.keys()))
+  /** Heads each actor saw last while it could still manage: what it backdates onto. */
+  const before = ACTORS.map(() => [prev.id])
+  const logOf = (v: Set<string>) => h.log([...v].map((id) => h.all.get(id)!))
+  const write = (by: number, record: AclRecord, o: { lamport?: number; id?: string; prevIds?: string[] } = {}) => {
+    const log = logOf(views[by])
+    const c = log.citation()
+    const prevIds = o.prevIds ?? ('head' in c ? [c.head] : c.merge)
+    const e = h.rec(ACTORS[by], prevIds, record, o)
+    if (log.admissible(e) !== undefined) {
+      h.all.delete(e.id)
+      return
+    }
+    views[by].add(e.id)
+  }
+  for (const a of acts) {
+    if (a.kind === 'sync') {
+      for (const id of views[a.from]) views[a.to].add(id)
+      // The receiver writes to an object now and then: a merge first, when its view needs one.
+      const c = logOf(views[a.to]).citation()
+      if ('merge' in c && (a.from + a.to) % 2 === 0) write(a.to, { type: 'merge' }, { prevIds: c.merge })
+      continue
+    }
+    const by = a.by
+    const st = logOf(views[by]).current()
+    if (st.canManage(ACTORS[by])) before[by] = logOf(views[by]).headIds()
+    const readers = st.readers()
+    const keyId = st.latestKeyId ?? SPACE
+    switch (a.kind) {
+      case 'add':
+        write(by, { type: 'add', identity: ACTORS[a.who], role: a.role, keyId, key })
+        break
+      case 'role':
+        write(by, { type: 'role', identity: ACTORS[a.who], role: a.role })
+        break
+      case 'remove':
+        write(by, { type: 'remove', identity: ACTORS[a.who], rotation: rot(readers.filter((r) => r !== ACTORS[a.who]), keyId) })
+        break
+      case 'rotate':
+        write(by, { type: 'rotate', rotation: rot(readers, keyId) })
+        break
+      case 'merge': {
+        const c = logOf(views[by]).citation()
+        if ('merge' in c) write(by, { type: 'merge' }, { prevIds: c.merge })
+        break
+      }
+      case 'backdate': {
+        // Ground below everything at the lamport of the newest record it knows.
+        const maxLamport = Math.max(...[...views[by]].map((id) => h.all.get(id)!.lamport))
+        write(by, { type: 'add', identity: ACTORS[by], role: 'admin', keyId: SPACE, key }, { prevIds: before[by], lamport: maxLamport, id: `0${h.all.size}` })
+        break
+      }
+      case 'huge':
+        write(by, { type: 'rotate', rotation: rot([ACTORS[by], 'O'], SPACE) }, { prevIds: before[by], lamport: 2 ** 40 + h.all.size })
+        break
+    }
+  }
+  return h
+}
+
+function shuffle<T>(xs: T[], seed: number): T[] {
+  const out = [...xs]
+  let s = seed >>> 0 || 1
+  for (let i = out.length - 1; i > 0; i--) {
+    s ^= s << 13
+    s ^= s >>> 17
+    s ^= s << 5
+    const j = (s >>> 0) % (i + 1)
+    ;[out[i], out[j]] = [out[j], out[i]]
+  }
+  return out
+}
+
+const summary = (st: AclState) => ({
+  roles: [...st.roles].sort(), readKeyId: st.readKeyId, skipped: st.skipped, frontier: st.frontier,
+  removals: [...st.removals].map(([k, v]) => [k, v.map((e) => e.id)]).sort(),
+})
+
+describe('ACL fold: property', () => {
+  it('every peer folds any arrival order of the same records to the same state', () => {
+    fc.assert(
+      fc.property(fc.array(act, { minLength: 5, maxLength: 40 }), fc.integer(), (acts, seed) => {
+        const h = generate(acts)
+        const entries = [...h.all.values()]
+        const reference = h.log(entries)
+        const want = summary(reference.current())
+        for (let p = 0; p < 3; p++) {
+          // A random causal arrival order, in two partitions merged at the end.
+          const order = shuffle(entries, seed + p)
+          const cut = Math.floor(order.length / 2)
+          const log = new AclLog(SPACE)
+          const feed = (xs: AclEntry[]) => {
+            const pending = [...xs]
+            while (pending.length) {
+              const i = pending.findIndex((e) => e.prevIds.every((id) => log.has(id)))
+              if (i < 0) return pending
+              log.add(pending.splice(i, 1)[0])
+            }
+            return []
+          }
+          const rest = feed(order.slice(0, cut))
+          log.current()
+          expect(feed([...rest, ...order.slice(cut)])).toEqual([])
+          expect(summary(log.current())).toEqual(want)
+        }
+        const st = reference.current()
+        // The owner is never removed, and no one but the owner grants admin.
+        expect(st.roleOf('O')).toBe('owner')
+        for (const e of entries) {
+          const r = e.record
+          if ((r.type === 'add' || r.type === 'role') && r.role === 'admin' && e.author !== 'O') expect(st.isVoid(e.id)).toBe(true)
+          // Backdated and huge-lamport records by their own author: never a valid admin grant.
+          if (e.id.startsWith('0')) expect(st.isVoid(e.id)).toBe(true)
+        }
+        // A writer's citation is valid and its state is the merged state.
+        const c = reference.citation()
+        if ('head' in c) {
+          expect(st.isVoid(c.head)).toBe(false)
+          const cited = reference.stateAtHead(c.head)
+          expect(cited.readKeyId).toBe(st.readKeyId)
+          expect([...cited.roles].sort()).toEqual([...st.roles].sort())
+        }
+        // The current key is wrapped to no one removed.
+        if (st.readKeyId) for (const id of st.keys.get(st.readKeyId)!.wrapped.keys()) expect(st.canRead(id)).toBe(true)
+        // Records by a member concurrent with its effective removal are void (removals by
+        // power order aside).
+        for (const [who, removals] of st.removals) {
+          for (const e of entries) {
+            if (e.author !== who || e.record.type === 'remove' || st.isVoid(e.id)) continue
+            for (const r of removals) expect(reference.precedesOrEquals(e.id, r.id) || reference.precedesOrEquals(r.id, e.id)).toBe(true)
+          }
+        }
+      }),
+      { numRuns: 150 },
+    )
+  })
+})
