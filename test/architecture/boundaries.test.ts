@@ -83,12 +83,6 @@ const SYNC_NEIGHBOURS: Record<string, readonly string[]> = {
   space: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage', 'query', 'replica'],
 }
 
-/**
- * Known edges against the table, each with the reason it still stands. The editor's service
- * predates the module seam; it leaves sync/space when the editor moves onto it (issue 12).
- */
-const KNOWN_EXCEPTIONS = new Set(['sync/space/editor.ts -> sync/modules'])
-
 /** `sync/<folder>` of a file or resolved import, or undefined outside sync/. */
 const syncFolder = (path: string): string | undefined => {
   const parts = relative(root, path).split(sep)
@@ -104,7 +98,7 @@ function relativeImports(dir: string): Array<{ file: string; target: string }> {
   return out
 }
 
-/** Edges between sync/ folders that the table does not declare (known exceptions aside). */
+/** Edges between sync/ folders that the table does not declare. */
 function layerOffenders(edges: Array<{ file: string; target: string }>): string[] {
   const offenders: string[] = []
   for (const { file, target } of edges) {
@@ -112,7 +106,7 @@ function layerOffenders(edges: Array<{ file: string; target: string }>): string[
     const to = syncFolder(target)
     if (!from || !to || from === to) continue
     const edge = `${relative(root, file).split(sep).join('/')} -> sync/${to}`
-    if (!(SYNC_NEIGHBOURS[from] ?? []).includes(to) && !KNOWN_EXCEPTIONS.has(edge)) offenders.push(edge)
+    if (!(SYNC_NEIGHBOURS[from] ?? []).includes(to)) offenders.push(edge)
   }
   return offenders
 }
