@@ -24,9 +24,8 @@ async function setup() {
   const { a, b, sync } = await twoMembers()
   await a.replica.addMember(idFor(3), 'reader')
   // The object carries a type declaring the shared editor dataset (spec "Editor").
-  const types = a.services.types
-  const docType = (await types.createType({ name: 'Doc', xKey: 'doc' })).id
-  await types.createPart(docType, { key: 'body', datasets: [{ module: 'editor', shared: true }] })
+  const docType = (await a.services.types.createType({ name: 'Doc', xKey: 'doc' })).id
+  await a.services.types.createPart(docType, { key: 'body', datasets: [{ module: 'editor', shared: true }] })
   const obj = await a.createObject({ types: [docType] })
   expect(await a.services.of(editorModule).put(obj, EDITOR_BLOCKS, base)).toMatchObject({ inserted: BLOCKS })
   await sync()
