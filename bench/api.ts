@@ -29,7 +29,7 @@ import { join } from 'node:path'
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { DaemonEngine } from '../node/daemon/daemon-engine.ts'
-import { DaemonSession } from '../node/daemon/session.ts'
+import { AccountLifecycle } from '../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../sync/core/env.ts'
 import { buildApp } from '../server/app.ts'
 import { stopGracefully } from '../server/lifecycle.ts'
@@ -177,7 +177,7 @@ async function rawFanout(n: number, frame: string): Promise<number[]> {
 export async function benchApi(): Promise<Record<string, unknown>> {
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-api-'))
   const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
-  const session = new DaemonSession({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
+  const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
   const app = buildApp({ session, engine })
   const hello = Fastify()
   hello.get('/hello', async () => ({ hello: 'world' }))

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import type { DaemonSession } from '../node/daemon/session.ts'
+import type { AccountLifecycle } from '../node/daemon/account-lifecycle.ts'
 import { installBodyParsing } from './http/body.ts'
 import { installErrorHandling, sendError, toSvcError } from './http/error-handler.ts'
 import { gate } from './http/gate.ts'
@@ -17,13 +17,14 @@ import { LiveShares } from './routes/live-share.ts'
 import { metaRoutes } from './routes/meta.ts'
 import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_KEEPALIVE_MS, DEFAULT_MAILBOX, SseHub, type SseSettings } from './sse.ts'
 import { VERSION } from './version.ts'
+import { MAX_REQUEST_BODY_BYTES } from '../sync/core/limits.ts'
 
 /** Spec Limits: request body 1 MB. */
-export const BODY_LIMIT = 1024 * 1024
+export const BODY_LIMIT = MAX_REQUEST_BODY_BYTES
 
 export interface AppOptions {
   /** The account lifecycle; the app tears it down when it closes. */
-  session: DaemonSession
+  session: AccountLifecycle
   version?: string
   startedAt?: Date
   sse?: Partial<SseSettings>

@@ -63,6 +63,7 @@ export class SimPeer {
     this.env = {
       now: () => EPOCH_MS + sched().now + this.skew,
       randomBytes: (n) => this.prng.bytes(n),
+      setTimer: (ms, fn) => sched().after(ms, `timer ${this.id}`, fn),
     }
   }
 

@@ -5,7 +5,7 @@ import { SpaceReplica, type ReplicaDeps } from '../sync/replica/space-replica.ts
 import type { Env } from '../sync/core/env.ts'
 import type { StorageAdapter } from '../sync/storage/adapter.ts'
 
-/** A deterministic env: counter clock and a xorshift byte stream from a seed. */
+/** A deterministic env: counter clock and a xorshift byte stream from a seed (timers are real ones). */
 export function seededEnv(seed: number, clockStart = 1_700_000_000_000): Env {
   let s = seed >>> 0 || 1
   let t = clockStart
@@ -20,6 +20,10 @@ export function seededEnv(seed: number, clockStart = 1_700_000_000_000): Env {
         out[i] = s & 0xff
       }
       return out
+    },
+    setTimer: (ms, fn) => {
+      const timer = setTimeout(fn, ms)
+      return () => clearTimeout(timer)
     },
   }
 }

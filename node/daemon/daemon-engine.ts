@@ -14,7 +14,7 @@ import { SyncStatusService } from './sync-status.ts'
 import type { SchedulerOptions } from './sync-scheduler.ts'
 
 export interface DaemonEngineOptions extends EngineHostOptions {
-  /** libp2p listen multiaddrs; default all interfaces, random port (env SVC_P2P_LISTEN, comma-separated). */
+  /** libp2p listen multiaddrs; default all interfaces, random port (`svc serve` reads SVC_P2P_LISTEN). */
   p2pListen?: string[]
   /** Off turns P2P off entirely (tests of the HTTP API alone). */
   p2p?: boolean
@@ -43,9 +43,8 @@ export class DaemonEngine implements EngineHost {
       const crypto = nodeCryptoProvider({ verify: 'threadpool' })
       account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
-      const fromEnv = process.env.SVC_P2P_LISTEN?.split(',').filter(Boolean)
-      const listen = this.options.p2pListen ?? (fromEnv?.length ? fromEnv : undefined)
-      const p2p = this.options.p2p === false ? undefined : await P2PService.start({ account, keys: booted.keys, crypto, env: this.env, mdns: !this.options.noMdns && process.env.SVC_NO_MDNS !== '1', listen, scheduler: this.options.scheduler })
+      const listen = this.options.p2pListen
+      const p2p = this.options.p2p === false ? undefined : await P2PService.start({ account, keys: booted.keys, crypto, env: this.env, mdns: !this.options.noMdns, listen, scheduler: this.options.scheduler })
       const status = new SyncStatusService(account, p2p)
       // A space's sync rounds are one process record while any runs (listed past 3 s).
       const ends = new Map<string, () => void>()

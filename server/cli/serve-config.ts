@@ -6,7 +6,11 @@ import type { Durability } from '../../node/account/files.ts'
 import { isAccountId } from '../../node/account/layout.ts'
 import { UsageError } from './io.ts'
 
-/** Settings of `svc serve`: flags win over env vars, env vars over the config file, that over defaults. */
+/**
+ * Settings of `svc serve`: flags win over env vars, env vars over the config file, that over
+ * defaults. The only place the daemon's environment variables are read: everything below
+ * receives them as options.
+ */
 export interface ServeConfig {
   data: string
   port: number
@@ -18,6 +22,8 @@ export interface ServeConfig {
   passkeyStdin: boolean
   /** Standalone: the account to boot at start and the only one this server accepts. */
   account?: string
+  /** libp2p listen multiaddrs; absent: all interfaces, a random port. */
+  p2pListen?: string[]
   /** 'full': power-loss durability (SQLite synchronous=FULL, directory fsync after file writes). */
   durability: Durability
 }
@@ -25,7 +31,7 @@ export interface ServeConfig {
 export const DEFAULT_PORT = 7001
 
 export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADDR] [--managed] [--no-mdns]
-                 [--passkey-stdin] [--account ID] [--durability MODE] [--config FILE]
+                 [--passkey-stdin] [--account ID] [--durability MODE] [--p2p-listen MA] [--config FILE]
   --data DIR       data root (default $XDG_DATA_HOME/svc or ~/.local/share/svc)   env SVC_DATA
   --port N         TCP port, 0 = any free port (default ${DEFAULT_PORT})              env SVC_PORT
   --host ADDR      loopback address: 127.0.0.1, ::1 or localhost               env SVC_HOST
@@ -33,8 +39,10 @@ export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADD
   --no-mdns        do not discover peers over multicast DNS                    env SVC_NO_MDNS
   --passkey-stdin  read the wallet passkey from stdin                           env SVC_PASSKEY
   --account ID     standalone: boot this account                                env SVC_ACCOUNT
+  --p2p-listen MA  libp2p listen multiaddrs, comma-separated (default all, any port) env SVC_P2P_LISTEN
   --durability M   normal (default) or full: fsync every commit, survive power loss env SVC_DURABILITY
-  --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, durability`
+  --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, durability,
+                   p2pListen`
 
 interface Layer {
   data?: string
@@ -44,10 +52,11 @@ interface Layer {
   noMdns?: boolean
   passkey?: string
   account?: string
+  p2pListen?: string[]
   durability?: Durability
 }
 
-const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability'] as const
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen'] as const
 
 function parseDurability(v: unknown, source: string): Durability {
   if (v === 'normal' || v === 'full') return v
@@ -72,6 +81,12 @@ function parseBool(v: string, source: string): boolean {
   if (['1', 'true', 'yes', 'on'].includes(s)) return true
   if (['0', 'false', 'no', 'off', ''].includes(s)) return false
   throw new UsageError(`${source}: expected true or false, got "${v}"`)
+}
+
+/** Comma-separated multiaddrs; empty means the default (all interfaces). */
+function parseListen(v: string): string[] | undefined {
+  const addrs = v.split(',').map((s) => s.trim()).filter(Boolean)
+  return addrs.length > 0 ? addrs : undefined
 }
 
 /** Loopback only (spec Authentication 1): anything else is refused before binding. */
@@ -105,6 +120,10 @@ function readConfigFile(path: string): Layer {
     out[k] = cfg[k] as boolean
   }
   if (cfg.port !== undefined) out.port = parsePort(cfg.port, `--config ${path}`)
+  if (cfg.p2pListen !== undefined) {
+    if (!Array.isArray(cfg.p2pListen) || !cfg.p2pListen.every((a) => typeof a === 'string')) throw new UsageError(`--config ${path}: p2pListen must be an array of multiaddr strings`)
+    out.p2pListen = cfg.p2pListen as string[]
+  }
   if (cfg.durability !== undefined) out.durability = parseDurability(cfg.durability, `--config ${path}`)
   // A relative data root is relative to the file that names it.
   if (out.data !== undefined) out.data = resolve(dirname(path), out.data)
@@ -120,6 +139,8 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   if (env.SVC_NO_MDNS !== undefined) out.noMdns = parseBool(env.SVC_NO_MDNS, 'SVC_NO_MDNS')
   if (env.SVC_PASSKEY) out.passkey = env.SVC_PASSKEY
   if (env.SVC_ACCOUNT) out.account = env.SVC_ACCOUNT
+  // Set but empty: the default listen addresses (a layer below may not override that).
+  if (env.SVC_P2P_LISTEN !== undefined) out.p2pListen = parseListen(env.SVC_P2P_LISTEN) ?? []
   if (env.SVC_DURABILITY) out.durability = parseDurability(env.SVC_DURABILITY, 'SVC_DURABILITY')
   return out
 }
@@ -139,6 +160,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
         'no-mdns': { type: 'boolean' },
         'passkey-stdin': { type: 'boolean' },
         account: { type: 'string' },
+        'p2p-listen': { type: 'string' },
         durability: { type: 'string' },
         config: { type: 'string' },
       },
@@ -154,6 +176,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
   if (v.managed) flags.managed = true
   if (v['no-mdns']) flags.noMdns = true
   if (v.account !== undefined) flags.account = v.account
+  if (v['p2p-listen'] !== undefined) flags.p2pListen = parseListen(v['p2p-listen']) ?? []
   if (v.durability !== undefined) flags.durability = parseDurability(v.durability, '--durability')
 
   const fileLayer = v.config !== undefined ? readConfigFile(resolve(v.config)) : {}
@@ -173,5 +196,6 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     passkeyStdin,
     ...(merged.passkey !== undefined && !passkeyStdin ? { passkey: merged.passkey } : {}),
     ...(merged.account !== undefined ? { account: merged.account } : {}),
+    ...(merged.p2pListen !== undefined && merged.p2pListen.length > 0 ? { p2pListen: merged.p2pListen } : {}),
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { DaemonEngine, type DaemonEngineOptions } from '../../node/daemon/daemon-engine.ts'
 import { SERVER_MODULES } from '../modules/index.ts'
-import { DaemonSession } from '../../node/daemon/session.ts'
+import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { isSvcError } from '../../sync/core/errors.ts'
 import { buildApp } from '../app.ts'
@@ -25,8 +25,14 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
   // One modules list for the engine's account and the app's routes.
   const modules = SERVER_MODULES
-  const engine = engineFactory({ dataRoot: config.data, noMdns: config.noMdns, durability: config.durability, modules })
-  const session = new DaemonSession({
+  const engine = engineFactory({
+    dataRoot: config.data,
+    noMdns: config.noMdns,
+    durability: config.durability,
+    modules,
+    ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}),
+  })
+  const session = new AccountLifecycle({
     dataRoot: config.data,
     mode: config.managed ? 'managed' : 'standalone',
     engine,

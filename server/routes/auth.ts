@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify'
-import type { DaemonSession } from '../../node/daemon/session.ts'
+import type { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { AuthBody, AuthResult, AuthStatus } from '../schemas/auth.ts'
 import { ControlHeader, NoContent } from '../schemas/common.ts'
 import { controlToken } from './control.ts'
 import { typed } from '../http/type-provider.ts'
 
-/** `/v1/auth`: the account lifecycle (rules live in node/daemon/session.ts). */
-export function authRoutes(session: DaemonSession) {
+/** `/v1/auth`: the account lifecycle (rules live in node/daemon/account-lifecycle.ts). */
+export function authRoutes(session: AccountLifecycle) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     app.get(

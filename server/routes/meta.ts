@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify'
-import type { DaemonSession } from '../../node/daemon/session.ts'
+import type { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { ControlHeader, instant, NoContent } from '../schemas/common.ts'
 import { Health } from '../schemas/auth.ts'
 import { controlToken } from './control.ts'
 import { typed } from '../http/type-provider.ts'
 
 export interface MetaDeps {
-  session: DaemonSession
+  session: AccountLifecycle
   version: string
   startedAt: Date
   /** Called once the 204 of `POST /v1/shutdown` is on the wire. */

@@ -1,16 +1,23 @@
 /**
  * Everything nondeterministic enters sync/ through this environment: the daemon passes the
- * real clock and CSPRNG, the simulator a virtual clock and a seeded PRNG, so a seed replays
- * a run exactly.
+ * real clock, timers and CSPRNG, the simulator a virtual clock, its event queue and a seeded
+ * PRNG, so a seed replays a run exactly. Nothing in sync/ calls `Date`, `setTimeout` or
+ * `crypto.getRandomValues` itself.
  */
 export interface Env {
   /** Milliseconds since the Unix epoch. */
   now(): number
   /** `n` random bytes. Key material in the daemon; seeded in the simulator. */
   randomBytes(n: number): Uint8Array
+  /** Runs `fn` once, `ms` from now on this env's clock; returns the function that cancels it. */
+  setTimer(ms: number, fn: () => void): () => void
 }
 
 export const systemEnv: Env = {
   now: () => Date.now(),
   randomBytes: (n) => globalThis.crypto.getRandomValues(new Uint8Array(n)),
+  setTimer: (ms, fn) => {
+    const timer = setTimeout(fn, ms)
+    return () => clearTimeout(timer)
+  },
 }

@@ -32,7 +32,8 @@ export type PushResult = 'ok' | 'overflow' | 'closed'
 
 export class Mailbox<T> {
   readonly capacity: number
-  private readonly ring: Array<T | undefined>
+  /** Allocated on the first queued item: most streams never back up. */
+  private ring: Array<T | undefined> | undefined
   private head = 0
   private count = 0
   private isOverflowed = false
@@ -41,7 +42,6 @@ export class Mailbox<T> {
 
   constructor(capacity: number = DEFAULT_MAILBOX_CAPACITY) {
     this.capacity = checkMailboxCapacity(capacity)
-    this.ring = new Array<T | undefined>(this.capacity)
   }
 
   get size(): number {
@@ -71,6 +71,7 @@ export class Mailbox<T> {
       this.isOverflowed = true
       return 'overflow'
     }
+    this.ring ??= new Array<T | undefined>(this.capacity)
     this.ring[(this.head + this.count) % this.capacity] = item
     this.count++
     return 'ok'
@@ -79,8 +80,9 @@ export class Mailbox<T> {
   /** Oldest item, or undefined when empty. */
   shift(): T | undefined {
     if (this.count === 0) return undefined
-    const item = this.ring[this.head]
-    this.ring[this.head] = undefined
+    const ring = this.ring as Array<T | undefined>
+    const item = ring[this.head]
+    ring[this.head] = undefined
     this.head = (this.head + 1) % this.capacity
     this.count--
     return item
@@ -88,7 +90,7 @@ export class Mailbox<T> {
 
   /** Drops everything queued (a stream that closes discards its backlog). */
   clear(): void {
-    this.ring.fill(undefined)
+    this.ring?.fill(undefined)
     this.head = 0
     this.count = 0
   }

@@ -69,10 +69,10 @@ const SETTLE_MS = 20
  */
 export function watchDirectory(account: AccountEngine, emit: (frame: IdentitiesFrame) => void): () => void {
   let prev: Map<string, IdentityInfo> | undefined
-  let timer: ReturnType<typeof setTimeout> | undefined
+  let timer: (() => void) | undefined
   let stopped = false
   const schedule = () => {
-    if (!stopped && !timer) timer = setTimeout(() => void run(), SETTLE_MS)
+    if (!stopped && !timer) timer = account.tech.env.setTimer(SETTLE_MS, () => void run())
   }
   const run = async () => {
     timer = undefined
@@ -99,7 +99,7 @@ export function watchDirectory(account: AccountEngine, emit: (frame: IdentitiesF
   void run()
   return () => {
     stopped = true
-    clearTimeout(timer)
+    timer?.()
     for (const off of offs) off()
   }
 }

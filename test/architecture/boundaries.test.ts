@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { builtinModules } from 'node:module'
 
 const root = join(import.meta.dirname, '..', '..')
@@ -61,5 +61,97 @@ describe('layer boundaries (DESIGN 1)', () => {
       }
     }
     expect(offenders).toEqual([])
+  })
+})
+
+/**
+ * Layering inside sync/: each folder may import only itself and its declared neighbours
+ * (docs/architecture.md, folder table). `core` depends on nothing; `query` only on `core`;
+ * a module (`sync/modules/<name>`) on the seam it plugs into and what that seam hands it.
+ */
+const SYNC_NEIGHBOURS: Record<string, readonly string[]> = {
+  core: [],
+  crypto: ['core'],
+  crdt: ['core'],
+  dag: ['core', 'crypto'],
+  acl: ['core', 'crypto', 'dag'],
+  storage: ['core'],
+  query: ['core'],
+  replica: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage'],
+  protocol: ['core', 'crypto', 'dag', 'acl', 'replica'],
+  modules: ['core', 'crdt', 'query', 'replica', 'space'],
+  space: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage', 'query', 'replica'],
+}
+
+/** `sync/<folder>` of a file or resolved import, or undefined outside sync/. */
+const syncFolder = (path: string): string | undefined => {
+  const parts = relative(root, path).split(sep)
+  return parts[0] === 'sync' && parts.length > 2 ? parts[1] : undefined
+}
+
+/** Relative imports of every file under `dir`, resolved to repository paths. */
+function relativeImports(dir: string): Array<{ file: string; target: string }> {
+  const out: Array<{ file: string; target: string }> = []
+  for (const f of sourceFiles(join(root, dir))) {
+    for (const spec of importsOf(readFileSync(f, 'utf8'))) if (spec.startsWith('.')) out.push({ file: f, target: resolve(dirname(f), spec) })
+  }
+  return out
+}
+
+/** Edges between sync/ folders that the table does not declare. */
+function layerOffenders(edges: Array<{ file: string; target: string }>): string[] {
+  const offenders: string[] = []
+  for (const { file, target } of edges) {
+    const from = syncFolder(file)
+    const to = syncFolder(target)
+    if (!from || !to || from === to) continue
+    const edge = `${relative(root, file).split(sep).join('/')} -> sync/${to}`
+    if (!(SYNC_NEIGHBOURS[from] ?? []).includes(to)) offenders.push(edge)
+  }
+  return offenders
+}
+
+describe('layering inside sync/ and between the tiers (issue 12)', () => {
+  it('every folder of sync/ has a row in the neighbour table, and every row names existing folders', () => {
+    const folders = readdirSync(join(root, 'sync')).filter((n) => statSync(join(root, 'sync', n)).isDirectory()).sort()
+    expect(folders).toEqual(Object.keys(SYNC_NEIGHBOURS).sort())
+    for (const ns of Object.values(SYNC_NEIGHBOURS)) for (const n of ns) expect(folders).toContain(n)
+  })
+
+  it('a sync/ folder imports only itself and its declared neighbours', () => {
+    expect(layerOffenders(relativeImports('sync'))).toEqual([])
+  })
+
+  it('the checker refuses an edge the table does not declare', () => {
+    const at = (p: string) => join(root, ...p.split('/'))
+    const edges = [
+      { file: at('sync/core/ids.ts'), target: at('sync/query/values.ts') },
+      { file: at('sync/query/filter.ts'), target: at('sync/replica/types.ts') },
+      { file: at('sync/query/filter.ts'), target: at('sync/query/values.ts') },
+      { file: at('sync/replica/space-replica.ts'), target: at('sync/acl/state.ts') },
+    ]
+    expect(layerOffenders(edges)).toEqual(['sync/core/ids.ts -> sync/query', 'sync/query/filter.ts -> sync/replica'])
+  })
+
+  it('node/ never imports server/', () => {
+    const offenders = relativeImports('node')
+      .filter(({ target }) => relative(root, target).split(sep)[0] === 'server')
+      .map(({ file, target }) => `${relative(root, file)} imports ${relative(root, target)}`)
+    expect(offenders).toEqual([])
+  })
+
+  it('nothing under server/routes/ imports sync/replica/ directly', () => {
+    const offenders = relativeImports(join('server', 'routes'))
+      .filter(({ target }) => syncFolder(target) === 'replica')
+      .map(({ file, target }) => `${relative(root, file)} imports ${relative(root, target)}`)
+    expect(offenders).toEqual([])
+  })
+
+  it('environment variables are read in one place: the CLI entry hands them to serve-config', () => {
+    const readers: string[] = []
+    for (const dir of ['sync', 'node', 'server']) {
+      for (const f of sourceFiles(join(root, dir))) if (/\bprocess\.env\b/.test(readFileSync(f, 'utf8'))) readers.push(relative(root, f))
+    }
+    expect(readers).toEqual([join('server', 'cli', 'main.ts')])
   })
 })

@@ -5,7 +5,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
 import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
-import { DaemonSession } from '../../node/daemon/session.ts'
+import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { buildApp, type AppOptions } from '../../server/app.ts'
 import { stopGracefully } from '../../server/lifecycle.ts'
@@ -15,7 +15,7 @@ export { expectError } from '../server/helpers.ts'
 export interface Booted {
   app: FastifyInstance
   engine: DaemonEngine
-  session: DaemonSession
+  session: AccountLifecycle
   accountId: string
   root: string
   close(): Promise<void>
@@ -27,7 +27,7 @@ export async function bootApp(opts: Partial<AppOptions> & { controlToken?: strin
   const { controlToken, ...appOpts } = opts
   // One modules list for the account and the app (default: the release's).
   const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false, ...(appOpts.modules ? { modules: appOpts.modules } : {}) })
-  const session = new DaemonSession({ dataRoot: root, mode: controlToken ? 'managed' : 'standalone', engine, env: systemEnv, ...(controlToken ? { controlToken } : {}) })
+  const session = new AccountLifecycle({ dataRoot: root, mode: controlToken ? 'managed' : 'standalone', engine, env: systemEnv, ...(controlToken ? { controlToken } : {}) })
   const app = buildApp({ session, engine, ...appOpts })
   const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {}, headers: controlToken ? { 'x-svc-control-token': controlToken } : {} })
   expect(res.statusCode).toBe(201)

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
-import { DaemonSession } from '../../node/daemon/session.ts'
+import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { buildApp } from '../../server/app.ts'
 import { stopGracefully } from '../../server/lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
@@ -79,7 +79,7 @@ describe('restart', () => {
       await stopGracefully(first.app, 1000)
 
       const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
-      const session = new DaemonSession({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
+      const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
       expect(await session.bootAtStart()).toBe(accountId)
       app = buildApp({ session, engine })
       const S = `/v1/spaces/${spaceId}`

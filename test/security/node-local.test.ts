@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { fileSyncStats } from '../../node/account/files.ts'
 import { acquireLock } from '../../node/account/lock.ts'
 import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
-import { DaemonSession } from '../../node/daemon/session.ts'
+import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { resolveServeConfig } from '../../server/cli/serve-config.ts'
 import { tmpDir } from './node-daemon.ts'
@@ -16,7 +16,7 @@ const fresh = (prefix: string) => {
   dirs.push(d)
   return d
 }
-const sessions: DaemonSession[] = []
+const sessions: AccountLifecycle[] = []
 afterAll(async () => {
   for (const s of sessions) await s.close()
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
@@ -25,7 +25,7 @@ afterAll(async () => {
 /** A real daemon session and engine (SQLite, no P2P) with an account created in `dataRoot`. */
 async function bootAccount(dataRoot: string, durability?: 'normal' | 'full') {
   const engine = new DaemonEngine({ dataRoot, noMdns: true, p2p: false, ...(durability ? { durability } : {}) })
-  const session = new DaemonSession({ dataRoot, mode: 'standalone', engine, env: systemEnv, ...(durability ? { durability } : {}) })
+  const session = new AccountLifecycle({ dataRoot, mode: 'standalone', engine, env: systemEnv, ...(durability ? { durability } : {}) })
   sessions.push(session)
   const { accountId } = await session.authorize({}, undefined)
   return { engine, session, accountId, dir: join(dataRoot, 'accounts', accountId) }
@@ -86,7 +86,7 @@ describe('After a crash the account can refuse to boot forever', () => {
     await first.session.close()
     writeFileSync(join(first.dir, 'lock'), `${process.pid} 1b2c-crashed\n`)
     const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
-    const again = new DaemonSession({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
+    const again = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
     sessions.push(again)
     expect(await again.bootAtStart()).toBe(first.accountId)
   })
@@ -120,7 +120,7 @@ describe('svc.db and its WAL are 0644', () => {
       writeFileSync(join(first.dir, 'svc.db-wal'), '')
       for (const f of ['svc.db', 'svc.db-wal']) chmodSync(join(first.dir, f), 0o644)
       const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
-      const again = new DaemonSession({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
+      const again = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
       sessions.push(again)
       await again.bootAtStart()
       for (const f of ['svc.db', 'svc.db-wal', 'svc.db-shm']) expect([f, modeOf(join(first.dir, f)).toString(8)]).toEqual([f, '600'])

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
 import type { BootedAccount, EngineHost } from '../../node/daemon/engine-host.ts'
-import { DaemonSession, type SessionOptions } from '../../node/daemon/session.ts'
+import { AccountLifecycle, type AccountLifecycleOptions } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { buildApp, type AppOptions } from '../../server/app.ts'
 
@@ -34,7 +34,7 @@ export function recordingEngine(): EngineHost & { booted: BootedAccount[]; teard
 
 export interface TestApp {
   app: FastifyInstance
-  session: DaemonSession
+  session: AccountLifecycle
   engine: ReturnType<typeof recordingEngine>
   dataRoot: string
   shutdowns: number
@@ -43,12 +43,12 @@ export interface TestApp {
 const opened: Array<{ app: FastifyInstance; root?: string }> = []
 
 export function makeApp(
-  opts: Partial<Omit<SessionOptions, 'engine' | 'env'>> & { app?: Partial<AppOptions>; keepRoot?: boolean } = {},
+  opts: Partial<Omit<AccountLifecycleOptions, 'engine' | 'env'>> & { app?: Partial<AppOptions>; keepRoot?: boolean } = {},
 ): TestApp {
   const dataRoot = opts.dataRoot ?? tempRoot()
   const engine = recordingEngine()
   const mode = opts.mode ?? 'standalone'
-  const session = new DaemonSession({
+  const session = new AccountLifecycle({
     dataRoot,
     mode,
     engine,

@@ -51,6 +51,21 @@ describe('svc serve configuration', () => {
     expect(flags).toMatchObject({ data: '/flag/data', port: 0, host: '127.0.0.1', managed: true, noMdns: true })
   })
 
+  it('SVC_NO_MDNS is read here only, by one rule (1/true/yes/on, 0/false/no/off); P2P listen addresses too', () => {
+    for (const on of ['1', 'true', 'YES', 'on']) expect(resolveServeConfig([], { SVC_NO_MDNS: on }).noMdns).toBe(true)
+    for (const off of ['0', 'false', 'no', 'off', '']) expect(resolveServeConfig([], { SVC_NO_MDNS: off }).noMdns).toBe(false)
+    expect(() => resolveServeConfig([], { SVC_NO_MDNS: '2' })).toThrow(/true or false/)
+
+    expect(resolveServeConfig([], {}).p2pListen).toBeUndefined()
+    expect(resolveServeConfig([], { SVC_P2P_LISTEN: '/ip4/127.0.0.1/tcp/0, /ip6/::1/tcp/0' }).p2pListen).toEqual(['/ip4/127.0.0.1/tcp/0', '/ip6/::1/tcp/0'])
+    const file = configFile({ p2pListen: ['/ip4/127.0.0.1/tcp/4001'] })
+    expect(resolveServeConfig(['--config', file], {}).p2pListen).toEqual(['/ip4/127.0.0.1/tcp/4001'])
+    // Set but empty: the default, over a config file's addresses (how a test undoes its env).
+    expect(resolveServeConfig(['--config', file], { SVC_P2P_LISTEN: '' }).p2pListen).toBeUndefined()
+    expect(resolveServeConfig(['--p2p-listen', '/ip4/127.0.0.1/tcp/9'], { SVC_P2P_LISTEN: '/ip4/127.0.0.1/tcp/0' }).p2pListen).toEqual(['/ip4/127.0.0.1/tcp/9'])
+    expect(() => resolveServeConfig(['--config', configFile({ p2pListen: '/ip4/x' })], {})).toThrow(/p2pListen must be an array/)
+  })
+
   it('--passkey-stdin replaces a configured passkey; --account selects the account', () => {
     expect(resolveServeConfig(['--passkey-stdin'], { SVC_PASSKEY: 'x' })).toMatchObject({ passkeyStdin: true })
     expect(resolveServeConfig(['--passkey-stdin'], { SVC_PASSKEY: 'x' }).passkey).toBeUndefined()

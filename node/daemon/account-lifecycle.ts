@@ -51,7 +51,7 @@ export interface CrdtVersion {
   newer: boolean
 }
 
-export interface SessionOptions {
+export interface AccountLifecycleOptions {
   dataRoot: string
   mode: Mode
   /** Required in managed mode: the value of `X-Svc-Control-Token` that authorizes control calls. */
@@ -90,15 +90,15 @@ const invalid = (field: string, message: string) => new SvcError('request.invali
  * create / restore / select, deauthorize, switch, and the standalone / managed ownership rules.
  * At most one account is booted; operations are serialized.
  */
-export class DaemonSession {
+export class AccountLifecycle {
   readonly mode: Mode
   private readonly store: AccountStore
-  private readonly opts: SessionOptions
+  private readonly opts: AccountLifecycleOptions
   private running: Running | undefined
   private queue: Promise<unknown> = Promise.resolve()
   private readonly teardownListeners = new Set<(reason: TeardownReason) => void | Promise<void>>()
 
-  constructor(opts: SessionOptions) {
+  constructor(opts: AccountLifecycleOptions) {
     if (opts.mode === 'managed' && !opts.controlToken) throw new Error('managed mode needs a control token')
     this.opts = opts
     this.mode = opts.mode
