@@ -1,0 +1,107 @@
+/**
+ * The oracle for hostile peers: what no honest replica may hold or do, whatever adversaries
+ * sent (docs/simulation.md, "Checks").
+ *
+ * - A forged, tampered or junk change (a derived root nobody expects, an orphan) is never held.
+ * - A change, object root or ACL record an adversary made after its removal existed in the
+ *   global order (sim/timeline.ts) is void (rule 1): its marker is in no record, its object is
+ *   no tree, its ACL record changes no ACL state, and no honest change cites it.
+ */
+import { AclLog, type AclEntry } from '../sync/acl/state.ts'
+import type { SpaceReplica } from '../sync/replica/space-replica.ts'
+import type { Crafted } from './adversary.ts'
+import { MARKER_DS } from './attacks.ts'
+import { holds } from './checks.ts'
+import type { Timeline } from './timeline.ts'
+
+/** Crafted changes, each judged once: `void` must have no effect, `rejected` must not be held. */
+export interface Judged {
+  rejected: Crafted[]
+  void: Crafted[]
+}
+
+export function judge(ledger: readonly Crafted[], timeline: Timeline, owner: string): Judged {
+  const out: Judged = { rejected: [], void: [] }
+  for (const c of ledger) {
+    if (c.expect === 'rejected') out.rejected.push(c)
+    else if (timeline.statusAt(c.author, c.seq, owner) === 'removed') out.void.push(c)
+  }
+  return out
+}
+
+/** Failure lines for one honest replica (every check of the module comment), without its name. */
+export async function voidOrForgedHeld(r: SpaceReplica, j: Judged): Promise<string[]> {
+  const out: string[] = []
+  const trees = new Set(r.treeIds())
+  for (const c of j.rejected) {
+    if (c.what === 'derived' ? r.treeMeta(c.id) !== undefined : await holds(r, c.tree, c.id)) {
+      out.push(`holds ${c.kind} ${c.what} ${c.id} (forged, tampered or junk: must be refused)`)
+    }
+  }
+  const voidAcl = new Set<string>()
+  for (const c of j.void) {
+    if (c.what === 'acl') {
+      if (r.acl.has(c.id)) voidAcl.add(c.id)
+      continue
+    }
+    if (c.what === 'root' && trees.has(c.id)) out.push(`shows object ${c.id} created by ${c.author.slice(0, 6)} after its removal (${c.kind}; rule 1)`)
+    if (c.marker && trees.has(c.tree)) {
+      const rec = await r.getRecord(c.tree, MARKER_DS, c.marker)
+      if (rec && !rec.deleted) out.push(`applied ${c.kind} ${c.id} by ${c.author.slice(0, 6)} made after its removal: record ${c.marker} (rule 1)`)
+    }
+  }
+  if (voidAcl.size) out.push(...voidAclEffects(r, voidAcl))
+  return out
+}
+
+/**
+ * A void ACL record must change nothing: the replica's ACL state equals the state of the same
+ * records with the void ones spliced out (their children cite their parents instead), and no
+ * honest change cites one as its ACL head (rule 3: a head the fold skipped is never cited).
+ */
+function voidAclEffects(r: SpaceReplica, voids: Set<string>): string[] {
+  const out: string[] = []
+  const spliced = splice(r.acl, voids)
+  const mine = r.acl.current()
+  const theirs = spliced.current()
+  const ids = new Set<string>()
+  for (const e of r.acl.entries.values()) {
+    const rec = e.record
+    if ('identity' in rec) ids.add(rec.identity)
+    if (rec.type === 'root') ids.add(rec.owner)
+  }
+  const diff = [...ids].filter((id) => mine.roleOf(id) !== theirs.roleOf(id)).sort()
+  if (diff.length) {
+    out.push(`void ACL records ${[...voids].join(',')} changed roles of ${diff.map((id) => `${id.slice(0, 6)} ${theirs.roleOf(id)}->${mine.roleOf(id)}`).join(', ')} (rules 1, 2)`)
+  }
+  if (mine.readKeyId !== undefined && voids.has(mine.readKeyId)) out.push(`the current read key comes from void ACL record ${mine.readKeyId} (rule 1)`)
+  return out
+}
+
+/** Honest changes citing a void ACL record as their ACL head. */
+export async function citesVoid(r: SpaceReplica, voids: Set<string>, honest: Set<string>): Promise<string[]> {
+  if (!voids.size) return []
+  const out: string[] = []
+  for (const t of r.treeIds()) {
+    const idx = await r.treeIndex(t)
+    for (const id of idx.ids()) {
+      const n = idx.get(id)!
+      if (voids.has(n.aclHeadId) && honest.has(n.author)) out.push(`honest change ${id} cites void ACL record ${n.aclHeadId} (rule 3)`)
+    }
+  }
+  return out
+}
+
+/** The same ACL records without `voids`: a record citing a void one cites its parents instead. */
+function splice(acl: AclLog, voids: Set<string>): AclLog {
+  const parentsOf = (id: string, seen = new Set<string>()): string[] => {
+    const e = acl.entries.get(id)
+    if (!e || seen.has(id)) return []
+    seen.add(id)
+    return e.prevIds.flatMap((p) => (voids.has(p) ? parentsOf(p, seen) : [p]))
+  }
+  const out = new AclLog(acl.spaceId)
+  const kept: AclEntry[] = [...acl.entries.values()].filter((e) => !voids.has(e.id)).sort((a, b) => a.lamport - b.lamport)
+  for (const e of kept) out.add({ ...e, prevIds: [...new Set(parentsOf(e.id))].sort() })
+  return out
+}
