@@ -70,8 +70,8 @@ export interface HostileContext {
 const CAPTURE_MAX = 64
 /** Signatures tried to grind a record id below another (about 1 in 2 succeed per try on average). */
 const GRIND_TRIES = 256
-/** Bytes one park-junk action sends, in changes of 16..128 KiB. */
-const JUNK_BYTES = 3 * 1024 * 1024
+/** Bytes one park-junk action sends, in changes of 16..96 KiB. */
+const JUNK_BYTES = 1536 * 1024
 
 export class Adversary {
   readonly ledger: Crafted[] = []
@@ -406,14 +406,14 @@ export class Adversary {
     return `${roots.length} to ${this.push(roots.map((c) => c.raw))}`
   }
 
-  /** Signed changes whose parents never arrive, 16..128 KiB each: they can only be parked. */
+  /** Signed changes whose parents never arrive, 16..96 KiB each: they can only be parked. */
   private async parkJunk(): Promise<string> {
     const rep = this.peer.replica
     const trees = rep.treeIds()
     const out: Uint8Array[] = []
     let bytes = 0
     while (bytes < JUNK_BYTES) {
-      const size = 16 * 1024 + this.r.int(112 * 1024)
+      const size = 16 * 1024 + this.r.int(80 * 1024)
       const tree = trees.length && this.r.chance(0.5) ? this.r.pick(trees) : randomId(this.r)
       const c = await orphanChange(this.ctx.crypto, this.peer.key, this.ctx.spaceId, tree, this.ctx.spaceId, size, this.r)
       this.note(c, 'parkJunk', 'rejected', 'change')

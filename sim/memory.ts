@@ -20,7 +20,7 @@ export interface MemoryFigures {
  * well above anything honest traffic in a seed needs.
  */
 export const MEMORY_BOUNDS = {
-  parkedBytes: 8 * 1024 * 1024,
+  parkedBytes: 4 * 1024 * 1024,
   derivedCandidates: 1024,
   peerStates: 1024,
 } as const

@@ -449,10 +449,13 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     }
   }
   leakedReads += await checkLeaks('final', true)
+  // Strangers get nothing either (junk roots adversaries made themselves are not the space's data).
+  const junk = new Set(hostile.flatMap((h) => h.ledger.filter((c) => c.what === 'derived').map((c) => c.id)))
   for (const h of hostile.filter((x) => x.spec.role === 'stranger')) {
-    if (h.peer.replica.known || h.peer.replica.treeIds().length) {
+    const trees = h.peer.replica.treeIds().filter((t) => !junk.has(t))
+    if (h.peer.replica.known || trees.length) {
       leakedReads++
-      fail(`stranger ${h.peer.id} holds data of the space`)
+      fail(`stranger ${h.peer.id} holds data of the space (${h.peer.replica.acl.entries.size} ACL records, trees ${trees.map((t) => t.slice(0, 6)).join(',')})`)
     }
   }
   // Seal-time leaks: a write sealed by a peer that had seen a removal, readable by the removed.
