@@ -25,13 +25,15 @@ export const MEMORY_BOUNDS = {
   peerStates: 1024,
 } as const
 
+type ChangeMap = Map<string, { raw: Uint8Array }>
+
 interface Internals {
-  parked?: Map<string, { raw: Uint8Array }>
+  s?: { parked?: { byId?: ChangeMap } }
+  parked?: ChangeMap
 }
 
 interface SessionInternals {
   links?: Map<string, unknown>
-  exchanges?: Map<string, unknown>
 }
 
 /**
@@ -39,7 +41,8 @@ interface SessionInternals {
  * private maps (read only) until accessors exist.
  */
 export function memoryOf(replica: SpaceReplica, session: SyncSession): MemoryFigures {
-  const parked = (replica as unknown as Internals).parked
+  const r = replica as unknown as Internals
+  const parked = r.s?.parked?.byId ?? r.parked
   let parkedBytes = 0
   for (const c of parked?.values() ?? []) parkedBytes += c.raw.length
   const s = session as unknown as SessionInternals
