@@ -70,6 +70,9 @@ export interface HostileContext {
 const CAPTURE_MAX = 64
 /** Signatures tried to grind a record id below another (about 1 in 2 succeed per try on average). */
 const GRIND_TRIES = 256
+/** Sybils minted at once, and the gap between batches. */
+const SYBIL_BATCH = 32
+const SYBIL_GAP_MS = 100
 /** Bytes one park-junk action sends, in changes of 16..96 KiB. */
 const JUNK_BYTES = 1536 * 1024
 
@@ -434,26 +437,30 @@ export class Adversary {
   }
 
   /**
-   * Mints peer ids for free: each comes up on the network, sends junk, and goes away. A storm
-   * mints more than the per-peer state bound.
+   * Mints peer ids for free: each comes up (linked to the honest peers only), sends each of them
+   * a junk frame, and goes away. A storm mints more than the per-peer state bound, a batch at a
+   * time.
    */
   private sybil(): string {
     const n = this.spec.sybilStorm && this.sybils === 0 ? this.ctx.sybilStormSize : 4 + this.r.int(12)
     const { net, sched } = this.ctx
     for (let i = 0; i < n; i++) {
       const id = `${this.peer.id}s${this.sybils++}`
-      const t = net.attach(id)
       const junk = malformedFrames(this.ctx.spaceId, this.r, 1)[0]
-      sched.after(20, `sybil ${id}`, () => {
-        for (const p of t.peers()) {
-          try {
-            t.send(p, junk)
-          } catch (err) {
-            if (!(err instanceof TransportError)) throw err
+      sched.after(Math.floor(i / SYBIL_BATCH) * SYBIL_GAP_MS, `sybil ${id}`, () => {
+        if (!this.ctx.inSafety()) return
+        const t = net.attach(id, (other) => other.startsWith('p'))
+        sched.after(20, `sybil ${id} sends`, () => {
+          for (const p of t.peers()) {
+            try {
+              t.send(p, junk)
+            } catch (err) {
+              if (!(err instanceof TransportError)) throw err
+            }
           }
-        }
+        })
+        sched.after(60, `sybil ${id} leaves`, () => t.close())
       })
-      sched.after(200, `sybil ${id} leaves`, () => t.close())
     }
     return `${n} peer ids`
   }
