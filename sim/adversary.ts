@@ -233,7 +233,8 @@ export class Adversary {
     const tree = this.pickTree()
     const honest = this.ctx.honest().map((p) => p.identity).filter((id) => rep.known && rep.acl.current().canWrite(id))
     if (tree && honest.length && this.r.chance(0.7)) {
-      const head = rep.acl.latestHead()
+      const cite = rep.acl.citation()
+      const head = 'head' in cite ? cite.head : cite.merge[0]
       const keyId = rep.acl.stateAt([head]).readKeyId ?? ''
       const rk = keyId ? rep.keyring.get(keyId) : undefined
       const meta = rep.treeMeta(tree)!

@@ -3,58 +3,50 @@
  * per-peer session state. Read from each honest peer as the run goes and at its end, against
  * the bounds below.
  */
+import { REPLICA_LIMITS } from '../sync/core/limits.ts'
 import type { SpaceReplica } from '../sync/replica/space-replica.ts'
 import type { SyncSession } from '../sync/protocol/session.ts'
 
 export interface MemoryFigures {
   parkedChanges: number
   parkedBytes: number
+  /** Derived roots received and held until a writer builds on one or this replica expects it. */
   derivedCandidates: number
+  derivedCandidateBytes: number
   /** Entries of the session's largest per-peer map. */
   peerStates: number
 }
 
 /**
- * The bounds the simulator holds honest peers to. The engine configures no such bounds yet
- * (issue 11): until the replica and protocol limits exist these are the simulator's own, sized
- * well above anything honest traffic in a seed needs.
+ * The bounds honest peers are held to: the replica's own limits (sync/core/limits.ts), and for
+ * per-peer session state the simulator's own until the protocol configures one.
  */
 export const MEMORY_BOUNDS = {
-  parkedBytes: 4 * 1024 * 1024,
-  derivedCandidates: 1024,
+  parkedBytes: REPLICA_LIMITS.maxParkedBytesPerSpace,
+  derivedCandidateBytes: REPLICA_LIMITS.maxDerivedCandidateBytes,
   peerStates: 1024,
 } as const
-
-type ChangeMap = Map<string, { raw: Uint8Array }>
-
-interface Internals {
-  s?: { parked?: { byId?: ChangeMap } }
-  parked?: ChangeMap
-}
 
 interface SessionInternals {
   links?: Map<string, unknown>
 }
 
 /**
- * Reads the figures. The replica and session expose none of them yet, so this reads their
- * private maps (read only) until accessors exist.
+ * Reads the figures: the replica's through `memory()`; the session exposes none yet, so its
+ * private link map is read (read only) next to its public counters.
  */
 export function memoryOf(replica: SpaceReplica, session: SyncSession): MemoryFigures {
-  const r = replica as unknown as Internals
-  const parked = r.s?.parked?.byId ?? r.parked
-  let parkedBytes = 0
-  for (const c of parked?.values() ?? []) parkedBytes += c.raw.length
+  const m = replica.memory()
   const s = session as unknown as SessionInternals
   const peerStates = Math.max(session.allCounters().size, s.links?.size ?? 0)
-  return { parkedChanges: parked?.size ?? 0, parkedBytes, derivedCandidates: 0, peerStates }
+  return { parkedChanges: m.parkedChanges, parkedBytes: m.parkedBytes, derivedCandidates: m.heldDerivedRoots, derivedCandidateBytes: m.heldDerivedBytes, peerStates }
 }
 
 /** The bounds a figure breaks, each with a failure line. */
 export function overBounds(peer: string, m: MemoryFigures): Array<{ figure: keyof typeof MEMORY_BOUNDS; line: string }> {
   const out: Array<{ figure: keyof typeof MEMORY_BOUNDS; line: string }> = []
   if (m.parkedBytes > MEMORY_BOUNDS.parkedBytes) out.push({ figure: 'parkedBytes', line: `${peer} parks ${m.parkedBytes} bytes (${m.parkedChanges} changes), bound ${MEMORY_BOUNDS.parkedBytes}` })
-  if (m.derivedCandidates > MEMORY_BOUNDS.derivedCandidates) out.push({ figure: 'derivedCandidates', line: `${peer} holds ${m.derivedCandidates} candidate derived roots, bound ${MEMORY_BOUNDS.derivedCandidates}` })
+  if (m.derivedCandidateBytes > MEMORY_BOUNDS.derivedCandidateBytes) out.push({ figure: 'derivedCandidateBytes', line: `${peer} holds ${m.derivedCandidates} candidate derived roots (${m.derivedCandidateBytes} bytes), bound ${MEMORY_BOUNDS.derivedCandidateBytes}` })
   if (m.peerStates > MEMORY_BOUNDS.peerStates) out.push({ figure: 'peerStates', line: `${peer} keeps state for ${m.peerStates} peers, bound ${MEMORY_BOUNDS.peerStates}` })
   return out
 }
@@ -63,8 +55,9 @@ export function overBounds(peer: string, m: MemoryFigures): Array<{ figure: keyo
 export function maxFigures(a: MemoryFigures, b: MemoryFigures): MemoryFigures {
   return {
     parkedChanges: Math.max(a.parkedChanges, b.parkedChanges), parkedBytes: Math.max(a.parkedBytes, b.parkedBytes),
-    derivedCandidates: Math.max(a.derivedCandidates, b.derivedCandidates), peerStates: Math.max(a.peerStates, b.peerStates),
+    derivedCandidates: Math.max(a.derivedCandidates, b.derivedCandidates), derivedCandidateBytes: Math.max(a.derivedCandidateBytes, b.derivedCandidateBytes),
+    peerStates: Math.max(a.peerStates, b.peerStates),
   }
 }
 
-export const NO_FIGURES: MemoryFigures = { parkedChanges: 0, parkedBytes: 0, derivedCandidates: 0, peerStates: 0 }
+export const NO_FIGURES: MemoryFigures = { parkedChanges: 0, parkedBytes: 0, derivedCandidates: 0, derivedCandidateBytes: 0, peerStates: 0 }

@@ -4,14 +4,16 @@
  *
  * - A forged, tampered or junk change (a derived root nobody expects, an orphan) is never held.
  * - A change, object root or ACL record an adversary made after its removal existed in the
- *   global order (sim/timeline.ts) is void (rule 1): its marker is in no record, its object is
- *   no tree, its ACL record changes no ACL state, and no honest change cites it.
+ *   global order (sim/timeline.ts) is void (rule 1): its marker is in no record, its object
+ *   materializes no record, its ACL record is void in the merged state and changes no role or
+ *   key, and no honest change cites it.
  */
 import { AclLog, type AclEntry } from '../sync/acl/state.ts'
 import type { SpaceReplica } from '../sync/replica/space-replica.ts'
 import type { Crafted } from './adversary.ts'
 import { MARKER_DS } from './attacks.ts'
 import { holds } from './checks.ts'
+import { DATASETS } from './workload.ts'
 import type { Timeline } from './timeline.ts'
 
 /** Crafted changes, each judged once: `void` must have no effect, `rejected` must not be held. */
@@ -39,12 +41,21 @@ export async function voidOrForgedHeld(r: SpaceReplica, j: Judged): Promise<stri
     }
   }
   const voidAcl = new Set<string>()
+  const merged = r.acl.current()
   for (const c of j.void) {
     if (c.what === 'acl') {
-      if (r.acl.has(c.id)) voidAcl.add(c.id)
+      if (!r.acl.has(c.id)) continue
+      voidAcl.add(c.id)
+      if (!merged.isVoid(c.id)) out.push(`ACL record ${c.id} (${c.kind}) by ${c.author.slice(0, 6)} made after its removal takes effect (rule 1)`)
       continue
     }
-    if (c.what === 'root' && trees.has(c.id)) out.push(`shows object ${c.id} created by ${c.author.slice(0, 6)} after its removal (${c.kind}; rule 1)`)
+    if (c.what === 'root' && trees.has(c.id)) {
+      // The tree may stay in the DAG (its voidness can change as records arrive), but nothing in it materializes.
+      for (const ds of ['', ...DATASETS]) {
+        const live = (await r.listRecords(c.id, ds)).filter((x) => !x.deleted)
+        if (live.length) out.push(`object ${c.id} created by ${c.author.slice(0, 6)} after its removal materialized ${live.length} records in '${ds}' (${c.kind}; rule 1)`)
+      }
+    }
     if (c.marker && trees.has(c.tree)) {
       const rec = await r.getRecord(c.tree, MARKER_DS, c.marker)
       if (rec && !rec.deleted) out.push(`applied ${c.kind} ${c.id} by ${c.author.slice(0, 6)} made after its removal: record ${c.marker} (rule 1)`)
