@@ -5,8 +5,8 @@
  * - A forged, tampered or junk change (a derived root nobody expects, an orphan) is never held.
  * - A change, object root or ACL record an adversary made after its removal existed in the
  *   global order (sim/timeline.ts) is void (rule 1): its marker is in no record, its object
- *   materializes no record, its ACL record is void in the merged state and changes no role or
- *   key, and no honest change cites it.
+ *   materializes no record, and its ACL record is void in the merged state and changes no role
+ *   or key.
  */
 import { AclLog, type AclEntry } from '../sync/acl/state.ts'
 import type { SpaceReplica } from '../sync/replica/space-replica.ts'
@@ -67,8 +67,8 @@ export async function voidOrForgedHeld(r: SpaceReplica, j: Judged): Promise<stri
 
 /**
  * A void ACL record must change nothing: the replica's ACL state equals the state of the same
- * records with the void ones spliced out (their children cite their parents instead), and no
- * honest change cites one as its ACL head (rule 3: a head the fold skipped is never cited).
+ * records with the void ones spliced out (their children cite their parents instead). (That no
+ * writer cites a head its fold skipped, rule 3, is checked when it writes: sim/runner.ts.)
  */
 function voidAclEffects(r: SpaceReplica, voids: Set<string>): string[] {
   const out: string[] = []
@@ -86,20 +86,6 @@ function voidAclEffects(r: SpaceReplica, voids: Set<string>): string[] {
     out.push(`void ACL records ${[...voids].join(',')} changed roles of ${diff.map((id) => `${id.slice(0, 6)} ${theirs.roleOf(id)}->${mine.roleOf(id)}`).join(', ')} (rules 1, 2)`)
   }
   if (mine.readKeyId !== undefined && voids.has(mine.readKeyId)) out.push(`the current read key comes from void ACL record ${mine.readKeyId} (rule 1)`)
-  return out
-}
-
-/** Honest changes citing a void ACL record as their ACL head. */
-export async function citesVoid(r: SpaceReplica, voids: Set<string>, honest: Set<string>): Promise<string[]> {
-  if (!voids.size) return []
-  const out: string[] = []
-  for (const t of r.treeIds()) {
-    const idx = await r.treeIndex(t)
-    for (const id of idx.ids()) {
-      const n = idx.get(id)!
-      if (voids.has(n.aclHeadId) && honest.has(n.author)) out.push(`honest change ${id} cites void ACL record ${n.aclHeadId} (rule 3)`)
-    }
-  }
   return out
 }
 

@@ -1,4 +1,5 @@
 import { defaultCryptoProvider, type CryptoProvider } from '../sync/crypto/provider.ts'
+import { decodeChange } from '../sync/dag/change.ts'
 import { identityOf } from '../sync/crypto/keys.ts'
 import { SYNC_LIMITS } from '../sync/protocol/limits.ts'
 import type { RoundResult } from '../sync/protocol/sync-driver.ts'
@@ -8,7 +9,7 @@ import { changesUnder, headsKey, holds, leaks, postRemovalKeys, removedInView, s
 import { drawConfig, type DrawOptions, type FaultKind, type SimConfig } from './config.ts'
 import { maxFigures, memoryOf, NO_FIGURES, overBounds, MEMORY_BOUNDS, type MemoryFigures } from './memory.ts'
 import { SimNetwork, type NetFaults } from './network.ts'
-import { citesVoid, judge, voidOrForgedHeld } from './oracle.ts'
+import { judge, voidOrForgedHeld } from './oracle.ts'
 import { accountKey, SimPeer, type PeerContext } from './peer.ts'
 import { Prng } from './prng.ts'
 import { Scheduler } from './scheduler.ts'
@@ -203,6 +204,18 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       if (acked.length > before && timeline.events.some((e) => e.kind === 'remove')) {
         const seen = removedInView(p.replica, removalsByIdentity())
         if (seen.length) for (const w of acked.slice(before)) w.removedInView = seen
+      }
+      // Rule 3: a writer never cites a head its own fold skipped (it may cite one that a
+      // record it has not seen yet will void: nobody can tell then).
+      if (hostile.length || cfg.acl.concurrent) {
+        for (const w of acked.slice(before)) {
+          const raw = (await p.replica.rawChanges(w.tree, [w.id]))[0]?.raw
+          const head = raw ? decodeChange(raw).aclHeadId : ''
+          if (head && p.replica.acl.current().isVoid(head)) {
+            voidApplied++
+            fail(`${p.id} wrote ${w.id} citing ACL record ${head}, void in its own fold (rule 3)`)
+          }
+        }
       }
     })
   }
@@ -430,7 +443,14 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   if (!done) {
     diverged = 1
     const k = headsKey(rep.replica)
-    fail(`not converged after ${livenessRounds} liveness rounds: ${members.filter((p) => headsKey(p.replica) !== k).map((p) => p.id).join(',')} differ from ${rep.id}`)
+    const differ = members.filter((p) => headsKey(p.replica) !== k)
+    fail(`not converged after ${livenessRounds} liveness rounds: ${differ.map((p) => p.id).join(',')} differ from ${rep.id}`)
+    for (const p of differ.slice(0, 3)) {
+      for (const t of [spaceId, ...new Set([...rep.replica.treeIds(), ...p.replica.treeIds()])]) {
+        const [a, b] = [rep.replica.heads(t).join(','), p.replica.heads(t).join(',')]
+        if (a !== b) fail(`  ${t === spaceId ? 'ACL' : `tree ${t.slice(0, 8)}`}: ${rep.id} has ${rep.replica.heads(t).length} heads [${a.slice(0, 60)}], ${p.id} [${b.slice(0, 60)}]`)
+      }
+    }
   } else {
     const d0 = await rep.replica.stateDigest()
     for (const p of members.slice(1)) {
@@ -472,12 +492,10 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   // What hostile peers sent: nothing forged or junk held, nothing void in effect.
   if (hostile.length) {
     const j = judge(hostile.flatMap((h) => h.ledger), timeline, owner.identity)
-    const voidAcl = new Set(j.void.filter((c) => c.what === 'acl').map((c) => c.id))
-    const honestIds = new Set(peers.map((p) => p.identity))
     // One line per violation, naming every member where it holds.
     const where = new Map<string, string[]>()
     for (const p of members) {
-      for (const l of [...(await voidOrForgedHeld(p.replica, j)), ...(await citesVoid(p.replica, voidAcl, honestIds))]) where.set(l, [...(where.get(l) ?? []), p.id])
+      for (const l of await voidOrForgedHeld(p.replica, j)) where.set(l, [...(where.get(l) ?? []), p.id])
     }
     for (const [l, ps] of where) {
       voidApplied++
@@ -491,9 +509,9 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   // member that the removal rules reject).
   let lostWrites = 0
   for (const w of acked) {
-    let everywhere = true
-    for (const p of members) if (!(await holds(p.replica, w.tree, w.id))) everywhere = false
-    if (everywhere) continue
+    const lacking: string[] = []
+    for (const p of members) if (!(await holds(p.replica, w.tree, w.id))) lacking.push(p.id)
+    if (!lacking.length) continue
     const writer = peers.find((p) => p.id === w.peer)!
     const raw = (await writer.replica.rawChanges(w.tree, [w.id]))[0]?.raw
     if (!raw) {
@@ -505,7 +523,7 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     const rejected = report.rejected.find((x) => x.id === w.id)
     if (rejected && removed.has(w.account) && (rejected.reason === 'not_member' || rejected.reason === 'stale_acl_head')) continue
     lostWrites++
-    fail(`acked ${w.kind} ${w.id} by ${w.peer} never reached ${rep.id} (${rejected ? `rejected ${rejected.reason}` : report.accepted.length ? 'accepted when offered' : `missing ${report.missing.length} deps`})`)
+    fail(`acked ${w.kind} ${w.id} by ${w.peer} never reached ${lacking.join(',')} (offered to ${rep.id}: ${rejected ? `rejected ${rejected.reason}` : report.accepted.length ? 'accepted' : report.missing.length ? `missing ${report.missing.length} deps` : 'already held'})`)
   }
 
   const dropped: Record<string, number> = {}
