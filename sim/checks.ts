@@ -18,6 +18,18 @@ export async function holds(r: SpaceReplica, tree: string, id: string): Promise<
 }
 
 /**
+ * Records adding `identity` back (an `add`, or a role it can read with), void ones included: a
+ * re-add that loses to a concurrent removal has still handed it the key current where it was
+ * written, and through it every older one. Access it got that way is not a leak.
+ */
+function readdsOf(acl: AclLog, identity: string) {
+  return [...acl.entries.values()].filter((e) => {
+    const rec = e.record
+    return (rec.type === 'add' && rec.identity === identity) || (rec.type === 'role' && rec.identity === identity && rec.role !== 'none')
+  })
+}
+
+/**
  * Read keys a removed member must never reach: every key introduced by a record at or after
  * (causally) one of its effective removals, at whose state it cannot read, and that no later
  * record adding it back follows (a re-added member gets the current key, and through it every
@@ -27,11 +39,7 @@ export function postRemovalKeys(acl: AclLog, identity: string): Set<string> {
   const removals = acl.effectiveRemovalsOf(identity)
   const out = new Set<string>()
   if (!removals.length) return out
-  const skipped = new Set(acl.current().skipped)
-  const readds = [...acl.entries.values()].filter((e) => {
-    const rec = e.record
-    return !skipped.has(e.id) && ((rec.type === 'add' && rec.identity === identity) || (rec.type === 'role' && rec.identity === identity && rec.role !== 'none'))
-  })
+  const readds = readdsOf(acl, identity)
   for (const e of acl.entries.values()) {
     const rec = e.record
     const rotates = rec.type === 'remove' || rec.type === 'rotate' || (rec.type === 'root' && rec.rotation)
@@ -76,9 +84,12 @@ export async function sealLeaks(
     if (!victims.length) continue
     const raw = (await full.rawChanges(w.tree, [w.id]))[0]?.raw
     if (!raw) continue
-    const keyId = decodeChange(raw).readKeyId
+    const { readKeyId: keyId, aclHeadId } = decodeChange(raw)
     if (!keyId) continue
     for (const x of victims) {
+      // Added back after this write (even by a re-add a concurrent removal voids): it was handed
+      // the history then, this write included.
+      if (readdsOf(full.acl, x).some((g) => !full.acl.precedesOrEquals(g.id, aclHeadId))) continue
       if (ringsOf(x).some((k) => k.get(keyId))) out.push(`${w.peer} sealed ${w.id} under key ${keyId} after seeing ${x.slice(0, 6)} removed, and ${x.slice(0, 6)} can open it (leak: rules 3, 4)`)
     }
   }

@@ -1,5 +1,6 @@
 import { defaultCryptoProvider, type CryptoProvider } from '../sync/crypto/provider.ts'
 import { decodeChange } from '../sync/dag/change.ts'
+import { Keyring } from '../sync/acl/keyring.ts'
 import { identityOf } from '../sync/crypto/keys.ts'
 import { SYNC_LIMITS } from '../sync/protocol/limits.ts'
 import type { RoundResult } from '../sync/protocol/sync-driver.ts'
@@ -23,6 +24,8 @@ export interface RunOptions extends DrawOptions {
   maxLivenessRounds?: number
   /** Signature provider (default: the platform's, as the daemon uses). */
   crypto?: CryptoProvider
+  /** Called once the final checks ran, with every peer (for debugging a seed from code). */
+  inspect?: (honest: readonly SimPeer[], hostile: readonly Adversary[]) => void | Promise<void>
 }
 
 export interface SeedResult {
@@ -463,9 +466,12 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   // Never-members get nothing at all.
   const everAdded = new Set(timeline.events.map((e) => e.identity))
   for (const p of peers.filter((x) => x.alive && !removed.has(x.account) && !everAdded.has(x.identity) && !owner.replica.acl.current().canRead(x.identity))) {
-    if (p.replica.known || p.replica.treeIds().length) {
+    // A member adversary may relay what it holds to anyone (replays): then a never-member may
+    // hold ciphertext, but must reach no read key.
+    const reads = [...rep.replica.acl.current().keys.keys()].filter((k) => new Keyring(rep.replica.acl, p.key).get(k) || p.replica.keyring.get(k))
+    if (hostile.length ? reads.length > 0 : p.replica.known || p.replica.treeIds().length) {
       leakedReads++
-      fail(`non-member ${p.id} holds data of the space`)
+      fail(`non-member ${p.id} ${hostile.length ? `reaches read keys ${reads.join(',')}` : 'holds data of the space'}`)
     }
   }
   leakedReads += await checkLeaks('final', true)
@@ -534,6 +540,7 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       for (const [k, v] of Object.entries(c.rejected)) rejected[k] = (rejected[k] ?? 0) + v
     }
   }
+  await opts.inspect?.(peers, hostile)
   for (const p of peers) sched.record(`final ${p.id} ${p.alive ? await p.replica.stateDigest() : 'down'}`)
   sched.record(`result diverged=${diverged} lost=${lostWrites} leaked=${leakedReads}${hostile.length ? ` void=${voidApplied} memory=${memoryOver}` : ''}`)
   const attacks: Partial<Record<AttackKind, number>> = {}
