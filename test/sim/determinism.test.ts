@@ -27,8 +27,8 @@ describe('simulator determinism', () => {
 
   it('a seed with hostile peers and concurrent admins gives the same trace twice', async () => {
     const crypto = nodeSyncCryptoProvider()
-    const a = await runSeed(5, { maxPeers: 6, adversaries: 2, crypto })
-    const b = await runSeed(5, { maxPeers: 6, adversaries: 2, crypto })
+    const a = await runSeed(5, { maxPeers: 4, adversaries: 2, crypto })
+    const b = await runSeed(5, { maxPeers: 4, adversaries: 2, crypto })
     expect(Object.values(a.attacks).reduce((n, k) => n + (k ?? 0), 0)).toBeGreaterThan(10)
     expect(b.traceHash).toBe(a.traceHash)
     expect(b.stats).toEqual(a.stats)
