@@ -4,6 +4,7 @@
  * the bounds below.
  */
 import { REPLICA_LIMITS } from '../sync/core/limits.ts'
+import { PEER_LIMITS } from '../sync/protocol/limits.ts'
 import type { SpaceReplica } from '../sync/replica/space-replica.ts'
 import type { SyncSession } from '../sync/protocol/session.ts'
 
@@ -18,27 +19,34 @@ export interface MemoryFigures {
 }
 
 /**
- * The bounds honest peers are held to: the replica's own limits (sync/core/limits.ts), and for
- * per-peer session state the simulator's own until the protocol configures one.
+ * The bounds honest peers are held to: the replica's and the protocol's own limits
+ * (sync/core/limits.ts, sync/protocol/limits.ts). Per-peer session state: strangers' entries
+ * are bounded by the protocol; authenticated peers' by the seed itself (the simulator never runs
+ * more than SIM_MAX_AUTHENTICATED peers), so anything above their sum is state a minted peer id
+ * bought.
  */
+const SIM_MAX_AUTHENTICATED = 64
 export const MEMORY_BOUNDS = {
   parkedBytes: REPLICA_LIMITS.maxParkedBytesPerSpace,
   derivedCandidateBytes: REPLICA_LIMITS.maxDerivedCandidateBytes,
-  peerStates: 1024,
+  peerStates: Math.max(PEER_LIMITS.maxStrangerCounters, PEER_LIMITS.maxUnauthenticatedLinks) + SIM_MAX_AUTHENTICATED,
 } as const
 
-interface SessionInternals {
-  links?: Map<string, unknown>
+/** What the session exposes of its per-peer maps (`peerState()` once it exists; its link table before). */
+interface SessionProbe {
+  peerState?: () => { links: number; counters: number }
+  auth?: { size: number }
 }
 
 /**
- * Reads the figures: the replica's through `memory()`; the session exposes none yet, so its
- * private link map is read (read only) next to its public counters.
+ * Reads the figures: the replica's through `memory()`, the session's through `peerState()`
+ * when it has one, else its counters and (read only) the size of its private link table.
  */
 export function memoryOf(replica: SpaceReplica, session: SyncSession): MemoryFigures {
   const m = replica.memory()
-  const s = session as unknown as SessionInternals
-  const peerStates = Math.max(session.allCounters().size, s.links?.size ?? 0)
+  const probe = session as unknown as SessionProbe
+  const st = probe.peerState?.()
+  const peerStates = Math.max(st?.counters ?? session.allCounters().size, st?.links ?? probe.auth?.size ?? 0)
   return { parkedChanges: m.parkedChanges, parkedBytes: m.parkedBytes, derivedCandidates: m.heldDerivedRoots, derivedCandidateBytes: m.heldDerivedBytes, peerStates }
 }
 

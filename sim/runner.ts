@@ -204,6 +204,10 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       const p = rng.pick(candidates)
       const before = acked.length
       sched.record(`write ${p.id} ${await randomWrite(p, rng, acked, sched.now)}`)
+      if (acked.length > before) {
+        const seq = timeline.next()
+        for (const w of acked.slice(before)) w.seq = seq
+      }
       if (acked.length > before && timeline.events.some((e) => e.kind === 'remove')) {
         const seen = removedInView(p.replica, removalsByIdentity())
         if (seen.length) for (const w of acked.slice(before)) w.removedInView = seen
@@ -528,6 +532,9 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     const report = await rep.replica.ingest([{ id: w.id, raw }])
     const rejected = report.rejected.find((x) => x.id === w.id)
     if (rejected && removed.has(w.account) && (rejected.reason === 'not_member' || rejected.reason === 'stale_acl_head')) continue
+    // Written by a removed member after its removal existed (it had not seen it): void under
+    // rule 1, and a session refuses a removed member's pushes before reading them.
+    if (removed.has(w.account) && (report.voided?.includes(w.id) || (w.seq !== undefined && timeline.statusAt(identity(w.account), w.seq, owner.identity) === 'removed'))) continue
     lostWrites++
     fail(`acked ${w.kind} ${w.id} by ${w.peer} never reached ${lacking.join(',')} (offered to ${rep.id}: ${rejected ? `rejected ${rejected.reason}` : report.accepted.length ? 'accepted' : report.missing.length ? `missing ${report.missing.length} deps` : 'already held'})`)
   }
