@@ -135,3 +135,24 @@ export async function changesUnder(r: SpaceReplica, keys: Set<string>): Promise<
   }
   return out
 }
+
+/**
+ * Rule 1 as the simulator reads it, independently of the replica: a change (or root) by
+ * `author` is void when an effective removal of the author in the merged ACL is neither in the
+ * causal past of the ACL head the change cites nor witnesses it (the change is, in its tree,
+ * an ancestor-or-equal of an id the removal names).
+ */
+export async function voidByRemoval(r: SpaceReplica, tree: string, id: string, raw: Uint8Array): Promise<boolean> {
+  const c = decodeChange(raw)
+  const removals = r.acl.effectiveRemovalsOf(c.author)
+  if (!removals.length) return false
+  const idx = await r.treeIndex(tree)
+  for (const rm of removals) {
+    if (c.aclHeadId !== '' && r.acl.precedesOrEquals(rm.id, c.aclHeadId)) continue
+    const witness = rm.record.type === 'remove' ? (rm.record.witness ?? []) : []
+    if (witness.includes(id) || idx.ancestors(witness).has(id)) continue
+    return true
+  }
+  return false
+}
+

@@ -6,7 +6,7 @@ import { SYNC_LIMITS } from '../sync/protocol/limits.ts'
 import type { RoundResult } from '../sync/protocol/sync-driver.ts'
 import { AclWorkload } from './acl-workload.ts'
 import { Adversary, type AttackKind } from './adversary.ts'
-import { changesUnder, headsKey, holds, leaks, postRemovalKeys, removedInView, sealLeaks } from './checks.ts'
+import { changesUnder, headsKey, holds, leaks, postRemovalKeys, removedInView, sealLeaks, voidByRemoval } from './checks.ts'
 import { drawConfig, type DrawOptions, type FaultKind, type SimConfig } from './config.ts'
 import { maxFigures, memoryOf, NO_FIGURES, overBounds, MEMORY_BOUNDS, type MemoryFigures } from './memory.ts'
 import { SimNetwork, type NetFaults } from './network.ts'
@@ -535,6 +535,9 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     // Written by a removed member after its removal existed (it had not seen it): void under
     // rule 1, and a session refuses a removed member's pushes before reading them.
     if (removed.has(w.account) && (report.voided?.includes(w.id) || (w.seq !== undefined && timeline.statusAt(identity(w.account), w.seq, owner.identity) === 'removed'))) continue
+    // Written before its removal, but not in the removal's causal past (the remover had not seen
+    // it): void by rule 1 as well. (The replica reports voided changes, not voided roots.)
+    if (removed.has(w.account) && (await voidByRemoval(rep.replica, w.tree, w.id, raw))) continue
     lostWrites++
     fail(`acked ${w.kind} ${w.id} by ${w.peer} never reached ${lacking.join(',')} (offered to ${rep.id}: ${rejected ? `rejected ${rejected.reason}` : report.accepted.length ? 'accepted' : report.missing.length ? `missing ${report.missing.length} deps` : 'already held'})`)
   }
