@@ -18,18 +18,80 @@ export async function holds(r: SpaceReplica, tree: string, id: string): Promise<
 }
 
 /**
+ * Records adding `identity` back (an `add`, or a role it can read with), void ones included: a
+ * re-add that loses to a concurrent removal has still handed it the key current where it was
+ * written, and through it every older one. Access it got that way is not a leak.
+ */
+function readdsOf(acl: AclLog, identity: string) {
+  return [...acl.entries.values()].filter((e) => {
+    const rec = e.record
+    return (rec.type === 'add' && rec.identity === identity) || (rec.type === 'role' && rec.identity === identity && rec.role !== 'none')
+  })
+}
+
+/**
  * Read keys a removed member must never reach: every key introduced by a record at or after
- * (causally) one of its effective removals. Removed accounts are never added back in the
- * simulation, so all of these are off limits.
+ * (causally) one of its effective removals, at whose state it cannot read, and that no later
+ * record adding it back follows (a re-added member gets the current key, and through it every
+ * older one, legitimately).
  */
 export function postRemovalKeys(acl: AclLog, identity: string): Set<string> {
   const removals = acl.effectiveRemovalsOf(identity)
   const out = new Set<string>()
   if (!removals.length) return out
+  const readds = readdsOf(acl, identity)
   for (const e of acl.entries.values()) {
     const rec = e.record
     const rotates = rec.type === 'remove' || rec.type === 'rotate' || (rec.type === 'root' && rec.rotation)
-    if (rotates && removals.some((r) => acl.precedesOrEquals(r.id, e.id))) out.add(e.id)
+    if (!rotates || !removals.some((r) => acl.precedesOrEquals(r.id, e.id))) continue
+    if (acl.stateAtHead(e.id).canRead(identity) || readds.some((g) => acl.precedesOrEquals(e.id, g.id))) continue
+    out.add(e.id)
+  }
+  return out
+}
+
+/**
+ * Members a peer has seen removed: its ACL holds an honest record removing them (`removals`,
+ * by identity) and, at its current state, they cannot read. A write this peer seals now must
+ * not be readable by any of them (the brief's definition of a leak).
+ */
+export function removedInView(r: SpaceReplica, removals: ReadonlyMap<string, readonly string[]>): string[] {
+  if (!r.known) return []
+  const st = r.acl.current()
+  const out: string[] = []
+  for (const [identity, ids] of removals) if (!st.canRead(identity) && ids.some((id) => r.acl.has(id))) out.push(identity)
+  return out
+}
+
+/**
+ * Seal-time leaks: writes sealed by a peer that had seen X removed, under a key X can reach
+ * (through the full ACL, or its own replica's) while X is still removed at the end.
+ */
+export async function sealLeaks(
+  full: SpaceReplica, writes: ReadonlyArray<{ id: string; tree: string; peer: string; removedInView?: string[] }>,
+  keyOf: (identity: string) => KeyPair, ownReplicas: (identity: string) => SpaceReplica[],
+): Promise<string[]> {
+  const out: string[] = []
+  const final = full.acl.current()
+  const rings = new Map<string, Keyring[]>()
+  const ringsOf = (x: string) => {
+    let k = rings.get(x)
+    if (!k) rings.set(x, (k = [new Keyring(full.acl, keyOf(x)), ...ownReplicas(x).map((r) => r.keyring)]))
+    return k
+  }
+  for (const w of writes) {
+    const victims = (w.removedInView ?? []).filter((x) => !final.canRead(x))
+    if (!victims.length) continue
+    const raw = (await full.rawChanges(w.tree, [w.id]))[0]?.raw
+    if (!raw) continue
+    const { readKeyId: keyId, aclHeadId } = decodeChange(raw)
+    if (!keyId) continue
+    for (const x of victims) {
+      // Added back after this write (even by a re-add a concurrent removal voids): it was handed
+      // the history then, this write included.
+      if (readdsOf(full.acl, x).some((g) => !full.acl.precedesOrEquals(g.id, aclHeadId))) continue
+      if (ringsOf(x).some((k) => k.get(keyId))) out.push(`${w.peer} sealed ${w.id} under key ${keyId} after seeing ${x.slice(0, 6)} removed, and ${x.slice(0, 6)} can open it (leak: rules 3, 4)`)
+    }
   }
   return out
 }
@@ -73,3 +135,24 @@ export async function changesUnder(r: SpaceReplica, keys: Set<string>): Promise<
   }
   return out
 }
+
+/**
+ * Rule 1 as the simulator reads it, independently of the replica: a change (or root) by
+ * `author` is void when an effective removal of the author in the merged ACL is neither in the
+ * causal past of the ACL head the change cites nor witnesses it (the change is, in its tree,
+ * an ancestor-or-equal of an id the removal names).
+ */
+export async function voidByRemoval(r: SpaceReplica, tree: string, id: string, raw: Uint8Array): Promise<boolean> {
+  const c = decodeChange(raw)
+  const removals = r.acl.effectiveRemovalsOf(c.author)
+  if (!removals.length) return false
+  const idx = await r.treeIndex(tree)
+  for (const rm of removals) {
+    if (c.aclHeadId !== '' && r.acl.precedesOrEquals(rm.id, c.aclHeadId)) continue
+    const witness = rm.record.type === 'remove' ? (rm.record.witness ?? []) : []
+    if (witness.includes(id) || idx.ancestors(witness).has(id)) continue
+    return true
+  }
+  return false
+}
+

@@ -1,11 +1,15 @@
 /**
- * npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--scale X] [--json] [--verbose]
+ * npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--scale X]
+ *                [--adversaries A] [--concurrent-admins | --owner-admin] [--json] [--verbose]
  *
  * Runs seeds S, S+1, ..., S+N-1 (S defaults to 1; `--seed S` alone runs that one seed). Each
  * seed draws its peer count uniformly in [3, P] (P is a maximum; `--exact-peers` uses P for
- * every seed). `--jobs J` shards the seeds over J worker threads (default: 1, or one per core, up
+ * every seed). `--adversaries A` adds A hostile peers to each seed (sim/adversary.ts); honest
+ * admins then act concurrently too, unless `--owner-admin` (`--concurrent-admins` turns that on
+ * without adversaries). `--jobs J` shards the seeds over J worker threads (default: 1, or one per core, up
  * to 8, when more than 50 seeds run; results are identical either way). With `--json` the last line printed is
- * one JSON object: {seeds, peers, diverged, lostWrites, leakedReads, failedSeeds, traceHash, ...}.
+ * one JSON object: {seeds, peers, diverged, lostWrites, leakedReads, voidApplied, memoryOver,
+ * failedSeeds, traceHash, ...}.
  * A failing seed prints its failures, the tail of its trace and the command that replays it.
  * Exit code: 0 when every seed passed, 1 otherwise, 2 on bad arguments.
  */
@@ -14,6 +18,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import { sha256 } from '../sync/crypto/hash.ts'
 import { toHex, utf8 } from '../sync/core/encoding.ts'
 import { nodeSyncCryptoProvider } from './node-crypto.ts'
+import { maxFigures, NO_FIGURES } from './memory.ts'
 import { runSeed, type RunOptions, type SeedResult } from './runner.ts'
 
 interface Args {
@@ -25,10 +30,12 @@ interface Args {
   verbose: boolean
   jobs: number
   scale: number
+  adversaries: number
+  concurrentAdmins?: boolean
 }
 
 function parse(argv: string[]): Args {
-  const a: Args = { seeds: 0, start: 1, peers: 8, exactPeers: false, json: false, verbose: false, jobs: 0, scale: 1 }
+  const a: Args = { seeds: 0, start: 1, peers: 8, exactPeers: false, json: false, verbose: false, jobs: 0, scale: 1, adversaries: 0 }
   let seedGiven = false
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i]
@@ -45,6 +52,9 @@ function parse(argv: string[]): Args {
     } else if (k === '--peers') a.peers = num()
     else if (k === '--jobs') a.jobs = num()
     else if (k === '--scale') a.scale = num()
+    else if (k === '--adversaries') a.adversaries = num()
+    else if (k === '--concurrent-admins') a.concurrentAdmins = true
+    else if (k === '--owner-admin') a.concurrentAdmins = false
     else if (k === '--exact-peers') a.exactPeers = true
     else if (k === '--json') a.json = true
     else if (k === '--verbose') a.verbose = true
@@ -52,6 +62,7 @@ function parse(argv: string[]): Args {
   }
   if (a.seeds === 0) a.seeds = seedGiven ? 1 : 100
   if (a.seeds < 1 || a.peers < 3) throw new Error('--seeds must be >= 1 and --peers >= 3')
+  if (a.adversaries < 0 || a.adversaries > 50) throw new Error('--adversaries must be in 0..50')
   if (a.jobs === 0) a.jobs = a.seeds > 50 ? Math.min(8, availableParallelism()) : 1
   return a
 }
@@ -65,11 +76,23 @@ async function safeRun(seed: number, opts: RunOptions): Promise<Compact> {
     return { ...r, tail: r.failures.length ? r.tail : [] }
   } catch (err) {
     return {
-      seed, peers: 0, faults: [], diverged: 1, lostWrites: 0, leakedReads: 0, livenessRounds: 0, ackedWrites: 0, traceHash: 'error',
+      seed, peers: 0, faults: [], diverged: 1, lostWrites: 0, leakedReads: 0, voidApplied: 0, memoryOver: 0, memory: NO_FIGURES, attacks: {}, adversaries: 0, livenessRounds: 0, ackedWrites: 0, traceHash: 'error',
       failures: [`threw: ${(err as Error).stack ?? String(err)}`], tail: [],
       stats: { events: 0, virtualMs: 0, messages: 0, bytes: 0, lost: 0, duplicated: 0, cutDrops: 0, crashes: 0, rounds: 0, roundsOk: 0, roundsInSync: 0, removed: 0, members: 0, dropped: {}, rejected: {}, outcomes: {} },
     }
   }
+}
+
+const failedSeed = (r: Compact) => r.diverged + r.lostWrites + r.leakedReads + r.voidApplied + r.memoryOver > 0
+
+function sumAttacks(rs: Compact[]): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const r of rs) for (const [k, v] of Object.entries(r.attacks)) out[k] = (out[k] ?? 0) + (v ?? 0)
+  return out
+}
+
+function maxMemory(rs: Compact[]) {
+  return rs.reduce((m, r) => maxFigures(m, r.memory), NO_FIGURES)
 }
 
 async function runRange(seeds: number[], opts: RunOptions, onResult: (r: Compact) => void) {
@@ -93,20 +116,26 @@ async function main() {
     args = parse(process.argv.slice(2))
   } catch (err) {
     console.error(`sim: ${(err as Error).message}`)
-    console.error('usage: npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--json] [--verbose]')
+    console.error('usage: npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--scale X] [--adversaries A] [--concurrent-admins | --owner-admin] [--json] [--verbose]')
     process.exit(2)
   }
-  const opts: RunOptions = { maxPeers: args.peers, exactPeers: args.exactPeers, scale: args.scale, tail: 40 }
+  const opts: RunOptions = {
+    maxPeers: args.peers, exactPeers: args.exactPeers, scale: args.scale, tail: 40, adversaries: args.adversaries,
+    ...(args.concurrentAdmins !== undefined ? { concurrentAdmins: args.concurrentAdmins } : {}),
+  }
   const seeds = Array.from({ length: args.seeds }, (_, i) => args.start + i)
   const results = new Map<number, Compact>()
   const t0 = performance.now()
   const log = (s: string) => (args.json ? process.stderr : process.stdout).write(s + '\n')
-  const replay = (seed: number) => `npm run sim -- --seed ${seed} --peers ${args.peers}${args.exactPeers ? ' --exact-peers' : ''}${args.scale !== 1 ? ` --scale ${args.scale}` : ''} --verbose`
+  const replay = (seed: number) =>
+    `npm run sim -- --seed ${seed} --peers ${args.peers}${args.exactPeers ? ' --exact-peers' : ''}${args.scale !== 1 ? ` --scale ${args.scale}` : ''}` +
+    `${args.adversaries ? ` --adversaries ${args.adversaries}` : ''}${args.concurrentAdmins === true ? ' --concurrent-admins' : args.concurrentAdmins === false ? ' --owner-admin' : ''} --verbose`
   const onResult = (r: Compact) => {
     results.set(r.seed, r)
-    const bad = r.diverged || r.lostWrites || r.leakedReads
+    const bad = failedSeed(r)
     if (args.verbose || bad) {
-      log(`seed ${r.seed}: ${r.peers} peers [${r.faults.join(' ')}] ${bad ? 'FAIL' : 'ok'} rounds=${r.livenessRounds} writes=${r.ackedWrites} msgs=${r.stats.messages} crashes=${r.stats.crashes} trace=${r.traceHash.slice(0, 16)}`)
+      const hostile = r.adversaries ? ` adversaries=${r.adversaries} void=${r.voidApplied} memoryOver=${r.memoryOver} attacks=${Object.entries(r.attacks).map(([k, v]) => `${k}:${v}`).join(',')}` : ''
+      log(`seed ${r.seed}: ${r.peers} peers [${r.faults.join(' ')}] ${bad ? 'FAIL' : 'ok'} rounds=${r.livenessRounds} writes=${r.ackedWrites} msgs=${r.stats.messages} crashes=${r.stats.crashes}${hostile} trace=${r.traceHash.slice(0, 16)}`)
     }
     if (bad) {
       for (const f of r.failures) log(`  ${f}`)
@@ -136,7 +165,7 @@ async function main() {
     )
   }
   const ordered = seeds.map((s) => results.get(s)!)
-  const failed = ordered.filter((r) => r.diverged || r.lostWrites || r.leakedReads)
+  const failed = ordered.filter(failedSeed)
   const secs = (performance.now() - t0) / 1000
   const summary = {
     seeds: ordered.length,
@@ -144,6 +173,9 @@ async function main() {
     diverged: ordered.reduce((n, r) => n + r.diverged, 0),
     lostWrites: ordered.reduce((n, r) => n + r.lostWrites, 0),
     leakedReads: ordered.reduce((n, r) => n + r.leakedReads, 0),
+    voidApplied: ordered.reduce((n, r) => n + r.voidApplied, 0),
+    memoryOver: ordered.reduce((n, r) => n + r.memoryOver, 0),
+    adversaries: args.adversaries,
     failedSeeds: failed.map((r) => r.seed),
     traceHash: toHex(sha256(utf8(ordered.map((r) => r.traceHash).join('\n')))),
     firstSeed: args.start,
@@ -151,13 +183,14 @@ async function main() {
     maxLivenessRounds: Math.max(...ordered.map((r) => r.livenessRounds)),
     ackedWrites: ordered.reduce((n, r) => n + r.ackedWrites, 0),
     crashes: ordered.reduce((n, r) => n + r.stats.crashes, 0),
+    ...(args.adversaries ? { attacks: sumAttacks(ordered), maxMemory: maxMemory(ordered) } : {}),
     seconds: Number(secs.toFixed(1)),
     seedsPerMinute: Number(((ordered.length / secs) * 60).toFixed(1)),
     jobs: args.jobs,
   }
   if (args.json) console.log(JSON.stringify(summary))
   else {
-    console.log(`${summary.seeds} seeds (${summary.peersPerSeed} peers) in ${summary.seconds} s: diverged=${summary.diverged} lostWrites=${summary.lostWrites} leakedReads=${summary.leakedReads}`)
+    console.log(`${summary.seeds} seeds (${summary.peersPerSeed} peers) in ${summary.seconds} s: diverged=${summary.diverged} lostWrites=${summary.lostWrites} leakedReads=${summary.leakedReads} voidApplied=${summary.voidApplied} memoryOver=${summary.memoryOver}`)
     console.log(`trace ${summary.traceHash}${failed.length ? `\nfailed seeds: ${summary.failedSeeds.join(' ')}` : ''}`)
   }
   process.exit(failed.length ? 1 : 0)

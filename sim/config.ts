@@ -28,7 +28,48 @@ export interface SimConfig {
   syncEveryMs: number
   crashes: number
   partitions: number
+  /** Honest admin concurrency (empty when the owner alone issues ACL records). */
+  acl: AclPlan
+  /** Hostile peers, on top of `peers` (see sim/adversary.ts). */
+  adversaries: AdversarySpec[]
 }
+
+/**
+ * Concurrent admin actions: the owner grants admin to `admins` at setup, then `episodes` times
+ * two distinct admins act while one of them is cut off from everyone, so their records are
+ * really concurrent (docs/simulation.md, "Concurrent admins").
+ */
+export interface AclPlan {
+  concurrent: boolean
+  /** Honest accounts the owner makes admins at setup (in this order: the first is the most senior). */
+  admins: number[]
+  episodes: number
+  /** Whether one episode has two admins remove each other. */
+  mutualRemoval: boolean
+}
+
+export type AdversaryRole = 'stranger' | 'writer' | 'admin'
+
+/** One hostile peer: a stranger never added, or a member the honest admins remove during the run. */
+export interface AdversarySpec {
+  /** Peer id `x<k>`, account 200 + k (keys never collide with honest accounts). */
+  index: number
+  account: number
+  role: AdversaryRole
+  /** Hostile actions over the safety phase. */
+  actions: number
+  /** Fraction of the safety phase at which an honest admin removes it (members only). */
+  removeAt: number
+  /** Whether another admin re-adds it after (or concurrently with) its removal. */
+  readd: 'never' | 'concurrent' | 'later'
+  /** Whether a re-added adversary is removed again later. */
+  removeAgain: boolean
+  /** Whether this stranger mints more peer ids than the per-peer state bound (an LRU's worth). */
+  sybilStorm: boolean
+}
+
+/** Account numbers of adversaries start here (accountKey fills a byte with account + 1). */
+export const ADVERSARY_ACCOUNT_BASE = 200
 
 export interface DrawOptions {
   /** Peers per seed: drawn uniformly in [3, maxPeers], or exactly maxPeers with `exactPeers`. */
@@ -36,6 +77,10 @@ export interface DrawOptions {
   exactPeers?: boolean
   /** Scales the workload (writes); 1 is what CI and the 1000-seed target are sized for. */
   scale?: number
+  /** Hostile peers per seed (default 0). */
+  adversaries?: number
+  /** Concurrent honest admins; defaults to on when there are adversaries. */
+  concurrentAdmins?: boolean
 }
 
 /** Draws a run's configuration from its seed (stream 1 of the seed's PRNG family). */
@@ -72,5 +117,36 @@ export function drawConfig(seed: number, opts: DrawOptions): SimConfig {
     syncEveryMs: r.range(800, 2500),
     crashes: on.has('crash') ? r.range(1, 3) : 0,
     partitions: r.range(1, 2),
+    ...drawHostile(seed, opts, initialMembers),
   }
+}
+
+/**
+ * The admin plan and the adversaries, from a stream of their own (stream 4): a run without
+ * them draws exactly what it drew before they existed, so its trace does not change.
+ */
+function drawHostile(seed: number, opts: DrawOptions, initialMembers: SimConfig['initialMembers']): Pick<SimConfig, 'acl' | 'adversaries'> {
+  const n = Math.max(0, opts.adversaries ?? 0)
+  const concurrent = opts.concurrentAdmins ?? n > 0
+  const off: AclPlan = { concurrent: false, admins: [], episodes: 0, mutualRemoval: false }
+  if (!concurrent && n === 0) return { acl: off, adversaries: [] }
+  const r = new Prng(seed, 4)
+  let acl = off
+  if (concurrent) {
+    const writers = initialMembers.filter((m) => m.role === 'writer').map((m) => m.account)
+    const admins = r.shuffle(writers).slice(0, Math.min(writers.length, r.range(1, 2)))
+    acl = { concurrent: true, admins, episodes: r.range(1, 3), mutualRemoval: admins.length >= 2 && r.chance(0.25) }
+  }
+  const adversaries: AdversarySpec[] = []
+  for (let k = 0; k < n; k++) {
+    // The first is a member, the second a stranger; the rest are drawn.
+    const role: AdversaryRole = k === 0 ? (r.chance(0.5) ? 'admin' : 'writer') : k === 1 ? 'stranger' : r.pick(['stranger', 'writer', 'admin'] as const)
+    const readd = role === 'stranger' ? 'never' : r.pick(['never', 'never', 'concurrent', 'later'] as const)
+    adversaries.push({
+      index: k, account: ADVERSARY_ACCOUNT_BASE + k, role, actions: r.range(10, 18),
+      removeAt: 0.2 + r.float() * 0.3, readd, removeAgain: readd !== 'never' && r.chance(0.5),
+      sybilStorm: role === 'stranger' && r.chance(0.15),
+    })
+  }
+  return { acl, adversaries }
 }

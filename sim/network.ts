@@ -68,13 +68,16 @@ export class SimNetwork {
     private readonly linkEventDelay = 5,
   ) {}
 
-  /** Puts a peer (a new incarnation) on the network; links to every attached peer come up. */
-  attach(peerId: string): SimTransport {
+  /**
+   * Puts a peer (a new incarnation) on the network; links to every attached peer come up (or,
+   * with `only`, to those it accepts: a minted sybil links to honest peers, not to other sybils).
+   */
+  attach(peerId: string, only?: (other: string) => boolean): SimTransport {
     if (this.transports.has(peerId)) throw new Error(`peer ${peerId} already attached`)
     const t = new SimTransport(peerId, this)
     this.transports.set(peerId, t)
     for (const other of [...this.transports.keys()].sort()) {
-      if (other === peerId) continue
+      if (other === peerId || (only && !only(other))) continue
       const k = linkKey(peerId, other)
       const link = this.links.get(k) ?? { epoch: 0, up: false, last: new Map() }
       link.epoch++

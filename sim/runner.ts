@@ -1,13 +1,20 @@
 import { defaultCryptoProvider, type CryptoProvider } from '../sync/crypto/provider.ts'
+import { decodeChange } from '../sync/dag/change.ts'
+import { Keyring } from '../sync/acl/keyring.ts'
 import { identityOf } from '../sync/crypto/keys.ts'
 import { SYNC_LIMITS } from '../sync/protocol/limits.ts'
 import type { RoundResult } from '../sync/protocol/sync-driver.ts'
-import { changesUnder, headsKey, holds, leaks, postRemovalKeys } from './checks.ts'
+import { AclWorkload } from './acl-workload.ts'
+import { Adversary, type AttackKind } from './adversary.ts'
+import { changesUnder, headsKey, holds, leaks, postRemovalKeys, removedInView, sealLeaks, voidByRemoval } from './checks.ts'
 import { drawConfig, type DrawOptions, type FaultKind, type SimConfig } from './config.ts'
+import { maxFigures, memoryOf, NO_FIGURES, overBounds, MEMORY_BOUNDS, type MemoryFigures } from './memory.ts'
 import { SimNetwork, type NetFaults } from './network.ts'
+import { judge, voidOrForgedHeld } from './oracle.ts'
 import { accountKey, SimPeer, type PeerContext } from './peer.ts'
 import { Prng } from './prng.ts'
 import { Scheduler } from './scheduler.ts'
+import { Timeline } from './timeline.ts'
 import { randomWrite, type AckedWrite } from './workload.ts'
 
 export interface RunOptions extends DrawOptions {
@@ -17,6 +24,8 @@ export interface RunOptions extends DrawOptions {
   maxLivenessRounds?: number
   /** Signature provider (default: the platform's, as the daemon uses). */
   crypto?: CryptoProvider
+  /** Called once the final checks ran, with every peer (for debugging a seed from code). */
+  inspect?: (honest: readonly SimPeer[], hostile: readonly Adversary[]) => void | Promise<void>
 }
 
 export interface SeedResult {
@@ -28,6 +37,15 @@ export interface SeedResult {
   diverged: number
   lostWrites: number
   leakedReads: number
+  /** Forged, tampered or junk changes held, and void changes or ACL records that took effect. */
+  voidApplied: number
+  /** Times an honest peer's parked bytes, derived-root candidates or per-peer state went over its bound. */
+  memoryOver: number
+  /** Largest figures seen on any honest peer. */
+  memory: MemoryFigures
+  /** Hostile actions by kind. */
+  attacks: Partial<Record<AttackKind, number>>
+  adversaries: number
   /** Full rounds the liveness phase needed (every live peer syncing with every other). */
   livenessRounds: number
   ackedWrites: number
@@ -55,6 +73,7 @@ export interface SeedResult {
 }
 
 const DEFAULT_LIVENESS_ROUNDS = 8
+const MAX_FAILURE_LINES = 60
 const LIVENESS_STAGGER_MS = 40
 
 /**
@@ -68,10 +87,14 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   const crypto = opts.crypto ?? (await defaultCryptoProvider())
   const failures: string[] = []
   const fail = (s: string) => {
-    failures.push(s)
+    // Every failure counts; a seed's report keeps the first ones.
+    if (failures.length < MAX_FAILURE_LINES) failures.push(s)
+    else if (failures.length === MAX_FAILURE_LINES) failures.push('(more failures omitted)')
     sched.record(`FAIL ${s}`)
   }
-  sched.record(`config ${JSON.stringify(cfg)}`)
+  // Without hostile peers or concurrent admins the trace is what it was before they existed.
+  const { acl: _acl, adversaries: _adv, ...plain } = cfg
+  sched.record(`config ${JSON.stringify(cfg.adversaries.length || cfg.acl.concurrent ? cfg : plain)}`)
 
   const faults: NetFaults = { loss: cfg.loss, dup: cfg.dup, delayMin: cfg.delayMin, delayMax: cfg.delayMax, ordered: !cfg.faults.includes('reorder') }
   const net = new SimNetwork(sched, new Prng(seed, 3), faults, SYNC_LIMITS.maxMessageBytes)
@@ -112,20 +135,50 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   const removed = new Map<number, string>()
   let diverged = 0
   let leakedReads = 0
+  let voidApplied = 0
+  let memoryOver = 0
+  let memory: MemoryFigures = { ...NO_FIGURES }
 
   const spaceId = await owner.createSpace(crypto)
   ctx.spaceId = spaceId
 
   // ---------------------------------------------------------------- setup (no faults yet)
+  const timeline = new Timeline()
   for (const m of cfg.initialMembers) {
     const id = await owner.replica.addMember(identity(m.account), m.role)
     acked.push({ id, tree: spaceId, peer: owner.id, account: 0, kind: 'add', at: 0 })
+    timeline.record({ identity: identity(m.account), kind: 'add', role: m.role, id, author: owner.identity })
+  }
+  const hostileRng = new Prng(seed, 5)
+  const aclWork = new AclWorkload({
+    sched, net, r: hostileRng, cfg, peers, owner, spaceId, acked, removed, timeline, identity,
+    inSafety: () => phase === 'safety', allIds: () => [...peers, ...hostile.map((h) => h.peer)].map((p) => p.id),
+  })
+  if (cfg.acl.concurrent) await aclWork.grantAdmins()
+  // Member adversaries are added by the owner (only the owner grants admin).
+  for (const s of cfg.adversaries) {
+    if (s.role === 'stranger') continue
+    const id = await owner.replica.addMember(identity(s.account), s.role)
+    acked.push({ id, tree: spaceId, peer: owner.id, account: 0, kind: 'add', at: 0 })
+    timeline.record({ identity: identity(s.account), kind: 'add', role: s.role, id, author: owner.identity })
   }
   for (let i = 0; i < cfg.objects; i++) {
     const o = await owner.replica.createObject()
     acked.push({ id: o, tree: o, peer: owner.id, account: 0, kind: 'create', at: 0 })
   }
   for (const p of peers) await p.start()
+  const hostile = cfg.adversaries.map((s) => new Adversary(s, new SimPeer(`x${s.index}`, cfg.peers + s.index, s.account, 0, new Prng(seed, 300 + s.index), () => ctx), new Prng(seed, 400 + s.index), {
+    sched, net, crypto, spaceId, timeline, owner: owner.identity, honest: () => peers,
+    accomplices: () => cfg.adversaries.map((a) => identity(a.account)), inSafety: () => phase === 'safety',
+    sybilStormSize: MEMORY_BOUNDS.peerStates + 64,
+  }))
+  for (const h of hostile) await h.start()
+  /** Honest removal records by the identity they remove (sim/checks.ts, removedInView). */
+  const removalsByIdentity = () => {
+    const m = new Map<string, string[]>()
+    for (const e of timeline.events) if (e.kind === 'remove') m.set(e.identity, [...(m.get(e.identity) ?? []), e.id])
+    return m
+  }
 
   // ---------------------------------------------------------------- safety phase schedule
   phase = 'safety'
@@ -149,7 +202,28 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       const candidates = live()
       if (!candidates.length) return
       const p = rng.pick(candidates)
+      const before = acked.length
       sched.record(`write ${p.id} ${await randomWrite(p, rng, acked, sched.now)}`)
+      if (acked.length > before) {
+        const seq = timeline.next()
+        for (const w of acked.slice(before)) w.seq = seq
+      }
+      if (acked.length > before && timeline.events.some((e) => e.kind === 'remove')) {
+        const seen = removedInView(p.replica, removalsByIdentity())
+        if (seen.length) for (const w of acked.slice(before)) w.removedInView = seen
+      }
+      // Rule 3: a writer never cites a head its own fold skipped (it may cite one that a
+      // record it has not seen yet will void: nobody can tell then).
+      if (hostile.length || cfg.acl.concurrent) {
+        for (const w of acked.slice(before)) {
+          const raw = (await p.replica.rawChanges(w.tree, [w.id]))[0]?.raw
+          const head = raw ? decodeChange(raw).aclHeadId : ''
+          if (head && p.replica.acl.current().isVoid(head)) {
+            voidApplied++
+            fail(`${p.id} wrote ${w.id} citing ACL record ${head}, void in its own fold (rule 3)`)
+          }
+        }
+      }
     })
   }
 
@@ -166,10 +240,18 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       })
     attempt(at)
   }
+  for (const h of hostile) {
+    h.schedule(T)
+    if (h.spec.role !== 'stranger') aclWork.scheduleAdversary(h.spec, h.identity)
+  }
+  if (cfg.acl.concurrent) aclWork.scheduleHonest()
+  else ownerOnly()
+  function ownerOnly() {
   for (const a of cfg.lateMembers) {
     ownerAcl(`add ${a}`, rng.int(Math.floor(T * 0.7)), async () => {
       const id = await owner.replica.addMember(identity(a), 'writer')
       acked.push({ id, tree: spaceId, peer: owner.id, account: 0, kind: 'add', at: sched.now })
+      timeline.record({ identity: identity(a), kind: 'add', role: 'writer', id, author: owner.identity })
       return id
     })
   }
@@ -182,8 +264,10 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       const id = await owner.replica.removeMember(identity(a))
       removed.set(a, id)
       acked.push({ id, tree: spaceId, peer: owner.id, account: 0, kind: 'remove', at: sched.now })
+      timeline.record({ identity: identity(a), kind: 'remove', role: 'none', id, author: owner.identity })
       return `${a} ${id}`
     })
+  }
   }
 
   // Faults.
@@ -268,17 +352,45 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       }
     }
     leakedReads += await checkLeaks(label, false)
+    checkMemory(label)
+  }
+  // Each (peer, figure) over its bound counts once, when first seen.
+  const overSeen = new Set<string>()
+  const checkMemory = (label: string) => {
+    for (const p of live()) {
+      const m = memoryOf(p.replica, p.session)
+      memory = maxFigures(memory, m)
+      for (const o of overBounds(p.id, m)) {
+        if (overSeen.has(`${p.id} ${o.figure}`)) continue
+        overSeen.add(`${p.id} ${o.figure}`)
+        memoryOver++
+        fail(`${label}: memory: ${o.line}`)
+      }
+    }
+  }
+  /** Accounts some honest record removed (honest ones, and member adversaries), with those records. */
+  const removedAccounts = () => {
+    const m = new Map<number, string[]>()
+    for (const [a, id] of removed) m.set(a, [id])
+    for (const h of hostile) {
+      const ids = timeline.events.filter((e) => e.kind === 'remove' && e.identity === h.identity).map((e) => e.id)
+      if (ids.length) m.set(h.spec.account, ids)
+    }
+    return m
   }
   const checkLeaks = async (label: string, final: boolean): Promise<number> => {
     let n = 0
-    if (!removed.size) return 0
-    const knowers = live().filter((p) => [...removed.values()].every((id) => p.replica.acl.has(id)))
+    const gone = removedAccounts()
+    if (!gone.size) return 0
+    const knowers = live().filter((p) => [...gone.values()].every((ids) => ids.every((id) => p.replica.acl.has(id))))
     if (!knowers.length) return 0
     const full = knowers.reduce((a, b) => (b.replica.acl.entries.size > a.replica.acl.entries.size ? b : a))
-    for (const a of removed.keys()) {
+    for (const a of gone.keys()) {
+      // Re-added (or its removal lost to a more senior admin): it may read again.
+      if (full.replica.acl.current().canRead(identity(a))) continue
       const keys = postRemovalKeys(full.replica.acl, identity(a))
       const post = final ? await changesUnder(full.replica, keys) : undefined
-      for (const p of live().filter((x) => x.account === a)) {
+      for (const p of [...live(), ...hostile.map((h) => h.peer)].filter((x) => x.account === a)) {
         for (const l of await leaks(p.replica, p.key, full.replica.acl, keys, post)) {
           n++
           fail(`${label}: removed ${p.id} (account ${a}): ${l}`)
@@ -338,7 +450,14 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   if (!done) {
     diverged = 1
     const k = headsKey(rep.replica)
-    fail(`not converged after ${livenessRounds} liveness rounds: ${members.filter((p) => headsKey(p.replica) !== k).map((p) => p.id).join(',')} differ from ${rep.id}`)
+    const differ = members.filter((p) => headsKey(p.replica) !== k)
+    fail(`not converged after ${livenessRounds} liveness rounds: ${differ.map((p) => p.id).join(',')} differ from ${rep.id}`)
+    for (const p of differ.slice(0, 3)) {
+      for (const t of [spaceId, ...new Set([...rep.replica.treeIds(), ...p.replica.treeIds()])]) {
+        const [a, b] = [rep.replica.heads(t).join(','), p.replica.heads(t).join(',')]
+        if (a !== b) fail(`  ${t === spaceId ? 'ACL' : `tree ${t.slice(0, 8)}`}: ${rep.id} has ${rep.replica.heads(t).length} heads [${a.slice(0, 60)}], ${p.id} [${b.slice(0, 60)}]`)
+      }
+    }
   } else {
     const d0 = await rep.replica.stateDigest()
     for (const p of members.slice(1)) {
@@ -349,22 +468,60 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     }
   }
   // Never-members get nothing at all.
-  for (const p of peers.filter((x) => x.alive && !removed.has(x.account) && !owner.replica.acl.current().canRead(x.identity))) {
-    if (p.replica.known || p.replica.treeIds().length) {
+  const everAdded = new Set(timeline.events.map((e) => e.identity))
+  for (const p of peers.filter((x) => x.alive && !removed.has(x.account) && !everAdded.has(x.identity) && !owner.replica.acl.current().canRead(x.identity))) {
+    // A member adversary may relay what it holds to anyone (replays): then a never-member may
+    // hold ciphertext, but must reach no read key.
+    const reads = [...rep.replica.acl.current().keys.keys()].filter((k) => new Keyring(rep.replica.acl, p.key).get(k) || p.replica.keyring.get(k))
+    if (hostile.length ? reads.length > 0 : p.replica.known || p.replica.treeIds().length) {
       leakedReads++
-      fail(`non-member ${p.id} holds data of the space`)
+      fail(`non-member ${p.id} ${hostile.length ? `reaches read keys ${reads.join(',')}` : 'holds data of the space'}`)
     }
   }
   leakedReads += await checkLeaks('final', true)
+  // Strangers get nothing either (junk roots adversaries made themselves are not the space's data).
+  const junk = new Set(hostile.flatMap((h) => h.ledger.filter((c) => c.what === 'derived').map((c) => c.id)))
+  for (const h of hostile.filter((x) => x.spec.role === 'stranger')) {
+    const trees = h.peer.replica.treeIds().filter((t) => !junk.has(t))
+    if (h.peer.replica.known || trees.length) {
+      leakedReads++
+      fail(`stranger ${h.peer.id} holds data of the space (${h.peer.replica.acl.entries.size} ACL records, trees ${trees.map((t) => t.slice(0, 6)).join(',')})`)
+    }
+  }
+  // Seal-time leaks: a write sealed by a peer that had seen a removal, readable by the removed.
+  const everyone = [...peers, ...hostile.map((h) => h.peer)]
+  const sealed = acked.filter((w) => w.removedInView?.length)
+  if (sealed.length) {
+    const keyOf = (x: string) => everyone.find((p) => p.identity === x)?.key ?? accountKey(-1)
+    const own = (x: string) => everyone.filter((p) => p.identity === x && p.alive).map((p) => p.replica)
+    for (const l of await sealLeaks(rep.replica, sealed, keyOf, own)) {
+      leakedReads++
+      fail(`final: ${l}`)
+    }
+  }
+  // What hostile peers sent: nothing forged or junk held, nothing void in effect.
+  if (hostile.length) {
+    const j = judge(hostile.flatMap((h) => h.ledger), timeline, owner.identity)
+    // One line per violation, naming every member where it holds.
+    const where = new Map<string, string[]>()
+    for (const p of members) {
+      for (const l of await voidOrForgedHeld(p.replica, j)) where.set(l, [...(where.get(l) ?? []), p.id])
+    }
+    for (const [l, ps] of where) {
+      voidApplied++
+      fail(`final: ${l} [on ${ps.join(',')}]`)
+    }
+  }
+  checkMemory('final')
 
   // No acknowledged write lost: every converged member holds every one in its DAG (applied, or
   // voided by the removal rule), or the write would be refused there (a write by a removed
   // member that the removal rules reject).
   let lostWrites = 0
   for (const w of acked) {
-    let everywhere = true
-    for (const p of members) if (!(await holds(p.replica, w.tree, w.id))) everywhere = false
-    if (everywhere) continue
+    const lacking: string[] = []
+    for (const p of members) if (!(await holds(p.replica, w.tree, w.id))) lacking.push(p.id)
+    if (!lacking.length) continue
     const writer = peers.find((p) => p.id === w.peer)!
     const raw = (await writer.replica.rawChanges(w.tree, [w.id]))[0]?.raw
     if (!raw) {
@@ -375,8 +532,14 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     const report = await rep.replica.ingest([{ id: w.id, raw }])
     const rejected = report.rejected.find((x) => x.id === w.id)
     if (rejected && removed.has(w.account) && (rejected.reason === 'not_member' || rejected.reason === 'stale_acl_head')) continue
+    // Written by a removed member after its removal existed (it had not seen it): void under
+    // rule 1, and a session refuses a removed member's pushes before reading them.
+    if (removed.has(w.account) && (report.voided?.includes(w.id) || (w.seq !== undefined && timeline.statusAt(identity(w.account), w.seq, owner.identity) === 'removed'))) continue
+    // Written before its removal, but not in the removal's causal past (the remover had not seen
+    // it): void by rule 1 as well. (The replica reports voided changes, not voided roots.)
+    if (removed.has(w.account) && (await voidByRemoval(rep.replica, w.tree, w.id, raw))) continue
     lostWrites++
-    fail(`acked ${w.kind} ${w.id} by ${w.peer} never reached ${rep.id} (${rejected ? `rejected ${rejected.reason}` : report.accepted.length ? 'accepted when offered' : `missing ${report.missing.length} deps`})`)
+    fail(`acked ${w.kind} ${w.id} by ${w.peer} never reached ${lacking.join(',')} (offered to ${rep.id}: ${rejected ? `rejected ${rejected.reason}` : report.accepted.length ? 'accepted' : report.missing.length ? `missing ${report.missing.length} deps` : 'already held'})`)
   }
 
   const dropped: Record<string, number> = {}
@@ -387,10 +550,13 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       for (const [k, v] of Object.entries(c.rejected)) rejected[k] = (rejected[k] ?? 0) + v
     }
   }
+  await opts.inspect?.(peers, hostile)
   for (const p of peers) sched.record(`final ${p.id} ${p.alive ? await p.replica.stateDigest() : 'down'}`)
-  sched.record(`result diverged=${diverged} lost=${lostWrites} leaked=${leakedReads}`)
+  sched.record(`result diverged=${diverged} lost=${lostWrites} leaked=${leakedReads}${hostile.length ? ` void=${voidApplied} memory=${memoryOver}` : ''}`)
+  const attacks: Partial<Record<AttackKind, number>> = {}
+  for (const h of hostile) for (const [k, v] of Object.entries(h.counts)) attacks[k as AttackKind] = (attacks[k as AttackKind] ?? 0) + v
   return {
-    seed, peers: cfg.peers, faults: cfg.faults, diverged, lostWrites, leakedReads, livenessRounds,
+    seed, peers: cfg.peers, faults: cfg.faults, diverged, lostWrites, leakedReads, voidApplied, memoryOver, memory, attacks, adversaries: hostile.length, livenessRounds,
     ackedWrites: acked.length, traceHash: sched.traceHash(), failures, tail: [...sched.tail],
     stats: {
       events: sched.executed, virtualMs: sched.now, messages: net.stats.sent, bytes: net.stats.bytes, lost: net.stats.lost,

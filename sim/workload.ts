@@ -14,6 +14,10 @@ export interface AckedWrite {
   account: number
   kind: string
   at: number
+  /** Identities the writer had seen removed when it sealed this write (sim/checks.ts, sealLeaks). */
+  removedInView?: string[]
+  /** Its place in the run's global order (sim/timeline.ts), for object writes. */
+  seq?: number
 }
 
 /** Few datasets, records and paths, so writes on different peers collide on the same paths. */

@@ -25,6 +25,16 @@ describe('simulator determinism', () => {
     expect(b.traceHash).toBe(a.traceHash)
   })
 
+  it('a seed with hostile peers and concurrent admins gives the same trace twice', async () => {
+    const crypto = nodeSyncCryptoProvider()
+    const a = await runSeed(5, { maxPeers: 4, adversaries: 2, crypto })
+    const b = await runSeed(5, { maxPeers: 4, adversaries: 2, crypto })
+    expect(Object.values(a.attacks).reduce((n, k) => n + (k ?? 0), 0)).toBeGreaterThan(10)
+    expect(b.traceHash).toBe(a.traceHash)
+    expect(b.stats).toEqual(a.stats)
+    expect(b.failures).toEqual(a.failures)
+  })
+
   it('another seed gives another trace', async () => {
     const crypto = nodeSyncCryptoProvider()
     const a = await runSeed(3, { maxPeers: 5, crypto })

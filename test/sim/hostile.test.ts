@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest'
+import { ATTACK_KINDS, type AttackKind } from '../../sim/adversary.ts'
+import { drawConfig } from '../../sim/config.ts'
+import { nodeSyncCryptoProvider } from '../../sim/node-crypto.ts'
+import { runSeed, type SeedResult } from '../../sim/runner.ts'
+
+const FROM = 1
+const TO = 40
+const MAX_PEERS = 8
+const ADVERSARIES = 2
+const crypto = nodeSyncCryptoProvider()
+
+/**
+ * The CI-sized hostile sweep (docs/simulation.md, "Hostile peers"): seeds 1..40 of 3 to 8 honest
+ * peers, each with two adversaries (a member that honest admins remove, and a stranger) and
+ * honest admins acting concurrently. Every seed must report zero on every check; a failure
+ * names the seed and how to replay it.
+ */
+describe(`hostile simulator seeds ${FROM}..${TO} (${ADVERSARIES} adversaries)`, () => {
+  const results: SeedResult[] = []
+  const seeds = Array.from({ length: TO - FROM + 1 }, (_, i) => FROM + i)
+  it.each(seeds)('seed %i', async (seed) => {
+    const r = await runSeed(seed, { maxPeers: MAX_PEERS, adversaries: ADVERSARIES, crypto, tail: 20 })
+    results.push(r)
+    const counts = { diverged: r.diverged, lostWrites: r.lostWrites, leakedReads: r.leakedReads, voidApplied: r.voidApplied, memoryOver: r.memoryOver }
+    const bad = Object.values(counts).some((n) => n > 0)
+    const detail = bad ? `\n${r.failures.join('\n')}\ntrace tail:\n${r.tail.join('\n')}\nreplay: npm run sim -- --seed ${seed} --peers ${MAX_PEERS} --adversaries ${ADVERSARIES} --verbose` : ''
+    expect(counts, detail).toEqual({ diverged: 0, lostWrites: 0, leakedReads: 0, voidApplied: 0, memoryOver: 0 })
+  })
+
+  it('made every kind of attack, removed and re-added adversaries, and ran concurrent admins', () => {
+    expect(results.length).toBe(seeds.length)
+    const made = new Set<AttackKind>(results.flatMap((r) => Object.keys(r.attacks) as AttackKind[]))
+    expect([...made].sort()).toEqual([...ATTACK_KINDS].sort())
+    const cfgs = seeds.map((s) => drawConfig(s, { maxPeers: MAX_PEERS, adversaries: ADVERSARIES }))
+    expect(cfgs.every((c) => c.adversaries.some((a) => a.role === 'stranger') && c.adversaries.some((a) => a.role !== 'stranger'))).toBe(true)
+    expect(cfgs.some((c) => c.adversaries.some((a) => a.role === 'admin'))).toBe(true)
+    expect(cfgs.some((c) => c.adversaries.some((a) => a.readd === 'concurrent'))).toBe(true)
+    expect(cfgs.some((c) => c.adversaries.some((a) => a.sybilStorm))).toBe(true)
+    expect(cfgs.some((c) => c.acl.mutualRemoval)).toBe(true)
+    expect(cfgs.filter((c) => c.acl.admins.length > 0).length).toBeGreaterThan(seeds.length / 2)
+  })
+})
