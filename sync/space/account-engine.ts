@@ -98,8 +98,9 @@ export class AccountEngine {
 
   /** Feeds the account's emitter from a space's (once per opened space). */
   private forward(space: SpaceEngine) {
-    space.events.on('change', (change) => this.events.emit('change', { space, change }))
-    space.events.on('members', (e) => this.events.emit('members', { space, versionId: e.versionId }))
+    // Checked first: a commit allocates no payload while nobody listens on the account.
+    space.events.on('change', (change) => this.events.count('change') && this.events.emit('change', { space, change }))
+    space.events.on('members', (e) => this.events.count('members') && this.events.emit('members', { space, versionId: e.versionId }))
   }
 
   /** Registers a space engine just opened or created here. */

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
 import { AccountEngine, type AccountEvents } from '../../sync/space/account-engine.ts'
@@ -87,5 +89,24 @@ describe('module set', () => {
     expect(engine.services.bundles.types).toBe(engine.services.types)
     const absent = defineModule({ name: 'absent', service: () => 1 })
     expect(() => engine.services.of(absent)).toThrow(/not installed/)
+  })
+})
+
+describe('the seam has one direction', () => {
+  const root = join(import.meta.dirname, '..', '..')
+  const files = (dir: string): string[] =>
+    readdirSync(dir).flatMap((n) => {
+      const p = join(dir, n)
+      return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : []
+    })
+
+  it('no file under sync/ outside sync/modules imports a module: the list reaches the space layer as a value', () => {
+    const offenders: string[] = []
+    for (const f of files(join(root, 'sync'))) {
+      const rel = relative(root, f)
+      if (rel.startsWith(join('sync', 'modules'))) continue
+      for (const m of readFileSync(f, 'utf8').matchAll(/from\s+['"]([^'"]+)['"]/g)) if (/(^|\/)modules\//.test(m[1])) offenders.push(`${rel} imports ${m[1]}`)
+    }
+    expect(offenders).toEqual([])
   })
 })
