@@ -12,7 +12,8 @@ import type { AclEntry } from './state.ts'
  *    removed there is `none` unless re-added after the removal.
  * 2. Removal wins. A record by X concurrent with an effective removal of X (neither in the
  *    other's causal past) is void; so are `add`/`role` records about X concurrent with it, and
- *    ACL records needing the manage right concurrent with an owner's demotion of X.
+ *    ACL records needing the manage right concurrent with an owner's `add`/`role` record giving
+ *    X a role other than admin (a demotion, when X was one).
  * 3. Power order. Owner above admins; admins by the (lamport, id) position of the owner record
  *    granting them admin (the latest such grant in the record's causal past): earlier is senior.
  *    Removals by admins are decided in that order: one whose author was removed, concurrently,
@@ -168,7 +169,8 @@ class Fold {
           push(removals, r.identity, i)
           push(manage, r.identity, i)
         } else if (!dropped.has(i)) candidates.push({ i, power: this.power(i) })
-      } else if (r.type === 'role' && e.author === this.owner && r.role !== 'admin' && r.identity !== this.owner) {
+      } else if ((r.type === 'role' || r.type === 'add') && e.author === this.owner && r.role !== 'admin' && r.identity !== this.owner) {
+        // An owner's grant of anything but admin takes the manage right if there was one.
         push(manage, r.identity, i)
       }
     }
