@@ -8,8 +8,9 @@ import type { AclEntry } from './state.ts'
  * order its records arrived in. The rules (docs/architecture.md, "ACL"):
  *
  * 1. Rights come from the causal past. A record by a non-owner counts only if its author held
- *    the right in the fold of the record's own causal past (its prevIds' history); a member
- *    removed there is `none` unless re-added after the removal.
+ *    the right in the record's causal past, counting only records valid in this fold (so a
+ *    right granted by a void record is none); a member removed there is `none` unless re-added
+ *    after the removal. Concurrent records never lend each other rights.
  * 2. Removal wins. A record by X concurrent with an effective removal of X (neither in the
  *    other's causal past) is void; so are `add`/`role` records about X concurrent with it, and
  *    ACL records needing the manage right concurrent with an owner's `add`/`role` record giving
@@ -44,7 +45,10 @@ export interface FoldResult {
 
 type Right = 'manage' | 'write'
 
-/** Records that change membership or keys: the ones whose ancestry the fold asks about. */
+/**
+ * Records that change membership or keys: the ones whose ancestry the fold asks about. Merges
+ * (which any writer may sign) are left out, so their number does not widen the bitsets.
+ */
 const tracked = (r: AclRecord) => r.type !== 'merge'
 const subjectOf = (r: AclRecord): string | undefined =>
   r.type === 'add' || r.type === 'role' || r.type === 'remove' ? r.identity : r.type === 'root' ? r.owner : undefined
