@@ -80,10 +80,11 @@ class Fold {
     for (let i = 0; i < this.n; i++) if (tracked(es[i].record)) this.bit[i] = m++
     this.words = (m + 31) >>> 5
     this.anc = new Array(this.n)
+    const all = new Uint32Array(this.n * this.words)
     // (lamport, id) order is a linear extension of the DAG: ingest refuses a lamport not above
     // every parent's, so parents come first.
     for (let i = 0; i < this.n; i++) {
-      const a = new Uint32Array(this.words)
+      const a = all.subarray(i * this.words, (i + 1) * this.words)
       for (const p of es[i].prevIds) {
         const j = this.pos.get(p)
         if (j === undefined || j >= i) continue
@@ -134,7 +135,9 @@ class Fold {
 
   /** Neither is in the other's causal past. `d` must be tracked. */
   private concurrent(d: number, i: number): boolean {
-    return d !== i && !this.before(d, i) && !this.pastOf(d)[i]
+    if (d === i || this.before(d, i)) return false
+    // A tracked record's ancestry is in the bitsets; only a merge needs the walk.
+    return this.bit[i] >= 0 ? !this.before(i, d) : !this.pastOf(d)[i]
   }
 
   /**
