@@ -32,7 +32,6 @@ import { DaemonEngine } from '../node/daemon/daemon-engine.ts'
 import { DaemonSession } from '../node/daemon/session.ts'
 import { systemEnv } from '../sync/core/env.ts'
 import { buildApp } from '../server/app.ts'
-import { engineRoutes } from '../server/routes/engine.ts'
 import { stopGracefully } from '../server/lifecycle.ts'
 import { defaultCryptoProvider } from '../sync/crypto/provider.ts'
 import { identityOf, keyPairFromSeed } from '../sync/crypto/keys.ts'
@@ -179,7 +178,7 @@ export async function benchApi(): Promise<Record<string, unknown>> {
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-api-'))
   const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
   const session = new DaemonSession({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
-  const app = buildApp({ session, routes: engineRoutes(engine) })
+  const app = buildApp({ session, engine })
   const hello = Fastify()
   hello.get('/hello', async () => ({ hello: 'world' }))
   await hello.ready()
@@ -255,7 +254,7 @@ export async function benchApi(): Promise<Record<string, unknown>> {
       // the streams open, so it runs before theirs (which may write their frames at once).
       // The write's start is the fallback.
       let announced = 0
-      const off = sp.onChange(() => {
+      const off = sp.events.on('change', () => {
         if (!announced) announced = performance.now()
       })
       const clients = await openMany(SUBS, () => streamClient(`${base}${S}/objects/query/subscribe`, subBody, 'event: snapshot', 'event: changes'))

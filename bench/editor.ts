@@ -17,9 +17,9 @@ import { defaultCryptoProvider } from '../sync/crypto/provider.ts'
 import { keyPairFromSeed } from '../sync/crypto/keys.ts'
 import { parse, render, sortBlocks } from '../sync/modules/editor/index.ts'
 import type { CommitInfo } from '../sync/replica/types.ts'
-import { EDITOR_BLOCKS, EditorService } from '../sync/space/editor.ts'
+import { editorModule } from '../sync/modules/editor/module.ts'
+import { EDITOR_BLOCKS } from '../sync/modules/editor/service.ts'
 import { SpaceEngine } from '../sync/space/space-engine.ts'
-import { TypesService } from '../sync/space/types/index.ts'
 
 const BLOCKS = Number(process.env.BENCH_EDITOR_BLOCKS ?? 1000)
 const RUNS = Number(process.env.BENCH_EDITOR_RUNS ?? 101)
@@ -68,10 +68,10 @@ export async function benchEditor(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-editor-'))
   const storage = new SqliteStorageAdapter(join(dir, 'editor.db'))
   try {
-    const engine = await SpaceEngine.create({ storage, crypto: await defaultCryptoProvider(), env: systemEnv }, keyPairFromSeed(new Uint8Array(32).fill(1)))
-    const editor = EditorService.for(engine)
+    const engine = await SpaceEngine.create({ storage, crypto: await defaultCryptoProvider(), env: systemEnv }, keyPairFromSeed(new Uint8Array(32).fill(1)), { modules: [editorModule] })
+    const editor = engine.services.of(editorModule)
     // The object carries a type declaring the shared editor dataset (spec "Editor").
-    const types = TypesService.for(engine)
+    const types = engine.services.types
     const docType = (await types.createType({ name: 'Doc', xKey: 'doc' })).id
     await types.createPart(docType, { key: 'body', datasets: [{ module: 'editor', shared: true }] })
     const obj = await engine.createObject({ types: [docType] })

@@ -7,8 +7,13 @@ import { installOpenApi } from './http/openapi.ts'
 import './http/route-config.ts'
 import { guardRequest } from './http/security.ts'
 import { AJV_OPTIONS, coerceQuery, dropUnknownKeys } from './http/validation.ts'
+import { watchDirectory } from '../sync/space/directory.ts'
+import { SERVER_MODULES, type AnyServerModule } from './modules/index.ts'
 import { authRoutes } from './routes/auth.ts'
+import type { RoutedEngine } from './routes/context.ts'
+import { engineRoutes } from './routes/engine.ts'
 import { identityRoutes } from './routes/identities.ts'
+import { LiveShares } from './routes/live-share.ts'
 import { metaRoutes } from './routes/meta.ts'
 import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_KEEPALIVE_MS, DEFAULT_MAILBOX, SseHub, type SseSettings } from './sse.ts'
 import { VERSION } from './version.ts'
@@ -28,7 +33,17 @@ export interface AppOptions {
    */
   requestShutdown?: () => void
   logger?: FastifyServerOptions['logger']
-  /** Route plugins added after the platform routes (the engine's areas). */
+  /**
+   * The engine the routes serve (the DaemonEngine the session boots). Without it the app
+   * serves only the platform routes (health, auth, control, the identities stream).
+   */
+  engine?: RoutedEngine
+  /**
+   * The modules whose routes the app serves, once `engine` is given: the same list the
+   * engine's account runs (default SERVER_MODULES, the release's).
+   */
+  modules?: readonly AnyServerModule[]
+  /** More route plugins, added after the engine's and the modules'. */
   routes?: Array<(app: FastifyInstance) => Promise<void>>
 }
 
@@ -65,6 +80,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     },
   )
   app.decorate('sse', hub)
+  app.decorate('liveShares', new LiveShares())
 
   installBodyParsing(app)
 
@@ -101,7 +117,12 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     }),
   )
   app.register(authRoutes(session))
-  app.register(identityRoutes(hub))
+  const { engine } = opts
+  app.register(identityRoutes(hub, engine ? { watch: (emit) => watchDirectory(engine.account(), emit) } : undefined))
+  if (engine) {
+    for (const routes of engineRoutes(engine)) app.register(routes)
+    for (const m of opts.modules ?? SERVER_MODULES) if (m.routes) app.register(m.routes, { engine })
+  }
   for (const routes of opts.routes ?? []) app.register(routes)
   return app
 }

@@ -52,6 +52,12 @@ export class SimNetwork {
   /** Cut links, counted: overlapping partitions each restore only their own cut. */
   private readonly cuts = new Map<string, number>()
   readonly stats: NetStats = { sent: 0, delivered: 0, lost: 0, cut: 0, duplicated: 0, bytes: 0 }
+  /**
+   * Backpressure: bytes a peer may have in flight to one other peer before `drain` asks it to
+   * wait (Infinity: never). A wait ends at a delivery event, so only code that does not run
+   * inside an event (a test driving transports directly) may await it.
+   */
+  sendWatermark = Infinity
 
   constructor(
     private readonly sched: Scheduler,
@@ -125,8 +131,8 @@ export class SimNetwork {
     return [...this.transports.keys()].filter((p) => p !== peerId && this.isUp(peerId, p)).sort()
   }
 
-  /** @internal Carries one frame, applying the faults. */
-  transmit(from: string, to: string, bytes: Uint8Array) {
+  /** @internal Carries one frame, applying the faults; the sender is told when it leaves its queue. */
+  transmit(from: string, to: string, bytes: Uint8Array, sender?: SimTransport) {
     const link = this.links.get(linkKey(from, to))!
     this.stats.sent++
     this.stats.bytes += bytes.length
@@ -145,7 +151,8 @@ export class SimNetwork {
       at = Math.max(at, link.last.get(from) ?? 0)
       link.last.set(from, at)
     }
-    this.schedule(from, to, bytes, at, link.epoch)
+    sender?.queued(to, bytes.length)
+    this.schedule(from, to, bytes, at, link.epoch, sender)
     if (f.dup > 0 && this.prng.chance(f.dup)) {
       this.stats.duplicated++
       const later = f.ordered ? at : at + this.prng.int(f.delayMax + 1)
@@ -153,8 +160,9 @@ export class SimNetwork {
     }
   }
 
-  private schedule(from: string, to: string, bytes: Uint8Array, at: number, epoch: number) {
+  private schedule(from: string, to: string, bytes: Uint8Array, at: number, epoch: number, sender?: SimTransport) {
     this.sched.at(at, `msg ${from}>${to} ${bytes.length} ${fnv(bytes)}`, async () => {
+      sender?.queued(to, -bytes.length)
       const link = this.links.get(linkKey(from, to))
       const dest = this.transports.get(to)
       if (!link?.up || link.epoch !== epoch || !dest) return
@@ -183,6 +191,9 @@ export class SimTransport implements Transport {
   private readonly upHandlers: Array<(peer: string) => void | Promise<void>> = []
   private readonly downHandlers: Array<(peer: string) => void | Promise<void>> = []
   private readonly upSet = new Set<string>()
+  /** Bytes sent to each peer and not yet delivered (or dropped), and who waits for them to fall. */
+  private readonly inFlight = new Map<string, number>()
+  private readonly drainWaiters = new Map<string, Array<() => void>>()
 
   constructor(readonly peerId: string, private readonly net: SimNetwork) {
     this.maxFrameBytes = net.maxFrameBytes
@@ -196,7 +207,30 @@ export class SimTransport implements Transport {
     if (this.closed) throw new TransportError('closed', 'transport closed')
     if (bytes.length > this.maxFrameBytes) throw new TransportError('frame_too_large', `frame of ${bytes.length} bytes`)
     if (!this.upSet.has(peer) || !this.net.isUp(this.peerId, peer)) throw new TransportError('peer_unavailable', `peer ${peer} is not up`)
-    this.net.transmit(this.peerId, peer, bytes)
+    this.net.transmit(this.peerId, peer, bytes, this)
+  }
+
+  drain(peer: string): Promise<void> | undefined {
+    if ((this.inFlight.get(peer) ?? 0) < this.net.sendWatermark || this.closed || !this.upSet.has(peer)) return undefined
+    return new Promise((resolve) => {
+      const list = this.drainWaiters.get(peer) ?? []
+      list.push(resolve)
+      this.drainWaiters.set(peer, list)
+    })
+  }
+
+  /** @internal Bytes to a peer entered (positive) or left (negative) the network. */
+  queued(peer: string, delta: number) {
+    const n = (this.inFlight.get(peer) ?? 0) + delta
+    if (n > 0) this.inFlight.set(peer, n)
+    else this.inFlight.delete(peer)
+    if (delta < 0 && n < this.net.sendWatermark) this.wake(peer)
+  }
+
+  private wake(peer: string) {
+    const list = this.drainWaiters.get(peer)
+    this.drainWaiters.delete(peer)
+    list?.forEach((w) => w())
   }
 
   onMessage(h: (from: string, bytes: Uint8Array) => void | Promise<void>) {
@@ -217,6 +251,7 @@ export class SimTransport implements Transport {
     if (this.closed) return
     this.closed = true
     this.upSet.clear()
+    for (const p of [...this.drainWaiters.keys()]) this.wake(p)
     this.net.detach(this)
   }
 
@@ -239,6 +274,7 @@ export class SimTransport implements Transport {
   async peerDown(peer: string) {
     if (this.closed || !this.upSet.has(peer)) return
     this.upSet.delete(peer)
+    this.wake(peer)
     for (const h of this.downHandlers) await h(peer)
   }
 }

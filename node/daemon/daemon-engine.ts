@@ -4,6 +4,8 @@ import { systemEnv, type Env } from '../../sync/core/env.ts'
 import { nodeCryptoProvider } from '../crypto/node-provider.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
 import { AccountEngine } from '../../sync/space/account-engine.ts'
+import type { AnyModule } from '../../sync/space/module.ts'
+import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
 import { SqliteStorageAdapter } from '../storage/sqlite.ts'
 import type { BootedAccount, EngineHost, EngineHostOptions } from './engine-host.ts'
 import { P2PService } from './p2p-service.ts'
@@ -17,6 +19,8 @@ export interface DaemonEngineOptions extends EngineHostOptions {
   /** Off turns P2P off entirely (tests of the HTTP API alone). */
   p2p?: boolean
   scheduler?: SchedulerOptions
+  /** The modules the account runs (default: the release's); the app is handed the same list. */
+  modules?: readonly AnyModule[]
 }
 
 /** Where the engine keeps an account's data inside its directory. */
@@ -37,7 +41,7 @@ export class DaemonEngine implements EngineHost {
     let account: AccountEngine | undefined
     try {
       const crypto = nodeCryptoProvider({ verify: 'threadpool' })
-      account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account })
+      account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
       const fromEnv = process.env.SVC_P2P_LISTEN?.split(',').filter(Boolean)
       const listen = this.options.p2pListen ?? (fromEnv?.length ? fromEnv : undefined)
@@ -56,6 +60,7 @@ export class DaemonEngine implements EngineHost {
               ends.get(key)?.()
               ends.delete(key)
             }
+            account!.events.emit('process', { id, kind: 'sync', phase: e.phase })
           })
         : () => undefined
       this.current = { account, storage, booted, p2p, status, stopProcs }
@@ -96,6 +101,8 @@ export class DaemonEngine implements EngineHost {
   /** `{S}/sync`: a round with every connected peer; resolves when all are done. */
   async syncNow(spaceId: string): Promise<void> {
     await this.current?.p2p?.syncNow(spaceId)
+    // What the rounds brought is readable when this resolves (object index, hooks, feeds).
+    await this.current?.account.held(spaceId)?.settled()
   }
 
   /** The booted account's engine; routes run only when one is booted (the gate sees to it). */

@@ -141,7 +141,7 @@ export class P2PService {
       stops.push(spaceEngine.replica.addCommitListener((info) => scheduler.changed(spaceEngine.spaceId, info.local)))
     for (const s of account.openSpaces()) watch(s)
     stops.push(
-      account.onSpacesOpened((ids) => {
+      account.events.on('spacesOpened', ({ spaceIds: ids }) => {
         for (const id of ids) {
           const s = account.held(id)
           if (s) watch(s)

@@ -1,6 +1,6 @@
+import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
+import { PEER_LIMITS } from '../../sync/protocol/limits.ts'
 import type { RoundResult, SyncDriver, Timer } from '../../sync/protocol/sync-driver.ts'
-import { P2P } from '../p2p/constants.ts'
-import { LruMap } from '../p2p/lru-map.ts'
 
 export interface SchedulerOptions {
   /** Local writes within this window share one round. */
@@ -12,7 +12,7 @@ export interface SchedulerOptions {
   /** First retry delay after a failed round with a peer; doubles up to `backoffMaxMs`. */
   backoffBaseMs?: number
   backoffMaxMs?: number
-  /** Per space, the peers whose statistics are kept (default P2P.maxPeerStatsPerSpace). */
+  /** Per space, the peers whose statistics are kept (default PEER_LIMITS.maxStatsPeersPerSpace). */
   maxPeerStatsPerSpace?: number
 }
 
@@ -48,14 +48,17 @@ const FAILED: ReadonlySet<string> = new Set(['timeout', 'error', 'unauthenticate
  * When head sync runs: a round with every connected peer for every held space when the peer
  * comes up, after local commits (debounced), and periodically; a peer whose rounds fail waits
  * exponentially longer before the next one. Rounds for one (peer, space) never overlap: a
- * request during one marks it to run again right after.
+ * request during one marks it to run again right after. A round opens only when the peer's
+ * account may read the space at our ACL state (the session refuses the rest as `denied`, sending
+ * nothing); such rounds are neither failures nor recorded.
  */
 export class SyncScheduler {
   private readonly peers = new Map<string, PeerState>()
   private readonly inflight = new Map<string, Promise<RoundResult>>()
   private readonly again = new Set<string>()
   private readonly debounced = new Map<string, () => void>()
-  readonly stats = new Map<string, Map<string, PeerSpaceStats>>()
+  /** Per held space, per peer (the most recent maxStatsPeersPerSpace peers that may read it). */
+  readonly stats = new Map<string, BoundedMap<string, PeerSpaceStats>>()
   private readonly roundListeners = new Set<(e: RoundEvent) => void>()
   private stopPeriodic?: () => void
   private stopped = false
@@ -68,7 +71,7 @@ export class SyncScheduler {
     private readonly now: () => number,
     opts: SchedulerOptions = {},
   ) {
-    this.o = { debounceMs: 150, relayMs: 1_000, periodMs: 30_000, backoffBaseMs: 1_000, backoffMaxMs: 60_000, maxPeerStatsPerSpace: P2P.maxPeerStatsPerSpace, ...opts }
+    this.o = { debounceMs: 150, relayMs: 1_000, periodMs: 30_000, backoffBaseMs: 1_000, backoffMaxMs: 60_000, maxPeerStatsPerSpace: PEER_LIMITS.maxStatsPeersPerSpace, ...opts }
     this.schedulePeriodic()
   }
 
@@ -145,6 +148,8 @@ export class SyncScheduler {
   }
 
   private async roundsWith(peer: string, spaceIds: string[]) {
+    // Who the peer is decides which spaces it may hear of: authenticate first.
+    await this.driver.authenticate(peer)
     // The tech space goes first: it lists the spaces a second device then asks for.
     for (const s of spaceIds) await this.round(peer, s)
   }
@@ -159,24 +164,29 @@ export class SyncScheduler {
     const st = this.peers.get(peer)
     if (!st || this.stopped) return Promise.resolve(skipped('closed'))
     if (!force && this.now() < st.notBefore) return Promise.resolve(skipped('busy'))
-    this.emit({ peer, spaceId, phase: 'start' })
-    const p = this.driver.syncSpace(peer, spaceId).then((r) => {
-      this.inflight.delete(key)
+    const p = (async () => {
+      // A space the peer's account may not read is never named to it: no round, no event.
+      if ((await this.driver.mayOpen(peer, spaceId)) === false) return skipped('denied')
+      this.emit({ peer, spaceId, phase: 'start' })
+      const r = await this.driver.syncSpace(peer, spaceId)
       this.record(peer, spaceId, r)
       this.emit({ peer, spaceId, phase: 'end', result: r })
-      if (this.again.delete(key)) void this.round(peer, spaceId)
       return r
+    })().finally(() => {
+      this.inflight.delete(key)
+      if (this.again.delete(key)) void this.round(peer, spaceId)
     })
     this.inflight.set(key, p)
     return p
   }
 
   private record(peer: string, spaceId: string, r: RoundResult) {
-    // Statistics only for peers that proved an account, and a bounded number of them per
-    // space: peer ids and accounts cost a stranger nothing to mint.
+    // Statistics only for readers of the space that proved an account, and a bounded number
+    // of them per space: peer ids and accounts cost a stranger nothing to mint.
+    if (r.outcome === 'denied') return
     let perSpace = this.stats.get(spaceId)
-    if (!perSpace && r.outcome !== 'unauthenticated') this.stats.set(spaceId, (perSpace = new LruMap(this.o.maxPeerStatsPerSpace)))
-    const s = perSpace?.get(peer) ?? { peerId: peer, lastSyncAt: null, new: 0, changed: 0, rounds: 0, lastErr: null }
+    if (!perSpace) this.stats.set(spaceId, (perSpace = new BoundedMap(this.o.maxPeerStatsPerSpace)))
+    const s = perSpace.get(peer) ?? { peerId: peer, lastSyncAt: null, new: 0, changed: 0, rounds: 0, lastErr: null }
     s.rounds++
     s.new += r.changesIn
     s.changed += r.changesOut

@@ -36,11 +36,11 @@ interface Track {
 
 /**
  * The sync-status rollup per space and per object: derived from the scheduler's rounds, the
- * connected peers and local commits. Listeners hear every change of a space's status.
+ * connected peers and local commits. Every change of a space's status is announced on the
+ * account's events (`syncStatus`).
  */
 export class SyncStatusService {
   private readonly tracks = new Map<string, Track>()
-  private readonly listeners = new Set<(spaceId: string) => void>()
   private readonly last = new Map<string, string>()
   private readonly stops: Array<() => void> = []
 
@@ -58,7 +58,7 @@ export class SyncStatusService {
       )
     }
     for (const s of account.openSpaces()) watchSpace(s.spaceId)
-    this.stops.push(account.onSpacesOpened((ids) => ids.forEach(watchSpace)))
+    this.stops.push(account.events.on('spacesOpened', (e) => e.spaceIds.forEach(watchSpace)))
     if (p2p) {
       this.stops.push(
         p2p.scheduler.onRound((e) => {
@@ -119,10 +119,9 @@ export class SyncStatusService {
     return this.account.openSpaces().map((s) => this.space(s.spaceId))
   }
 
-  /** Called with a space id whenever that space's status changed. */
+  /** Called with a space id whenever that space's status changed (the account's `syncStatus` event). */
   watch(fn: (spaceId: string) => void): () => void {
-    this.listeners.add(fn)
-    return () => this.listeners.delete(fn)
+    return this.account.events.on('syncStatus', (e) => fn(e.spaceId))
   }
 
   private changed(spaceId: string) {
@@ -130,11 +129,10 @@ export class SyncStatusService {
     const now = JSON.stringify(this.space(spaceId))
     if (this.last.get(spaceId) === now) return
     this.last.set(spaceId, now)
-    for (const l of this.listeners) l(spaceId)
+    this.account.events.emit('syncStatus', { spaceId })
   }
 
   stop() {
     for (const s of this.stops) s()
-    this.listeners.clear()
   }
 }

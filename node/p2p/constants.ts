@@ -12,6 +12,12 @@ export const P2P = {
    * stalled peer costs at most this much memory, then the link goes down and sync retries.
    */
   maxQueuedSendBytes: 16 * 1024 * 1024,
+  /**
+   * Backpressure: once this many bytes wait in a peer's send buffer, `drain` asks the sender to
+   * wait for the peer to take them (far below maxQueuedSendBytes, so a sender that waits never
+   * gets its stream reset).
+   */
+  sendWatermarkBytes: 1024 * 1024,
   /** Received frames waiting for the handler before we stop reading from that peer. */
   maxQueuedFrames: 64,
   /** Streams of our protocol one connection may open at once. */
@@ -35,8 +41,6 @@ export const P2P = {
   peerBackoffMaxMs: 60 * 60_000,
   /** Peers remembered at once by each per-peer table a stranger can add to (LRU beyond it). */
   maxTrackedPeers: 1024,
-  /** Per space, the peers whose round statistics are kept (LRU beyond it). */
-  maxPeerStatsPerSpace: 256,
   /** A connected peer that has not proved an account this long after connecting is hung up on. */
   authTimeoutMs: 30_000,
 } as const

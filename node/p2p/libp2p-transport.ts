@@ -17,6 +17,8 @@ export interface Libp2pTransportOptions {
   protocol?: string
   maxFrameBytes?: number
   maxQueuedSendBytes?: number
+  /** Bytes waiting in a peer's send buffer past which `drain` asks the sender to wait. */
+  sendWatermarkBytes?: number
   maxQueuedFrames?: number
 }
 
@@ -40,6 +42,7 @@ export class Libp2pTransport implements Transport {
   private readonly inboundPeer = new WeakMap<Stream, string>()
   private readonly protocol: string
   private readonly maxQueuedSendBytes: number
+  private readonly sendWatermarkBytes: number
   private readonly maxQueuedFrames: number
   private messageHandler: Handler<[string, Uint8Array]> = () => undefined
   private upHandler: Handler<[string]> = () => undefined
@@ -55,6 +58,7 @@ export class Libp2pTransport implements Transport {
     this.protocol = opts.protocol ?? P2P.headSyncProtocol
     this.maxFrameBytes = opts.maxFrameBytes ?? P2P.maxFrameBytes
     this.maxQueuedSendBytes = opts.maxQueuedSendBytes ?? P2P.maxQueuedSendBytes
+    this.sendWatermarkBytes = opts.sendWatermarkBytes ?? P2P.sendWatermarkBytes
     this.maxQueuedFrames = opts.maxQueuedFrames ?? P2P.maxQueuedFrames
   }
 
@@ -86,8 +90,29 @@ export class Libp2pTransport implements Transport {
     }
     if (!link?.up || link.out.status !== 'open') throw new TransportError('peer_unavailable', 'peer is not connected')
     // send() returning false means libp2p is buffering; past maxWriteBufferLength it resets
-    // the stream, which takes the link down: a stalled peer cannot grow our memory.
+    // the stream, which takes the link down: a stalled peer cannot grow our memory. A sender
+    // that waits for `drain` stays far below that.
     link.out.send(lp.encode.single(bytes))
+  }
+
+  /**
+   * Backpressure: while the muxer cannot take more (the peer's window is full) and our buffer
+   * to it holds `sendWatermarkBytes` or more, a promise that settles at the stream's next drain
+   * event or when it closes. (Not `stream.onDrain()`: in libp2p 3 its promise is made once per
+   * stream and stays resolved after the first drain, so it would never wait again.)
+   */
+  drain(peer: string): Promise<void> | undefined {
+    const out = this.links.get(peer)?.out
+    if (!out || out.status !== 'open' || !out.writableNeedsDrain || out.writeBufferLength < this.sendWatermarkBytes) return undefined
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        out.removeEventListener('drain', done)
+        out.removeEventListener('close', done)
+        resolve()
+      }
+      out.addEventListener('drain', done)
+      out.addEventListener('close', done)
+    })
   }
 
   onMessage(handler: Handler<[string, Uint8Array]>) {

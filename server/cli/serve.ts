@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
-import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
-import type { EngineHostOptions } from '../../node/daemon/engine-host.ts'
-import { engineRoutes } from '../routes/engine.ts'
+import { DaemonEngine, type DaemonEngineOptions } from '../../node/daemon/daemon-engine.ts'
+import { SERVER_MODULES } from '../modules/index.ts'
 import { DaemonSession } from '../../node/daemon/session.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { isSvcError } from '../../sync/core/errors.ts'
@@ -20,11 +19,13 @@ const describe = (err: unknown) => (isSvcError(err) ? `${err.code}: ${err.messag
  * stdout line 1: the base URL; line 2 (managed): the control token. Diagnostics go to stderr.
  * The returned promise settles when the server has stopped.
  */
-export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: EngineHostOptions) => DaemonEngine = (o) => new DaemonEngine(o)): Promise<number> {
+export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: DaemonEngineOptions) => DaemonEngine = (o) => new DaemonEngine(o)): Promise<number> {
   mkdirSync(config.data, { recursive: true, mode: 0o700 })
   // Hex: safe as a command-line argument (a base64url token may start with '-').
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
-  const engine = engineFactory({ dataRoot: config.data, noMdns: config.noMdns, durability: config.durability })
+  // One modules list for the engine's account and the app's routes.
+  const modules = SERVER_MODULES
+  const engine = engineFactory({ dataRoot: config.data, noMdns: config.noMdns, durability: config.durability, modules })
   const session = new DaemonSession({
     dataRoot: config.data,
     mode: config.managed ? 'managed' : 'standalone',
@@ -48,7 +49,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: E
     })
     return stopping
   }
-  const app = buildApp({ session, routes: engineRoutes(engine), requestShutdown: () => void stop(), logger: { level: 'warn', stream: io.stderr } })
+  const app = buildApp({ session, engine, modules, requestShutdown: () => void stop(), logger: { level: 'warn', stream: io.stderr } })
 
   try {
     const booted = await session.bootAtStart()

@@ -3,16 +3,13 @@ import { Type } from '@sinclair/typebox'
 import { NoContent } from '../schemas/common.ts'
 import { Account, IdentityInfo, IdentityParams, NameFields } from '../schemas/spaces.ts'
 import type { RoutedEngine } from './context.ts'
-import { identityDirectory, identityInfo, watchDirectory } from '../../sync/space/directory.ts'
-import { setIdentitySource } from './identities.ts'
+import { identityDirectory, identityInfo } from '../../sync/space/directory.ts'
 import { typed } from '../http/type-provider.ts'
 
 /** Spec "Account and identities" (the identities stream itself is in identities.ts). */
 export function accountRoutes(engine: RoutedEngine) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
-    setIdentitySource(app.sse, { watch: (emit) => watchDirectory(engine.account(), emit) })
-
     app.get('/v1/account', { schema: { summary: 'Own account id and profile', response: { 200: Account } } }, async () => {
       const account = engine.account()
       return { accountId: account.accountId, ...(await account.profile()) }

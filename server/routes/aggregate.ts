@@ -31,7 +31,6 @@ export function aggregateRoutes(engine: RoutedEngine) {
       async (request) => {
         const body = parseAggregateBody(request.body)
         const sp = space(engine, request.params.spaceId)
-        await sp.settled()
         const docs = stable(sp.objectDocs())
         return body.explain ? { plan: body.aggregate.explain(docs) } : runAggregate(docs, body.aggregate)
       },

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { SvcError } from '../../sync/core/errors.ts'
-import { BundlesService } from '../../sync/space/bundles/index.ts'
+import type { BundlesService } from '../../sync/space/bundles/index.ts'
 import { errorBody } from '../errors.ts'
 import { NoContent } from '../schemas/common.ts'
 import { Bundle, BundleBody, BundleInstalled, BundleList, BundleParams, ChildBody, ChildCreated, ResolveBody } from '../schemas/bundles.ts'
 import { SpaceParams } from '../schemas/spaces.ts'
-import { space, type RoutedEngine } from './context.ts'
+import { spaceServices, type RoutedEngine } from './context.ts'
 import { typed } from '../http/type-provider.ts'
 
 const S = '/v1/spaces/:spaceId'
@@ -13,7 +13,7 @@ const S = '/v1/spaces/:spaceId'
 /** The bundles of a space; the tech space has none (405 `space.unsupported`). */
 export function bundlesIn(engine: RoutedEngine, spaceId: string): BundlesService {
   if (spaceId === engine.account().tech.spaceId) throw new SvcError('space.unsupported', 'the tech space has no bundles', { spaceId })
-  return BundlesService.for(space(engine, spaceId))
+  return spaceServices(engine, spaceId).bundles
 }
 
 /**

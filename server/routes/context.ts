@@ -1,6 +1,7 @@
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
+import type { SpaceServices } from '../../sync/space/services.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
-import { TypesService } from '../../sync/space/types/index.ts'
+import type { TypesService } from '../../sync/space/types/index.ts'
 
 /**
  * What the engine routes need from the daemon's engine: the booted account, and the hook the
@@ -13,9 +14,10 @@ export interface RoutedEngine {
 }
 
 export const space = (engine: RoutedEngine, spaceId: string): SpaceEngine => engine.account().space(spaceId)
+/** The services the space built when it opened (types, bundles, one per module). */
+export const spaceServices = (engine: RoutedEngine, spaceId: string): SpaceServices => space(engine, spaceId).services
 /** The space's TypesService, holding the account's store of account- and local-scope values. */
-export const types = (engine: RoutedEngine, spaceId: string): TypesService =>
-  TypesService.for(space(engine, spaceId), { scopedValues: engine.account().scopedValues })
+export const types = (engine: RoutedEngine, spaceId: string): TypesService => spaceServices(engine, spaceId).types
 
 /** The objectId of a write body (spec "Query body"); one rule with query bodies. */
 export { requireObjectId as objectIdOf } from '../../sync/query/body.ts'

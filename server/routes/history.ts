@@ -2,8 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from '../../sync/core/limits.ts'
 import type { FastifyInstance } from 'fastify'
 import { SvcError } from '../../sync/core/errors.ts'
-import { History } from '../../sync/space/history.ts'
-import { spacePolicy } from '../../sync/space/schema.ts'
+import type { History } from '../../sync/space/history.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { Id } from '../schemas/spaces.ts'
 import { space, type RoutedEngine } from './context.ts'
@@ -32,15 +31,12 @@ const DiffQuery = Type.Object(
 )
 const ViewQuery = Type.Object({ dataset: Type.Optional(Type.String()) }, { additionalProperties: false })
 
-const histories = new WeakMap<SpaceEngine, History>()
 function historyOf(sp: SpaceEngine, objectId: string): History {
   sp.requireObject(objectId)
-  let h = histories.get(sp)
-  if (!h) histories.set(sp, (h = new History(sp.replica, spacePolicy)))
-  return h
+  return sp.services.history
 }
 
-/** Spec "Version history": a version is a change id; chat_messages keeps no history. */
+/** Spec "Version history": a version is a change id; a module's dataset may keep none (chat_messages). */
 export function historyRoutes(engine: RoutedEngine) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
@@ -74,8 +70,9 @@ export function historyRoutes(engine: RoutedEngine) {
     })
     app.get(`${O}/history/:version/datasets/:dataset/records/:recordId`, { schema: { summary: 'One record at a version', params: RecordParams } }, async (request) => {
       const { spaceId, objectId, version, dataset, recordId } = request.params
-      if (dataset === 'chat_messages') throw new SvcError('history.version_not_found', 'chat messages keep no history', { version })
-      return historyOf(space(engine, spaceId), objectId).recordAt(objectId, version, dataset, recordId)
+      const history = historyOf(space(engine, spaceId), objectId)
+      if (!history.keeps(dataset)) throw new SvcError('history.version_not_found', 'this dataset keeps no history (chat messages)', { version, dataset })
+      return history.recordAt(objectId, version, dataset, recordId)
     })
   }
 }

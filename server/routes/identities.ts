@@ -4,16 +4,9 @@ import { EventStream } from '../schemas/common.ts'
 import type { IdentitiesFrame } from '../../sync/space/directory.ts'
 import { typed } from '../http/type-provider.ts'
 
-/** What feeds `identities` frames: set by the engine routes once an engine serves the app. */
+/** What feeds `identities` frames: the directory of the engine serving the app (buildApp passes it). */
 export interface IdentitySource {
   watch(emit: (frame: IdentitiesFrame) => void): () => void
-}
-
-const sources = new WeakMap<SseHub, IdentitySource>()
-
-/** Connects the directory of the engine serving this app (its hub) to `/v1/identities/subscribe`. */
-export function setIdentitySource(hub: SseHub, source: IdentitySource): void {
-  sources.set(hub, source)
 }
 
 /**
@@ -22,7 +15,7 @@ export function setIdentitySource(hub: SseHub, source: IdentitySource): void {
  * frames `{added, updated, removed}` when the directory changes. Clients read the current
  * directory with `GET /v1/identities` (there is no snapshot frame).
  */
-export function identityRoutes(hub: SseHub) {
+export function identityRoutes(hub: SseHub, source?: IdentitySource) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     app.get(
@@ -30,7 +23,6 @@ export function identityRoutes(hub: SseHub) {
       { schema: { summary: 'Identity directory changes (SSE)', response: { 200: EventStream('ready, identities, lagged, closed') } } },
       async (_request, reply) => {
         const stream = hub.open(reply)
-        const source = sources.get(hub)
         if (!source || stream.closed) return
         const stop = source.watch((frame) => stream.send('identities', frame))
         stream.onClose(stop)

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify'
 import { LiveWindow, type SubscribeBody } from '../../sync/query/index.ts'
 import type { SpaceChange } from '../../sync/space/space-engine.ts'
 import { type CloseReason, type SseStream, sseFrame } from '../sse.ts'
-import type { LiveFeed, SharedTranslate } from './live.ts'
+import type { LiveFeed, SharedTranslate } from '../../sync/space/live-feeds.ts'
 
 /**
  * Shared windows: subscriptions to one collection with the same query body share one
@@ -23,7 +23,26 @@ interface Share {
   translate: SharedTranslate
 }
 
-const registries = new WeakMap<object, Map<string, WindowGroup>>()
+/**
+ * The open window groups of one app, per collection (`scope`); buildApp decorates the app with
+ * one (`app.liveShares`), so two apps in one process never share a window.
+ */
+export class LiveShares {
+  private readonly byScope = new WeakMap<object, Map<string, WindowGroup>>()
+
+  groups(scope: object): Map<string, WindowGroup> {
+    let groups = this.byScope.get(scope)
+    if (!groups) this.byScope.set(scope, (groups = new Map()))
+    return groups
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Shared live windows (live-share.ts). */
+    liveShares: LiveShares
+  }
+}
 
 /** The fields that decide what a window shows and how it reports it. */
 function groupKey(body: SubscribeBody): string {
@@ -87,8 +106,7 @@ class WindowGroup {
 export function openShared(app: FastifyInstance, reply: FastifyReply, body: SubscribeBody, feed: LiveFeed, share: Share, refill: NonNullable<LiveFeed['refill']>): void {
   // Nothing below awaits: no write can land between this window's read and its joining.
   const window = new LiveWindow(refill(), body.query, { driftBudgetPercent: body.driftBudgetPercent, refill })
-  let groups = registries.get(share.scope)
-  if (!groups) registries.set(share.scope, (groups = new Map()))
+  const groups = app.liveShares.groups(share.scope)
   const key = groupKey(body)
   const known = groups.get(key)
   let group: WindowGroup

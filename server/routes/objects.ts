@@ -20,9 +20,10 @@ import {
 import { SpaceParams } from '../schemas/spaces.ts'
 import { deleteRecordsDeclared, modifyDeclared } from '../../sync/space/types/declared-writes.ts'
 import { overlayScopedValues, unprojected } from '../../sync/space/types/index.ts'
-import { refuseChatCarriers } from '../../sync/space/bundles/reserved-carrier.ts'
+import { refuseReservedCarriers } from '../../sync/space/bundles/reserved-carrier.ts'
 import { objectIdOf, space, types, type RoutedEngine } from './context.ts'
-import { datasetFeed, objectsFeed, openLive } from './live.ts'
+import { datasetFeed, objectsFeed } from '../../sync/space/live-feeds.ts'
+import { openLive } from './live.ts'
 import { typed } from '../http/type-provider.ts'
 
 const S = '/v1/spaces/:spaceId'
@@ -39,8 +40,8 @@ export function objectRoutes(engine: RoutedEngine) {
         const { spaceId } = request.params
         const body = request.body
         const svc = types(engine, spaceId)
-        // chat.md: only the general-chat root carries a chat type; an object create never makes a chat.
-        await refuseChatCarriers(svc.engine, body.types ?? [], 'types')
+        // chat.md: only the general-chat root carries a chat type (a reserved carrier); an object create never makes one.
+        await refuseReservedCarriers(svc.engine, body.types ?? [], 'types')
         // Values are checked like a typed set (format by slug); values of removed properties are
         // dropped; account/local-scope ones go to the scoped store once the object exists, never the row.
         const initialProperties: Record<string, Record<string, Json>> = {}
@@ -52,7 +53,6 @@ export function objectRoutes(engine: RoutedEngine) {
           if (scopedIds.length) scoped.push([group, Object.fromEntries(kept.filter(([k]) => scopedIds.includes(k))) as Record<string, Json>])
         }
         const objectId = await svc.engine.createObject({ ...(body.types ? { types: body.types } : {}), initialProperties })
-        await svc.engine.settled()
         for (const [group, values] of scoped) await svc.setValues(objectId, group, values)
         return reply.code(201).send({ objectId })
       },
@@ -64,7 +64,6 @@ export function objectRoutes(engine: RoutedEngine) {
       async (request) => {
         const body = parseSnapshotBody(request.body)
         const sp = space(engine, request.params.spaceId)
-        await sp.settled()
         // The caller's account/local values join the page after selection (filters and sorts see synced values).
         const page = runQuery(sp.objectSource(), unprojected(body.query))
         return overlayScopedValues(engine.account().scopedValues, sp.spaceId, page, body.query.projection)
@@ -77,7 +76,6 @@ export function objectRoutes(engine: RoutedEngine) {
       async (request, reply) => {
         const body = parseSubscribeBody(request.body)
         const sp = space(engine, request.params.spaceId)
-        await sp.settled()
         await openLive(app, reply, body, objectsFeed(sp))
       },
     )
@@ -89,7 +87,6 @@ export function objectRoutes(engine: RoutedEngine) {
         const { spaceId, objectId } = request.params
         const sp = space(engine, spaceId)
         await sp.deleteObject(objectId)
-        await sp.settled()
         return reply.code(204).send()
       },
     )
@@ -100,7 +97,6 @@ export function objectRoutes(engine: RoutedEngine) {
       async (request) => {
         const { spaceId, objectId } = request.params
         const sp = space(engine, spaceId)
-        await sp.settled()
         return { backlinks: backlinks(sp, objectId) }
       },
     )
@@ -137,9 +133,7 @@ export function objectRoutes(engine: RoutedEngine) {
         const objectId = objectIdOf(body.objectId)
         if (body.scope === 'local') throw new SvcError('sdk.not_implemented', 'device-local fields (scope: local) are not implemented')
         const sp = space(engine, request.params.spaceId)
-        const res = await modifyDeclared(sp, { objectId, dataset: body.dataset, records: body.records, ...(body.traceIds ? { traceIds: body.traceIds } : {}) })
-        await sp.settled()
-        return res
+        return await modifyDeclared(sp, { objectId, dataset: body.dataset, records: body.records, ...(body.traceIds ? { traceIds: body.traceIds } : {}) })
       },
     )
 
@@ -148,9 +142,7 @@ export function objectRoutes(engine: RoutedEngine) {
       { schema: { summary: 'Upsert records by caller-chosen id (idRule: user datasets)', params: SpaceParams, body: UpsertBody, response: { 200: UpsertResult } } },
       async (request) => {
         const sp = space(engine, request.params.spaceId)
-        const res = await types(engine, sp.spaceId).upsert(request.body)
-        await sp.settled()
-        return res
+        return await types(engine, sp.spaceId).upsert(request.body)
       },
     )
 
@@ -161,9 +153,7 @@ export function objectRoutes(engine: RoutedEngine) {
         const body = request.body
         const objectId = objectIdOf(body.objectId)
         const sp = space(engine, request.params.spaceId)
-        const res = await deleteRecordsDeclared(sp, { objectId, dataset: body.dataset, recordIds: body.recordIds })
-        await sp.settled()
-        return res
+        return await deleteRecordsDeclared(sp, { objectId, dataset: body.dataset, recordIds: body.recordIds })
       },
     )
   }

@@ -16,7 +16,8 @@ import {
 } from '../schemas/spaces.ts'
 import { TECH_DATASETS } from '../schemas/tech-datasets.ts'
 import { space, types, type RoutedEngine } from './context.ts'
-import { openLive, techFeed } from './live.ts'
+import { techFeed } from '../../sync/space/live-feeds.ts'
+import { openLive } from './live.ts'
 import { typed } from '../http/type-provider.ts'
 
 /** Spec "Spaces" (invites, joins, one-to-one, members and ACL routes are another area). */

@@ -32,10 +32,55 @@ export const SYNC_LIMITS = {
   maxWants: 4096,
   /** Most changes in one step. */
   maxChangesPerStep: 20_000,
-  /** An exchange ends after this many steps (each side counts the steps it answers). */
+  /**
+   * An exchange ends after this many steps. The receiver counts the questions it answers in
+   * each exchange itself (at most half of these); the sender's `hop` field is informative.
+   */
   maxHops: 24,
-  /** Exchanges this peer has opened and not seen end, per remote peer. */
+  /** Exchanges this peer has opened and not seen end, per remote peer; and exchanges a peer opened with us that we remember (older ones are forgotten). */
   maxOpenExchanges: 64,
+  /**
+   * Enumeration one step may cost its receiver, in WORK_UNITS: range elements listed or
+   * matched and child fingerprints computed (each a salted hash), DAG nodes walked for heads
+   * items and wanted trees. Items past it are left out of the reply (they still differ, and a
+   * later exchange finds them); the first item of a step is always answered. About 16k hashed
+   * elements, or 262k DAG nodes.
+   */
+  maxStepWork: 262_144,
+  /** The same, over every step of one exchange. */
+  maxExchangeWork: 1_048_576,
+  /**
+   * ACL changes taken per step from a peer that may not read the space at our ACL state (a
+   * new member proving membership): only the leading ACL-tree changes, up to this many; every
+   * other change of that step is dropped before decoding and counted.
+   */
+  maxAclChangesFromNonReader: 1024,
+} as const
+
+/** What the work budgets count (maxStepWork, maxExchangeWork): a salted hash costs 16 DAG steps. */
+export const WORK_UNITS = {
+  /** One range element listed or matched, or one child fingerprint: one salted SHA-256. */
+  hash: 16,
+  /** One DAG node walked (a set lookup and a push). */
+  dagNode: 1,
+} as const
+
+/** Bounds of the per-peer state a session and a driver keep (docs/protocol.md, "Limits"). */
+export const PEER_LIMITS = {
+  /** Links (challenges, stashes) of peers that have not authenticated, least recently used evicted. */
+  maxUnauthenticatedLinks: 256,
+  /** Counters of peers that have not authenticated, least recently used evicted. */
+  maxStrangerCounters: 256,
+  /** Counters of authenticated peers (kept while the link is up; evicted least recently used after). */
+  maxPeerCounters: 4096,
+  /** Reply streams queued to one peer behind the one being sent; past it, questions get `busy`. */
+  maxQueuedReplies: 8,
+  /** A reply whose peer has not taken a byte for this long is abandoned (ms). */
+  sendStallMs: 30_000,
+  /** The driver yields to the event loop after this many messages handled in a row. */
+  messagesPerYield: 16,
+  /** Per-space scheduler statistics kept per peer, least recently used evicted. */
+  maxStatsPeersPerSpace: 256,
 } as const
 
 /** Tuning of the range reconciliation (not part of the wire contract: any values interoperate). */

@@ -1,6 +1,7 @@
-import { ELEMENT_BYTES, RANGE_FP_BYTES, RANGE_TUNING, SYNC_LIMITS } from './limits.ts'
+import { ELEMENT_BYTES, RANGE_FP_BYTES, RANGE_TUNING, SYNC_LIMITS, WORK_UNITS } from './limits.ts'
 import { decodeMessage, encodeMessage, type RangeElems, type RangeFps, type RangeItem, type StepMsg } from './messages.ts'
 import { elementEntry, rangeFp, rootFpBytes, type Element, type RangeIndex } from './range-index.ts'
+import { WorkBudget } from './work-budget.ts'
 
 /**
  * Range reconciliation over two RangeIndexes, as pure functions of one side's index and the
@@ -36,6 +37,13 @@ export function splitBits(count: number, len: number, tuning: Tuning = RANGE_TUN
   // One split when it fits in a message's worth of children; otherwise half now, half next.
   const bits = needed <= SYNC_LIMITS.maxSplitBits ? needed : Math.ceil(needed / 2)
   return Math.max(1, Math.min(bits, SYNC_LIMITS.maxSplitBits, room))
+}
+
+/** What describing a range costs (WORK_UNITS): the elements listed, or the child fingerprints computed. */
+export function describeCost(index: RangeIndex, prefix: number, len: number, tuning: Tuning = RANGE_TUNING): number {
+  const count = index.count(prefix, len)
+  if (count <= tuning.leafMax || len >= SYNC_LIMITS.maxPrefixBits) return WORK_UNITS.hash * Math.max(1, Math.min(count, SYNC_LIMITS.maxRangeElements))
+  return WORK_UNITS.hash * (1 << splitBits(count, len, tuning))
 }
 
 /** Our item for a range that differs: our elements there, or our child fingerprints. */
@@ -74,23 +82,29 @@ const key8 = (b: Uint8Array, o: number) => {
   return s
 }
 
-/** Compares the peer's range items with our index; see the module comment. */
-export function answerRanges(index: RangeIndex, salt: number, items: readonly RangeItem[], tuning: Tuning = RANGE_TUNING): RangeAnswer {
+/**
+ * Compares the peer's range items with our index; see the module comment. Every item is
+ * charged to `budget` before it is looked at (its children or the elements on both sides), and
+ * every differing child again before it is described: items past the budget are left out.
+ */
+export function answerRanges(index: RangeIndex, salt: number, items: readonly RangeItem[], tuning: Tuning = RANGE_TUNING, budget = new WorkBudget(Infinity)): RangeAnswer {
   const out: RangeAnswer = { reply: [], mine: [], theirs: new Map() }
   const mine = new Uint8Array(RANGE_FP_BYTES)
   for (const item of items) {
     if (item.kind === 'fps') {
       const n = 1 << item.bits
+      if (!budget.take(n * WORK_UNITS.hash)) break
       for (let c = 0; c < n; c++) {
         const prefix = item.prefix * n + c
         const len = item.len + item.bits
         rangeFp(salt, index.fingerprint(prefix, len), mine, 0)
         let same = true
         for (let i = 0; i < RANGE_FP_BYTES; i++) if (mine[i] !== item.fps[c * RANGE_FP_BYTES + i]) same = false
-        if (!same) out.reply.push(describeRange(index, salt, prefix, len, tuning))
+        if (!same && budget.take(describeCost(index, prefix, len, tuning))) out.reply.push(describeRange(index, salt, prefix, len, tuning))
       }
       continue
     }
+    if (!budget.take(WORK_UNITS.hash * (item.elems.length / ELEMENT_BYTES + index.count(item.prefix, item.len)))) break
     // Element lists: match (position, salted hash) pairs as a multiset.
     const theirs = new Map<string, number>()
     const n = item.elems.length / ELEMENT_BYTES

@@ -1,3 +1,4 @@
+import { PEER_LIMITS } from './limits.ts'
 import type { ExchangeCost, ExchangeEnd, Outgoing, SyncSession } from './session.ts'
 import { TransportError, type Transport } from './transport.ts'
 
@@ -5,9 +6,15 @@ import { TransportError, type Transport } from './transport.ts'
 export interface Timer {
   /** Calls `fn` once after `ms`; returns a function that cancels it. */
   after(ms: number, fn: () => void): () => void
+  /**
+   * Lets the event loop run (pending I/O, other work) before the driver handles more messages.
+   * Without it the driver yields a macrotask (setImmediate); the simulator, whose events run
+   * one at a time, stays deterministic either way.
+   */
+  yield?(): Promise<void>
 }
 
-export type RoundOutcome = ExchangeEnd['outcome'] | 'timeout' | 'unauthenticated' | 'unknown_space' | 'busy' | 'closed'
+export type RoundOutcome = ExchangeEnd['outcome'] | 'timeout' | 'unauthenticated' | 'unknown_space' | 'busy' | 'closed' | 'denied'
 
 /** One sync round between this peer and one remote about one space. */
 export interface RoundResult extends ExchangeCost {
@@ -35,13 +42,35 @@ interface Pending {
   timedOut: boolean
 }
 
+interface Outbox {
+  /** Replies being sent or waiting to be, to this peer. */
+  queued: number
+  /** Settles when the last of them has gone out. */
+  tail: Promise<void>
+}
+
+const macrotask = () => new Promise<void>((r) => (typeof setImmediate === 'function' ? setImmediate(r) : setTimeout(r, 0)))
+
 /**
- * Connects a SyncSession to a Transport: every frame in goes through `session.handle`, every
- * reply goes out, one message at a time (so the replicas see one step at a time), and
- * `syncSpace` runs one full round with one remote, returning its round trips and bytes each way.
+ * Connects a SyncSession to a Transport: every frame in goes through `session.respond`, one
+ * message at a time (so the replicas see one step at a time), yielding to the event loop every
+ * `messagesPerYield` messages; and `syncSpace` runs one full round with one remote, returning
+ * its round trips and bytes each way.
+ *
+ * Replies stream out under the transport's backpressure: each peer has an outbox that sends its
+ * replies in order, pulling the next message of a reply only when the transport has taken the
+ * previous one (`drain`). A reply that can go out at once is sent before the next message is
+ * handled (in the simulator, always); one that has to wait for its peer continues in the
+ * outbox while other messages are handled, so a slow peer slows only its own replies. At most
+ * `maxQueuedReplies` replies wait per peer (past that the peer's messages are dropped and
+ * counted), and a reply its peer has taken nothing of for `sendStallMs` is abandoned.
  */
 export class SyncDriver {
   private chain: Promise<unknown> = Promise.resolve()
+  private readonly outboxes = new Map<string, Outbox>()
+  private handled = 0
+  /** Replies abandoned because their peer stopped taking bytes. */
+  sendStalls = 0
   private readonly pending = new Map<string, Pending>()
   private readonly authWaiters = new Map<string, Array<() => void>>()
   private closed = false
@@ -56,8 +85,8 @@ export class SyncDriver {
       this.authWaiters.delete(peer)
       ws?.forEach((w) => w())
     }
-    transport.onMessage((from, bytes) => this.fire(async () => this.sendAll(await session.handle(from, bytes))))
-    transport.onPeerUp((peer) => this.fire(() => this.sendAll(session.peerUp(peer))))
+    transport.onMessage((from, bytes) => this.fire(() => this.receive(from, bytes)))
+    transport.onPeerUp((peer) => this.fire(() => this.post(peer, session.peerUp(peer))))
     transport.onPeerDown((peer) => this.fire(() => session.peerDown(peer)))
   }
 
@@ -77,6 +106,86 @@ export class SyncDriver {
       c = this.chain
       await c
     } while (c !== this.chain)
+  }
+
+  /** Settles when nothing is queued and every reply has gone out. */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.drain()
+      const tails = [...this.outboxes.values()].map((b) => b.tail)
+      if (!tails.length) return
+      await Promise.all(tails)
+    }
+  }
+
+  private async receive(from: string, bytes: Uint8Array) {
+    if (++this.handled % PEER_LIMITS.messagesPerYield === 0) await (this.opts.timer.yield?.() ?? macrotask())
+    if ((this.outboxes.get(from)?.queued ?? 0) > PEER_LIMITS.maxQueuedReplies) {
+      // The peer keeps asking while it does not take our replies: drop, counted.
+      const c = this.opts.session.countersOf(from)
+      c.dropped.busy = (c.dropped.busy ?? 0) + 1
+      return
+    }
+    await this.post(from, await this.opts.session.respond(from, bytes))
+  }
+
+  /**
+   * Queues a reply in the peer's outbox. Settles once it has gone out, or as soon as it has to
+   * wait for the peer (it then goes on in the outbox), or at once when other replies to the
+   * peer are ahead of it.
+   */
+  private post(peer: string, out: AsyncIterable<Outgoing> | Outgoing[]): Promise<void> {
+    let box = this.outboxes.get(peer)
+    if (!box) this.outboxes.set(peer, (box = { queued: 0, tail: Promise.resolve() }))
+    const b = box
+    b.queued++
+    let handOff!: () => void
+    const handed = new Promise<void>((r) => (handOff = r))
+    const run = async () => {
+      try {
+        await this.pump(peer, out, handOff)
+      } catch (err) {
+        this.lastError = err
+      } finally {
+        b.queued--
+        handOff()
+        if (b.queued === 0 && this.outboxes.get(peer) === b) this.outboxes.delete(peer)
+      }
+    }
+    const first = b.queued === 1
+    b.tail = first ? run() : b.tail.then(run)
+    return first ? handed : Promise.resolve()
+  }
+
+  /** Sends a reply's messages as the transport takes them; stops at the first failure. */
+  private async pump(peer: string, out: AsyncIterable<Outgoing> | Outgoing[], blocked: () => void) {
+    for await (const o of out) {
+      try {
+        this.opts.transport.send(o.to, o.bytes)
+      } catch (err) {
+        if (!(err instanceof TransportError)) throw err
+        this.sendFailures++
+        return
+      }
+      const wait = this.opts.transport.drain?.(o.to)
+      if (!wait) continue
+      blocked()
+      if (!(await this.within(wait, PEER_LIMITS.sendStallMs))) {
+        this.sendStalls++
+        return
+      }
+    }
+  }
+
+  /** True when `p` resolves within `ms`; false when it rejects or the time passes first. */
+  private within(p: Promise<void>, ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const cancel = this.opts.timer.after(ms, () => resolve(false))
+      p.then(
+        () => (cancel(), resolve(true)),
+        () => (cancel(), resolve(false)),
+      )
+    })
   }
 
   /** Runs `fn` after everything queued before it; the result promise settles when it has run. */
@@ -110,8 +219,38 @@ export class SyncDriver {
       this.enqueue(async () => void (await this.openNow(peer, spaceId)).done.then(resolve)).catch((err) => (this.lastError = err))
     })
     this.authWaiters.set(peer, list)
-    await this.enqueue(() => this.sendAll(this.opts.session.challenge(peer)))
+    await this.enqueue(() => this.post(peer, this.opts.session.challenge(peer)))
     return { done }
+  }
+
+  /** Authenticates the link to a peer if it has not yet; false when its answer does not come in time. */
+  authenticate(peer: string): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false)
+    if (this.opts.session.identityOf(peer)) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      let waiting = true
+      const cancel = this.opts.timer.after(this.opts.timeoutMs ?? 10_000, () => {
+        if (waiting) resolve(false)
+        waiting = false
+      })
+      const list = this.authWaiters.get(peer) ?? []
+      list.push(() => {
+        if (!waiting) return
+        waiting = false
+        cancel()
+        resolve(true)
+      })
+      this.authWaiters.set(peer, list)
+      this.enqueue(() => this.post(peer, this.opts.session.challenge(peer))).catch((err) => (this.lastError = err))
+    })
+  }
+
+  /**
+   * Whether a round about the space may open with the peer (its account may read it at our ACL
+   * state); undefined while the peer has not authenticated.
+   */
+  mayOpen(peer: string, spaceId: string): Promise<boolean | undefined> {
+    return this.opts.session.mayOpen(peer, spaceId)
   }
 
   /** One full round with `peer` about `spaceId` (authenticating the link first if needed). */
@@ -122,7 +261,7 @@ export class SyncDriver {
   private async openNow(peer: string, spaceId: string): Promise<{ done: Promise<RoundResult> }> {
     const opened = await this.opts.session.open(peer, spaceId)
     if ('error' in opened) {
-      this.sendAll(opened.out)
+      await this.post(peer, opened.out)
       return { done: Promise.resolve(empty(opened.error)) }
     }
     const k = key(peer, opened.req)
@@ -134,7 +273,7 @@ export class SyncDriver {
       })
       this.pending.set(k, p)
     })
-    this.sendAll(opened.out)
+    await this.post(peer, opened.out)
     return { done }
   }
 
@@ -162,16 +301,7 @@ export class SyncDriver {
     })
   }
 
-  private sendAll(out: Outgoing[]) {
-    for (const o of out) {
-      try {
-        this.opts.transport.send(o.to, o.bytes)
-      } catch (err) {
-        if (!(err instanceof TransportError)) throw err
-        this.sendFailures++
-      }
-    }
-  }
+
 }
 
 const key = (peer: string, req: number) => `${peer}\u0000${req}`

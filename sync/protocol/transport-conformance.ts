@@ -114,6 +114,29 @@ export function runTransportConformance(name: string, setup: () => Promise<Trans
       expect(rb.frames).toEqual([])
     })
 
+    it('backpressure: a sender that waits for drain gets a burst far past any buffer through, whole and in order', async () => {
+      const { fx, ra, rb } = await linked()
+      const frame = Math.min(fx.a.maxFrameBytes, 1024 * 1024)
+      const n = 40
+      let waits = 0
+      for (let i = 0; i < n; i++) {
+        fx.a.send(fx.b.peerId, pattern(frame, i + 1))
+        const d = fx.a.drain?.(fx.b.peerId)
+        if (!d) continue
+        waits++
+        let drained = false
+        void d.then(() => (drained = true))
+        while (!drained) await fx.settle()
+      }
+      while (rb.frames.length < n && rb.downs.length === 0 && ra.downs.length === 0) await fx.settle()
+      expect(ra.downs).toEqual([])
+      expect(rb.downs).toEqual([])
+      expect(rb.frames).toHaveLength(n)
+      if (fx.a.ordered) for (let i = 0; i < n; i++) expect(bytesEqual(rb.frames[i].bytes, pattern(frame, i + 1))).toBe(true)
+      // A transport with backpressure asked the sender to wait at least once for 40 MiB.
+      if (fx.a.drain) expect(waits).toBeGreaterThan(0)
+    })
+
     it('refuses frames to a peer that is not up', async () => {
       const { fx } = await linked()
       expect(code(() => fx.a.send('no-such-peer', new Uint8Array(1)))).toBe('peer_unavailable')

@@ -12,6 +12,11 @@
  * - A frame delivered by `onMessage(from, bytes)` was sent by the transport peer `from` (a
  *   secure transport, such as libp2p with Noise, authenticates the link; the sync session then
  *   binds an account to it). The bytes belong to the handler.
+ * - `drain(peer)` is backpressure: undefined while the bytes queued to the peer (sent, not yet
+ *   taken by the network) are below the transport's watermark, else a promise that resolves
+ *   once they fall below it, or settles (either way) when the link goes down or the transport
+ *   closes. A sender that waits for it before sending more never holds more than about the
+ *   watermark plus one frame in the transport's queue, and never overflows it.
  * - When `ordered` is true, frames on one link arrive in the order sent.
  * - `onPeerUp(peer)` fires when a link to `peer` is usable, `onPeerDown(peer)` when it is gone;
  *   each up is followed by at most one down before the next up.
@@ -28,6 +33,8 @@ export interface Transport {
   /** Whether frames on one link arrive in the order sent. */
   readonly ordered: boolean
   send(peer: string, bytes: Uint8Array): void
+  /** Backpressure (see the contract above); a transport without it may leave it out. */
+  drain?(peer: string): Promise<void> | undefined
   onMessage(handler: (from: string, bytes: Uint8Array) => void | Promise<void>): void
   onPeerUp(handler: (peer: string) => void | Promise<void>): void
   onPeerDown(handler: (peer: string) => void | Promise<void>): void

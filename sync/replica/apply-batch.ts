@@ -250,6 +250,8 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
   /** Ids applied or held by this batch, in order; parked changes waiting for them wake up. */
   const arrived = b.applied
   let woken = 0
+  /** Who sent each parked change this batch woke (it parks again under its own origin). */
+  const origins = new Map<string, string>()
   b.addPending(verified)
   // ACL records first (changes cite them), then arrival order, which is causal whenever the
   // sender walked its DAG parents first (head sync does). Whatever came ahead of a parent
@@ -296,10 +298,10 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
       }
     }
     // Parked changes waiting for what this batch applied or held get another try.
-    let wake = s.parked.wake(arrived, woken)
+    let wake = s.parked.wake(arrived, woken, origins)
     woken = arrived.length
     if (b.heldIds.length) {
-      wake = wake.concat(s.parked.wake(b.heldIds))
+      wake = wake.concat(s.parked.wake(b.heldIds, 0, origins))
       b.heldIds.length = 0
     }
     if (wake.length === 0) break
@@ -311,7 +313,9 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
   const missing = new Set<string>()
   for (const c of queue) {
     const waits = missingDeps(s, c)
-    if (!opts.local) s.parked.park(c, opts.origin ?? '', waits)
+    // A local change never parks (its write fails instead); parked ones it woke park again.
+    const origin = origins.get(c.id) ?? (opts.local ? undefined : (opts.origin ?? ''))
+    if (origin !== undefined) s.parked.park(c, origin, waits)
     for (const m of waits) missing.add(m)
   }
   report.missing = [...missing].sort()

@@ -73,8 +73,11 @@ export class ParkedChanges {
     }
   }
 
-  /** Removes and returns the parked changes waiting for any of `ids[from..]`, to be tried again. */
-  wake(ids: readonly string[], from = 0): Change[] {
+  /**
+   * Removes and returns the parked changes waiting for any of `ids[from..]`, to be tried again;
+   * `origins` learns who sent each, so one parked again is charged to its sender.
+   */
+  wake(ids: readonly string[], from: number, origins: Map<string, string>): Change[] {
     if (this.byId.size === 0) return NONE
     let out: Change[] | undefined
     for (let i = from; i < ids.length; i++) {
@@ -85,6 +88,7 @@ export class ParkedChanges {
         if (!p) continue
         this.examined++
         this.remove(pid, p)
+        origins.set(pid, p.origin)
         ;(out ??= []).push(p.c)
       }
     }

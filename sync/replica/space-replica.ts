@@ -213,6 +213,11 @@ export class SpaceReplica {
     return this.s.hasChange(c)
   }
 
+  /** Bytes of parked changes charged to `origin` (see `ingest`). */
+  parkedBytesFrom(origin: string): number {
+    return this.s.parked.bytesFrom(origin)
+  }
+
   /** Sizes of the replica's bounded in-memory sets. */
   memory(): ReplicaMemory {
     const { parked, derived, records } = this.s

@@ -6,7 +6,9 @@ import type { Json, JsonObject, Op } from '../crdt/ops.ts'
 import type { StorageAdapter } from '../storage/adapter.ts'
 import { derivedRoot } from '../dag/change.ts'
 import { encodeAclRecord } from '../acl/records.ts'
-import { SpaceEngine } from './space-engine.ts'
+import { Emitter } from '../core/emitter.ts'
+import { SpaceEngine, type SpaceChange, type SpaceOptions } from './space-engine.ts'
+import { ModuleSet, type AnyModule } from './module.ts'
 import { Devices } from './devices.ts'
 import { AccountScopedValues } from './scoped-values.ts'
 import { instant, recordDoc, type Doc } from './rows.ts'
@@ -36,6 +38,26 @@ export interface AccountEngineDeps {
   crypto: CryptoProvider
   env: Env
   accountKey: KeyPair
+  /** The modules every space of the account runs (sync/modules/index.ts has the release's list). */
+  modules?: ModuleSet | readonly AnyModule[]
+}
+
+/**
+ * What an account announces (`account.events`), in one typed emitter: every held space's
+ * changes and ACL moves (tech space included), spaces opening, and the daemon's sync status and
+ * processes (node/daemon feeds those two; the engine itself has no network).
+ */
+export interface AccountEvents {
+  /** Object rows and records of a held space moved (SpaceEvents `change`). */
+  change: { space: SpaceEngine; change: SpaceChange }
+  /** A held space's ACL moved: members, roles or keys. */
+  members: { space: SpaceEngine; versionId: string }
+  /** Spaces opened here: created, or listed or sent by another device (sync them). */
+  spacesOpened: { spaceIds: string[] }
+  /** A space's sync status may have changed (node/daemon/sync-status.ts). */
+  syncStatus: { spaceId: string }
+  /** A long-running process started or ended (node/daemon/processes.ts). */
+  process: { id: string; kind: string; phase: 'start' | 'end' }
 }
 
 /** A row of the tech space's `spaces` dataset: one per space the account knows. */
@@ -57,29 +79,45 @@ interface SpaceRow {
 export class AccountEngine {
   readonly accountId: string
   readonly devices: Devices
-  /** Account- and local-scope property values of every space (pass to TypesService.for). */
+  /** Account- and local-scope property values of every space (each space's TypesService holds it). */
   readonly scopedValues: AccountScopedValues
   private readonly spaces = new Map<string, SpaceEngine>()
+  readonly events = new Emitter<AccountEvents>()
 
   private constructor(
     private readonly deps: AccountEngineDeps,
     readonly tech: SpaceEngine,
     private readonly techObjectId: string,
+    readonly modules: ModuleSet,
   ) {
     this.accountId = identityOf(deps.accountKey.publicKey)
     this.devices = new Devices(tech, techObjectId, deps.env)
     this.scopedValues = new AccountScopedValues(tech, techObjectId, deps.storage)
+    this.forward(tech)
+  }
+
+  /** Feeds the account's emitter from a space's (once per opened space). */
+  private forward(space: SpaceEngine) {
+    space.events.on('change', (change) => this.events.emit('change', { space, change }))
+    space.events.on('members', (e) => this.events.emit('members', { space, versionId: e.versionId }))
+  }
+
+  /** Registers a space engine just opened or created here. */
+  private hold(space: SpaceEngine) {
+    this.spaces.set(space.spaceId, space)
+    this.forward(space)
   }
 
   static async open(deps: AccountEngineDeps): Promise<AccountEngine> {
     const replicaDeps = { storage: deps.storage, crypto: deps.crypto, env: deps.env }
     // The tech space is derived from the account: every device computes the same id.
-    const tech = await SpaceEngine.create(replicaDeps, deps.accountKey, { seed: TECH_SPACE_SEED })
-    const techObjectId = await tech.replica.createObject({ seed: TECH_ACCOUNT_SEED })
-    const engine = new AccountEngine(deps, tech, techObjectId)
+    const modules = ModuleSet.of(deps.modules)
+    const tech = await SpaceEngine.create(replicaDeps, deps.accountKey, { seed: TECH_SPACE_SEED, modules })
+    const techObjectId = await tech.createTree({ seed: TECH_ACCOUNT_SEED })
+    const engine = new AccountEngine(deps, tech, techObjectId, modules)
     await engine.followSpaceRows()
     // Another device of this account may add or delete spaces: follow the tech space's rows.
-    tech.onChange((c) => {
+    tech.events.on('change', (c) => {
       if (c.records.get(techObjectId)?.has(TECH_DS.spaces) || c.reloaded.has(techObjectId)) {
         engine.following = engine.following.then(() => engine.followSpaceRows()).catch(() => undefined)
       }
@@ -88,7 +126,6 @@ export class AccountEngine {
   }
 
   private following: Promise<void> = Promise.resolve()
-  private readonly spaceListeners = new Set<(spaceIds: string[]) => void>()
 
   /** Opens every listed space not open yet (empty until sync fills it), drops deleted ones. */
   private async followSpaceRows() {
@@ -107,13 +144,7 @@ export class AccountEngine {
   }
 
   private announce(spaceIds: string[]) {
-    for (const l of this.spaceListeners) l(spaceIds)
-  }
-
-  /** Told when spaces open here: created, or listed or sent by another device (sync them). */
-  onSpacesOpened(fn: (spaceIds: string[]) => void): () => void {
-    this.spaceListeners.add(fn)
-    return () => this.spaceListeners.delete(fn)
+    this.events.emit('spacesOpened', { spaceIds })
   }
 
   /** Every space this account holds open, the tech space first. */
@@ -145,6 +176,11 @@ export class AccountEngine {
     return { storage: this.deps.storage, crypto: this.deps.crypto, env: this.deps.env }
   }
 
+  /** How every space of this account opens: its modules and scoped value store. */
+  private get spaceOptions(): SpaceOptions {
+    return { modules: this.modules, scopedValues: this.scopedValues }
+  }
+
   // ------------------------------------------------------------------ profile
 
   async profile(): Promise<{ name: string; description: string; iconCid: string }> {
@@ -159,14 +195,14 @@ export class AccountEngine {
       ops.push(v === '' ? { op: 'unset', ds: TECH_DS.profile, id: PROFILE_RECORD, path: k } : { op: 'set', ds: TECH_DS.profile, id: PROFILE_RECORD, path: k, value: v })
     }
     if (ops.length === 0) throw new SvcError('request.missing_field', 'give at least one of name, description, iconCid')
-    await this.tech.replica.write(this.techObjectId, ops)
+    await this.tech.write(this.techObjectId, ops)
   }
 
   // ------------------------------------------------------------------ spaces
 
   async createSpace(opts: { name: string; description?: string; iconCid?: string }): Promise<SpaceInfo> {
-    const engine = await SpaceEngine.create(this.replicaDeps, this.deps.accountKey, opts)
-    this.spaces.set(engine.spaceId, engine)
+    const engine = await SpaceEngine.create(this.replicaDeps, this.deps.accountKey, { ...opts, ...this.spaceOptions })
+    this.hold(engine)
     this.announce([engine.spaceId])
     await this.writeRow({ spaceId: engine.spaceId, spaceType: 'svc.space', derived: false, createdAt: instant(this.deps.env.now()) })
     return this.info(engine.spaceId)
@@ -215,7 +251,7 @@ export class AccountEngine {
       ...Object.entries(set).map(([k, v]): Op => ({ op: 'set', ds: TECH_DS.settings, id: spaceId, path: k, value: v })),
       ...unset.map((k): Op => ({ op: 'unset', ds: TECH_DS.settings, id: spaceId, path: k })),
     ]
-    await this.tech.replica.write(this.techObjectId, ops)
+    await this.tech.write(this.techObjectId, ops)
   }
 
   /** Sticky tombstone; derived spaces cannot be deleted. */
@@ -223,7 +259,7 @@ export class AccountEngine {
     const row = await this.spaceRow(spaceId)
     if (!row || rowStatus(row) === 'deleted') throw new SvcError('space.not_found', 'space not found', { spaceId })
     if (row.derived) throw new SvcError('space.derived_undeletable', 'a derived space cannot be deleted', { spaceId })
-    await this.tech.replica.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: spaceId, path: 'deletedAt', value: instant(this.deps.env.now()) }])
+    await this.tech.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: spaceId, path: 'deletedAt', value: instant(this.deps.env.now()) }])
     this.spaces.delete(spaceId)
   }
 
@@ -245,8 +281,8 @@ export class AccountEngine {
     const row = await this.spaceRow(spaceId)
     if (row && rowStatus(row) === 'deleted') throw new SvcError('space.deleted', 'this space was deleted', { spaceId })
     if (!this.spaces.has(spaceId)) {
-      const engine = await SpaceEngine.create(this.replicaDeps, this.deps.accountKey, { seed: derivedSpaceSeed(name), name })
-      this.spaces.set(engine.spaceId, engine)
+      const engine = await SpaceEngine.create(this.replicaDeps, this.deps.accountKey, { seed: derivedSpaceSeed(name), name, ...this.spaceOptions })
+      this.hold(engine)
       this.announce([engine.spaceId])
     }
     if (!row) await this.writeRow({ spaceId, spaceType: 'svc.space', derived: true, derivedName: name, createdAt: instant(0) })
@@ -285,12 +321,12 @@ export class AccountEngine {
   }
 
   private async writeRow(row: SpaceRow) {
-    await this.tech.replica.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: row.spaceId, path: '', value: row as unknown as JsonObject }])
+    await this.tech.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: row.spaceId, path: '', value: row as unknown as JsonObject }])
   }
 
   private async openSpace(spaceId: string) {
     if (this.spaces.has(spaceId)) return
-    this.spaces.set(spaceId, await SpaceEngine.open(this.replicaDeps, spaceId, this.deps.accountKey))
+    this.hold(await SpaceEngine.open(this.replicaDeps, spaceId, this.deps.accountKey, this.spaceOptions))
   }
 
   private async infoOf(row: SpaceRow): Promise<SpaceInfo> {

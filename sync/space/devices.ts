@@ -18,11 +18,11 @@ export class Devices {
     const cur = await this.tech.replica.getRecord(this.techObjectId, TECH_DS.devices, deviceId)
     const now = instant(this.env.now())
     if (!cur || cur.value === undefined) {
-      await this.tech.replica.write(this.techObjectId, [
+      await this.tech.write(this.techObjectId, [
         { op: 'set', ds: TECH_DS.devices, id: deviceId, path: '', value: { deviceId, name: name ?? `device ${deviceId.slice(-6)}`, createdAt: now, lastSeen: now } },
       ])
     } else {
-      await this.tech.replica.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.devices, id: deviceId, path: 'lastSeen', value: now }])
+      await this.tech.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.devices, id: deviceId, path: 'lastSeen', value: now }])
     }
   }
 
@@ -44,7 +44,7 @@ export class Devices {
   async rename(deviceId: string, name: string): Promise<void> {
     const d = await this.get(deviceId)
     if (d.pruned) throw new SvcError('device.pruned', 'this device was removed from the account', { deviceId })
-    await this.tech.replica.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.devices, id: deviceId, path: 'name', value: name }])
+    await this.tech.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.devices, id: deviceId, path: 'name', value: name }])
   }
 
   /** Removes another device from the account's device list (not this one). */
@@ -52,6 +52,6 @@ export class Devices {
     if (deviceId === self) throw new SvcError('device.self_delete', 'a device cannot remove itself', { deviceId })
     const d = await this.get(deviceId)
     if (d.pruned) throw new SvcError('device.pruned', 'this device was already removed', { deviceId })
-    await this.tech.replica.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.devices, id: deviceId, path: 'prunedAt', value: instant(this.env.now()) }])
+    await this.tech.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.devices, id: deviceId, path: 'prunedAt', value: instant(this.env.now()) }])
   }
 }

@@ -71,14 +71,12 @@ export function watchDirectory(account: AccountEngine, emit: (frame: IdentitiesF
   let prev: Map<string, IdentityInfo> | undefined
   let timer: ReturnType<typeof setTimeout> | undefined
   let stopped = false
-  const offs = new Map<SpaceEngine, () => void>()
   const schedule = () => {
     if (!stopped && !timer) timer = setTimeout(() => void run(), SETTLE_MS)
   }
   const run = async () => {
     timer = undefined
     try {
-      for (const space of await heldSpaces(account)) if (!offs.has(space)) offs.set(space, space.onChange(schedule))
       const next = await identityDirectory(account)
       if (stopped) return
       if (prev) {
@@ -96,11 +94,12 @@ export function watchDirectory(account: AccountEngine, emit: (frame: IdentitiesF
       // The account is being torn down; the stream closes with it.
     }
   }
-  offs.set(account.tech, account.tech.onChange(schedule))
+  // Every held space, tech included, and spaces opened later: the account forwards them all.
+  const offs = [account.events.on('change', schedule), account.events.on('members', schedule)]
   void run()
   return () => {
     stopped = true
     clearTimeout(timer)
-    for (const off of offs.values()) off()
+    for (const off of offs) off()
   }
 }

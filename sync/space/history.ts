@@ -9,8 +9,12 @@ import { applyToRecord, type MergePolicy, type RecordState } from '../crdt/recor
 import type { SpaceReplica } from '../replica/space-replica.ts'
 import { instant } from './rows.ts'
 
-/** Datasets whose changes version history leaves out (spec: chat keeps no history). */
-export const NO_HISTORY_DATASETS = new Set(['chat_messages'])
+/**
+ * Datasets whose changes version history leaves out when none is given: chat's (spec: chat
+ * keeps no history). A space's History takes its modules' (ModuleSet.keepsHistory).
+ */
+export const NO_HISTORY_DATASETS: ReadonlySet<string> = new Set(['chat_messages'])
+const keepsDefault = (ds: string) => !NO_HISTORY_DATASETS.has(ds)
 
 export const HISTORY_LIMITS = {
   defaultLimit: DEFAULT_HISTORY_LIMIT,
@@ -79,7 +83,12 @@ export class History {
   /** Per cached (or loading) tree, change ids committed since it was read. */
   private readonly pending = new Map<string, Set<string>>()
 
-  constructor(private readonly replica: SpaceReplica, private readonly policy: MergePolicy) {
+  constructor(
+    private readonly replica: SpaceReplica,
+    private readonly policy: MergePolicy,
+    /** Whether a dataset's changes are part of history (modules may keep theirs out). */
+    readonly keeps: (ds: string) => boolean = keepsDefault,
+  ) {
     replica.addCommitListener((info) => {
       for (const t of info.rebuiltTrees) this.forget(t)
       for (const t of info.treeIds) {
@@ -175,7 +184,7 @@ export class History {
     let i = start
     for (; i < list.length && out.length <= limit; i++) {
       const d = list[i]
-      const entry = toEntry(d)
+      const entry = toEntry(d, this.keeps)
       if (!matches(entry, d, q)) continue
       const prev = out[out.length - 1]
       if (q.coalesce && prev && last && last.author === d.author && Math.abs(last.timestamp - d.timestamp) <= window) {
@@ -280,7 +289,7 @@ export class History {
           break
         }
         if (dataset !== undefined && op.ds !== dataset) continue
-        if (NO_HISTORY_DATASETS.has(op.ds)) continue
+        if (!this.keeps(op.ds)) continue
         const id = resolveId(op.id, d.id)
         let recs = states.get(op.ds)
         if (!recs) states.set(op.ds, (recs = new Map()))
@@ -301,13 +310,13 @@ function newestFirst(a: Decoded, b: Decoded): number {
 const resolveId = (id: string, changeId: string) => (id === CHANGE_DERIVED_ID ? propertyIdSync(changeId) : id)
 const valueOf = (st: RecordState | undefined): Json | null => (st && !st.deleted && st.value !== undefined ? st.value : null)
 
-function toEntry(d: Decoded): HistoryEntry {
+function toEntry(d: Decoded, keeps: (ds: string) => boolean): HistoryEntry {
   const datasets = new Set<string>()
   const recordIds: Array<{ dataset: string; id: string }> = []
   const seen = new Set<string>()
   for (const op of d.ops) {
     if (op.op === 'deleteObject') continue
-    if (NO_HISTORY_DATASETS.has(op.ds)) continue
+    if (!keeps(op.ds)) continue
     datasets.add(op.ds)
     const id = resolveId(op.id, d.id)
     const k = `${op.ds}\u0000${id}`

@@ -44,7 +44,7 @@ export class AccountScopedValues implements ScopedValueStore {
     private readonly techObjectId: string,
     private readonly storage: StorageAdapter,
   ) {
-    this.off = tech.onChange((c) => this.followTech(c))
+    this.off = tech.events.on('change', (c) => this.followTech(c))
   }
 
   set(key: ScopedKey, value: Json | null): Promise<void> {
@@ -72,7 +72,7 @@ export class AccountScopedValues implements ScopedValueStore {
           } else if (value === null) batch.dels.push({ store: LOCAL_VALUES_STORE, key: localKey(k) })
           else batch.puts.push({ store: LOCAL_VALUES_STORE, key: localKey(k), value: AccountScopedValues.encoder.encode(JSON.stringify(value)) })
         }
-        if (ops.length) await this.tech.replica.write(this.techObjectId, ops)
+        if (ops.length) await this.tech.write(this.techObjectId, ops)
         if (batch.puts.length || batch.dels.length) await this.storage.commit(batch)
         const cached = this.cache.get(spaceId)
         if (cached) for (const [k, value] of list) cached.put(k.scope, k.objectId, k.typeKey, k.propId, value === null ? undefined : structuredClone(value))

@@ -8,6 +8,18 @@ import type { CommitInfo, WriteResult } from '../replica/types.ts'
 import { InMemoryIndex, type QuerySource } from '../query/source.ts'
 import { objectRowDoc, recordDoc, isJsonObject, asStringArray, type Doc } from './rows.ts'
 import { BUILTIN_TYPE_IDS, ROW_DS, ROW_ID, SPACE_INDEX_SEED, spacePolicy } from './schema.ts'
+import { Emitter } from '../core/emitter.ts'
+import type { Env } from '../core/env.ts'
+import { ModuleSet, type AnyModule } from './module.ts'
+import { SpaceServices } from './services.ts'
+import type { ScopedValueStore } from './types/index.ts'
+
+/** How a space opens: the account's modules and its store of account- and local-scope values. */
+export interface SpaceOptions {
+  modules?: ModuleSet | readonly AnyModule[]
+  /** Default: an in-memory store (a bare engine, as in tests). */
+  scopedValues?: ScopedValueStore
+}
 
 export interface ModifyBody {
   objectId: string
@@ -29,6 +41,14 @@ export interface SpaceChange {
   rowOps: Map<string, Array<{ type: '$set' | '$unset'; path: string; value?: unknown }>>
 }
 
+/** What a space engine announces (`engine.events`); the account engine forwards them all. */
+export interface SpaceEvents {
+  /** Object rows and records moved (after the object index caught up and module hooks ran). */
+  change: SpaceChange
+  /** The space's ACL moved (members, roles, keys): `versionId` is the commit's. */
+  members: { versionId: string }
+}
+
 /**
  * One space as the API sees it: the replica plus the object index (every live object row,
  * kept current from commits) and the rules of objects and the data plane. Routes call these
@@ -42,40 +62,54 @@ export class SpaceEngine {
    * paths that equality filters keep using get an index on demand (OBJECT_AUTO_INDEX).
    */
   private readonly rows = new InMemoryIndex(OBJECT_INDEX_PATHS, [], { autoIndex: OBJECT_AUTO_INDEX })
-  private readonly listeners = new Set<(c: SpaceChange) => void>()
+  /** Changes and ACL moves, in commit order (live feeds, the directory and the account listen). */
+  readonly events = new Emitter<SpaceEvents>()
   private feed: Promise<void> = Promise.resolve()
+  /** The space's services (types, bundles, one per module), built when the space opens. */
+  readonly services: SpaceServices
 
-  private constructor(readonly replica: SpaceReplica, spaceIndexObjectId: string) {
+  private constructor(
+    readonly replica: SpaceReplica,
+    spaceIndexObjectId: string,
+    readonly modules: ModuleSet,
+    /** Clock and randomness of this space's services (a simulated peer passes its own). */
+    readonly env: Env,
+    scopedValues?: ScopedValueStore,
+  ) {
     this.spaceIndexObjectId = spaceIndexObjectId
+    this.services = new SpaceServices(this, modules, scopedValues)
   }
 
-  static depsWithPolicy(deps: ReplicaDeps): ReplicaDeps {
-    return { ...deps, policy: spacePolicy }
+  /** The replica's deps with the merge pins of the space layer and of the modules. */
+  static depsWithPolicy(deps: ReplicaDeps, modules: ModuleSet): ReplicaDeps {
+    return { ...deps, policy: modules.policy(spacePolicy) }
   }
 
   /** Creates a space (owned by `owner`) with its space-index object. `seed` derives it. */
-  static async create(deps: ReplicaDeps, owner: KeyPair, opts: { seed?: string; name?: string; description?: string; iconCid?: string } = {}): Promise<SpaceEngine> {
-    const replica = await SpaceReplica.create(SpaceEngine.depsWithPolicy(deps), owner, { seed: opts.seed })
-    const engine = await SpaceEngine.attach(replica)
+  static async create(deps: ReplicaDeps, owner: KeyPair, opts: { seed?: string; name?: string; description?: string; iconCid?: string } & SpaceOptions = {}): Promise<SpaceEngine> {
+    const modules = ModuleSet.of(opts.modules)
+    const replica = await SpaceReplica.create(SpaceEngine.depsWithPolicy(deps, modules), owner, { seed: opts.seed })
+    const engine = await SpaceEngine.attach(replica, modules, deps.env, opts.scopedValues)
     const core: JsonObject = { types: ['spaceIndex'] }
     if (opts.name !== undefined) core.name = opts.name
     if (opts.description !== undefined) core.description = opts.description
     if (opts.iconCid !== undefined) core.icon = opts.iconCid
-    await replica.write(engine.spaceIndexObjectId, Object.entries(core).map(([k, v]) => ({ op: 'set', ds: ROW_DS, id: ROW_ID, path: `core.${k}`, value: v })))
+    await engine.write(engine.spaceIndexObjectId, Object.entries(core).map(([k, v]) => ({ op: 'set', ds: ROW_DS, id: ROW_ID, path: `core.${k}`, value: v })))
     return engine
   }
 
-  static async open(deps: ReplicaDeps, spaceId: string, me: KeyPair): Promise<SpaceEngine> {
-    return SpaceEngine.attach(await SpaceReplica.open(SpaceEngine.depsWithPolicy(deps), spaceId, me))
+  static async open(deps: ReplicaDeps, spaceId: string, me: KeyPair, opts: SpaceOptions = {}): Promise<SpaceEngine> {
+    const modules = ModuleSet.of(opts.modules)
+    return SpaceEngine.attach(await SpaceReplica.open(SpaceEngine.depsWithPolicy(deps, modules), spaceId, me), modules, deps.env, opts.scopedValues)
   }
 
-  private static async attach(replica: SpaceReplica): Promise<SpaceEngine> {
+  private static async attach(replica: SpaceReplica, modules: ModuleSet, env: Env, scopedValues?: ScopedValueStore): Promise<SpaceEngine> {
     // The space index is derived: its id is known before the space's content has arrived.
     const indexId = derivedObjectId(replica.spaceId, SPACE_INDEX_SEED)
     if (replica.known && !replica.treeMeta(indexId)) await replica.createObject({ seed: SPACE_INDEX_SEED })
     // Not known yet (sync fills it): its index root is accepted when it arrives.
     else if (!replica.treeMeta(indexId)) await replica.expectDerived(SPACE_INDEX_SEED)
-    const e = new SpaceEngine(replica, indexId)
+    const e = new SpaceEngine(replica, indexId, modules, env, scopedValues)
     for (const t of replica.treeIds()) await e.refreshRow(t)
     // Commits are announced in order: each waits for the previous one's row refresh.
     replica.addCommitListener((info) => {
@@ -86,6 +120,29 @@ export class SpaceEngine {
 
   get spaceId() {
     return this.replica.spaceId
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  /**
+   * Writes merge ops to an object as one change. Resolves once the change is readable
+   * everywhere: stored, in the object index, seen by the modules' commit hooks and announced
+   * to live feeds (a caller never needs `settled()` after its own write). Not for use inside a
+   * commit hook or change listener awaiting it (it would wait for itself).
+   */
+  async write(objectId: string, ops: Op[], traceIds?: string[]): Promise<WriteResult> {
+    return this.readable(await this.replica.write(objectId, ops, traceIds))
+  }
+
+  /** Creates an object's tree (`seed` derives its id); resolves once readable, like `write`. */
+  async createTree(opts: { seed?: string } = {}): Promise<string> {
+    return this.readable(await this.replica.createObject(opts))
+  }
+
+  /** `value` once every commit so far (the caller's included) went through the commit feed. */
+  private async readable<T>(value: T): Promise<T> {
+    await this.feed
+    return value
   }
 
   // ------------------------------------------------------------------ space index
@@ -105,7 +162,7 @@ export class SpaceEngine {
       ops.push(v === '' ? { op: 'unset', ds: ROW_DS, id: ROW_ID, path: `core.${k}` } : { op: 'set', ds: ROW_DS, id: ROW_ID, path: `core.${k}`, value: v })
     }
     if (ops.length === 0) throw new SvcError('request.missing_field', 'give at least one of name, description, iconCid')
-    await this.replica.write(this.spaceIndexObjectId, ops)
+    await this.write(this.spaceIndexObjectId, ops)
   }
 
   // ------------------------------------------------------------------ objects
@@ -135,7 +192,7 @@ export class SpaceEngine {
         ops.push({ op: 'set', ds: ROW_DS, id: ROW_ID, path: `${group}.${prop}`, value })
       }
     }
-    await this.replica.write(objectId, ops)
+    await this.write(objectId, ops)
     return objectId
   }
 
@@ -143,7 +200,7 @@ export class SpaceEngine {
   async deleteObject(objectId: string): Promise<WriteResult> {
     this.requireObject(objectId, 'sdk.not_found')
     if (this.replica.treeMeta(objectId)?.derived) throw new SvcError('sdk.not_found', 'derived objects cannot be deleted', { objectId })
-    return this.replica.write(objectId, [{ op: 'deleteObject' }])
+    return this.write(objectId, [{ op: 'deleteObject' }])
   }
 
   objectDoc(objectId: string): Doc | undefined {
@@ -184,12 +241,12 @@ export class SpaceEngine {
   async modify(body: ModifyBody): Promise<WriteResult> {
     this.requireObject(body.objectId)
     if (body.dataset === ROW_DS) throw new SvcError('dataset.unknown', 'the object row is written through the properties routes')
-    return modifyRecords(this.replica, body.objectId, body.dataset, body.records.map((r) => ({ id: r.id, ops: r.ops })), body.traceIds)
+    return this.readable(await modifyRecords(this.replica, body.objectId, body.dataset, body.records.map((r) => ({ id: r.id, ops: r.ops })), body.traceIds))
   }
 
   async deleteRecords(body: { objectId: string; dataset: string; recordIds: string[] }): Promise<WriteResult> {
     this.requireObject(body.objectId)
-    const res = await this.replica.write(body.objectId, body.recordIds.map((id) => ({ op: 'delete' as const, ds: body.dataset, id })))
+    const res = await this.write(body.objectId, body.recordIds.map((id) => ({ op: 'delete' as const, ds: body.dataset, id })))
     res.recordIds = [...body.recordIds]
     return res
   }
@@ -201,19 +258,17 @@ export class SpaceEngine {
       value === null ? { op: 'unset', ds: ROW_DS, id: ROW_ID, path: `${typeKey}.${prop}` } : { op: 'set', ds: ROW_DS, id: ROW_ID, path: `${typeKey}.${prop}`, value },
     )
     if (ops.length === 0) throw new SvcError('request.missing_field', 'give at least one property value')
-    return this.replica.write(objectId, ops)
+    return this.write(objectId, ops)
   }
 
   // ------------------------------------------------------------------ change feed
 
-  /** Resolves once every commit so far has reached the object index and the listeners. */
+  /**
+   * Resolves once every commit so far has reached the object index and the listeners. Writes
+   * through the engine already wait for it; readers need it only after an ingest (sync).
+   */
   settled(): Promise<void> {
     return this.feed
-  }
-
-  onChange(fn: (c: SpaceChange) => void): () => void {
-    this.listeners.add(fn)
-    return () => this.listeners.delete(fn)
   }
 
   private async refreshRow(objectId: string) {
@@ -225,8 +280,12 @@ export class SpaceEngine {
 
   private async onCommit(info: CommitInfo) {
     const change: SpaceChange = { versionId: info.versionId, objects: new Set(), records: new Map(), reloaded: new Set(info.rebuiltTrees), rowOps: new Map() }
+    let acl = false
     for (const t of info.treeIds) {
-      if (t === this.spaceId) continue
+      if (t === this.spaceId) {
+        acl = true
+        continue
+      }
       const meta = this.replica.treeMeta(t)
       if (meta?.deleted || info.rebuiltTrees.includes(t)) change.objects.add(t)
     }
@@ -243,7 +302,10 @@ export class SpaceEngine {
       perDs.set(r.id, r.ops)
     }
     for (const o of change.objects) await this.refreshRow(o)
-    for (const l of this.listeners) l(change)
+    // Module hooks first: what they derive is current when the change is announced.
+    if (this.services.hasHooks) await this.services.committed(change)
+    this.events.emit('change', change)
+    if (acl) this.events.emit('members', { versionId: info.versionId })
   }
 }
 

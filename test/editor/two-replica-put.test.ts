@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { IngestItem } from '../../sync/replica/types.ts'
-import { EDITOR_BLOCKS, EditorService } from '../../sync/space/editor.ts'
+import { editorModule } from '../../sync/modules/editor/module.ts'
+import { EDITOR_BLOCKS } from '../../sync/modules/editor/service.ts'
+import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
 import { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { render } from '../../sync/modules/editor/index.ts'
 import { deps, idFor, keyFor, pushAll } from '../helpers.ts'
@@ -21,15 +23,18 @@ type Doc = Record<string, unknown> & { id: string }
 async function setup() {
   const { a, b, sync } = await twoMembers()
   await a.replica.addMember(idFor(3), 'reader')
-  const obj = await a.createObject()
-  expect(await EditorService.for(a).put(obj, EDITOR_BLOCKS, base)).toMatchObject({ inserted: BLOCKS })
+  // The object carries a type declaring the shared editor dataset (spec "Editor").
+  const docType = (await a.services.types.createType({ name: 'Doc', xKey: 'doc' })).id
+  await a.services.types.createPart(docType, { key: 'body', datasets: [{ module: 'editor', shared: true }] })
+  const obj = await a.createObject({ types: [docType] })
+  expect(await a.services.of(editorModule).put(obj, EDITOR_BLOCKS, base)).toMatchObject({ inserted: BLOCKS })
   await sync()
   // A reader that never writes: it gets the two sides' changes in the order B, then A.
-  const c = await SpaceEngine.open(await deps(3), a.spaceId, keyFor(3))
+  const c = await SpaceEngine.open(await deps(3), a.spaceId, keyFor(3), { modules: DEFAULT_MODULES })
   expect((await pushAll(a.replica, c.replica)).rejected).toEqual([])
   await c.settled()
   const replicas = { a, b, c }
-  for (const e of Object.values(replicas)) expect(await EditorService.for(e).markdown(obj, EDITOR_BLOCKS)).toBe(base)
+  for (const e of Object.values(replicas)) expect(await e.services.of(editorModule).markdown(obj, EDITOR_BLOCKS)).toBe(base)
   return { ...replicas, obj }
 }
 
@@ -44,15 +49,15 @@ async function deliver(to: SpaceEngine, items: IngestItem[]) {
   await to.settled()
 }
 const docsById = async (e: SpaceEngine, obj: string) => new Map(((await e.datasetDocs(obj, EDITOR_BLOCKS)) as Doc[]).map((d) => [d.id, d]))
-const markdownOf = (e: SpaceEngine, obj: string) => EditorService.for(e).markdown(obj, EDITOR_BLOCKS)
+const markdownOf = (e: SpaceEngine, obj: string) => e.services.of(editorModule).markdown(obj, EDITOR_BLOCKS)
 
 /** Both sides PUT from the same state; A's change reaches B, B's reaches A, C gets B's then A's. */
 async function concurrentPuts(r: Awaited<ReturnType<typeof setup>>, mdA: string, mdB: string) {
   const { a, b, c, obj } = r
   const beforeA = await known(a)
   const beforeB = await known(b)
-  const sumA = await EditorService.for(a).put(obj, EDITOR_BLOCKS, mdA)
-  const sumB = await EditorService.for(b).put(obj, EDITOR_BLOCKS, mdB)
+  const sumA = await a.services.of(editorModule).put(obj, EDITOR_BLOCKS, mdA)
+  const sumB = await b.services.of(editorModule).put(obj, EDITOR_BLOCKS, mdB)
   const fromA = await changesSince(a, beforeA)
   const fromB = await changesSince(b, beforeB)
   expect(fromA).toHaveLength(1)

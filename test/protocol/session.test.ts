@@ -120,33 +120,34 @@ describe('head-sync session', () => {
     expect(headsOf(holder.replica)).toBe(headsOf(a.replica))
   })
 
-  it('a non-member gets nothing: an error, no changes, no heads, and it is counted', async () => {
+  it('a non-member gets nothing: the answer for a space we do not hold, no changes, no heads, and it is counted', async () => {
     const { a } = await twoMembers()
     const c = await node('c', 3, a.replica.spaceId)
     await link(a, c)
     const asked = await exchange(c, a)
-    expect(asked.end).toMatchObject({ outcome: 'error', error: 'not_member' })
+    expect(asked.end).toMatchObject({ outcome: 'error', error: 'unknown_space' })
     expect(types(asked.seen)).toEqual(['sync', 'error'])
     expect(a.session.countersOf('c').denied).toBe(1)
-    // Nor when the member opens: the non-member's answer is refused before anything is sent.
+    // Nor does a member open an exchange with it: that would tell it the space id and size.
     const offered = await exchange(a, c)
-    expect(types(offered.seen)).toEqual(['sync', 'step', 'error'])
+    expect(offered.opened).toMatchObject({ error: 'denied' })
+    expect(offered.seen).toEqual([])
     expect(c.replica.known).toBe(false)
     expect(c.replica.treeIds()).toEqual([])
     expect(c.session.countersOf('a').changesIn).toBe(0)
   })
 
-  it('a removed member is refused, and its writes the remover never saw arrive void', async () => {
+  it('a removed member is refused, and what it pushes beyond the ACL is dropped before decoding, counted (its unseen write never applies)', async () => {
     const { a, b, obj } = await twoMembers()
     // b writes while cut off; then the owner removes it, not having seen that write.
     const before = await set(b.replica, obj, 'mine', 'written before removal')
     await a.replica.removeMember(idFor(2))
     const { end } = await exchange(b, a)
-    expect(end).toMatchObject({ outcome: 'error', error: 'not_member' })
-    // The refusal made b push its own changes; a keeps the write in the DAG, but removal wins:
-    // it is not in the removal's causal past, so its ops never apply.
-    expect((await a.replica.treeIndex(obj)).has(before.changeId)).toBe(true)
-    expect(await a.replica.getRecord(obj, 'd', 'mine')).toBeUndefined()
+    expect(end).toMatchObject({ outcome: 'error', error: 'unknown_space' })
+    // The refusal made b push the ACL chain and its own changes; a took the ACL records (it
+    // holds them all) and dropped the rest unread: rights before work.
+    expect((await a.replica.treeIndex(obj)).has(before.changeId)).toBe(false)
+    expect(a.session.countersOf('b').rejected.not_reader).toBeGreaterThan(0)
     // b learns nothing new: a wrote after the removal, b holds none of it.
     await set(a.replica, obj, 'secret', 'after removal')
     await exchange(b, a)
@@ -221,12 +222,16 @@ describe('head-sync session', () => {
   })
 
   it('never loops: an exchange stops after maxHops steps', async () => {
-    const { a, obj } = await twoMembers()
-    // A peer that answers every step with a new question about heads nobody has.
+    const { a, b, obj } = await twoMembers()
+    // A peer that opens an exchange, then answers every step with a new question about heads
+    // nobody has.
+    await set(b.replica, obj, 'x', 'differs')
     const fake = 'EwDGJ39WrAcMFU66ZWJHCvuM3mKsRgQ8w4Q2c9Y3vYrY'
-    const ask = (hop: number) => encodeMessage({ type: 'step', spaceId: a.replica.spaceId, req: 9, hop, ranges: [], heads: [{ treeId: obj, heads: [fake], have: [] }], wants: [], changes: [] })
+    const opened = await b.session.open('a', b.replica.spaceId)
+    const req = 'req' in opened ? opened.req : 0
+    const ask = (hop: number) => encodeMessage({ type: 'step', spaceId: a.replica.spaceId, req, hop, ranges: [], heads: [{ treeId: obj, heads: [fake], have: [] }], wants: [], changes: [] })
     let steps = 0
-    const seen = await pump([a], [{ from: 'b', to: 'a', bytes: ask(1) }], {
+    const seen = await pump([a], [{ from: 'b', to: 'a', bytes: opened.out[0].bytes }], {
       tap: (f) => {
         if (f.to !== 'b') return f
         const m = decodeMessage(f.bytes)
@@ -259,7 +264,7 @@ describe('head-sync session, stale ACLs', () => {
     // b, which has not seen the record adding c, refuses c; c pushes the ACL chain and its writes.
     await link(b, c)
     const first = await exchange(c, b)
-    expect(first.end).toMatchObject({ outcome: 'error', error: 'not_member' })
+    expect(first.end).toMatchObject({ outcome: 'error', error: 'unknown_space' })
     expect(b.replica.acl.current().canRead(idFor(3))).toBe(true)
     const second = await exchange(c, b)
     expect(second.end?.outcome).toMatch(/synced|in_sync/)

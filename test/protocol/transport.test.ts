@@ -8,6 +8,8 @@ function simFixture(faults: NetFaults, seed: number) {
   return async () => {
     const sched = new Scheduler()
     const net = new SimNetwork(sched, new Prng(seed), faults, SYNC_LIMITS.maxMessageBytes)
+    // Backpressure on: a sender that waits for drain has at most this much in flight.
+    net.sendWatermark = 2 * 1024 * 1024
     // Links come up as events: the suite's handlers are registered before they fire.
     const a = net.attach('a')
     const b = net.attach('b')

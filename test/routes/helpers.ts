@@ -8,7 +8,6 @@ import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
 import { DaemonSession } from '../../node/daemon/session.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { buildApp, type AppOptions } from '../../server/app.ts'
-import { engineRoutes } from '../../server/routes/engine.ts'
 import { stopGracefully } from '../../server/lifecycle.ts'
 
 export { expectError } from '../server/helpers.ts'
@@ -25,10 +24,11 @@ export interface Booted {
 /** A real app (DaemonEngine over SQLite in a temp data root) with a freshly created account. */
 export async function bootApp(opts: Partial<AppOptions> & { controlToken?: string } = {}): Promise<Booted> {
   const root = mkdtempSync(join(tmpdir(), 'svc-routes-'))
-  const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
   const { controlToken, ...appOpts } = opts
+  // One modules list for the account and the app (default: the release's).
+  const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false, ...(appOpts.modules ? { modules: appOpts.modules } : {}) })
   const session = new DaemonSession({ dataRoot: root, mode: controlToken ? 'managed' : 'standalone', engine, env: systemEnv, ...(controlToken ? { controlToken } : {}) })
-  const app = buildApp({ session, routes: engineRoutes(engine), ...appOpts })
+  const app = buildApp({ session, engine, ...appOpts })
   const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {}, headers: controlToken ? { 'x-svc-control-token': controlToken } : {} })
   expect(res.statusCode).toBe(201)
   return {

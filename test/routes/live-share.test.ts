@@ -80,7 +80,7 @@ describe('shared live windows', () => {
     const sid = await newSpace(b.app, 'dissolve')
     const url = `${base}/v1/spaces/${sid}/objects/query/subscribe`
     const body = { filter: { 'core.tags': 'q' }, limit: 5 }
-    const listeners = () => (b.engine.account().space(sid) as unknown as { listeners: Set<unknown> }).listeners.size
+    const listeners = () => b.engine.account().space(sid).events.count('change')
     const idle = listeners()
     const c1 = await openSse(url, body)
     const c2 = await openSse(url, body)

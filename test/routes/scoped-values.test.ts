@@ -5,7 +5,6 @@ import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
 import { DaemonSession } from '../../node/daemon/session.ts'
 import { buildApp } from '../../server/app.ts'
 import { stopGracefully } from '../../server/lifecycle.ts'
-import { engineRoutes } from '../../server/routes/engine.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { accountValuesDataset } from '../../sync/space/scoped-values.ts'
 import { bootApp, call, newObject, newSpace, ok, type Booted } from './helpers.ts'
@@ -82,7 +81,7 @@ describe('restart', () => {
       const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
       const session = new DaemonSession({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
       expect(await session.bootAtStart()).toBe(accountId)
-      app = buildApp({ session, routes: engineRoutes(engine) })
+      app = buildApp({ session, engine })
       const S = `/v1/spaces/${spaceId}`
       const after = (await ok<{ records: Array<Record<string, any>> }>(call(app, 'POST', `${S}/objects/query`, { filter: { id: obj } }))).records
       expect(after[0][typeId]).toEqual({ [synced]: 1, [fav]: true, [note]: 'kept on this device' })

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest'
 import type { SpaceReplica } from '../../sync/replica/space-replica.ts'
 import { BUNDLES_DS } from '../../sync/space/schema.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
-import { BundlesService, bundleChildId, bundleRootId } from '../../sync/space/bundles/index.ts'
+import { bundleChildId, bundleRootId } from '../../sync/space/bundles/index.ts'
 import { setupUsecase } from '../../sync/space/catalog/index.ts'
 import { expectCode, newSpace, twoMembers } from './helpers.ts'
 
-const bundlesOf = (engine: SpaceEngine) => BundlesService.for(engine)
+const bundlesOf = (engine: SpaceEngine) => engine.services.bundles
 
 /** Delivers the changes of the trees `pick` selects (the ACL always travels first). */
 async function pushTrees(from: SpaceReplica, to: SpaceReplica, pick: (treeId: string) => boolean) {

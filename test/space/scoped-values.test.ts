@@ -5,9 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { SqliteStorageAdapter } from '../../node/storage/sqlite.ts'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
 import { AccountEngine } from '../../sync/space/account-engine.ts'
-import { BundlesService } from '../../sync/space/bundles/index.ts'
 import { accountValuesDataset, LOCAL_VALUES_STORE } from '../../sync/space/scoped-values.ts'
-import { MemoryScopedValueStore, TypesService, type ScopedKey, type ScopedValueStore } from '../../sync/space/types/index.ts'
+import { MemoryScopedValueStore, type ScopedKey, type ScopedValueStore } from '../../sync/space/types/index.ts'
 import type { StorageAdapter } from '../../sync/storage/adapter.ts'
 import { MemoryStorageAdapter } from '../../sync/storage/memory.ts'
 import { keyFor, pushAll, seededEnv } from '../helpers.ts'
@@ -132,15 +131,14 @@ describe('scoped value stores', () => {
     expect((await c.scopedValues.rowsOf('sp1', ['o1'])).get('o1')).toEqual({ T1: { b: 'from B' } })
   })
 
-  it('TypesService.for: a store given later replaces the in-memory placeholder, a second store is refused', async () => {
+  it("a space's services are built when it opens, holding the account's store, one types service shared by bundles and modules", async () => {
     const a = await device(1)
     const sp = a.space((await a.createSpace({ name: 'S' })).id)
-    // Bundles (and the editor) reach the service without a store.
-    const early = BundlesService.for(sp).types
-    const svc = TypesService.for(sp, { scopedValues: a.scopedValues })
-    expect(svc).toBe(early)
-    expect(svc.scoped).toBe(a.scopedValues)
-    expect(TypesService.for(sp).scoped).toBe(a.scopedValues)
-    expect(() => TypesService.for(sp, { scopedValues: new MemoryScopedValueStore() })).toThrow(/another scoped value store/)
+    expect(sp.services.types.scoped).toBe(a.scopedValues)
+    expect(sp.services.bundles.types).toBe(sp.services.types)
+    // A space opened later (another device's) gets the same wiring.
+    const other = a.space((await a.createSpace({ name: 'T' })).id)
+    expect(other.services.types.scoped).toBe(a.scopedValues)
+    expect(other.services.types).not.toBe(sp.services.types)
   })
 })

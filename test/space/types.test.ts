@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { BUILTIN_TYPES } from '../../sync/space/schema.ts'
-import { TypesService } from '../../sync/space/types/index.ts'
 import { expectCode, newSpace } from './helpers.ts'
 
 describe('types', () => {
@@ -48,7 +47,7 @@ describe('types', () => {
     const { svc } = await newSpace()
     const results = await Promise.allSettled([svc.createType({ xKey: 'dup' }), svc.createType({ xKey: 'dup' })])
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected'])
-    expect(TypesService.for(svc.engine)).toBe(TypesService.for(svc.engine))
+    expect(svc).toBe(svc.engine.services.types)
   })
 
   it('patch: absent keeps, meta is per key with null unsetting, bad fields refused', async () => {

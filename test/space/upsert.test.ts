@@ -50,7 +50,7 @@ describe('upsert: per-record rules', () => {
     expect(await docs()).toEqual({ a: { title: 'A', sku: 's1', n: 1 }, b: { title: 'B' } })
 
     const seen: Array<{ path: string }[]> = []
-    const off = engine.onChange((c) => {
+    const off = engine.events.on('change', (c) => {
       const perDs = c.records.get(obj)?.get(ds)
       if (perDs) for (const ops of perDs.values()) seen.push(ops)
     })

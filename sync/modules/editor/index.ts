@@ -1,7 +1,8 @@
 /**
- * Editor module: markdown <-> blocks, fractional positions, per-block diffs and exact-text
- * edits. Pure functions, no storage and no I/O; the space engine turns the results into ops on
- * the editor dataset. Reference: docs/editor.md.
+ * Editor module, pure part: markdown <-> blocks, fractional positions, per-block diffs and
+ * exact-text edits. Pure functions, no storage and no I/O; EditorService (service.ts) turns the
+ * results into ops on the editor dataset, and module.ts declares the module to the space layer
+ * (docs/architecture.md "Adding a module"). Reference: docs/editor.md.
  */
 export type {
   Block,

@@ -4,7 +4,7 @@ import type { SpaceEngine } from '../space-engine.ts'
 import { notReady } from './install.ts'
 import { BUNDLE_MARK, bundleChildId, bundleChildSeed } from './model.ts'
 import { rootPresent } from './registry.ts'
-import { refuseChatCarriers } from './reserved-carrier.ts'
+import { refuseReservedCarriers } from './reserved-carrier.ts'
 import { requireBundle } from './resolve.ts'
 
 export interface ChildBody {
@@ -35,18 +35,17 @@ export async function bundleChild(engine: SpaceEngine, bundleId: string, body: C
     if (t === 'type') throw new SvcError('request.invalid_field', 'a child cannot be a type', { field: 'types' })
     if (!engine.typeExists(t)) throw new SvcError('type.not_found', 'unknown type in types', { typeId: t, field: 'types' })
   }
-  await refuseChatCarriers(engine, types, 'types')
+  await refuseReservedCarriers(engine, types, 'types')
   const { election } = await requireBundle(engine, bundleId)
   if (!rootPresent(engine, election.winner.rootId)) throw notReady(bundleId, election.winner.rootId)
 
   const objectId = bundleChildId(engine.spaceId, bundleId, seed)
   if (engine.objectDoc(objectId)) return { objectId, created: false }
-  await engine.replica.createObject({ seed: bundleChildSeed(bundleId, seed) })
-  await engine.replica.write(objectId, [
+  await engine.createTree({ seed: bundleChildSeed(bundleId, seed) })
+  await engine.write(objectId, [
     { op: 'set', ds: ROW_DS, id: ROW_ID, path: 'core.types', value: types },
     { op: 'set', ds: ROW_DS, id: ROW_ID, path: BUNDLE_MARK, value: { id: bundleId, seed } },
     ...(typeof body.name === 'string' ? [{ op: 'set' as const, ds: ROW_DS, id: ROW_ID, path: 'core.name', value: body.name }] : []),
   ])
-  await engine.settled()
   return { objectId, created: true }
 }

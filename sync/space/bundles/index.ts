@@ -28,7 +28,7 @@
  */
 import type { SpaceEngine } from '../space-engine.ts'
 import { listProperties } from '../types/property-defs.ts'
-import { TypesService } from '../types/index.ts'
+import type { TypesService } from '../types/index.ts'
 import { bundleChild, type ChildBody } from './children.ts'
 import { adoptOrInstall } from './install.ts'
 import type { Bundle, BundleRequest, InstallOptions, InstallResult } from './model.ts'
@@ -36,20 +36,12 @@ import { bundleOf, elect, readEntries } from './registry.ts'
 import { requireBundle, resolveLoser } from './resolve.ts'
 
 export * from './model.ts'
-export { declaresChat, refuseChatCarriers } from './reserved-carrier.ts'
+export { reservedKindOf, refuseReservedCarriers } from './reserved-carrier.ts'
 export type { ChildBody } from './children.ts'
 
-const services = new WeakMap<SpaceEngine, BundlesService>()
-
 export class BundlesService {
+  /** One per space (SpaceServices); shares the space's TypesService and its definitions lock. */
   constructor(readonly types: TypesService) {}
-
-  /** The one service of a space engine; shares the space's TypesService (and its lock). */
-  static for(engine: SpaceEngine): BundlesService {
-    let s = services.get(engine)
-    if (!s) services.set(engine, (s = new BundlesService(TypesService.for(engine))))
-    return s
-  }
 
   get engine(): SpaceEngine {
     return this.types.engine

@@ -52,12 +52,11 @@ export async function adoptOrInstall(svc: TypesService, req: BundleRequest, opts
   let installed = true
   if (derived) {
     installed = !rootPresent(engine, derivedId)
-    rootId = await engine.replica.createObject({ seed: bundleRootSeed(id) })
+    rootId = await engine.createTree({ seed: bundleRootSeed(id) })
   } else {
-    rootId = await engine.replica.createObject()
+    rootId = await engine.createTree()
   }
   if (installed) await writeRoot(engine, rootId, checked, opts)
-  await engine.settled()
   // Account/local-scope values live in the scoped store, like a typed set's (values.ts).
   if (installed) for (const [group, values] of Object.entries(checked.rootScoped)) await svc.setValues(rootId, group, values)
   const isType = checked.type !== undefined && userTypeRow(engine, rootId) !== undefined
@@ -71,7 +70,6 @@ export async function adoptOrInstall(svc: TypesService, req: BundleRequest, opts
   }
   if (isType) claim.typeId = rootId
   await writeClaim(engine, id, checked.name, claim)
-  await engine.settled()
   const after = await readEntry(engine, id)
   return { bundle: bundleOf(engine, after!, elect(engine, after!)!), installed }
 }
@@ -85,7 +83,7 @@ async function writeRoot(engine: SpaceEngine, rootId: string, checked: CheckedRe
   if (checked.name !== undefined && checked.rootValues.core?.name === undefined) ops.push(set('core.name', checked.name))
   for (const [group, values] of Object.entries(checked.rootValues)) for (const [prop, v] of Object.entries(values)) ops.push(set(`${group}.${prop}`, v))
   ops.push(set(`${BUNDLE_MARK}.id`, checked.id))
-  await engine.replica.write(rootId, ops)
+  await engine.write(rootId, ops)
 }
 
 /**

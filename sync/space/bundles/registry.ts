@@ -102,7 +102,7 @@ export function bundleOf(engine: SpaceEngine, entry: RegistryEntry, election: El
 export async function writeClaim(engine: SpaceEngine, bundleId: string, name: string | undefined, claim: Claim): Promise<void> {
   const value: JsonObject = { derived: claim.derived, installedAt: claim.installedAt, installedBy: claim.installedBy }
   if (claim.typeId !== undefined) value.typeId = claim.typeId
-  await engine.replica.write(engine.spaceIndexObjectId, [
+  await engine.write(engine.spaceIndexObjectId, [
     ...(name !== undefined ? [{ op: 'set' as const, ds: BUNDLES_DS, id: bundleId, path: 'name', value: name }] : []),
     { op: 'set', ds: BUNDLES_DS, id: bundleId, path: `claims.${claim.rootId}`, value },
   ])
@@ -110,5 +110,5 @@ export async function writeClaim(engine: SpaceEngine, bundleId: string, name: st
 
 /** Drops one root's claim: the root stops being part of the bundle. */
 export async function dropClaim(engine: SpaceEngine, bundleId: string, rootId: string): Promise<void> {
-  await engine.replica.write(engine.spaceIndexObjectId, [{ op: 'unset', ds: BUNDLES_DS, id: bundleId, path: `claims.${rootId}` }])
+  await engine.write(engine.spaceIndexObjectId, [{ op: 'unset', ds: BUNDLES_DS, id: bundleId, path: `claims.${rootId}` }])
 }

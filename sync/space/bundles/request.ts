@@ -3,11 +3,12 @@ import type { Json, JsonObject } from '../../crdt/ops.ts'
 import type { SpaceEngine } from '../space-engine.ts'
 import { assertKeysFree, type DeclRecord } from '../types/dataset-decls.ts'
 import { checkPartCreate } from '../types/parts.ts'
+import type { ModuleSet } from '../module.ts'
 import { checkPropertyCreate } from '../types/property-defs.ts'
 import { checkTypeCreate } from '../types/type-defs.ts'
 import { isObj, type PartCreateBody, type PropertyCreateBody, type TypesService } from '../types/index.ts'
 import { checkBundleId, isSystemBundle, type BundleRequest, type InstallOptions } from './model.ts'
-import { refuseChatCarriers } from './reserved-carrier.ts'
+import { refuseReservedCarriers } from './reserved-carrier.ts'
 
 /**
  * Checks a bundle request completely before anything is written, reusing the types
@@ -60,7 +61,7 @@ export async function checkRequest(
   if (TYPE_FIELDS.some((k) => req[k] !== undefined)) {
     out.type = checkType(engine, req, ctx.tolerate)
     out.properties = checkProperties(req.properties, ctx.typeId)
-    out.parts = checkParts(req.parts, ctx.typeId)
+    out.parts = checkParts(req.parts, ctx.typeId, engine.modules)
   }
   return out
 }
@@ -73,7 +74,7 @@ async function checkRootTypes(engine: SpaceEngine, types: unknown): Promise<stri
     if (t === 'type') throw invalid('rootTypes', 'declare a type on the root with xKey instead of carrying type')
     if (!engine.typeExists(t)) throw new SvcError('type.not_found', 'unknown type in rootTypes', { typeId: t, field: 'rootTypes' })
   }
-  await refuseChatCarriers(engine, out, 'rootTypes')
+  await refuseReservedCarriers(engine, out, 'rootTypes')
   return out
 }
 
@@ -114,13 +115,13 @@ function checkProperties(list: unknown, typeId: string): PropertyCreateBody[] {
   })
 }
 
-function checkParts(list: unknown, typeId: string): PartCreateBody[] {
+function checkParts(list: unknown, typeId: string, modules: ModuleSet): PartCreateBody[] {
   if (list === undefined) return []
   if (!Array.isArray(list)) throw invalid('parts', 'parts is an array of part definitions')
   const keys = new Set<string>()
   const drafts: DeclRecord[] = []
   for (const p of list as PartCreateBody[]) {
-    const { key, drafts: ds } = checkPartCreate(p, typeId)
+    const { key, drafts: ds } = checkPartCreate(p, typeId, modules)
     if (keys.has(key)) throw new SvcError('dataset.key_conflict', `part key ${key} is given twice`, { key })
     keys.add(key)
     drafts.push(...ds)

@@ -30,7 +30,6 @@ export async function resolveLoser(engine: SpaceEngine, bundleId: string, loserR
   }
   if (!rootPresent(engine, loserRootId)) throw new SvcError('bundle.loser_not_ready', "the losing root's object has not arrived on this replica yet; retry after sync", { id: bundleId, loserRootId })
   const mark = engine.objectDoc(loserRootId)?.[BUNDLE_MARK]
-  if (isJsonObject(mark) && mark.id === bundleId) await engine.replica.write(loserRootId, [{ op: 'unset', ds: ROW_DS, id: ROW_ID, path: BUNDLE_MARK }])
+  if (isJsonObject(mark) && mark.id === bundleId) await engine.write(loserRootId, [{ op: 'unset', ds: ROW_DS, id: ROW_ID, path: BUNDLE_MARK }])
   await dropClaim(engine, bundleId, loserRootId)
-  await engine.settled()
 }

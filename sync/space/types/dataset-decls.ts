@@ -3,6 +3,7 @@ import { propertyIdSync } from '../../crypto/hash.ts'
 import { CHANGE_DERIVED_ID, type Json, type JsonObject, type Op } from '../../crdt/ops.ts'
 import type { MaterializedRecord } from '../../replica/space-replica.ts'
 import { DATASETS_DS } from '../schema.ts'
+import type { ModuleDataset, ModuleSet } from '../module.ts'
 import type { SpaceEngine } from '../space-engine.ts'
 import { isBuiltinType } from './builtins.ts'
 import { FIELD_TYPES, invalidField, isObj, readSetUnset, type DatasetDecl, type FieldDecl } from './model.ts'
@@ -26,9 +27,10 @@ import { listTypes, requireUserType } from './type-defs.ts'
  * - `key`: `[A-Za-z][A-Za-z0-9_]{0,63}`; default: the module's canonical key when shared, else
  *   the part's key. Collection: `<typeId>_<key>`, or the module's canonical collection when
  *   `shared`.
- * - `module`: `editor` (canonical `editor_blocks`, key `blocks`; shared or per part) or `chat`
- *   (canonical `chat_messages`, key `messages`; shared-only, `shared` defaults to true).
- *   Unknown: 400 `dataset.module_unknown`. A module dataset takes no `fields`, `idRule`,
+ * - `module`: a dataset kind one of the space's modules serves (ModuleDataset in
+ *   ../module.ts): `editor` (canonical `editor_blocks`, key `blocks`; shared or per part) or
+ *   `chat` (canonical `chat_messages`, key `messages`; shared-only, `shared` defaults to true)
+ *   in the release's list. Unknown: 400 `dataset.module_unknown`. A module dataset takes no `fields`, `idRule`,
  *   `idPattern`, `idMaxLen` or `dynamic`: 409 `dataset.module_owned`.
  * - `shared: true` without a module: 400 `dataset.decl_invalid`; with a key other than the
  *   canonical one, or `shared: false` on a shared-only module: 400 `dataset.shared_conflict`.
@@ -44,17 +46,6 @@ import { listTypes, requireUserType } from './type-defs.ts'
  * Anything else malformed: 400 `dataset.decl_invalid`. A key taken on the type: 409
  * `dataset.key_conflict` (`details.key`).
  */
-
-export interface ModuleInfo {
-  canonicalKey: string
-  canonicalCollection: string
-  sharedOnly: boolean
-}
-
-export const MODULES: Readonly<Record<string, ModuleInfo>> = {
-  editor: { canonicalKey: 'blocks', canonicalCollection: 'editor_blocks', sharedOnly: false },
-  chat: { canonicalKey: 'messages', canonicalCollection: 'chat_messages', sharedOnly: true },
-}
 
 export const DATASET_PINNED = ['id', 'key', 'collection', 'module', 'shared', 'idRule', 'typeId', 'partId']
 export const DATASET_KEY_RE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/
@@ -100,16 +91,16 @@ function checkIdRules(out: { idRule: string; idPattern?: string; idMaxLen?: numb
 }
 
 /** Validates a draft and resolves its key and collection (rules in the file comment). */
-export function checkDraft(draft: unknown, ctx: { typeId: string; partKey: string }): DeclRecord {
+export function checkDraft(draft: unknown, ctx: { typeId: string; partKey: string; modules: ModuleSet }): DeclRecord {
   if (!isObj(draft)) throw declInvalid('a dataset declaration is an object')
   for (const k of Object.keys(draft)) if (!DRAFT_KEYS.has(k)) throw declInvalid(`unknown declaration key ${k}`, { field: k })
   const d = draft
   let module: string | undefined
-  let mod: ModuleInfo | undefined
+  let mod: ModuleDataset | undefined
   if (d.module !== undefined) {
     if (typeof d.module !== 'string') throw declInvalid('module is a string')
-    mod = Object.hasOwn(MODULES, d.module) ? MODULES[d.module] : undefined
-    if (!mod) throw new SvcError('dataset.module_unknown', `unknown module ${d.module}`, { module: d.module, known: Object.keys(MODULES) })
+    mod = ctx.modules.kind(d.module)
+    if (!mod) throw new SvcError('dataset.module_unknown', `unknown module ${d.module}`, { module: d.module, known: ctx.modules.allKinds().map((k) => k.kind) })
     module = d.module
     const fieldsGiven = d.fields !== undefined && !(isObj(d.fields) && Object.keys(d.fields).length === 0)
     if (fieldsGiven) throw moduleOwned(module, 'fields')
@@ -303,12 +294,12 @@ export async function patchDataset(engine: SpaceEngine, typeId: string, datasetD
     check(p, v, true)
     ops.push({ op: 'set', ds: DATASETS_DS, id: datasetDefId, path: p, value: v as Json })
   }
-  await engine.replica.write(typeId, ops)
+  await engine.write(typeId, ops)
 }
 
 /** Removes one declaration (tombstone). Records already in objects stay as orphan data. */
 export async function deleteDataset(engine: SpaceEngine, typeId: string, datasetDefId: string): Promise<void> {
   requireUserType(engine, typeId)
   await requireDecl(engine, typeId, datasetDefId)
-  await engine.replica.write(typeId, [{ op: 'delete', ds: DATASETS_DS, id: datasetDefId }])
+  await engine.write(typeId, [{ op: 'delete', ds: DATASETS_DS, id: datasetDefId }])
 }

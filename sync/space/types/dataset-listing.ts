@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../crdt/ops.ts'
 import type { SpaceEngine } from '../space-engine.ts'
-import { allDatasetDecls, MODULES } from './dataset-decls.ts'
+import { allDatasetDecls } from './dataset-decls.ts'
 import type { DatasetDecl, FieldType } from './model.ts'
 
 /**
@@ -38,43 +38,8 @@ const local = (s: JsonObject): JsonObject => ({ ...s, 'x-scope': 'local' })
 const ID_FIELD = (extra: JsonObject = {}) => synced({ type: 'string', readOnly: true, ...extra })
 const VER_FIELD = synced({ type: 'object', readOnly: true, properties: { id: { type: 'string' } } })
 
-/** Schemas of the modules' records (the editor and chat modules own the field rules). */
-export const MODULE_SCHEMAS: Record<string, JsonObject> = {
-  editor: {
-    type: 'object',
-    properties: {
-      id: ID_FIELD(),
-      _ver: VER_FIELD,
-      type: synced({ type: 'string' }),
-      style: synced({ type: 'string' }),
-      text: synced({ type: 'string' }),
-      nav: synced({ type: 'object', properties: { pos: { type: 'string' }, depth: { type: 'integer', minimum: 0 } } }),
-    },
-    required: ['id', 'type'],
-    'x-idRule': 'auto',
-  },
-  chat: {
-    type: 'object',
-    properties: {
-      id: ID_FIELD(),
-      _ver: VER_FIELD,
-      creator: synced({ type: 'string', readOnly: true }),
-      createdAt: synced({ ...INSTANT_SCHEMA, readOnly: true }),
-      modifiedAt: synced({ ...INSTANT_SCHEMA, readOnly: true }),
-      text: synced({ type: 'string', maxLength: 32768 }),
-      replyToMessageId: synced({ type: 'string', maxLength: 256 }),
-      mentions: synced({ type: 'array', items: { type: 'string' }, readOnly: true }),
-      attachments: synced({ type: 'object' }),
-      reactions: synced({ type: 'object' }),
-      agent: synced({ type: 'object', properties: { name: { type: 'string' }, debugLink: { type: 'string' }, done: { type: 'boolean' } } }),
-      unread: local({ type: 'boolean', readOnly: true }),
-      unreadMention: local({ type: 'boolean', readOnly: true }),
-      unreadReactions: local({ type: 'boolean', readOnly: true }),
-    },
-    required: ['id'],
-    'x-idRule': 'auto',
-  },
-}
+/** Building blocks of record schemas, for modules declaring their datasets' schemas. */
+export const RECORD_SCHEMA = { synced, local, idField: ID_FIELD, verField: VER_FIELD, instant: INSTANT_SCHEMA } as const
 
 /** JSON Schema of a declared (non-module) dataset's records. */
 export function declSchema(d: DatasetDecl): JsonObject {
@@ -96,13 +61,15 @@ export function declSchema(d: DatasetDecl): JsonObject {
 
 export async function listDatasets(engine: SpaceEngine): Promise<DatasetListing[]> {
   const byName = new Map<string, DatasetListing>()
-  for (const [module, info] of Object.entries(MODULES)) {
-    byName.set(info.canonicalCollection, { name: info.canonicalCollection, schema: MODULE_SCHEMAS[module], module, shared: true })
+  for (const k of engine.modules.allKinds()) {
+    byName.set(k.canonicalCollection, { name: k.canonicalCollection, schema: k.schema, module: k.kind, shared: true })
   }
   for (const d of await allDatasetDecls(engine)) {
     let entry = byName.get(d.collection)
     if (!entry) {
-      entry = { name: d.collection, schema: d.module ? MODULE_SCHEMAS[d.module] : declSchema(d), module: d.module ?? null }
+      // A declaration of a kind no module here serves (a peer's newer release) lists as plain.
+      const kind = d.module ? engine.modules.kind(d.module) : undefined
+      entry = { name: d.collection, schema: kind ? kind.schema : declSchema(d), module: d.module ?? null }
       if (d.shared) entry.shared = true
       byName.set(d.collection, entry)
     }

@@ -28,7 +28,7 @@
  *   is `<typeId>_<key>`, or a module's canonical collection when shared (`editor_blocks` for
  *   `editor`, `chat_messages` for `chat`). Record id and draft rules: dataset-decls.ts.
  *
- * Routes call TypesService (one per SpaceEngine, `TypesService.for(engine)`): every rule lives
+ * Routes call TypesService (one per SpaceEngine, `engine.services.types`): every rule lives
  * here. Definition writes run one at a time per space (read-then-create checks of xKeys and
  * keys). Format slugs per kind: formats.ts and docs/types.md.
  */
@@ -45,48 +45,32 @@ import { checkPropertyValues, MemoryScopedValueStore, scopedValues, setPropertyV
 export * from './model.ts'
 export { BUILTIN_TYPE_INFOS, CORE_PROPERTIES, builtinType, isBuiltinType } from './builtins.ts'
 export { FORMAT_SLUGS, defaultSlug, slugFitsKind, currentSlug, valueViolation, instantMs } from './formats.ts'
-export { MODULES, namespacedCollection, declarationsOf, allDatasetDecls, typeDatasets } from './dataset-decls.ts'
-export { MODULE_SCHEMAS, type DatasetListing } from './dataset-listing.ts'
+export { namespacedCollection, declarationsOf, allDatasetDecls, typeDatasets } from './dataset-decls.ts'
+export { RECORD_SCHEMA, type DatasetListing } from './dataset-listing.ts'
 export { MemoryScopedValueStore, groupScoped, overlayScopedValues, unprojected, type ScopedValueStore, type ScopedKey, type ScopedGroups, type PropertySetResult } from './values.ts'
 export { UPSERT_DEFAULT_PAGE_SIZE, type UpsertBody, type UpsertResult, type UpsertRejection } from './upsert.ts'
 export type { TypeCreateBody, TypePatchBody } from './type-defs.ts'
 export type { PropertyCreateBody } from './property-defs.ts'
 export type { PartCreateBody } from './parts.ts'
 
-const services = new WeakMap<SpaceEngine, TypesService>()
-
 export class TypesService {
   private readonly mutex = new Mutex()
-  private store: ScopedValueStore
-  private storeGiven: boolean
+  private readonly store: ScopedValueStore
 
+  /**
+   * One per space, built with the space's services (SpaceServices): its mutex is the space's
+   * definitions lock and `scopedValues` the account's store (default: in memory, for a bare
+   * engine).
+   */
   constructor(
     readonly engine: SpaceEngine,
     opts: { scopedValues?: ScopedValueStore } = {},
   ) {
     this.store = opts.scopedValues ?? new MemoryScopedValueStore()
-    this.storeGiven = opts.scopedValues !== undefined
   }
 
   get scoped(): ScopedValueStore {
     return this.store
-  }
-
-  /**
-   * The one service of a space engine (created on first use, so its mutex and store are
-   * shared). Callers that need no values (bundles, editor) may create it first without a store:
-   * the first caller that gives one replaces the in-memory placeholder; giving a different one
-   * later is a wiring bug and throws.
-   */
-  static for(engine: SpaceEngine, opts?: { scopedValues?: ScopedValueStore }): TypesService {
-    let s = services.get(engine)
-    if (!s) services.set(engine, (s = new TypesService(engine, opts)))
-    else if (opts?.scopedValues && opts.scopedValues !== s.store) {
-      if (s.storeGiven) throw new Error('TypesService.for: this space already has another scoped value store')
-      s.store = opts.scopedValues
-      s.storeGiven = true
-    }
-    return s
   }
 
   private write<T>(fn: () => Promise<T>): Promise<T> {

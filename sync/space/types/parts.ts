@@ -3,6 +3,7 @@ import { CHANGE_DERIVED_ID, type Json, type JsonObject, type Op } from '../../cr
 import type { MaterializedRecord } from '../../replica/space-replica.ts'
 import { DATASETS_DS, PARTS_DS } from '../schema.ts'
 import type { SpaceEngine } from '../space-engine.ts'
+import type { ModuleSet } from '../module.ts'
 import { isBuiltinType } from './builtins.ts'
 import { allocateDeclIds, assertKeysFree, checkDraft, DATASET_KEY_RE, declOps, declRecords, typeDatasets, type DeclRecord } from './dataset-decls.ts'
 import { invalidField, isObj, readSetUnset, type PartDef } from './model.ts'
@@ -99,13 +100,13 @@ async function requirePart(engine: SpaceEngine, typeId: string, partId: string) 
 export async function createPart(engine: SpaceEngine, typeId: string, body: PartCreateBody): Promise<{ partId: string; datasets: Array<{ datasetDefId: string; collection: string }> }> {
   if (!isObj(body)) throw invalidField('', 'body must be an object')
   requireUserType(engine, typeId)
-  const { key, record, drafts } = checkPartCreate(body, typeId)
+  const { key, record, drafts } = checkPartCreate(body, typeId, engine.modules)
   const taken = (await liveParts(engine, typeId)).find((p) => p.key === key)
   if (taken) throw new SvcError('dataset.key_conflict', `part key ${key} is taken on this type`, { key, existingPartId: taken.id })
   assertKeysFree(await typeDatasets(engine, typeId), drafts)
   const ids = allocateDeclIds(await declRecords(engine, typeId), drafts.map((d) => d.key))
   const ops: Op[] = [{ op: 'set', ds: PARTS_DS, id: CHANGE_DERIVED_ID, path: '', value: record }, ...declOps(ids, drafts, CHANGE_DERIVED_ID)]
-  const res = await engine.replica.write(typeId, ops)
+  const res = await engine.write(typeId, ops)
   return { partId: res.recordIds[0], datasets: drafts.map((d, i) => ({ datasetDefId: ids[i], collection: d.collection })) }
 }
 
@@ -113,7 +114,7 @@ export async function createPart(engine: SpaceEngine, typeId: string, body: Part
  * The body checks of `createPart` (everything but the type's existence and keys already taken
  * on it): the part's key, its record and its dataset declarations.
  */
-export function checkPartCreate(body: PartCreateBody, typeId: string): { key: string; record: JsonObject; drafts: DeclRecord[] } {
+export function checkPartCreate(body: PartCreateBody, typeId: string, modules: ModuleSet): { key: string; record: JsonObject; drafts: DeclRecord[] } {
   if (!isObj(body)) throw invalidField('', 'body must be an object')
   if (body.key === undefined) throw new SvcError('request.missing_field', 'key is required', { field: 'key' })
   if (typeof body.key !== 'string' || !DATASET_KEY_RE.test(body.key)) throw invalidField('key', 'key is [A-Za-z][A-Za-z0-9_]{0,63}')
@@ -125,7 +126,7 @@ export function checkPartCreate(body: PartCreateBody, typeId: string): { key: st
     record[f] = body[f] as Json
   }
   if (body.datasets !== undefined && !Array.isArray(body.datasets)) throw invalidField('datasets', 'datasets is an array of dataset declarations')
-  const drafts: DeclRecord[] = ((body.datasets as unknown[] | undefined) ?? []).map((d) => checkDraft(d, { typeId, partKey: key }))
+  const drafts: DeclRecord[] = ((body.datasets as unknown[] | undefined) ?? []).map((d) => checkDraft(d, { typeId, partKey: key, modules }))
   return { key, record, drafts }
 }
 
@@ -141,7 +142,7 @@ export async function patchPart(engine: SpaceEngine, typeId: string, partId: str
     ...unset.map((path): Op => ({ op: 'unset', ds: PARTS_DS, id: partId, path })),
     ...set.map(([path, value]): Op => ({ op: 'set', ds: PARTS_DS, id: partId, path, value: value as Json })),
   ]
-  await engine.replica.write(typeId, ops)
+  await engine.write(typeId, ops)
 }
 
 /** `DELETE {T}/parts/:partId`: tombstones the part and every dataset it declares, in one change. */
@@ -149,16 +150,16 @@ export async function deletePart(engine: SpaceEngine, typeId: string, partId: st
   requireUserType(engine, typeId)
   await requirePart(engine, typeId, partId)
   const decls = (await typeDatasets(engine, typeId)).filter((d) => d.partId === partId)
-  await engine.replica.write(typeId, [{ op: 'delete', ds: PARTS_DS, id: partId }, ...decls.map((d): Op => ({ op: 'delete', ds: DATASETS_DS, id: d.id }))])
+  await engine.write(typeId, [{ op: 'delete', ds: PARTS_DS, id: partId }, ...decls.map((d): Op => ({ op: 'delete', ds: DATASETS_DS, id: d.id }))])
 }
 
 /** `POST {T}/parts/:partId/datasets` -> `{datasetDefId, collection}`. Call under the mutex. */
 export async function addDataset(engine: SpaceEngine, typeId: string, partId: string, draft: unknown): Promise<{ datasetDefId: string; collection: string }> {
   requireUserType(engine, typeId)
   const part = await requirePart(engine, typeId, partId)
-  const decl = checkDraft(draft, { typeId, partKey: part.key })
+  const decl = checkDraft(draft, { typeId, partKey: part.key, modules: engine.modules })
   assertKeysFree(await typeDatasets(engine, typeId), [decl])
   const [id] = allocateDeclIds(await declRecords(engine, typeId), [decl.key])
-  await engine.replica.write(typeId, declOps([id], [decl], partId))
+  await engine.write(typeId, declOps([id], [decl], partId))
   return { datasetDefId: id, collection: decl.collection }
 }

@@ -115,7 +115,7 @@ export async function createProperty(engine: SpaceEngine, typeId: string, body: 
   requireUserType(engine, typeId)
   const record = checkPropertyCreate(body, typeId)
   if (typeof record.xKey === 'string') await assertXKeyFree(engine, typeId, record.xKey)
-  const res = await engine.replica.write(typeId, [{ op: 'set', ds: PROPERTIES_DS, id: CHANGE_DERIVED_ID, path: '', value: record }])
+  const res = await engine.write(typeId, [{ op: 'set', ds: PROPERTIES_DS, id: CHANGE_DERIVED_ID, path: '', value: record }])
   return { propId: res.recordIds[0] }
 }
 
@@ -196,12 +196,12 @@ export async function patchProperty(engine: SpaceEngine, typeId: string, propId:
     ...unset.map((path): Op => ({ op: 'unset', ds: PROPERTIES_DS, id: propId, path })),
     ...set.map(([path, value]): Op => ({ op: 'set', ds: PROPERTIES_DS, id: propId, path, value: value as Json })),
   ]
-  await engine.replica.write(typeId, ops)
+  await engine.write(typeId, ops)
 }
 
 /** `DELETE {T}/properties/:propId`: tombstones the definition; values stay as orphan data. */
 export async function deleteProperty(engine: SpaceEngine, typeId: string, propId: string): Promise<void> {
   requireUserType(engine, typeId)
   await requireLiveProperty(engine, typeId, propId)
-  await engine.replica.write(typeId, [{ op: 'delete', ds: PROPERTIES_DS, id: propId }])
+  await engine.write(typeId, [{ op: 'delete', ds: PROPERTIES_DS, id: propId }])
 }

@@ -113,7 +113,6 @@ function metaEntries(meta: unknown): Array<[string, Json]> {
 export async function createType(engine: SpaceEngine, body: TypeCreateBody): Promise<TypeInfo> {
   const def = checkTypeCreate(engine, body)
   const id = await engine.createObject({ types: ['type'], initialProperties: { [TYPE_NS]: def } })
-  await engine.settled()
   return getType(engine, id)
 }
 
@@ -144,7 +143,6 @@ export async function patchType(engine: SpaceEngine, typeId: string, body: TypeP
   for (const [k, v] of metaEntries(body.meta)) values[`meta.${k}`] = v
   if (Object.keys(values).length === 0) throw new SvcError('request.missing_field', 'give at least one field to change')
   await engine.setRowValues(typeId, TYPE_NS, values)
-  await engine.settled()
 }
 
 /** `DELETE {T}`: 501 (spec). */

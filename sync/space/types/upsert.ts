@@ -166,7 +166,7 @@ export async function upsert(engine: SpaceEngine, body: UpsertBody): Promise<Ups
     let ops: Op[] = []
     const flush = async () => {
       if (ops.length === 0) return
-      result.pages.push(await engine.replica.write(objectId, ops, traceIds))
+      result.pages.push(await engine.write(objectId, ops, traceIds))
       ops = []
     }
     for (let index = start; index < Math.min(records.length, start + pageSize); index++) {

@@ -145,7 +145,6 @@ export async function setPropertyValues(engine: SpaceEngine, store: ScopedValueS
     result.versionId = w.versionId
     result.changeId = w.changeId
     if (w.rejections?.length) rejections.push(...w.rejections)
-    await engine.settled()
   }
   const writes: Array<[ScopedKey, Json | null]> = []
   for (const { def, value } of scoped) {

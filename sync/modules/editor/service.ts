@@ -1,6 +1,6 @@
-import { SvcError } from '../core/errors.ts'
-import { toBase58 } from '../core/ids.ts'
-import type { Json, JsonObject, Op } from '../crdt/ops.ts'
+import { SvcError } from '../../core/errors.ts'
+import { toBase58 } from '../../core/ids.ts'
+import type { Json, JsonObject, Op } from '../../crdt/ops.ts'
 import {
   appendMarkdown,
   diffMarkdown,
@@ -15,14 +15,16 @@ import {
   type EditSummary,
   type MarkdownEdit,
   type PosGen,
-} from '../modules/editor/index.ts'
-import type { WriteResult } from '../replica/types.ts'
-import { asStringArray, isJsonObject } from './rows.ts'
-import type { SpaceEngine } from './space-engine.ts'
-import { MODULES, TypesService } from './types/index.ts'
+} from './index.ts'
+import type { WriteResult } from '../../replica/types.ts'
+import { asStringArray, isJsonObject } from '../../space/rows.ts'
+import type { SpaceEngine } from '../../space/space-engine.ts'
+import type { TypesService } from '../../space/types/index.ts'
 
 /** The shared editor collection; any object (a document) may hold it. */
-export const EDITOR_BLOCKS = MODULES.editor.canonicalCollection
+export const EDITOR_BLOCKS = 'editor_blocks'
+/** The `module` value of editor dataset declarations. */
+export const EDITOR_KIND = 'editor'
 
 /** Body of `POST /blocks` (spec "Editor block"; `checked` and `rows` are the module's additions). */
 export interface BlockCreateBody {
@@ -47,13 +49,8 @@ const RESERVED_ROOTS = new Set(['id', '_ver'])
 
 const invalid = (field: string, message: string, extra: Record<string, unknown> = {}) => new SvcError('request.invalid_field', message, { field, ...extra })
 
-/** 12 random bytes in base58: new block ids and per-change position tie-breakers. */
-function randomBytes(): Uint8Array {
-  return globalThis.crypto.getRandomValues(new Uint8Array(12))
-}
-const newBlockId = (): string => toBase58(randomBytes())
-/** One position generator per change: a random tie-breaker, so concurrent inserts never collide. */
-const changePos = (): PosGen => posGenerator(randomBytes())
+/** Random bytes per id and tie-breaker: 12 (base58, about 16 characters). */
+const RANDOM_BYTES = 12
 
 /**
  * The editor endpoints (spec "Editor", docs/editor.md) over one space: resolves the editor
@@ -61,23 +58,27 @@ const changePos = (): PosGen => posGenerator(randomBytes())
  * ONE change of per-block merge ops (a changed block is one record touched, never a rewrite).
  */
 export class EditorService {
-  private static readonly services = new WeakMap<SpaceEngine, EditorService>()
-
   /** Read-diff-write runs one at a time per space, so a diff is never computed on stale blocks. */
   private queue: Promise<unknown> = Promise.resolve()
 
-  constructor(readonly space: SpaceEngine) {}
+  /** One per space, built by the editor module when the space opens (module.ts). */
+  constructor(
+    readonly space: SpaceEngine,
+    private readonly types: TypesService,
+  ) {}
+
+  /** A new block id: 12 random bytes in base58 (the space's Env, so a simulation is reproducible). */
+  private newBlockId = (): string => toBase58(this.space.env.randomBytes(RANDOM_BYTES))
+
+  /** One position generator per change: a random tie-breaker, so concurrent inserts never collide. */
+  private changePos(): PosGen {
+    return posGenerator(this.space.env.randomBytes(RANDOM_BYTES))
+  }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.queue.then(fn, fn)
     this.queue = run.catch(() => undefined)
     return run
-  }
-
-  static for(space: SpaceEngine): EditorService {
-    let s = EditorService.services.get(space)
-    if (!s) EditorService.services.set(space, (s = new EditorService(space)))
-    return s
   }
 
   /**
@@ -88,7 +89,7 @@ export class EditorService {
    */
   async resolve(objectId: string, collection: string): Promise<void> {
     const row = this.space.requireObject(objectId)
-    const decls = (await TypesService.for(this.space).declarationsOf(collection)).filter((d) => d.module === 'editor')
+    const decls = (await this.types.declarationsOf(collection)).filter((d) => d.module === EDITOR_KIND)
     // The canonical collection is an editor dataset even before any type declares it.
     if (decls.length === 0 && collection !== EDITOR_BLOCKS) throw new SvcError('dataset.not_found', 'not an editor dataset', { dataset: collection })
     const carried = asStringArray((row.core as JsonObject | undefined)?.types)
@@ -116,7 +117,7 @@ export class EditorService {
   put(objectId: string, collection: string, content: string): Promise<EditSummary> {
     return this.serial(async () => {
       await this.resolve(objectId, collection)
-      const diff = diffMarkdown(await this.blocks(objectId, collection), content, changePos())
+      const diff = diffMarkdown(await this.blocks(objectId, collection), content, this.changePos())
       return this.applyDiff(objectId, collection, diff)
     })
   }
@@ -125,7 +126,7 @@ export class EditorService {
   patch(objectId: string, collection: string, edits: MarkdownEdit[]): Promise<EditSummary> {
     return this.serial(async () => {
       await this.resolve(objectId, collection)
-      const diff = patchMarkdown(await this.blocks(objectId, collection), edits, changePos())
+      const diff = patchMarkdown(await this.blocks(objectId, collection), edits, this.changePos())
       return this.applyDiff(objectId, collection, diff)
     })
   }
@@ -134,15 +135,15 @@ export class EditorService {
   append(objectId: string, collection: string, content: string): Promise<EditSummary> {
     return this.serial(async () => {
       await this.resolve(objectId, collection)
-      const diff = appendMarkdown(await this.blocks(objectId, collection), content, changePos())
+      const diff = appendMarkdown(await this.blocks(objectId, collection), content, this.changePos())
       return this.applyDiff(objectId, collection, diff)
     })
   }
 
   /** Writes a diff as one change (none when nothing changed) and returns its summary. */
   async applyDiff(objectId: string, collection: string, diff: DiffResult): Promise<EditSummary> {
-    const ops = diffOps(collection, diff, newBlockId)
-    if (ops.length > 0) await this.space.replica.write(objectId, ops)
+    const ops = diffOps(collection, diff, this.newBlockId)
+    if (ops.length > 0) await this.space.write(objectId, ops)
     return summarize(diff)
   }
 
@@ -157,7 +158,7 @@ export class EditorService {
         const sorted = sortBlocks(await this.blocks(objectId, collection))
         let last: string | undefined
         for (let i = sorted.length - 1; i >= 0 && last === undefined; i--) last = isValidPos(sorted[i].nav?.pos) ? sorted[i].nav!.pos : undefined
-        pos = changePos()(last, undefined)
+        pos = this.changePos()(last, undefined)
       }
       const value: Record<string, Json> = { type: body.type }
       if (body.style !== undefined) value.style = body.style
@@ -167,8 +168,8 @@ export class EditorService {
       const nav: Record<string, Json> = { pos }
       if (body.nav?.depth !== undefined && body.nav.depth > 0) nav.depth = body.nav.depth
       value.nav = nav
-      const id = newBlockId()
-      const res = await this.space.replica.write(objectId, [{ op: 'set', ds: collection, id, path: '', value }])
+      const id = this.newBlockId()
+      const res = await this.space.write(objectId, [{ op: 'set', ds: collection, id, path: '', value }])
       res.recordIds = [id]
       return res
     })
@@ -196,7 +197,7 @@ export class EditorService {
         ops.push({ op: 'unset', ds: collection, id: blockId, path })
       })
       if (ops.length === 0) throw new SvcError('request.missing_field', 'give at least one path to set or unset', { field: 'set' })
-      const res = await this.space.replica.write(objectId, ops)
+      const res = await this.space.write(objectId, ops)
       res.recordIds = [blockId]
       return res
     })
@@ -207,7 +208,7 @@ export class EditorService {
     return this.serial(async () => {
       await this.resolve(objectId, collection)
       await this.requireBlock(objectId, collection, blockId)
-      const res = await this.space.replica.write(objectId, [{ op: 'delete', ds: collection, id: blockId }])
+      const res = await this.space.write(objectId, [{ op: 'delete', ds: collection, id: blockId }])
       res.recordIds = [blockId]
       return res
     })

@@ -1,0 +1,12 @@
+import { chatModule } from '../../sync/modules/index.ts'
+import { editorServerModule } from './editor.ts'
+import type { AnyServerModule } from './module.ts'
+
+export { withRoutes, type ServerModule, type AnyServerModule, type ModuleRouteOptions } from './module.ts'
+
+/**
+ * The release's modules with their routes: what `svc serve` hands to both the daemon's engine
+ * and `buildApp`. The same modules, in the same order, as sync/modules/index.ts
+ * DEFAULT_MODULES (test/server/modules.test.ts checks it).
+ */
+export const SERVER_MODULES: readonly AnyServerModule[] = [editorServerModule, chatModule]

@@ -1,0 +1,26 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { AnyModule, SvcModule } from '../../sync/space/module.ts'
+import type { RoutedEngine } from '../routes/context.ts'
+
+/**
+ * A module as the HTTP app serves it: the module itself (sync/space/module.ts) plus its routes
+ * plugin. It *is* a SvcModule, so one list goes to both the account engine (DaemonEngine
+ * `modules`) and `buildApp({modules})`.
+ */
+export interface ServerModule<S = unknown> extends SvcModule<S> {
+  /** Registered with `{engine}` once an engine serves the app; no route list names a module. */
+  readonly routes?: FastifyPluginAsync<ModuleRouteOptions>
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyServerModule = ServerModule<any> & AnyModule
+
+/** The options every module's routes plugin gets. */
+export interface ModuleRouteOptions {
+  engine: RoutedEngine
+}
+
+/** A module with its routes plugin. */
+export function withRoutes<S>(module: SvcModule<S>, routes: FastifyPluginAsync<ModuleRouteOptions>): ServerModule<S> {
+  return { ...module, routes }
+}

@@ -1,0 +1,39 @@
+import { defineModule } from '../../space/module.ts'
+import { RECORD_SCHEMA as R } from '../../space/types/index.ts'
+import { EDITOR_BLOCKS, EDITOR_KIND, EditorService } from './service.ts'
+
+/**
+ * The editor as a module (the worked example of docs/architecture.md "Adding a module"):
+ * - one dataset kind, `editor`: the shared `editor_blocks` collection any object may hold, or a
+ *   type's own `<typeId>_<key>` declared with `module: 'editor'`; its records are blocks;
+ * - no merge pins (every block field merges per path);
+ * - one service per space, EditorService (markdown and block routes, serialized per space);
+ * - no feed of its own: `{S}/query/subscribe` already follows any dataset, blocks included;
+ * - no commit hook.
+ * Its routes plugin is server/modules/editor.ts.
+ */
+export const editorModule = defineModule({
+  name: 'editor',
+  datasets: [
+    {
+      kind: EDITOR_KIND,
+      canonicalKey: 'blocks',
+      canonicalCollection: EDITOR_BLOCKS,
+      sharedOnly: false,
+      schema: {
+        type: 'object',
+        properties: {
+          id: R.idField(),
+          _ver: R.verField,
+          type: R.synced({ type: 'string' }),
+          style: R.synced({ type: 'string' }),
+          text: R.synced({ type: 'string' }),
+          nav: R.synced({ type: 'object', properties: { pos: { type: 'string' }, depth: { type: 'integer', minimum: 0 } } }),
+        },
+        required: ['id', 'type'],
+        'x-idRule': 'auto',
+      },
+    },
+  ],
+  service: ({ space, types }) => new EditorService(space, types),
+})

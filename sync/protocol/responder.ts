@@ -1,0 +1,296 @@
+import { contentId } from '../crypto/hash.ts'
+import { decodeChange } from '../dag/change.ts'
+import { readEnvelope } from '../dag/envelope-reader.ts'
+import type { SpaceReplica } from '../replica/space-replica.ts'
+import { MAX_QUESTIONS_ANSWERED, type Answered, type ExchangeLedger } from './exchange-ledger.ts'
+import { SYNC_LIMITS } from './limits.ts'
+import { isQuestion, type HeadsItem, type RangeItem, type StepMsg, type SyncMsg } from './messages.ts'
+import { bump, type PeerCounters } from './peer-counters.ts'
+import { SpaceIndex } from './range-index.ts'
+import { answerRanges, describeRange, openFingerprint, rootMatches } from './reconcile.ts'
+import { fixed, NO_REPLY, streamed, type Reply } from './reply.ts'
+import { ChangePlan, TreeDiff } from './tree-diff.ts'
+import { WorkBudget } from './work-budget.ts'
+
+/**
+ * The space side of head sync: answers `sync` and `step` messages of an authenticated peer
+ * (docs/protocol.md section 5), and pushes our own changes to a peer that refused us.
+ *
+ * Rights before work: a peer's account must be able to read the space at our ACL state before
+ * anything of the space is looked at for it. A refusal is the answer we give for a space we do
+ * not hold (`error unknown_space` to a question, nothing to an answer), so it reveals nothing.
+ * Changes from a peer that may not read the space are dropped before decoding, except the
+ * leading ACL-tree changes of a step (at most maxAclChangesFromNonReader): they are verified
+ * record by record against the managers' signatures like any ACL change, and they are how a
+ * newly added member proves its membership to a member that lacks the record.
+ */
+
+export interface SyncHost {
+  /** The replica of a space this peer holds, if any. */
+  space(spaceId: string): SpaceReplica | undefined | Promise<SpaceReplica | undefined>
+  /**
+   * Asked when an authenticated account syncs a space this peer does not hold; undefined
+   * refuses. A replica taken this way knows no ACL yet, so it is served to our own account only
+   * until its ACL arrives: a host must not take a space for an account it does not trust.
+   */
+  accept?(spaceId: string, identity: string): Promise<SpaceReplica | undefined>
+}
+
+interface PushState {
+  /** Per space: our pushes of own changes to this peer after it refused us (see pushOwnChanges). */
+  pushes: Map<string, { key: string; attempts: number; acked: boolean }>
+  /** Pushes awaiting the peer's `done`, by req. */
+  acks: Map<number, { spaceId: string; key: string }>
+}
+
+export class Responder {
+  private readonly indexes = new WeakMap<SpaceReplica, SpaceIndex>()
+  private readonly diff = new TreeDiff()
+  private readonly pushState = new Map<string, PushState>()
+
+  constructor(private readonly host: SyncHost, private readonly me: string, private readonly ledger: ExchangeLedger) {}
+
+  indexOf(r: SpaceReplica): SpaceIndex {
+    let idx = this.indexes.get(r)
+    if (!idx) this.indexes.set(r, (idx = new SpaceIndex(r)))
+    return idx
+  }
+
+  /** The link went down: its push bookkeeping goes with it. */
+  forget(peer: string) {
+    this.pushState.delete(peer)
+  }
+
+  async held(spaceId: string): Promise<SpaceReplica | undefined> {
+    return this.host.space(spaceId)
+  }
+
+  /**
+   * Whether an account may learn anything of a space we hold: it can read it at our current ACL.
+   * A replica that knows no ACL yet (taken for another device of our account) is our account's
+   * only.
+   */
+  mayRead(r: SpaceReplica, identity: string): boolean {
+    if (!r.known) return identity === this.me
+    return r.acl.current().canRead(identity)
+  }
+
+  /** The refusal, the same as for a space we do not hold. */
+  private unknown(m: SyncMsg | StepMsg): Reply {
+    return fixed([{ type: 'error', spaceId: m.spaceId, req: m.req, code: 'unknown_space' }])
+  }
+
+  async onSync(c: PeerCounters, peer: string, identity: string, m: SyncMsg): Promise<Reply> {
+    let r = await this.host.space(m.spaceId)
+    if (!r && this.host.accept) r = await this.host.accept(m.spaceId, identity)
+    if (!r) return this.unknown(m)
+    if (!this.mayRead(r, identity)) {
+      c.denied++
+      return this.unknown(m)
+    }
+    const index = this.indexOf(r).current()
+    if (rootMatches(index, m.fp, m.count)) return fixed([{ type: 'done', spaceId: m.spaceId, req: m.req }])
+    // The peer may ask back within this exchange; its questions are counted here.
+    this.ledger.answering(peer, m.spaceId, m.req)
+    if (m.count === 0 && r.known) {
+      // The peer holds nothing of the space: push it whole, ACL first.
+      const plan = new ChangePlan(r.spaceId)
+      await this.diff.planWholeSpace(r, plan)
+      return streamed(r, m.spaceId, m.req, 1, [], [], [], plan, true)
+    }
+    return streamed(r, m.spaceId, m.req, 1, [describeRange(index, m.req, 0, 0)], [], [], new ChangePlan(r.spaceId), true)
+  }
+
+  async onStep(c: PeerCounters, peer: string, identity: string, m: StepMsg): Promise<Reply> {
+    const question = isQuestion(m)
+    const r = await this.host.space(m.spaceId)
+    if (!r) return question ? this.unknown(m) : NO_REPLY
+    let changes = m.changes
+    let pushed = false
+    if (!this.mayRead(r, identity)) {
+      if (question) {
+        c.denied++
+        if (changes.length) bump(c.rejected, 'not_reader', changes.length)
+        return this.unknown(m)
+      }
+      // An answer from a peer we do not hold to be a reader: only the ACL records it leads with.
+      const lead = aclLead(r.spaceId, changes)
+      if (lead > 0) await this.ingest(c, r, changes.slice(0, lead))
+      changes = changes.slice(lead)
+      if (!this.mayRead(r, identity)) {
+        c.denied++
+        if (changes.length) bump(c.rejected, 'not_reader', changes.length)
+        return NO_REPLY
+      }
+      // Those records made it a reader here (a member we had not learned of, or the holder of
+      // a space we had asked for): go on. A push gets its acknowledgement; an answer in an
+      // exchange we opened needs none.
+      pushed = !this.ledger.get(peer, m.req)
+      if (changes.length === 0) return pushed ? fixed([{ type: 'done', spaceId: m.spaceId, req: m.req }]) : NO_REPLY
+    }
+    // The sender's hop is only informative: the receiver counts the questions it answers.
+    if (m.hop > SYNC_LIMITS.maxHops) return this.tooManySteps(c, m, question)
+    let ex: Answered | undefined
+    if (question) {
+      ex = this.ledger.answered(peer, m.spaceId, m.req)
+      if (!ex) {
+        // Not an exchange either side opened (or one long forgotten): nothing to continue.
+        bump(c.dropped, 'stale')
+        return NO_REPLY
+      }
+      if (++ex.questions > MAX_QUESTIONS_ANSWERED) return this.tooManySteps(c, m, question)
+    }
+    const reask = changes.length ? await this.ingest(c, r, changes) : new Set<string>()
+    if (!question && reask.size === 0) return pushed ? fixed([{ type: 'done', spaceId: m.spaceId, req: m.req }]) : NO_REPLY
+    const budget = new WorkBudget(Math.min(SYNC_LIMITS.maxStepWork, SYNC_LIMITS.maxExchangeWork - (ex?.work ?? 0)))
+    const index = this.indexOf(r).current()
+    const plan = new ChangePlan(r.spaceId)
+    const whole = new Set<string>()
+    const planWhole = async (tree: string): Promise<boolean> => {
+      if (whole.has(tree)) return true
+      if (!budget.take(await this.diff.sizeOf(r, tree))) return false
+      whole.add(tree)
+      await this.diff.planWholeTree(r, tree, plan)
+      return true
+    }
+    const heads = new Map<string, HeadsItem>()
+    const wants: number[] = []
+    let ranges: RangeItem[] = []
+    if (m.ranges.length) {
+      const ans = answerRanges(index, m.req, m.ranges, undefined, budget)
+      ranges = ans.reply
+      const minePerPos = new Map<number, number>()
+      for (const e of ans.mine) minePerPos.set(e.pos, (minePerPos.get(e.pos) ?? 0) + 1)
+      for (const e of ans.mine) {
+        // The peer lists something else at this position: the same tree with other heads.
+        if (ans.theirs.has(e.pos)) {
+          if (!heads.has(e.id) && budget.take(await this.diff.sizeOf(r, e.id))) heads.set(e.id, await this.diff.headsItem(r, e.id))
+        } else await planWhole(e.id)
+      }
+      for (const [pos, n] of ans.theirs) if (n > (minePerPos.get(pos) ?? 0)) wants.push(pos)
+    }
+    const asked = new Set<string>()
+    for (const h of m.heads) {
+      if (asked.has(h.treeId)) continue
+      asked.add(h.treeId)
+      if (!budget.take(await this.diff.sizeOf(r, h.treeId))) break
+      const { missing, unknown } = await this.diff.compareHeads(r, h.treeId, h.heads, h.have)
+      plan.add(h.treeId, missing)
+      if (unknown) heads.set(h.treeId, await this.diff.headsItem(r, h.treeId))
+    }
+    wanted: for (const pos of new Set(m.wants)) for (const t of index.idsAt(pos)) if (!(await planWhole(t))) break wanted
+    for (const t of reask) if (!heads.has(t)) heads.set(t, await this.diff.headsItem(r, t))
+    if (ex) ex.work += budget.used
+    if (budget.refused) bump(c.dropped, 'over_budget')
+    return streamed(r, m.spaceId, m.req, m.hop + 1, ranges, [...heads.values()], wants, plan, question)
+  }
+
+  private tooManySteps(c: PeerCounters, m: StepMsg, question: boolean): Reply {
+    bump(c.dropped, 'too_many_steps')
+    return question ? fixed([{ type: 'error', spaceId: m.spaceId, req: m.req, code: 'too_many_steps' }]) : NO_REPLY
+  }
+
+  /** The `sync` that opens an exchange about a space we hold. */
+  opening(r: SpaceReplica): { fp: Uint8Array; count: number } {
+    return openFingerprint(this.indexOf(r).current())
+  }
+
+  /** Ingests a peer's changes; returns the trees to ask about again when some wait for parents. */
+  private async ingest(c: PeerCounters, r: SpaceReplica, changes: Uint8Array[]): Promise<Set<string>> {
+    const items = changes.map((raw) => ({ id: contentId(raw), raw }))
+    const rep = await r.ingest(items)
+    c.changesIn += items.length
+    c.changesAccepted += rep.accepted.length
+    for (const x of rep.rejected) bump(c.rejected, x.reason)
+    const trees = new Set<string>()
+    if (rep.missing.length === 0) return trees
+    const settled = new Set([...rep.accepted, ...rep.rejected.map((x) => x.id)])
+    for (const it of items) {
+      if (settled.has(it.id)) continue
+      let tree: string
+      try {
+        const ch = decodeChange(it.raw)
+        tree = ch.treeId === '' ? ch.id : ch.treeId
+      } catch {
+        continue
+      }
+      if (await this.holds(r, tree, it.id)) continue
+      trees.add(tree)
+      // Parents or the cited ACL record are missing: ask about the ACL too, it syncs first.
+      trees.add(r.spaceId)
+    }
+    return trees
+  }
+
+  private async holds(r: SpaceReplica, tree: string, id: string): Promise<boolean> {
+    if (tree === r.spaceId) return r.acl.has(id)
+    if (!r.treeMeta(tree)) return false
+    return (await r.treeIndex(tree)).has(id)
+  }
+
+  /** The peer's `done` for one of our pushes; false when it acknowledges nothing we pushed. */
+  acked(peer: string, spaceId: string, req: number): boolean {
+    const st = this.pushState.get(peer)
+    const ack = st?.acks.get(req)
+    if (!st || !ack || ack.spaceId !== spaceId) return false
+    st.acks.delete(req)
+    const p = st.pushes.get(spaceId)
+    if (p?.key === ack.key) p.acked = true
+    return true
+  }
+
+  /**
+   * A peer refused us (a refusal looks like `unknown_space`). If we hold it to be a reader, push
+   * it the ACL chain and the changes our account authored (with their ancestors in each tree): a
+   * peer that refused us only because it lacks the ACL record that added us learns it, and takes
+   * the rest once that record makes us a reader there. The peer answers `done` once none of them
+   * waits there for anything. We push again on a later refusal only while the push is not
+   * acknowledged or our own changes have grown: at once for the first three attempts, then on
+   * the 4th, 8th, 16th... (exponential backoff).
+   */
+  async pushOwnChanges(peer: string, identity: string, spaceId: string, req: number): Promise<Reply> {
+    const r = await this.host.space(spaceId)
+    if (!r || !r.known || !r.acl.current().canRead(identity)) return NO_REPLY
+    const plan = new ChangePlan(spaceId)
+    // The whole ACL chain goes first: it is readable by every member anyway, our changes cite
+    // it, and it may be what the peer lacks to see that we are a member.
+    await this.diff.planWholeTree(r, spaceId, plan)
+    const own: string[] = [...r.acl.headIds()]
+    for (const t of r.treeIds()) {
+      const idx = await r.treeIndex(t)
+      const mine = [...idx.ids()].filter((id) => idx.get(id)!.author === this.me)
+      if (!mine.length) continue
+      own.push(...mine)
+      const anc = idx.ancestors(mine)
+      plan.add(t, idx.missingFrom([]).filter((x) => anc.has(x.id)).map((x) => x.id))
+    }
+    if (plan.empty) return NO_REPLY
+    const key = `${own.length}:${own.sort().join(',')}`
+    let ps = this.pushState.get(peer)
+    if (!ps) this.pushState.set(peer, (ps = { pushes: new Map(), acks: new Map() }))
+    let st = ps.pushes.get(spaceId)
+    if (!st || st.key !== key) ps.pushes.set(spaceId, (st = { key, attempts: 0, acked: false }))
+    if (st.acked) return NO_REPLY
+    const n = ++st.attempts
+    if (n > 3 && (n & (n - 1)) !== 0) return NO_REPLY
+    if (ps.acks.size >= SYNC_LIMITS.maxOpenExchanges) ps.acks.clear()
+    ps.acks.set(req, { spaceId, key })
+    return streamed(r, spaceId, req, 1, [], [], [], plan, false)
+  }
+}
+
+/**
+ * How many of a step's leading changes belong to the space's ACL tree, found from each one's
+ * header alone (no signature check, no payload): at most maxAclChangesFromNonReader.
+ */
+export function aclLead(spaceId: string, changes: readonly Uint8Array[]): number {
+  let n = 0
+  for (; n < changes.length && n < SYNC_LIMITS.maxAclChangesFromNonReader; n++) {
+    const env = readEnvelope(changes[n])
+    if (!env) break
+    const [, space, tree] = env.header as [number, string, string]
+    const acl = (space === spaceId && tree === spaceId) || (space === '' && tree === '' && contentId(changes[n]) === spaceId)
+    if (!acl) break
+  }
+  return n
+}

@@ -1,0 +1,138 @@
+import { SvcError } from '../core/errors.ts'
+import type { JsonObject } from '../crdt/ops.ts'
+import type { MergePolicy } from '../crdt/record.ts'
+import type { BundlesService } from './bundles/index.ts'
+import type { LiveFeed } from './live-feeds.ts'
+import type { SpaceChange, SpaceEngine } from './space-engine.ts'
+import type { TypesService } from './types/index.ts'
+
+/**
+ * The module seam (in the spirit of libp2p's `services`): a module is one value that declares
+ * everything the space layer needs from it, and the account engine is handed a list of them.
+ * Nothing else is registered anywhere: no central switch names a module. The editor
+ * (sync/modules/editor/module.ts) is the worked example; docs/architecture.md "Adding a module"
+ * walks through it.
+ *
+ * A module declares:
+ * - `name`, unique in the list;
+ * - `datasets`: the dataset kinds it serves (the `module` value of a declaration draft, its
+ *   canonical key and collection, the schema `GET {S}/datasets` lists);
+ * - `pins`: merge pins of its datasets (first write wins on those paths, on every peer);
+ * - `service`: the per-space service it builds when a space opens (`services.of(module)`);
+ * - `feeds`: live feeds its routes open (the translation of space changes into window input);
+ * - `onCommit`: a hook run after every commit of a space, before the commit's change is
+ *   announced and before the write that made it resolves.
+ *
+ * Merge pins and dataset kinds decide what every peer computes, so the list is part of the
+ * release: peers that hold the same changes must run the same modules.
+ */
+export interface SvcModule<S = unknown> {
+  readonly name: string
+  readonly datasets?: readonly ModuleDataset[]
+  readonly pins?: Readonly<Record<string, readonly string[]>>
+  readonly service?: (ctx: ModuleContext) => S
+  readonly feeds?: Readonly<Record<string, ModuleFeed<S>>>
+  readonly onCommit?: (change: SpaceChange, service: S, ctx: ModuleContext) => void | Promise<void>
+}
+
+/** A module of any service type (lists hold modules of different service types). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyModule = SvcModule<any>
+
+/** A dataset kind a module serves. */
+export interface ModuleDataset {
+  /** The `module` value of a dataset declaration draft. */
+  kind: string
+  /** Key and collection of the shared (canonical) dataset of this kind. */
+  canonicalKey: string
+  canonicalCollection: string
+  /** Only the canonical collection exists (no per-type `<typeId>_<key>` datasets). */
+  sharedOnly: boolean
+  /** JSON Schema of a record (listed by `GET {S}/datasets`). */
+  schema: JsonObject
+  /** False: version history leaves this kind's canonical collection out. */
+  history?: boolean
+  /**
+   * A type declaring a dataset of this kind may be carried only by the object the system
+   * installs for it (bundles and object creation refuse it: 400 `type.reserved_carrier`).
+   */
+  reservedCarrier?: boolean
+}
+
+/** What a module's service, feeds and hooks are built from: the space and its core services. */
+export interface ModuleContext {
+  readonly space: SpaceEngine
+  readonly types: TypesService
+  readonly bundles: BundlesService
+}
+
+/** A live feed of a module: from its service and the route's parameters. */
+export type ModuleFeed<S> = (service: S, params: Readonly<Record<string, string>>) => LiveFeed
+
+/** Identity helper: infers `S` from `service`, so `services.of(module)` is typed. */
+export function defineModule<S>(m: SvcModule<S>): SvcModule<S> {
+  return m
+}
+
+const NONE: readonly string[] = []
+
+/**
+ * The modules of an account, checked once: names, dataset kinds and collections are unique,
+ * and a module pins only its own datasets (never one the space layer pins).
+ */
+export class ModuleSet {
+  private readonly kinds = new Map<string, ModuleDataset>()
+  private readonly pins = new Map<string, readonly string[]>()
+  private readonly noHistory = new Set<string>()
+
+  constructor(readonly list: readonly AnyModule[] = []) {
+    const names = new Set<string>()
+    const collections = new Set<string>()
+    for (const m of list) {
+      if (names.has(m.name)) throw new SvcError('internal', `two modules are named ${m.name}`)
+      names.add(m.name)
+      for (const d of m.datasets ?? []) {
+        if (this.kinds.has(d.kind) || collections.has(d.canonicalCollection)) throw new SvcError('internal', `dataset kind ${d.kind} (${d.canonicalCollection}) is declared twice`)
+        this.kinds.set(d.kind, d)
+        collections.add(d.canonicalCollection)
+        if (d.history === false) this.noHistory.add(d.canonicalCollection)
+      }
+      for (const [ds, paths] of Object.entries(m.pins ?? {})) {
+        if (this.pins.has(ds)) throw new SvcError('internal', `dataset ${ds} is pinned by two modules`)
+        this.pins.set(ds, [...paths])
+      }
+    }
+  }
+
+  static of(modules: ModuleSet | readonly AnyModule[] | undefined): ModuleSet {
+    return modules instanceof ModuleSet ? modules : new ModuleSet(modules ?? [])
+  }
+
+  /** The dataset kind a declaration's `module` names, or undefined. */
+  kind(name: string): ModuleDataset | undefined {
+    return this.kinds.get(name)
+  }
+
+  /** Every dataset kind, in module order. */
+  allKinds(): ModuleDataset[] {
+    return [...this.kinds.values()]
+  }
+
+  /** Whether version history keeps the changes of this collection. */
+  keepsHistory(collection: string): boolean {
+    return !this.noHistory.has(collection)
+  }
+
+  /** The space layer's pins, then the modules' (which never pin a dataset the base pins). */
+  policy(base: MergePolicy): MergePolicy {
+    if (this.pins.size === 0) return base
+    for (const ds of this.pins.keys()) if (base.pinnedPaths(ds).length > 0) throw new SvcError('internal', `dataset ${ds} is pinned by the space layer`)
+    const pins = this.pins
+    return {
+      pinnedPaths(ds: string) {
+        const own = base.pinnedPaths(ds)
+        return own.length > 0 ? own : (pins.get(ds) ?? NONE)
+      },
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import { SvcError } from '../core/errors.ts'
+import { BundlesService } from './bundles/index.ts'
+import { History } from './history.ts'
+import { spacePolicy } from './schema.ts'
+import type { ModuleContext, ModuleSet, SvcModule } from './module.ts'
+import type { LiveFeed } from './live-feeds.ts'
+import type { SpaceChange, SpaceEngine } from './space-engine.ts'
+import { TypesService, type ScopedValueStore } from './types/index.ts'
+
+/**
+ * The services of one space, built once when the space opens (SpaceEngine.attach): the types
+ * service (holding the account's scoped value store and the definitions lock), the bundles
+ * service sharing it, and one service per module. Wiring is declared here, in one place,
+ * instead of each service finding the others through a static lookup.
+ */
+export class SpaceServices implements ModuleContext {
+  readonly types: TypesService
+  readonly bundles: BundlesService
+  private historyCache?: History
+  /** By module name (unique in the set), so a module value spread into another (a server module adding routes) finds the same service. */
+  private readonly byModule = new Map<string, unknown>()
+  private readonly hooks: Array<(c: SpaceChange) => void | Promise<void>> = []
+
+  constructor(
+    readonly space: SpaceEngine,
+    readonly modules: ModuleSet,
+    scopedValues?: ScopedValueStore,
+  ) {
+    this.types = new TypesService(space, { scopedValues })
+    this.bundles = new BundlesService(this.types)
+    for (const m of modules.list) {
+      const service = m.service?.(this)
+      this.byModule.set(m.name, service)
+      const hook = m.onCommit
+      if (hook) this.hooks.push((c) => hook(c, service, this))
+    }
+  }
+
+  /** Version history of the space's objects (built on first use: it caches decoded changes). */
+  get history(): History {
+    return (this.historyCache ??= new History(this.space.replica, this.modules.policy(spacePolicy), (ds) => this.modules.keepsHistory(ds)))
+  }
+
+  /** The service a module built for this space; typed by the module value itself. */
+  of<S>(module: SvcModule<S>): S {
+    if (!this.byModule.has(module.name)) throw new SvcError('internal', `module ${module.name} is not installed`)
+    return this.byModule.get(module.name) as S
+  }
+
+  /** A module's live feed over this space (`params` are the route's). */
+  feed<S>(module: SvcModule<S>, name: string, params: Readonly<Record<string, string>> = {}): LiveFeed {
+    const make = module.feeds?.[name]
+    if (!make) throw new SvcError('internal', `module ${module.name} has no feed ${name}`)
+    return make(this.of(module), params)
+  }
+
+  /** Runs the modules' commit hooks, in module order (the space engine awaits them). */
+  async committed(c: SpaceChange): Promise<void> {
+    for (const h of this.hooks) {
+      try {
+        await h(c)
+      } catch (err) {
+        // The commit is stored whatever a hook does: one failing hook starves no other.
+        console.error('module commit hook failed', err)
+      }
+    }
+  }
+
+  get hasHooks(): boolean {
+    return this.hooks.length > 0
+  }
+}
