@@ -167,6 +167,11 @@ export class SyncSession {
     return { req: ex.req, out: this.emit(peer, [{ type: 'sync', spaceId, req: ex.req, fp, count }], ex) }
   }
 
+  /** How much per-peer state the session holds (links, counters): for tests of its bounds. */
+  peerState(): { links: number; counters: number } {
+    return { links: this.auth.size, counters: this.counters.size + this.strangerCounters.size }
+  }
+
   /** Whether `open` would open an exchange (not refuse it as `denied`); undefined before the peer authenticates. */
   async mayOpen(peer: string, spaceId: string): Promise<boolean | undefined> {
     const identity = this.auth.identityOf(peer)
