@@ -115,7 +115,7 @@ export class Responder {
       }
       // An answer from a peer we do not hold to be a reader: only the ACL records it leads with.
       const lead = aclLead(r.spaceId, changes)
-      if (lead > 0) await this.ingest(c, r, changes.slice(0, lead))
+      if (lead > 0) await this.ingest(c, peer, r, changes.slice(0, lead))
       changes = changes.slice(lead)
       if (!this.mayRead(r, identity)) {
         c.denied++
@@ -140,7 +140,7 @@ export class Responder {
       }
       if (++ex.questions > MAX_QUESTIONS_ANSWERED) return this.tooManySteps(c, m, question)
     }
-    const reask = changes.length ? await this.ingest(c, r, changes) : new Set<string>()
+    const reask = changes.length ? await this.ingest(c, peer, r, changes) : new Set<string>()
     if (!question && reask.size === 0) return pushed ? fixed([{ type: 'done', spaceId: m.spaceId, req: m.req }]) : NO_REPLY
     const budget = new WorkBudget(Math.min(SYNC_LIMITS.maxStepWork, SYNC_LIMITS.maxExchangeWork - (ex?.work ?? 0)))
     const index = this.indexOf(r).current()
@@ -196,9 +196,10 @@ export class Responder {
   }
 
   /** Ingests a peer's changes; returns the trees to ask about again when some wait for parents. */
-  private async ingest(c: PeerCounters, r: SpaceReplica, changes: Uint8Array[]): Promise<Set<string>> {
+  private async ingest(c: PeerCounters, peer: string, r: SpaceReplica, changes: Uint8Array[]): Promise<Set<string>> {
     const items = changes.map((raw) => ({ id: contentId(raw), raw }))
-    const rep = await r.ingest(items)
+    // The peer is the origin: the replica bounds what it parks per peer.
+    const rep = await r.ingest(items, { origin: peer })
     c.changesIn += items.length
     c.changesAccepted += rep.accepted.length
     for (const x of rep.rejected) bump(c.rejected, x.reason)
