@@ -62,6 +62,8 @@ function tap(t: Transport, up: (p: string) => void, down: (p: string) => void, s
       return t.ordered
     },
     send: (p, b) => t.send(p, b),
+    // Backpressure passes through: without it replies would overflow the peer's stream.
+    drain: (p) => t.drain?.(p),
     onMessage: (h) => t.onMessage((from, bytes) => scored(from, async () => void (await h(from, bytes)))),
     onPeerUp: (h) =>
       t.onPeerUp(async (p) => {
@@ -126,6 +128,8 @@ export class P2PService {
       peerId: transport.peerId,
       crypto: o.crypto,
       env: o.env,
+      // One answer step ingests while the next is read: checks overlap applies (docs/protocol.md 7a).
+      ingestAhead: 1,
     })
     let scheduler!: SyncScheduler
     const scored = async (peer: string, run: () => Promise<void>) => {
