@@ -34,7 +34,7 @@ describe('FrameDecoder', () => {
   })
 
   it('a chunk of a million tiny frames materializes only the frames pulled', () => {
-    const d = new FrameDecoder(1024)
+    const d = new FrameDecoder(4 * 1024 * 1024)
     const chunk = new Uint8Array(2_000_000)
     for (let i = 0; i < chunk.length; i += 2) (chunk[i] = 1), (chunk[i + 1] = 0xaa)
     d.push(chunk)
@@ -43,7 +43,7 @@ describe('FrameDecoder', () => {
   })
 
   it('refuses an empty frame, a frame over the limit before its body arrives, and a prefix of more than 10 bytes', () => {
-    const empty = new FrameDecoder(1024)
+    const empty = new FrameDecoder(4 * 1024 * 1024)
     empty.push(new Uint8Array(4 * 1024))
     expect(reasonOf(() => empty.next())).toBe('empty_frame')
     const big = new FrameDecoder(1024)
