@@ -137,8 +137,25 @@ export class P2PService {
       await run()
       if (faultsIn(session.allCounters().get(peer)) > before && guard.fault(peer)) hangUp(peer)
     }
-    const tapped = tap(transport, (p) => scheduler.peerUp(p), (p) => scheduler.peerDown(p), scored)
+    // The scheduler hears of a peer once its link is up and it has proved an account: a
+    // stranger gets our challenge and nothing else (no rounds, no state per space).
+    const scheduled = new Set<string>()
+    const schedule = (peer: string) => {
+      if (scheduled.has(peer) || !session.identityOf(peer) || !transport.peers().includes(peer)) return
+      scheduled.add(peer)
+      scheduler.peerUp(peer)
+    }
+    const unschedule = (peer: string) => {
+      scheduled.delete(peer)
+      scheduler.peerDown(peer)
+    }
+    const tapped = tap(transport, schedule, unschedule, scored)
     const driver = new SyncDriver({ transport: tapped, session, timer: realTimer, timeoutMs: o.roundTimeoutMs })
+    const driverAuthenticated = session.onAuthenticated
+    session.onAuthenticated = (peer, identity) => {
+      driverAuthenticated?.(peer, identity)
+      schedule(peer)
+    }
     scheduler = new SyncScheduler(driver, () => account.openSpaces().map((s) => s.spaceId), realTimer, () => o.env.now(), o.scheduler)
     const stops: Array<() => void> = []
     const watch = (spaceEngine: ReturnType<AccountEngine['openSpaces']>[number]) =>
@@ -163,8 +180,11 @@ export class P2PService {
     }
     node.addEventListener('peer:connect', onConnect)
     stops.push(() => node.removeEventListener('peer:connect', onConnect))
-    // Peers already connected before the transport started.
-    for (const p of transport.peers()) scheduler.peerUp(p)
+    // Peers whose link came up before the driver listened: their rounds authenticate them.
+    for (const p of transport.peers()) {
+      scheduled.add(p)
+      scheduler.peerUp(p)
+    }
     return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard)
   }
 
