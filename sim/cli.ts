@@ -139,6 +139,8 @@ async function main() {
     }
     if (bad) {
       for (const f of r.failures) log(`  ${f}`)
+      const refused = Object.entries(r.stats.rejected).map(([k, v]) => `${k}=${v}`).join(' ')
+      if (refused) log(`  changes honest peers refused: ${refused}`)
       if (r.tail.length) log(`  trace tail:\n    ${r.tail.join('\n    ')}`)
       log(`  replay: ${replay(r.seed)}`)
     }
