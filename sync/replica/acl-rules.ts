@@ -44,16 +44,28 @@ export function citesStaleHead(acl: AclLog, c: Change, n: TreeNode): boolean {
   return n.aclHeadId !== '' && n.aclHeadId !== c.aclHeadId && acl.precedesOrEquals(c.aclHeadId, n.aclHeadId)
 }
 
-/** Whether the author of an object change may write at its cited head, under that head's key. */
-export function judgeWriter(acl: AclLog, keyring: Keyring, c: Change): RejectReason | undefined {
+/**
+ * Whether the author of an object change may write at its cited head, under that head's key:
+ * a function of the change and the ACL records it cites only, so every replica answers alike.
+ * Whether this replica can reach the key is `judgeKey`, asked only of changes that are not void.
+ */
+export function judgeWriter(acl: AclLog, c: Change): RejectReason | undefined {
   const st = acl.stateAtHead(c.aclHeadId)
   if (!st.canWrite(c.author)) {
     const role = st.roleOf(c.author)
     return role === 'reader' || role === 'guest' ? 'read_only' : 'not_member'
   }
   if (c.readKeyId !== st.readKeyId) return 'bad_read_key'
-  if (!keyring.get(c.readKeyId)) return 'no_read_key'
   return undefined
+}
+
+/**
+ * Whether this replica can open a change's payload. Not asked of a void change: it joins the
+ * DAG without its ops, and the key it was sealed under may come from a record the merged state
+ * voids (a removed admin's own rotation), which only members that cached it earlier can reach.
+ */
+export function judgeKey(keyring: Keyring, c: Change): RejectReason | undefined {
+  return keyring.get(c.readKeyId) ? undefined : 'no_read_key'
 }
 
 /** What the void rule needs of a change: its tree's DAG node facts. */
@@ -80,7 +92,7 @@ export function isVoid(s: ReplicaState, c: Node, tree: string, pending?: Readonl
  */
 export function mayBuildOnDerivedRoot(s: ReplicaState, c: Change, rootId: string): boolean {
   if (!c.prevIds.includes(rootId) || c.aclHeadId === '' || !s.acl.has(c.aclHeadId)) return false
-  return judgeWriter(s.acl, s.keyring, c) === undefined && !voidsNode(s, c, rootId)
+  return judgeWriter(s.acl, c) === undefined && judgeKey(s.keyring, c) === undefined && !voidsNode(s, c, rootId)
 }
 
 function voidsNode(s: ReplicaState, c: Node, tree: string, pending?: ReadonlyMap<string, Node>): boolean {

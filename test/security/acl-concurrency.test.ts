@@ -123,6 +123,31 @@ describe('A removed admin can undo their removal', () => {
   })
 })
 
+describe('A removed admin keeps writing under its own rotation, concurrent with its removal', () => {
+  it('members that saw the removal first hold its write as void, like members that applied it first: the same heads and state', async () => {
+    const { owner, obj, replicaOf } = await space()
+    const admin = await replicaOf(B)
+    const early = await replicaOf(W)
+    // Concurrently: B rotates the key and writes under it; the owner removes B.
+    const rotation = await admin.rotateReadKey()
+    const w = await modifyRecords(admin, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 'by B' }] }])
+    await owner.removeMember(idFor(B))
+    // W applies B's write before it learns of the removal, then undoes it.
+    expect((await pushAll(admin, early)).rejected).toEqual([])
+    expect((await early.getRecord(obj, 'd', 'x'))?.value).toEqual({ v: 'by B' })
+    expect((await pushAll(owner, early)).rejected).toEqual([])
+    // The owner learns of the write after its removal voided B's rotation: it cannot (and need
+    // not) reach that key, and the write joins its DAG as void all the same.
+    const rep = await pushAll(admin, owner)
+    expect(owner.acl.current().isVoid(rotation)).toBe(true)
+    expect(rep.rejected).toEqual([])
+    expect(rep.voided).toEqual([w.changeId])
+    expect(owner.heads(obj)).toEqual(early.heads(obj))
+    expect((await owner.getRecord(obj, 'd', 'x'))?.value).toEqual({ v: 1 })
+    expect(await owner.stateDigest()).toBe(await early.stateDigest())
+  })
+})
+
 describe('An admin can grant admin through an `add` record', () => {
   it('an admin\'s add (or role) granting admin is skipped; the grantee cannot manage', async () => {
     const { owner, replicaOf } = await space()
