@@ -59,8 +59,30 @@ export class AclWriter {
    */
   async healIfNeeded(): Promise<string | undefined> {
     const st = this.s.acl.current()
-    if (!st.canManage(this.s.me) || !st.needsRotation()) return undefined
-    return this.rotateReadKey()
+    if (!st.canManage(this.s.me)) return undefined
+    if (st.needsRotation() || this.shouldLinkKeyHeads()) return this.rotateReadKey()
+    return undefined
+  }
+
+  /**
+   * Concurrent rotations leave several keys no key links: a member the newest key was wrapped
+   * to, but that another branch's rotation did not know of (added concurrently with it), can
+   * never open what was sealed under that branch's key, so it and its peers never converge.
+   * A rotation links every key head this manager can reach. So that two managers do not answer
+   * each other's links forever, the author of the newest key leaves it to the author of another
+   * head who still manages; if none does, it links them itself.
+   */
+  private shouldLinkKeyHeads(): boolean {
+    const st = this.s.acl.current()
+    const latest = st.latestKeyId
+    if (!latest) return false
+    const others = st.keyHeads().filter((k) => k !== latest && this.s.keyring.get(k))
+    if (others.length === 0) return false
+    if (this.s.acl.entries.get(latest)!.author !== this.s.me) return true
+    return !others.some((k) => {
+      const author = this.s.acl.entries.get(k)!.author
+      return author !== this.s.me && st.canManage(author)
+    })
   }
 
   /** A `merge` record over the valid frontier, so a writer cites one head: the merged state. */
