@@ -97,7 +97,22 @@ export function mayBuildOnDerivedRoot(s: ReplicaState, c: Change, rootId: string
 
 function voidsNode(s: ReplicaState, c: Node, tree: string, pending?: ReadonlyMap<string, Node>): boolean {
   if (c.author === '') return false
+  if (sealedUnderVoidKey(s.acl, s.acl.current(), c)) return true
   return s.acl.voids(c.author, c.aclHeadId, (witness) => witnessCovers(s, c, tree, witness, pending))
+}
+
+/**
+ * A change (not a root: roots are not sealed) sealed under a read key that a record the merged
+ * state `st` voids introduced: a writer cited that record before learning it was void (a removed
+ * admin's rotation concurrent with its removal), and sealed under its key. Its author chose whom
+ * to wrap that key to, and no valid key links it, so members it left out could never open the
+ * change: it is void, like its author's own writes there. (A change is sealed under its cited
+ * head's key, or refused as `bad_read_key`.)
+ */
+function sealedUnderVoidKey(acl: AclLog, st: AclState, c: Node): boolean {
+  if (c.prevIds.length === 0 || c.aclHeadId === '' || !acl.has(c.aclHeadId)) return false
+  const key = acl.stateAtHead(c.aclHeadId).readKeyId
+  return key !== undefined && st.isVoid(key)
 }
 
 /** `c` is an ancestor-or-equal, in its own tree, of one of the witnessed ids. */
@@ -126,6 +141,8 @@ function witnessCovers(s: ReplicaState, c: Node, tree: string, witness: readonly
  */
 export async function treesAffected(s: ReplicaState, before: AclState, after: AclState, added: string, treeIds: string[]): Promise<string[]> {
   const who = new Set<string>()
+  /** Read keys whose introducing record became void or valid: changes sealed under them flip. */
+  let keys = false
   const removalIds = (st: AclState) => new Set([...st.removals.values()].flat().map((e) => e.id))
   const [b, a] = [removalIds(before), removalIds(after)]
   for (const [identity, list] of before.removals) if (list.some((e) => !a.has(e.id))) who.add(identity)
@@ -134,14 +151,19 @@ export async function treesAffected(s: ReplicaState, before: AclState, after: Ac
     if (id === added || before.isVoid(id) === after.isVoid(id)) continue
     const r = s.acl.entries.get(id)!.record
     if (r.type === 'add' || r.type === 'role' || r.type === 'remove') who.add(r.identity)
+    if ((r.type === 'remove' || r.type === 'rotate') && r.rotation) keys = true
   }
-  if (who.size === 0) return []
+  if (who.size === 0 && !keys) return []
   const out: string[] = []
   for (const tree of treeIds) {
     const idx = await s.loadIndex(tree)
     const root = idx.get(tree)
     for (const id of idx.ids()) {
       const n = idx.get(id)!
+      if (keys && sealedUnderVoidKey(s.acl, before, n) !== sealedUnderVoidKey(s.acl, after, n)) {
+        out.push(tree)
+        break
+      }
       if (!who.has(n.author)) continue
       const covered = (witness: readonly string[]) => witnessCovers(s, n, tree, witness)
       const rootCovered = (witness: readonly string[]) => !!root && witnessCovers(s, root, tree, witness)
