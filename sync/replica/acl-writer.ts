@@ -70,19 +70,19 @@ export class AclWriter {
    * never open what was sealed under that branch's key, so it and its peers never converge.
    * A rotation links every key head this manager can reach. So that two managers do not answer
    * each other's links forever, the author of the newest key leaves it to the author of another
-   * head who still manages; if none does, it links them itself.
+   * head who still manages, and links them itself only when no such author is left. Heads that
+   * are all its own (two devices of one account) are left alone: both devices would decide alike
+   * and answer each other's rotations forever.
    */
   private shouldLinkKeyHeads(): boolean {
     const st = this.s.acl.current()
     const latest = st.latestKeyId
     if (!latest) return false
-    const others = st.keyHeads().filter((k) => k !== latest && this.s.keyring.get(k))
-    if (others.length === 0) return false
+    const authors = st.keyHeads().filter((k) => k !== latest && this.s.keyring.get(k)).map((k) => this.s.acl.entries.get(k)!.author)
+    if (authors.length === 0) return false
     if (this.s.acl.entries.get(latest)!.author !== this.s.me) return true
-    return !others.some((k) => {
-      const author = this.s.acl.entries.get(k)!.author
-      return author !== this.s.me && st.canManage(author)
-    })
+    const foreign = authors.filter((a) => a !== this.s.me)
+    return foreign.length > 0 && !foreign.some((a) => st.canManage(a))
   }
 
   /** A `merge` record over the valid frontier, so a writer cites one head: the merged state. */
