@@ -179,14 +179,16 @@ export async function treesAffected(s: ReplicaState, before: AclState, after: Ac
 }
 
 /**
- * A change an effective removal witnessed, arriving after an earlier batch applied changes of
- * its author in the same tree: those were judged without it and may be covered after all.
+ * A change an effective removal witnessed, arriving after changes of its author in the same tree
+ * were judged without it: those may be covered after all. Changes of the batch it belongs to saw
+ * it (`pending`), unless it was parked then and woken later in the batch: those judged void
+ * (`voidedHere`) before it woke were judged without it too.
  */
-export function witnessArrived(s: ReplicaState, c: Node, tree: string, pending: ReadonlyMap<string, Node>): boolean {
+export function witnessArrived(s: ReplicaState, c: Node, tree: string, pending: ReadonlyMap<string, Node>, voidedHere: ReadonlySet<string>): boolean {
   if (!s.acl.current().witnessed.has(c.id)) return false
   const idx = s.indexes.get(tree)
   if (!idx) return false
-  for (const id of idx.ids()) if (idx.get(id)!.author === c.author && !pending.has(id)) return true
+  for (const id of idx.ids()) if (idx.get(id)!.author === c.author && (!pending.has(id) || voidedHere.has(id))) return true
   return false
 }
 

@@ -35,6 +35,8 @@ export class ApplyBatch {
   /** Record keys the batch changed (flushed from the cache at commit). */
   readonly dirty = new Set<string>()
   readonly voided: string[] = []
+  /** `voided` as a set: a witnessed id woken later in the batch may cover one of them. */
+  private readonly voidedIds = new Set<string>()
   /** Ids applied, in order. */
   readonly applied: string[] = []
   /** Derived roots held (not applied) since parked changes were last woken. */
@@ -79,8 +81,9 @@ export class ApplyBatch {
     // replica can reach its key must not decide whether it joins (see judgeKey).
     if (isVoid(s, c, tree, this.pending)) {
       s.versionSeq++
-      if (witnessArrived(s, c, tree, this.pending)) s.toRebuild.add(tree)
+      if (witnessArrived(s, c, tree, this.pending, this.voidedIds)) s.toRebuild.add(tree)
       this.voided.push(c.id)
+      this.voidedIds.add(c.id)
       return this.joinTree(c, tree, meta, idx)
     }
     const noKey = judgeKey(s.keyring, c)
@@ -94,7 +97,7 @@ export class ApplyBatch {
     }
     s.versionSeq++
     // Its earlier changes here were judged without it: they may be witnessed after all.
-    if (witnessArrived(s, c, tree, this.pending)) s.toRebuild.add(tree)
+    if (witnessArrived(s, c, tree, this.pending, this.voidedIds)) s.toRebuild.add(tree)
     const pending = this.applyOps(tree, meta, c, payload)
     if (pending) return pending.then(() => this.joinTree(c, tree, meta, idx))
     return this.joinTree(c, tree, meta, idx)
