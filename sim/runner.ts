@@ -391,7 +391,7 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     for (const a of gone.keys()) {
       // Re-added (or its removal lost to a more senior admin): it may read again.
       if (full.replica.acl.current().canRead(identity(a))) continue
-      const keys = postRemovalKeys(full.replica.acl, identity(a))
+      const keys = postRemovalKeys(full.replica.acl, identity(a), live().map((p) => p.replica.acl))
       const post = final ? await changesUnder(full.replica, keys) : undefined
       for (const p of [...live(), ...hostile.map((h) => h.peer)].filter((x) => x.account === a)) {
         for (const l of await leaks(p.replica, p.key, full.replica.acl, keys, post)) {
