@@ -11,7 +11,7 @@ import { P2P } from '../p2p/constants.ts'
 import { LruMap } from '../p2p/lru-map.ts'
 import { PeerGuard } from '../p2p/peer-guard.ts'
 import type { PeerCounters } from '../../sync/protocol/session.ts'
-import { SyncScheduler, type SchedulerOptions } from './sync-scheduler.ts'
+import { SyncScheduler, type SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
 
 export interface P2POptions {
   account: AccountEngine
@@ -35,6 +35,7 @@ export const realTimer: Timer = {
     t.unref?.()
     return () => clearTimeout(t)
   },
+  yield: () => new Promise<void>((resolve) => setImmediate(resolve)),
 }
 
 /** Malformed or refused messages a peer has sent so far, by the session's counters. */

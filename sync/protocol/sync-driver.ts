@@ -7,11 +7,11 @@ export interface Timer {
   /** Calls `fn` once after `ms`; returns a function that cancels it. */
   after(ms: number, fn: () => void): () => void
   /**
-   * Lets the event loop run (pending I/O, other work) before the driver handles more messages.
-   * Without it the driver yields a macrotask (setImmediate); the simulator, whose events run
-   * one at a time, stays deterministic either way.
+   * Lets the event loop run (pending I/O, other work) before the driver handles more messages:
+   * the daemon yields a macrotask; the simulator, whose events run one at a time, yields
+   * nothing, so no real timer enters a simulated run.
    */
-  yield?(): Promise<void>
+  yield(): Promise<void>
 }
 
 export type RoundOutcome = ExchangeEnd['outcome'] | 'timeout' | 'unauthenticated' | 'unknown_space' | 'busy' | 'closed' | 'denied'
@@ -48,8 +48,6 @@ interface Outbox {
   /** Settles when the last of them has gone out. */
   tail: Promise<void>
 }
-
-const macrotask = () => new Promise<void>((r) => (typeof setImmediate === 'function' ? setImmediate(r) : setTimeout(r, 0)))
 
 /**
  * Connects a SyncSession to a Transport: every frame in goes through `session.respond`, one
@@ -119,7 +117,7 @@ export class SyncDriver {
   }
 
   private async receive(from: string, bytes: Uint8Array) {
-    if (++this.handled % PEER_LIMITS.messagesPerYield === 0) await (this.opts.timer.yield?.() ?? macrotask())
+    if (++this.handled % PEER_LIMITS.messagesPerYield === 0) await this.opts.timer.yield()
     if ((this.outboxes.get(from)?.queued ?? 0) > PEER_LIMITS.maxQueuedReplies) {
       // The peer keeps asking while it does not take our replies: drop, counted.
       const c = this.opts.session.countersOf(from)

@@ -1,6 +1,6 @@
-import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
-import { PEER_LIMITS } from '../../sync/protocol/limits.ts'
-import type { RoundResult, SyncDriver, Timer } from '../../sync/protocol/sync-driver.ts'
+import { BoundedMap } from './bounded-map.ts'
+import { PEER_LIMITS } from './limits.ts'
+import type { RoundResult, SyncDriver, Timer } from './sync-driver.ts'
 
 export interface SchedulerOptions {
   /** Local writes within this window share one round. */
