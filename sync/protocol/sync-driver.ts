@@ -1,3 +1,4 @@
+import { SerialQueue } from '../core/serial-queue.ts'
 import { PEER_LIMITS } from './limits.ts'
 import type { ExchangeCost, ExchangeEnd, Outgoing, SyncSession } from './session.ts'
 import { TransportError, type Transport } from './transport.ts'
@@ -64,7 +65,7 @@ interface Outbox {
  * counted), and a reply its peer has taken nothing of for `sendStallMs` is abandoned.
  */
 export class SyncDriver {
-  private chain: Promise<unknown> = Promise.resolve()
+  private readonly queue = new SerialQueue()
   private readonly outboxes = new Map<string, Outbox>()
   private handled = 0
   /** Replies abandoned because their peer stopped taking bytes. */
@@ -98,12 +99,8 @@ export class SyncDriver {
   }
 
   /** Settles when nothing is queued, including work queued by the work it waited for. */
-  async drain(): Promise<void> {
-    let c: Promise<unknown>
-    do {
-      c = this.chain
-      await c
-    } while (c !== this.chain)
+  drain(): Promise<void> {
+    return this.queue.drained()
   }
 
   /** Settles when nothing is queued and every reply has gone out. */
@@ -188,9 +185,7 @@ export class SyncDriver {
 
   /** Runs `fn` after everything queued before it; the result promise settles when it has run. */
   enqueue<T>(fn: () => T | Promise<T>): Promise<T> {
-    const run = this.chain.then(fn, fn)
-    this.chain = run.catch(() => undefined)
-    return run
+    return this.queue.run(fn)
   }
 
   /**
