@@ -8,7 +8,7 @@ import { PEER_LIMITS } from './limits.ts'
 import { LinkAuth } from './link-auth.ts'
 import { decodeMessage, encodeMessage, isQuestion, ProtocolError, type Message } from './messages.ts'
 import { bump, newCounters, type PeerCounters } from './peer-counters.ts'
-import type { SpaceIndex } from './range-index.ts'
+import type { SpaceRangeIndex } from './range-index.ts'
 import { fixed, NO_REPLY, type Reply } from './reply.ts'
 import { Responder, type SyncHost } from './responder.ts'
 
@@ -146,7 +146,7 @@ export class SyncSession {
     return n
   }
 
-  indexOf(r: SpaceReplica): SpaceIndex {
+  indexOf(r: SpaceReplica): SpaceRangeIndex {
     return this.responder.indexOf(r)
   }
 

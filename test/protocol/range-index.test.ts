@@ -122,12 +122,12 @@ describe('range index', () => {
 describe('space index', () => {
   it('follows the replica through commits, whoever else listens', async () => {
     const { SpaceReplica } = await import('../../sync/replica/space-replica.ts')
-    const { SpaceIndex } = await import('../../sync/protocol/range-index.ts')
+    const { SpaceRangeIndex } = await import('../../sync/protocol/range-index.ts')
     const { deps, keyFor } = await import('../helpers.ts')
     const r = await SpaceReplica.create(await deps(1), keyFor(1))
-    const si = new SpaceIndex(r)
+    const si = new SpaceRangeIndex(r)
     const fresh = () => {
-      const x = new SpaceIndex(r)
+      const x = new SpaceRangeIndex(r)
       const fp = x.current().fingerprint()
       x.close()
       return fp
