@@ -78,12 +78,12 @@ export class SyncDriver {
 
   constructor(private readonly opts: DriverOptions) {
     const { transport, session } = opts
-    session.onExchangeEnd = (e) => this.ended(e)
-    session.onAuthenticated = (peer) => {
+    session.events.on('exchangeEnd', (e) => this.ended(e))
+    session.events.on('authenticated', ({ peer }) => {
       const ws = this.authWaiters.get(peer)
       this.authWaiters.delete(peer)
       ws?.forEach((w) => w())
-    }
+    })
     transport.onMessage((from, bytes) => this.fire(() => this.receive(from, bytes)))
     transport.onPeerUp((peer) => this.fire(() => this.post(peer, session.peerUp(peer))))
     transport.onPeerDown((peer) => this.fire(() => session.peerDown(peer)))
