@@ -123,7 +123,8 @@ export async function benchHostile(): Promise<Record<string, unknown>> {
     await call(url, 'POST', '/v1/auth', { mnemonic })
     const account = accountKeyFromMnemonic(mnemonic)
     const p2p = await call(url, 'GET', '/v1/debug/p2p')
-    const addr = `${(p2p.listen as string[]).find((a) => a.includes('/127.0.0.1/'))}/p2p/${p2p.peerId}`
+    const listen = (p2p.listen as string[]).find((a) => a.includes('/127.0.0.1/'))!
+    const addr = listen.includes('/p2p/') ? listen : `${listen}/p2p/${p2p.peerId}`
     const pid = daemon.proc.pid!
 
     progress(`building two backlogs of ${BACKLOG} changes`)
@@ -158,7 +159,9 @@ export async function benchHostile(): Promise<Record<string, unknown>> {
     const quietHealth = await stopQuietProbe()
     progress('honest backlog without the flood')
     const rssBeforeQuietSync = rssOf(pid)
+    const stopQuietSyncProbe = probeHealth(url)
     const quietSync = await push(quiet)
+    const quietSyncHealth = await stopQuietSyncProbe()
     const rssAfterQuietSync = rssOf(pid)
 
     progress(`flooding for ${FLOOD_MS} ms`)
@@ -170,13 +173,17 @@ export async function benchHostile(): Promise<Record<string, unknown>> {
     flood.stdout!.setEncoding('utf8').on('data', (c: string) => (floodOut += c))
     let floodEnded = false
     const floodDone = new Promise<void>((r) => flood.on('exit', () => ((floodEnded = true), r())))
-    // Let the flood reach full speed before the honest peer starts.
-    await sleep(1_000)
+    // The flood alone first, then the honest peer's backlog during it.
+    const stopFloodOnlyProbe = probeHealth(url)
+    await sleep(FLOOD_MS / 3)
+    const floodOnlyHealth = await stopFloodOnlyProbe()
     const stopFloodProbe = probeHealth(url)
     const floodSync = await push(flooded)
+    const floodSyncHealth = [...(await stopFloodProbe())]
+    const stopFloodTail = probeHealth(url)
     const syncEndedInFlood = !floodEnded
     await floodDone
-    const floodHealth = await stopFloodProbe()
+    const floodHealth = [...floodOnlyHealth, ...floodSyncHealth, ...(await stopFloodTail())]
     clearInterval(sampler)
     const honestStillUp = transport.peers().includes(p2p.peerId)
     await driver.close()
@@ -189,6 +196,9 @@ export async function benchHostile(): Promise<Record<string, unknown>> {
       backlogChanges: BACKLOG,
       healthP99QuietMs: quietP99,
       healthP99FloodMs: floodP99,
+      healthP99FloodOnlyMs: p99(floodOnlyHealth),
+      healthP99QuietSyncMs: p99(quietSyncHealth),
+      healthP99FloodSyncMs: p99(floodSyncHealth),
       healthMaxFloodMs: Math.round(Math.max(...floodHealth)),
       healthProbesFlood: floodHealth.length,
       rssBeforeFloodMB: Math.round(rss0 / 2 ** 20),

@@ -78,7 +78,7 @@ async function safeRun(seed: number, opts: RunOptions): Promise<Compact> {
     return {
       seed, peers: 0, faults: [], diverged: 1, lostWrites: 0, leakedReads: 0, voidApplied: 0, memoryOver: 0, memory: NO_FIGURES, attacks: {}, adversaries: 0, livenessRounds: 0, ackedWrites: 0, traceHash: 'error',
       failures: [`threw: ${(err as Error).stack ?? String(err)}`], tail: [],
-      stats: { events: 0, virtualMs: 0, messages: 0, bytes: 0, lost: 0, duplicated: 0, cutDrops: 0, crashes: 0, rounds: 0, roundsOk: 0, roundsInSync: 0, removed: 0, members: 0, dropped: {}, rejected: {}, outcomes: {} },
+      stats: { events: 0, virtualMs: 0, messages: 0, bytes: 0, lost: 0, duplicated: 0, cutDrops: 0, crashes: 0, rounds: 0, roundsOk: 0, roundsInSync: 0, removed: 0, members: 0, dropped: {}, rejected: {}, outcomes: {}, judgedVoid: 0, judgedRejected: 0 },
     }
   }
 }
@@ -139,6 +139,8 @@ async function main() {
     }
     if (bad) {
       for (const f of r.failures) log(`  ${f}`)
+      const refused = Object.entries(r.stats.rejected).map(([k, v]) => `${k}=${v}`).join(' ')
+      if (refused) log(`  changes honest peers refused: ${refused}`)
       if (r.tail.length) log(`  trace tail:\n    ${r.tail.join('\n    ')}`)
       log(`  replay: ${replay(r.seed)}`)
     }

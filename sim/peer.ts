@@ -5,7 +5,7 @@ import { SpaceReplica } from '../sync/replica/space-replica.ts'
 import { MemoryStorageAdapter } from '../sync/storage/memory.ts'
 import { SyncSession } from '../sync/protocol/session.ts'
 import { SyncDriver, type RoundResult } from '../sync/protocol/sync-driver.ts'
-import { SyncScheduler, type SchedulerOptions } from '../sync/protocol/sync-scheduler.ts'
+import { ScheduledPeers, SyncScheduler, type SchedulerOptions } from '../sync/protocol/sync-scheduler.ts'
 import type { SimNetwork, SimTransport } from './network.ts'
 import type { Prng } from './prng.ts'
 import type { Scheduler } from './scheduler.ts'
@@ -56,6 +56,7 @@ export class SimPeer {
   driver!: SyncDriver
   transport!: SimTransport
   scheduler?: SyncScheduler
+  private unschedule?: () => void
 
   constructor(
     readonly id: string,
@@ -109,10 +110,18 @@ export class SimPeer {
     const ctx = this.ctx()
     const s = new SyncScheduler(this.driver, () => [ctx.spaceId], ctx.sched.timer(`sched ${this.id}`), () => ctx.sched.now, opts)
     this.scheduler = s
-    // As the daemon's P2P service: peer events after the driver saw them, every commit.
-    this.transport.onPeerUp((p) => s.peerUp(p))
-    this.transport.onPeerDown((p) => s.peerDown(p))
-    this.replica.addCommitListener((info) => s.changed(ctx.spaceId, info.local))
+    // As the daemon's P2P service: peers that proved an account, after the driver saw them, and
+    // every commit.
+    const transport = this.transport
+    const peers = new ScheduledPeers(() => s, this.session, () => transport.peers())
+    transport.onPeerUp((p) => peers.up(p))
+    transport.onPeerDown((p) => peers.down(p))
+    const unwatch = this.replica.addCommitListener((info) => s.changed(ctx.spaceId, info.local))
+    this.unschedule = () => {
+      s.stop()
+      peers.stop()
+      unwatch()
+    }
     s.onRound((e) => {
       if (e.phase === 'end' && e.result) ctx.onRound(this, e.result)
     })
@@ -120,7 +129,8 @@ export class SimPeer {
 
   /** Scheduling stops (the liveness phase runs its own rounds); rounds under way finish. */
   stopScheduling() {
-    this.scheduler?.stop()
+    this.unschedule?.()
+    this.unschedule = undefined
     this.scheduler = undefined
   }
 

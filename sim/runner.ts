@@ -69,6 +69,9 @@ export interface SeedResult {
     dropped: Record<string, number>
     rejected: Record<string, number>
     outcomes: Record<string, number>
+    /** Crafted changes the oracle judged void (made after their author's removal), and forged or junk ones. */
+    judgedVoid: number
+    judgedRejected: number
   }
 }
 
@@ -494,8 +497,11 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     }
   }
   // What hostile peers sent: nothing forged or junk held, nothing void in effect.
+  const judged = { void: 0, rejected: 0 }
   if (hostile.length) {
     const j = judge(hostile.flatMap((h) => h.ledger), timeline, owner.identity)
+    judged.void = j.void.length
+    judged.rejected = j.rejected.length
     // One line per violation, naming every member where it holds.
     const where = new Map<string, string[]>()
     for (const p of members) {
@@ -556,7 +562,7 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       events: sched.executed, virtualMs: sched.now, messages: net.stats.sent, bytes: net.stats.bytes, lost: net.stats.lost,
       duplicated: net.stats.duplicated, cutDrops: net.stats.cut, crashes: peers.reduce((n, p) => n + p.crashes, 0),
       rounds: rounds.total, roundsOk: rounds.ok, roundsInSync: rounds.inSync, removed: removed.size, members: members.length,
-      dropped, rejected, outcomes: rounds.outcomes,
+      dropped, rejected, outcomes: rounds.outcomes, judgedVoid: judged.void, judgedRejected: judged.rejected,
     },
   }
 }

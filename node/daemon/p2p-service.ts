@@ -11,7 +11,7 @@ import { P2P } from '../p2p/constants.ts'
 import { LruMap } from '../p2p/lru-map.ts'
 import { PeerGuard } from '../p2p/peer-guard.ts'
 import type { PeerCounters } from '../../sync/protocol/session.ts'
-import { SyncScheduler, type SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
+import { ScheduledPeers, SyncScheduler, type SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
 
 export interface P2POptions {
   account: AccountEngine
@@ -63,6 +63,8 @@ function tap(t: Transport, up: (p: string) => void, down: (p: string) => void, s
       return t.ordered
     },
     send: (p, b) => t.send(p, b),
+    // Backpressure passes through: without it replies would overflow the peer's stream.
+    drain: (p) => t.drain?.(p),
     onMessage: (h) => t.onMessage((from, bytes) => scored(from, async () => void (await h(from, bytes)))),
     onPeerUp: (h) =>
       t.onPeerUp(async (p) => {
@@ -127,6 +129,8 @@ export class P2PService {
       peerId: transport.peerId,
       crypto: o.crypto,
       env: o.env,
+      // One answer step ingests while the next is read: checks overlap applies (docs/protocol.md 7a).
+      ingestAhead: 1,
     })
     let scheduler!: SyncScheduler
     const scored = async (peer: string, run: () => Promise<void>) => {
@@ -134,8 +138,10 @@ export class P2PService {
       await run()
       if (faultsIn(session.allCounters().get(peer)) > before && guard.fault(peer)) hangUp(peer)
     }
-    const tapped = tap(transport, (p) => scheduler.peerUp(p), (p) => scheduler.peerDown(p), scored)
+    let scheduled!: ScheduledPeers
+    const tapped = tap(transport, (p) => scheduled.up(p), (p) => scheduled.down(p), scored)
     const driver = new SyncDriver({ transport: tapped, session, timer: realTimer, timeoutMs: o.roundTimeoutMs })
+    scheduled = new ScheduledPeers(() => scheduler, session, () => transport.peers())
     scheduler = new SyncScheduler(driver, () => account.openSpaces().map((s) => s.spaceId), realTimer, () => o.env.now(), o.scheduler)
     const stops: Array<() => void> = []
     const watch = (spaceEngine: ReturnType<AccountEngine['openSpaces']>[number]) =>
@@ -160,8 +166,9 @@ export class P2PService {
     }
     node.addEventListener('peer:connect', onConnect)
     stops.push(() => node.removeEventListener('peer:connect', onConnect))
-    // Peers already connected before the transport started.
-    for (const p of transport.peers()) scheduler.peerUp(p)
+    // Peers whose link came up before the driver listened: their rounds authenticate them.
+    for (const p of transport.peers()) scheduled.adopt(p)
+    stops.push(() => scheduled.stop())
     return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard)
   }
 

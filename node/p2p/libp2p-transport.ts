@@ -215,20 +215,33 @@ export class Libp2pTransport implements Transport {
     const queue: Uint8Array[] = []
     let failed = false
     let draining = false
+    // After a clean close the frames that arrived whole are still handled; after a reset or an
+    // abort (our hang-up included) nothing more of this stream is.
     stream.addEventListener('close', () => {
       this.inbound.delete(stream)
+      if (stream.status !== 'closed') drop()
+    })
+    const drop = () => {
       failed = true
       queue.length = 0
       decoder.clear()
-    })
+    }
     const fail = (reason: FrameFault) => {
       if (failed) return
-      failed = true
-      queue.length = 0
-      decoder.clear()
+      drop()
       this.count(reason)
       stream.abort(new Error(reason))
       this.faultHandler(from, reason)
+    }
+    // pause() and resume() throw once the connection under the stream is gone (a peer can
+    // arrange that at any moment): that stream is done, never the process.
+    const setReading = (on: boolean) => {
+      try {
+        if (on) stream.resume()
+        else stream.pause()
+      } catch {
+        this.count('stream_gone')
+      }
     }
     // Decoded frames into the queue while it has room; a short queue afterwards means the
     // decoder holds no complete frame.
@@ -245,13 +258,18 @@ export class Libp2pTransport implements Transport {
         return false
       }
     }
-    const drain = async () => {
+    const drain = async (): Promise<void> => {
       if (draining) return
       draining = true
       try {
         let batch = 0
         let sliceStart = performance.now()
         while (queue.length && !this.closed && !failed) {
+          // A peer backed off while its frames waited: the rest of them are not worth a look.
+          if (this.refusePeer(from)) {
+            drop()
+            break
+          }
           const frame = queue.shift()!
           try {
             await this.messageHandler(from, frame)
@@ -259,7 +277,7 @@ export class Libp2pTransport implements Transport {
             this.count('handler_error')
           }
           if (!fill()) break
-          if (stream.readStatus === 'paused' && queue.length < this.maxQueuedFrames / 2) stream.resume()
+          if (stream.readStatus === 'paused' && queue.length < this.maxQueuedFrames / 2) setReading(true)
           if (++batch >= P2P.framesPerYield || performance.now() - sliceStart >= P2P.yieldAfterMs) {
             await yieldToEventLoop()
             batch = 0
@@ -278,7 +296,7 @@ export class Libp2pTransport implements Transport {
         return fail(err instanceof FrameError ? err.reason : 'read_buffer_full')
       }
       if (!fill()) return
-      if (queue.length >= this.maxQueuedFrames && stream.readStatus === 'readable') stream.pause()
+      if (queue.length >= this.maxQueuedFrames && stream.readStatus === 'readable') setReading(false)
       void drain()
     })
     // A peer whose connection came in before our dial still gets our outbound stream.

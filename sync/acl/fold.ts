@@ -8,11 +8,13 @@ import type { AclEntry } from './state.ts'
  * order its records arrived in. The rules (docs/architecture.md, "ACL"):
  *
  * 1. Rights come from the causal past. A record by a non-owner counts only if its author held
- *    the right in the fold of the record's own causal past (its prevIds' history); a member
- *    removed there is `none` unless re-added after the removal.
+ *    the right in the record's causal past, counting only records valid in this fold (so a
+ *    right granted by a void record is none); a member removed there is `none` unless re-added
+ *    after the removal. Concurrent records never lend each other rights.
  * 2. Removal wins. A record by X concurrent with an effective removal of X (neither in the
  *    other's causal past) is void; so are `add`/`role` records about X concurrent with it, and
- *    ACL records needing the manage right concurrent with an owner's demotion of X.
+ *    ACL records needing the manage right concurrent with an owner's `add`/`role` record giving
+ *    X a role other than admin (a demotion, when X was one).
  * 3. Power order. Owner above admins; admins by the (lamport, id) position of the owner record
  *    granting them admin (the latest such grant in the record's causal past): earlier is senior.
  *    Removals by admins are decided in that order: one whose author was removed, concurrently,
@@ -43,7 +45,10 @@ export interface FoldResult {
 
 type Right = 'manage' | 'write'
 
-/** Records that change membership or keys: the ones whose ancestry the fold asks about. */
+/**
+ * Records that change membership or keys: the ones whose ancestry the fold asks about. Merges
+ * (which any writer may sign) are left out, so their number does not widen the bitsets.
+ */
 const tracked = (r: AclRecord) => r.type !== 'merge'
 const subjectOf = (r: AclRecord): string | undefined =>
   r.type === 'add' || r.type === 'role' || r.type === 'remove' ? r.identity : r.type === 'root' ? r.owner : undefined
@@ -75,10 +80,11 @@ class Fold {
     for (let i = 0; i < this.n; i++) if (tracked(es[i].record)) this.bit[i] = m++
     this.words = (m + 31) >>> 5
     this.anc = new Array(this.n)
+    const all = new Uint32Array(this.n * this.words)
     // (lamport, id) order is a linear extension of the DAG: ingest refuses a lamport not above
     // every parent's, so parents come first.
     for (let i = 0; i < this.n; i++) {
-      const a = new Uint32Array(this.words)
+      const a = all.subarray(i * this.words, (i + 1) * this.words)
       for (const p of es[i].prevIds) {
         const j = this.pos.get(p)
         if (j === undefined || j >= i) continue
@@ -129,7 +135,9 @@ class Fold {
 
   /** Neither is in the other's causal past. `d` must be tracked. */
   private concurrent(d: number, i: number): boolean {
-    return d !== i && !this.before(d, i) && !this.pastOf(d)[i]
+    if (d === i || this.before(d, i)) return false
+    // A tracked record's ancestry is in the bitsets; only a merge needs the walk.
+    return this.bit[i] >= 0 ? !this.before(i, d) : !this.pastOf(d)[i]
   }
 
   /**
@@ -168,7 +176,8 @@ class Fold {
           push(removals, r.identity, i)
           push(manage, r.identity, i)
         } else if (!dropped.has(i)) candidates.push({ i, power: this.power(i) })
-      } else if (r.type === 'role' && e.author === this.owner && r.role !== 'admin' && r.identity !== this.owner) {
+      } else if ((r.type === 'role' || r.type === 'add') && e.author === this.owner && r.role !== 'admin' && r.identity !== this.owner) {
+        // An owner's grant of anything but admin takes the manage right if there was one.
         push(manage, r.identity, i)
       }
     }

@@ -201,6 +201,8 @@ export class AclLog {
     const key = ids.length === 1 ? ids[0] : [...ids].sort().join(',')
     const hit = this.states.get(key)
     if (hit) return hit
+    // Records arriving in causal order cite every head: their past is the whole log.
+    if (ids.length === this.heads.size && ids.every((id) => this.heads.has(id))) return this.current()
     const st = new AclState(foldAcl(this.history(ids), this.spaceId))
     // A set with an unknown id gets a larger history once it arrives: not cached.
     if (ids.every((id) => this.entries.has(id))) {

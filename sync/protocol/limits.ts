@@ -79,6 +79,8 @@ export const PEER_LIMITS = {
   sendStallMs: 30_000,
   /** The driver yields to the event loop after this many messages handled in a row. */
   messagesPerYield: 16,
+  /** ... and after sending this many bytes of replies in a row without waiting for the peer. */
+  bytesPerYield: 2 * 1024 * 1024,
   /** Per-space scheduler statistics kept per peer, least recently used evicted. */
   maxStatsPeersPerSpace: 256,
 } as const

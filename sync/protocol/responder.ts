@@ -48,7 +48,40 @@ export class Responder {
   private readonly diff = new TreeDiff()
   private readonly pushState = new Map<string, PushState>()
 
-  constructor(private readonly host: SyncHost, private readonly me: string, private readonly ledger: ExchangeLedger) {}
+  /** Per replica, ingests of answer steps still running (at most `ingestAhead`). */
+  private readonly ahead = new WeakMap<SpaceReplica, Array<Promise<unknown>>>()
+
+  constructor(
+    private readonly host: SyncHost,
+    private readonly me: string,
+    private readonly ledger: ExchangeLedger,
+    private readonly ingestAhead = 0,
+    private readonly onError: (err: unknown) => void = () => undefined,
+  ) {}
+
+  /** Waits for the answer steps still ingesting into a replica: what follows sees their changes. */
+  private async settled(r: SpaceReplica) {
+    const list = this.ahead.get(r)
+    while (list?.length) await list[0]
+  }
+
+  /**
+   * Ingests an answer step in the background, keeping at most `ingestAhead` running: the next
+   * step's decoding and signature checks overlap this one's apply. What it would ask again
+   * (changes waiting for parents) is left to the next exchange, which finds those trees differ.
+   */
+  private async ingestBehind(c: PeerCounters, peer: string, r: SpaceReplica, changes: Uint8Array[]) {
+    let list = this.ahead.get(r)
+    if (!list) this.ahead.set(r, (list = []))
+    const l = list
+    const job: Promise<unknown> = this.ingest(c, peer, r, changes).catch((err) => {
+      this.onError(err)
+      bump(c.dropped, 'internal')
+    })
+    l.push(job)
+    void job.finally(() => l.splice(l.indexOf(job), 1))
+    while (l.length > this.ingestAhead) await l[0]
+  }
 
   indexOf(r: SpaceReplica): SpaceRangeIndex {
     let idx = this.indexes.get(r)
@@ -84,6 +117,7 @@ export class Responder {
     let r = await this.host.space(m.spaceId)
     if (!r && this.host.accept) r = await this.host.accept(m.spaceId, identity)
     if (!r) return this.unknown(m)
+    await this.settled(r)
     if (!this.mayRead(r, identity)) {
       c.denied++
       return this.unknown(m)
@@ -106,6 +140,13 @@ export class Responder {
     const r = await this.host.space(m.spaceId)
     if (!r) return question ? this.unknown(m) : NO_REPLY
     let changes = m.changes
+    // A plain answer from a reader may ingest while the next message is read; anything else
+    // waits until what came before it is in.
+    if (!question && this.ingestAhead > 0 && changes.length && m.hop <= SYNC_LIMITS.maxHops && this.mayRead(r, identity)) {
+      await this.ingestBehind(c, peer, r, changes)
+      return NO_REPLY
+    }
+    await this.settled(r)
     let pushed = false
     if (!this.mayRead(r, identity)) {
       if (question) {
@@ -115,7 +156,7 @@ export class Responder {
       }
       // An answer from a peer we do not hold to be a reader: only the ACL records it leads with.
       const lead = aclLead(r.spaceId, changes)
-      if (lead > 0) await this.ingest(c, r, changes.slice(0, lead))
+      if (lead > 0) await this.ingest(c, peer, r, changes.slice(0, lead))
       changes = changes.slice(lead)
       if (!this.mayRead(r, identity)) {
         c.denied++
@@ -140,7 +181,7 @@ export class Responder {
       }
       if (++ex.questions > MAX_QUESTIONS_ANSWERED) return this.tooManySteps(c, m, question)
     }
-    const reask = changes.length ? await this.ingest(c, r, changes) : new Set<string>()
+    const reask = changes.length ? await this.ingest(c, peer, r, changes) : new Set<string>()
     if (!question && reask.size === 0) return pushed ? fixed([{ type: 'done', spaceId: m.spaceId, req: m.req }]) : NO_REPLY
     const budget = new WorkBudget(Math.min(SYNC_LIMITS.maxStepWork, SYNC_LIMITS.maxExchangeWork - (ex?.work ?? 0)))
     const index = this.indexOf(r).current()
@@ -196,9 +237,10 @@ export class Responder {
   }
 
   /** Ingests a peer's changes; returns the trees to ask about again when some wait for parents. */
-  private async ingest(c: PeerCounters, r: SpaceReplica, changes: Uint8Array[]): Promise<Set<string>> {
+  private async ingest(c: PeerCounters, peer: string, r: SpaceReplica, changes: Uint8Array[]): Promise<Set<string>> {
     const items = changes.map((raw) => ({ id: contentId(raw), raw }))
-    const rep = await r.ingest(items)
+    // The peer is the origin: the replica bounds what it parks per peer.
+    const rep = await r.ingest(items, { origin: peer })
     c.changesIn += items.length
     c.changesAccepted += rep.accepted.length
     for (const x of rep.rejected) bump(c.rejected, x.reason)

@@ -49,6 +49,13 @@ export interface SessionOptions {
   peerId: string
   crypto: CryptoProvider
   env: Env
+  /**
+   * Answer steps (changes only) whose ingest may still run when `respond` returns, so the next
+   * message's checks (decoding, signatures on the thread pool) overlap this one's apply. 0 (the
+   * default) ingests every step before `respond` returns, which keeps a simulated run's events
+   * whole; the daemon uses 1. Anything but an answer step waits for them first.
+   */
+  ingestAhead?: number
 }
 
 export interface Outgoing {
@@ -84,7 +91,7 @@ export class SyncSession {
     this.me = identityOf(opts.key.publicKey)
     this.auth = new LinkAuth({ key: opts.key, me: this.me, peerId: opts.peerId, crypto: opts.crypto, env: opts.env })
     this.ledger = new ExchangeLedger(opts.env, (e) => this.events.emit('exchangeEnd', e))
-    this.responder = new Responder(opts.host, this.me, this.ledger)
+    this.responder = new Responder(opts.host, this.me, this.ledger, opts.ingestAhead ?? 0, (err) => (this.lastError = err))
   }
 
   // ------------------------------------------------------------------ links
@@ -160,6 +167,11 @@ export class SyncSession {
     if (!ex) return { error: 'busy', out: [] }
     const { fp, count } = this.responder.opening(r)
     return { req: ex.req, out: this.emit(peer, [{ type: 'sync', spaceId, req: ex.req, fp, count }], ex) }
+  }
+
+  /** How much per-peer state the session holds (links, counters): for tests of its bounds. */
+  peerState(): { links: number; counters: number } {
+    return { links: this.auth.size, counters: this.counters.size + this.strangerCounters.size }
   }
 
   /** Whether `open` would open an exchange (not refuse it as `denied`); undefined before the peer authenticates. */

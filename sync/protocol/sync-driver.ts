@@ -154,6 +154,7 @@ export class SyncDriver {
 
   /** Sends a reply's messages as the transport takes them; stops at the first failure. */
   private async pump(peer: string, out: AsyncIterable<Outgoing> | Outgoing[], blocked: () => void) {
+    let sinceYield = 0
     for await (const o of out) {
       try {
         this.opts.transport.send(o.to, o.bytes)
@@ -163,7 +164,17 @@ export class SyncDriver {
         return
       }
       const wait = this.opts.transport.drain?.(o.to)
-      if (!wait) continue
+      if (!wait) {
+        // Building and encrypting a long reply the transport keeps taking is work too: let
+        // the event loop run (pings, other peers, the API) every few messages' worth.
+        sinceYield += o.bytes.length
+        if (sinceYield >= PEER_LIMITS.bytesPerYield) {
+          sinceYield = 0
+          await this.opts.timer.yield()
+        }
+        continue
+      }
+      sinceYield = 0
       blocked()
       if (!(await this.within(wait, PEER_LIMITS.sendStallMs))) {
         this.sendStalls++

@@ -6,9 +6,10 @@ import { headSyncStream, pour, probeHealth, rssOf, startTargetDaemon, stranger, 
  * Issue 11, "A stranger stalls the daemon before authenticating": a real daemon (child
  * process) and a stranger with a fresh libp2p key on loopback. While the stranger pours junk on
  * the head-sync protocol, `GET /v1/health` must keep answering and the daemon's memory must
- * stay bounded. 500 ms is a liveness bound, not a benchmark (bench/hostile.ts measures).
+ * stay bounded. The bound is for liveness, not speed (bench/hostile.ts measures): generous, as
+ * tests share a loaded machine; before the fix a single probe took 22 to 37 s.
  */
-const LIVENESS_MS = 500
+const LIVENESS_MS = 1_000
 const MAX_RSS_GROWTH = 256 * 1024 * 1024
 const MiB = 1024 * 1024
 

@@ -32,6 +32,9 @@ describe(`hostile simulator seeds ${FROM}..${TO} (${ADVERSARIES} adversaries)`, 
     expect(results.length).toBe(seeds.length)
     const made = new Set<AttackKind>(results.flatMap((r) => Object.keys(r.attacks) as AttackKind[]))
     expect([...made].sort()).toEqual([...ATTACK_KINDS].sort())
+    // The oracle had something to judge: changes made after their author's removal, and forged or junk ones.
+    expect(results.reduce((n, r) => n + r.stats.judgedVoid, 0)).toBeGreaterThan(20)
+    expect(results.reduce((n, r) => n + r.stats.judgedRejected, 0)).toBeGreaterThan(100)
     const cfgs = seeds.map((s) => drawConfig(s, { maxPeers: MAX_PEERS, adversaries: ADVERSARIES }))
     expect(cfgs.every((c) => c.adversaries.some((a) => a.role === 'stranger') && c.adversaries.some((a) => a.role !== 'stranger'))).toBe(true)
     expect(cfgs.some((c) => c.adversaries.some((a) => a.role === 'admin'))).toBe(true)

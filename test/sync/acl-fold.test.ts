@@ -440,12 +440,21 @@ describe('ACL fold: property', () => {
         }
         // A writer's citation is valid and its state is the merged state.
         const c = reference.citation()
-        if ('head' in c) {
-          expect(st.isVoid(c.head)).toBe(false)
-          const cited = reference.stateAtHead(c.head)
-          expect(cited.readKeyId).toBe(st.readKeyId)
-          expect([...cited.roles].sort()).toEqual([...st.roles].sort())
+        let head: string
+        if ('head' in c) head = c.head
+        else {
+          // The owner joins the frontier with a merge record, as a writer's replica would.
+          const m = h.merge('O', c.merge.map((id) => h.all.get(id)!))
+          expect(reference.admissible(m)).toBeUndefined()
+          reference.add(m)
+          head = m.id
         }
+        const merged = reference.current()
+        expect(merged.isVoid(head)).toBe(false)
+        const cited = reference.stateAtHead(head)
+        expect(cited.readKeyId).toBe(merged.readKeyId)
+        expect([...cited.roles].sort()).toEqual([...merged.roles].sort())
+        expect(reference.citation()).toEqual({ head })
         // The current key is wrapped to no one removed.
         if (st.readKeyId) for (const id of st.keys.get(st.readKeyId)!.wrapped.keys()) expect(st.canRead(id)).toBe(true)
         // Records by a member concurrent with its effective removal are void (removals by
