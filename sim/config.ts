@@ -25,7 +25,11 @@ export interface SimConfig {
   objects: number
   writes: number
   safetyMs: number
-  syncEveryMs: number
+  /**
+   * The daemon's scheduler runs on every peer with its own debounce, relay and backoff; only
+   * its periodic round is shorter than the daemon's 30 s, so the safety phase sees several.
+   */
+  periodMs: number
   crashes: number
   partitions: number
   /** Honest admin concurrency (empty when the owner alone issues ACL records). */
@@ -114,7 +118,7 @@ export function drawConfig(seed: number, opts: DrawOptions): SimConfig {
     objects: r.range(1, 3),
     writes: Math.round((r.range(12, 24) + peers) * scale),
     safetyMs: r.range(12_000, 24_000),
-    syncEveryMs: r.range(800, 2500),
+    periodMs: r.range(2_000, 10_000),
     crashes: on.has('crash') ? r.range(1, 3) : 0,
     partitions: r.range(1, 2),
     ...drawHostile(seed, opts, initialMembers),

@@ -4,7 +4,8 @@ import { identityOf, keyPairFromSeed, type KeyPair } from '../sync/crypto/keys.t
 import { SpaceReplica } from '../sync/replica/space-replica.ts'
 import { MemoryStorageAdapter } from '../sync/storage/memory.ts'
 import { SyncSession } from '../sync/protocol/session.ts'
-import { SyncDriver } from '../sync/protocol/sync-driver.ts'
+import { SyncDriver, type RoundResult } from '../sync/protocol/sync-driver.ts'
+import { ScheduledPeers, SyncScheduler, type SchedulerOptions } from '../sync/protocol/sync-scheduler.ts'
 import type { SimNetwork, SimTransport } from './network.ts'
 import type { Prng } from './prng.ts'
 import type { Scheduler } from './scheduler.ts'
@@ -27,13 +28,19 @@ export interface PeerContext {
   crypto: CryptoProvider
   spaceId: string
   roundTimeoutMs: number
+  /** When rounds run, as the daemon decides it; undefined once the run stops scheduling (liveness). */
+  scheduling: () => SchedulerOptions | undefined
+  /** Every round a peer's scheduler ran, when it ends. */
+  onRound: (p: SimPeer, r: RoundResult) => void
   onCrash: (p: SimPeer) => void
 }
 
 /**
  * One simulated device: durable data that survives crashes, and an incarnation (storage view,
- * replica, session, driver, transport) that a crash throws away. A restart opens the replica
- * again from the durable data, exactly as the daemon does after `kill -9`.
+ * replica, session, driver, transport, scheduler) that a crash throws away. A restart opens the
+ * replica again from the durable data, exactly as the daemon does after `kill -9`. The
+ * scheduler is the daemon's (`SyncScheduler`) on virtual time, fed what the daemon feeds it:
+ * peers coming up and going down, and every commit (local writes, changes received).
  */
 export class SimPeer {
   readonly key: KeyPair
@@ -48,6 +55,8 @@ export class SimPeer {
   session!: SyncSession
   driver!: SyncDriver
   transport!: SimTransport
+  scheduler?: SyncScheduler
+  private unschedule?: () => void
 
   constructor(
     readonly id: string,
@@ -93,6 +102,36 @@ export class SimPeer {
     this.transport = ctx.net.attach(this.id)
     this.driver = new SyncDriver({ transport: this.transport, session: this.session, timer: ctx.sched.timer(`timeout ${this.id}`), timeoutMs: ctx.roundTimeoutMs })
     this.alive = true
+    const opts = ctx.scheduling()
+    if (opts) this.schedule(opts)
+  }
+
+  private schedule(opts: SchedulerOptions) {
+    const ctx = this.ctx()
+    const s = new SyncScheduler(this.driver, () => [ctx.spaceId], ctx.sched.timer(`sched ${this.id}`), () => ctx.sched.now, opts)
+    this.scheduler = s
+    // As the daemon's P2P service: peers that proved an account, after the driver saw them, and
+    // every commit.
+    const transport = this.transport
+    const peers = new ScheduledPeers(() => s, this.session, () => transport.peers())
+    transport.onPeerUp((p) => peers.up(p))
+    transport.onPeerDown((p) => peers.down(p))
+    const unwatch = this.replica.addCommitListener((info) => s.changed(ctx.spaceId, info.local))
+    this.unschedule = () => {
+      s.stop()
+      peers.stop()
+      unwatch()
+    }
+    s.onRound((e) => {
+      if (e.phase === 'end' && e.result) ctx.onRound(this, e.result)
+    })
+  }
+
+  /** Scheduling stops (the liveness phase runs its own rounds); rounds under way finish. */
+  stopScheduling() {
+    this.unschedule?.()
+    this.unschedule = undefined
+    this.scheduler = undefined
   }
 
   /** The process dies: the incarnation is dropped, durable data stays. */
@@ -100,6 +139,7 @@ export class SimPeer {
     if (!this.alive) return
     this.alive = false
     this.crashes++
+    this.stopScheduling()
     void this.transport.close()
     if (!this.storage.crashed) this.storage.crashNow()
   }

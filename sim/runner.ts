@@ -116,6 +116,9 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
 
   const ctx: PeerContext = {
     sched, net, crypto, spaceId: '', roundTimeoutMs: 8000,
+    // Rounds run when the daemon's scheduler decides, from setup to the end of the safety phase.
+    scheduling: () => (phase === 'liveness' ? undefined : { periodMs: cfg.periodMs }),
+    onRound: (_p, r) => track(Promise.resolve(r)),
     onCrash: (p) => {
       p.stop()
       sched.record(`crashed ${p.id}`)
@@ -187,17 +190,6 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   phase = 'safety'
   const T = cfg.safetyMs
   const live = () => peers.filter((p) => p.alive)
-
-  const tick = (p: SimPeer, at: number) =>
-    sched.at(at, `tick ${p.id}`, async () => {
-      if (phase !== 'safety') return
-      if (p.alive) {
-        const targets = rng.shuffle(p.transport.peers()).slice(0, rng.range(1, 2))
-        for (const q of targets) track((await p.driver.begin(q, spaceId)).done)
-      }
-      tick(p, sched.now + Math.floor(cfg.syncEveryMs / 2) + rng.int(cfg.syncEveryMs))
-    })
-  for (const p of peers) tick(p, 10 + rng.int(cfg.syncEveryMs))
 
   for (let i = 0; i < cfg.writes; i++) {
     sched.at(rng.int(T), 'write', async () => {
@@ -408,6 +400,8 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
 
   // ---------------------------------------------------------------- liveness phase
   phase = 'liveness'
+  // From here on the runner's own full rounds are the check; the schedulers stop.
+  for (const p of [...peers, ...hostile.map((h) => h.peer)]) p.stopScheduling()
   net.restoreAll()
   net.faults = { ...faults, loss: 0, dup: 0 }
   sched.record('liveness: network healed')

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Env } from '../../sync/core/env.ts'
 import { SvcError } from '../../sync/core/errors.ts'
+import { SerialQueue } from '../../sync/core/serial-queue.ts'
 import { CHANGE_FORMAT_VERSION } from '../../sync/dag/change.ts'
 import {
   accountKeyFromMnemonic,
@@ -95,7 +96,7 @@ export class AccountLifecycle {
   private readonly store: AccountStore
   private readonly opts: AccountLifecycleOptions
   private running: Running | undefined
-  private queue: Promise<unknown> = Promise.resolve()
+  private readonly queue = new SerialQueue()
   private readonly teardownListeners = new Set<(reason: TeardownReason) => void | Promise<void>>()
 
   constructor(opts: AccountLifecycleOptions) {
@@ -320,8 +321,6 @@ export class AccountLifecycle {
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn)
-    this.queue = run.catch(() => undefined)
-    return run
+    return this.queue.run(fn)
   }
 }

@@ -11,7 +11,7 @@ import type { BootedAccount, EngineHost, EngineHostOptions } from './engine-host
 import { P2PService } from './p2p-service.ts'
 import { ProcessRegistry } from './processes.ts'
 import { SyncStatusService } from './sync-status.ts'
-import type { SchedulerOptions } from './sync-scheduler.ts'
+import type { SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
 
 export interface DaemonEngineOptions extends EngineHostOptions {
   /** libp2p listen multiaddrs; default all interfaces, random port (`svc serve` reads SVC_P2P_LISTEN). */

@@ -11,7 +11,7 @@ import { P2P } from '../p2p/constants.ts'
 import { LruMap } from '../p2p/lru-map.ts'
 import { PeerGuard } from '../p2p/peer-guard.ts'
 import type { PeerCounters } from '../../sync/protocol/session.ts'
-import { SyncScheduler, type SchedulerOptions } from './sync-scheduler.ts'
+import { ScheduledPeers, SyncScheduler, type SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
 
 export interface P2POptions {
   account: AccountEngine
@@ -35,6 +35,7 @@ export const realTimer: Timer = {
     t.unref?.()
     return () => clearTimeout(t)
   },
+  yield: () => new Promise<void>((resolve) => setImmediate(resolve)),
 }
 
 /** Malformed or refused messages a peer has sent so far, by the session's counters. */
@@ -137,25 +138,10 @@ export class P2PService {
       await run()
       if (faultsIn(session.allCounters().get(peer)) > before && guard.fault(peer)) hangUp(peer)
     }
-    // The scheduler hears of a peer once its link is up and it has proved an account: a
-    // stranger gets our challenge and nothing else (no rounds, no state per space).
-    const scheduled = new Set<string>()
-    const schedule = (peer: string) => {
-      if (scheduled.has(peer) || !session.identityOf(peer) || !transport.peers().includes(peer)) return
-      scheduled.add(peer)
-      scheduler.peerUp(peer)
-    }
-    const unschedule = (peer: string) => {
-      scheduled.delete(peer)
-      scheduler.peerDown(peer)
-    }
-    const tapped = tap(transport, schedule, unschedule, scored)
+    let scheduled!: ScheduledPeers
+    const tapped = tap(transport, (p) => scheduled.up(p), (p) => scheduled.down(p), scored)
     const driver = new SyncDriver({ transport: tapped, session, timer: realTimer, timeoutMs: o.roundTimeoutMs })
-    const driverAuthenticated = session.onAuthenticated
-    session.onAuthenticated = (peer, identity) => {
-      driverAuthenticated?.(peer, identity)
-      schedule(peer)
-    }
+    scheduled = new ScheduledPeers(() => scheduler, session, () => transport.peers())
     scheduler = new SyncScheduler(driver, () => account.openSpaces().map((s) => s.spaceId), realTimer, () => o.env.now(), o.scheduler)
     const stops: Array<() => void> = []
     const watch = (spaceEngine: ReturnType<AccountEngine['openSpaces']>[number]) =>
@@ -181,10 +167,8 @@ export class P2PService {
     node.addEventListener('peer:connect', onConnect)
     stops.push(() => node.removeEventListener('peer:connect', onConnect))
     // Peers whose link came up before the driver listened: their rounds authenticate them.
-    for (const p of transport.peers()) {
-      scheduled.add(p)
-      scheduler.peerUp(p)
-    }
+    for (const p of transport.peers()) scheduled.adopt(p)
+    stops.push(() => scheduled.stop())
     return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard)
   }
 

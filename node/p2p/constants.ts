@@ -18,6 +18,12 @@ export const P2P = {
    * gets its stream reset).
    */
   sendWatermarkBytes: 1024 * 1024,
+  /**
+   * Yamux's receive window per stream (its default): the most a peer can have in flight to us
+   * on one stream, and so the largest chunk one read delivers. A peer's undecoded bytes stay
+   * under one largest frame plus this.
+   */
+  maxStreamWindowBytes: 16 * 1024 * 1024,
   /** Received frames waiting for the handler before we stop reading from that peer. */
   maxQueuedFrames: 64,
   /** Streams of our protocol one connection may open at once. */

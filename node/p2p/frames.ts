@@ -27,7 +27,8 @@ export class FrameDecoder {
     private readonly maxFrameBytes: number,
     maxBufferedBytes?: number,
   ) {
-    // One whole largest frame, its prefix, and one more read from the socket (also at most that).
+    // A partial largest frame with its prefix, and one more read of the same size. The
+    // transport passes its real bound (a read is as large as the stream window).
     this.maxBufferedBytes = maxBufferedBytes ?? 2 * (maxFrameBytes + 16)
   }
 

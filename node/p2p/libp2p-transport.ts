@@ -196,7 +196,8 @@ export class Libp2pTransport implements Transport {
    * Frames from one peer, handled one at a time in order. The decoder hands out only as many
    * frames as the queue has room for; reading pauses while the queue is full and resumes once
    * every decodable frame is queued and half the queue is free, so the undecoded bytes stay
-   * under the decoder's bound (one largest frame and one read). Between batches of frames the
+   * under the decoder's bound (a partial largest frame and one read, which yamux caps at
+   * the stream window). Between batches of frames the
    * loop yields to the event loop: a peer's frames, however cheap to refuse, never starve
    * timers, other peers or the HTTP API. Bad framing resets the stream and is reported as a
    * fault of the peer.
@@ -209,7 +210,7 @@ export class Libp2pTransport implements Transport {
       return stream.abort(new Error('peer is backed off'))
     }
     stream.maxReadBufferLength = this.maxFrameBytes + 16
-    const decoder = new FrameDecoder(this.maxFrameBytes)
+    const decoder = new FrameDecoder(this.maxFrameBytes, this.maxFrameBytes + 16 + P2P.maxStreamWindowBytes)
     this.inbound.add(stream)
     this.inboundPeer.set(stream, from)
     const queue: Uint8Array[] = []

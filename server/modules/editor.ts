@@ -1,6 +1,7 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsync } from 'fastify'
 import { editorModule } from '../../sync/modules/editor/module.ts'
+import { typed } from '../http/type-provider.ts'
 import { spaceServices } from '../routes/context.ts'
 import { WriteResult } from '../schemas/query.ts'
 import { Id } from '../schemas/spaces.ts'
@@ -60,46 +61,44 @@ const BlockPatchBody = Type.Object(
   { additionalProperties: false },
 )
 
-type P = Static<typeof EditorParams>
-type BP = Static<typeof BlockParams>
-
 /** Spec "Editor": markdown and block routes over an object's editor dataset (rules in EditorService). */
-const editorRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (app, { engine }) => {
+const editorRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engine }) => {
+  const app = typed(root)
   const svc = (spaceId: string) => spaceServices(engine, spaceId).of(editorModule)
 
   app.get(`${E}/markdown`, { schema: { summary: 'The editor dataset rendered as markdown', params: EditorParams, response: { 200: MarkdownBody } } }, async (request) => {
-    const { spaceId, objectId, collection } = request.params as P
+    const { spaceId, objectId, collection } = request.params
     return { markdown: await svc(spaceId).markdown(objectId, collection) }
   })
 
   app.put(`${E}/markdown`, { schema: { summary: 'Replace the document: parse, diff, per-block ops in one change', params: EditorParams, body: ContentBody, response: { 200: Summary } } }, async (request) => {
-    const { spaceId, objectId, collection } = request.params as P
-    return await svc(spaceId).put(objectId, collection, (request.body as Static<typeof ContentBody>).content)
+    const { spaceId, objectId, collection } = request.params
+    return await svc(spaceId).put(objectId, collection, request.body.content)
   })
 
   app.patch(`${E}/markdown`, { schema: { summary: 'Exact-text edits of the rendering, all or nothing', params: EditorParams, body: EditsBody, response: { 200: Summary } } }, async (request) => {
-    const { spaceId, objectId, collection } = request.params as P
-    return await svc(spaceId).patch(objectId, collection, (request.body as Static<typeof EditsBody>).edits)
+    const { spaceId, objectId, collection } = request.params
+    return await svc(spaceId).patch(objectId, collection, request.body.edits)
   })
 
   app.post(`${E}/markdown/append`, { schema: { summary: 'Append markdown after the last block (inserts only)', params: EditorParams, body: ContentBody, response: { 200: Summary } } }, async (request) => {
-    const { spaceId, objectId, collection } = request.params as P
-    return await svc(spaceId).append(objectId, collection, (request.body as Static<typeof ContentBody>).content)
+    const { spaceId, objectId, collection } = request.params
+    return await svc(spaceId).append(objectId, collection, request.body.content)
   })
 
   app.post(`${E}/blocks`, { schema: { summary: 'Create one block (stored as given)', params: EditorParams, body: BlockCreateBody, response: { 201: WriteResult } } }, async (request, reply) => {
-    const { spaceId, objectId, collection } = request.params as P
-    const res = await svc(spaceId).createBlock(objectId, collection, request.body as Static<typeof BlockCreateBody>)
+    const { spaceId, objectId, collection } = request.params
+    const res = await svc(spaceId).createBlock(objectId, collection, request.body)
     return reply.code(201).send(res)
   })
 
   app.patch(`${E}/blocks/:blockId`, { schema: { summary: 'Per-path set and unset on one block', params: BlockParams, body: BlockPatchBody, response: { 200: WriteResult } } }, async (request) => {
-    const { spaceId, objectId, collection, blockId } = request.params as BP
-    return await svc(spaceId).patchBlock(objectId, collection, blockId, request.body as Static<typeof BlockPatchBody>)
+    const { spaceId, objectId, collection, blockId } = request.params
+    return await svc(spaceId).patchBlock(objectId, collection, blockId, request.body)
   })
 
   app.delete(`${E}/blocks/:blockId`, { schema: { summary: 'Delete one block (children are not cascaded)', params: BlockParams, response: { 200: WriteResult } } }, async (request) => {
-    const { spaceId, objectId, collection, blockId } = request.params as BP
+    const { spaceId, objectId, collection, blockId } = request.params
     return await svc(spaceId).deleteBlock(objectId, collection, blockId)
   })
 }

@@ -10,6 +10,15 @@ export class SerialQueue {
     this.tail = run.then(noop, noop)
     return run
   }
+
+  /** Settles once nothing is queued, including tasks queued by the tasks it waited for. */
+  async drained(): Promise<void> {
+    let t: Promise<unknown>
+    do {
+      t = this.tail
+      await t
+    } while (t !== this.tail)
+  }
 }
 
 const noop = () => undefined

@@ -6,7 +6,7 @@ import { isQuestion, type ErrorCode, type Message } from './messages.ts'
 /**
  * The exchanges this peer opened and has not seen end, with what each cost: opening (a fresh
  * random `req` per peer), counting the messages in and out, and ending (`done`, `error`, a step
- * whose reply is not a question, abandonment) with one report to `onEnd`. And the exchanges a
+ * whose reply is not a question, abandonment) with one report to its owner. And the exchanges a
  * peer opened with us (its `sync` got a step back): the last `maxOpenExchanges` per peer, each
  * with the questions we answered and the work they cost, so hops and enumeration are counted
  * on this side whatever the peer's `hop` field says.
@@ -52,9 +52,11 @@ export type Exchange = Omit<ExchangeEnd, 'outcome' | 'error'> & { steps: number 
 export class ExchangeLedger {
   private readonly open = new Map<string, Exchange>()
   private readonly opened = new Map<string, BoundedMap<number, Answered>>()
-  onEnd?: (e: ExchangeEnd) => void
-
-  constructor(private readonly env: Env) {}
+  constructor(
+    private readonly env: Env,
+    /** Its owner (the session) hears every end, and tells whoever listens. */
+    private readonly ended: (e: ExchangeEnd) => void,
+  ) {}
 
   /** A new exchange with a peer, or undefined when the peer has too many open already. */
   begin(peer: string, spaceId: string): Exchange | undefined {
@@ -102,7 +104,7 @@ export class ExchangeLedger {
     if (!this.isOpen(ex)) return
     this.open.delete(key(ex.peer, ex.req))
     const { steps: _steps, ...rest } = ex
-    this.onEnd?.({ ...rest, outcome, ...(error ? { error } : {}) })
+    this.ended({ ...rest, outcome, ...(error ? { error } : {}) })
   }
 
   /** Ends every exchange with a peer whose link went down, and forgets the ones it opened. */

@@ -226,10 +226,11 @@ export function elementEntry(salt: number, e: Element, out: Uint8Array, offset: 
 // ------------------------------------------------------------------------------- replica binding
 
 /**
- * Keeps a RangeIndex in step with a replica: built from every tree on first use, then updated
+ * The range-hash index of one replica's space, kept in step with it (not the "space index
+ * object" of sync/space, which lists objects): built from every tree on first use, then updated
  * for the trees each commit touched (a commit listener), lazily at the next read.
  */
-export class SpaceIndex {
+export class SpaceRangeIndex {
   readonly index = new RangeIndex()
   private readonly dirty = new Set<string>()
   private all = true

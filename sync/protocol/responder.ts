@@ -6,7 +6,7 @@ import { MAX_QUESTIONS_ANSWERED, type Answered, type ExchangeLedger } from './ex
 import { SYNC_LIMITS } from './limits.ts'
 import { isQuestion, type HeadsItem, type RangeItem, type StepMsg, type SyncMsg } from './messages.ts'
 import { bump, type PeerCounters } from './peer-counters.ts'
-import { SpaceIndex } from './range-index.ts'
+import { SpaceRangeIndex } from './range-index.ts'
 import { answerRanges, describeRange, openFingerprint, rootMatches } from './reconcile.ts'
 import { fixed, NO_REPLY, streamed, type Reply } from './reply.ts'
 import { ChangePlan, TreeDiff } from './tree-diff.ts'
@@ -44,7 +44,7 @@ interface PushState {
 }
 
 export class Responder {
-  private readonly indexes = new WeakMap<SpaceReplica, SpaceIndex>()
+  private readonly indexes = new WeakMap<SpaceReplica, SpaceRangeIndex>()
   private readonly diff = new TreeDiff()
   private readonly pushState = new Map<string, PushState>()
 
@@ -83,9 +83,9 @@ export class Responder {
     while (l.length > this.ingestAhead) await l[0]
   }
 
-  indexOf(r: SpaceReplica): SpaceIndex {
+  indexOf(r: SpaceReplica): SpaceRangeIndex {
     let idx = this.indexes.get(r)
-    if (!idx) this.indexes.set(r, (idx = new SpaceIndex(r)))
+    if (!idx) this.indexes.set(r, (idx = new SpaceRangeIndex(r)))
     return idx
   }
 

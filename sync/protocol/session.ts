@@ -1,3 +1,4 @@
+import { Emitter } from '../core/emitter.ts'
 import type { Env } from '../core/env.ts'
 import type { CryptoProvider } from '../crypto/provider.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
@@ -8,7 +9,7 @@ import { PEER_LIMITS } from './limits.ts'
 import { LinkAuth } from './link-auth.ts'
 import { decodeMessage, encodeMessage, isQuestion, ProtocolError, type Message } from './messages.ts'
 import { bump, newCounters, type PeerCounters } from './peer-counters.ts'
-import type { SpaceIndex } from './range-index.ts'
+import type { SpaceRangeIndex } from './range-index.ts'
 import { fixed, NO_REPLY, type Reply } from './reply.ts'
 import { Responder, type SyncHost } from './responder.ts'
 
@@ -83,20 +84,14 @@ export class SyncSession {
   private readonly strangerCounters = new BoundedMap<string, PeerCounters>(PEER_LIMITS.maxStrangerCounters)
   /** The last unexpected error a handler swallowed (for debugging; counted as dropped.internal). */
   lastError: unknown
-  onAuthenticated?: (peer: string, identity: string) => void
+  /** A peer proved an account on its link; an exchange this peer opened ended. */
+  readonly events = new Emitter<SessionEvents>()
 
   constructor(private readonly opts: SessionOptions) {
     this.me = identityOf(opts.key.publicKey)
     this.auth = new LinkAuth({ key: opts.key, me: this.me, peerId: opts.peerId, crypto: opts.crypto, env: opts.env })
-    this.ledger = new ExchangeLedger(opts.env)
+    this.ledger = new ExchangeLedger(opts.env, (e) => this.events.emit('exchangeEnd', e))
     this.responder = new Responder(opts.host, this.me, this.ledger, opts.ingestAhead ?? 0, (err) => (this.lastError = err))
-  }
-
-  set onExchangeEnd(fn: ((e: ExchangeEnd) => void) | undefined) {
-    this.ledger.onEnd = fn
-  }
-  get onExchangeEnd(): ((e: ExchangeEnd) => void) | undefined {
-    return this.ledger.onEnd
   }
 
   // ------------------------------------------------------------------ links
@@ -153,7 +148,7 @@ export class SyncSession {
     return n
   }
 
-  indexOf(r: SpaceReplica): SpaceIndex {
+  indexOf(r: SpaceReplica): SpaceRangeIndex {
     return this.responder.indexOf(r)
   }
 
@@ -281,7 +276,7 @@ export class SyncSession {
     if (m.type === 'auth') {
       const v = await this.auth.verify(peer, m)
       if (!v.ok) bump(c.dropped, 'bad_auth')
-      else if (v.changed) this.onAuthenticated?.(peer, m.identity)
+      else if (v.changed) this.events.emit('authenticated', { peer, identity: m.identity })
       return NO_REPLY
     }
     const identity = this.auth.identityOf(peer)
@@ -312,4 +307,9 @@ export class SyncSession {
         return m.code === 'unknown_space' || m.code === 'not_member' ? this.responder.pushOwnChanges(peer, identity, m.spaceId, m.req) : NO_REPLY
     }
   }
+}
+
+export interface SessionEvents {
+  authenticated: { peer: string; identity: string }
+  exchangeEnd: ExchangeEnd
 }

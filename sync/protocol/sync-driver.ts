@@ -1,3 +1,4 @@
+import { SerialQueue } from '../core/serial-queue.ts'
 import { PEER_LIMITS } from './limits.ts'
 import type { ExchangeCost, ExchangeEnd, Outgoing, SyncSession } from './session.ts'
 import { TransportError, type Transport } from './transport.ts'
@@ -7,11 +8,11 @@ export interface Timer {
   /** Calls `fn` once after `ms`; returns a function that cancels it. */
   after(ms: number, fn: () => void): () => void
   /**
-   * Lets the event loop run (pending I/O, other work) before the driver handles more messages.
-   * Without it the driver yields a macrotask (setImmediate); the simulator, whose events run
-   * one at a time, stays deterministic either way.
+   * Lets the event loop run (pending I/O, other work) before the driver handles more messages:
+   * the daemon yields a macrotask; the simulator, whose events run one at a time, yields
+   * nothing, so no real timer enters a simulated run.
    */
-  yield?(): Promise<void>
+  yield(): Promise<void>
 }
 
 export type RoundOutcome = ExchangeEnd['outcome'] | 'timeout' | 'unauthenticated' | 'unknown_space' | 'busy' | 'closed' | 'denied'
@@ -49,8 +50,6 @@ interface Outbox {
   tail: Promise<void>
 }
 
-const macrotask = () => new Promise<void>((r) => (typeof setImmediate === 'function' ? setImmediate(r) : setTimeout(r, 0)))
-
 /**
  * Connects a SyncSession to a Transport: every frame in goes through `session.respond`, one
  * message at a time (so the replicas see one step at a time), yielding to the event loop every
@@ -66,7 +65,7 @@ const macrotask = () => new Promise<void>((r) => (typeof setImmediate === 'funct
  * counted), and a reply its peer has taken nothing of for `sendStallMs` is abandoned.
  */
 export class SyncDriver {
-  private chain: Promise<unknown> = Promise.resolve()
+  private readonly queue = new SerialQueue()
   private readonly outboxes = new Map<string, Outbox>()
   private handled = 0
   /** Replies abandoned because their peer stopped taking bytes. */
@@ -79,12 +78,12 @@ export class SyncDriver {
 
   constructor(private readonly opts: DriverOptions) {
     const { transport, session } = opts
-    session.onExchangeEnd = (e) => this.ended(e)
-    session.onAuthenticated = (peer) => {
+    session.events.on('exchangeEnd', (e) => this.ended(e))
+    session.events.on('authenticated', ({ peer }) => {
       const ws = this.authWaiters.get(peer)
       this.authWaiters.delete(peer)
       ws?.forEach((w) => w())
-    }
+    })
     transport.onMessage((from, bytes) => this.fire(() => this.receive(from, bytes)))
     transport.onPeerUp((peer) => this.fire(() => this.post(peer, session.peerUp(peer))))
     transport.onPeerDown((peer) => this.fire(() => session.peerDown(peer)))
@@ -100,12 +99,8 @@ export class SyncDriver {
   }
 
   /** Settles when nothing is queued, including work queued by the work it waited for. */
-  async drain(): Promise<void> {
-    let c: Promise<unknown>
-    do {
-      c = this.chain
-      await c
-    } while (c !== this.chain)
+  drain(): Promise<void> {
+    return this.queue.drained()
   }
 
   /** Settles when nothing is queued and every reply has gone out. */
@@ -119,7 +114,7 @@ export class SyncDriver {
   }
 
   private async receive(from: string, bytes: Uint8Array) {
-    if (++this.handled % PEER_LIMITS.messagesPerYield === 0) await (this.opts.timer.yield?.() ?? macrotask())
+    if (++this.handled % PEER_LIMITS.messagesPerYield === 0) await this.opts.timer.yield()
     if ((this.outboxes.get(from)?.queued ?? 0) > PEER_LIMITS.maxQueuedReplies) {
       // The peer keeps asking while it does not take our replies: drop, counted.
       const c = this.opts.session.countersOf(from)
@@ -175,7 +170,7 @@ export class SyncDriver {
         sinceYield += o.bytes.length
         if (sinceYield >= PEER_LIMITS.bytesPerYield) {
           sinceYield = 0
-          await (this.opts.timer.yield?.() ?? macrotask())
+          await this.opts.timer.yield()
         }
         continue
       }
@@ -201,9 +196,7 @@ export class SyncDriver {
 
   /** Runs `fn` after everything queued before it; the result promise settles when it has run. */
   enqueue<T>(fn: () => T | Promise<T>): Promise<T> {
-    const run = this.chain.then(fn, fn)
-    this.chain = run.catch(() => undefined)
-    return run
+    return this.queue.run(fn)
   }
 
   /**

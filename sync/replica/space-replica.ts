@@ -57,8 +57,6 @@ export class SpaceReplica {
   readonly acl: AclLog
   readonly keyring: Keyring
   readonly me: string
-  /** Called after each committed batch with what it touched, for head sync's index. */
-  onCommit?: (info: CommitInfo) => void
   private readonly s: ReplicaState
   /** Serializes mutations: a write and an ingest never interleave their read-modify-write. */
   private readonly queue = new SerialQueue()
@@ -71,7 +69,6 @@ export class SpaceReplica {
     key: KeyPair,
   ) {
     this.s = new ReplicaState(spaceId, deps, key, (info) => {
-      this.onCommit?.(info)
       for (const l of this.listeners) l(info)
     })
     this.acl = this.s.acl

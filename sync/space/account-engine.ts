@@ -1,4 +1,5 @@
 import { SvcError } from '../core/errors.ts'
+import { SerialQueue } from '../core/serial-queue.ts'
 import type { Env } from '../core/env.ts'
 import type { CryptoProvider } from '../crypto/provider.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
@@ -120,13 +121,14 @@ export class AccountEngine {
     // Another device of this account may add or delete spaces: follow the tech space's rows.
     tech.events.on('change', (c) => {
       if (c.records.get(techObjectId)?.has(TECH_DS.spaces) || c.reloaded.has(techObjectId)) {
-        engine.following = engine.following.then(() => engine.followSpaceRows()).catch(() => undefined)
+        engine.following.run(() => engine.followSpaceRows()).catch(() => undefined)
       }
     })
     return engine
   }
 
-  private following: Promise<void> = Promise.resolve()
+  /** Follows the tech space's list of spaces one change at a time. */
+  private readonly following = new SerialQueue()
 
   /** Opens every listed space not open yet (empty until sync fills it), drops deleted ones. */
   private async followSpaceRows() {

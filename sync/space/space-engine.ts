@@ -1,4 +1,5 @@
 import { type ErrorCode, SvcError } from '../core/errors.ts'
+import { SerialQueue } from '../core/serial-queue.ts'
 import type { KeyPair } from '../crypto/keys.ts'
 import type { Json, JsonObject, Op } from '../crdt/ops.ts'
 import type { UserOp } from '../crdt/resolve.ts'
@@ -64,7 +65,8 @@ export class SpaceEngine {
   private readonly rows = new InMemoryIndex(OBJECT_INDEX_PATHS, [], { autoIndex: OBJECT_AUTO_INDEX })
   /** Changes and ACL moves, in commit order (live feeds, the directory and the account listen). */
   readonly events = new Emitter<SpaceEvents>()
-  private feed: Promise<void> = Promise.resolve()
+  /** The commit feed: each commit's row refresh, hooks and events, in commit order. */
+  private readonly feed = new SerialQueue()
   /** The space's services (types, bundles, one per module), built when the space opens. */
   readonly services: SpaceServices
 
@@ -113,7 +115,7 @@ export class SpaceEngine {
     for (const t of replica.treeIds()) await e.refreshRow(t)
     // Commits are announced in order: each waits for the previous one's row refresh.
     replica.addCommitListener((info) => {
-      e.feed = e.feed.then(() => e.onCommit(info)).catch(() => undefined)
+      e.feed.run(() => e.onCommit(info)).catch(() => undefined)
     })
     return e
   }
@@ -141,7 +143,7 @@ export class SpaceEngine {
 
   /** `value` once every commit so far (the caller's included) went through the commit feed. */
   private async readable<T>(value: T): Promise<T> {
-    await this.feed
+    await this.settled()
     return value
   }
 
@@ -268,7 +270,7 @@ export class SpaceEngine {
    * through the engine already wait for it; readers need it only after an ingest (sync).
    */
   settled(): Promise<void> {
-    return this.feed
+    return this.feed.run(() => undefined)
   }
 
   private async refreshRow(objectId: string) {

@@ -1,5 +1,5 @@
 import { SpaceReplica } from '../../sync/replica/space-replica.ts'
-import { SyncSession, type Outgoing } from '../../sync/protocol/session.ts'
+import { SyncSession, type ExchangeEnd, type Outgoing } from '../../sync/protocol/session.ts'
 import type { KeyPair } from '../../sync/crypto/keys.ts'
 import { deps, keyFor, seededEnv } from '../helpers.ts'
 
@@ -57,10 +57,11 @@ export async function link(a: Node, b: Node) {
 
 /** Opens an exchange from `a` to `b` about a's space and runs it to the end. */
 export async function exchange(a: Node, b: Node, opts: Parameters<typeof pump>[2] = {}) {
-  let end: Parameters<NonNullable<SyncSession['onExchangeEnd']>>[0] | undefined
-  a.session.onExchangeEnd = (e) => (end = e)
+  let end: ExchangeEnd | undefined
+  const off = a.session.events.on('exchangeEnd', (e) => (end = e))
   const opened = await a.session.open(b.name, a.replica.spaceId)
   const seen = await pump([a, b], frames(a, opened.out), opts)
+  off()
   return { end, seen, opened }
 }
 

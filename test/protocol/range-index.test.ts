@@ -122,12 +122,12 @@ describe('range index', () => {
 describe('space index', () => {
   it('follows the replica through commits, whoever else listens', async () => {
     const { SpaceReplica } = await import('../../sync/replica/space-replica.ts')
-    const { SpaceIndex } = await import('../../sync/protocol/range-index.ts')
+    const { SpaceRangeIndex } = await import('../../sync/protocol/range-index.ts')
     const { deps, keyFor } = await import('../helpers.ts')
     const r = await SpaceReplica.create(await deps(1), keyFor(1))
-    const si = new SpaceIndex(r)
+    const si = new SpaceRangeIndex(r)
     const fresh = () => {
-      const x = new SpaceIndex(r)
+      const x = new SpaceRangeIndex(r)
       const fp = x.current().fingerprint()
       x.close()
       return fp
@@ -136,7 +136,7 @@ describe('space index', () => {
     const obj = await r.createObject()
     expect(si.current().fingerprint()).toEqual(fresh())
     let seen = 0
-    r.onCommit = () => void seen++ // someone else takes the single callback
+    r.addCommitListener(() => void seen++) // someone else listens too
     await modifyRecords(r, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
     expect(si.current().fingerprint()).toEqual(fresh())
     await modifyRecords(r, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 2 }] }])

@@ -213,7 +213,7 @@ describe('head-sync session', () => {
     expect(c.session.identityOf('a')).toBe(idFor(1))
     expect(a.session.identityOf('c')).toBeUndefined()
     let end: unknown
-    c.session.onExchangeEnd = (e) => (end = e)
+    c.session.events.on('exchangeEnd', (e) => (end = e))
     const opened = await c.session.open('a', c.replica.spaceId)
     // a keeps c's sync, challenges c again, c answers, a handles the kept sync.
     const seen = await pump([a, c], frames(c, opened.out))

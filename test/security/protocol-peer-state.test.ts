@@ -56,7 +56,7 @@ describe('Messages run on a promise chain that never yields to the event loop', 
   it('the driver lets the event loop run between batches of messages', async () => {
     const a = await node('a', 1)
     const t = burstTransport()
-    new SyncDriver({ transport: t, session: a.session, timer: { after: (ms, fn) => { const x = setTimeout(fn, ms); return () => clearTimeout(x) } } })
+    new SyncDriver({ transport: t, session: a.session, timer: { after: (ms, fn) => { const x = setTimeout(fn, ms); return () => clearTimeout(x) }, yield: () => new Promise<void>((r) => setImmediate(r)) } })
     const n = 2000
     let handledWhenTimerRan = -1
     setImmediate(() => (handledWhenTimerRan = a.session.countersOf('x').messagesIn))

@@ -1,4 +1,5 @@
 import { SvcError } from '../../core/errors.ts'
+import { SerialQueue } from '../../core/serial-queue.ts'
 import { toBase58 } from '../../core/ids.ts'
 import type { Json, JsonObject, Op } from '../../crdt/ops.ts'
 import {
@@ -59,7 +60,7 @@ const RANDOM_BYTES = 12
  */
 export class EditorService {
   /** Read-diff-write runs one at a time per space, so a diff is never computed on stale blocks. */
-  private queue: Promise<unknown> = Promise.resolve()
+  private readonly queue = new SerialQueue()
 
   /** One per space, built by the editor module when the space opens (module.ts). */
   constructor(
@@ -76,9 +77,7 @@ export class EditorService {
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn)
-    this.queue = run.catch(() => undefined)
-    return run
+    return this.queue.run(fn)
   }
 
   /**

@@ -32,11 +32,12 @@
  * here. Definition writes run one at a time per space (read-then-create checks of xKeys and
  * keys). Format slugs per kind: formats.ts and docs/types.md.
  */
+import { SerialQueue } from '../../core/serial-queue.ts'
 import type { SpaceEngine } from '../space-engine.ts'
 import { addDataset, createPart, deletePart, listParts, patchPart, type PartCreateBody } from './parts.ts'
 import { declarationsOf, deleteDataset, patchDataset } from './dataset-decls.ts'
 import { listDatasets, type DatasetListing } from './dataset-listing.ts'
-import { Mutex, type DatasetDecl, type PartDef, type PropertyDef, type TypeInfo } from './model.ts'
+import type { DatasetDecl, PartDef, PropertyDef, TypeInfo } from './model.ts'
 import { createProperty, deleteProperty, getProperty, listProperties, patchProperty, type PropertyCreateBody } from './property-defs.ts'
 import { attachOrDetachType, createType, deleteType, getType, listTypes, patchType, type TypeCreateBody, type TypePatchBody } from './type-defs.ts'
 import { upsert, type UpsertBody, type UpsertResult } from './upsert.ts'
@@ -54,11 +55,12 @@ export type { PropertyCreateBody } from './property-defs.ts'
 export type { PartCreateBody } from './parts.ts'
 
 export class TypesService {
-  private readonly mutex = new Mutex()
+  /** Serializes the space's definition writes: read-then-create checks (xKeys, keys) stay honest. */
+  private readonly definitions = new SerialQueue()
   private readonly store: ScopedValueStore
 
   /**
-   * One per space, built with the space's services (SpaceServices): its mutex is the space's
+   * One per space, built with the space's services (SpaceServices): its queue is the space's
    * definitions lock and `scopedValues` the account's store (default: in memory, for a bare
    * engine).
    */
@@ -74,7 +76,7 @@ export class TypesService {
   }
 
   private write<T>(fn: () => Promise<T>): Promise<T> {
-    return this.mutex.run(fn)
+    return this.definitions.run(fn)
   }
 
   /**

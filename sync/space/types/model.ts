@@ -129,12 +129,3 @@ export function readSetUnset(body: unknown): { set: Array<[string, unknown]>; un
 
 export const jsonClone = <T extends Json>(v: T): T => structuredClone(v)
 
-/** Serializes a space's definition writes: read-then-create checks (xKeys, keys) stay honest. */
-export class Mutex {
-  private tail: Promise<unknown> = Promise.resolve()
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(fn, fn)
-    this.tail = next.catch(() => undefined)
-    return next
-  }
-}

@@ -1,6 +1,7 @@
-import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
-import { PEER_LIMITS } from '../../sync/protocol/limits.ts'
-import type { RoundResult, SyncDriver, Timer } from '../../sync/protocol/sync-driver.ts'
+import { BoundedMap } from './bounded-map.ts'
+import { PEER_LIMITS } from './limits.ts'
+import type { SyncSession } from './session.ts'
+import type { RoundResult, SyncDriver, Timer } from './sync-driver.ts'
 
 export interface SchedulerOptions {
   /** Local writes within this window share one round. */
@@ -76,6 +77,7 @@ export class SyncScheduler {
   }
 
   peerUp(peer: string) {
+    if (this.stopped) return
     this.peers.set(peer, { failures: 0, notBefore: 0 })
     for (const l of this.peerListeners) l()
     void this.roundsWith(peer, this.spaces())
@@ -218,6 +220,48 @@ export class SyncScheduler {
       for (const p of this.peers.keys()) void this.roundsWith(p, this.spaces())
       this.schedulePeriodic()
     })
+  }
+}
+
+/**
+ * What a scheduler hears of peers, in the daemon and in the simulator alike: a peer once its
+ * link is up and it has proved an account (a stranger gets our challenge and nothing else: no
+ * rounds, no state per space), and when its link goes down. Create it after the driver, so the
+ * driver has seen an authentication before the scheduler opens rounds on it.
+ */
+export class ScheduledPeers {
+  private readonly peers = new Set<string>()
+  private readonly off: () => void
+
+  constructor(
+    private readonly scheduler: () => SyncScheduler,
+    private readonly session: SyncSession,
+    /** Peers whose link is up now. */
+    private readonly linked: () => string[],
+  ) {
+    this.off = session.events.on('authenticated', ({ peer }) => this.up(peer))
+  }
+
+  /** A link came up, or a peer authenticated. */
+  up(peer: string) {
+    if (this.peers.has(peer) || !this.session.identityOf(peer) || !this.linked().includes(peer)) return
+    this.peers.add(peer)
+    this.scheduler().peerUp(peer)
+  }
+
+  down(peer: string) {
+    this.peers.delete(peer)
+    this.scheduler().peerDown(peer)
+  }
+
+  /** A peer whose link came up before the driver listened: its rounds authenticate it. */
+  adopt(peer: string) {
+    this.peers.add(peer)
+    this.scheduler().peerUp(peer)
+  }
+
+  stop() {
+    this.off()
   }
 }
 
