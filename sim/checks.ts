@@ -43,12 +43,18 @@ export function postRemovalKeys(acl: AclLog, identity: string, elsewhere: readon
   if (!removals.length) return out
   const readds = readdsOf(acl, identity)
   const others = elsewhere.filter((o) => o !== acl).map((o) => ({ o, readds: readdsOf(o, identity) }))
+  const readableAfter = [...acl.entries.values()]
+    .filter((g) => (g.record.type === 'rotate' || g.record.type === 'remove') && g.record.rotation.keys[identity] && acl.stateAtHead(g.id).canRead(identity))
+    .map((g) => g.id)
   for (const e of acl.entries.values()) {
     const rec = e.record
     const rotates = rec.type === 'remove' || rec.type === 'rotate' || (rec.type === 'root' && rec.rotation)
     if (!rotates || !removals.some((r) => acl.precedesOrEquals(r.id, e.id))) continue
     if (acl.stateAtHead(e.id).canRead(identity) || readds.some((g) => acl.precedesOrEquals(e.id, g.id))) continue
     if (others.some(({ o, readds }) => readds.some((g) => o.precedesOrEquals(e.id, g.id)))) continue
+    // A later rotation at whose state it may read (a heal after an honest re-add concurrent with
+    // this key's record) links every key before it: history a re-added member reads.
+    if (readableAfter.some((g) => acl.precedesOrEquals(e.id, g))) continue
     out.add(e.id)
   }
   return out
