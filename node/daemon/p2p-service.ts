@@ -129,8 +129,6 @@ export class P2PService {
       peerId: transport.peerId,
       crypto: o.crypto,
       env: o.env,
-      // One answer step ingests while the next is read: checks overlap applies (docs/protocol.md 7a).
-      ingestAhead: 1,
     })
     let scheduler!: SyncScheduler
     const scored = async (peer: string, run: () => Promise<void>) => {
