@@ -33,18 +33,22 @@ function readdsOf(acl: AclLog, identity: string) {
  * Read keys a removed member must never reach: every key introduced by a record at or after
  * (causally) one of its effective removals, at whose state it cannot read, and that no later
  * record adding it back follows (a re-added member gets the current key, and through it every
- * older one, legitimately).
+ * older one, legitimately). `elsewhere`: other honest peers' ACLs, for re-adds `acl` lacks yet
+ * (at a checkpoint, the peer that knows every removal may not have an honest re-add made
+ * concurrently with the last one, which handed the member its key all the same).
  */
-export function postRemovalKeys(acl: AclLog, identity: string): Set<string> {
+export function postRemovalKeys(acl: AclLog, identity: string, elsewhere: readonly AclLog[] = []): Set<string> {
   const removals = acl.effectiveRemovalsOf(identity)
   const out = new Set<string>()
   if (!removals.length) return out
   const readds = readdsOf(acl, identity)
+  const others = elsewhere.filter((o) => o !== acl).map((o) => ({ o, readds: readdsOf(o, identity) }))
   for (const e of acl.entries.values()) {
     const rec = e.record
     const rotates = rec.type === 'remove' || rec.type === 'rotate' || (rec.type === 'root' && rec.rotation)
     if (!rotates || !removals.some((r) => acl.precedesOrEquals(r.id, e.id))) continue
     if (acl.stateAtHead(e.id).canRead(identity) || readds.some((g) => acl.precedesOrEquals(e.id, g.id))) continue
+    if (others.some(({ o, readds }) => readds.some((g) => o.precedesOrEquals(e.id, g.id)))) continue
     out.add(e.id)
   }
   return out

@@ -44,16 +44,28 @@ export function citesStaleHead(acl: AclLog, c: Change, n: TreeNode): boolean {
   return n.aclHeadId !== '' && n.aclHeadId !== c.aclHeadId && acl.precedesOrEquals(c.aclHeadId, n.aclHeadId)
 }
 
-/** Whether the author of an object change may write at its cited head, under that head's key. */
-export function judgeWriter(acl: AclLog, keyring: Keyring, c: Change): RejectReason | undefined {
+/**
+ * Whether the author of an object change may write at its cited head, under that head's key:
+ * a function of the change and the ACL records it cites only, so every replica answers alike.
+ * Whether this replica can reach the key is `judgeKey`, asked only of changes that are not void.
+ */
+export function judgeWriter(acl: AclLog, c: Change): RejectReason | undefined {
   const st = acl.stateAtHead(c.aclHeadId)
   if (!st.canWrite(c.author)) {
     const role = st.roleOf(c.author)
     return role === 'reader' || role === 'guest' ? 'read_only' : 'not_member'
   }
   if (c.readKeyId !== st.readKeyId) return 'bad_read_key'
-  if (!keyring.get(c.readKeyId)) return 'no_read_key'
   return undefined
+}
+
+/**
+ * Whether this replica can open a change's payload. Not asked of a void change: it joins the
+ * DAG without its ops, and the key it was sealed under may come from a record the merged state
+ * voids (a removed admin's own rotation), which only members that cached it earlier can reach.
+ */
+export function judgeKey(keyring: Keyring, c: Change): RejectReason | undefined {
+  return keyring.get(c.readKeyId) ? undefined : 'no_read_key'
 }
 
 /** What the void rule needs of a change: its tree's DAG node facts. */
@@ -80,12 +92,27 @@ export function isVoid(s: ReplicaState, c: Node, tree: string, pending?: Readonl
  */
 export function mayBuildOnDerivedRoot(s: ReplicaState, c: Change, rootId: string): boolean {
   if (!c.prevIds.includes(rootId) || c.aclHeadId === '' || !s.acl.has(c.aclHeadId)) return false
-  return judgeWriter(s.acl, s.keyring, c) === undefined && !voidsNode(s, c, rootId)
+  return judgeWriter(s.acl, c) === undefined && judgeKey(s.keyring, c) === undefined && !voidsNode(s, c, rootId)
 }
 
 function voidsNode(s: ReplicaState, c: Node, tree: string, pending?: ReadonlyMap<string, Node>): boolean {
   if (c.author === '') return false
+  if (sealedUnderVoidKey(s.acl, s.acl.current(), c)) return true
   return s.acl.voids(c.author, c.aclHeadId, (witness) => witnessCovers(s, c, tree, witness, pending))
+}
+
+/**
+ * A change (not a root: roots are not sealed) sealed under a read key that a record the merged
+ * state `st` voids introduced: a writer cited that record before learning it was void (a removed
+ * admin's rotation concurrent with its removal), and sealed under its key. Its author chose whom
+ * to wrap that key to, and no valid key links it, so members it left out could never open the
+ * change: it is void, like its author's own writes there. (A change is sealed under its cited
+ * head's key, or refused as `bad_read_key`.)
+ */
+function sealedUnderVoidKey(acl: AclLog, st: AclState, c: Node): boolean {
+  if (c.prevIds.length === 0 || c.aclHeadId === '' || !acl.has(c.aclHeadId)) return false
+  const key = acl.stateAtHead(c.aclHeadId).readKeyId
+  return key !== undefined && st.isVoid(key)
 }
 
 /** `c` is an ancestor-or-equal, in its own tree, of one of the witnessed ids. */
@@ -114,6 +141,8 @@ function witnessCovers(s: ReplicaState, c: Node, tree: string, witness: readonly
  */
 export async function treesAffected(s: ReplicaState, before: AclState, after: AclState, added: string, treeIds: string[]): Promise<string[]> {
   const who = new Set<string>()
+  /** Read keys whose introducing record became void or valid: changes sealed under them flip. */
+  let keys = false
   const removalIds = (st: AclState) => new Set([...st.removals.values()].flat().map((e) => e.id))
   const [b, a] = [removalIds(before), removalIds(after)]
   for (const [identity, list] of before.removals) if (list.some((e) => !a.has(e.id))) who.add(identity)
@@ -122,14 +151,19 @@ export async function treesAffected(s: ReplicaState, before: AclState, after: Ac
     if (id === added || before.isVoid(id) === after.isVoid(id)) continue
     const r = s.acl.entries.get(id)!.record
     if (r.type === 'add' || r.type === 'role' || r.type === 'remove') who.add(r.identity)
+    if ((r.type === 'remove' || r.type === 'rotate') && r.rotation) keys = true
   }
-  if (who.size === 0) return []
+  if (who.size === 0 && !keys) return []
   const out: string[] = []
   for (const tree of treeIds) {
     const idx = await s.loadIndex(tree)
     const root = idx.get(tree)
     for (const id of idx.ids()) {
       const n = idx.get(id)!
+      if (keys && sealedUnderVoidKey(s.acl, before, n) !== sealedUnderVoidKey(s.acl, after, n)) {
+        out.push(tree)
+        break
+      }
       if (!who.has(n.author)) continue
       const covered = (witness: readonly string[]) => witnessCovers(s, n, tree, witness)
       const rootCovered = (witness: readonly string[]) => !!root && witnessCovers(s, root, tree, witness)
@@ -145,14 +179,16 @@ export async function treesAffected(s: ReplicaState, before: AclState, after: Ac
 }
 
 /**
- * A change an effective removal witnessed, arriving after an earlier batch applied changes of
- * its author in the same tree: those were judged without it and may be covered after all.
+ * A change an effective removal witnessed, arriving after changes of its author in the same tree
+ * were judged without it: those may be covered after all. Changes of the batch it belongs to saw
+ * it (`pending`), unless it was parked then and woken later in the batch: those judged void
+ * (`voidedHere`) before it woke were judged without it too.
  */
-export function witnessArrived(s: ReplicaState, c: Node, tree: string, pending: ReadonlyMap<string, Node>): boolean {
+export function witnessArrived(s: ReplicaState, c: Node, tree: string, pending: ReadonlyMap<string, Node>, voidedHere: ReadonlySet<string>): boolean {
   if (!s.acl.current().witnessed.has(c.id)) return false
   const idx = s.indexes.get(tree)
   if (!idx) return false
-  for (const id of idx.ids()) if (idx.get(id)!.author === c.author && !pending.has(id)) return true
+  for (const id of idx.ids()) if (idx.get(id)!.author === c.author && (!pending.has(id) || voidedHere.has(id))) return true
   return false
 }
 

@@ -59,8 +59,30 @@ export class AclWriter {
    */
   async healIfNeeded(): Promise<string | undefined> {
     const st = this.s.acl.current()
-    if (!st.canManage(this.s.me) || !st.needsRotation()) return undefined
-    return this.rotateReadKey()
+    if (!st.canManage(this.s.me)) return undefined
+    if (st.needsRotation() || this.shouldLinkKeyHeads()) return this.rotateReadKey()
+    return undefined
+  }
+
+  /**
+   * Concurrent rotations leave several keys no key links: a member the newest key was wrapped
+   * to, but that another branch's rotation did not know of (added concurrently with it), can
+   * never open what was sealed under that branch's key, so it and its peers never converge.
+   * A rotation links every key head this manager can reach. So that two managers do not answer
+   * each other's links forever, the author of the newest key leaves it to the author of another
+   * head who still manages, and links them itself only when no such author is left. Heads that
+   * are all its own (two devices of one account) are left alone: both devices would decide alike
+   * and answer each other's rotations forever.
+   */
+  private shouldLinkKeyHeads(): boolean {
+    const st = this.s.acl.current()
+    const latest = st.latestKeyId
+    if (!latest) return false
+    const authors = st.keyHeads().filter((k) => k !== latest && this.s.keyring.get(k)).map((k) => this.s.acl.entries.get(k)!.author)
+    if (authors.length === 0) return false
+    if (this.s.acl.entries.get(latest)!.author !== this.s.me) return true
+    const foreign = authors.filter((a) => a !== this.s.me)
+    return foreign.length > 0 && !foreign.some((a) => st.canManage(a))
   }
 
   /** A `merge` record over the valid frontier, so a writer cites one head: the merged state. */

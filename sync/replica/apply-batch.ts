@@ -6,7 +6,7 @@ import { decodeAclRecord, type AclRecord } from '../acl/records.ts'
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
 import { applyToRecord, compareStamps, type StampInfo } from '../crdt/record.ts'
 import { STORES, type WriteBatch } from '../storage/adapter.ts'
-import { citesStaleHead, isVoid, judgeAclRecord, judgeSignedRoot, judgeWriter, mayBuildOnDerivedRoot, treesAffected, witnessArrived } from './acl-rules.ts'
+import { citesStaleHead, isVoid, judgeAclRecord, judgeKey, judgeSignedRoot, judgeWriter, mayBuildOnDerivedRoot, treesAffected, witnessArrived } from './acl-rules.ts'
 import type { StoredRecord } from './record-codec.ts'
 import { aclEntryOf, nodeOf, type ReplicaState, type TreeMeta } from './replica-state.ts'
 import { changeKey, rebuildKey, spaceMetaKey, treeKey, treePrefix, VERSION_SEQ_KEY } from './storage-keys.ts'
@@ -35,6 +35,8 @@ export class ApplyBatch {
   /** Record keys the batch changed (flushed from the cache at commit). */
   readonly dirty = new Set<string>()
   readonly voided: string[] = []
+  /** `voided` as a set: a witnessed id woken later in the batch may cover one of them. */
+  private readonly voidedIds = new Set<string>()
   /** Ids applied, in order. */
   readonly applied: string[] = []
   /** Derived roots held (not applied) since parked changes were last woken. */
@@ -73,8 +75,19 @@ export class ApplyBatch {
       if (citesStaleHead(s.acl, c, n)) return 'stale_acl_head'
     }
     if (c.lamport <= maxPrev) return 'bad_lamport'
-    const refused = judgeWriter(s.acl, s.keyring, c)
+    const refused = judgeWriter(s.acl, c)
     if (refused) return refused
+    // A void change joins the DAG without its ops, so its payload is not opened: whether this
+    // replica can reach its key must not decide whether it joins (see judgeKey).
+    if (isVoid(s, c, tree, this.pending)) {
+      s.versionSeq++
+      if (witnessArrived(s, c, tree, this.pending, this.voidedIds)) s.toRebuild.add(tree)
+      this.voided.push(c.id)
+      this.voidedIds.add(c.id)
+      return this.joinTree(c, tree, meta, idx)
+    }
+    const noKey = judgeKey(s.keyring, c)
+    if (noKey) return noKey
     let payload: ChangePayload
     try {
       payload = this.opened?.get(c) ?? decodeCanonical<ChangePayload>(open(s.keyring.get(c.readKeyId)!, c.payload, undefined, s.deps.crypto.aead))
@@ -84,12 +97,9 @@ export class ApplyBatch {
     }
     s.versionSeq++
     // Its earlier changes here were judged without it: they may be witnessed after all.
-    if (witnessArrived(s, c, tree, this.pending)) s.toRebuild.add(tree)
-    if (isVoid(s, c, tree, this.pending)) this.voided.push(c.id)
-    else {
-      const pending = this.applyOps(tree, meta, c, payload)
-      if (pending) return pending.then(() => this.joinTree(c, tree, meta, idx))
-    }
+    if (witnessArrived(s, c, tree, this.pending, this.voidedIds)) s.toRebuild.add(tree)
+    const pending = this.applyOps(tree, meta, c, payload)
+    if (pending) return pending.then(() => this.joinTree(c, tree, meta, idx))
     return this.joinTree(c, tree, meta, idx)
   }
 
@@ -385,7 +395,14 @@ export async function rebuildTree(s: ReplicaState, tree: string) {
     if (isVoid(s, c, tree)) continue
     const rk = s.keyring.get(c.readKeyId)
     if (!rk) continue
-    const payload = decodeCanonical<ChangePayload>(open(rk, c.payload, undefined, s.deps.crypto.aead))
+    // A change that joined while void was never opened: its payload may not open at all.
+    let payload: ChangePayload
+    try {
+      payload = decodeCanonical<ChangePayload>(open(rk, c.payload, undefined, s.deps.crypto.aead))
+      checkPayload(payload)
+    } catch {
+      continue
+    }
     await b.applyOps(tree, meta, c, payload)
   }
   const batch: WriteBatch = { puts: [], dels: [{ store: STORES.meta, key: rebuildKey(s.spaceId, tree) }] }

@@ -123,6 +123,57 @@ describe('A removed admin can undo their removal', () => {
   })
 })
 
+describe('A removed admin keeps writing under its own rotation, concurrent with its removal', () => {
+  it('members that saw the removal first hold its write as void, like members that applied it first: the same heads and state', async () => {
+    const { owner, obj, replicaOf } = await space()
+    const admin = await replicaOf(B)
+    const early = await replicaOf(W)
+    // Concurrently: B rotates the key and writes under it; the owner removes B.
+    const rotation = await admin.rotateReadKey()
+    const w = await modifyRecords(admin, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 'by B' }] }])
+    await owner.removeMember(idFor(B))
+    // W applies B's write before it learns of the removal, then undoes it.
+    expect((await pushAll(admin, early)).rejected).toEqual([])
+    expect((await early.getRecord(obj, 'd', 'x'))?.value).toEqual({ v: 'by B' })
+    expect((await pushAll(owner, early)).rejected).toEqual([])
+    // The owner learns of the write after its removal voided B's rotation: it cannot (and need
+    // not) reach that key, and the write joins its DAG as void all the same.
+    const rep = await pushAll(admin, owner)
+    expect(owner.acl.current().isVoid(rotation)).toBe(true)
+    expect(rep.rejected).toEqual([])
+    expect(rep.voided).toEqual([w.changeId])
+    expect(owner.heads(obj)).toEqual(early.heads(obj))
+    expect((await owner.getRecord(obj, 'd', 'x'))?.value).toEqual({ v: 1 })
+    expect(await owner.stateDigest()).toBe(await early.stateDigest())
+  })
+})
+
+describe('A removed admin hands out a key through a record its removal voids', () => {
+  it('a write sealed under that key before its writer learnt of the removal is void on every member, and every member holds it', async () => {
+    const { owner, obj, replicaOf } = await space()
+    const admin = await replicaOf(B)
+    const writer = await replicaOf(W)
+    const reader = await replicaOf(M)
+    // Concurrently: B removes M (its key is not wrapped to M); the owner removes B.
+    await admin.removeMember(idFor(M))
+    await owner.removeMember(idFor(B))
+    // W sees B's record first and writes under B's key.
+    expect((await pushAll(admin, writer)).rejected).toEqual([])
+    const w = await modifyRecords(writer, obj, 'd', [{ id: 'w', ops: [{ type: '$set', path: 'v', value: 'by W' }] }])
+    for (const [from, to] of [[owner, writer], [owner, reader], [admin, reader], [admin, owner], [writer, owner], [writer, reader]] as const) {
+      expect((await pushAll(from, to)).rejected).toEqual([])
+    }
+    // B's removal of M is void: M reads, yet no valid key links B's, so nobody applies W's write.
+    expect(owner.acl.current().roleOf(idFor(M))).toBe('reader')
+    for (const r of [owner, writer, reader]) {
+      expect((await r.treeIndex(obj)).has(w.changeId)).toBe(true)
+      expect(await r.getRecord(obj, 'd', 'w')).toBeUndefined()
+      expect(r.heads(obj)).toEqual(owner.heads(obj))
+      expect(await r.stateDigest()).toBe(await owner.stateDigest())
+    }
+  })
+})
+
 describe('An admin can grant admin through an `add` record', () => {
   it('an admin\'s add (or role) granting admin is skipped; the grantee cannot manage', async () => {
     const { owner, replicaOf } = await space()

@@ -108,6 +108,22 @@ describe('ACL under concurrency, across replicas', () => {
     expect(new Keyring(a.acl, keyFor(7)).get(await keyOf(a, w.changeId))).toBeDefined()
   })
 
+  it('concurrent rotations leave a key no key links: a manager links it, so a member added on the other branch reads what was sealed under it', async () => {
+    const { owner, obj, a, b, open } = await team()
+    // A rotates and writes under its key; concurrently the owner adds 7 and rotates (removing M).
+    await a.rotateReadKey()
+    await set(a, obj, 'x', 'from A')
+    await owner.addMember(idFor(7), 'writer')
+    await owner.removeMember(idFor(M))
+    await syncAll(owner, a, b)
+    // The owner's key is the newest and wrapped to every reader, 7 included, but it does not
+    // link A's: A, the other head's author, rotates once more to link both.
+    expect(owner.acl.current().keyHeads()).toHaveLength(1)
+    const seven = await open(7)
+    expect((await seven.getRecord(obj, 'd', 'x'))?.value).toEqual({ v: 'from A' })
+    expect(await seven.stateDigest()).toBe(await owner.stateDigest())
+  })
+
   it('only the owner grants admin; role none is a removal', async () => {
     const { owner, a } = await team()
     await expect(a.addMember(idFor(7), 'admin')).rejects.toMatchObject({ code: 'space.read_only' })
