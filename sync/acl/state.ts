@@ -78,11 +78,26 @@ export class AclState {
       } else if (r.type === 'add') this.keys.get(r.keyId)?.wrapped.set(r.identity, r.key)
     }
     this.latestKeyId = latest
-    let current: string | undefined
-    for (let i = order.length - 1; i >= 0 && current === undefined; i--) {
+    // Tainted: wrapped to someone who may not read, or linked (as `prev` or among `others`) from
+    // a tainted key, whose holder opens the link: a rotation that did not know of a removal both
+    // wraps its key to the removed member and links the removal's own key.
+    const tainted = new Set<string>()
+    for (let i = order.length - 1; i >= 0; i--) {
       const info = this.keys.get(order[i])!
-      if (![...info.wrapped.keys()].some((id) => !this.canRead(id))) current = order[i]
+      if (!tainted.has(order[i]) && ![...info.wrapped.keys()].some((id) => !this.canRead(id))) continue
+      const stack = [order[i]]
+      while (stack.length) {
+        const k = stack.pop()!
+        if (tainted.has(k)) continue
+        tainted.add(k)
+        const ki = this.keys.get(k)
+        if (!ki) continue
+        if (ki.prevKeyId) stack.push(ki.prevKeyId)
+        for (const o of ki.others?.keys() ?? []) stack.push(o)
+      }
     }
+    let current: string | undefined
+    for (let i = order.length - 1; i >= 0 && current === undefined; i--) if (!tainted.has(order[i])) current = order[i]
     this.readKeyId = current
   }
 

@@ -124,6 +124,33 @@ describe('ACL under concurrency, across replicas', () => {
     expect(await seven.stateDigest()).toBe(await owner.stateDigest())
   })
 
+  it('a key linked from a key wrapped to a removed member is not current: nothing new is sealed under it', async () => {
+    const { owner, obj, a, open } = await team()
+    await owner.addMember(idFor(8), 'writer')
+    const eight = await open(8)
+    // Concurrently: A rotates (its key wrapped to W); the owner removes W.
+    await a.rotateReadKey()
+    await owner.removeMember(idFor(W))
+    // A adds 7 under its key; the owner, taking that in, rotates (linking its removal's key)
+    // and wraps to 7; concurrently A removes 7, wrapping its key to W, whose removal it lacks.
+    await a.addMember(idFor(7), 'writer')
+    expect((await pushAll(a, owner)).rejected).toEqual([])
+    await a.removeMember(idFor(7))
+    // Writer 8 (no manager: it cannot rotate) takes in both sides.
+    expect((await pushAll(owner, eight)).rejected).toEqual([])
+    expect((await pushAll(a, eight)).rejected).toEqual([])
+    const st = eight.acl.current()
+    expect(st.roleOf(idFor(W))).toBe('none')
+    expect(st.roleOf(idFor(7))).toBe('none')
+    // Every key is wrapped to W or 7, or linked from one that is: none is current, so 8 writes
+    // nothing until a manager rotates, rather than sealing under a key 7 reaches.
+    for (const n of [W, 7]) if (st.readKeyId) expect(new Keyring(eight.acl, keyFor(n)).get(st.readKeyId)).toBeUndefined()
+    await expect(set(eight, obj, 'x', 'secret')).rejects.toMatchObject({ code: 'space.read_only' })
+    await pushAll(eight, a)
+    const w = await set(a, obj, 'x', 'after both removals')
+    for (const n of [W, 7]) expect(new Keyring(a.acl, keyFor(n)).get(await keyOf(a, w.changeId))).toBeUndefined()
+  })
+
   it('only the owner grants admin; role none is a removal', async () => {
     const { owner, a } = await team()
     await expect(a.addMember(idFor(7), 'admin')).rejects.toMatchObject({ code: 'space.read_only' })
