@@ -27,8 +27,7 @@ const device = (n: number): KeyPair => keyPairFromSeed(new Uint8Array(32).fill(2
 async function endpoint(replica: SpaceReplica, n: number) {
   const node = await createSvcNode({ deviceKey: device(n), listen: ['/ip4/127.0.0.1/tcp/0'] })
   const transport = await Libp2pTransport.start(node)
-  // As the daemon runs it: one answer step ingesting while the next is read.
-  const session = new SyncSession({ host: { space: (id) => (id === replica.spaceId ? replica : undefined) }, key: account, peerId: transport.peerId, crypto, env: systemEnv, ingestAhead: 1 })
+  const session = new SyncSession({ host: { space: (id) => (id === replica.spaceId ? replica : undefined) }, key: account, peerId: transport.peerId, crypto, env: systemEnv })
   const driver = new SyncDriver({ transport, session, timer: realTimer, timeoutMs: 600_000 })
   return { node, transport, driver }
 }

@@ -1,6 +1,6 @@
 import { Keyring } from '../sync/acl/keyring.ts'
 import type { AclLog } from '../sync/acl/state.ts'
-import type { KeyPair } from '../sync/crypto/keys.ts'
+import { identityOf, type KeyPair } from '../sync/crypto/keys.ts'
 import { decodeChange } from '../sync/dag/change.ts'
 import type { SpaceReplica } from '../sync/replica/space-replica.ts'
 import { DATASETS } from './workload.ts'
@@ -32,16 +32,24 @@ function readdsOf(acl: AclLog, identity: string) {
 /**
  * Read keys a removed member must never reach: every key introduced by a record at or after
  * (causally) one of its effective removals, at whose state it cannot read, and that no later
- * record adding it back follows (a re-added member gets the current key, and through it every
- * older one, legitimately). `elsewhere`: other honest peers' ACLs, for re-adds `acl` lacks yet
- * (at a checkpoint, the peer that knows every removal may not have an honest re-add made
+ * record giving it access again follows (a re-added member gets the current key, and through it
+ * every older one, legitimately). `elsewhere`: other honest peers' ACLs, for re-adds `acl` lacks
+ * yet (at a checkpoint, the peer that knows every removal may not have an honest re-add made
  * concurrently with the last one, which handed the member its key all the same).
  */
 export function postRemovalKeys(acl: AclLog, identity: string, elsewhere: readonly AclLog[] = []): Set<string> {
   const removals = acl.effectiveRemovalsOf(identity)
   const out = new Set<string>()
   if (!removals.length) return out
-  const readds = readdsOf(acl, identity)
+  // Records that gave it access again: re-adds, and rotations wrapped to it at a state where it
+  // reads. Whatever key they follow it reaches legitimately (a rotation links every older key).
+  const grants = [
+    ...readdsOf(acl, identity),
+    ...[...acl.entries.values()].filter((e) => {
+      const rot = 'rotation' in e.record ? e.record.rotation : undefined
+      return !!rot?.keys[identity] && acl.stateAtHead(e.id).canRead(identity)
+    }),
+  ]
   const others = elsewhere.filter((o) => o !== acl).map((o) => ({ o, readds: readdsOf(o, identity) }))
   const readableAfter = [...acl.entries.values()]
     .filter((g) => (g.record.type === 'rotate' || g.record.type === 'remove') && g.record.rotation.keys[identity] && acl.stateAtHead(g.id).canRead(identity))
@@ -50,7 +58,7 @@ export function postRemovalKeys(acl: AclLog, identity: string, elsewhere: readon
     const rec = e.record
     const rotates = rec.type === 'remove' || rec.type === 'rotate' || (rec.type === 'root' && rec.rotation)
     if (!rotates || !removals.some((r) => acl.precedesOrEquals(r.id, e.id))) continue
-    if (acl.stateAtHead(e.id).canRead(identity) || readds.some((g) => acl.precedesOrEquals(e.id, g.id))) continue
+    if (acl.stateAtHead(e.id).canRead(identity) || grants.some((g) => acl.precedesOrEquals(e.id, g.id))) continue
     if (others.some(({ o, readds }) => readds.some((g) => o.precedesOrEquals(e.id, g.id)))) continue
     // A later rotation at whose state it may read (a heal after an honest re-add concurrent with
     // this key's record) links every key before it: history a re-added member reads.
@@ -116,13 +124,16 @@ export async function leaks(
 ): Promise<string[]> {
   const out: string[] = []
   const fresh = new Keyring(fullAcl, key)
+  // Its own replica may hold records the full ACL lacks yet (a re-add in a branch still cut off):
+  // through its own ACL, only keys off limits in both views count.
+  const own = replica.known ? postRemovalKeys(replica.acl, identityOf(key.publicKey)) : new Set<string>()
   for (const k of keys) {
     if (fresh.get(k)) out.push(`key ${k} reachable through the full ACL`)
-    if (replica.keyring.get(k)) out.push(`key ${k} reachable through its own ACL`)
+    if (own.has(k) && replica.keyring.get(k)) out.push(`key ${k} reachable through its own ACL`)
   }
   for (const c of await replica.allChanges()) {
     const ch = decodeChange(c.raw)
-    if (ch.readKeyId && keys.has(ch.readKeyId)) out.push(`holds change ${c.id} sealed under post-removal key`)
+    if (ch.readKeyId && keys.has(ch.readKeyId) && (own.has(ch.readKeyId) || fresh.get(ch.readKeyId))) out.push(`holds change ${c.id} sealed under post-removal key`)
   }
   if (postChanges?.size) {
     for (const t of replica.treeIds()) {

@@ -32,22 +32,14 @@ export const MEMORY_BOUNDS = {
   peerStates: Math.max(PEER_LIMITS.maxStrangerCounters, PEER_LIMITS.maxUnauthenticatedLinks) + SIM_MAX_AUTHENTICATED,
 } as const
 
-/** What the session exposes of its per-peer maps (`peerState()` once it exists; its link table before). */
-interface SessionProbe {
-  peerState?: () => { links: number; counters: number }
-  auth?: { size: number }
-}
-
-/**
- * Reads the figures: the replica's through `memory()`, the session's through `peerState()`
- * when it has one, else its counters and (read only) the size of its private link table.
- */
+/** Reads the figures: the replica's through `memory()`, the session's through `peerState()`. */
 export function memoryOf(replica: SpaceReplica, session: SyncSession): MemoryFigures {
   const m = replica.memory()
-  const probe = session as unknown as SessionProbe
-  const st = probe.peerState?.()
-  const peerStates = Math.max(st?.counters ?? session.allCounters().size, st?.links ?? probe.auth?.size ?? 0)
-  return { parkedChanges: m.parkedChanges, parkedBytes: m.parkedBytes, derivedCandidates: m.heldDerivedRoots, derivedCandidateBytes: m.heldDerivedBytes, peerStates }
+  const st = session.peerState()
+  return {
+    parkedChanges: m.parkedChanges, parkedBytes: m.parkedBytes, derivedCandidates: m.heldDerivedRoots, derivedCandidateBytes: m.heldDerivedBytes,
+    peerStates: Math.max(st.counters, st.links),
+  }
 }
 
 /** The bounds a figure breaks, each with a failure line. */

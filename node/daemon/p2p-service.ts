@@ -8,7 +8,7 @@ import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import { createSvcNode, type SvcLibp2p } from '../p2p/libp2p-node.ts'
 import { Libp2pTransport } from '../p2p/libp2p-transport.ts'
 import { P2P } from '../p2p/constants.ts'
-import { LruMap } from '../p2p/lru-map.ts'
+import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
 import { PeerGuard } from '../p2p/peer-guard.ts'
 import type { PeerCounters } from '../../sync/protocol/session.ts'
 import { ScheduledPeers, SyncScheduler, type SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
@@ -96,7 +96,7 @@ export class P2PService {
     readonly scheduler: SyncScheduler,
     private readonly stopListening: Array<() => void>,
     /** When each LAN peer was first discovered (ms), for discovery-to-sync timing (LRU-bounded). */
-    readonly discoveredAt: Map<string, number>,
+    readonly discoveredAt: BoundedMap<string, number>,
     private readonly mdnsOn: boolean,
     /** Misbehaving peers, disconnected and backed off. */
     readonly guard: PeerGuard,
@@ -106,7 +106,7 @@ export class P2PService {
     const guard = new PeerGuard({ now: () => o.env.now(), ...o.guard })
     const node = await createSvcNode({ deviceKey: o.keys.device, mdns: o.mdns, listen: o.listen, refuse: (p) => guard.refused(p) })
     // Anyone on the LAN can announce fresh peer ids: only the most recent ones are remembered.
-    const discoveredAt = new LruMap<string, number>(o.guard?.maxTracked ?? P2P.maxTrackedPeers)
+    const discoveredAt = new BoundedMap<string, number>(o.guard?.maxTracked ?? P2P.maxTrackedPeers)
     node.addEventListener('peer:discovery', (evt) => {
       const id = evt.detail.id.toString()
       if (!discoveredAt.has(id)) discoveredAt.set(id, o.env.now())
@@ -129,8 +129,6 @@ export class P2PService {
       peerId: transport.peerId,
       crypto: o.crypto,
       env: o.env,
-      // One answer step ingests while the next is read: checks overlap applies (docs/protocol.md 7a).
-      ingestAhead: 1,
     })
     let scheduler!: SyncScheduler
     const scored = async (peer: string, run: () => Promise<void>) => {

@@ -19,11 +19,13 @@ export const P2P = {
    */
   sendWatermarkBytes: 1024 * 1024,
   /**
-   * Yamux's receive window per stream (its default): the most a peer can have in flight to us
-   * on one stream, and so the largest chunk one read delivers. A peer's undecoded bytes stay
-   * under one largest frame plus this.
+   * Yamux's receive window per stream: the most a peer can have in flight to us on one stream,
+   * and so the largest chunk one read delivers. A peer's undecoded bytes stay under one largest
+   * frame plus this. Not yamux's 16 MiB default: libp2p's connection monitor pings through the
+   * same connection, and a ping queued behind 16 MiB that a busy receiver drains slowly timed
+   * out and aborted connections mid-sync (the LAN backlog bench).
    */
-  maxStreamWindowBytes: 16 * 1024 * 1024,
+  maxStreamWindowBytes: 2 * 1024 * 1024,
   /** Received frames waiting for the handler before we stop reading from that peer. */
   maxQueuedFrames: 64,
   /** Streams of our protocol one connection may open at once. */

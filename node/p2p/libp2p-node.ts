@@ -34,6 +34,7 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
     addresses: { listen: opts.listen ?? ['/ip4/0.0.0.0/tcp/0'] },
     transports: [tcp()],
     connectionEncrypters: [noise()],
+    // A shallow pipe per stream (constants.ts says why).
     streamMuxers: [yamux({ streamOptions: { maxStreamWindowSize: P2P.maxStreamWindowBytes } })],
     peerDiscovery: opts.mdns ? [mdns({ interval: opts.mdnsIntervalMs ?? P2P.mdnsIntervalMs, serviceTag: P2P.mdnsServiceTag })] : [],
     services: { identify: identify() },

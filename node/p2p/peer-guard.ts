@@ -1,5 +1,5 @@
 import { P2P } from './constants.ts'
-import { LruMap } from './lru-map.ts'
+import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
 
 export interface PeerGuardOptions {
   now: () => number
@@ -31,7 +31,7 @@ interface Record {
  * same peer lasts twice as long. Memory is bounded: at most `maxTracked` peers are remembered.
  */
 export class PeerGuard {
-  private readonly peers: LruMap<string, Record>
+  private readonly peers: BoundedMap<string, Record>
   private readonly o: Required<PeerGuardOptions>
   /** Back-offs started since boot. */
   backoffs = 0
@@ -45,13 +45,13 @@ export class PeerGuard {
       maxTracked: P2P.maxTrackedPeers,
       ...opts,
     }
-    this.peers = new LruMap(this.o.maxTracked)
+    this.peers = new BoundedMap(this.o.maxTracked)
   }
 
   /** Adds `weight` faults; true when this put the peer into back-off (hang up on it now). */
   fault(peer: string, weight = 1): boolean {
     const now = this.o.now()
-    const r = this.peers.touch(peer) ?? { score: 0, at: now, bans: 0, until: 0 }
+    const r = this.peers.get(peer) ?? { score: 0, at: now, bans: 0, until: 0 }
     if (now < r.until) {
       this.peers.set(peer, r)
       return true
@@ -77,13 +77,13 @@ export class PeerGuard {
 
   /** Whether the peer is backed off now. */
   refused(peer: string): boolean {
-    const r = this.peers.get(peer)
+    const r = this.peers.peek(peer)
     return !!r && this.o.now() < r.until
   }
 
   /** When the peer's back-off ends (ms), if it is backed off. */
   backedOffUntil(peer: string): number | undefined {
-    const r = this.peers.get(peer)
+    const r = this.peers.peek(peer)
     return r && this.o.now() < r.until ? r.until : undefined
   }
 

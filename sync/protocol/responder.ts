@@ -231,8 +231,9 @@ export class Responder {
     return question ? fixed([{ type: 'error', spaceId: m.spaceId, req: m.req, code: 'too_many_steps' }]) : NO_REPLY
   }
 
-  /** The `sync` that opens an exchange about a space we hold. */
-  opening(r: SpaceReplica): { fp: Uint8Array; count: number } {
+  /** The `sync` that opens an exchange about a space we hold (once what is ingesting is in). */
+  async opening(r: SpaceReplica): Promise<{ fp: Uint8Array; count: number }> {
+    await this.settled(r)
     return openFingerprint(this.indexOf(r).current())
   }
 

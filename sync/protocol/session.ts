@@ -53,7 +53,8 @@ export interface SessionOptions {
    * Answer steps (changes only) whose ingest may still run when `respond` returns, so the next
    * message's checks (decoding, signatures on the thread pool) overlap this one's apply. 0 (the
    * default) ingests every step before `respond` returns, which keeps a simulated run's events
-   * whole; the daemon uses 1. Anything but an answer step waits for them first.
+   * whole. Anything but an answer step waits for them first. Not on in the daemon yet: its gain
+   * on the LAN backlog is not measured (docs/protocol.md 7a).
    */
   ingestAhead?: number
 }
@@ -165,7 +166,7 @@ export class SyncSession {
     if (r.known && !this.responder.mayRead(r, identity)) return { error: 'denied', out: [] }
     const ex = this.ledger.begin(peer, spaceId)
     if (!ex) return { error: 'busy', out: [] }
-    const { fp, count } = this.responder.opening(r)
+    const { fp, count } = await this.responder.opening(r)
     return { req: ex.req, out: this.emit(peer, [{ type: 'sync', spaceId, req: ex.req, fp, count }], ex) }
   }
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { LruMap } from '../../node/p2p/lru-map.ts'
+import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
 import { PeerGuard } from '../../node/p2p/peer-guard.ts'
 
-describe('LruMap', () => {
-  it('holds at most max entries and evicts the least recently set or touched', () => {
-    const m = new LruMap<string, number>(3)
+describe('BoundedMap', () => {
+  it('holds at most max entries and evicts the least recently set or read', () => {
+    const m = new BoundedMap<string, number>(3)
     m.set('a', 1).set('b', 2).set('c', 3)
-    m.touch('a')
+    m.get('a')
     m.set('d', 4)
     expect([...m.keys()]).toEqual(['c', 'a', 'd'])
     m.set('c', 5)

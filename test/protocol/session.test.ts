@@ -289,3 +289,25 @@ describe('head-sync session, large changes', () => {
     expect((await b.replica.getRecord(obj, 'd', 'huge'))?.value).toEqual({ v: 'y'.repeat(1_500_000) })
   })
 })
+
+describe('head-sync session, answers ingested behind (ingestAhead)', () => {
+  it('a multi-step transfer converges while each answer ingests as the next is handled', async () => {
+    const a = await node('a', 1)
+    await a.replica.addMember(idFor(2), 'writer')
+    const obj = await a.replica.createObject()
+    for (let i = 0; i < 4; i++) await set(a.replica, obj, `big${i}`, 'x'.repeat(600_000))
+    const plain = await node('b', 2, a.replica.spaceId)
+    const b = { ...plain }
+    b.session = new (plain.session.constructor as typeof import('../../sync/protocol/session.ts').SyncSession)({
+      host: { space: (id) => (id === plain.replica.spaceId ? plain.replica : undefined) },
+      key: keyFor(2), peerId: 'b', crypto: await defaultCryptoProvider(), env: seededEnv(78), ingestAhead: 1,
+    })
+    await link(a, b)
+    const { seen } = await exchange(b, a)
+    expect(seen.filter((f) => decodeMessage(f.bytes).type === 'step').length).toBeGreaterThanOrEqual(2)
+    // The last answer may still be applying; the next message about the space waits for it.
+    const again = await exchange(b, a)
+    expect(again.end?.outcome).toBe('in_sync')
+    expect(headsOf(b.replica)).toBe(headsOf(a.replica))
+  })
+})

@@ -84,7 +84,7 @@ async function endpoint(replica: SpaceReplica, account: number, device: number) 
   const n = await createSvcNode({ deviceKey: keyFor(device), listen: ['/ip4/127.0.0.1/tcp/0'] })
   nodes.push(n)
   const transport = await Libp2pTransport.start(n)
-  const session: SyncSession = new SyncSession({ host: { space: (id) => (id === replica.spaceId ? replica : undefined) }, key: keyFor(account), peerId: transport.peerId, crypto: nodeCryptoProvider({ verify: 'threadpool' }), env: seededEnv(device), ingestAhead: 1 })
+  const session: SyncSession = new SyncSession({ host: { space: (id) => (id === replica.spaceId ? replica : undefined) }, key: keyFor(account), peerId: transport.peerId, crypto: nodeCryptoProvider({ verify: 'threadpool' }), env: seededEnv(device) })
   const downs: string[] = []
   const driver = new SyncDriver({ transport, session, timer: realTimer, timeoutMs: 120_000 })
   n.addEventListener('peer:disconnect', (evt) => void downs.push(evt.detail.toString()))
