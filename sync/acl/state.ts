@@ -143,6 +143,25 @@ export class AclState {
     const wrapped = this.keys.get(this.readKeyId)!.wrapped
     return this.readers().some((id) => !wrapped.has(id))
   }
+  /**
+   * Whether `identity` can reach key `keyId` from what the ACL says: a wrap of it, or a link into
+   * it (`prev`, `others`) from a key it reaches. Every peer answers alike, without any key.
+   */
+  reaches(identity: string, keyId: string): boolean {
+    const seen = new Set<string>()
+    const stack = [...this.keys].filter(([, info]) => info.wrapped.has(identity)).map(([id]) => id)
+    while (stack.length) {
+      const k = stack.pop()!
+      if (k === keyId) return true
+      if (seen.has(k)) continue
+      seen.add(k)
+      const info = this.keys.get(k)
+      if (!info) continue
+      if (info.prevKeyId) stack.push(info.prevKeyId)
+      for (const o of info.others?.keys() ?? []) stack.push(o)
+    }
+    return false
+  }
   /** Keys no other key links to: a new rotation links all of them, so history stays reachable. */
   keyHeads(): string[] {
     const linked = new Set<string>()

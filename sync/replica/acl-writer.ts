@@ -70,7 +70,8 @@ export class AclWriter {
    * never open what was sealed under that branch's key, so it and its peers never converge.
    * A rotation links every key head this manager can reach. So that two managers do not answer
    * each other's links forever, the author of the newest key leaves it to the author of another
-   * head who still manages, and links them itself only when no such author is left. Heads that
+   * head who still manages and can reach the newest key, and links them itself only when no such
+   * author is left. Heads that
    * are all its own (two devices of one account) are left alone: both devices would decide alike
    * and answer each other's rotations forever.
    */
@@ -80,9 +81,13 @@ export class AclWriter {
     if (!latest) return false
     const authors = st.keyHeads().filter((k) => k !== latest && this.s.keyring.get(k)).map((k) => this.s.acl.entries.get(k)!.author)
     if (authors.length === 0) return false
-    if (this.s.acl.entries.get(latest)!.author !== this.s.me) return true
+    // Linking needs the newest key: a manager who cannot reach it would only fail to rotate.
+    if (this.s.acl.entries.get(latest)!.author !== this.s.me) return !!this.s.keyring.get(latest)
     const foreign = authors.filter((a) => a !== this.s.me)
-    return foreign.length > 0 && !foreign.some((a) => st.canManage(a))
+    // Defer only to a manager who can reach the newest key: after an owner's rotation on records
+    // a concurrent removal voids, it was wrapped to the removed side only, and the other head's
+    // author could never link it (hostile sweep seeds 61, 177, 187).
+    return foreign.length > 0 && !foreign.some((a) => st.canManage(a) && st.reaches(a, latest))
   }
 
   /** A `merge` record over the valid frontier, so a writer cites one head: the merged state. */

@@ -172,4 +172,24 @@ describe('ACL under concurrency, across replicas', () => {
     expect(r.type === 'remove' && r.witness).toEqual([last1.changeId, obj2].sort())
     expect((await owner.getRecord(obj, 'd', 'x'))?.value).toEqual({ v: 2 })
   })
+  it("the owner's rotation on a junior admin's removal that then loses: the senior admin still gets the owner's writes", async () => {
+    // Seeds 61, 177 and 187 of the hostile sweep: an admin (here B) removes the senior admin A
+    // while A removes B. The owner sees only B's removal, rotates on top of it (its key wrapped to
+    // itself and B, not to A) and writes under that key. Once A's removal arrives, B's records are
+    // void and the owner's key is tainted, but still the newest: only the owner (and B) can link
+    // it into a key A holds. Before the fix the owner left that to A, who cannot reach the key.
+    const { owner, obj, a, b } = await team()
+    await b.removeMember(idFor(A))
+    await a.removeMember(idFor(B))
+    await pushAll(b, owner)
+    await owner.rotateReadKey()
+    const w = await set(owner, obj, 'x', 'owner')
+    await pushAll(a, owner)
+    expect(owner.acl.current().roleOf(idFor(B))).toBe('none')
+    await syncAll(owner, a)
+    expect(a.heads(obj)).toEqual(owner.heads(obj))
+    expect((await a.rawChanges(obj, [w.changeId])).length).toBe(1)
+    expect((await a.getRecord(obj, 'd', 'x'))?.value).toEqual({ v: 'owner' })
+    expect(await a.stateDigest()).toBe(await owner.stateDigest())
+  })
 })
