@@ -1,5 +1,5 @@
 /**
- * Conformance suite every Transport must pass (the simulator's now, libp2p's later), in the
+ * Conformance suite every Transport must pass (the simulator's and libp2p's), in the
  * manner of sync/storage/conformance.ts. Test-only: it imports vitest.
  *
  * Usage, in a test file:

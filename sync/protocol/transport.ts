@@ -1,7 +1,7 @@
 /**
  * What head sync needs from a network, modeled on automerge-repo's NetworkAdapterInterface
  * (peer-candidate / peer-disconnected / message events, send, disconnect), reduced to framed
- * bytes between named peers. The simulator's network implements it now, libp2p later; both
+ * bytes between named peers. The simulator's network and the daemon's libp2p transport implement it; both
  * run `runTransportConformance` (transport-conformance.ts).
  *
  * Contract:
