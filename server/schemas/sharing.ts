@@ -67,7 +67,7 @@ const Metadata = Type.Object(
   { additionalProperties: false, description: "seeds the joiner's displayed name and icon on the owner's side" },
 )
 
-export const JoinBody = Type.Object({ inviteToken: Type.String({ minLength: 1, maxLength: 512 }), metadata: Type.Optional(Metadata) }, { additionalProperties: false })
+export const JoinBody = Type.Object({ inviteToken: Type.String({ description: 'an invite or guest token; anything malformed is 400 invite.invalid' }), metadata: Type.Optional(Metadata) }, { additionalProperties: false })
 
 export const InviteCreateBody = Type.Object(
   { permission: Type.Optional(Type.Union([Type.Literal('reader'), Type.Literal('writer')], { description: 'default reader' })) },

@@ -107,6 +107,7 @@ export class AccountEngine {
     this.sharing = new Sharing(this, {
       key: deps.accountKey,
       env: deps.env,
+      crypto: deps.crypto,
       row: (id) => this.spaceRow(id),
       rows: () => this.spaceRows(),
       writeRow: (row) => this.writeRow(row),

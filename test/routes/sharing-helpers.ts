@@ -19,3 +19,20 @@ export async function offer(from: Booted, to: Booted, spaceId: string): Promise<
   await to.engine.account().sharing.offered(spaceId, from.accountId)
   await exchange(from, to, spaceId)
 }
+
+/**
+ * What wire does for a joiner: sends each outgoing join or cancel to a peer holding the space
+ * (`ingestJoin`, authenticated as the joiner) and reports its answer back. Returns the answers.
+ */
+export async function deliverJoins(joiner: Booted, holder: Booted, spaceId: string): Promise<Array<string | undefined>> {
+  const answers: Array<string | undefined> = []
+  for (const out of await joiner.engine.account().sharing.outgoingJoins()) {
+    if (out.spaceId !== spaceId) continue
+    const held = holder.engine.account().held(out.spaceId)
+    const status = held ? await held.replica.ingestJoin(out.change, joiner.accountId) : undefined
+    answers.push(status)
+    if (held) await held.settled()
+    if (status) await joiner.engine.account().sharing.joins.answered(out.spaceId, status)
+  }
+  return answers
+}

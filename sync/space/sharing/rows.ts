@@ -13,7 +13,7 @@ export type DeletedReason = 'deleted' | 'declined' | 'withdrawn'
 
 /**
  * A join this account sent (status `joining`). `change` is the signed `join` ACL change,
- * base64, kept so the join can be re-sent (wire's backoff) from any of the account's devices
+ * base58, kept so the join can be re-sent (wire's backoff) from any of the account's devices
  * until the space answers.
  */
 export interface JoinState {
@@ -22,8 +22,11 @@ export interface JoinState {
   /** Id of our `join` change: the request's record id on the owner's side. */
   changeId: string
   change: string
-  permission: 'reader' | 'writer' | 'guest'
-  /** Our `cancel` change, once the join was withdrawn (so a peer can be told). */
+  /** The token was a guest key (auto-accepted by any manager device). */
+  guest: boolean
+  /** What a peer holding the space last answered (wire's `joined`). */
+  answer?: 'pending' | 'accepted' | 'declined' | 'cancelled'
+  /** Our `cancel` change, base58, once the join was withdrawn (so a peer can be told). */
   cancelChange?: string
 }
 

@@ -1,9 +1,11 @@
 import { SvcError } from '../../core/errors.ts'
 import { SerialQueue } from '../../core/serial-queue.ts'
 import type { Env } from '../../core/env.ts'
+import type { CryptoProvider } from '../../crypto/provider.ts'
+import type { Json } from '../../crdt/ops.ts'
 import { identityOf, publicKeyOf, type KeyPair } from '../../crypto/keys.ts'
 import type { AclState } from '../../acl/state.ts'
-import type { JsonObject, Op } from '../../crdt/ops.ts'
+import type { Op } from '../../crdt/ops.ts'
 import type { Role } from '../../acl/records.ts'
 import { instant } from '../rows.ts'
 import { TECH_DS } from '../schema.ts'
@@ -12,11 +14,14 @@ import { rowStatus, type AccountEngine, type SpaceInfo, type SpaceRow } from '..
 import { byIdentity, LISTED, memberDiff, membersOf, type JoinRequestView, type MemberFrame, type MemberInfo } from './members.ts'
 import type { DeletedReason, Grantable } from './rows.ts'
 import { SHARING_LIMITS } from '../../core/limits.ts'
+import { Invites } from './invites.ts'
+import { Joins } from './joins.ts'
 
 /** What the account engine lends the sharing flows: its rows and its set of held spaces. */
 export interface SharingHooks {
   key: KeyPair
   env: Env
+  crypto: CryptoProvider
   row(spaceId: string): Promise<SpaceRow | undefined>
   rows(): Promise<SpaceRow[]>
   writeRow(row: SpaceRow): Promise<void>
@@ -38,12 +43,28 @@ export class Sharing {
   private readonly offers = new Map<string, string>()
   /** Row moves run one at a time: two ACL events must not race on one row. */
   private readonly settling = new SerialQueue()
+  /** Invites and the guest key of spaces this account manages. */
+  readonly invites: Invites
+  /** This account's own joins (the joiner's side). */
+  readonly joins: Joins
 
   constructor(
     private readonly account: AccountEngine,
     private readonly h: SharingHooks,
   ) {
     this.me = identityOf(h.key.publicKey)
+    this.invites = new Invites(account, h.env, this.me)
+    this.joins = new Joins({
+      me: this.me, key: h.key, env: h.env, crypto: h.crypto,
+      row: (id) => h.row(id),
+      writeRow: (row) => h.writeRow(row),
+      patchRow: (id, fields) => this.patchRow(id, fields),
+      softDelete: (id, reason) => this.softDelete(id, reason),
+      held: (id) => account.held(id),
+      open: (id) => h.open(id),
+      info: (id) => account.info(id),
+      acceptInvite: (id) => this.acceptInvite(id),
+    })
     account.events.on('members', ({ space }) => void this.settle(space.spaceId))
   }
 
@@ -163,17 +184,44 @@ export class Sharing {
 
   // ------------------------------------------------------------------ join requests (owner's side)
 
-  /** `POST {S}/acl/accept` (wired once the ACL's join records land). */
-  async acceptRequest(_spaceId: string, _which: { request?: string; identity?: string }): Promise<MemberInfo> {
-    throw new SvcError('sdk.not_implemented', 'join requests are not wired yet')
+  /**
+   * `POST {S}/acl/accept`: adds a pending request's joiner with its invite's role, the current
+   * read key wrapped to it. 404 `acl.request_not_found`, 409 `space.join_not_pending` once the
+   * request is settled (accepted, declined, cancelled, or its invite died).
+   */
+  async acceptRequest(spaceId: string, which: { request?: string; identity?: string }): Promise<MemberInfo> {
+    const space = this.account.space(spaceId)
+    const st = this.managing(space)
+    const req = this.pendingRequest(st, spaceId, which)
+    if (req.role === 'admin' && st.owner !== this.me) throw new SvcError('acl.forbidden', 'only the owner grants admin', { spaceId })
+    await space.replica.acceptJoin(req.recordId)
+    return this.memberList(space).find((m) => m.identity === req.joiner)!
   }
 
-  async declineRequest(_spaceId: string, _which: { request?: string; identity?: string }): Promise<void> {
-    throw new SvcError('sdk.not_implemented', 'join requests are not wired yet')
+  /** `POST {S}/acl/decline`: settles a pending request as declined (the joiner's row follows). */
+  async declineRequest(spaceId: string, which: { request?: string; identity?: string }): Promise<void> {
+    const space = this.account.space(spaceId)
+    const st = this.managing(space)
+    const req = this.pendingRequest(st, spaceId, which)
+    await space.replica.declineJoin(req.recordId)
   }
 
-  async cancelJoin(_spaceId: string): Promise<void> {
-    throw new SvcError('sdk.not_implemented', 'join requests are not wired yet')
+  /** Joins and cancels wire must (re)send to peers holding their spaces. */
+  async outgoingJoins() {
+    return this.joins.outgoing(await this.h.rows())
+  }
+
+  /** `POST {S}/acl/cancel-join`: the joiner withdraws its own pending join. */
+  cancelJoin(spaceId: string): Promise<void> {
+    return this.joins.cancel(spaceId)
+  }
+
+  private pendingRequest(st: AclState, spaceId: string, which: { request?: string; identity?: string }) {
+    const all = st.requests()
+    const req = which.request !== undefined ? all.find((r) => r.recordId === which.request) : all.filter((r) => r.joiner === which.identity).at(-1)
+    if (!req) throw new SvcError('acl.request_not_found', 'no join request with that id or identity', { spaceId })
+    if (req.status !== 'pending' || !req.role) throw new SvcError('space.join_not_pending', `the join request is ${req.status}`, { spaceId })
+    return req
   }
 
   // ------------------------------------------------------------------ offers and invite_pending
@@ -315,17 +363,19 @@ export class Sharing {
   }
 
   /** Per-path writes, so two devices moving different fields of one row both keep theirs. */
-  private async patchRow(spaceId: string, fields: Record<string, JsonObject | string | null | undefined>) {
+  private async patchRow(spaceId: string, fields: Record<string, unknown>) {
     const ops: Op[] = []
     for (const [path, value] of Object.entries(fields)) {
       if (value === undefined) continue
-      ops.push(value === null ? { op: 'unset', ds: TECH_DS.spaces, id: spaceId, path } : { op: 'set', ds: TECH_DS.spaces, id: spaceId, path, value })
+      ops.push(value === null ? { op: 'unset', ds: TECH_DS.spaces, id: spaceId, path } : { op: 'set', ds: TECH_DS.spaces, id: spaceId, path, value: value as Json })
     }
     await this.account.tech.write(this.account.techObject, ops)
   }
 }
 
 /** The fold's join requests, as the member records show them. */
-function requestsOf(_st: AclState): JoinRequestView[] {
-  return []
+function requestsOf(st: AclState): JoinRequestView[] {
+  return st.requests().map((r) => ({
+    recordId: r.recordId, identity: r.joiner, permission: r.role ?? 'none', status: r.status, ...(r.metadata ? { metadata: r.metadata } : {}),
+  }))
 }
