@@ -180,6 +180,7 @@ export class AccountEngine {
   /** The daemon hands its P2P side here once it runs (sharing: joins over the wire, offers). */
   attachNetwork(net: SharingNetwork): void {
     this.network = net
+    this.sharing.attach(net)
   }
 
   /** Every space this account holds open, the tech space first. */

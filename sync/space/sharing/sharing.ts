@@ -15,7 +15,8 @@ import { byIdentity, LISTED, memberDiff, membersOf, type JoinRequestView, type M
 import type { DeletedReason, Grantable } from './rows.ts'
 import { SHARING_LIMITS } from '../../core/limits.ts'
 import { Invites } from './invites.ts'
-import { Joins } from './joins.ts'
+import { Joins, type JoinAnswer } from './joins.ts'
+import type { SharingNetwork } from '../../protocol/sharing-network.ts'
 
 /** What the account engine lends the sharing flows: its rows and its set of held spaces. */
 export interface SharingHooks {
@@ -66,6 +67,54 @@ export class Sharing {
       acceptInvite: (id) => this.acceptInvite(id),
     })
     account.events.on('members', ({ space }) => void this.settle(space.spaceId))
+  }
+
+  /** The daemon's P2P side, once attached (absent in tests without a network and in the simulator). */
+  private net?: SharingNetwork
+
+  /**
+   * Wires the flows to the network: our joins and cancels go out (and again, with wire's
+   * backoff, until answered), answers move the joining rows, offers open spaces to fetch
+   * their ACL from the offering device.
+   */
+  attach(net: SharingNetwork): () => void {
+    this.net = net
+    const stops = [
+      net.onOffer((o) => this.onOffer(o.spaceId, o.identity, o.peer)),
+      net.onJoinStatus((e) => void this.onJoinAnswer(e.spaceId, e.status, e.peer)),
+      this.joins.events.on('send', (j) => net.join(j.spaceId, j.change)),
+    ]
+    // Joins left pending by an earlier run, or sent from another device of this account.
+    void this.outgoingJoins().then((list) => {
+      for (const j of list) net.join(j.spaceId, j.change)
+    }).catch(() => undefined)
+    return () => {
+      for (const stop of stops) stop()
+      if (this.net === net) this.net = undefined
+    }
+  }
+
+  private async onOffer(spaceId: string, from: string, peer: string): Promise<void> {
+    if (from === this.me) return
+    await this.offered(spaceId, from)
+    if (!this.offers.has(spaceId) || !this.net) return
+    await this.net.syncWith(spaceId, peer).catch(() => false)
+    await this.settle(spaceId)
+    // Its ACL does not list us (or never came): forget the space until another offer.
+    if (this.offers.has(spaceId)) this.dropOffer(spaceId)
+  }
+
+  /**
+   * A device holding the space answered our join. Its `accepted` is only a claim: we sync with
+   * it, and the row turns active only if the ACL we get lists us. `declined` and `cancelled`
+   * settle the row (a soft delete: the token may ask again).
+   */
+  private async onJoinAnswer(spaceId: string, status: JoinAnswer, peer: string): Promise<void> {
+    await this.joins.answered(spaceId, status)
+    if (status === 'declined' || status === 'cancelled') this.net?.stopJoin(spaceId)
+    if (status !== 'accepted' || !this.net) return
+    await this.net.syncWith(spaceId, peer).catch(() => false)
+    await this.settle(spaceId)
   }
 
   /** Re-reads a space's ACL and moves its row to match; resolves once done. */
@@ -336,7 +385,10 @@ export class Sharing {
     }
     const status = rowStatus(row)
     if (status === 'joining') {
-      if (role !== 'none') await this.patchRow(spaceId, { status: 'active' })
+      if (role !== 'none') {
+        await this.patchRow(spaceId, { status: 'active' })
+        this.net?.stopJoin(spaceId)
+      }
       else if (row.join && requestsOf(st).some((r) => r.recordId === row.join!.changeId && r.status === 'declined')) await this.softDelete(spaceId, 'declined')
       return
     }
