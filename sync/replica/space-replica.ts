@@ -455,7 +455,7 @@ export class SpaceReplica {
     }
     if (c.author !== fromIdentity || c.spaceId !== this.spaceId || c.treeId !== this.spaceId) return undefined
     const st = this.acl.current()
-    if (this.acl.has(c.id)) return st.joinStatus(fromIdentity)
+    if (this.acl.has(c.id)) return st.requestStatus(record.type === 'cancel' ? record.request : c.id)
     if (record.type === 'join') {
       if (!st.invites().some((i) => i.recordId === record.invite)) return undefined
       const requests = st.requests()
@@ -469,7 +469,7 @@ export class SpaceReplica {
     } else return undefined
     const rep = await this.ingest([{ id: c.id, raw }], { origin: `join:${fromIdentity}` })
     if (!rep.accepted.includes(c.id)) return undefined
-    return this.acl.current().joinStatus(fromIdentity)
+    return this.acl.current().requestStatus(record.type === 'join' ? c.id : record.request)
   }
 
   // ---------------------------------------------------------------- ingest
