@@ -437,7 +437,8 @@ export class SpaceReplica {
   /**
    * The join message's entry (sync/protocol): takes in a `join` or `cancel` change a non-member
    * sent, and answers where its request stands. Undefined refuses, and the caller must answer
-   * exactly as for a space it does not hold: this replica does not hold the space, the change is
+   * exactly as for a space it does not hold: this replica does not hold the space (or may no
+   * longer read it), the change is
    * not a join or cancel, its author is not `fromIdentity` (the authenticated peer), its invite
    * is not live here, its proof fails, or too many requests are pending. A joiner with a pending
    * request gets that request's status for any further join (one pending request per joiner).
@@ -455,6 +456,8 @@ export class SpaceReplica {
     }
     if (c.author !== fromIdentity || c.spaceId !== this.spaceId || c.treeId !== this.spaceId) return undefined
     const st = this.acl.current()
+    // A removed member's stale copy is no place to ask: only a replica that may read answers.
+    if (!st.canRead(this.me)) return undefined
     if (this.acl.has(c.id)) return st.requestStatus(record.type === 'cancel' ? record.request : c.id)
     if (record.type === 'join') {
       if (!st.invites().some((i) => i.recordId === record.invite)) return undefined
