@@ -11,6 +11,8 @@ import type { AclRecord } from '../../sync/acl/records.ts'
 import { wrapKeyTo } from '../../sync/crypto/wrap.ts'
 import { identityOf, keyPairFromSeed, publicKeyOf, type KeyPair } from '../../sync/crypto/keys.ts'
 import { signedAcl } from '../../sim/attacks.ts'
+import { encodeMessage } from '../../sync/protocol/messages.ts'
+import { link, node } from '../protocol/helpers.ts'
 import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
 
 /*
@@ -268,3 +270,19 @@ function seedFor(i: number): Uint8Array {
 }
 
 const toId = (k: KeyPair): string => identityOf(k.publicKey)
+
+describe('A non-member pushes its join through head sync', () => {
+  it('a step answer leading with join records is not taken in: joins enter through the join message only', async () => {
+    const a = await node('a', OWNER)
+    const inv = await a.replica.createInvite('writer')
+    const t = decodeInviteToken(inv.token)
+    const stranger = await node('s', JOINER, a.replica.spaceId)
+    await link(a, stranger)
+    const j = await joinWith(a.replica.spaceId, t.inviteId, t.privateKey, keyFor(JOINER))
+    await a.session.handle('s', encodeMessage({ type: 'step', spaceId: a.replica.spaceId, req: 7, hop: 1, ranges: [], heads: [], wants: [], changes: [j.raw] }))
+    expect(a.replica.acl.has(j.id)).toBe(false)
+    expect(a.session.countersOf('s').rejected.not_member).toBe(1)
+    // The same bytes through the join entry are a pending request.
+    expect(await a.replica.ingestJoin(j.raw, idFor(JOINER))).toBe('pending')
+  })
+})
