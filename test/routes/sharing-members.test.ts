@@ -169,6 +169,19 @@ describe('members: list, role, remove, permission rules', () => {
   })
 })
 
+describe('member names', () => {
+  it("a member's profile, once its key is readable, names it in the list", async () => {
+    const s = await newSpace(a.app, 'Named')
+    await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'reader' }))
+    await offer(a, b, s)
+    await ok(call(b.app, 'POST', `/v1/spaces/${s}/invite/accept`))
+    expect((await members(a, s)).find((m) => m.identity === b.accountId)).toMatchObject({ name: '' })
+    await b.engine.account().space(s).replica.setProfile({ name: 'Bea', iconCid: 'bafyb' })
+    await exchange(b, a, s)
+    expect((await members(a, s)).find((m) => m.identity === b.accountId)).toMatchObject({ name: 'Bea', iconCid: 'bafyb' })
+  })
+})
+
 describe('guest role', () => {
   it('a guest reads, writes nothing (403 space.read_only); its removal leaves guest_revoked, still readable; DELETE is non-terminal', async () => {
     const s = await newSpace(a.app, 'Guests')

@@ -132,7 +132,9 @@ export class Sharing {
 
   private memberList(space: SpaceEngine): MemberInfo[] {
     const st = space.replica.acl.current()
-    return membersOf(st, this.me, requestsOf(st))
+    const profiles = new Map<string, { name?: string; iconCid?: string }>()
+    for (const p of space.replica.profiles()) if (p.profile) profiles.set(p.identity, p.profile)
+    return membersOf(st, this.me, requestsOf(st), profiles)
   }
 
   /**
