@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootApp, call, expectError, listen, newObject, newSpace, ok, openSse, type Booted } from './helpers.ts'
 import { exchange, offer } from './sharing-helpers.ts'
+import { idFor } from '../helpers.ts'
 
 let a: Booted // owner
 let b: Booted
@@ -224,5 +225,23 @@ describe('{S}/members/subscribe', () => {
     expect(frames[2].data.member.status).toBe('removed')
     sse.destroy()
     expectError(await call(a.app, 'GET', '/v1/spaces/nope/members/subscribe'), 404, 'space.not_found')
+  })
+
+  it('more than 16 frames at once: the newest are dropped and counted in a lagged frame', async () => {
+    const s = await newSpace(a.app, 'Crowded')
+    await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'reader' }))
+    await offer(a, b, s)
+    await ok(call(b.app, 'POST', `/v1/spaces/${s}/invite/accept`))
+    const many = Array.from({ length: 20 }, (_, i) => idFor(100 + i))
+    await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: many, permission: 'reader' }))
+    const url = await listen(b.app)
+    const sse = await openSse(`${url}/v1/spaces/${s}/members/subscribe`)
+    await sse.until((f) => f.some((x) => x.event === 'ready'))
+    // One ingest of every add: one ACL move, twenty frames at once.
+    await exchange(a, b, s)
+    const frames = await sse.until((f) => f.some((x) => x.event === 'lagged'))
+    expect(frames.filter((x) => x.event === 'member').length).toBe(16)
+    expect(frames.find((x) => x.event === 'lagged')!.data).toEqual({ total: 4 })
+    sse.destroy()
   })
 })

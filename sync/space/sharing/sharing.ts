@@ -342,7 +342,11 @@ export class Sharing {
       return true
     }
     if (status === 'joining') {
-      await this.softDelete(row.spaceId, 'withdrawn')
+      // Withdraw it for real when no decision is known, so the managers see it cancelled.
+      await this.joins.cancel(row.spaceId).catch(async (err) => {
+        if (!(err instanceof SvcError) || err.code !== 'space.join_not_pending') throw err
+        await this.softDelete(row.spaceId, 'withdrawn')
+      })
       return true
     }
     const role = this.account.held(row.spaceId)?.replica.acl.current().roleOf(this.me)
