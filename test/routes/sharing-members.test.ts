@@ -193,6 +193,8 @@ describe('guest role', () => {
     expect(await statusOf(b, s)).toMatchObject({ status: 'active', ownRole: 'guest' })
     expectError(await call(b.app, 'POST', `/v1/spaces/${s}/objects`, named('x')), 403, 'space.read_only')
     expectError(await call(b.app, 'POST', `/v1/spaces/${s}/modify`, rename(s, o)), 403, 'space.read_only')
+    expectError(await call(b.app, 'DELETE', `/v1/spaces/${s}/objects/${o}`), 403, 'space.read_only')
+    expectError(await call(b.app, 'PATCH', `/v1/spaces/${s}`, { name: 'mine' }), 403, 'space.read_only')
     expectError(await call(b.app, 'PATCH', `/v1/spaces/${s}/members/${a.accountId}`, { role: 'reader' }), 403, 'acl.forbidden')
 
     await ok(call(a.app, 'DELETE', `/v1/spaces/${s}/members/${b.accountId}`), 204)
