@@ -286,3 +286,17 @@ describe('A non-member pushes its join through head sync', () => {
     expect(await a.replica.ingestJoin(j.raw, idFor(JOINER))).toBe('pending')
   })
 })
+
+describe('A member wears another member\'s profile', () => {
+  it('sealed bytes copied into its own profile record open under nobody\'s name', async () => {
+    const { owner } = await space()
+    await owner.addMember(idFor(READER), 'reader')
+    await owner.setProfile({ name: 'The Owner' })
+    const copied = owner.acl.current().profiles().get(idFor(OWNER))!
+    const fake = await aclBy(owner, keyFor(READER), { type: 'profile', sealed: copied.sealed, keyId: copied.keyId })
+    expect((await ingestOne(owner, fake)).rejected).toEqual([])
+    const byId = new Map(owner.profiles().map((p) => [p.identity, p.profile]))
+    expect(byId.get(idFor(OWNER))).toEqual({ name: 'The Owner' })
+    expect(byId.get(idFor(READER))).toBeUndefined()
+  })
+})

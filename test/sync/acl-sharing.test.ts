@@ -224,7 +224,9 @@ describe('ACL sharing: one-to-one', () => {
   it('profiles travel sealed under the agreed key', async () => {
     const a = await open(JOINER, OTHER)
     const b = await open(OTHER, JOINER)
-    await a.setProfile({ name: 'Ann', description: 'hi' })
+    const first = await a.setProfile({ name: 'Ann', description: 'hi' })
+    // The same profile again writes nothing.
+    expect(await a.setProfile({ description: 'hi', name: 'Ann' })).toBe(first)
     await pushAll(a, b)
     expect(b.profiles()).toEqual([{ identity: idFor(JOINER), recordId: expect.any(String), profile: { name: 'Ann', description: 'hi' } }])
   })
