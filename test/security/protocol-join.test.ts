@@ -195,6 +195,17 @@ describe('Peers flood offers (exchanges about spaces we do not hold)', () => {
     expect(got).toHaveLength(1 + OFFER_LIMITS.burstPerIdentity)
   })
 
+  it('a sender that holds nothing of the space (an empty replica fetching its ACL) is no offer: empty replicas do not spread', async () => {
+    let n = 0
+    const me = await joinNode('me', 1, { offered: async () => void n++ })
+    // b opened the space empty (it was offered it) and asks every peer: we must not follow suit.
+    const b = await node('b', 2, contentId(new Uint8Array([5])))
+    await link(me, b)
+    const { end } = await exchange(b, me)
+    expect(end?.outcome).toBe('error')
+    expect(n).toBe(0)
+  })
+
   it('our own account is never an offer (another device of ours is accepted, or refused, by the host)', async () => {
     let n = 0
     const me = await joinNode('me', 1, { offered: async () => void n++ })
