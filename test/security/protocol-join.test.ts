@@ -256,3 +256,28 @@ describe('A member that added us offers a space: we open it empty and fetch its 
     expect(b.replica.known).toBe(false)
   })
 })
+
+describe('Strangers mint accounts to flood offers', () => {
+  it('all accounts together get globalBurst offers, then one per globalRefillMs', async () => {
+    let now = 9_000_000
+    let n = 0
+    const me = await joinNode('me', 1, { now: () => now, offered: async () => void n++ })
+    for (let i = 0; i < 40; i++) {
+      const o = await joinNode(`m${i}`, 100 + i)
+      await link(me, o)
+      for (let k = 0; k < 4; k++) {
+        await me.session.handle(o.name, encodeMessage({ type: 'sync', spaceId: contentId(new Uint8Array([i, k, 1])), req: k, fp: new Uint8Array(8), count: 1 }))
+        await new Promise((r) => setTimeout(r, 0))
+      }
+    }
+    expect(n).toBe(OFFER_LIMITS.globalBurst)
+    now += 3 * OFFER_LIMITS.globalRefillMs
+    for (let k = 0; k < 10; k++) {
+      const o = await joinNode('late', 200)
+      await link(me, o)
+      await me.session.handle('late', encodeMessage({ type: 'sync', spaceId: contentId(new Uint8Array([k, 2])), req: k, fp: new Uint8Array(8), count: 1 }))
+      await new Promise((r) => setTimeout(r, 0))
+    }
+    expect(n).toBe(OFFER_LIMITS.globalBurst + 3)
+  })
+})
