@@ -144,6 +144,18 @@ describe('join, accept, decline, withdraw', () => {
     expect((await join(b, token)).statusCode).toBe(202)
   })
 
+  it('a token for a space the account was added to directly accepts that invite (200)', async () => {
+    const s = await newSpace(a.app, 'Both ways')
+    const token = await invite(a, s)
+    await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'reader' }))
+    await offer(a, b, s)
+    expect((await info(b, s)).status).toBe('invite_pending')
+    const res = await join(b, token)
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ status: 'active', ownRole: 'reader' })
+    expect(await deliverJoins(b, a, s)).toEqual([])
+  })
+
   it('bad tokens and request bodies', async () => {
     const s = await newSpace(a.app)
     expectError(await join(b, 'garbage'), 400, 'invite.invalid')
