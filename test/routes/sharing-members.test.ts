@@ -36,6 +36,7 @@ describe('direct add: invite_pending, accept, decline', () => {
     const pending = await ok<Array<{ id: string; status: string }>>(call(b.app, 'GET', '/v1/spaces?status=invite_pending'))
     expect(pending.map((r) => r.id)).toEqual([s])
     expect(await ok(call(b.app, 'GET', `/v1/spaces/${s}/members/me`))).toMatchObject({ identity: b.accountId, role: 'writer', status: 'invited', self: true })
+    expectError(await call(b.app, 'POST', `/v1/spaces/${s}/objects/query`, {}), 403, 'space.not_joined')
 
     const accepted = await call(b.app, 'POST', `/v1/spaces/${s}/invite/accept`)
     expect(accepted.statusCode).toBe(200)
