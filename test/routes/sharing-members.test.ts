@@ -144,6 +144,8 @@ describe('members: list, role, remove, permission rules', () => {
     const before = (await space.replica.allChanges()).length
     expectError(await call(c.app, 'POST', `/v1/spaces/${s}/objects`, named('nope')), 403, 'space.read_only')
     expectError(await call(c.app, 'PATCH', `/v1/spaces/${s}`, { name: 'renamed' }), 403, 'space.read_only')
+    expectError(await call(c.app, 'POST', `/v1/spaces/${s}/bundles`, { id: 'notes/v1', name: 'Notes', derived: true }), 403, 'space.read_only')
+    expectError(await call(c.app, 'POST', `/v1/spaces/${s}/bundles`, { id: 'plain/v1', name: 'Plain' }), 403, 'space.read_only')
     expect((await space.replica.allChanges()).length).toBe(before)
     // Account-private settings stay writable.
     await ok(call(c.app, 'PATCH', `/v1/spaces/${s}/settings`, { set: { notifyMode: 'none' } }), 204)
