@@ -27,7 +27,9 @@ export function joinGate(acl: AclLog, me: string, c: Change, record: AclRecord, 
   if (requests.some((q) => q.joiner === from && q.status === 'pending')) return 'pending'
   // A member asking again gets no new request: it already is what an accept would make it.
   if (st.canRead(from)) return undefined
+  // Requests through invites still live: revoking a leaked invite frees room for the others.
+  const live = new Set(st.invites().map((i) => i.recordId))
   let pending = 0
-  for (const q of requests) if (q.status === 'pending') pending++
+  for (const q of requests) if (q.status === 'pending' && live.has(q.invite)) pending++
   return pending < LIMITS.maxPendingJoinRequests ? 'admit' : undefined
 }
