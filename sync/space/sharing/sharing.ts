@@ -266,7 +266,7 @@ export class Sharing {
   /**
    * `POST {S}/acl/accept`: adds a pending request's joiner with its invite's role, the current
    * read key wrapped to it. 404 `acl.request_not_found`, 409 `space.join_not_pending` once the
-   * request is settled (accepted, declined, cancelled, or its invite died).
+   * request is settled (accepted, declined, cancelled; a guest request through a revoked guest key is declined).
    */
   async acceptRequest(spaceId: string, which: { request?: string; identity?: string }): Promise<MemberInfo> {
     const space = this.account.space(spaceId)
