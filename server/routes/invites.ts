@@ -22,8 +22,14 @@ export function inviteRoutes(engine: RoutedEngine) {
 
     app.post(
       '/v1/spaces/:spaceId/invites',
-      { schema: { summary: 'Create an invite; replaces any prior one', params: SpaceParams, body: InviteCreateBody, response: { 201: InviteToken } } },
-      async (request, reply) => reply.code(201).send(await sharing().invites.create(request.params.spaceId, request.body?.permission ?? 'reader')),
+      {
+        schema: { summary: 'Create an invite; replaces any prior one', params: SpaceParams, body: InviteCreateBody, response: { 201: InviteToken } },
+        // The spec's request is none: a call without a body is a reader invite.
+        preValidation: async (request) => {
+          if (request.body === undefined) request.body = {}
+        },
+      },
+      async (request, reply) => reply.code(201).send(await sharing().invites.create(request.params.spaceId, request.body.permission ?? 'reader')),
     )
 
     app.get(
