@@ -12,6 +12,7 @@ import { fixed, NO_REPLY, streamed, type Reply } from './reply.ts'
 import { ChangePlan, TreeDiff } from './tree-diff.ts'
 import { WorkBudget } from './work-budget.ts'
 import type { OfferGate } from './offer-gate.ts'
+import { latestRemoval, RemovalNotices } from './removal-notice.ts'
 
 /**
  * The space side of head sync: answers `sync` and `step` messages of an authenticated peer
@@ -24,6 +25,9 @@ import type { OfferGate } from './offer-gate.ts'
  * leading ACL-tree changes of a step (at most maxAclChangesFromNonReader): they are verified
  * record by record against the managers' signatures like any ACL change, and they are how a
  * newly added member proves its membership to a member that lacks the record.
+ *
+ * One refusal says more: a removed member asking about the space gets the removal notice
+ * (removal-notice.ts), the ACL records up to its removal, in place of the refusal.
  */
 
 export interface SyncHost {
@@ -48,6 +52,7 @@ export class Responder {
   private readonly indexes = new WeakMap<SpaceReplica, SpaceRangeIndex>()
   private readonly diff = new TreeDiff()
   private readonly pushState = new Map<string, PushState>()
+  private readonly notices: RemovalNotices
 
   /** Per replica, ingests of answer steps still running (at most `ingestAhead`). */
   private readonly ahead = new WeakMap<SpaceReplica, Array<Promise<unknown>>>()
@@ -59,7 +64,10 @@ export class Responder {
     private readonly ingestAhead = 0,
     private readonly onError: (err: unknown) => void = () => undefined,
     private readonly offers?: OfferGate,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.notices = new RemovalNotices(now)
+  }
 
   /** Waits for the answer steps still ingesting into a replica: what follows sees their changes. */
   private async settled(r: SpaceReplica) {
@@ -94,6 +102,16 @@ export class Responder {
   /** The link went down: its push bookkeeping goes with it. */
   forget(peer: string) {
     this.pushState.delete(peer)
+    this.notices.forget(peer)
+  }
+
+  /**
+   * Our own account's removal from a space takes effect in the ACL we hold: we open no exchange
+   * about it and push nothing (the rest only refuse us; a manager that adds us again reaches us
+   * through its own rounds). The local copy stays readable.
+   */
+  removedHere(r: SpaceReplica): boolean {
+    return latestRemoval(r, this.me) !== undefined
   }
 
   async held(spaceId: string): Promise<SpaceReplica | undefined> {
@@ -129,6 +147,11 @@ export class Responder {
     await this.settled(r)
     if (!this.mayRead(r, identity)) {
       c.denied++
+      // A removed member: the records of its removal (answer steps only: the peer asks nothing
+      // back, and nothing of the space's trees, heads or size goes out). Anyone else, or past
+      // the notice bounds: the refusal.
+      const notice = this.notices.plan(r, peer, identity)
+      if (notice) return streamed(r, m.spaceId, m.req, 1, [], [], [], notice, false)
       return this.unknown(m)
     }
     const index = this.indexOf(r).current()
@@ -303,7 +326,7 @@ export class Responder {
    */
   async pushOwnChanges(peer: string, identity: string, spaceId: string, req: number): Promise<Reply> {
     const r = await this.host.space(spaceId)
-    if (!r || !r.known || !r.acl.current().canRead(identity)) return NO_REPLY
+    if (!r || !r.known || !r.acl.current().canRead(identity) || this.removedHere(r)) return NO_REPLY
     const plan = new ChangePlan(spaceId)
     // The whole ACL chain goes first: it is readable by every member anyway, our changes cite
     // it, and it may be what the peer lacks to see that we are a member.

@@ -112,7 +112,7 @@ export class SyncSession {
     this.ledger = new ExchangeLedger(opts.env, (e) => this.events.emit('exchangeEnd', e))
     const onError = (err: unknown) => (this.lastError = err)
     if (opts.offered) this.offers = new OfferGate(opts.offered, () => opts.env.now(), onError)
-    this.responder = new Responder(opts.host, this.me, this.ledger, opts.ingestAhead ?? 0, onError, this.offers)
+    this.responder = new Responder(opts.host, this.me, this.ledger, opts.ingestAhead ?? 0, onError, this.offers, () => opts.env.now())
     this.joinResponder = new JoinResponder(opts.joins, () => opts.env.now(), onError)
   }
 
@@ -186,6 +186,8 @@ export class SyncSession {
     // Opening an exchange tells the peer the space id and its size: readers only. A replica
     // that knows no ACL yet holds nothing to tell but the id it was given, and must ask.
     if (r.known && !this.responder.mayRead(r, identity)) return { error: 'denied', out: [] }
+    // Removed here: every reader refuses us, so asking would only retry forever.
+    if (this.responder.removedHere(r)) return { error: 'denied', out: [] }
     const ex = this.ledger.begin(peer, spaceId)
     if (!ex) return { error: 'busy', out: [] }
     const { fp, count } = await this.responder.opening(r)
@@ -225,7 +227,7 @@ export class SyncSession {
     const identity = this.auth.identityOf(peer)
     if (!identity) return undefined
     const r = await this.responder.held(spaceId)
-    return !!r && (!r.known || this.responder.mayRead(r, identity))
+    return !!r && (!r.known || (this.responder.mayRead(r, identity) && !this.responder.removedHere(r)))
   }
 
   /** Gives up on an exchange (the driver's timeout). */
