@@ -8,7 +8,7 @@ import { isQuestion, type HeadsItem, type RangeItem, type StepMsg, type SyncMsg 
 import { bump, type PeerCounters } from './peer-counters.ts'
 import { SpaceRangeIndex } from './range-index.ts'
 import { answerRanges, describeRange, openFingerprint, rootMatches } from './reconcile.ts'
-import { fixed, NO_REPLY, streamed, type Reply } from './reply.ts'
+import { concat, fixed, NO_REPLY, streamed, type Reply } from './reply.ts'
 import { ChangePlan, TreeDiff } from './tree-diff.ts'
 import { WorkBudget } from './work-budget.ts'
 import type { OfferGate } from './offer-gate.ts'
@@ -26,8 +26,8 @@ import { latestRemoval, RemovalNotices } from './removal-notice.ts'
  * record by record against the managers' signatures like any ACL change, and they are how a
  * newly added member proves its membership to a member that lacks the record.
  *
- * One refusal says more: a removed member asking about the space gets the removal notice
- * (removal-notice.ts), the ACL records up to its removal, in place of the refusal.
+ * One refusal says more: a removed member asking about the space gets, after the refusal, the
+ * removal notice (removal-notice.ts): the ACL records up to its removal.
  */
 
 export interface SyncHost {
@@ -106,9 +106,9 @@ export class Responder {
   }
 
   /**
-   * Our own account's removal from a space takes effect in the ACL we hold: we open no exchange
-   * about it and push nothing (the rest only refuse us; a manager that adds us again reaches us
-   * through its own rounds). The local copy stays readable.
+   * Our own account's removal from a space takes effect in the ACL we hold: every reader refuses
+   * us now, so the scheduler asks only with backoff (SyncSession.mayOpen). We still push after a
+   * refusal: our ACL records from before the removal (an admin's) may be held nowhere else.
    */
   removedHere(r: SpaceReplica): boolean {
     return latestRemoval(r, this.me) !== undefined
@@ -147,11 +147,11 @@ export class Responder {
     await this.settled(r)
     if (!this.mayRead(r, identity)) {
       c.denied++
-      // A removed member: the records of its removal (answer steps only: the peer asks nothing
-      // back, and nothing of the space's trees, heads or size goes out). Anyone else, or past
-      // the notice bounds: the refusal.
+      // A removed member: the refusal as for anyone, then the records of its removal (answer
+      // steps: the peer asks nothing back, and nothing of the space's trees, heads or size goes
+      // out). The refusal first, so the peer still pushes what only it holds (pushOwnChanges).
       const notice = this.notices.plan(r, peer, identity)
-      if (notice) return streamed(r, m.spaceId, m.req, 1, [], [], [], notice, false)
+      if (notice) return concat([this.unknown(m), streamed(r, m.spaceId, m.req, 1, [], [], [], notice, false)])
       return this.unknown(m)
     }
     const index = this.indexOf(r).current()
@@ -326,7 +326,7 @@ export class Responder {
    */
   async pushOwnChanges(peer: string, identity: string, spaceId: string, req: number): Promise<Reply> {
     const r = await this.host.space(spaceId)
-    if (!r || !r.known || !r.acl.current().canRead(identity) || this.removedHere(r)) return NO_REPLY
+    if (!r || !r.known || !r.acl.current().canRead(identity)) return NO_REPLY
     const plan = new ChangePlan(spaceId)
     // The whole ACL chain goes first: it is readable by every member anyway, our changes cite
     // it, and it may be what the peer lacks to see that we are a member.

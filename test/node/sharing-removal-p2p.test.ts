@@ -82,7 +82,7 @@ describe('a removed account hears of its removal over libp2p', () => {
     expect(await objectName(a, s, fresh)).toBe('after')
   }, 60_000)
 
-  it('the owner removes a writer: its row stays active with ownRole none, read-only, and it stops asking', async () => {
+  it('the owner removes a writer: its row stays active with ownRole none, read-only, and its rounds back off', async () => {
     const s = (await ok(call(a.app, 'POST', '/v1/spaces', { name: 'Writers' }), 201)).id as string
     await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'writer' }))
     await until('the invite_pending row', async () =>
@@ -97,11 +97,12 @@ describe('a removed account hears of its removal over libp2p', () => {
     expect(await objectName(b, s, mine)).toBe('by b')
     const res = await call(b.app, 'POST', `/v1/spaces/${s}/objects`, { initialProperties: { core: { name: 'no' } } })
     expect(res.statusCode).toBe(403)
-    // It opens no more rounds about the space: its round count with the owner stops growing.
+    // Its rounds about the space back off (the 1st, 2nd, 4th, 8th... scheduled chance): over
+    // ten scheduler periods (300 ms) a handful, where a member runs one or more a period.
     const rounds = () => [...b.engine.p2p()!.scheduler.stats.get(s)?.values() ?? []].reduce((n, x) => n + x.rounds, 0)
-    await new Promise((r) => setTimeout(r, 400))
+    await new Promise((r) => setTimeout(r, 600))
     const settled = rounds()
-    await new Promise((r) => setTimeout(r, 1_500))
-    expect(rounds()).toBe(settled)
+    await new Promise((r) => setTimeout(r, 3_000))
+    expect(rounds() - settled).toBeLessThanOrEqual(3)
   }, 60_000)
 })

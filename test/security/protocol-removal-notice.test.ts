@@ -51,8 +51,11 @@ describe('A removed member opens an exchange about the space it was removed from
     await pump([owner, member], frames(member, opened.out), { tap: (f) => (f.from === 'o' && fromOwner.push(f), f) })
     const expected = owner.replica.acl.history([removal]).map((e) => e.id).sort()
     expect(carried(fromOwner).sort()).toEqual(expected)
-    // Only answer steps: no question, no count, no heads of the owner's trees.
-    for (const f of fromOwner) {
+    // The refusal first, as for anyone; then only answer steps: no question, no count, no heads.
+    const req = (opened as { req: number }).req
+    expect(decodeMessage(fromOwner[0].bytes)).toEqual({ type: 'error', spaceId: owner.replica.spaceId, req, code: 'unknown_space' })
+    expect(fromOwner.length).toBeGreaterThan(1)
+    for (const f of fromOwner.slice(1)) {
       const m = decodeMessage(f.bytes) as StepMsg
       expect(m.type).toBe('step')
       expect([m.ranges.length, m.heads.length, m.wants.length]).toEqual([0, 0, 0])
@@ -72,17 +75,22 @@ describe('A removed member opens an exchange about the space it was removed from
     expect(log.stateAt(log.effectiveRemovalsOf(idFor(7))[0].prevIds).roleOf(idFor(7))).toBe('guest')
   })
 
-  it('once it holds its removal it opens no more exchanges about the space', async () => {
+  it('once it holds its removal its scheduled rounds back off: the 1st, 2nd, 4th, 8th... chance only', async () => {
     const { owner, member } = await removedMember()
     await exchange(member, owner)
-    const again = await member.session.open('o', member.replica.spaceId)
-    expect(again).toEqual({ error: 'denied', out: [] })
-    expect(await member.session.mayOpen('o', member.replica.spaceId)).toBe(false)
-    // The owner adds it again: the owner's own round reaches it, and it asks again.
+    const S = member.replica.spaceId
+    const chances: number[] = []
+    for (let i = 1; i <= 40; i++) if (await member.session.mayOpen('o', S)) chances.push(i)
+    expect(chances).toEqual([1, 2, 4, 8, 16, 32])
+    // An explicit open still goes out, and its refusal makes it push what only it may hold.
+    const opened = await member.session.open('o', S)
+    const back = await pump([owner, member], frames(member, opened.out))
+    expect(back.map((f) => [f.from, decodeMessage(f.bytes).type])).toEqual([['m', 'sync'], ['o', 'error'], ['m', 'step']])
+    // The owner adds it again: the owner's own round reaches it, and it asks as before.
     await owner.replica.addMember(idFor(7), 'reader')
     await exchange(owner, member)
     expect(member.replica.acl.current().roleOf(idFor(7))).toBe('reader')
-    expect(await member.session.mayOpen('o', member.replica.spaceId)).toBe(true)
+    for (let i = 0; i < 5; i++) expect(await member.session.mayOpen('o', S)).toBe(true)
   })
 })
 
@@ -107,8 +115,9 @@ describe('A removed member floods exchanges to draw notices', () => {
     const { owner, member, removal } = await removedMember()
     const S = owner.replica.spaceId
     const sync = (req: number) => encodeMessage({ type: 'sync', spaceId: S, req, fp: new Uint8Array(8), count: 3 })
+    const isNotice = (out: Array<{ bytes: Uint8Array }>) => out.some((o) => decodeMessage(o.bytes).type === 'step')
     const first = await owner.session.handle('m', sync(1))
-    expect(decodeMessage(first[0].bytes).type).toBe('step')
+    expect(isNotice(first)).toBe(true)
     // Again on the same link: the refusal alone.
     for (let i = 2; i < 200; i++) {
       const out = await owner.session.handle('m', sync(i))
@@ -122,7 +131,7 @@ describe('A removed member floods exchanges to draw notices', () => {
       const dev: Node = { ...(await node(peer, 7, await SpaceReplica.open(d, S, keyFor(7)))), name: peer }
       await link(owner, dev)
       const out = await owner.session.handle(peer, sync(1000 + i))
-      if (decodeMessage(out[0].bytes).type === 'step') notices++
+      if (isNotice(out)) notices++
     }
     expect(notices).toBe(NOTICE_LIMITS.noticeBurst)
     expect(owner.replica.acl.has(removal)).toBe(true)
