@@ -13,6 +13,8 @@ import { ModuleSet, type AnyModule } from './module.ts'
 import { Devices } from './devices.ts'
 import { AccountScopedValues } from './scoped-values.ts'
 import { instant, recordDoc, type Doc } from './rows.ts'
+import { OneToOne, openPairSpace, type PairRow } from './one-to-one.ts'
+import { publishProfile } from './profiles.ts'
 import { DERIVED_SPACE_NAMES, derivedSpaceSeed, PROFILE_RECORD, TECH_ACCOUNT_SEED, TECH_DS, TECH_SPACE_SEED } from './schema.ts'
 
 export type SpaceStatus = 'active' | 'joining' | 'deleted' | 'one_to_one_pending' | 'invite_pending' | 'guest_revoked'
@@ -62,7 +64,7 @@ export interface AccountEvents {
 }
 
 /** A row of the tech space's `spaces` dataset: one per space the account knows. */
-interface SpaceRow {
+interface SpaceRow extends PairRow {
   spaceId: string
   spaceType: 'svc.space' | 'svc.onetoone'
   derived: boolean
@@ -84,6 +86,8 @@ export class AccountEngine {
   readonly scopedValues: AccountScopedValues
   private readonly spaces = new Map<string, SpaceEngine>()
   readonly events = new Emitter<AccountEvents>()
+  /** One-to-one spaces (sync/space/one-to-one.ts). */
+  readonly oneToOne: OneToOne
 
   private constructor(
     private readonly deps: AccountEngineDeps,
@@ -95,6 +99,20 @@ export class AccountEngine {
     this.devices = new Devices(tech, techObjectId, deps.env)
     this.scopedValues = new AccountScopedValues(tech, techObjectId, deps.storage)
     this.forward(tech)
+    this.oneToOne = new OneToOne({
+      accountId: this.accountId, env: deps.env, tech, techObjectId,
+      row: (id) => this.spaceRow(id), rows: () => this.spaceRows(),
+      openPair: async (peer) => {
+        const e = await openPairSpace(this.replicaDeps, deps.accountKey, peer, this.spaceOptions)
+        this.forward(e)
+        return e
+      },
+      list: (e, listed) => void (listed ? this.spaces.set(e.spaceId, e) : this.spaces.delete(e.spaceId)),
+      announce: (ids) => this.announce(ids),
+      info: (id) => this.info(id),
+      publishProfile: (e) => publishProfile(this, e),
+    })
+    this.oneToOne.watch((fn) => this.events.on('change', ({ space, change }) => fn(space, change.records.keys())))
   }
 
   /** Feeds the account's emitter from a space's (once per opened space). */
@@ -134,6 +152,10 @@ export class AccountEngine {
   private async followSpaceRows() {
     const added: string[] = []
     for (const row of await this.spaceRows()) {
+      if (row.spaceType === 'svc.onetoone') {
+        if (await this.oneToOne.follow(row)) added.push(row.spaceId)
+        continue
+      }
       if (rowStatus(row) === 'deleted') {
         this.spaces.delete(row.spaceId)
         continue
@@ -152,7 +174,7 @@ export class AccountEngine {
 
   /** Every space this account holds open, the tech space first. */
   openSpaces(): SpaceEngine[] {
-    return [this.tech, ...this.spaces.values()]
+    return [this.tech, ...this.spaces.values(), ...this.oneToOne.dormantSpaces()]
   }
 
   /**
@@ -163,6 +185,7 @@ export class AccountEngine {
     const held = this.held(spaceId)
     if (held) return held
     const row = await this.spaceRow(spaceId)
+    if (row?.spaceType === 'svc.onetoone' && (await this.oneToOne.follow(row), this.held(spaceId))) return this.held(spaceId)!
     if (row && rowStatus(row) === 'deleted') throw new SvcError('space.deleted', 'this space was deleted', { spaceId })
     await this.openSpace(spaceId)
     const e = this.spaces.get(spaceId)!
@@ -172,7 +195,7 @@ export class AccountEngine {
 
   /** The engine of a held space (tech included), or undefined. */
   held(spaceId: string): SpaceEngine | undefined {
-    return spaceId === this.tech.spaceId ? this.tech : this.spaces.get(spaceId)
+    return spaceId === this.tech.spaceId ? this.tech : (this.spaces.get(spaceId) ?? this.oneToOne.dormant(spaceId))
   }
 
   private get replicaDeps() {
@@ -199,6 +222,7 @@ export class AccountEngine {
     }
     if (ops.length === 0) throw new SvcError('request.missing_field', 'give at least one of name, description, iconCid')
     await this.tech.write(this.techObjectId, ops)
+    await publishProfile(this)
   }
 
   // ------------------------------------------------------------------ spaces
@@ -261,6 +285,7 @@ export class AccountEngine {
   async deleteSpace(spaceId: string): Promise<void> {
     const row = await this.spaceRow(spaceId)
     if (!row || rowStatus(row) === 'deleted') throw new SvcError('space.not_found', 'space not found', { spaceId })
+    if (row.spaceType === 'svc.onetoone') return this.oneToOne.remove(spaceId)
     if (row.derived) throw new SvcError('space.derived_undeletable', 'a derived space cannot be deleted', { spaceId })
     await this.tech.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: spaceId, path: 'deletedAt', value: instant(this.deps.env.now()) }])
     this.spaces.delete(spaceId)
