@@ -1,6 +1,7 @@
 import { SvcError } from '../core/errors.ts'
 import { LIMITS } from '../core/limits.ts'
 import { seal } from '../crypto/box.ts'
+import { profileAad } from '../acl/profile-seal.ts'
 import { encodeCanonical } from '../core/encoding.ts'
 import { identityOf, keyPairFromSeed, publicKeyOf } from '../crypto/keys.ts'
 import { encodeInviteToken } from '../acl/invite-token.ts'
@@ -191,7 +192,7 @@ export class AclWriter {
     if (!st.canRead(this.s.me) || !keyId || !rk) throw new SvcError('space.read_only', 'no current read key for this space')
     const plain: ProfileFields = {}
     for (const k of ['name', 'description', 'iconCid'] as const) if (typeof fields[k] === 'string') plain[k] = fields[k]
-    return this.write({ type: 'profile', keyId, sealed: seal(this.s.deps.env, rk, encodeCanonical(plain)) })
+    return this.write({ type: 'profile', keyId, sealed: seal(this.s.deps.env, rk, encodeCanonical(plain), profileAad(this.s.spaceId, this.s.me)) })
   }
 
   private pendingRequest(requestId: string): JoinRequest {

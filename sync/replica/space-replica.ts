@@ -2,6 +2,7 @@ import { decodeCanonical, encodeCanonical, toHex } from '../core/encoding.ts'
 import { SvcError } from '../core/errors.ts'
 import { SerialQueue } from '../core/serial-queue.ts'
 import { open as openBox, seal } from '../crypto/box.ts'
+import { profileAad } from '../acl/profile-seal.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
 import { wrapKeyTo } from '../crypto/wrap.ts'
 import { ensureXxh3, propertyIdSync, sha256 } from '../crypto/hash.ts'
@@ -416,7 +417,7 @@ export class SpaceReplica {
       const key = this.keyring.get(p.keyId)
       if (key) {
         try {
-          const v = decodeCanonical<Record<string, unknown>>(openBox(key, p.sealed))
+          const v = decodeCanonical<Record<string, unknown>>(openBox(key, p.sealed, profileAad(this.spaceId, p.identity)))
           const profile: ProfileFields = {}
           for (const k of ['name', 'description', 'iconCid'] as const) if (typeof v?.[k] === 'string') profile[k] = v[k] as string
           entry.profile = profile

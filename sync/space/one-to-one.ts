@@ -254,11 +254,15 @@ export class OneToOne {
    */
   async follow(row: PairRow): Promise<boolean> {
     const peer = row.oneToOne?.peer
-    if (!peer || !isPairSpace(row.spaceId, peer, this.host.accountId)) return false
     const opened = !this.engines.has(row.spaceId)
+    // Every tech-space change re-follows every row: the pair check runs once per space.
+    if (!peer || (opened && !isPairSpace(row.spaceId, peer, this.host.accountId))) return false
     const space = await this.ensureOpen(peer, false)
-    this.setListed(space, pairRowStatus(row) !== 'deleted')
-    if (pairRowStatus(row) === 'deleted') this.queue.run(() => this.checkRestart(row.spaceId)).catch(() => undefined)
+    const listed = pairRowStatus(row) !== 'deleted'
+    const wasListed = !this.dormantIds.has(row.spaceId) && !opened
+    this.setListed(space, listed)
+    // Put aside here or by another device: a start we already hold may be later than it saw.
+    if (!listed && (opened || wasListed)) this.queue.run(() => this.checkRestart(row.spaceId)).catch(() => undefined)
     return opened
   }
 
