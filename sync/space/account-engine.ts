@@ -112,7 +112,6 @@ export class AccountEngine {
       info: (id) => this.info(id),
       publishProfile: (e) => publishProfile(this, e),
     })
-    this.oneToOne.watch((fn) => this.events.on('change', ({ space, change }) => fn(space, [...change.records.keys(), ...change.reloaded])))
   }
 
   /** Feeds the account's emitter from a space's (once per opened space). */

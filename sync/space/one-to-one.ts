@@ -124,20 +124,6 @@ export class OneToOne {
 
   constructor(private readonly host: OneToOneHost) {}
 
-  /** Starts following later starts in held pair spaces (after the engine is built). */
-  watch(onChange: (fn: (space: SpaceEngine, objectIds: Iterable<string>) => void) => () => void): () => void {
-    return onChange((space, objectIds) => {
-      if (!this.engines.has(space.spaceId)) return
-      const startsId = this.startsObjectId(space)
-      for (const id of objectIds) {
-        if (id === startsId) {
-          this.queue.run(() => this.checkRestart(space.spaceId)).catch(() => undefined)
-          return
-        }
-      }
-    })
-  }
-
   /** Dormant pair spaces: declined or deleted, still synced so a later start reaches us. */
   dormantSpaces(): SpaceEngine[] {
     return [...this.dormantIds].map((id) => this.engines.get(id)!)
@@ -299,7 +285,11 @@ export class OneToOne {
       p = (async () => {
         const opened = await this.host.openPair(peer)
         // Expected here, so the peer's start object is accepted as soon as it arrives.
-        await opened.createTree({ seed: ONE_TO_ONE_SEED })
+        const starts = await opened.createTree({ seed: ONE_TO_ONE_SEED })
+        // A peer's later start un-declines: watch its record (only pair spaces pay for this).
+        opened.events.on('change', (c) => {
+          if (c.records.has(starts) || c.reloaded.has(starts)) this.queue.run(() => this.checkRestart(spaceId)).catch(() => undefined)
+        })
         this.engines.set(spaceId, opened)
         if (announce) this.host.announce([spaceId])
         return opened
