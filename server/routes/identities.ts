@@ -3,7 +3,7 @@ import type { SseHub } from '../sse.ts'
 import { EventStream } from '../schemas/common.ts'
 import type { IdentitiesFrame } from '../../sync/space/directory.ts'
 import { typed } from '../http/type-provider.ts'
-import { forwarder } from './forwarder.ts'
+import { forwarder } from '../http/forwarder.ts'
 
 /** What feeds `identities` frames: the directory of the engine serving the app (buildApp passes it). */
 export interface IdentitySource {

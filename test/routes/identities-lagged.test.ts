@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { forwarder } from '../../server/routes/forwarder.ts'
+import { forwarder } from '../../server/http/forwarder.ts'
 import type { SseStream } from '../../server/sse.ts'
 
 /** A stream that records what it is sent. */

@@ -2,11 +2,11 @@ import { EVENT_SUBSCRIBER_BUFFER } from '../../sync/core/limits.ts'
 import type { SseStream } from '../sse.ts'
 
 /**
- * The spec's event subscriber buffer (16) in front of a stream: frames queue and go out on the
- * next tick; past 16 pending the newest are dropped and counted, and a `lagged {total}` frame
- * says how many, so the client knows to re-read (the stream has no replay).
+ * A 16-deep forwarder (spec Limits "event subscriber buffer"): frames queue per stream and go
+ * out on the next tick; when more are pending the newest are dropped and counted, and a
+ * `lagged {total}` frame says how many.
  */
-export function forwarder(stream: SseStream, event: string, depth = EVENT_SUBSCRIBER_BUFFER): (frame: unknown) => void {
+export function forwarder(stream: SseStream, event: string) {
   const queue: unknown[] = []
   let dropped = 0
   let scheduled = false
@@ -18,9 +18,8 @@ export function forwarder(stream: SseStream, event: string, depth = EVENT_SUBSCR
       dropped = 0
     }
   }
-  return (frame) => {
-    if (stream.closed) return
-    if (queue.length >= depth) dropped++
+  return (frame: unknown) => {
+    if (queue.length >= EVENT_SUBSCRIBER_BUFFER) dropped++
     else queue.push(frame)
     if (!scheduled) {
       scheduled = true
