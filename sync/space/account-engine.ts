@@ -14,7 +14,7 @@ import { Devices } from './devices.ts'
 import { AccountScopedValues } from './scoped-values.ts'
 import { instant, recordDoc, type Doc } from './rows.ts'
 import { OneToOne, openPairSpace, type PairRow } from './one-to-one.ts'
-import { publishProfile } from './profiles.ts'
+import { followProfiles, publishProfile } from './profiles.ts'
 import { Sharing } from './sharing/sharing.ts'
 import type { DeletedReason, JoinState, OfferState } from './sharing/rows.ts'
 import type { SharingNetwork } from '../protocol/sharing-network.ts'
@@ -98,6 +98,8 @@ export class AccountEngine {
   readonly sharing: Sharing
   /** One-to-one spaces (sync/space/one-to-one.ts). */
   readonly oneToOne: OneToOne
+  /** Stops keeping our profile in the spaces we share (profiles.ts). */
+  private stopProfiles: () => void = () => undefined
 
   private constructor(
     private readonly deps: AccountEngineDeps,
@@ -158,6 +160,7 @@ export class AccountEngine {
     const tech = await SpaceEngine.create(replicaDeps, deps.accountKey, { seed: TECH_SPACE_SEED, modules })
     const techObjectId = await tech.createTree({ seed: TECH_ACCOUNT_SEED })
     const engine = new AccountEngine(deps, tech, techObjectId, modules)
+    engine.stopProfiles = followProfiles(engine)
     await engine.followSpaceRows()
     // Another device of this account may add or delete spaces: follow the tech space's rows.
     tech.events.on('change', (c) => {
@@ -412,6 +415,7 @@ export class AccountEngine {
   }
 
   async close(): Promise<void> {
+    this.stopProfiles()
     this.scopedValues.close()
     this.spaces.clear()
   }

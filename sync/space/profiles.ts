@@ -1,5 +1,7 @@
+import { SerialQueue } from '../core/serial-queue.ts'
 import type { AccountEngine } from './account-engine.ts'
 import type { SpaceEngine } from './space-engine.ts'
+import { TECH_DS } from './schema.ts'
 
 /**
  * Profiles between accounts (docs/sharing.md "Identities and profiles"). An account's profile
@@ -65,3 +67,49 @@ export async function publishProfile(account: AccountEngine, only?: SpaceEngine)
 }
 
 const sameFields = (a: ProfileFields, b: ProfileFields) => a.name === b.name && a.description === b.description && a.iconCid === b.iconCid
+
+/** Debounce of profile publishing after a burst of ACL or row changes. */
+const SETTLE_MS = 50
+
+/**
+ * Keeps our profile in every active space shared with others as it becomes one: a join or an
+ * invite accepted (the row turns active), a member added to a space we had alone, a one-to-one
+ * accepted on another device. Listens to ACL moves of held spaces and to the tech space's rows,
+ * and publishes outside the listener (a listener must not await a write). Returns the stop
+ * function.
+ */
+export function followProfiles(account: AccountEngine): () => void {
+  const due = new Set<string>()
+  const queue = new SerialQueue()
+  let timer: (() => void) | undefined
+  let stopped = false
+  const run = () => {
+    timer = undefined
+    const ids = [...due]
+    due.clear()
+    queue.run(async () => {
+      for (const id of ids) {
+        const space = account.held(id)
+        if (stopped || !space) continue
+        const info = await account.info(id).catch(() => undefined)
+        if (info?.status === 'active') await publishProfile(account, space)
+      }
+    }).catch(() => undefined)
+  }
+  const schedule = (spaceId: string) => {
+    if (stopped || spaceId === account.tech.spaceId) return
+    due.add(spaceId)
+    timer ??= account.tech.env.setTimer(SETTLE_MS, run)
+  }
+  const offs = [
+    account.events.on('members', ({ space }) => schedule(space.spaceId)),
+    account.tech.events.on('change', (c) => {
+      for (const id of c.records.get(account.techObject)?.get(TECH_DS.spaces)?.keys() ?? []) schedule(id)
+    }),
+  ]
+  return () => {
+    stopped = true
+    timer?.()
+    for (const off of offs) off()
+  }
+}

@@ -3,6 +3,7 @@ import { pairSpaceId } from '../../sync/space/one-to-one.ts'
 import { idFor } from '../helpers.ts'
 import { bootApp, call, expectError, listen, ok, openSse, type Booted } from './helpers.ts'
 import { exchange } from '../one-to-one-helpers.ts'
+import { exchange as push, offer } from './sharing-helpers.ts'
 
 let a: Booted
 let b: Booted
@@ -76,4 +77,30 @@ describe('identities between two accounts', () => {
     await ok(call(a.app, 'PUT', '/v1/account/metadata', { name: 'Ada T.' }), 204)
     expect(profiles(team).get(a.accountId)?.recordId).toBe(first!.recordId)
   })
+
+  it('accepting a direct add publishes our profile there: the owner sees our name, and we see the owner as a member', async () => {
+    await ok(call(b.app, 'PUT', '/v1/account/metadata', { name: 'Bo' }), 204)
+    const s = (await ok(call(a.app, 'POST', '/v1/spaces', { name: 'added' }), 201)).id
+    await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'writer' }))
+    await offer(a, b, s)
+    expect((await ok<Array<{ id: string }>>(call(b.app, 'GET', '/v1/spaces?status=invite_pending'))).map((x) => x.id)).toContain(s)
+    // Pending: nothing of ours goes into the space yet.
+    await new Promise((r) => setTimeout(r, 150))
+    expect(b.engine.account().held(s)!.replica.acl.current().profiles().has(b.accountId)).toBe(false)
+    await ok(call(b.app, 'POST', `/v1/spaces/${s}/invite/accept`))
+    await waitFor(() => b.engine.account().held(s)!.replica.acl.current().profiles().has(b.accountId))
+    await push(b, a, s)
+    const bo = (await directory(a)).find((i) => i.identity === b.accountId)!
+    expect(bo.name).toBe('Bo')
+    expect(bo.spaceIds).toContain(s)
+    expect((await directory(b)).find((i) => i.identity === a.accountId)?.spaceIds).toContain(s)
+  })
 })
+
+async function waitFor(pred: () => boolean, ms = 3000) {
+  const until = Date.now() + ms
+  while (!pred()) {
+    if (Date.now() > until) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
