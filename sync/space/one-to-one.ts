@@ -24,7 +24,8 @@ import { TECH_DS } from './schema.ts'
  * Starting is a record in the space: the derived object `ONE_TO_ONE_SEED` holds, per account,
  * how many times it started the conversation (dataset `starts`, record id = the account, `{n}`,
  * counted only when that account wrote it). A decline (or a local delete) remembers the other
- * side's count in our row (`oneToOne.peerStarts`); a count above it is a later start, which
+ * side's count in our row (`oneToOne.peerStarts`; a decline at least 1, since the row may turn
+ * pending on the offer before the start's change arrives); a count above it is a later start, which
  * un-declines the row to `one_to_one_pending`. That is why a declined pair space stays open and
  * synced here (dormant: not listed, not served to routes): the later start reaches us like any
  * write, with no message type of its own.
@@ -313,7 +314,9 @@ export class OneToOne {
   private async putAside(row: PairRow, reason: 'declined' | 'deleted') {
     const peer = row.oneToOne!.peer
     const space = await this.ensureOpen(peer)
-    const peerStarts = await this.startsOf(space, peer)
+    // A decline covers the start that made the row pending even when the offer (or the user's
+    // register-incoming) came before that start's change did: only a second start is later.
+    const peerStarts = Math.max(await this.startsOf(space, peer), reason === 'declined' ? 1 : 0)
     await this.writeFields(row.spaceId, [set('status', 'deleted'), set('deletedReason', reason), set('oneToOne.peerStarts', peerStarts)])
     this.setListed(space, false)
   }
