@@ -188,10 +188,27 @@ export class AclState {
   profiles(): ReadonlyMap<string, ProfileEntry> {
     return this.sharing().profiles
   }
-  /** Where `joiner`'s newest join request stands; undefined when it has none. */
+  /**
+   * Where `joiner`'s join stands: a pending request if it has one, else its newest by the
+   * timestamp it stamped itself (only its own requests compete); undefined when it has none.
+   */
   joinStatus(joiner: string): JoinStatus | undefined {
-    const mine = this.requests().filter((q) => q.joiner === joiner)
-    return mine.length ? mine[mine.length - 1].status : undefined
+    let best: JoinRequest | undefined
+    let bestAt = -1
+    for (const q of this.requests()) {
+      if (q.joiner !== joiner) continue
+      if (q.status === 'pending') return 'pending'
+      const at = this.fold.requests.find((e) => e.id === q.recordId)!.timestamp
+      if (at > bestAt || (at === bestAt && best && q.recordId > best.recordId)) {
+        best = q
+        bestAt = at
+      }
+    }
+    return best?.status
+  }
+  /** Where one join request (by its `join` record id) stands. */
+  requestStatus(requestId: string): JoinStatus | undefined {
+    return this.requests().find((q) => q.recordId === requestId)?.status
   }
   /** Record `a` is `b` or in its causal past. */
   precedes(a: string, b: string): boolean {
