@@ -131,11 +131,14 @@ describe('join, accept, decline, withdraw', () => {
     expectError(await call(a.app, 'POST', `/v1/spaces/${s}/acl/accept`, { identity: b.accountId }), 409, 'space.join_not_pending')
 
     expect((await join(b, token)).statusCode).toBe(202)
-    // DELETE {S} of a joining row withdraws it too: no sticky tombstone.
+    expect(await deliverJoins(b, a, s)).toEqual(['pending'])
+    // DELETE {S} of a joining row withdraws it too (a cancel goes out): no sticky tombstone.
     await ok(call(b.app, 'DELETE', `/v1/spaces/${s}`), 204)
     const r = await row(b, s)
     expect(r).toMatchObject({ status: 'deleted', deletedReason: 'withdrawn' })
     expect(r.deletedAt).toBeUndefined()
+    expect(await deliverJoins(b, a, s)).toEqual(['cancelled'])
+    expect((await members(a, s)).map((m) => m.identity)).toEqual([a.accountId])
     expect((await join(b, token)).statusCode).toBe(202)
   })
 

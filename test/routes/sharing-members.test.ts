@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootApp, call, expectError, listen, newObject, newSpace, ok, openSse, type Booted } from './helpers.ts'
 import { exchange, offer } from './sharing-helpers.ts'
+import { idFor } from '../helpers.ts'
 
 let a: Booted // owner
 let b: Booted
@@ -169,6 +170,19 @@ describe('members: list, role, remove, permission rules', () => {
   })
 })
 
+describe('member names', () => {
+  it("a member's profile, once its key is readable, names it in the list", async () => {
+    const s = await newSpace(a.app, 'Named')
+    await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'reader' }))
+    await offer(a, b, s)
+    await ok(call(b.app, 'POST', `/v1/spaces/${s}/invite/accept`))
+    expect((await members(a, s)).find((m) => m.identity === b.accountId)).toMatchObject({ name: '' })
+    await b.engine.account().space(s).replica.setProfile({ name: 'Bea', iconCid: 'bafyb' })
+    await exchange(b, a, s)
+    expect((await members(a, s)).find((m) => m.identity === b.accountId)).toMatchObject({ name: 'Bea', iconCid: 'bafyb' })
+  })
+})
+
 describe('guest role', () => {
   it('a guest reads, writes nothing (403 space.read_only); its removal leaves guest_revoked, still readable; DELETE is non-terminal', async () => {
     const s = await newSpace(a.app, 'Guests')
@@ -179,6 +193,8 @@ describe('guest role', () => {
     expect(await statusOf(b, s)).toMatchObject({ status: 'active', ownRole: 'guest' })
     expectError(await call(b.app, 'POST', `/v1/spaces/${s}/objects`, named('x')), 403, 'space.read_only')
     expectError(await call(b.app, 'POST', `/v1/spaces/${s}/modify`, rename(s, o)), 403, 'space.read_only')
+    expectError(await call(b.app, 'DELETE', `/v1/spaces/${s}/objects/${o}`), 403, 'space.read_only')
+    expectError(await call(b.app, 'PATCH', `/v1/spaces/${s}`, { name: 'mine' }), 403, 'space.read_only')
     expectError(await call(b.app, 'PATCH', `/v1/spaces/${s}/members/${a.accountId}`, { role: 'reader' }), 403, 'acl.forbidden')
 
     await ok(call(a.app, 'DELETE', `/v1/spaces/${s}/members/${b.accountId}`), 204)
@@ -211,5 +227,23 @@ describe('{S}/members/subscribe', () => {
     expect(frames[2].data.member.status).toBe('removed')
     sse.destroy()
     expectError(await call(a.app, 'GET', '/v1/spaces/nope/members/subscribe'), 404, 'space.not_found')
+  })
+
+  it('more than 16 frames at once: the newest are dropped and counted in a lagged frame', async () => {
+    const s = await newSpace(a.app, 'Crowded')
+    await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'reader' }))
+    await offer(a, b, s)
+    await ok(call(b.app, 'POST', `/v1/spaces/${s}/invite/accept`))
+    const many = Array.from({ length: 20 }, (_, i) => idFor(100 + i))
+    await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: many, permission: 'reader' }))
+    const url = await listen(b.app)
+    const sse = await openSse(`${url}/v1/spaces/${s}/members/subscribe`)
+    await sse.until((f) => f.some((x) => x.event === 'ready'))
+    // One ingest of every add: one ACL move, twenty frames at once.
+    await exchange(a, b, s)
+    const frames = await sse.until((f) => f.some((x) => x.event === 'lagged'))
+    expect(frames.filter((x) => x.event === 'member').length).toBe(16)
+    expect(frames.find((x) => x.event === 'lagged')!.data).toEqual({ total: 4 })
+    sse.destroy()
   })
 })

@@ -11,6 +11,9 @@ import { subscribeCommand } from './subscribe.ts'
 import { peersCommand } from './peers.ts'
 import { syncStatusCommand } from './sync-status.ts'
 import { oneToOneCommand } from './one-to-one.ts'
+import { inviteCommand } from './invite.ts'
+import { joinCommand } from './join.ts'
+import { membersCommand } from './members.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -26,4 +29,7 @@ export const COMMANDS: readonly Command[] = [
   peersCommand,
   syncStatusCommand,
   oneToOneCommand,
+  inviteCommand,
+  joinCommand,
+  membersCommand,
 ]

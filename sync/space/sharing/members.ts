@@ -42,9 +42,15 @@ export const LISTED: ReadonlySet<MemberStatus> = new Set(['active', 'pending'])
 
 /**
  * Every member record of a state, sorted owner first, then by role power, then identity.
- * `requests` are the fold's join requests (newest per identity wins for display).
+ * `requests` are the fold's join requests (newest per identity wins for display); `profiles`
+ * the members' opened profiles (a sealed one not readable yet is absent).
  */
-export function membersOf(st: AclState, me: string, requests: readonly JoinRequestView[] = []): MemberInfo[] {
+export function membersOf(
+  st: AclState,
+  me: string,
+  requests: readonly JoinRequestView[] = [],
+  profiles: ReadonlyMap<string, { name?: string; iconCid?: string }> = new Map(),
+): MemberInfo[] {
   const latest = new Map<string, JoinRequestView>()
   for (const r of requests) latest.set(r.identity, r)
   const out = new Map<string, MemberInfo>()
@@ -65,6 +71,13 @@ export function membersOf(st: AclState, me: string, requests: readonly JoinReque
     const m2 = out.get(r.identity)!
     m2.name = r.metadata?.name ?? ''
     m2.iconCid = r.metadata?.iconCid ?? ''
+  }
+  // A member's own profile, once readable here, wins over what its join request said.
+  for (const [identity, p] of profiles) {
+    const m = out.get(identity)
+    if (!m) continue
+    if (p.name !== undefined) m.name = p.name
+    if (p.iconCid !== undefined) m.iconCid = p.iconCid
   }
   return [...out.values()].sort((a, b) => RANK[a.role] - RANK[b.role] || (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0))
 }

@@ -138,7 +138,9 @@ export class Sharing {
 
   private memberList(space: SpaceEngine): MemberInfo[] {
     const st = space.replica.acl.current()
-    return membersOf(st, this.me, requestsOf(st))
+    const profiles = new Map<string, { name?: string; iconCid?: string }>()
+    for (const p of space.replica.profiles()) if (p.profile) profiles.set(p.identity, p.profile)
+    return membersOf(st, this.me, requestsOf(st), profiles)
   }
 
   /**
@@ -346,7 +348,11 @@ export class Sharing {
       return true
     }
     if (status === 'joining') {
-      await this.softDelete(row.spaceId, 'withdrawn')
+      // Withdraw it for real when no decision is known, so the managers see it cancelled.
+      await this.joins.cancel(row.spaceId).catch(async (err) => {
+        if (!(err instanceof SvcError) || err.code !== 'space.join_not_pending') throw err
+        await this.softDelete(row.spaceId, 'withdrawn')
+      })
       return true
     }
     const role = this.account.held(row.spaceId)?.replica.acl.current().roleOf(this.me)
@@ -394,8 +400,9 @@ export class Sharing {
       if (role !== 'none') {
         await this.patchRow(spaceId, { status: 'active' })
         this.net?.stopJoin(spaceId)
+      } else if (row.join && requestsOf(st).some((r) => r.recordId === row.join!.changeId && r.status === 'declined')) {
+        await this.softDelete(spaceId, 'declined')
       }
-      else if (row.join && requestsOf(st).some((r) => r.recordId === row.join!.changeId && r.status === 'declined')) await this.softDelete(spaceId, 'declined')
       return
     }
     if (status === 'active' && role === 'none' && this.wasGuest(space)) await this.patchRow(spaceId, { status: 'guest_revoked' })
