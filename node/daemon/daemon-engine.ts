@@ -23,6 +23,8 @@ export interface DaemonEngineOptions extends EngineHostOptions {
   peers?: readonly string[]
   /** Redial delays of added peers (tests shorten them). */
   redial?: { baseMs?: number; maxMs?: number }
+  /** Retry delays of this account's joins over the wire (tests shorten them). */
+  joinRetry?: { baseMs?: number; maxMs?: number }
   scheduler?: SchedulerOptions
   /** The modules the account runs (default: the release's); the app is handed the same list. */
   modules?: readonly AnyModule[]
@@ -55,6 +57,7 @@ export class DaemonEngine implements EngineHost {
           : await P2PService.start({
               account, keys: booted.keys, crypto, env: this.env, mdns: !this.options.noMdns, listen, scheduler: this.options.scheduler,
               peersFile: join(booted.dir, P2P.peersFile), configPeers: this.options.peers, redial: this.options.redial, durability: this.options.durability,
+              joinRetry: this.options.joinRetry,
             })
       if (p2p) account.attachNetwork(p2p.sharing)
       const status = new SyncStatusService(account, p2p)

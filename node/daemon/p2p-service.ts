@@ -13,7 +13,6 @@ import { PeerGuard } from '../p2p/peer-guard.ts'
 import type { PeerCounters } from '../../sync/protocol/session.ts'
 import { ScheduledPeers, SyncScheduler, type SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
 import type { JoinHandler } from '../../sync/protocol/join-responder.ts'
-import type { JoinStatus } from '../../sync/protocol/sharing-network.ts'
 import { WireSharing } from '../../sync/protocol/sharing-wire.ts'
 import { AddedPeers } from '../p2p/added-peers.ts'
 import { PeerBook } from '../p2p/peer-book.ts'
@@ -73,8 +72,7 @@ function heldReplicaJoins(account: AccountEngine): JoinHandler {
     async accept(spaceId, raw, fromIdentity) {
       const held = account.held(spaceId)
       if (!held || held === account.tech) return undefined
-      const replica = held.replica as { ingestJoin?: (raw: Uint8Array, from: string) => Promise<JoinStatus | undefined> }
-      return replica.ingestJoin ? replica.ingestJoin(raw, fromIdentity) : undefined
+      return held.replica.ingestJoin(raw, fromIdentity)
     },
   }
 }

@@ -10,12 +10,16 @@ import { P2P } from '../../node/p2p/constants.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { buildApp } from '../../server/app.ts'
 import { stopGracefully } from '../../server/lifecycle.ts'
-import { bootApp, call, expectError, ok, type Booted } from '../routes/helpers.ts'
+import { bootApp, call, expectError, listen, ok, type Booted } from '../routes/helpers.ts'
+import { main } from '../../server/cli/dispatch.ts'
+import { resolveServeConfig } from '../../server/cli/serve-config.ts'
+import { memoryIO } from '../server/process.ts'
+import { writeFileSync } from 'node:fs'
 
 /** A daemon with P2P on (loopback, no mDNS) and short redials, driven through app.inject. */
-async function bootP2P() {
+async function bootP2P(peers?: string[]) {
   const root = mkdtempSync(join(tmpdir(), 'svc-peers-'))
-  const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], redial: { baseMs: 40, maxMs: 200 } })
+  const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], redial: { baseMs: 40, maxMs: 200 }, ...(peers ? { peers } : {}) })
   const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
   const app = buildApp({ session, engine })
   const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
@@ -98,5 +102,62 @@ describe('peers added by address', () => {
   it('with P2P off the list is empty and changes answer 503 server.unavailable', async () => {
     expect(await ok(call(off.app, 'GET', '/v1/peers'))).toEqual({ peers: [] })
     expectError(await call(off.app, 'POST', '/v1/peers', { multiaddr: `/ip4/127.0.0.1/tcp/1/p2p/${await peerIdOf(8)}` }), 503, 'server.unavailable')
+  })
+})
+
+describe('svc peers add | list | remove', () => {
+  it('drive the routes with the existing exit codes', async () => {
+    const url = await listen(d.app)
+    const run = async (args: string[]) => {
+      const m = memoryIO('', { SVC_URL: url })
+      return { code: await main(args, m.io), out: m.out(), err: m.err() }
+    }
+    const other = await peerIdOf(11)
+    const ma = `/ip4/127.0.0.1/tcp/1/p2p/${other}`
+    const added = await run(['peers', 'add', ma])
+    expect(added.code).toBe(0)
+    expect(JSON.parse(added.out)).toMatchObject({ peerId: other, multiaddr: ma })
+    const listed = await run(['peers', 'list'])
+    expect(listed.code).toBe(0)
+    expect(listed.out).toContain(`${other}  ${ma}  api  not connected`)
+    expect(JSON.parse((await run(['peers', 'list', '--json'])).out).peers).toHaveLength(1)
+    const bad = await run(['peers', 'add', '/ip4/127.0.0.1/tcp/1'])
+    expect(bad.code).toBe(1)
+    expect(bad.err).toContain('request.invalid_field')
+    expect((await run(['peers', 'remove', other])).code).toBe(0)
+    expect((await run(['peers', 'remove', other])).code).toBe(1)
+    expect((await run(['peers', 'list'])).out).toContain('no peers added')
+    expect((await run(['peers', 'add'])).code).toBe(1)
+    // The snapshot is still the bare command.
+    expect((await run(['peers'])).out).toContain('this device')
+  })
+})
+
+describe('config key peers', () => {
+  it('flags, env and the config file name peers; bad ones are usage errors; the daemon lists them as config', async () => {
+    const a = `/ip4/127.0.0.1/tcp/1/p2p/${await peerIdOf(12)}`
+    const b = `/ip4/127.0.0.1/tcp/2/p2p/${await peerIdOf(13)}`
+    expect(resolveServeConfig([], {}).peers).toBeUndefined()
+    expect(resolveServeConfig(['--peers', `${a},${b}`], {}).peers).toEqual([a, b])
+    expect(resolveServeConfig([], { SVC_PEERS: a }).peers).toEqual([a])
+    const dir = mkdtempSync(join(tmpdir(), 'svc-cfg-'))
+    const file = join(dir, 'c.json')
+    writeFileSync(file, JSON.stringify({ peers: [b] }))
+    expect(resolveServeConfig(['--config', file], {}).peers).toEqual([b])
+    writeFileSync(file, JSON.stringify({ peers: b }))
+    expect(() => resolveServeConfig(['--config', file], {})).toThrow(/peers must be an array/)
+    expect(() => resolveServeConfig(['--peers', '/ip4/127.0.0.1/tcp/1'], {})).toThrow(/--peers/)
+    rmSync(dir, { recursive: true, force: true })
+
+    const c = await bootP2P([a])
+    try {
+      const peers = (await ok(call(c.app, 'GET', '/v1/peers'))).peers
+      expect(peers).toMatchObject([{ multiaddr: a, source: 'config' }])
+      // Configured peers are not written to the account's file; removing one lasts for the run.
+      await ok(call(c.app, 'DELETE', `/v1/peers/${peers[0].peerId}`), 204)
+      expect(await ok(call(c.app, 'GET', '/v1/peers'))).toEqual({ peers: [] })
+    } finally {
+      await c.close()
+    }
   })
 })

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { decodeMessage, encodeMessage } from '../../sync/protocol/messages.ts'
 import { JOIN_LIMITS } from '../../sync/protocol/limits.ts'
 import type { SessionEvents } from '../../sync/protocol/session.ts'
@@ -105,5 +106,34 @@ describe('a join over the wire', () => {
     await joiner.session.handle('h', encodeMessage({ type: 'joined', spaceId: S, req: reqs[0], status: 'pending' }))
     await joiner.session.handle('h', encodeMessage({ type: 'joined', spaceId: S, req: reqs.at(-1)!, status: 'pending' }))
     expect(n).toBe(1)
+  })
+})
+
+describe('mutated joins', () => {
+  it('any byte flipped or cut: handled without a throw; answered at most once, only with joined or the refusal; the handler sees only changes by the sender', async () => {
+    const seen: string[] = []
+    // The clock moves a refill per call: every mutation gets past the join budget.
+    let t = 0
+    const holder = await joinNode('h', 1, {
+      now: () => (t += JOIN_LIMITS.joinRefillMs),
+      joins: { accept: async (_s, raw, from) => (seen.push(from), raw.length % 2 ? 'pending' : undefined) },
+    })
+    const joiner = await joinNode('j', 2)
+    await link(holder, joiner)
+    const good = encodeMessage({ type: 'join', spaceId: S, req: 3, change: (await aclChange(keyFor(2), S)).raw })
+    await fc.assert(
+      fc.asyncProperty(fc.nat(good.length - 1), fc.integer({ min: 1, max: 255 }), fc.boolean(), async (at, x, cut) => {
+        const b = cut ? good.slice(0, at) : good.slice()
+        if (!cut) b[at] ^= x
+        const out = await holder.session.handle('j', b)
+        expect(out.length).toBeLessThanOrEqual(1)
+        for (const o of out) expect(['joined', 'error']).toContain(decodeMessage(o.bytes).type)
+      }),
+      { numRuns: 300 },
+    )
+    expect(seen.length).toBeGreaterThan(0)
+    expect(seen.every((who) => who === idFor(2))).toBe(true)
+    expect(holder.session.lastError).toBeUndefined()
+    expect(holder.session.countersOf('j').dropped.over_budget).toBeUndefined()
   })
 })

@@ -5,52 +5,89 @@ import type { JoinHandler } from '../../sync/protocol/session.ts'
 import { SpaceReplica } from '../../sync/replica/space-replica.ts'
 import { contentId } from '../../sync/crypto/hash.ts'
 import { deps, idFor, keyFor } from '../helpers.ts'
-import { exchange, headsOf, link, node, type Node } from '../protocol/helpers.ts'
+import { exchange, frames, headsOf, link, node, pump, type Node } from '../protocol/helpers.ts'
+import { decodeInviteToken } from '../../sync/acl/invite-token.ts'
+import { makeJoinChange } from '../../sync/replica/join-change.ts'
 import { aclChange, joinNode } from '../protocol/join-helpers.ts'
-import { decodeCanonical } from '../../sync/core/encoding.ts'
-import { decodeChange } from '../../sync/dag/change.ts'
 
 /**
  * Joining over the wire (issue 13): a join is answered only when the holder takes it, with the
  * very bytes a space it does not hold gets otherwise; joins and offers cost a peer bounded work.
  */
 
-/**
- * The holder's handler: the held replica decides. Until the ACL's invite records exist here, a
- * request counts as valid when its payload carries `proof: 'good'` (the check the replica's
- * ingestJoin makes against the invite key).
- */
+/** The daemon's handler: the held replica decides (SpaceReplica.ingestJoin). */
 const replicaJoins = (r: SpaceReplica): JoinHandler => ({
-  async accept(spaceId, raw) {
-    if (spaceId !== r.spaceId) return undefined
-    const payload = decodeCanonical(decodeChange(raw).payload) as { proof?: string }
-    return payload.proof === 'good' ? 'pending' : undefined
-  },
+  accept: async (spaceId, raw, from) => (spaceId === r.spaceId ? r.ingestJoin(raw, from) : undefined),
 })
+
+async function joinWith(token: string, who: number) {
+  const t = decodeInviteToken(token)
+  const d = await deps(who)
+  return makeJoinChange({ spaceId: t.spaceId, inviteId: t.inviteId, invitePrivateKey: t.privateKey, me: keyFor(who), crypto: d.crypto, env: d.env })
+}
 
 describe('A stranger probes which spaces a peer holds with joins', () => {
   it('a join with a bad proof for a held space gets the same bytes as a join for a space the peer does not hold', async () => {
     const owner = await node('o', 1)
+    const invite = await owner.replica.createInvite('writer', { replaces: true })
     const holder = await joinNode('h', 1, { replica: owner.replica, joins: replicaJoins(owner.replica) })
-    const stranger = await joinNode('s', 1) // holds nothing, same account: the same reply would be byte-identical
+    // Holds nothing, same account (the same reply would then be byte-identical).
+    const stranger = await joinNode('s', 1, { joins: { accept: async () => undefined } })
     const prober = await joinNode('p', 7)
     await link(holder, prober)
     await link(stranger, prober)
     const S = owner.replica.spaceId
-    const bad = encodeMessage({ type: 'join', spaceId: S, req: 77, change: (await aclChange(keyFor(7), S, { type: 'join', proof: 'forged' })).raw })
-    const fromHolder = await holder.session.handle('p', bad)
-    const fromStranger = await stranger.session.handle('p', bad)
-    expect(fromHolder.map((o) => o.bytes)).toEqual(fromStranger.map((o) => o.bytes))
-    expect(decodeMessage(fromHolder[0].bytes)).toEqual({ type: 'error', spaceId: S, req: 77, code: 'unknown_space' })
-    // Neither counts it against the prober differently (a disconnect would be an oracle too).
+    const t = decodeInviteToken(invite.token)
+    // The right invite named, the proof signed by another key than the invite's.
+    const d = await deps(7)
+    const forged = await makeJoinChange({ spaceId: S, inviteId: t.inviteId, invitePrivateKey: keyFor(99).privateKey, me: keyFor(7), crypto: d.crypto, env: d.env })
+    // And a join naming an invite that does not exist.
+    const unknownInvite = await makeJoinChange({ spaceId: S, inviteId: S, invitePrivateKey: t.privateKey, me: keyFor(7), crypto: d.crypto, env: d.env })
+    for (const [i, change] of [forged.raw, unknownInvite.raw].entries()) {
+      const bad = encodeMessage({ type: 'join', spaceId: S, req: 77 + i, change })
+      const fromHolder = await holder.session.handle('p', bad)
+      const fromStranger = await stranger.session.handle('p', bad)
+      expect(fromHolder.map((o) => o.bytes)).toEqual(fromStranger.map((o) => o.bytes))
+      expect(decodeMessage(fromHolder[0].bytes)).toEqual({ type: 'error', spaceId: S, req: 77 + i, code: 'unknown_space' })
+      // A session with no join handler at all answers the same.
+      const plain = await joinNode('x', 1)
+      await link(plain, await joinNode('p', 7))
+      expect((await plain.session.handle('p', bad)).map((o) => o.bytes)).toEqual(fromHolder.map((o) => o.bytes))
+    }
+    // Nothing of it entered the ACL, and neither peer counts it differently (a disconnect would be an oracle too).
+    expect(owner.replica.acl.current().requests()).toEqual([])
     expect(holder.session.strikes('p')).toBe(stranger.session.strikes('p'))
-    // A session with no join handler at all answers the same.
-    const plain = await node('x', 1)
-    await link(plain, await joinNode('p', 7))
-    expect((await plain.session.handle('p', bad)).map((o) => o.bytes)).toEqual(fromHolder.map((o) => o.bytes))
-    // And the same sync about the space, from a non-member, gets the same refusal too.
-    const good = encodeMessage({ type: 'join', spaceId: S, req: 78, change: (await aclChange(keyFor(7), S, { type: 'join', proof: 'good' })).raw })
-    expect(decodeMessage((await holder.session.handle('p', good))[0].bytes)).toEqual({ type: 'joined', spaceId: S, req: 78, status: 'pending' })
+    // The real join is taken and answered.
+    const good = await joinWith(invite.token, 7)
+    const reply = await holder.session.handle('p', encodeMessage({ type: 'join', spaceId: S, req: 90, change: good.raw }))
+    expect(decodeMessage(reply[0].bytes)).toEqual({ type: 'joined', spaceId: S, req: 90, status: 'pending' })
+    expect(owner.replica.joinStatus(idFor(7))).toBe('pending')
+  })
+
+  it('after an accept the joiner hears accepted, then syncs as a member', async () => {
+    const owner = await node('o', 1)
+    const obj = await owner.replica.createObject()
+    const invite = await owner.replica.createInvite('reader', { replaces: true })
+    const holder = await joinNode('h', 1, { replica: owner.replica, joins: replicaJoins(owner.replica) })
+    const joiner = await joinNode('j', 7)
+    await link(holder, joiner)
+    const answers: string[] = []
+    joiner.session.events.on('joinAnswer', (e) => answers.push(e.status ?? 'refused'))
+    const change = (await joinWith(invite.token, 7)).raw
+    const S = owner.replica.spaceId
+    const send = async () => {
+      const o = joiner.session.openJoin('h', S, change)
+      await pump([holder, joiner], frames(joiner, o.out))
+    }
+    await send()
+    await owner.replica.acceptJoin(owner.replica.acl.current().requests()[0].recordId)
+    await send()
+    expect(answers).toEqual(['pending', 'accepted'])
+    const mine = await node('j', 7, S)
+    await link(holder, mine)
+    await exchange(mine, holder)
+    expect(mine.replica.acl.current().roleOf(idFor(7))).toBe('reader')
+    expect(mine.replica.treeIds()).toContain(obj)
   })
 
   it('the held space is never looked at before the change checks that cost a strike', async () => {
@@ -158,6 +195,17 @@ describe('Peers flood offers (exchanges about spaces we do not hold)', () => {
     expect(got).toHaveLength(1 + OFFER_LIMITS.burstPerIdentity)
   })
 
+  it('a sender that holds nothing of the space (an empty replica fetching its ACL) is no offer: empty replicas do not spread', async () => {
+    let n = 0
+    const me = await joinNode('me', 1, { offered: async () => void n++ })
+    // b opened the space empty (it was offered it) and asks every peer: we must not follow suit.
+    const b = await node('b', 2, contentId(new Uint8Array([5])))
+    await link(me, b)
+    const { end } = await exchange(b, me)
+    expect(end?.outcome).toBe('error')
+    expect(n).toBe(0)
+  })
+
   it('our own account is never an offer (another device of ours is accepted, or refused, by the host)', async () => {
     let n = 0
     const me = await joinNode('me', 1, { offered: async () => void n++ })
@@ -206,5 +254,30 @@ describe('A member that added us offers a space: we open it empty and fetch its 
     const { end } = await exchange(b, a)
     expect(end?.outcome).toBe('error')
     expect(b.replica.known).toBe(false)
+  })
+})
+
+describe('Strangers mint accounts to flood offers', () => {
+  it('all accounts together get globalBurst offers, then one per globalRefillMs', async () => {
+    let now = 9_000_000
+    let n = 0
+    const me = await joinNode('me', 1, { now: () => now, offered: async () => void n++ })
+    for (let i = 0; i < 40; i++) {
+      const o = await joinNode(`m${i}`, 100 + i)
+      await link(me, o)
+      for (let k = 0; k < 4; k++) {
+        await me.session.handle(o.name, encodeMessage({ type: 'sync', spaceId: contentId(new Uint8Array([i, k, 1])), req: k, fp: new Uint8Array(8), count: 1 }))
+        await new Promise((r) => setTimeout(r, 0))
+      }
+    }
+    expect(n).toBe(OFFER_LIMITS.globalBurst)
+    now += 3 * OFFER_LIMITS.globalRefillMs
+    for (let k = 0; k < 10; k++) {
+      const o = await joinNode('late', 200)
+      await link(me, o)
+      await me.session.handle('late', encodeMessage({ type: 'sync', spaceId: contentId(new Uint8Array([k, 2])), req: k, fp: new Uint8Array(8), count: 1 }))
+      await new Promise((r) => setTimeout(r, 0))
+    }
+    expect(n).toBe(OFFER_LIMITS.globalBurst + 3)
   })
 })
