@@ -18,7 +18,7 @@ import { AclWriter, type MintedInvite, type ProfileFields } from './acl-writer.t
 import { pairOf, pairRoot } from '../acl/pair.ts'
 import type { InvitePermission } from '../acl/records.ts'
 import type { JoinStatus } from '../acl/requests.ts'
-import { LIMITS } from '../core/limits.ts'
+import { joinGate } from './join-entry.ts'
 import { applyChecked, rebuildTree } from './apply-batch.ts'
 import { checkStage } from './check-stage.ts'
 import { decodeStoredRecord, type StoredRecord } from './record-codec.ts'
@@ -455,25 +455,19 @@ export class SpaceReplica {
     } catch {
       return undefined
     }
-    if (c.author !== fromIdentity || c.spaceId !== this.spaceId || c.treeId !== this.spaceId) return undefined
-    const st = this.acl.current()
-    // A removed member's stale copy is no place to ask: only a replica that may read answers.
-    if (!st.canRead(this.me)) return undefined
-    if (this.acl.has(c.id)) return st.requestStatus(record.type === 'cancel' ? record.request : c.id)
-    if (record.type === 'join') {
-      if (!st.invites().some((i) => i.recordId === record.invite)) return undefined
-      const requests = st.requests()
-      if (requests.some((q) => q.joiner === fromIdentity && q.status === 'pending')) return 'pending'
-      // A member asking again gets no new request: it already is what an accept would make it.
-      if (st.canRead(fromIdentity)) return undefined
-      if (requests.filter((q) => q.status === 'pending').length >= LIMITS.maxPendingJoinRequests) return undefined
-    } else if (record.type === 'cancel') {
-      const join = this.acl.entries.get(record.request)
-      if (join?.record.type !== 'join' || join.author !== fromIdentity) return undefined
-    } else return undefined
-    const rep = await this.ingest([{ id: c.id, raw }], { origin: `join:${fromIdentity}` })
-    if (!rep.accepted.includes(c.id)) return undefined
-    return this.acl.current().requestStatus(record.type === 'join' ? c.id : record.request)
+    if (joinGate(this.acl, this.me, c, record, fromIdentity) === undefined) return undefined
+    const { report, verified } = await checkStage(this.s, [{ id: c.id, raw }], false, (x) => this.knownOutside(x))
+    return this.queue.run(async () => {
+      // Judged again in the queue: what was true before the signature check may not be now.
+      const gate = joinGate(this.acl, this.me, c, record, fromIdentity)
+      // Bytes that are not known here answer nothing unless their signature holds.
+      if (gate === undefined || (!this.acl.has(c.id) && !verified.some((v) => v.id === c.id))) return undefined
+      if (gate !== 'admit') return gate
+      const rep = await applyChecked(this.s, verified, report, { origin: `join:${fromIdentity}` })
+      await this.heal()
+      if (!rep.accepted.includes(c.id)) return undefined
+      return this.acl.current().requestStatus(record.type === 'cancel' ? record.request : c.id)
+    })
   }
 
   // ---------------------------------------------------------------- ingest

@@ -131,13 +131,31 @@ describe('ACL sharing: invites and joins', () => {
     expect(await admin.ingestJoin((await join(inv.token, JOINER)).raw, idFor(JOINER))).toBeUndefined()
   })
 
-  it('a pending request whose invite is revoked reads as declined', async () => {
+  it('a member request taken in before its invite was replaced stays pending; a manager decides it', async () => {
     const owner = await SpaceReplica.create(await deps(OWNER), keyFor(OWNER))
     const inv = await owner.createInvite('reader')
     const j = await join(inv.token, JOINER)
     await owner.ingestJoin(j.raw, idFor(JOINER))
-    await owner.revokeInvites([inv.recordId])
+    await owner.createInvite('writer', { replaces: true })
+    expect(owner.acl.current().invites().some((i) => i.recordId === inv.recordId)).toBe(false)
+    expect(owner.joinStatus(idFor(JOINER))).toBe('pending')
+    await owner.acceptJoin(j.id)
+    expect(owner.acl.current().roleOf(idFor(JOINER))).toBe('reader')
+  })
+
+  it('a guest request through a revoked guest key is declined', async () => {
+    const owner = await SpaceReplica.create(await deps(OWNER), keyFor(OWNER))
+    await owner.addMember(idFor(ADMIN), 'reader')
+    const reader = await member(owner, ADMIN)
+    const g = await owner.createInvite('guest')
+    await pushAll(owner, reader)
+    // A reader's replica takes the join in (it does not manage, so it does not accept it).
+    expect(await reader.ingestJoin((await join(g.token, JOINER)).raw, idFor(JOINER))).toBe('pending')
+    await owner.revokeGuest()
+    await pushAll(owner, reader)
+    await pushAll(reader, owner)
     expect(owner.joinStatus(idFor(JOINER))).toBe('declined')
+    expect(owner.acl.current().roleOf(idFor(JOINER))).toBe('none')
   })
 })
 
