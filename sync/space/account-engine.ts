@@ -17,7 +17,7 @@ import { OneToOne, openPairSpace, type PairRow } from './one-to-one.ts'
 import { followProfiles, publishProfile } from './profiles.ts'
 import { Sharing } from './sharing/sharing.ts'
 import type { DeletedReason, JoinState, OfferState } from './sharing/rows.ts'
-import type { SharingNetwork } from '../protocol/sharing-network.ts'
+import type { SharingNetwork } from '../core/sharing-network.ts'
 import { DERIVED_SPACE_NAMES, derivedSpaceSeed, PROFILE_RECORD, TECH_ACCOUNT_SEED, TECH_DS, TECH_SPACE_SEED } from './schema.ts'
 
 export type SpaceStatus = 'active' | 'joining' | 'deleted' | 'one_to_one_pending' | 'invite_pending' | 'guest_revoked'
