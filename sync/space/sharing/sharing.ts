@@ -17,7 +17,7 @@ import type { DeletedReason, Grantable } from './rows.ts'
 import { SHARING_LIMITS } from '../../core/limits.ts'
 import { Invites } from './invites.ts'
 import { Joins, type JoinAnswer } from './joins.ts'
-import type { SharingNetwork } from '../../protocol/sharing-network.ts'
+import type { SharingNetwork } from '../../core/sharing-network.ts'
 
 /** What the account engine lends the sharing flows: its rows and its set of held spaces. */
 export interface SharingHooks {
