@@ -398,6 +398,7 @@ export class AccountEngine {
     const status = rowStatus(row)
     const engine = this.spaces.get(row.spaceId)
     const idx = engine?.indexFields() ?? { name: '', description: '', iconCid: '' }
+    if (row.spaceType === 'svc.onetoone' && !idx.name) idx.name = this.oneToOne.displayName(row)
     const acl = engine?.replica.acl.current()
     const settingsRec = await this.tech.replica.getRecord(this.techObjectId, TECH_DS.settings, row.spaceId)
     return {

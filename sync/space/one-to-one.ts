@@ -11,6 +11,7 @@ import { pairSpaceId } from '../acl/pair.ts'
 import { SpaceEngine, type SpaceOptions } from './space-engine.ts'
 import type { SpaceInfo, SpaceStatus } from './account-engine.ts'
 import { instant } from './rows.ts'
+import { openedProfiles } from './profiles.ts'
 import { TECH_DS } from './schema.ts'
 
 /**
@@ -135,6 +136,17 @@ export class OneToOne {
     const out: string[] = []
     for (const row of await this.host.rows()) if (row.spaceType === 'svc.onetoone' && row.oneToOne?.peer) out.push(row.oneToOne.peer)
     return out
+  }
+
+  /**
+   * What a one-to-one is called while nobody named the space: the peer's name from its profile
+   * record in the space once a key opens it, else the user's `displayHint`, else empty.
+   */
+  displayName(row: PairRow): string {
+    const peer = row.oneToOne?.peer
+    const space = this.engines.get(row.spaceId)
+    const fromProfile = peer && space ? openedProfiles(space).get(peer)?.name : undefined
+    return fromProfile || row.oneToOne?.displayHint || ''
   }
 
   dormant(spaceId: string): SpaceEngine | undefined {

@@ -43,6 +43,8 @@ describe('identities between two accounts', () => {
       await ok(call(a.app, 'PUT', '/v1/account/metadata', { name: 'Ada', description: 'math', iconCid: 'bafyA' }), 204)
       await exchange(a.engine.account(), b.engine.account(), id)
       expect(await ok(call(b.app, 'GET', `/v1/identities/${a.accountId}`))).toEqual({ identity: a.accountId, name: 'Ada', description: 'math', iconCid: 'bafyA', spaceIds: [id] })
+      // The one-to-one itself is called by the peer's name while nobody named the space.
+      expect((await ok(call(b.app, 'GET', `/v1/spaces/${id}`))).name).toBe('Ada')
       const frames = await stream.until((f) => f.some((x) => x.event === 'identities' && x.data.updated.some((i: Identity) => i.identity === a.accountId && i.name === 'Ada')))
       for (const f of frames.filter((x) => x.event === 'identities')) expect(Object.keys(f.data).sort()).toEqual(['added', 'removed', 'updated'])
 
