@@ -19,7 +19,10 @@ export function joinGate(acl: AclLog, me: string, c: Change, record: AclRecord, 
   if (acl.has(c.id)) return st.requestStatus(record.type === 'cancel' ? record.request : c.id)
   if (record.type === 'cancel') {
     const join = acl.entries.get(record.request)
-    return join?.record.type === 'join' && join.author === from ? 'admit' : undefined
+    if (join?.record.type !== 'join' || join.author !== from) return undefined
+    // Only a pending request is withdrawn: a second cancel, or one after the decision, writes nothing.
+    const status = st.requestStatus(record.request)
+    return status === 'pending' ? 'admit' : status
   }
   if (!st.invites().some((i) => i.recordId === record.invite)) return undefined
   const requests = st.requests()
@@ -27,6 +30,10 @@ export function joinGate(acl: AclLog, me: string, c: Change, record: AclRecord, 
   if (requests.some((q) => q.joiner === from && q.status === 'pending')) return 'pending'
   // A member asking again gets no new request: it already is what an accept would make it.
   if (st.canRead(from)) return undefined
+  // Join, cancel, join again...: each round is two records kept for good, so one joiner gets a few.
+  let mine = 0
+  for (const q of requests) if (q.joiner === from) mine++
+  if (mine >= LIMITS.maxJoinRequestsPerJoiner) return undefined
   // Requests through invites still live: revoking a leaked invite frees room for the others.
   const live = new Set(st.invites().map((i) => i.recordId))
   let pending = 0

@@ -278,6 +278,27 @@ describe('A token holder floods join records', () => {
   }, 60_000)
 })
 
+describe('A joiner loops join and cancel', () => {
+  it('a second cancel writes nothing; past maxJoinRequestsPerJoiner requests its joins are refused', async () => {
+    const { owner, token } = await space()
+    const d = await deps(JOINER)
+    let clock = 1_800_000_000_000
+    for (let round = 0; round < LIMITS.maxJoinRequestsPerJoiner; round++) {
+      const j = await joinWith(owner.spaceId, token.inviteId, token.privateKey, keyFor(JOINER), (clock += 10))
+      expect(await owner.ingestJoin(j.raw, idFor(JOINER))).toBe('pending')
+      const c1 = await makeCancelChange({ spaceId: owner.spaceId, joinId: j.id, me: keyFor(JOINER), crypto: d.crypto, env: seededEnv(1, (clock += 10)) })
+      const c2 = await makeCancelChange({ spaceId: owner.spaceId, joinId: j.id, me: keyFor(JOINER), crypto: d.crypto, env: seededEnv(1, (clock += 10)) })
+      expect(await owner.ingestJoin(c1.raw, idFor(JOINER))).toBe('cancelled')
+      expect(await owner.ingestJoin(c2.raw, idFor(JOINER))).toBe('cancelled')
+      expect(owner.acl.has(c2.id)).toBe(false)
+    }
+    const size = owner.acl.entries.size
+    const more = await joinWith(owner.spaceId, token.inviteId, token.privateKey, keyFor(JOINER), (clock += 10))
+    expect(await owner.ingestJoin(more.raw, idFor(JOINER))).toBeUndefined()
+    expect(owner.acl.entries.size).toBe(size)
+  })
+})
+
 describe('A third account writes into a one-to-one space', () => {
   it('its changes and records are refused; a pair member cannot add anyone', async () => {
     const a = await SpaceReplica.openPair(await deps(JOINER), keyFor(JOINER), idFor(STRANGER))
