@@ -161,6 +161,7 @@ export class AccountEngine {
     const techObjectId = await tech.createTree({ seed: TECH_ACCOUNT_SEED })
     const engine = new AccountEngine(deps, tech, techObjectId, modules)
     engine.stopProfiles = followProfiles(engine)
+    await engine.sharing.refreshGates()
     await engine.followSpaceRows()
     // Another device of this account may add or delete spaces: follow the tech space's rows.
     tech.events.on('change', (c) => {
@@ -291,10 +292,11 @@ export class AccountEngine {
     return this.infoOf(row)
   }
 
-  /** The engine of an active space, or 404 `space.not_found`. */
+  /** The engine of a held space; 404 `space.not_found`, or the sharing gate's code for a pending row. */
   space(spaceId: string): SpaceEngine {
     const e = this.spaces.get(spaceId)
     if (!e) throw new SvcError('space.not_found', 'space not found', { spaceId })
+    this.sharing.gate(spaceId)
     return e
   }
 

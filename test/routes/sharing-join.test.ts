@@ -68,6 +68,9 @@ describe('join, accept, decline, withdraw', () => {
     expect(res.json()).toMatchObject({ id: s, status: 'joining', ownRole: 'none' })
     expect((await ok<Array<{ id: string }>>(call(b.app, 'GET', '/v1/spaces?status=joining'))).map((r) => r.id)).toContain(s)
     expect(await ok(call(b.app, 'GET', `/v1/spaces/${s}/members/me`))).toMatchObject({ identity: b.accountId, status: 'pending', role: 'none' })
+    // Content routes wait for the approval.
+    expectError(await call(b.app, 'POST', `/v1/spaces/${s}/objects/query`, {}), 409, 'space.not_accepted')
+    expectError(await call(b.app, 'GET', `/v1/spaces/${s}/members`), 409, 'space.not_accepted')
     // Joining again with the same token is the same request.
     expect((await join(b, token)).statusCode).toBe(202)
 

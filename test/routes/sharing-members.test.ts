@@ -36,6 +36,7 @@ describe('direct add: invite_pending, accept, decline', () => {
     const pending = await ok<Array<{ id: string; status: string }>>(call(b.app, 'GET', '/v1/spaces?status=invite_pending'))
     expect(pending.map((r) => r.id)).toEqual([s])
     expect(await ok(call(b.app, 'GET', `/v1/spaces/${s}/members/me`))).toMatchObject({ identity: b.accountId, role: 'writer', status: 'invited', self: true })
+    expectError(await call(b.app, 'POST', `/v1/spaces/${s}/objects/query`, {}), 403, 'space.not_joined')
 
     const accepted = await call(b.app, 'POST', `/v1/spaces/${s}/invite/accept`)
     expect(accepted.statusCode).toBe(200)
@@ -143,6 +144,8 @@ describe('members: list, role, remove, permission rules', () => {
     const before = (await space.replica.allChanges()).length
     expectError(await call(c.app, 'POST', `/v1/spaces/${s}/objects`, named('nope')), 403, 'space.read_only')
     expectError(await call(c.app, 'PATCH', `/v1/spaces/${s}`, { name: 'renamed' }), 403, 'space.read_only')
+    expectError(await call(c.app, 'POST', `/v1/spaces/${s}/bundles`, { id: 'notes/v1', name: 'Notes', derived: true }), 403, 'space.read_only')
+    expectError(await call(c.app, 'POST', `/v1/spaces/${s}/bundles`, { id: 'plain/v1', name: 'Plain' }), 403, 'space.read_only')
     expect((await space.replica.allChanges()).length).toBe(before)
     // Account-private settings stay writable.
     await ok(call(c.app, 'PATCH', `/v1/spaces/${s}/settings`, { set: { notifyMode: 'none' } }), 204)
