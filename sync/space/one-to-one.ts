@@ -160,13 +160,17 @@ export class OneToOne {
     checkIdentity(other, 'otherIdentity')
     if (other === this.host.accountId) throw new SvcError('request.invalid_field', 'a one-to-one needs another account', { field: 'otherIdentity' })
     return this.queue.run(async () => {
-      const space = await this.ensureOpen(other)
+      const fresh = !this.engines.has(pairSpaceId(this.host.accountId, other))
+      const space = await this.ensureOpen(other, false)
       await this.bumpStart(space)
       const row = await this.host.row(space.spaceId)
       if (!row) await this.writeNewRow(space.spaceId, { peer: other }, 'active')
       else await this.setStatus(row, 'active')
       this.setListed(space, true)
       await this.host.publishProfile(space)
+      // Announced (so sync rounds start) once it holds our start: a round about a space that
+      // holds nothing signed yet offers the other side nothing, and the next would wait.
+      if (fresh) this.host.announce([space.spaceId])
       return this.host.info(space.spaceId)
     })
   }

@@ -82,9 +82,8 @@ describe('one-to-one between daemons', () => {
 
   it('offered over the wire: pending, declined (sticky), un-declined by a later start, accepted', async () => {
     const info = await ok(call(a.app, 'POST', '/v1/spaces/one-to-one', { otherIdentity: c.accountId }), 201)
-    // A round now (the scheduler runs one soon anyway): c does not hold the space, so it is offered.
-    await ok(call(a.app, 'POST', `/v1/spaces/${info.id}/sync`), 204)
-    await eventually(statusOf(c, info.id), (s) => s === 'one_to_one_pending')
+    // No forced round: a's scheduler runs one about the new space, c does not hold it, so it is offered.
+    await eventually(statusOf(c, info.id), (s) => s === 'one_to_one_pending', 10_000)
     await ok(call(c.app, 'POST', `/v1/spaces/${info.id}/one-to-one/decline`), 204)
     expect(await statusOf(c, info.id)()).toBe('deleted')
     // Rounds keep running (a's writes still reach c's dormant copy); the row stays declined.
@@ -93,8 +92,7 @@ describe('one-to-one between daemons', () => {
     expect(await statusOf(c, info.id)()).toBe('deleted')
     // A later start by a.
     await ok(call(a.app, 'POST', '/v1/spaces/one-to-one', { otherIdentity: c.accountId }), 201)
-    await ok(call(a.app, 'POST', `/v1/spaces/${info.id}/sync`), 204)
-    await eventually(statusOf(c, info.id), (s) => s === 'one_to_one_pending')
+    await eventually(statusOf(c, info.id), (s) => s === 'one_to_one_pending', 10_000)
     expect(await ok(call(c.app, 'POST', `/v1/spaces/${info.id}/one-to-one/accept`), 200)).toMatchObject({ id: info.id, status: 'active', ownRole: 'writer' })
   }, 60_000)
 })
