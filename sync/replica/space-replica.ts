@@ -1,8 +1,7 @@
 import { decodeCanonical, encodeCanonical, toHex } from '../core/encoding.ts'
 import { SvcError } from '../core/errors.ts'
 import { SerialQueue } from '../core/serial-queue.ts'
-import { open as openBox, seal } from '../crypto/box.ts'
-import { profileAad } from '../acl/profile-seal.ts'
+import { seal } from '../crypto/box.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
 import { wrapKeyTo } from '../crypto/wrap.ts'
 import { ensureXxh3, propertyIdSync, sha256 } from '../crypto/hash.ts'
@@ -19,6 +18,7 @@ import { pairOf, pairRoot } from '../acl/pair.ts'
 import type { InvitePermission } from '../acl/records.ts'
 import type { JoinStatus } from '../acl/requests.ts'
 import { joinGate } from './join-entry.ts'
+import { openProfiles, type MemberProfile } from './member-profiles.ts'
 import { applyChecked, rebuildTree } from './apply-batch.ts'
 import { checkStage } from './check-stage.ts'
 import { decodeStoredRecord, type StoredRecord } from './record-codec.ts'
@@ -410,24 +410,8 @@ export class SpaceReplica {
    * Every member's newest profile, opened where this replica reaches its key (a profile sealed
    * under a key it cannot reach yet comes back without fields: "name empty until a key arrives").
    */
-  profiles(): Array<{ identity: string; recordId: string; profile?: ProfileFields }> {
-    const out: Array<{ identity: string; recordId: string; profile?: ProfileFields }> = []
-    for (const p of this.acl.current().profiles().values()) {
-      const entry: { identity: string; recordId: string; profile?: ProfileFields } = { identity: p.identity, recordId: p.recordId }
-      const key = this.keyring.get(p.keyId)
-      if (key) {
-        try {
-          const v = decodeCanonical<Record<string, unknown>>(openBox(key, p.sealed, profileAad(this.spaceId, p.identity)))
-          const profile: ProfileFields = {}
-          for (const k of ['name', 'description', 'iconCid'] as const) if (typeof v?.[k] === 'string') profile[k] = v[k] as string
-          entry.profile = profile
-        } catch {
-          // A profile that does not open is shown as not resolved yet, like one without a key.
-        }
-      }
-      out.push(entry)
-    }
-    return out.sort((a, b) => (a.identity < b.identity ? -1 : 1))
+  profiles(): MemberProfile[] {
+    return openProfiles(this.acl.current(), this.keyring, this.spaceId)
   }
 
   /** Where `joiner`'s newest join request stands here; undefined when there is none. */
