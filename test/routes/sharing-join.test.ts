@@ -24,11 +24,12 @@ const named = (name: string) => ({ initialProperties: { core: { name } } })
 describe('invites', () => {
   it('create replaces any prior invite; list, get, revoke one, revoke all; tokens only on the minting account', async () => {
     const s = await newSpace(a.app, 'Invites')
-    const first = await ok(call(a.app, 'POST', `/v1/spaces/${s}/invites`, {}), 201)
+    const first = await ok(call(a.app, 'POST', `/v1/spaces/${s}/invites`), 201)
     expect(first).toEqual({ spaceId: s, inviteToken: expect.any(String) })
     const second = await ok(call(a.app, 'POST', `/v1/spaces/${s}/invites`, { permission: 'writer' }), 201)
     const list = (await ok<{ invites: Array<{ recordId: string; permission: string; inviteToken?: string }> }>(call(a.app, 'GET', `/v1/spaces/${s}/invites`))).invites
     expect(list).toEqual([{ recordId: expect.any(String), permission: 'writer', inviteToken: second.inviteToken }])
+    expect(first.inviteToken).not.toBe(second.inviteToken)
     expect(await ok(call(a.app, 'GET', `/v1/spaces/${s}/invites/${list[0].recordId}`))).toEqual(list[0])
     expectError(await call(a.app, 'GET', `/v1/spaces/${s}/invites/nope`), 404, 'invite.not_found')
     await ok(call(a.app, 'DELETE', `/v1/spaces/${s}/invites/${list[0].recordId}`), 204)

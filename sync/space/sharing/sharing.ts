@@ -3,10 +3,9 @@ import { isPairSpace } from '../one-to-one.ts'
 import { SerialQueue } from '../../core/serial-queue.ts'
 import type { Env } from '../../core/env.ts'
 import type { CryptoProvider } from '../../crypto/provider.ts'
-import type { Json } from '../../crdt/ops.ts'
+import type { Json, Op } from '../../crdt/ops.ts'
 import { identityOf, publicKeyOf, type KeyPair } from '../../crypto/keys.ts'
 import type { AclState } from '../../acl/state.ts'
-import type { Op } from '../../crdt/ops.ts'
 import type { Role } from '../../acl/records.ts'
 import { instant } from '../rows.ts'
 import { TECH_DS } from '../schema.ts'
@@ -90,13 +89,20 @@ export class Sharing {
 
   /** Re-reads the pending rows (at boot, and whenever the spaces list moves). */
   async refreshGates(): Promise<void> {
+    const run = ++this.gateRuns
     const next = new Map<string, 'joining' | 'invite_pending'>()
     for (const row of await this.h.rows()) {
       const status = rowStatus(row)
       if (status === 'joining' || status === 'invite_pending') next.set(row.spaceId, status)
     }
-    this.gates = next
+    // Reads overlap: one that started earlier may finish later with older rows.
+    if (run > this.gateApplied) {
+      this.gateApplied = run
+      this.gates = next
+    }
   }
+  private gateRuns = 0
+  private gateApplied = 0
 
   /** The daemon's P2P side, once attached (absent in tests without a network and in the simulator). */
   private net?: SharingNetwork
