@@ -10,6 +10,7 @@ import { spacesCommand } from './spaces.ts'
 import { subscribeCommand } from './subscribe.ts'
 import { peersCommand } from './peers.ts'
 import { syncStatusCommand } from './sync-status.ts'
+import { oneToOneCommand } from './one-to-one.ts'
 import { inviteCommand } from './invite.ts'
 import { joinCommand } from './join.ts'
 import { membersCommand } from './members.ts'
@@ -27,6 +28,7 @@ export const COMMANDS: readonly Command[] = [
   subscribeCommand,
   peersCommand,
   syncStatusCommand,
+  oneToOneCommand,
   inviteCommand,
   joinCommand,
   membersCommand,
