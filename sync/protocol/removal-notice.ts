@@ -8,8 +8,8 @@ import { ChangePlan } from './tree-diff.ts'
  * The removal notice (docs/protocol.md, "Removal notice"). Rounds run only with readers, so
  * without it nothing would ever carry a member's removal to the removed device: it would keep
  * its row active and keep asking. When an account whose removal takes effect in our ACL opens
- * an exchange about the space, it is answered with the ACL records in the causal past of its
- * latest effective removal, the removal included, and nothing else. Every one of them is a
+ * an exchange about the space, its refusal is followed by the ACL records in the causal past of
+ * its latest effective removal, the removal included, and nothing else. Every one of them is a
  * record it held or could have held as a member, but for the removal itself: the notice tells
  * it nothing but the fact of its removal. Everyone else we refuse (never a member, re-notified
  * on the same link, out of budget) gets the refusal unchanged.
