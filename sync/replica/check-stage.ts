@@ -16,8 +16,19 @@ export async function checkStage(
 ): Promise<{ report: IngestReport; verified: Change[] }> {
   const report: IngestReport = { accepted: [], rejected: [], missing: [] }
   const fresh: Change[] = []
+  const sigs: Promise<boolean>[] = []
   const seen = new Set<string>()
+  // Decoding hashes every change: a step of a few thousand takes tens of milliseconds, so the
+  // loop gives the event loop a turn as the apply stage does (this stage holds no replica state).
+  const { env } = s.deps
+  let sliceStart = env.now()
+  let sliced = 0
   for (const item of items) {
+    if (env.yield && (++sliced >= s.limits.checkSliceItems || ((sliced & 7) === 0 && env.now() - sliceStart >= s.limits.applySliceMs))) {
+      await env.yield()
+      sliced = 0
+      sliceStart = env.now()
+    }
     let c: Change
     try {
       c = decodeChange(item.raw, s.deps.crypto.sha256)
@@ -38,9 +49,11 @@ export async function checkStage(
     const k = known(c)
     if (k instanceof Promise ? await k : k) continue
     fresh.push(c)
+    // Signatures dominate ingest cost; the native verifier runs them in parallel, starting
+    // while the rest of the items decode. (Providers resolve false, never reject.)
+    if (!local) sigs.push(verifyChangeSignature(s.deps.crypto, c))
   }
-  // Signatures dominate ingest cost; the native verifier runs them in parallel.
-  const sigOk = local ? fresh.map(() => true) : await Promise.all(fresh.map((c) => verifyChangeSignature(s.deps.crypto, c)))
+  const sigOk = local ? fresh.map(() => true) : await Promise.all(sigs)
   const verified: Change[] = []
   fresh.forEach((c, i) => (sigOk[i] ? verified.push(c) : report.rejected.push({ id: c.id, reason: 'bad_signature' })))
   return { report, verified }
