@@ -12,7 +12,7 @@ import { decodeAclRecord, encodeAclRecord, type AclRecord, type Role, type Rotat
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
 import type { StampInfo } from '../crdt/record.ts'
 import { STORES } from '../storage/adapter.ts'
-import { writerCitation } from './acl-rules.ts'
+import { isRequestChange, writerCitation } from './acl-rules.ts'
 import { AclWriter, type MintedInvite, type ProfileFields } from './acl-writer.ts'
 import { pairOf, pairRoot } from '../acl/pair.ts'
 import type { InvitePermission } from '../acl/records.ts'
@@ -437,7 +437,8 @@ export class SpaceReplica {
   /**
    * The join message's entry (sync/protocol): takes in a `join` or `cancel` change a non-member
    * sent, and answers where its request stands. Undefined refuses, and the caller must answer
-   * exactly as for a space it does not hold: this replica does not hold the space, the change is
+   * exactly as for a space it does not hold: this replica does not hold the space (or may no
+   * longer read it), the change is
    * not a join or cancel, its author is not `fromIdentity` (the authenticated peer), its invite
    * is not live here, its proof fails, or too many requests are pending. A joiner with a pending
    * request gets that request's status for any further join (one pending request per joiner).
@@ -455,6 +456,8 @@ export class SpaceReplica {
     }
     if (c.author !== fromIdentity || c.spaceId !== this.spaceId || c.treeId !== this.spaceId) return undefined
     const st = this.acl.current()
+    // A removed member's stale copy is no place to ask: only a replica that may read answers.
+    if (!st.canRead(this.me)) return undefined
     if (this.acl.has(c.id)) return st.requestStatus(record.type === 'cancel' ? record.request : c.id)
     if (record.type === 'join') {
       if (!st.invites().some((i) => i.recordId === record.invite)) return undefined
@@ -476,13 +479,21 @@ export class SpaceReplica {
 
   /**
    * Checks and applies changes from anywhere; see the class comment. `origin` (the peer that
-   * sent them) bounds what they may park (REPLICA_LIMITS).
+   * sent them) bounds what they may park (REPLICA_LIMITS). `fromNonReader`: the sender may not
+   * read the space here (head sync takes only its leading ACL records), so `join` and `cancel`
+   * records are refused: those come through `ingestJoin`.
    */
-  async ingest(items: IngestItem[], opts: { origin?: string } = {}): Promise<IngestReport> {
+  async ingest(items: IngestItem[], opts: { origin?: string; fromNonReader?: boolean } = {}): Promise<IngestReport> {
     const { report, verified } = await checkStage(this.s, items, false, (c) => this.knownOutside(c))
     return this.queue.run(async () => {
       const fresh: Change[] = []
       for (const c of verified) {
+        // Rights before work: a non-member's join or cancel enters through `ingestJoin` only,
+        // whose checks (live invite, one pending request per joiner, the bound) head sync skips.
+        if (opts.fromNonReader && c.treeId === this.spaceId && isRequestChange(c)) {
+          report.rejected.push({ id: c.id, reason: 'not_member' })
+          continue
+        }
         const known = this.s.hasChange(c)
         if (!(known instanceof Promise ? await known : known)) fresh.push(c)
       }
