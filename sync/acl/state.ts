@@ -67,7 +67,7 @@ export class AclState {
    * `from`: the state `f` extends by one record (see `extendFold`): what the record did not
    * change is shared with it instead of derived again.
    */
-  constructor(f: FoldResult, from?: { prev: AclState; added: AclEntry }) {
+  constructor(f: FoldResult, from?: { prev: AclState; added?: AclEntry }) {
     this.owner = f.owner
     this.roles = f.roles
     this.skipped = f.void
@@ -88,7 +88,8 @@ export class AclState {
       this.witnessed = witnessed
     }
     const readable = (id: string) => canRead(f.roles.get(id))
-    this.keyFacts = (from && extendKeys(from.prev.keyFacts, from.added, f, from.prev.fold.roles, readable)) ?? deriveKeys(f.valid, readable)
+    const added = from?.added
+    this.keyFacts = (from && (added ? extendKeys(from.prev.keyFacts, added, f, from.prev.fold.roles, readable) : from.prev.keyFacts)) ?? deriveKeys(f.valid, readable)
     this.keys = this.keyFacts.keys
     this.latestKeyId = this.keyFacts.latest
     this.readKeyId = this.keyFacts.readKeyId
@@ -192,6 +193,23 @@ export class AclState {
   /** Record `a` is `b` or in its causal past. */
   precedes(a: string, b: string): boolean {
     return this.fold.precedes(a, b)
+  }
+  /**
+   * This state as the fold of its records but the requests `keep` rejects: `join` and `cancel`
+   * records decide nothing, so only the requests, and what precedes or roleAt say of them, differ.
+   */
+  withRequestsOnly(keep: (id: string) => boolean): AclState {
+    const f = this.fold
+    const out = new Set<string>()
+    for (const e of f.requests) if (!keep(e.id)) out.add(e.id)
+    if (out.size === 0) return this
+    const g: FoldResult = {
+      ...f,
+      requests: f.requests.filter((e) => !out.has(e.id)),
+      precedes: (a, b) => !out.has(a) && !out.has(b) && f.precedes(a, b),
+      roleAt: (identity, id) => (out.has(id) ? 'none' : f.roleAt(identity, id)),
+    }
+    return new AclState(g, { prev: this })
   }
   /** The fold this state was built from (what the next record's extension starts from). */
   get foldResult(): FoldResult {
@@ -382,7 +400,7 @@ export class AclLog {
   private extend(prev: AclState, e: AclEntry): AclState | undefined {
     const f = extendFold(prev.foldResult, e, {
       // Every known record but a request is in e's past; a request only if e descends from it.
-      inPast: (id) => !isRequestRecord(this.entries.get(id)!.record) || this.requestInPast(id, e),
+      inPast: (id) => !isRequestRecord(this.entries.get(id)!.record) || this.requestInPast(id, e.prevIds),
       hadRecordsAbout: (identity) => this.subjects.has(identity),
     })
     if (!f) return undefined
@@ -390,8 +408,21 @@ export class AclLog {
     return new AclState(f, { prev, added: e })
   }
 
-  private requestInPast(id: string, e: AclEntry): boolean {
-    const stack = [...e.prevIds]
+  /**
+   * `ids` are heads, and every head but requests is among them: their past is the whole log but
+   * the requests they do not descend from. Nothing cites a join (it is never valid), so once a
+   * space has one this is what every record arriving in causal order cites.
+   */
+  private allButRequests(ids: readonly string[]): boolean {
+    if (!this.incremental) return false
+    for (const id of ids) if (!this.heads.has(id)) return false
+    for (const h of this.heads) if (!ids.includes(h) && !isRequestRecord(this.entries.get(h)!.record)) return false
+    return true
+  }
+
+  /** Request `id` is among `ids` or in their causal past. */
+  private requestInPast(id: string, ids: readonly string[]): boolean {
+    const stack = [...ids]
     const seen = new Set<string>()
     while (stack.length) {
       const x = stack.pop()!
@@ -472,7 +503,7 @@ export class AclLog {
     if (hit) return hit
     // Records arriving in causal order cite every head: their past is the whole log.
     if (ids.length === this.heads.size && ids.every((id) => this.heads.has(id))) return this.current()
-    const st = new AclState(foldAcl(this.history(ids), this.spaceId))
+    const st = this.allButRequests(ids) ? this.current().withRequestsOnly((id) => this.requestInPast(id, ids)) : new AclState(foldAcl(this.history(ids), this.spaceId))
     // A set with an unknown id gets a larger history once it arrives: not cached.
     if (ids.every((id) => this.entries.has(id))) {
       if (this.states.size >= LIMITS.aclStateCache) this.states.delete(this.states.keys().next().value!)
