@@ -91,5 +91,7 @@ export async function benchAcl(): Promise<Record<string, unknown>> {
     // The fold's cost grows with the log: the first and last tenth, per record.
     firstTenthPerRecordMs: slice(0, RECORDS / 10),
     lastTenthPerRecordMs: slice(RECORDS - RECORDS / 10, RECORDS),
+    // Merged states the receiver built by extending the previous one, and by a full fold.
+    ...('foldStats' in dst.acl ? { folds: (dst.acl as { foldStats: unknown }).foldStats } : {}),
   }
 }

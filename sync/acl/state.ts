@@ -303,9 +303,10 @@ function wrapsToNonReader(info: ReadKeyInfo, readable: (id: string) => boolean):
 
 /**
  * The key facts after one more record `e` (the last one, see `extendFold`), from the facts
- * before it; undefined where only a full derivation will do (a removal changes who may read,
- * so any key may become tainted). Taint depends on who may read: when `e` leaves that alone,
- * only a new key can be tainted, and one wrapped to readers only taints nothing.
+ * before it; undefined where only a full derivation will do. Taint depends on who may read:
+ * when `e` leaves that alone, only a new key can be tainted, and one wrapped to readers only
+ * taints nothing; when it changes (a removal, a member added back), taint is worked out again
+ * over the keys, which is still far less than deriving them from every record.
  */
 function extendKeys(prev: KeyFacts, e: AclEntry, f: FoldResult, rolesBefore: ReadonlyMap<string, Role>, readable: (id: string) => boolean): KeyFacts | undefined {
   if (f.valid[f.valid.length - 1] !== e) return prev
@@ -313,11 +314,13 @@ function extendKeys(prev: KeyFacts, e: AclEntry, f: FoldResult, rolesBefore: Rea
   switch (r.type) {
     case 'merge':
       return prev
-    case 'rotate': {
+    case 'rotate':
+    case 'remove': {
       const info = keyInfoOf(r.rotation)
       const keys = new Map(prev.keys).set(e.id, info)
       const order = [...prev.order, e.id]
-      if (wrapsToNonReader(info, readable)) return { keys, order, latest: e.id, ...taint(keys, order, readable) }
+      // A removal makes its member a non-reader: any key wrapped to it becomes tainted.
+      if (r.type === 'remove' || wrapsToNonReader(info, readable)) return { keys, order, latest: e.id, ...taint(keys, order, readable) }
       return { keys, order, latest: e.id, tainted: prev.tainted, readKeyId: e.id }
     }
     case 'add':
