@@ -24,7 +24,8 @@ import type { AclEntry } from './state.ts'
  *
  * Returns undefined, for a full fold, where this argument does not hold or the bookkeeping of an
  * exact copy would cost more than it saves: record types other than merge, rotate, add, role
- * and remove (the sharing records have their own rules), a one-to-one space, a log without its
+ * and remove, and an `add` accepting a join request (the sharing records have their own rules,
+ * rules 5 and 6), a one-to-one space, a log without its
  * root, and a valid record about a member that has records but no role entry yet (its place in
  * the roles map is where its first record sorts).
  */
@@ -74,6 +75,8 @@ function validAtTop(f: FoldResult, e: AclEntry, r: AclRecord): boolean | undefin
       return (isOwner || role === 'admin') && r.identity !== f.owner
     case 'add':
     case 'role': {
+      // An accept (`add` naming a join request) has rule 6 of its own (a guest key's revocation).
+      if (r.type === 'add' && r.request !== undefined) return undefined
       if (!canManage(role) || r.identity === f.owner) return false
       if (r.role === 'admin' && !isOwner) return false
       const current = f.roles.get(r.identity) ?? 'none'

@@ -195,13 +195,19 @@ export class AclState {
     return this.fold.precedes(a, b)
   }
   /**
-   * This state as the fold of its records but the requests `keep` rejects: `join` and `cancel`
-   * records decide nothing, so only the requests, and what precedes or roleAt say of them, differ.
+   * This state as the fold of its records but the requests `keep` rejects: a `join` or `cancel`
+   * decides nothing but the accept naming it (fold rule 6), so only the requests, and what
+   * precedes or roleAt say of them, differ. Undefined when a request left out is one whose
+   * absence `harmless` denies (an accepted join): that needs a fold of its own.
    */
-  withRequestsOnly(keep: (id: string) => boolean): AclState {
+  withRequestsOnly(harmless: (id: string) => boolean, keep: (id: string) => boolean): AclState | undefined {
     const f = this.fold
     const out = new Set<string>()
-    for (const e of f.requests) if (!keep(e.id)) out.add(e.id)
+    for (const e of f.requests) {
+      if (keep(e.id)) continue
+      if (!harmless(e.id)) return undefined
+      out.add(e.id)
+    }
     if (out.size === 0) return this
     const g: FoldResult = {
       ...f,
@@ -359,6 +365,8 @@ export class AclLog {
   private backdated = false
   /** Identities some add, role or remove record is about. */
   private readonly subjects = new Set<string>()
+  /** Join requests some `add` accepts: such a join decides its accept (fold rule 6). */
+  private readonly accepted = new Set<string>()
   /** Merged states built by extending the previous one, and by a full fold (for tests and benches). */
   readonly foldStats = { extended: 0, full: 0 }
 
@@ -386,6 +394,7 @@ export class AclLog {
     this.currentState = extendable ? this.extend(prev, e) : undefined
     const r = e.record
     if (r.type === 'add' || r.type === 'role' || r.type === 'remove') this.subjects.add(r.identity)
+    if (r.type === 'add' && r.request !== undefined) this.accepted.add(r.request)
   }
 
   /**
@@ -507,7 +516,7 @@ export class AclLog {
     if (hit) return hit
     // Records arriving in causal order cite every head: their past is the whole log.
     if (ids.length === this.heads.size && ids.every((id) => this.heads.has(id))) return this.current()
-    const st = this.allButRequests(ids) ? this.current().withRequestsOnly((id) => this.requestInPast(id, ids)) : new AclState(foldAcl(this.history(ids), this.spaceId))
+    const st = (this.allButRequests(ids) && this.current().withRequestsOnly((id) => this.requestInPast(id, ids) || !this.accepted.has(id), (id) => this.requestInPast(id, ids))) || new AclState(foldAcl(this.history(ids), this.spaceId))
     // A set with an unknown id gets a larger history once it arrives: not cached.
     if (ids.every((id) => this.entries.has(id))) {
       if (this.states.size >= LIMITS.aclStateCache) this.states.delete(this.states.keys().next().value!)

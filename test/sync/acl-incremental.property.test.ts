@@ -58,7 +58,12 @@ function history(seed: number, size: number): AclEntry[] {
     let record: AclRecord
     let lamport = Math.max(...prevIds.map((p) => byId.get(p)!.lamport)) + 1
     const kind = rand(100)
-    if (kind < 28) record = { type: 'add', identity: pick(PEOPLE), role: pick(ROLES), keyId: pick(keyIds), key: key(n) }
+    if (kind < 25) record = { type: 'add', identity: pick(PEOPLE), role: pick(ROLES), keyId: pick(keyIds), key: key(n) }
+    else if (kind < 28 && joins.length) {
+      // An accept: an add naming a join request (its joiner's, or a forged one's).
+      const j = pick(joins)
+      record = { type: 'add', identity: rand(4) ? j.author : pick(PEOPLE), role: pick(ROLES), keyId: pick(keyIds), key: key(n), request: j.id }
+    } else if (kind < 28) record = { type: 'uninvite', invites: invites.length ? [pick(invites)] : [] }
     else if (kind < 50) record = { type: 'role', identity: pick(PEOPLE), role: pick(ROLES) }
     else if (kind < 66) record = { type: 'remove', identity: pick(PEOPLE), rotation: rotation(), ...(rand(2) ? { witness: [`w${n}`] } : {}) }
     else if (kind < 76) record = { type: 'rotate', rotation: rotation() }
@@ -67,7 +72,7 @@ function history(seed: number, size: number): AclEntry[] {
       if (prevIds.length < 2) prevIds = [...new Set([...prevIds, pick(all.filter((e) => !['join', 'cancel'].includes(e.record.type))).id])]
       lamport = Math.max(...prevIds.map((p) => byId.get(p)!.lamport)) + 1
     } else if (kind < 88) {
-      record = { type: 'invite', key: `K${n}`, permission: pick(['reader', 'writer', 'guest'] as const) }
+      record = { type: 'invite', key: `K${n}`, permission: pick(['reader', 'writer', 'guest'] as const), ...(rand(3) === 0 ? { replaces: true as const } : {}) }
       invites.push(id)
     } else if (kind < 93 && invites.length) {
       record = { type: 'join', invite: pick(invites), proof: key(n) }
@@ -181,6 +186,25 @@ describe('incremental ACL fold', () => {
     }
     expect(inc.current().readKeyId).toBe('r1')
     expect(inc.foldStats.extended).toBe(2)
+  })
+
+  it('an accept of a guest join after the owner revoked the guest key stays void (fold rule 6)', () => {
+    const root = history(1, 0)[0]
+    const invite: AclEntry = { id: 'r1', lamport: 1, prevIds: [SPACE], author: 'O', timestamp: 1, record: { type: 'invite', key: 'KG', permission: 'guest' } }
+    const join: AclEntry = { id: 'r2', lamport: 2, prevIds: [SPACE], author: 'G', timestamp: 2, record: { type: 'join', invite: 'r1', proof: key(2) } }
+    const revoke: AclEntry = { id: 'r3', lamport: 2, prevIds: ['r1'], author: 'O', timestamp: 3, record: { type: 'uninvite', invites: ['r1'] } }
+    const accept: AclEntry = { id: 'r4', lamport: 3, prevIds: ['r3'], author: 'O', timestamp: 4, record: { type: 'add', identity: 'G', role: 'guest', keyId: SPACE, key: key(4), request: 'r2' } }
+    const inc = new AclLog(SPACE)
+    const full = new AclLog(SPACE, false)
+    const seen: string[] = []
+    for (const e of [root, invite, join, revoke, accept]) {
+      inc.current()
+      inc.add(e)
+      full.add(e)
+      seen.push(e.id)
+      expect(snapshot(inc.current(), seen)).toBe(snapshot(full.current(), seen))
+    }
+    expect(inc.current().isVoid('r4')).toBe(true)
   })
 
   it('a log fed in causal order by one writer never refolds', () => {
