@@ -1,6 +1,7 @@
+import { contentId } from '../crypto/hash.ts'
 import { decodeChange, verifyChangeSignature, type Change } from '../dag/change.ts'
 import type { ReplicaState } from './replica-state.ts'
-import type { IngestItem, IngestReport } from './types.ts'
+import type { IngestReport, RawItem } from './types.ts'
 
 /**
  * Stage one of ingest: shape, id and signature of every item; known changes are skipped
@@ -10,7 +11,7 @@ import type { IngestItem, IngestReport } from './types.ts'
  */
 export async function checkStage(
   s: ReplicaState,
-  items: IngestItem[],
+  items: RawItem[],
   local: boolean,
   known: (c: Change) => boolean | Promise<boolean>,
 ): Promise<{ report: IngestReport; verified: Change[] }> {
@@ -34,10 +35,11 @@ export async function checkStage(
     try {
       c = decodeChange(item.raw, s.deps.crypto.sha256)
     } catch {
-      report.rejected.push({ id: item.id, reason: 'malformed' })
+      report.rejected.push({ id: (item.id ??= contentId(item.raw, s.deps.crypto.sha256)), reason: 'malformed' })
       continue
     }
-    if (c.id !== item.id) {
+    if (item.id === undefined) item.id = c.id
+    else if (c.id !== item.id) {
       report.rejected.push({ id: item.id, reason: 'bad_id' })
       continue
     }
