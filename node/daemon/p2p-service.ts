@@ -12,6 +12,11 @@ import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
 import { PeerGuard } from '../p2p/peer-guard.ts'
 import type { PeerCounters } from '../../sync/protocol/session.ts'
 import { ScheduledPeers, SyncScheduler, type SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
+import type { JoinHandler } from '../../sync/protocol/join-responder.ts'
+import { WireSharing } from '../../sync/protocol/sharing-wire.ts'
+import { AddedPeers } from '../p2p/added-peers.ts'
+import { PeerBook } from '../p2p/peer-book.ts'
+import type { Durability } from '../account/files.ts'
 
 export interface P2POptions {
   account: AccountEngine
@@ -27,6 +32,17 @@ export interface P2POptions {
   guard?: { maxFaults?: number; backoffBaseMs?: number; maxTracked?: number }
   /** A connected peer with no proved account after this long is hung up on (default P2P.authTimeoutMs). */
   authTimeoutMs?: number
+  /** Takes join requests of other accounts for spaces we hold (default: the held replica's). */
+  joins?: JoinHandler
+  /** Retry delays of our own joins (tests shorten them). */
+  joinRetry?: { baseMs?: number; maxMs?: number }
+  /** Where peers added by address are kept (the account directory's P2P.peersFile); absent: not kept. */
+  peersFile?: string
+  /** Peers the configuration names (multiaddrs with /p2p/<id>), dialled for this run. */
+  configPeers?: readonly string[]
+  /** Redial delays of added peers (tests shorten them). */
+  redial?: { baseMs?: number; maxMs?: number }
+  durability?: Durability
 }
 
 export const realTimer: Timer = {
@@ -45,6 +61,20 @@ function faultsIn(c: PeerCounters | undefined): number {
   for (const k in c.dropped) n += c.dropped[k]
   for (const k in c.rejected) n += c.rejected[k]
   return n
+}
+
+/**
+ * Join requests go to the replica of the space, when we hold it and it can take them (the ACL
+ * records of sharing); the tech space is never joined.
+ */
+function heldReplicaJoins(account: AccountEngine): JoinHandler {
+  return {
+    async accept(spaceId, raw, fromIdentity) {
+      const held = account.held(spaceId)
+      if (!held || held === account.tech) return undefined
+      return held.replica.ingestJoin(raw, fromIdentity)
+    },
+  }
 }
 
 /**
@@ -100,9 +130,15 @@ export class P2PService {
     private readonly mdnsOn: boolean,
     /** Misbehaving peers, disconnected and backed off. */
     readonly guard: PeerGuard,
+    /** Joins and offers over the wire (the account engine's SharingNetwork). */
+    readonly sharing: WireSharing,
+    /** Peers beyond the LAN, added by address and redialled. */
+    readonly peers: AddedPeers,
   ) {}
 
   static async start(o: P2POptions): Promise<P2PService> {
+    // First: a bad configured address fails the boot before anything listens.
+    const book = new PeerBook(o.peersFile, o.configPeers ?? [], () => o.env.now(), o.durability)
     const guard = new PeerGuard({ now: () => o.env.now(), ...o.guard })
     const node = await createSvcNode({ deviceKey: o.keys.device, mdns: o.mdns, listen: o.listen, refuse: (p) => guard.refused(p) })
     // Anyone on the LAN can announce fresh peer ids: only the most recent ones are remembered.
@@ -119,6 +155,7 @@ export class P2PService {
     // Bad framing is never an accident: a full score at once.
     transport.onPeerFault((peer) => guard.fault(peer, guard.maxFaults) && hangUp(peer))
     const account = o.account
+    let sharing!: WireSharing
     const session = new SyncSession({
       host: {
         space: (spaceId) => account.held(spaceId)?.replica,
@@ -129,6 +166,8 @@ export class P2PService {
       peerId: transport.peerId,
       crypto: o.crypto,
       env: o.env,
+      joins: o.joins ?? heldReplicaJoins(account),
+      offered: (spaceId, identity, peer) => sharing.offered(spaceId, identity, peer),
     })
     let scheduler!: SyncScheduler
     const scored = async (peer: string, run: () => Promise<void>) => {
@@ -137,11 +176,13 @@ export class P2PService {
       if (faultsIn(session.allCounters().get(peer)) > before && guard.fault(peer)) hangUp(peer)
     }
     let scheduled!: ScheduledPeers
+    const stops: Array<() => void> = []
     const tapped = tap(transport, (p) => scheduled.up(p), (p) => scheduled.down(p), scored)
     const driver = new SyncDriver({ transport: tapped, session, timer: realTimer, timeoutMs: o.roundTimeoutMs })
     scheduled = new ScheduledPeers(() => scheduler, session, () => transport.peers())
+    sharing = new WireSharing({ session, driver, timer: realTimer, peers: () => transport.peers(), retryBaseMs: o.joinRetry?.baseMs, retryMaxMs: o.joinRetry?.maxMs })
+    stops.push(() => sharing.close())
     scheduler = new SyncScheduler(driver, () => account.openSpaces().map((s) => s.spaceId), realTimer, () => o.env.now(), o.scheduler)
-    const stops: Array<() => void> = []
     const watch = (spaceEngine: ReturnType<AccountEngine['openSpaces']>[number]) =>
       stops.push(spaceEngine.replica.addCommitListener((info) => scheduler.changed(spaceEngine.spaceId, info.local)))
     for (const s of account.openSpaces()) watch(s)
@@ -167,7 +208,9 @@ export class P2PService {
     // Peers whose link came up before the driver listened: their rounds authenticate them.
     for (const p of transport.peers()) scheduled.adopt(p)
     stops.push(() => scheduled.stop())
-    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard)
+    const peers = new AddedPeers(node, book, (p) => session.identityOf(p), realTimer, () => o.env.now(), o.redial)
+    stops.push(() => peers.stop())
+    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard, sharing, peers)
   }
 
   /** Whether LAN discovery runs. */
@@ -188,6 +231,11 @@ export class P2PService {
 
   /** Own peer id, listen addresses, and each connected peer with the spaces synced with it. */
   snapshot() {
+    const offers = this.session.offers
+    const sharing = {
+      joining: this.sharing.joining(),
+      offers: { taken: offers?.stats.taken ?? 0, dropped: offers?.stats.dropped ?? 0, running: offers?.running ?? 0 },
+    }
     const spacesOf = (peer: string) => [...this.scheduler.stats].filter(([, m]) => m.get(peer)?.lastSyncAt).map(([s]) => s).sort()
     return {
       peerId: this.transport.peerId,
@@ -198,6 +246,7 @@ export class P2PService {
         addresses: this.node.getConnections().filter((c) => c.remotePeer.toString() === peerId).map((c) => c.remoteAddr.toString()),
         spaces: spacesOf(peerId),
       })),
+      sharing,
     }
   }
 

@@ -13,6 +13,11 @@ import { ModuleSet, type AnyModule } from './module.ts'
 import { Devices } from './devices.ts'
 import { AccountScopedValues } from './scoped-values.ts'
 import { instant, recordDoc, type Doc } from './rows.ts'
+import { OneToOne, openPairSpace, type PairRow } from './one-to-one.ts'
+import { followProfiles, publishProfile } from './profiles.ts'
+import { Sharing } from './sharing/sharing.ts'
+import type { DeletedReason, JoinState, OfferState } from './sharing/rows.ts'
+import type { SharingNetwork } from '../core/sharing-network.ts'
 import { DERIVED_SPACE_NAMES, derivedSpaceSeed, PROFILE_RECORD, TECH_ACCOUNT_SEED, TECH_DS, TECH_SPACE_SEED } from './schema.ts'
 
 export type SpaceStatus = 'active' | 'joining' | 'deleted' | 'one_to_one_pending' | 'invite_pending' | 'guest_revoked'
@@ -62,14 +67,19 @@ export interface AccountEvents {
 }
 
 /** A row of the tech space's `spaces` dataset: one per space the account knows. */
-interface SpaceRow {
+export interface SpaceRow extends PairRow {
   spaceId: string
   spaceType: 'svc.space' | 'svc.onetoone'
   derived: boolean
   derivedName?: string
   createdAt: { $date: string }
   status?: SpaceStatus
+  /** Pinned (first write wins): a sticky tombstone no later write revives. */
   deletedAt?: { $date: string }
+  /** Sharing fields (sync/space/sharing/rows.ts has their rules). */
+  deletedReason?: DeletedReason
+  join?: JoinState
+  offer?: OfferState
 }
 
 /**
@@ -84,6 +94,12 @@ export class AccountEngine {
   readonly scopedValues: AccountScopedValues
   private readonly spaces = new Map<string, SpaceEngine>()
   readonly events = new Emitter<AccountEvents>()
+  /** Invites, joins, members and the rows they move (sync/space/sharing). */
+  readonly sharing: Sharing
+  /** One-to-one spaces (sync/space/one-to-one.ts). */
+  readonly oneToOne: OneToOne
+  /** Stops keeping our profile in the spaces we share (profiles.ts). */
+  private stopProfiles: () => void = () => undefined
 
   private constructor(
     private readonly deps: AccountEngineDeps,
@@ -95,6 +111,33 @@ export class AccountEngine {
     this.devices = new Devices(tech, techObjectId, deps.env)
     this.scopedValues = new AccountScopedValues(tech, techObjectId, deps.storage)
     this.forward(tech)
+    this.sharing = new Sharing(this, {
+      key: deps.accountKey,
+      env: deps.env,
+      crypto: deps.crypto,
+      row: (id) => this.spaceRow(id),
+      rows: () => this.spaceRows(),
+      writeRow: (row) => this.writeRow(row),
+      open: async (id) => {
+        await this.openSpace(id)
+        this.announce([id])
+        return this.spaces.get(id)!
+      },
+      drop: (id) => void this.spaces.delete(id),
+    })
+    this.oneToOne = new OneToOne({
+      accountId: this.accountId, env: deps.env, tech, techObjectId,
+      row: (id) => this.spaceRow(id), rows: () => this.spaceRows(),
+      openPair: async (peer) => {
+        const e = await openPairSpace(this.replicaDeps, deps.accountKey, peer, this.spaceOptions)
+        this.forward(e)
+        return e
+      },
+      list: (e, listed) => void (listed ? this.spaces.set(e.spaceId, e) : this.spaces.delete(e.spaceId)),
+      announce: (ids) => this.announce(ids),
+      info: (id) => this.info(id),
+      publishProfile: (e) => publishProfile(this, e),
+    })
   }
 
   /** Feeds the account's emitter from a space's (once per opened space). */
@@ -117,6 +160,8 @@ export class AccountEngine {
     const tech = await SpaceEngine.create(replicaDeps, deps.accountKey, { seed: TECH_SPACE_SEED, modules })
     const techObjectId = await tech.createTree({ seed: TECH_ACCOUNT_SEED })
     const engine = new AccountEngine(deps, tech, techObjectId, modules)
+    engine.stopProfiles = followProfiles(engine)
+    await engine.sharing.refreshGates()
     await engine.followSpaceRows()
     // Another device of this account may add or delete spaces: follow the tech space's rows.
     tech.events.on('change', (c) => {
@@ -134,6 +179,10 @@ export class AccountEngine {
   private async followSpaceRows() {
     const added: string[] = []
     for (const row of await this.spaceRows()) {
+      if (row.spaceType === 'svc.onetoone') {
+        if (await this.oneToOne.follow(row)) added.push(row.spaceId)
+        continue
+      }
       if (rowStatus(row) === 'deleted') {
         this.spaces.delete(row.spaceId)
         continue
@@ -150,9 +199,18 @@ export class AccountEngine {
     this.events.emit('spacesOpened', { spaceIds })
   }
 
+  /** Joins and offers over the network, when the daemon runs one (absent in tests and the simulator). */
+  private network?: SharingNetwork
+
+  /** The daemon hands its P2P side here once it runs (sharing: joins over the wire, offers). */
+  attachNetwork(net: SharingNetwork): void {
+    this.network = net
+    this.sharing.attach(net)
+  }
+
   /** Every space this account holds open, the tech space first. */
   openSpaces(): SpaceEngine[] {
-    return [this.tech, ...this.spaces.values()]
+    return [this.tech, ...this.spaces.values(), ...this.oneToOne.dormantSpaces()]
   }
 
   /**
@@ -163,6 +221,12 @@ export class AccountEngine {
     const held = this.held(spaceId)
     if (held) return held
     const row = await this.spaceRow(spaceId)
+    if (row?.spaceType === 'svc.onetoone') {
+      // A pair space opens from its derived root, listed or dormant as its row says.
+      await this.oneToOne.follow(row)
+      const pair = this.held(spaceId)
+      if (pair) return pair
+    }
     if (row && rowStatus(row) === 'deleted') throw new SvcError('space.deleted', 'this space was deleted', { spaceId })
     await this.openSpace(spaceId)
     const e = this.spaces.get(spaceId)!
@@ -172,7 +236,7 @@ export class AccountEngine {
 
   /** The engine of a held space (tech included), or undefined. */
   held(spaceId: string): SpaceEngine | undefined {
-    return spaceId === this.tech.spaceId ? this.tech : this.spaces.get(spaceId)
+    return spaceId === this.tech.spaceId ? this.tech : (this.spaces.get(spaceId) ?? this.oneToOne.dormant(spaceId))
   }
 
   private get replicaDeps() {
@@ -199,6 +263,7 @@ export class AccountEngine {
     }
     if (ops.length === 0) throw new SvcError('request.missing_field', 'give at least one of name, description, iconCid')
     await this.tech.write(this.techObjectId, ops)
+    await publishProfile(this)
   }
 
   // ------------------------------------------------------------------ spaces
@@ -227,10 +292,11 @@ export class AccountEngine {
     return this.infoOf(row)
   }
 
-  /** The engine of an active space, or 404 `space.not_found`. */
+  /** The engine of a held space; 404 `space.not_found`, or the sharing gate's code for a pending row. */
   space(spaceId: string): SpaceEngine {
     const e = this.spaces.get(spaceId)
     if (!e) throw new SvcError('space.not_found', 'space not found', { spaceId })
+    this.sharing.gate(spaceId)
     return e
   }
 
@@ -261,7 +327,10 @@ export class AccountEngine {
   async deleteSpace(spaceId: string): Promise<void> {
     const row = await this.spaceRow(spaceId)
     if (!row || rowStatus(row) === 'deleted') throw new SvcError('space.not_found', 'space not found', { spaceId })
+    if (row.spaceType === 'svc.onetoone') return this.oneToOne.remove(spaceId)
     if (row.derived) throw new SvcError('space.derived_undeletable', 'a derived space cannot be deleted', { spaceId })
+    // A pending join, invite or guest copy is left without a sticky tombstone (sharing/rows.ts).
+    if (await this.sharing.leave(row)) return void this.spaces.delete(spaceId)
     await this.tech.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: spaceId, path: 'deletedAt', value: instant(this.deps.env.now()) }])
     this.spaces.delete(spaceId)
   }
@@ -336,6 +405,7 @@ export class AccountEngine {
     const status = rowStatus(row)
     const engine = this.spaces.get(row.spaceId)
     const idx = engine?.indexFields() ?? { name: '', description: '', iconCid: '' }
+    if (row.spaceType === 'svc.onetoone' && !idx.name) idx.name = this.oneToOne.displayName(row)
     const acl = engine?.replica.acl.current()
     const settingsRec = await this.tech.replica.getRecord(this.techObjectId, TECH_DS.settings, row.spaceId)
     return {
@@ -353,12 +423,13 @@ export class AccountEngine {
   }
 
   async close(): Promise<void> {
+    this.stopProfiles()
     this.scopedValues.close()
     this.spaces.clear()
   }
 }
 
-function rowStatus(row: SpaceRow): SpaceStatus {
+export function rowStatus(row: SpaceRow): SpaceStatus {
   return row.deletedAt ? 'deleted' : (row.status ?? 'active')
 }
 
