@@ -16,6 +16,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   editor: async () => (await import('./editor.ts')).benchEditor as Bench,
   history: async () => (await import('./history.ts')).benchHistory as Bench,
   hostile: async () => (await import('./hostile.ts')).benchHostile as Bench,
+  sharing: async () => (await import('./sharing.ts')).benchSharing as Bench,
 }
 
 const args = process.argv.slice(2)
