@@ -45,6 +45,7 @@ export class DaemonEngine implements EngineHost {
       await account.devices.register(identityOf(booted.keys.device.publicKey))
       const listen = this.options.p2pListen
       const p2p = this.options.p2p === false ? undefined : await P2PService.start({ account, keys: booted.keys, crypto, env: this.env, mdns: !this.options.noMdns, listen, scheduler: this.options.scheduler })
+      if (p2p) account.attachNetwork(p2p.sharing)
       const status = new SyncStatusService(account, p2p)
       // A space's sync rounds are one process record while any runs (listed past 3 s).
       const ends = new Map<string, () => void>()

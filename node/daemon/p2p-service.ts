@@ -12,6 +12,9 @@ import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
 import { PeerGuard } from '../p2p/peer-guard.ts'
 import type { PeerCounters } from '../../sync/protocol/session.ts'
 import { ScheduledPeers, SyncScheduler, type SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
+import type { JoinHandler } from '../../sync/protocol/join-responder.ts'
+import type { JoinStatus } from '../../sync/protocol/sharing-network.ts'
+import { WireSharing } from '../../sync/protocol/sharing-wire.ts'
 
 export interface P2POptions {
   account: AccountEngine
@@ -27,6 +30,10 @@ export interface P2POptions {
   guard?: { maxFaults?: number; backoffBaseMs?: number; maxTracked?: number }
   /** A connected peer with no proved account after this long is hung up on (default P2P.authTimeoutMs). */
   authTimeoutMs?: number
+  /** Takes join requests of other accounts for spaces we hold (default: the held replica's). */
+  joins?: JoinHandler
+  /** Retry delays of our own joins (tests shorten them). */
+  joinRetry?: { baseMs?: number; maxMs?: number }
 }
 
 export const realTimer: Timer = {
@@ -45,6 +52,21 @@ function faultsIn(c: PeerCounters | undefined): number {
   for (const k in c.dropped) n += c.dropped[k]
   for (const k in c.rejected) n += c.rejected[k]
   return n
+}
+
+/**
+ * Join requests go to the replica of the space, when we hold it and it can take them (the ACL
+ * records of sharing); the tech space is never joined.
+ */
+function heldReplicaJoins(account: AccountEngine): JoinHandler {
+  return {
+    async accept(spaceId, raw, fromIdentity) {
+      const held = account.held(spaceId)
+      if (!held || held === account.tech) return undefined
+      const replica = held.replica as { ingestJoin?: (raw: Uint8Array, from: string) => Promise<JoinStatus | undefined> }
+      return replica.ingestJoin ? replica.ingestJoin(raw, fromIdentity) : undefined
+    },
+  }
 }
 
 /**
@@ -100,6 +122,8 @@ export class P2PService {
     private readonly mdnsOn: boolean,
     /** Misbehaving peers, disconnected and backed off. */
     readonly guard: PeerGuard,
+    /** Joins and offers over the wire (the account engine's SharingNetwork). */
+    readonly sharing: WireSharing,
   ) {}
 
   static async start(o: P2POptions): Promise<P2PService> {
@@ -119,6 +143,7 @@ export class P2PService {
     // Bad framing is never an accident: a full score at once.
     transport.onPeerFault((peer) => guard.fault(peer, guard.maxFaults) && hangUp(peer))
     const account = o.account
+    let sharing!: WireSharing
     const session = new SyncSession({
       host: {
         space: (spaceId) => account.held(spaceId)?.replica,
@@ -129,6 +154,8 @@ export class P2PService {
       peerId: transport.peerId,
       crypto: o.crypto,
       env: o.env,
+      joins: o.joins ?? heldReplicaJoins(account),
+      offered: (spaceId, identity, peer) => sharing.offered(spaceId, identity, peer),
     })
     let scheduler!: SyncScheduler
     const scored = async (peer: string, run: () => Promise<void>) => {
@@ -137,11 +164,13 @@ export class P2PService {
       if (faultsIn(session.allCounters().get(peer)) > before && guard.fault(peer)) hangUp(peer)
     }
     let scheduled!: ScheduledPeers
+    const stops: Array<() => void> = []
     const tapped = tap(transport, (p) => scheduled.up(p), (p) => scheduled.down(p), scored)
     const driver = new SyncDriver({ transport: tapped, session, timer: realTimer, timeoutMs: o.roundTimeoutMs })
     scheduled = new ScheduledPeers(() => scheduler, session, () => transport.peers())
+    sharing = new WireSharing({ session, driver, timer: realTimer, peers: () => transport.peers(), retryBaseMs: o.joinRetry?.baseMs, retryMaxMs: o.joinRetry?.maxMs })
+    stops.push(() => sharing.close())
     scheduler = new SyncScheduler(driver, () => account.openSpaces().map((s) => s.spaceId), realTimer, () => o.env.now(), o.scheduler)
-    const stops: Array<() => void> = []
     const watch = (spaceEngine: ReturnType<AccountEngine['openSpaces']>[number]) =>
       stops.push(spaceEngine.replica.addCommitListener((info) => scheduler.changed(spaceEngine.spaceId, info.local)))
     for (const s of account.openSpaces()) watch(s)
@@ -167,7 +196,7 @@ export class P2PService {
     // Peers whose link came up before the driver listened: their rounds authenticate them.
     for (const p of transport.peers()) scheduled.adopt(p)
     stops.push(() => scheduled.stop())
-    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard)
+    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard, sharing)
   }
 
   /** Whether LAN discovery runs. */

@@ -85,6 +85,42 @@ export const PEER_LIMITS = {
   maxStatsPeersPerSpace: 256,
 } as const
 
+/**
+ * Bounds of joining over the wire and of offers (docs/protocol.md, "Joining" and "Offers").
+ * A responder's bounds are per peer and charged before it looks at whether it holds the space,
+ * so they answer the same whatever it holds.
+ */
+export const JOIN_LIMITS = {
+  /** Largest ACL change a `join` carries: a join record with its display metadata fits easily. */
+  maxJoinChangeBytes: 16 * 1024,
+  /** Joins a peer may send in a burst before the refill rate applies. */
+  joinBurst: 8,
+  /** One more join is allowed per this many ms (a joiner retries far more slowly). */
+  joinRefillMs: 2_000,
+  /** Joins we have sent that await an answer, per peer (older ones are forgotten). */
+  maxPendingJoinsPerPeer: 64,
+  /** Spaces a joiner repeats a join for at once. */
+  maxActiveJoins: 64,
+  /** The joiner's first retry delay; it doubles up to joinRetryMaxMs. */
+  joinRetryBaseMs: 2_000,
+  joinRetryMaxMs: 5 * 60_000,
+} as const
+
+export const OFFER_LIMITS = {
+  /** Offers whose handler runs at once (each may open a space and fetch its ACL). */
+  maxInFlight: 16,
+  /** ... of which at most this many from one offering account. */
+  maxInFlightPerIdentity: 4,
+  /** Offers from one account in a burst before the refill rate applies. */
+  burstPerIdentity: 16,
+  /** One more offer from an account is taken per this many ms. */
+  refillMsPerIdentity: 10_000,
+  /** An offer of a (space, account) the handler has seen is not handed over again for this long. */
+  repeatAfterMs: 5 * 60_000,
+  /** Accounts and (space, account) pairs remembered for these bounds (least recently used evicted). */
+  maxTracked: 1024,
+} as const
+
 /** Tuning of the range reconciliation (not part of the wire contract: any values interoperate). */
 export const RANGE_TUNING = {
   /** A differing range with at most this many of our elements is listed instead of split. */

@@ -1,8 +1,9 @@
 import { decodeCanonical, encodeCanonical } from '../core/encoding.ts'
 import { fromBase58, toBase58 } from '../core/ids.ts'
 import {
-  ELEMENT_BYTES, ID_BYTES, NONCE_BYTES, PROTOCOL_VERSION, RANGE_FP_BYTES, ROOT_FP_BYTES, SIGNATURE_BYTES, SYNC_LIMITS,
+  ELEMENT_BYTES, ID_BYTES, JOIN_LIMITS, NONCE_BYTES, PROTOCOL_VERSION, RANGE_FP_BYTES, ROOT_FP_BYTES, SIGNATURE_BYTES, SYNC_LIMITS,
 } from './limits.ts'
+import type { JoinStatus } from './sharing-network.ts'
 
 /**
  * Head-sync messages and their one binary encoding (docs/protocol.md is the normative text).
@@ -14,7 +15,7 @@ import {
  * which the session counts per peer and drops.
  */
 
-export const MSG = { hello: 1, auth: 2, sync: 3, step: 4, done: 5, error: 6 } as const
+export const MSG = { hello: 1, auth: 2, sync: 3, step: 4, done: 5, error: 6, join: 7, joined: 8 } as const
 export type MessageType = keyof typeof MSG
 
 export const ERROR_CODES = { not_member: 1, unknown_space: 2, too_many_steps: 3, unauthenticated: 4, busy: 5 } as const
@@ -102,7 +103,29 @@ export interface ErrorMsg {
   code: ErrorCode
 }
 
-export type Message = HelloMsg | AuthMsg | SyncMsg | StepMsg | DoneMsg | ErrorMsg
+/**
+ * "Take this join (or cancel) request into the space's ACL": `change` is the raw signed ACL
+ * change, authored by the sender's account. Answered by `joined`, or by exactly the refusal a
+ * space we do not hold gets (docs/protocol.md, "Joining").
+ */
+export interface JoinMsg {
+  type: 'join'
+  spaceId: string
+  req: number
+  change: Uint8Array
+}
+
+/** The status of the request a `join` carried, at the answering device's ACL state. */
+export interface JoinedMsg {
+  type: 'joined'
+  spaceId: string
+  req: number
+  status: JoinStatus
+}
+
+export const JOIN_STATUS_CODES: Readonly<Record<JoinStatus, number>> = { pending: 1, accepted: 2, declined: 3, cancelled: 4 }
+
+export type Message = HelloMsg | AuthMsg | SyncMsg | StepMsg | DoneMsg | ErrorMsg | JoinMsg | JoinedMsg
 
 export type ProtocolErrorCode = 'oversized' | 'malformed' | 'bad_version' | 'unknown_type' | 'over_limit'
 
@@ -188,6 +211,10 @@ export function wireOf(m: Message): unknown[] {
       return [v, MSG.done, idBytes(m.spaceId), m.req]
     case 'error':
       return [v, MSG.error, idBytes(m.spaceId), m.req, m.code === 'unknown' ? 0 : ERROR_CODES[m.code]]
+    case 'join':
+      return [v, MSG.join, idBytes(m.spaceId), m.req, m.change]
+    case 'joined':
+      return [v, MSG.joined, idBytes(m.spaceId), m.req, JOIN_STATUS_CODES[m.status]]
   }
 }
 
@@ -321,6 +348,19 @@ export function decodeMessage(bytes: Uint8Array): Message {
       if (!isU32(w[4])) fail('error code')
       const code = (Object.keys(ERROR_CODES) as Array<keyof typeof ERROR_CODES>).find((k) => ERROR_CODES[k] === w[4]) ?? 'unknown'
       return { type: 'error', spaceId: id(w[2], 'space'), req: req(w[3]), code }
+    }
+    case MSG.join: {
+      arity(5)
+      const change = w[4]
+      if (!isBytes(change) || change.length === 0) return fail('join change')
+      if (change.length > JOIN_LIMITS.maxJoinChangeBytes) over(`join change of ${change.length} bytes`)
+      return { type: 'join', spaceId: id(w[2], 'space'), req: req(w[3]), change }
+    }
+    case MSG.joined: {
+      arity(5)
+      const status = (Object.keys(JOIN_STATUS_CODES) as JoinStatus[]).find((k) => JOIN_STATUS_CODES[k] === w[4])
+      if (!status) return fail('join status')
+      return { type: 'joined', spaceId: id(w[2], 'space'), req: req(w[3]), status }
     }
     default:
       throw new ProtocolError('unknown_type', `type ${String(t)}`)

@@ -11,6 +11,7 @@ import { answerRanges, describeRange, openFingerprint, rootMatches } from './rec
 import { fixed, NO_REPLY, streamed, type Reply } from './reply.ts'
 import { ChangePlan, TreeDiff } from './tree-diff.ts'
 import { WorkBudget } from './work-budget.ts'
+import type { OfferGate } from './offer-gate.ts'
 
 /**
  * The space side of head sync: answers `sync` and `step` messages of an authenticated peer
@@ -57,6 +58,7 @@ export class Responder {
     private readonly ledger: ExchangeLedger,
     private readonly ingestAhead = 0,
     private readonly onError: (err: unknown) => void = () => undefined,
+    private readonly offers?: OfferGate,
   ) {}
 
   /** Waits for the answer steps still ingesting into a replica: what follows sees their changes. */
@@ -116,7 +118,12 @@ export class Responder {
   async onSync(c: PeerCounters, peer: string, identity: string, m: SyncMsg): Promise<Reply> {
     let r = await this.host.space(m.spaceId)
     if (!r && this.host.accept) r = await this.host.accept(m.spaceId, identity)
-    if (!r) return this.unknown(m)
+    if (!r) {
+      // Another account asks about a space we do not hold: it may have added us. The host hears
+      // of it (bounded, detached); the peer's answer is the same either way.
+      if (identity !== this.me) this.offers?.offer(m.spaceId, identity, peer)
+      return this.unknown(m)
+    }
     await this.settled(r)
     if (!this.mayRead(r, identity)) {
       c.denied++

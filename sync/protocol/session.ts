@@ -5,15 +5,19 @@ import { identityOf, type KeyPair } from '../crypto/keys.ts'
 import type { SpaceReplica } from '../replica/space-replica.ts'
 import { BoundedMap } from './bounded-map.ts'
 import { ExchangeLedger, type Exchange, type ExchangeEnd } from './exchange-ledger.ts'
-import { PEER_LIMITS } from './limits.ts'
+import { JoinResponder, type JoinHandler } from './join-responder.ts'
+import { JOIN_LIMITS, PEER_LIMITS } from './limits.ts'
 import { LinkAuth } from './link-auth.ts'
 import { decodeMessage, encodeMessage, isQuestion, ProtocolError, type Message } from './messages.ts'
+import { OfferGate } from './offer-gate.ts'
+import type { JoinStatus } from './sharing-network.ts'
 import { bump, newCounters, type PeerCounters } from './peer-counters.ts'
 import type { SpaceRangeIndex } from './range-index.ts'
 import { fixed, NO_REPLY, type Reply } from './reply.ts'
 import { Responder, type SyncHost } from './responder.ts'
 
 export type { SyncHost } from './responder.ts'
+export type { JoinHandler } from './join-responder.ts'
 export type { PeerCounters } from './peer-counters.ts'
 export type { ExchangeCost, ExchangeEnd, ExchangeOutcome } from './exchange-ledger.ts'
 
@@ -57,6 +61,13 @@ export interface SessionOptions {
    * on the LAN backlog is not measured (docs/protocol.md 7a).
    */
   ingestAhead?: number
+  /** Takes join requests that arrive over the wire (absent: every join gets the unknown-space answer). */
+  joins?: JoinHandler
+  /**
+   * Told when an authenticated account other than ours opens an exchange about a space we do
+   * not hold (it may have added us). Bounded by an OfferGate; the peer's answer is unchanged.
+   */
+  offered?: (spaceId: string, identity: string, peer: string) => Promise<unknown>
 }
 
 export interface Outgoing {
@@ -65,6 +76,8 @@ export interface Outgoing {
 }
 
 export type OpenResult = { req: number; out: Outgoing[] } | { error: 'unauthenticated' | 'unknown_space' | 'busy' | 'denied'; out: Outgoing[] }
+
+export type OpenJoinResult = { req: number; out: Outgoing[] } | { error: 'unauthenticated'; out: Outgoing[] }
 
 const NONE: AsyncIterable<Outgoing> = { async *[Symbol.asyncIterator]() {} }
 
@@ -80,6 +93,11 @@ export class SyncSession {
   private readonly auth: LinkAuth
   private readonly ledger: ExchangeLedger
   private readonly responder: Responder
+  private readonly joinResponder: JoinResponder
+  /** Bounds the offers handed to `opts.offered`; undefined without it. */
+  readonly offers?: OfferGate
+  /** Joins we sent that await an answer: per peer, req -> space (the oldest forgotten past the bound). */
+  private readonly pendingJoins = new Map<string, BoundedMap<number, string>>()
   /** Counters of authenticated peers, and (fewer) of peers that never authenticated. */
   private readonly counters = new BoundedMap<string, PeerCounters>(PEER_LIMITS.maxPeerCounters)
   private readonly strangerCounters = new BoundedMap<string, PeerCounters>(PEER_LIMITS.maxStrangerCounters)
@@ -92,7 +110,10 @@ export class SyncSession {
     this.me = identityOf(opts.key.publicKey)
     this.auth = new LinkAuth({ key: opts.key, me: this.me, peerId: opts.peerId, crypto: opts.crypto, env: opts.env })
     this.ledger = new ExchangeLedger(opts.env, (e) => this.events.emit('exchangeEnd', e))
-    this.responder = new Responder(opts.host, this.me, this.ledger, opts.ingestAhead ?? 0, (err) => (this.lastError = err))
+    const onError = (err: unknown) => (this.lastError = err)
+    if (opts.offered) this.offers = new OfferGate(opts.offered, () => opts.env.now(), onError)
+    this.responder = new Responder(opts.host, this.me, this.ledger, opts.ingestAhead ?? 0, onError, this.offers)
+    this.joinResponder = new JoinResponder(opts.joins, () => opts.env.now(), onError)
   }
 
   // ------------------------------------------------------------------ links
@@ -106,6 +127,7 @@ export class SyncSession {
   peerDown(peer: string): void {
     this.auth.down(peer)
     this.responder.forget(peer)
+    this.pendingJoins.delete(peer)
     this.ledger.endAll(peer)
   }
 
@@ -170,6 +192,29 @@ export class SyncSession {
     return { req: ex.req, out: this.emit(peer, [{ type: 'sync', spaceId, req: ex.req, fp, count }], ex) }
   }
 
+  /**
+   * A `join` carrying `change` (a raw signed join or cancel ACL change of our account) about
+   * `spaceId` to an authenticated peer; its answer comes as a `joinAnswer` event.
+   */
+  openJoin(peer: string, spaceId: string, change: Uint8Array): OpenJoinResult {
+    if (!this.auth.identityOf(peer)) return { error: 'unauthenticated', out: this.challenge(peer) }
+    let pending = this.pendingJoins.get(peer)
+    if (!pending) this.pendingJoins.set(peer, (pending = new BoundedMap(JOIN_LIMITS.maxPendingJoinsPerPeer)))
+    let req: number
+    do req = new DataView(this.opts.env.randomBytes(4).buffer).getUint32(0)
+    while (pending.has(req) || this.ledger.get(peer, req))
+    pending.set(req, spaceId)
+    return { req, out: this.emit(peer, [{ type: 'join', spaceId, req, change }]) }
+  }
+
+  /** The space of a join we sent and have not had answered, taken off the list; else undefined. */
+  private answeredJoin(peer: string, spaceId: string, req: number): boolean {
+    const pending = this.pendingJoins.get(peer)
+    if (pending?.peek(req) !== spaceId) return false
+    pending.delete(req)
+    return true
+  }
+
   /** How much per-peer state the session holds (links, counters): for tests of its bounds. */
   peerState(): { links: number; counters: number } {
     return { links: this.auth.size, counters: this.counters.size + this.strangerCounters.size }
@@ -216,7 +261,8 @@ export class SyncSession {
       return NONE
     }
     // Until the peer authenticates its messages are stashed, not part of any exchange yet.
-    const ex = 'req' in m && this.auth.identityOf(peer) ? this.ledger.get(peer, m.req) : undefined
+    // Joins are not exchanges: their reqs live in their own table.
+    const ex = 'req' in m && m.type !== 'join' && m.type !== 'joined' && this.auth.identityOf(peer) ? this.ledger.get(peer, m.req) : undefined
     if (ex) this.ledger.received(ex, m, bytes.length)
     let reply: Reply
     const stashed: Array<AsyncIterable<Outgoing>> = []
@@ -286,7 +332,7 @@ export class SyncSession {
       const hello = this.auth.challenge(peer)
       if (this.auth.stash(peer, raw)) return fixed([hello])
       bump(c.dropped, 'unauthenticated')
-      const asks = m.type === 'sync' || (m.type === 'step' && isQuestion(m))
+      const asks = m.type === 'sync' || m.type === 'join' || (m.type === 'step' && isQuestion(m))
       return fixed(asks ? [hello, { type: 'error', spaceId: m.spaceId, req: m.req, code: 'unauthenticated' }] : [hello])
     }
     switch (m.type) {
@@ -298,9 +344,17 @@ export class SyncSession {
         // The ack of a push of our own changes (see Responder.pushOwnChanges).
         if (!this.responder.acked(peer, m.spaceId, m.req) && !ex) bump(c.dropped, 'stale')
         return NO_REPLY
+      case 'join':
+        return this.joinResponder.onJoin(c, peer, identity, m)
+      case 'joined':
+        if (this.answeredJoin(peer, m.spaceId, m.req)) this.events.emit('joinAnswer', { peer, identity, spaceId: m.spaceId, req: m.req, status: m.status })
+        else bump(c.dropped, 'stale')
+        return NO_REPLY
       case 'error':
         if (!ex) {
-          bump(c.dropped, 'stale')
+          // The refusal of a join looks like any refusal: the peer does not take it.
+          if (this.answeredJoin(peer, m.spaceId, m.req)) this.events.emit('joinAnswer', { peer, identity, spaceId: m.spaceId, req: m.req })
+          else bump(c.dropped, 'stale')
           return NO_REPLY
         }
         // A refusal (unknown_space; not_member from older peers): a reader of ours may lack the
@@ -313,4 +367,6 @@ export class SyncSession {
 export interface SessionEvents {
   authenticated: { peer: string; identity: string }
   exchangeEnd: ExchangeEnd
+  /** The answer to a join we sent: `status` absent when the peer refused it (or does not hold the space). */
+  joinAnswer: { peer: string; identity: string; spaceId: string; req: number; status?: JoinStatus }
 }

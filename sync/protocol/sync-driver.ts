@@ -257,6 +257,19 @@ export class SyncDriver {
     return this.opts.session.mayOpen(peer, spaceId)
   }
 
+  /**
+   * Sends a join (see SyncSession.openJoin) to an authenticated peer; false when the peer has
+   * not authenticated (our challenge goes instead) or the driver is closed.
+   */
+  sendJoin(peer: string, spaceId: string, change: Uint8Array): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false)
+    return this.enqueue(async () => {
+      const r = this.opts.session.openJoin(peer, spaceId, change)
+      await this.post(peer, r.out)
+      return !('error' in r)
+    })
+  }
+
   /** One full round with `peer` about `spaceId` (authenticating the link first if needed). */
   async syncSpace(peer: string, spaceId: string): Promise<RoundResult> {
     return (await this.begin(peer, spaceId)).done

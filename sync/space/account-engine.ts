@@ -13,6 +13,7 @@ import { ModuleSet, type AnyModule } from './module.ts'
 import { Devices } from './devices.ts'
 import { AccountScopedValues } from './scoped-values.ts'
 import { instant, recordDoc, type Doc } from './rows.ts'
+import type { SharingNetwork } from '../protocol/sharing-network.ts'
 import { DERIVED_SPACE_NAMES, derivedSpaceSeed, PROFILE_RECORD, TECH_ACCOUNT_SEED, TECH_DS, TECH_SPACE_SEED } from './schema.ts'
 
 export type SpaceStatus = 'active' | 'joining' | 'deleted' | 'one_to_one_pending' | 'invite_pending' | 'guest_revoked'
@@ -148,6 +149,14 @@ export class AccountEngine {
 
   private announce(spaceIds: string[]) {
     this.events.emit('spacesOpened', { spaceIds })
+  }
+
+  /** Joins and offers over the network, when the daemon runs one (absent in tests and the simulator). */
+  private network?: SharingNetwork
+
+  /** The daemon hands its P2P side here once it runs (sharing: joins over the wire, offers). */
+  attachNetwork(net: SharingNetwork): void {
+    this.network = net
   }
 
   /** Every space this account holds open, the tech space first. */
