@@ -1,5 +1,5 @@
 import { compareChanges } from '../dag/change.ts'
-import { canManage, canWrite, type AclRecord, type Role } from './records.ts'
+import { canManage, canRead, canWrite, type AclRecord, type Role } from './records.ts'
 import type { AclEntry } from './state.ts'
 
 /**
@@ -24,6 +24,11 @@ import type { AclEntry } from './state.ts'
  * 4. Grants. Only the owner grants admin (by `add` or `role`) or changes an admin's role; an
  *    admin removes an admin only by `remove`. Concurrent grants to one member: the most
  *    powerful author wins, then the later (lamport, id).
+ * 5. Sharing records. `invite`, `uninvite` and `decline` need the manage right (a guest
+ *    `invite` the owner); `profile` the read right. `join` and `cancel`, by accounts that need
+ *    not be members, are neither valid nor void: they confer and need no right, and are never
+ *    cited; `requests.ts` reads them. In a one-to-one space (a `pair` root) both accounts are
+ *    writers and only `merge` and `profile` records can be valid: nobody adds, removes or rotates.
  */
 export interface FoldResult {
   owner: string
@@ -36,6 +41,12 @@ export interface FoldResult {
   removals: Map<string, AclEntry[]>
   /** Valid records no other valid record descends from: what a writer's citation must cover. */
   frontier: string[]
+  /** `join` and `cancel` records (no right needed, none conferred), in (lamport, id) order. */
+  requests: AclEntry[]
+  /** The two accounts of a one-to-one space, from its root. */
+  pair?: readonly [string, string]
+  /** Record `a` is `b` or in its causal past. */
+  precedes(a: string, b: string): boolean
   /**
    * A member's role in the causal history of record `id` (inclusive), counting only records
    * valid in this fold: a right granted by a record this fold voids is no right.
@@ -43,13 +54,18 @@ export interface FoldResult {
   roleAt(identity: string, id: string): Role
 }
 
-type Right = 'manage' | 'write'
+type Right = 'manage' | 'write' | 'read'
 
 /**
  * Records that change membership or keys: the ones whose ancestry the fold asks about. Merges
- * (which any writer may sign) are left out, so their number does not widen the bitsets.
+ * (which any writer may sign) and the sharing bookkeeping (invites, requests, profiles) are left
+ * out, so their number does not widen the bitsets.
  */
-const tracked = (r: AclRecord) => r.type !== 'merge'
+const tracked = (r: AclRecord) =>
+  r.type === 'root' || r.type === 'add' || r.type === 'role' || r.type === 'remove' || r.type === 'rotate'
+const isRequest = (r: AclRecord) => r.type === 'join' || r.type === 'cancel'
+const rightFor = (r: AclRecord): Right => (r.type === 'merge' ? 'write' : r.type === 'profile' ? 'read' : 'manage')
+const holds = (need: Right, role: Role) => (need === 'write' ? canWrite(role) : need === 'read' ? canRead(role) : canManage(role))
 const subjectOf = (r: AclRecord): string | undefined =>
   r.type === 'add' || r.type === 'role' || r.type === 'remove' ? r.identity : r.type === 'root' ? r.owner : undefined
 
@@ -71,6 +87,7 @@ class Fold {
   private readonly grants = new Map<string, number[]>()
   private owner = ''
   private rootPos = -1
+  private pair: [string, string] | undefined
 
   constructor(private readonly es: AclEntry[], private readonly spaceId: string) {
     this.n = es.length
@@ -100,6 +117,7 @@ class Fold {
       if (r.type === 'root' && this.rootPos < 0 && (es[i].id === spaceId || spaceId === '')) {
         this.rootPos = i
         this.owner = r.owner
+        this.pair = r.pair
       }
     }
     for (let i = 0; i < this.n; i++) {
@@ -206,11 +224,12 @@ class Fold {
         valid[i] = i === this.rootPos ? 1 : 0
         continue
       }
-      if (this.rootPos < 0 || !this.before(this.rootPos, i)) continue
+      if (this.rootPos < 0 || !this.before(this.rootPos, i) || isRequest(r)) continue
+      if (this.pair && r.type !== 'merge' && r.type !== 'profile') continue
       const isOwner = e.author === this.owner
       const role = isOwner ? 'owner' : this.roleAt(e.author, i, valid)
-      const need: Right = r.type === 'merge' ? 'write' : 'manage'
-      if (!(need === 'write' ? canWrite(role) : canManage(role))) {
+      const need = rightFor(r)
+      if (!holds(need, role)) {
         if (r.type === 'remove' && effective.has(i)) return { valid, drop: i }
         continue
       }
@@ -221,7 +240,13 @@ class Fold {
       switch (r.type) {
         case 'merge':
         case 'rotate':
+        case 'uninvite':
+        case 'decline':
+        case 'profile':
           valid[i] = 1
+          break
+        case 'invite':
+          if (r.permission !== 'guest' || isOwner) valid[i] = 1
           break
         case 'remove':
           if (r.identity !== this.owner && (isOwner || effective.has(i)) && !dropped.has(i)) valid[i] = 1
@@ -245,6 +270,7 @@ class Fold {
 
   /** A member's role in the fold of entry `i`'s causal past, `i` included only if `inclusive`. */
   private roleAt(identity: string, i: number, valid: Uint8Array, inclusive = false): Role {
+    if (this.pair) return this.pair.includes(identity) ? 'writer' : 'none'
     if (identity === this.owner && this.rootPos >= 0) return 'owner'
     const list = this.about.get(identity)
     if (!list) return 'none'
@@ -277,9 +303,10 @@ class Fold {
 
   private result(valid: Uint8Array, removals: Map<string, number[]>): FoldResult {
     const roles = new Map<string, Role>()
-    if (this.rootPos >= 0) roles.set(this.owner, 'owner')
+    if (this.pair) for (const id of this.pair) roles.set(id, 'writer')
+    else if (this.rootPos >= 0) roles.set(this.owner, 'owner')
     for (const [identity, list] of this.about) {
-      if (identity === this.owner) continue
+      if (identity === this.owner || this.pair) continue
       const role = this.resolve(list.filter((x) => valid[x]))
       if (role !== 'none' || list.some((x) => valid[x])) roles.set(identity, role)
     }
@@ -287,8 +314,20 @@ class Fold {
       const i = this.pos.get(id)
       return i === undefined ? 'none' : this.roleAt(identity, i, valid, true)
     }
-    const out: FoldResult = { owner: this.owner, roles, valid: [], void: [], removals: new Map(), frontier: [], roleAt }
-    for (let i = 0; i < this.n; i++) (valid[i] ? out.valid.push(this.es[i]) : out.void.push(this.es[i].id))
+    const precedes = (a: string, b: string): boolean => {
+      const i = this.pos.get(a)
+      const j = this.pos.get(b)
+      if (i === undefined || j === undefined || i > j) return false
+      return i === j || (this.bit[i] >= 0 ? this.before(i, j) : !!this.pastOf(j)[i])
+    }
+    const out: FoldResult = { owner: this.owner, roles, valid: [], void: [], removals: new Map(), frontier: [], roleAt, requests: [], precedes }
+    if (this.pair) out.pair = this.pair
+    for (let i = 0; i < this.n; i++) {
+      const e = this.es[i]
+      if (valid[i]) out.valid.push(e)
+      else if (isRequest(e.record) && this.rootPos >= 0 && this.before(this.rootPos, i)) out.requests.push(e)
+      else out.void.push(e.id)
+    }
     out.void.sort()
     for (const [identity, list] of removals) {
       const kept = list.filter((d) => valid[d]).sort((a, b) => a - b)

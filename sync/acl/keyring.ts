@@ -3,6 +3,7 @@ import { identityOf } from '../crypto/keys.ts'
 import { unwrapKey } from '../crypto/wrap.ts'
 import { open } from '../crypto/box.ts'
 import type { AclLog } from './state.ts'
+import { pairReadKey } from './pair.ts'
 
 /**
  * The read keys one member can reach: keys wrapped to them directly, and every older key
@@ -31,6 +32,13 @@ export class Keyring {
     const st = this.acl.current()
     const info = st.keys.get(keyId)
     if (!info) return undefined
+    if (info.pair) {
+      // A one-to-one space's first key: agreed with the other account, never wrapped.
+      if (!info.pair.includes(this.me)) return undefined
+      const k = pairReadKey(this.key.privateKey, info.pair[0] === this.me ? info.pair[1] : info.pair[0], this.acl.spaceId)
+      this.cache.set(keyId, k)
+      return k
+    }
     const wrapped = info.wrapped.get(this.me)
     if (wrapped) {
       try {

@@ -1,6 +1,8 @@
 import { LIMITS } from '../core/limits.ts'
 import { foldAcl, type FoldResult } from './fold.ts'
 import { canManage, canRead, canWrite, type AclRecord, type Role, type Rotation } from './records.ts'
+import { verifyJoinProof } from './join-proof.ts'
+import { sharingBook, type InviteInfo, type JoinRequest, type JoinStatus, type ProfileEntry, type SharingBook } from './requests.ts'
 
 /** One accepted ACL record with the DAG facts the fold needs. */
 export interface AclEntry {
@@ -19,6 +21,8 @@ export interface ReadKeyInfo {
   prevKeyId?: string
   /** Other older keys sealed under this one (concurrent branches joined by this rotation). */
   others?: Map<string, Uint8Array>
+  /** A one-to-one space's first key: not wrapped but agreed by these two accounts (acl/pair.ts). */
+  pair?: readonly [string, string]
 }
 
 /**
@@ -48,7 +52,11 @@ export class AclState {
   readonly frontier: readonly string[]
   /** Ids the effective removals witnessed (see `AclLog.voids`). */
   readonly witnessed: ReadonlySet<string>
+  /** The two accounts of a one-to-one space. */
+  readonly pair: readonly [string, string] | undefined
   private readonly roleAtFold: FoldResult['roleAt']
+  private readonly fold: FoldResult
+  private book: SharingBook | undefined
   /** canWriteAt answers by cited head, then identity: asked once per applied change. */
   private readonly writersAt = new Map<string, Map<string, boolean>>()
 
@@ -60,6 +68,8 @@ export class AclState {
     this.removals = f.removals
     this.frontier = f.frontier
     this.roleAtFold = f.roleAt
+    this.fold = f
+    this.pair = f.pair
     const witnessed = new Set<string>()
     for (const list of f.removals.values()) for (const e of list) if (e.record.type === 'remove') for (const w of e.record.witness ?? []) witnessed.add(w)
     this.witnessed = witnessed
@@ -68,7 +78,11 @@ export class AclState {
     for (const e of f.valid) {
       const r = e.record
       const rot: Rotation | undefined = r.type === 'root' || r.type === 'remove' || r.type === 'rotate' ? r.rotation : undefined
-      if (rot) {
+      if (r.type === 'root' && r.pair) {
+        this.keys.set(e.id, { wrapped: new Map(), pair: r.pair })
+        order.push(e.id)
+        latest = e.id
+      } else if (rot) {
         this.keys.set(e.id, {
           wrapped: new Map(Object.entries(rot.keys)), prev: rot.prev, prevKeyId: rot.prevKeyId,
           others: rot.others ? new Map(Object.entries(rot.others)) : undefined,
@@ -138,7 +152,7 @@ export class AclState {
    * wrap of the current one (added with an older key concurrently with a rotation).
    */
   needsRotation(): boolean {
-    if (this.keys.size === 0) return false
+    if (this.keys.size === 0 || this.pair) return false
     if (this.readKeyId === undefined) return true
     const wrapped = this.keys.get(this.readKeyId)!.wrapped
     return this.readers().some((id) => !wrapped.has(id))
@@ -149,7 +163,7 @@ export class AclState {
    */
   reaches(identity: string, keyId: string): boolean {
     const seen = new Set<string>()
-    const stack = [...this.keys].filter(([, info]) => info.wrapped.has(identity)).map(([id]) => id)
+    const stack = [...this.keys].filter(([, info]) => info.wrapped.has(identity) || info.pair?.includes(identity)).map(([id]) => id)
     while (stack.length) {
       const k = stack.pop()!
       if (k === keyId) return true
@@ -161,6 +175,47 @@ export class AclState {
       for (const o of info.others?.keys() ?? []) stack.push(o)
     }
     return false
+  }
+  /** Live invites (valid, not revoked or replaced), in (lamport, id) order. */
+  invites(): InviteInfo[] {
+    return this.sharing().invites
+  }
+  /** Every join request with its status, in (lamport, id) order of the `join` records. */
+  requests(): JoinRequest[] {
+    return this.sharing().requests
+  }
+  /** Each member's newest valid profile record, by identity (sealed under its `keyId`). */
+  profiles(): ReadonlyMap<string, ProfileEntry> {
+    return this.sharing().profiles
+  }
+  /**
+   * Where `joiner`'s join stands: a pending request if it has one, else its newest by the
+   * timestamp it stamped itself (only its own requests compete); undefined when it has none.
+   */
+  joinStatus(joiner: string): JoinStatus | undefined {
+    let best: JoinRequest | undefined
+    let bestAt = -1
+    for (const q of this.requests()) {
+      if (q.joiner !== joiner) continue
+      if (q.status === 'pending') return 'pending'
+      const at = this.fold.requests.find((e) => e.id === q.recordId)!.timestamp
+      if (at > bestAt || (at === bestAt && best && q.recordId > best.recordId)) {
+        best = q
+        bestAt = at
+      }
+    }
+    return best?.status
+  }
+  /** Where one join request (by its `join` record id) stands. */
+  requestStatus(requestId: string): JoinStatus | undefined {
+    return this.requests().find((q) => q.recordId === requestId)?.status
+  }
+  /** Record `a` is `b` or in its causal past. */
+  precedes(a: string, b: string): boolean {
+    return this.fold.precedes(a, b)
+  }
+  private sharing(): SharingBook {
+    return (this.book ??= sharingBook(this.fold))
   }
   /** Keys no other key links to: a new rotation links all of them, so history stays reachable. */
   keyHeads(): string[] {
@@ -216,8 +271,15 @@ export class AclLog {
     if (r.type === 'root') return 'malformed'
     if (e.prevIds.length === 0 || e.prevIds.some((p) => !this.entries.has(p))) return 'malformed'
     if (r.type === 'merge' && e.prevIds.length < 2) return 'malformed'
+    if (r.type === 'join' || r.type === 'cancel') return this.admissibleRequest(e)
     const st = this.stateAt(e.prevIds)
-    const allowed = r.type === 'merge' ? st.canWrite(e.author) : st.canManage(e.author)
+    // A one-to-one space has no managers: its members write, merge and publish profiles only.
+    if (st.pair && r.type !== 'merge' && r.type !== 'profile') return st.canRead(e.author) ? 'read_only' : 'not_member'
+    const allowed =
+      r.type === 'merge' ? st.canWrite(e.author)
+      : r.type === 'profile' ? st.canRead(e.author) && st.keys.has(r.keyId)
+      : r.type === 'invite' && r.permission === 'guest' ? e.author === st.owner
+      : st.canManage(e.author)
     if (!allowed) return st.roleOf(e.author) === 'none' ? 'not_member' : 'read_only'
     const rot = 'rotation' in r ? r.rotation : undefined
     if (rot) {
@@ -228,6 +290,30 @@ export class AclLog {
     for (const p of e.prevIds) maxPrev = Math.max(maxPrev, this.entries.get(p)!.lamport)
     if (e.lamport <= maxPrev) return 'bad_lamport'
     return undefined
+  }
+
+  /**
+   * A `join` or `cancel`, by an account that need not be a member: it needs no right and gets
+   * none, so what admits it is only what every peer can check alike once its dependencies are
+   * here (`requestDeps`). A join cites the root alone (its author knows no other head) and its
+   * proof verifies against the key of the `invite` record it names; a cancel builds on the one
+   * join it withdraws and has the same author. Whether the invite is still live is the fold's
+   * question (a request through a dead invite is never pending), not admission's.
+   */
+  private admissibleRequest(e: AclEntry): AclRefusal | undefined {
+    const r = e.record
+    if (e.prevIds.length !== 1) return 'malformed'
+    const parent = this.entries.get(e.prevIds[0])!
+    if (e.lamport !== parent.lamport + 1) return 'bad_lamport'
+    if (r.type === 'join') {
+      if (parent.id !== this.spaceId) return 'malformed'
+      const inv = this.entries.get(r.invite)?.record
+      if (inv?.type !== 'invite') return 'malformed'
+      if (!verifyJoinProof(inv.key, r.proof, this.spaceId, e.author, r.invite)) return 'not_member'
+      return undefined
+    }
+    if (r.type !== 'cancel' || parent.id !== r.request || parent.record.type !== 'join') return 'malformed'
+    return parent.author === e.author ? undefined : 'not_member'
   }
 
   /** State after every record in the causal history of `ids` (inclusive). */

@@ -17,6 +17,17 @@ export const LIMITS = {
   maxRemovalWitness: 16_384,
   /** Most concurrent older keys one rotation links (`others`), besides `prev`. */
   maxRotationLinks: 256,
+  /** Largest sealed profile (name, description, icon) one `profile` record carries. */
+  maxProfileBytes: 16 * 1024,
+  /** Most invites one `uninvite` record revokes (a manager revoking more writes several). */
+  maxUninviteIds: 1024,
+  /**
+   * Join requests a replica takes in through the join message while they are pending (not yet
+   * accepted, declined or cancelled): past it, a join is refused like one for an unknown space.
+   * Joins need a valid invite proof, so only token holders can send them; this bounds what one
+   * leaked token costs until a manager revokes it.
+   */
+  maxPendingJoinRequests: 256,
   /** ACL states kept per space for the heads changes cite (each is immutable once computed). */
   aclStateCache: 64,
 } as const

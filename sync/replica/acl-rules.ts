@@ -10,7 +10,7 @@ import type { Change } from '../dag/change.ts'
 import { LIMITS } from '../core/limits.ts'
 import type { AclLog, AclState } from '../acl/state.ts'
 import type { Keyring } from '../acl/keyring.ts'
-import type { AclRecord } from '../acl/records.ts'
+import { decodeAclRecord, type AclRecord } from '../acl/records.ts'
 import { aclEntryOf } from './replica-state.ts'
 import type { ReplicaState } from './replica-state.ts'
 import type { TreeNode } from './tree-index.ts'
@@ -20,12 +20,33 @@ import type { RejectReason } from './types.ts'
 export function judgeAclRecord(acl: AclLog, spaceId: string, c: Change, record: AclRecord): RejectReason | undefined {
   if (c.id === spaceId) {
     if (record.type !== 'root') return 'malformed'
-    if (c.author === '' ? record.seed === undefined || record.rotation !== undefined : c.author !== record.owner) return 'not_member'
+    // A derived root (no author) is a seeded space or a one-to-one pair, and carries no key.
+    if (c.author === '' ? (record.seed === undefined) === (record.pair === undefined) || record.rotation !== undefined : c.author !== record.owner || record.pair !== undefined) return 'not_member'
     return undefined
   }
   if (record.type === 'root' || c.aclHeadId !== '' || c.readKeyId !== '') return 'malformed'
   return acl.admissible(aclEntryOf(c, record))
 }
+
+/**
+ * What an ACL record waits for beyond its parents: a `join` cites the root alone, but is judged
+ * against the `invite` record it names, which may arrive later (head sync sends by lamport).
+ * Decoded once per change object.
+ */
+export function aclRecordDep(c: Change): string | undefined {
+  let dep = extraDeps.get(c)
+  if (dep === undefined) {
+    try {
+      const r = decodeAclRecord(c.payload)
+      dep = r.type === 'join' ? r.invite : null
+    } catch {
+      dep = null
+    }
+    extraDeps.set(c, dep)
+  }
+  return dep ?? undefined
+}
+const extraDeps = new WeakMap<Change, string | null>()
 
 /** Whether the signed root of an object may be created by its author at the head it cites. */
 export function judgeSignedRoot(acl: AclLog, c: Change): RejectReason | undefined {

@@ -6,7 +6,7 @@ import { decodeAclRecord, type AclRecord } from '../acl/records.ts'
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
 import { applyToRecord, compareStamps, type StampInfo } from '../crdt/record.ts'
 import { STORES, type WriteBatch } from '../storage/adapter.ts'
-import { citesStaleHead, isVoid, judgeAclRecord, judgeKey, judgeSignedRoot, judgeWriter, mayBuildOnDerivedRoot, treesAffected, witnessArrived } from './acl-rules.ts'
+import { aclRecordDep, citesStaleHead, isVoid, judgeAclRecord, judgeKey, judgeSignedRoot, judgeWriter, mayBuildOnDerivedRoot, treesAffected, witnessArrived } from './acl-rules.ts'
 import type { StoredRecord } from './record-codec.ts'
 import { aclEntryOf, nodeOf, type ReplicaState, type TreeMeta } from './replica-state.ts'
 import { changeKey, rebuildKey, spaceMetaKey, treeKey, treePrefix, VERSION_SEQ_KEY } from './storage-keys.ts'
@@ -436,7 +436,8 @@ function depsPresent(s: ReplicaState, c: Change): boolean {
   const tree = s.treeOf(c)
   if (tree === s.spaceId) {
     for (const p of c.prevIds) if (!s.acl.has(p)) return false
-    return true
+    const dep = c.id === s.spaceId ? undefined : aclRecordDep(c)
+    return dep === undefined || s.acl.has(dep)
   }
   if (c.aclHeadId !== '' && !s.acl.has(c.aclHeadId)) return false
   if (c.treeId !== '') {
@@ -453,6 +454,8 @@ function missingDeps(s: ReplicaState, c: Change): string[] {
   const tree = s.treeOf(c)
   if (tree === s.spaceId) {
     for (const p of c.prevIds) if (!s.acl.has(p)) out.push(p)
+    const dep = c.id === s.spaceId ? undefined : aclRecordDep(c)
+    if (dep !== undefined && !s.acl.has(dep) && !out.includes(dep)) out.push(dep)
     return out
   }
   if (c.aclHeadId !== '' && !s.acl.has(c.aclHeadId)) out.push(c.aclHeadId)

@@ -1,7 +1,7 @@
 import { decodeCanonical, encodeCanonical, toHex } from '../core/encoding.ts'
 import { SvcError } from '../core/errors.ts'
 import { SerialQueue } from '../core/serial-queue.ts'
-import { seal } from '../crypto/box.ts'
+import { open as openBox, seal } from '../crypto/box.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
 import { wrapKeyTo } from '../crypto/wrap.ts'
 import { ensureXxh3, propertyIdSync, sha256 } from '../crypto/hash.ts'
@@ -13,7 +13,11 @@ import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Js
 import type { StampInfo } from '../crdt/record.ts'
 import { STORES } from '../storage/adapter.ts'
 import { writerCitation } from './acl-rules.ts'
-import { AclWriter } from './acl-writer.ts'
+import { AclWriter, type MintedInvite, type ProfileFields } from './acl-writer.ts'
+import { pairOf, pairRoot } from '../acl/pair.ts'
+import type { InvitePermission } from '../acl/records.ts'
+import type { JoinStatus } from '../acl/requests.ts'
+import { LIMITS } from '../core/limits.ts'
 import { applyChecked, rebuildTree } from './apply-batch.ts'
 import { checkStage } from './check-stage.ts'
 import { decodeStoredRecord, type StoredRecord } from './record-codec.ts'
@@ -79,8 +83,12 @@ export class SpaceReplica {
 
   // ---------------------------------------------------------------- lifecycle
 
-  /** Creates a space owned by `owner`, with its first read key. `seed` makes it derived. */
-  static async create(deps: ReplicaDeps, owner: KeyPair, opts: { seed?: string } = {}): Promise<SpaceReplica> {
+  /**
+   * Creates a space owned by `owner`, with its first read key. `seed` makes it derived; `pair`
+   * (another account) makes it the one-to-one space of the two (see `openPair`).
+   */
+  static async create(deps: ReplicaDeps, owner: KeyPair, opts: { seed?: string; pair?: string } = {}): Promise<SpaceReplica> {
+    if (opts.pair !== undefined) return SpaceReplica.openPair(deps, owner, opts.pair)
     const ownerId = identityOf(owner.publicKey)
     let root: Change
     if (opts.seed !== undefined) {
@@ -98,6 +106,23 @@ export class SpaceReplica {
     if (rep.rejected.length) throw new SvcError('internal', `space root rejected: ${rep.rejected[0].reason}`)
     // A derived space gets its first key in a second record, since the root cannot hold random bytes.
     if (opts.seed !== undefined && r.acl.current().readKeyId === undefined) await r.rotateReadKey()
+    return r
+  }
+
+  /**
+   * The one-to-one space of `me` and `other`: its root is derived from the two accounts (both
+   * sides compute the same root and id, `pairSpaceId`), its first key from their key agreement,
+   * so creating it needs no message. Idempotent: opening it again changes nothing. Self-pairing
+   * is `request.invalid_field`.
+   */
+  static async openPair(deps: ReplicaDeps, me: KeyPair, other: string): Promise<SpaceReplica> {
+    pairOf(identityOf(me.publicKey), other)
+    const root = pairRoot(identityOf(me.publicKey), other)
+    const r = await SpaceReplica.open(deps, root.id, me)
+    if (!r.known) {
+      const rep = await r.ingest([{ id: root.id, raw: root.raw }])
+      if (rep.rejected.length) throw new SvcError('internal', `pair root rejected: ${rep.rejected[0].reason}`)
+    }
     return r
   }
 
@@ -349,6 +374,104 @@ export class SpaceReplica {
     return this.queue.run(() => this.aclWriter.rotateReadKey())
   }
 
+  // ---------------------------------------------------------------- sharing (docs/sharing.md)
+
+  /** Mints an invite (guest: owner only); `replaces` revokes every prior live non-guest invite. */
+  createInvite(permission: InvitePermission, opts: { replaces?: boolean } = {}): Promise<MintedInvite> {
+    return this.queue.run(() => this.aclWriter.createInvite(permission, opts))
+  }
+
+  /** Revokes live invites by record id; `invite.not_found` when none of them is live. */
+  revokeInvites(ids: readonly string[]): Promise<string> {
+    return this.queue.run(() => this.aclWriter.revokeInvites(ids))
+  }
+
+  /** Adds a pending request's joiner with its invite's role; `space.join_not_pending` otherwise. */
+  acceptJoin(requestId: string): Promise<string> {
+    return this.queue.run(() => this.aclWriter.acceptJoin(requestId))
+  }
+
+  declineJoin(requestId: string): Promise<string> {
+    return this.queue.run(() => this.aclWriter.declineJoin(requestId))
+  }
+
+  /** Revokes the guest key: guest invites die, every guest is removed, the key rotates past them. */
+  revokeGuest(): Promise<string[]> {
+    return this.queue.run(() => this.aclWriter.revokeGuest())
+  }
+
+  /** Publishes this member's profile to the other members, sealed under the current read key. */
+  setProfile(fields: ProfileFields): Promise<string> {
+    return this.queue.run(() => this.aclWriter.setProfile(fields))
+  }
+
+  /**
+   * Every member's newest profile, opened where this replica reaches its key (a profile sealed
+   * under a key it cannot reach yet comes back without fields: "name empty until a key arrives").
+   */
+  profiles(): Array<{ identity: string; recordId: string; profile?: ProfileFields }> {
+    const out: Array<{ identity: string; recordId: string; profile?: ProfileFields }> = []
+    for (const p of this.acl.current().profiles().values()) {
+      const entry: { identity: string; recordId: string; profile?: ProfileFields } = { identity: p.identity, recordId: p.recordId }
+      const key = this.keyring.get(p.keyId)
+      if (key) {
+        try {
+          const v = decodeCanonical<Record<string, unknown>>(openBox(key, p.sealed))
+          const profile: ProfileFields = {}
+          for (const k of ['name', 'description', 'iconCid'] as const) if (typeof v?.[k] === 'string') profile[k] = v[k] as string
+          entry.profile = profile
+        } catch {
+          // A profile that does not open is shown as not resolved yet, like one without a key.
+        }
+      }
+      out.push(entry)
+    }
+    return out.sort((a, b) => (a.identity < b.identity ? -1 : 1))
+  }
+
+  /** Where `joiner`'s newest join request stands here; undefined when there is none. */
+  joinStatus(joiner: string): JoinStatus | undefined {
+    return this.acl.current().joinStatus(joiner)
+  }
+
+  /**
+   * The join message's entry (sync/protocol): takes in a `join` or `cancel` change a non-member
+   * sent, and answers where its request stands. Undefined refuses, and the caller must answer
+   * exactly as for a space it does not hold: this replica does not hold the space, the change is
+   * not a join or cancel, its author is not `fromIdentity` (the authenticated peer), its invite
+   * is not live here, its proof fails, or too many requests are pending. A joiner with a pending
+   * request gets that request's status for any further join (one pending request per joiner).
+   * Guest joins are accepted at once when this replica manages the space (see `heal`).
+   */
+  async ingestJoin(raw: Uint8Array, fromIdentity: string): Promise<JoinStatus | undefined> {
+    if (!this.known) return undefined
+    let c: Change
+    let record: AclRecord
+    try {
+      c = decodeChange(raw, this.deps.crypto.sha256)
+      record = decodeAclRecord(c.payload)
+    } catch {
+      return undefined
+    }
+    if (c.author !== fromIdentity || c.spaceId !== this.spaceId || c.treeId !== this.spaceId) return undefined
+    const st = this.acl.current()
+    if (this.acl.has(c.id)) return st.requestStatus(record.type === 'cancel' ? record.request : c.id)
+    if (record.type === 'join') {
+      if (!st.invites().some((i) => i.recordId === record.invite)) return undefined
+      const requests = st.requests()
+      if (requests.some((q) => q.joiner === fromIdentity && q.status === 'pending')) return 'pending'
+      // A member asking again gets no new request: it already is what an accept would make it.
+      if (st.canRead(fromIdentity)) return undefined
+      if (requests.filter((q) => q.status === 'pending').length >= LIMITS.maxPendingJoinRequests) return undefined
+    } else if (record.type === 'cancel') {
+      const join = this.acl.entries.get(record.request)
+      if (join?.record.type !== 'join' || join.author !== fromIdentity) return undefined
+    } else return undefined
+    const rep = await this.ingest([{ id: c.id, raw }], { origin: `join:${fromIdentity}` })
+    if (!rep.accepted.includes(c.id)) return undefined
+    return this.acl.current().requestStatus(record.type === 'join' ? c.id : record.request)
+  }
+
   // ---------------------------------------------------------------- ingest
 
   /**
@@ -369,10 +492,14 @@ export class SpaceReplica {
     })
   }
 
-  /** A manager rotates when peers' records left the merged key tainted or a reader without it. */
+  /**
+   * A manager rotates when peers' records left the merged key tainted or a reader without it, and
+   * accepts pending guest joins (any manager device that sees one does; see autoAcceptGuests).
+   */
   private async heal() {
     try {
       await this.aclWriter.healIfNeeded()
+      await this.aclWriter.autoAcceptGuests()
     } catch (err) {
       // Without the newest key (it never reached us) another manager has to; the next ingest retries.
       if (!(err instanceof SvcError)) throw err
