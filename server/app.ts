@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { AccountLifecycle } from '../node/daemon/account-lifecycle.ts'
 import { installBodyParsing } from './http/body.ts'
 import { installErrorHandling, sendError, toSvcError } from './http/error-handler.ts'
+import { ErrorStatuses } from './errors.ts'
 import { gate } from './http/gate.ts'
 import { installOpenApi } from './http/openapi.ts'
 import './http/route-config.ts'
@@ -58,6 +59,8 @@ declare module 'fastify' {
 /** Builds the HTTP app without listening (tests use `app.inject`). */
 export function buildApp(opts: AppOptions): FastifyInstance {
   const { session } = opts
+  const modules = opts.modules ?? SERVER_MODULES
+  const statuses = new ErrorStatuses(modules)
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: BODY_LIMIT,
@@ -65,7 +68,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     exposeHeadRoutes: false,
     ajv: { customOptions: AJV_OPTIONS },
     // Malformed URLs never reach a route: answer them with the envelope too.
-    frameworkErrors: (err, request, reply) => void sendError(reply, toSvcError(err, request)),
+    frameworkErrors: (err, request, reply) => void sendError(reply, toSvcError(err, request, statuses), statuses),
   })
 
   let closing = false
@@ -85,7 +88,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   installBodyParsing(app)
 
-  installErrorHandling(app)
+  installErrorHandling(app, statuses)
   installOpenApi(app, opts.version ?? VERSION)
 
   app.addHook('onRequest', async (request, reply) => guardRequest(request, reply))
@@ -122,7 +125,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.register(identityRoutes(hub, engine ? { watch: (emit) => watchDirectory(engine.account(), emit) } : undefined))
   if (engine) {
     for (const routes of engineRoutes(engine)) app.register(routes)
-    for (const m of opts.modules ?? SERVER_MODULES) if (m.routes) app.register(m.routes, { engine })
+    for (const m of modules) if (m.routes) app.register(m.routes, { engine })
   }
   for (const routes of opts.routes ?? []) app.register(routes)
   return app

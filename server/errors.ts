@@ -1,15 +1,15 @@
-import type { ErrorCode } from '../sync/core/errors.ts'
+import { isCoreErrorCode, type CoreErrorCode, type ErrorCode } from '../sync/core/errors.ts'
 
 /** The statuses the API answers with (spec Errors, plus 405/413/415 for the HTTP layer's own codes). */
 export type HttpStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 501 | 503
 
 /**
- * The one table mapping every error code (the `ErrorCode` union of sync/core/errors.ts) to its
+ * The one table mapping every core error code (the `CoreErrorCode` union of sync/core/errors.ts) to its
  * HTTP status; the type makes a code without a status, or a status for no code, a compile
  * error. Codes marked "choice" are where the spec names no status or no code; docs/api.md
  * lists them.
  */
-export const ERROR_STATUS: Readonly<Record<ErrorCode, HttpStatus>> = {
+export const ERROR_STATUS: Readonly<Record<CoreErrorCode, HttpStatus>> = {
   // Request
   'request.bad_json': 400,
   'request.schema': 400,
@@ -95,9 +95,6 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, HttpStatus>> = {
   'property.xkey_conflict': 409,
 
   // Editor and history
-  'markdown.no_match': 400,
-  'markdown.ambiguous_match': 400,
-  'markdown.overlapping_edits': 400,
   'history.version_not_found': 404,
   'history.view_too_large': 413,
   'history.truncated': 404,
@@ -126,11 +123,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, HttpStatus>> = {
   internal: 500,
   'crypto.decrypt_failed': 500, // choice: engine-internal, never answered on purpose
 
-  // Chat, events, push, processes (chat.md)
-  'chat.text_required': 400,
-  'chat.agent_invalid': 400,
-  'chat.not_author': 403,
-  'chat.not_found': 404,
+  // Events, push, processes (chat.md)
   'events.payload_too_large': 400,
   'events.no_read_key': 409,
   'events.too_many_patterns': 409,
@@ -140,7 +133,44 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, HttpStatus>> = {
   'push.disabled': 409,
 }
 
-export const statusOf = (code: ErrorCode): HttpStatus => ERROR_STATUS[code] ?? 500
+/** A module's codes with their statuses (server/modules/module.ts `errorStatus`). */
+export type ModuleErrorStatus = Readonly<Partial<Record<Exclude<ErrorCode, CoreErrorCode>, HttpStatus>>>
+
+/**
+ * The statuses one app answers with: the core table plus each served module's own codes. A
+ * module may not restate a core code or another module's, so every code has one status.
+ */
+export class ErrorStatuses {
+  private readonly modules = new Map<string, HttpStatus>()
+
+  constructor(modules: ReadonlyArray<{ name: string; errorCodes?: readonly string[]; errorStatus?: ModuleErrorStatus }> = []) {
+    for (const m of modules) {
+      const statuses = (m.errorStatus ?? {}) as Record<string, HttpStatus | undefined>
+      for (const code of m.errorCodes ?? []) {
+        if (statuses[code] === undefined) throw new Error(`module ${m.name} throws ${code} but gives it no HTTP status`)
+      }
+      for (const [code, status] of Object.entries(statuses)) {
+        if (isCoreErrorCode(code) || this.modules.has(code)) throw new Error(`module ${m.name} declares error code ${code}, which is already declared`)
+        if (!m.errorCodes?.includes(code)) throw new Error(`module ${m.name} gives a status to ${code}, which it does not declare`)
+        this.modules.set(code, status!)
+      }
+    }
+  }
+
+  /** Whether a code is core or a served module's (anything else thrown becomes `internal`). */
+  has(code: string): code is ErrorCode {
+    return isCoreErrorCode(code) || this.modules.has(code)
+  }
+
+  statusOf(code: ErrorCode): HttpStatus {
+    return (isCoreErrorCode(code) ? ERROR_STATUS[code] : this.modules.get(code)) ?? 500
+  }
+
+  /** Every code this app answers with, and its status. */
+  all(): Map<string, HttpStatus> {
+    return new Map<string, HttpStatus>([...Object.entries(ERROR_STATUS), ...this.modules])
+  }
+}
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: Record<string, unknown> }

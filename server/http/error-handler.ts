@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { type ErrorCode, isErrorCode, isSvcError, SvcError } from '../../sync/core/errors.ts'
-import { errorBody, statusOf } from '../errors.ts'
+import { type ErrorCode, isSvcError, SvcError } from '../../sync/core/errors.ts'
+import { errorBody, type ErrorStatuses } from '../errors.ts'
 import { validationError } from './validation.ts'
 
 /** Fastify's own request errors, mapped to the spec's codes (others become `internal`). */
@@ -15,11 +15,11 @@ const FRAMEWORK_ERRORS: Record<string, [code: ErrorCode, message: string]> = {
 }
 
 /** Turns anything thrown into a spec error: SvcError as is, framework errors mapped, the rest `internal`. */
-export function toSvcError(err: unknown, request: FastifyRequest): SvcError {
+export function toSvcError(err: unknown, request: FastifyRequest, statuses: ErrorStatuses): SvcError {
   if (isSvcError(err)) {
     // The union makes this unreachable from typed code; a cast or a foreign object still lands here.
-    if (isErrorCode(err.code)) return err
-    request.log.error({ code: err.code }, 'error code outside the ErrorCode union')
+    if (statuses.has(err.code)) return err
+    request.log.error({ code: err.code }, 'error code no served module declares')
     return new SvcError('internal', 'internal error')
   }
   const fe = err as FastifyError
@@ -33,8 +33,8 @@ export function toSvcError(err: unknown, request: FastifyRequest): SvcError {
   return new SvcError('internal', 'internal error')
 }
 
-export function sendError(reply: FastifyReply, err: SvcError): FastifyReply {
-  const status = isErrorCode(err.code) ? statusOf(err.code) : 500
+export function sendError(reply: FastifyReply, err: SvcError, statuses: ErrorStatuses): FastifyReply {
+  const status = statuses.has(err.code) ? statuses.statusOf(err.code) : 500
   return reply
     .code(status)
     .header('content-type', 'application/json; charset=utf-8')
@@ -68,19 +68,19 @@ class RouteTable {
 }
 
 /** Installs the error handler and the 404/405 handler on the root instance. */
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, statuses: ErrorStatuses): void {
   const table = new RouteTable()
   app.addHook('onRoute', (route) => table.add(route.url, route.method))
 
-  app.setErrorHandler((err, request, reply) => sendError(reply, toSvcError(err, request)))
+  app.setErrorHandler((err, request, reply) => sendError(reply, toSvcError(err, request, statuses), statuses))
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? request.url
     const allowed = table.methodsFor(path)
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '))
-      return sendError(reply, new SvcError('request.method_not_allowed', `${request.method} is not allowed here; allowed: ${allowed.join(', ')}`))
+      return sendError(reply, new SvcError('request.method_not_allowed', `${request.method} is not allowed here; allowed: ${allowed.join(', ')}`), statuses)
     }
-    return sendError(reply, new SvcError('request.not_found', 'no such route'))
+    return sendError(reply, new SvcError('request.not_found', 'no such route'), statuses)
   })
 }

@@ -104,4 +104,8 @@ const editorRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
 }
 
 /** The editor module served over HTTP (docs/architecture.md "Adding a module"). */
-export const editorServerModule = withRoutes(editorModule, editorRoutes)
+export const editorServerModule = withRoutes(editorModule, editorRoutes, {
+  'markdown.no_match': 400,
+  'markdown.ambiguous_match': 400,
+  'markdown.overlapping_edits': 400,
+})

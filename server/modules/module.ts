@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AnyModule, SvcModule } from '../../sync/space/module.ts'
 import type { RoutedEngine } from '../routes/context.ts'
+import type { ModuleErrorStatus } from '../errors.ts'
 
 /**
  * A module as the HTTP app serves it: the module itself (sync/space/module.ts) plus its routes
@@ -10,6 +11,8 @@ import type { RoutedEngine } from '../routes/context.ts'
 export interface ServerModule<S = unknown> extends SvcModule<S> {
   /** Registered with `{engine}` once an engine serves the app; no route list names a module. */
   readonly routes?: FastifyPluginAsync<ModuleRouteOptions>
+  /** The module's own error codes (declared in its sync folder) with their HTTP statuses. */
+  readonly errorStatus?: ModuleErrorStatus
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -20,7 +23,7 @@ export interface ModuleRouteOptions {
   engine: RoutedEngine
 }
 
-/** A module with its routes plugin. */
-export function withRoutes<S>(module: SvcModule<S>, routes: FastifyPluginAsync<ModuleRouteOptions>): ServerModule<S> {
-  return { ...module, routes }
+/** A module with its routes plugin and the statuses of its error codes. */
+export function withRoutes<S>(module: SvcModule<S>, routes?: FastifyPluginAsync<ModuleRouteOptions>, errorStatus?: ModuleErrorStatus): ServerModule<S> {
+  return { ...module, ...(routes ? { routes } : {}), ...(errorStatus ? { errorStatus } : {}) }
 }

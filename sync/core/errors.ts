@@ -89,10 +89,7 @@ export const ERROR_CODES = [
   'property.format_violation',
   'property.xkey_conflict',
 
-  // Editor and history
-  'markdown.no_match',
-  'markdown.ambiguous_match',
-  'markdown.overlapping_edits',
+  // History (the editor's `markdown.*` codes are the editor module's: sync/modules/editor/errors.ts)
   'history.version_not_found',
   'history.view_too_large',
   'history.truncated',
@@ -122,11 +119,7 @@ export const ERROR_CODES = [
   /** A sealed box that does not open; the replica turns it into a typed rejection, never a reply. */
   'crypto.decrypt_failed',
 
-  // Chat, events, push, processes (chat.md)
-  'chat.text_required',
-  'chat.agent_invalid',
-  'chat.not_author',
-  'chat.not_found',
+  // Events, push, processes (chat.md; `chat.*` codes are the chat module's)
   'events.payload_too_large',
   'events.no_read_key',
   'events.too_many_patterns',
@@ -136,7 +129,18 @@ export const ERROR_CODES = [
   'push.disabled',
 ] as const
 
-export type ErrorCode = (typeof ERROR_CODES)[number]
+export type CoreErrorCode = (typeof ERROR_CODES)[number]
+
+/**
+ * Codes a module adds, by declaration merging from its own folder (`declare module
+ * '../../core/errors.ts' { interface ModuleErrorCodes { 'markdown.no_match': true } }`), so a
+ * new module's codes are an addition, not an edit of the list above; its server module gives
+ * their statuses (server/modules/module.ts `errors`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ModuleErrorCodes {}
+
+export type ErrorCode = CoreErrorCode | (keyof ModuleErrorCodes & string)
 
 /** One error class for every failure the engine reports to callers. */
 export class SvcError extends Error {
@@ -155,5 +159,5 @@ export const isSvcError = (err: unknown): err is SvcError => err instanceof SvcE
 
 const KNOWN: ReadonlySet<string> = new Set(ERROR_CODES)
 
-/** For codes that arrive as data (a peer, a test): narrows a string to the union. */
-export const isErrorCode = (code: string): code is ErrorCode => KNOWN.has(code)
+/** For codes that arrive as data: narrows a string to the core union (modules' codes: server/errors.ts `ErrorStatuses`). */
+export const isCoreErrorCode = (code: string): code is CoreErrorCode => KNOWN.has(code)

@@ -163,7 +163,7 @@ export class Responder {
       }
       // An answer from a peer we do not hold to be a reader: only the ACL records it leads with.
       const lead = aclLead(r.spaceId, changes)
-      if (lead > 0) await this.ingest(c, peer, r, changes.slice(0, lead))
+      if (lead > 0) await this.ingest(c, peer, r, changes.slice(0, lead), true)
       changes = changes.slice(lead)
       if (!this.mayRead(r, identity)) {
         c.denied++
@@ -245,10 +245,11 @@ export class Responder {
   }
 
   /** Ingests a peer's changes; returns the trees to ask about again when some wait for parents. */
-  private async ingest(c: PeerCounters, peer: string, r: SpaceReplica, changes: Uint8Array[]): Promise<Set<string>> {
+  private async ingest(c: PeerCounters, peer: string, r: SpaceReplica, changes: Uint8Array[], fromNonReader = false): Promise<Set<string>> {
     const items = changes.map((raw) => ({ id: contentId(raw), raw }))
-    // The peer is the origin: the replica bounds what it parks per peer.
-    const rep = await r.ingest(items, { origin: peer })
+    // The peer is the origin: the replica bounds what it parks per peer. A non-reader's joins
+    // come through the join message only (SpaceReplica.ingestJoin).
+    const rep = await r.ingest(items, { origin: peer, fromNonReader })
     c.changesIn += items.length
     c.changesAccepted += rep.accepted.length
     for (const x of rep.rejected) bump(c.rejected, x.reason)

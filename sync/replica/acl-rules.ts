@@ -48,6 +48,16 @@ export function aclRecordDep(c: Change): string | undefined {
 }
 const extraDeps = new WeakMap<Change, string | null>()
 
+/** An ACL change carrying a `join` or `cancel` (records a non-member may author). */
+export function isRequestChange(c: Change): boolean {
+  try {
+    const t = decodeAclRecord(c.payload).type
+    return t === 'join' || t === 'cancel'
+  } catch {
+    return false
+  }
+}
+
 /** Whether the signed root of an object may be created by its author at the head it cites. */
 export function judgeSignedRoot(acl: AclLog, c: Change): RejectReason | undefined {
   if (c.aclHeadId === '' || !acl.has(c.aclHeadId)) return 'not_member'

@@ -1,7 +1,8 @@
 import { SvcError } from '../core/errors.ts'
 import { LIMITS } from '../core/limits.ts'
-import { seal } from '../crypto/box.ts'
-import { encodeCanonical } from '../core/encoding.ts'
+import { open, seal } from '../crypto/box.ts'
+import { profileAad } from '../acl/profile-seal.ts'
+import { bytesEqual, encodeCanonical } from '../core/encoding.ts'
 import { identityOf, keyPairFromSeed, publicKeyOf } from '../crypto/keys.ts'
 import { encodeInviteToken } from '../acl/invite-token.ts'
 import type { JoinRequest } from '../acl/requests.ts'
@@ -191,7 +192,19 @@ export class AclWriter {
     if (!st.canRead(this.s.me) || !keyId || !rk) throw new SvcError('space.read_only', 'no current read key for this space')
     const plain: ProfileFields = {}
     for (const k of ['name', 'description', 'iconCid'] as const) if (typeof fields[k] === 'string') plain[k] = fields[k]
-    return this.write({ type: 'profile', keyId, sealed: seal(this.s.deps.env, rk, encodeCanonical(plain)) })
+    const bytes = encodeCanonical(plain)
+    const aad = profileAad(this.s.spaceId, this.s.me)
+    // Publishing the same profile again (every PUT /v1/account/metadata reaches every space)
+    // writes nothing while the newest one is sealed under the current key.
+    const mine = st.profiles().get(this.s.me)
+    if (mine && mine.keyId === keyId) {
+      try {
+        if (bytesEqual(open(rk, mine.sealed, aad), bytes)) return Promise.resolve(mine.recordId)
+      } catch {
+        // Ours but unreadable: publish again.
+      }
+    }
+    return this.write({ type: 'profile', keyId, sealed: seal(this.s.deps.env, rk, bytes, aad) })
   }
 
   private pendingRequest(requestId: string): JoinRequest {

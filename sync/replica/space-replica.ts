@@ -2,6 +2,7 @@ import { decodeCanonical, encodeCanonical, toHex } from '../core/encoding.ts'
 import { SvcError } from '../core/errors.ts'
 import { SerialQueue } from '../core/serial-queue.ts'
 import { open as openBox, seal } from '../crypto/box.ts'
+import { profileAad } from '../acl/profile-seal.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
 import { wrapKeyTo } from '../crypto/wrap.ts'
 import { ensureXxh3, propertyIdSync, sha256 } from '../crypto/hash.ts'
@@ -12,7 +13,7 @@ import { decodeAclRecord, encodeAclRecord, type AclRecord, type Role, type Rotat
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
 import type { StampInfo } from '../crdt/record.ts'
 import { STORES } from '../storage/adapter.ts'
-import { writerCitation } from './acl-rules.ts'
+import { isRequestChange, writerCitation } from './acl-rules.ts'
 import { AclWriter, type MintedInvite, type ProfileFields } from './acl-writer.ts'
 import { pairOf, pairRoot } from '../acl/pair.ts'
 import type { InvitePermission } from '../acl/records.ts'
@@ -416,7 +417,7 @@ export class SpaceReplica {
       const key = this.keyring.get(p.keyId)
       if (key) {
         try {
-          const v = decodeCanonical<Record<string, unknown>>(openBox(key, p.sealed))
+          const v = decodeCanonical<Record<string, unknown>>(openBox(key, p.sealed, profileAad(this.spaceId, p.identity)))
           const profile: ProfileFields = {}
           for (const k of ['name', 'description', 'iconCid'] as const) if (typeof v?.[k] === 'string') profile[k] = v[k] as string
           entry.profile = profile
@@ -437,7 +438,8 @@ export class SpaceReplica {
   /**
    * The join message's entry (sync/protocol): takes in a `join` or `cancel` change a non-member
    * sent, and answers where its request stands. Undefined refuses, and the caller must answer
-   * exactly as for a space it does not hold: this replica does not hold the space, the change is
+   * exactly as for a space it does not hold: this replica does not hold the space (or may no
+   * longer read it), the change is
    * not a join or cancel, its author is not `fromIdentity` (the authenticated peer), its invite
    * is not live here, its proof fails, or too many requests are pending. A joiner with a pending
    * request gets that request's status for any further join (one pending request per joiner).
@@ -455,6 +457,8 @@ export class SpaceReplica {
     }
     if (c.author !== fromIdentity || c.spaceId !== this.spaceId || c.treeId !== this.spaceId) return undefined
     const st = this.acl.current()
+    // A removed member's stale copy is no place to ask: only a replica that may read answers.
+    if (!st.canRead(this.me)) return undefined
     if (this.acl.has(c.id)) return st.requestStatus(record.type === 'cancel' ? record.request : c.id)
     if (record.type === 'join') {
       if (!st.invites().some((i) => i.recordId === record.invite)) return undefined
@@ -476,13 +480,21 @@ export class SpaceReplica {
 
   /**
    * Checks and applies changes from anywhere; see the class comment. `origin` (the peer that
-   * sent them) bounds what they may park (REPLICA_LIMITS).
+   * sent them) bounds what they may park (REPLICA_LIMITS). `fromNonReader`: the sender may not
+   * read the space here (head sync takes only its leading ACL records), so `join` and `cancel`
+   * records are refused: those come through `ingestJoin`.
    */
-  async ingest(items: IngestItem[], opts: { origin?: string } = {}): Promise<IngestReport> {
+  async ingest(items: IngestItem[], opts: { origin?: string; fromNonReader?: boolean } = {}): Promise<IngestReport> {
     const { report, verified } = await checkStage(this.s, items, false, (c) => this.knownOutside(c))
     return this.queue.run(async () => {
       const fresh: Change[] = []
       for (const c of verified) {
+        // Rights before work: a non-member's join or cancel enters through `ingestJoin` only,
+        // whose checks (live invite, one pending request per joiner, the bound) head sync skips.
+        if (opts.fromNonReader && c.treeId === this.spaceId && isRequestChange(c)) {
+          report.rejected.push({ id: c.id, reason: 'not_member' })
+          continue
+        }
         const known = this.s.hasChange(c)
         if (!(known instanceof Promise ? await known : known)) fresh.push(c)
       }

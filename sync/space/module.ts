@@ -1,4 +1,4 @@
-import { SvcError } from '../core/errors.ts'
+import { SvcError, type ModuleErrorCodes } from '../core/errors.ts'
 import type { JsonObject } from '../crdt/ops.ts'
 import type { MergePolicy } from '../crdt/record.ts'
 import type { BundlesService } from './bundles/index.ts'
@@ -21,7 +21,10 @@ import type { TypesService } from './types/index.ts'
  * - `service`: the per-space service it builds when a space opens (`services.of(module)`);
  * - `feeds`: live feeds its routes open (the translation of space changes into window input);
  * - `onCommit`: a hook run after every commit of a space, before the commit's change is
- *   announced and before the write that made it resolves.
+ *   announced and before the write that made it resolves;
+ * - `errorCodes`: the error codes it throws beyond the core ones, declared in its own folder by
+ *   merging into `ModuleErrorCodes` (sync/modules/editor/errors.ts); its server module gives
+ *   each a status, and an app refuses to build when one is missing.
  *
  * Merge pins and dataset kinds decide what every peer computes, so the list is part of the
  * release: peers that hold the same changes must run the same modules.
@@ -33,6 +36,7 @@ export interface SvcModule<S = unknown> {
   readonly service?: (ctx: ModuleContext) => S
   readonly feeds?: Readonly<Record<string, ModuleFeed<S>>>
   readonly onCommit?: (change: SpaceChange, service: S, ctx: ModuleContext) => void | Promise<void>
+  readonly errorCodes?: readonly (keyof ModuleErrorCodes)[]
 }
 
 /** A module of any service type (lists hold modules of different service types). */

@@ -19,6 +19,13 @@ import { bootApp, call, expectError, listen, newObject, newSpace, ok, openSse, t
  */
 const MARKS = 'tally_marks'
 
+// The module's own error code, declared from this file alone (no edit of the core union).
+declare module '../../sync/core/errors.ts' {
+  interface ModuleErrorCodes {
+    'tally.label_taken': true
+  }
+}
+
 class TallyService {
   /** Kept by the commit hook, so it counts marks written here and marks arriving by sync. */
   readonly counts = new Map<string, number>()
@@ -47,6 +54,7 @@ const tallyModule = defineModule({
   service: ({ space }) => new TallyService(space),
   onCommit: (change, tally) => tally.committed(change),
   feeds: { marks: (tally, { objectId }) => datasetFeed(tally.space, objectId, MARKS) },
+  errorCodes: ['tally.label_taken'],
 })
 
 const P = '/v1/spaces/:spaceId/objects/:objectId/tally'
@@ -58,6 +66,7 @@ const tallyRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (app, { engine
     const { spaceId, objectId } = request.params as Params
     const label = (request.body as { label?: unknown } | undefined)?.label
     if (typeof label !== 'string') throw new SvcError('request.invalid_field', 'label is a string', { field: 'label' })
+    if (label === 'taken') throw new SvcError('tally.label_taken', 'that label is taken', { label })
     const id = await tally(spaceId).mark(objectId, label)
     // The hook ran before the write resolved: the count already includes this mark.
     return reply.code(201).send({ id, count: tally(spaceId).counts.get(objectId) ?? 0 })
@@ -72,7 +81,7 @@ const tallyRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (app, { engine
   })
 }
 
-const tallyServerModule = withRoutes(tallyModule, tallyRoutes)
+const tallyServerModule = withRoutes(tallyModule, tallyRoutes, { 'tally.label_taken': 409 })
 
 describe('a module added from a test file alone', () => {
   let b: Booted
@@ -90,6 +99,8 @@ describe('a module added from a test file alone', () => {
     expect(await ok(call(b.app, 'POST', url, { label: 'one' }), 201)).toEqual({ id: 'm1', count: 1 })
     expect(await ok(call(b.app, 'POST', url, { label: 'two' }), 201)).toEqual({ id: 'm2', count: 2 })
     expect(await ok(call(b.app, 'GET', url))).toEqual({ count: 2 })
+    // Its own error code answers with the status its server module gives, in the envelope.
+    expectError(await call(b.app, 'POST', url, { label: 'taken' }), 409, 'tally.label_taken')
     // The marks are ordinary records: the data plane reads them back.
     const page = await ok(call(b.app, 'POST', `/v1/spaces/${sid}/query`, { objectId: obj, dataset: MARKS, sort: ['id'] }))
     expect(page.records.map((r: { id: string; label: string }) => [r.id, r.label])).toEqual([

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ERROR_STATUS, errorBody } from '../../server/errors.ts'
-import { ERROR_CODES, isErrorCode, SvcError } from '../../sync/core/errors.ts'
+import { ERROR_STATUS, ErrorStatuses, errorBody } from '../../server/errors.ts'
+import { SERVER_MODULES } from '../../server/modules/index.ts'
+import { ERROR_CODES, isCoreErrorCode, SvcError } from '../../sync/core/errors.ts'
 import { REPO } from './process.ts'
 
 // The contract lives next to the repository (see DESIGN.md); the table must follow it.
@@ -17,7 +18,8 @@ const section = (text: string, heading: string) => {
   return text.slice(start, end < 0 ? undefined : end)
 }
 
-const table = ERROR_STATUS as Record<string, number>
+// What the release's app answers with: the core table plus the modules' own codes.
+const table = Object.fromEntries(new ErrorStatuses(SERVER_MODULES).all()) as Record<string, number>
 
 describe('error status table', () => {
   it('has every code of the core Errors section, with the status the spec gives', () => {
@@ -45,17 +47,35 @@ describe('error status table', () => {
     for (const [, code, status] of rows) expect([code, table[code!]]).toEqual([code, Number(status)])
   })
 
-  it('gives every code of the ErrorCode union a status, and no code outside it', () => {
+  it('gives every code of the core union a status, and no code outside it', () => {
     expect(Object.keys(ERROR_STATUS).sort()).toEqual([...ERROR_CODES].sort())
     expect(new Set(ERROR_CODES).size).toBe(ERROR_CODES.length)
     for (const code of ERROR_CODES) expect([code, typeof ERROR_STATUS[code]]).toEqual([code, 'number'])
   })
 
+  it("gives every module's declared code a status, from its server module", () => {
+    const statuses = new ErrorStatuses(SERVER_MODULES)
+    for (const m of SERVER_MODULES) for (const code of m.errorCodes ?? []) expect([code, statuses.has(code)]).toEqual([code, true])
+    expect(statuses.statusOf('markdown.no_match')).toBe(400)
+    expect(statuses.statusOf('chat.not_author')).toBe(403)
+    // a module's code is not core: an app serving no editor does not know it
+    expect(isCoreErrorCode('markdown.no_match')).toBe(false)
+    expect(new ErrorStatuses([]).has('markdown.no_match')).toBe(false)
+  })
+
+  it('refuses a module that leaves a code without a status, restates a core code, or names one it does not declare', () => {
+    expect(() => new ErrorStatuses([{ name: 'm', errorCodes: ['markdown.no_match'] }])).toThrow(/no HTTP status/)
+    expect(() => new ErrorStatuses([{ name: 'm', errorCodes: ['space.not_found'], errorStatus: { 'space.not_found': 404 } as never }])).toThrow(/already declared/)
+    expect(() => new ErrorStatuses([{ name: 'm', errorStatus: { 'chat.not_found': 404 } }])).toThrow(/does not declare/)
+    const twice = { name: 'm', errorCodes: ['chat.not_found'], errorStatus: { 'chat.not_found': 404 } } as const
+    expect(() => new ErrorStatuses([twice, { ...twice, name: 'n' }])).toThrow(/already declared/)
+  })
+
   it('makes a misspelled code a type error', () => {
     // @ts-expect-error: 'space.not_fonud' is not an ErrorCode (typecheck fails if this compiles)
     const err = new SvcError('space.not_fonud', 'typo')
-    expect(isErrorCode(err.code)).toBe(false)
-    expect(isErrorCode('space.not_found')).toBe(true)
+    expect(new ErrorStatuses(SERVER_MODULES).has(err.code)).toBe(false)
+    expect(isCoreErrorCode('space.not_found')).toBe(true)
   })
 
   it('uses only statuses the API answers with', () => {

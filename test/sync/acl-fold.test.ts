@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { AclLog, type AclEntry, type AclState } from '../../sync/acl/state.ts'
-import { decodeAclRecord, encodeAclRecord, InvalidAclRecord, type AclRecord, type GrantRole, type Rotation } from '../../sync/acl/records.ts'
+import { decodeAclRecord, encodeAclRecord, InvalidAclRecord, type AclRecord, type GrantRole, type InvitePermission, type Rotation } from '../../sync/acl/records.ts'
 import { encodeCanonical } from '../../sync/core/encoding.ts'
+import { toBase58 } from '../../sync/core/ids.ts'
+import { joinProofBytes } from '../../sync/acl/join-proof.ts'
+import { ed25519 } from '@noble/curves/ed25519.js'
 
 const SPACE = 'S0000root'
 const key = new Uint8Array([1])
@@ -286,6 +289,8 @@ describe('ACL fold: admissibility', () => {
 const ADMINS = ['A1', 'A2', 'A3']
 const OTHERS = ['W1', 'W2', 'R1', 'M1']
 const ACTORS = ['O', ...ADMINS, ...OTHERS]
+/** Accounts outside the space that join through invites (real keys: admission checks proofs). */
+const JOINERS = ['J1', 'J2', 'J3']
 
 type Act =
   | { kind: 'sync'; from: number; to: number }
@@ -296,10 +301,18 @@ type Act =
   | { kind: 'merge'; by: number }
   | { kind: 'backdate'; by: number }
   | { kind: 'huge'; by: number }
+  | { kind: 'invite'; by: number; permission: InvitePermission; replaces: boolean }
+  | { kind: 'uninvite'; by: number; pick: number }
+  | { kind: 'join'; joiner: number; by: number; pick: number }
+  | { kind: 'cancel'; pick: number; by: number }
+  | { kind: 'accept'; by: number; pick: number }
+  | { kind: 'decline'; by: number; pick: number }
+  | { kind: 'profile'; by: number }
 
 const actor = fc.integer({ min: 0, max: ACTORS.length - 1 })
 const grant = fc.constantFrom<GrantRole>('admin', 'writer', 'reader', 'guest')
-const act: fc.Arbitrary<Act> = fc.oneof(
+/** The act mix; `s` weighs the sharing acts (invites, joins, decisions, profiles). */
+const actMix = (s: number): fc.Arbitrary<Act> => fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('sync' as const), from: actor, to: actor }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('add' as const), by: actor, who: actor, role: grant }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('role' as const), by: actor, who: actor, role: grant }) },
@@ -308,7 +321,15 @@ const act: fc.Arbitrary<Act> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('merge' as const), by: actor }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('backdate' as const), by: actor }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('huge' as const), by: actor }) },
+  { weight: 2 * s, arbitrary: fc.record({ kind: fc.constant('invite' as const), by: actor, permission: fc.constantFrom<InvitePermission>('reader', 'writer', 'guest'), replaces: fc.boolean() }) },
+  { weight: 1 * s, arbitrary: fc.record({ kind: fc.constant('uninvite' as const), by: actor, pick: fc.nat(8) }) },
+  { weight: 2 * s, arbitrary: fc.record({ kind: fc.constant('join' as const), joiner: fc.nat(JOINERS.length - 1), by: actor, pick: fc.nat(8) }) },
+  { weight: 1 * s, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat(8), by: actor }) },
+  { weight: 2 * s, arbitrary: fc.record({ kind: fc.constant('accept' as const), by: actor, pick: fc.nat(8) }) },
+  { weight: 1 * s, arbitrary: fc.record({ kind: fc.constant('decline' as const), by: actor, pick: fc.nat(8) }) },
+  { weight: 1 * s, arbitrary: fc.record({ kind: fc.constant('profile' as const), by: actor }) },
 )
+const act = actMix(1)
 
 /**
  * Actors write on their own view of the log (honest records where their view allows them;
@@ -325,14 +346,15 @@ function generate(acts: Act[]): History {
   prev = h.add('O', [prev], 'R1', 'reader')
   prev = h.add('O', [prev], 'M1', 'reader')
   const views = ACTORS.map(() => new Set(h.all.keys()))
+  const inviteSeeds = new Map<string, Uint8Array>()
   /** Heads each actor saw last while it could still manage: what it backdates onto. */
   const before = ACTORS.map(() => [prev.id])
   const logOf = (v: Set<string>) => h.log([...v].map((id) => h.all.get(id)!))
-  const write = (by: number, record: AclRecord, o: { lamport?: number; id?: string; prevIds?: string[] } = {}) => {
+  const write = (by: number, record: AclRecord, o: { lamport?: number; id?: string; prevIds?: string[]; author?: string } = {}) => {
     const log = logOf(views[by])
     const c = log.citation()
     const prevIds = o.prevIds ?? ('head' in c ? [c.head] : c.merge)
-    const e = h.rec(ACTORS[by], prevIds, record, o)
+    const e = h.rec(o.author ?? ACTORS[by], prevIds, record, o)
     if (log.admissible(e) !== undefined) {
       h.all.delete(e.id)
       return
@@ -379,6 +401,59 @@ function generate(acts: Act[]): History {
       case 'huge':
         write(by, { type: 'rotate', rotation: rot([ACTORS[by], 'O'], SPACE) }, { prevIds: before[by], lamport: 2 ** 40 + h.all.size })
         break
+      case 'invite': {
+        const seed = new Uint8Array(32).fill(h.all.size % 251)
+        const record: AclRecord = { type: 'invite', key: toBase58(ed25519.getPublicKey(seed)), permission: a.permission, ...(a.replaces ? { replaces: true as const } : {}) }
+        write(by, record)
+        const last = [...views[by]].pop()!
+        if (h.all.get(last)?.record === record) inviteSeeds.set(last, seed)
+        break
+      }
+      case 'uninvite': {
+        const live = st.invites()
+        if (live.length) write(by, { type: 'uninvite', invites: [live[a.pick % live.length].recordId] })
+        break
+      }
+      case 'join': {
+        // The joiner sends its join to the first actor from `by` on that knows an invite.
+        let to = by
+        let known: string[] = []
+        for (let k = 0; k < ACTORS.length && !known.length; k++) {
+          to = (by + k) % ACTORS.length
+          known = [...views[to]].filter((id) => inviteSeeds.has(id))
+        }
+        if (!known.length) break
+        const invite = known[a.pick % known.length]
+        const joiner = JOINERS[a.joiner]
+        const proof = ed25519.sign(joinProofBytes(SPACE, joiner, invite), inviteSeeds.get(invite)!)
+        write(to, { type: 'join', invite, proof }, { author: joiner, prevIds: [SPACE], lamport: 1 })
+        break
+      }
+      case 'cancel': {
+        const joins = [...views[by]].filter((id) => h.all.get(id)!.record.type === 'join')
+        if (!joins.length) break
+        const j = h.all.get(joins[a.pick % joins.length])!
+        write(by, { type: 'cancel', request: j.id }, { author: j.author, prevIds: [j.id], lamport: 2 })
+        break
+      }
+      case 'accept':
+      case 'decline': {
+        // The first manager from `by` on that sees a pending request decides one.
+        for (let k = 0; k < ACTORS.length; k++) {
+          const who = (by + k) % ACTORS.length
+          const sw = logOf(views[who]).current()
+          const pending = sw.requests().filter((q) => q.status === 'pending')
+          if (!sw.canManage(ACTORS[who]) || !pending.length) continue
+          const q = pending[a.pick % pending.length]
+          if (a.kind === 'decline') write(who, { type: 'decline', request: q.recordId })
+          else write(who, { type: 'add', identity: q.joiner, role: q.role!, keyId: sw.readKeyId ?? SPACE, key, request: q.recordId })
+          break
+        }
+        break
+      }
+      case 'profile':
+        write(by, { type: 'profile', sealed: key, keyId: st.latestKeyId ?? SPACE })
+        break
     }
   }
   return h
@@ -400,73 +475,93 @@ function shuffle<T>(xs: T[], seed: number): T[] {
 const summary = (st: AclState) => ({
   roles: [...st.roles].sort(), readKeyId: st.readKeyId, skipped: st.skipped, frontier: st.frontier,
   removals: [...st.removals].map(([k, v]) => [k, v.map((e) => e.id)]).sort(),
+  invites: st.invites(), requests: st.requests(), profiles: [...st.profiles()].sort(),
 })
 
 describe('ACL fold: property', () => {
   it('every peer folds any arrival order of the same records to the same state', () => {
-    fc.assert(
-      fc.property(fc.array(act, { minLength: 5, maxLength: 40 }), fc.integer(), (acts, seed) => {
-        const h = generate(acts)
-        const entries = [...h.all.values()]
-        const reference = h.log(entries)
-        const want = summary(reference.current())
-        for (let p = 0; p < 3; p++) {
-          // A random causal arrival order, in two partitions merged at the end.
-          const order = shuffle(entries, seed + p)
-          const cut = Math.floor(order.length / 2)
-          const log = new AclLog(SPACE)
-          const feed = (xs: AclEntry[]) => {
-            const pending = [...xs]
-            while (pending.length) {
-              const i = pending.findIndex((e) => e.prevIds.every((id) => log.has(id)))
-              if (i < 0) return pending
-              log.add(pending.splice(i, 1)[0])
-            }
-            return []
-          }
-          const rest = feed(order.slice(0, cut))
-          log.current()
-          expect(feed([...rest, ...order.slice(cut)])).toEqual([])
-          expect(summary(log.current())).toEqual(want)
-        }
-        const st = reference.current()
-        // The owner is never removed, and no one but the owner grants admin.
-        expect(st.roleOf('O')).toBe('owner')
-        for (const e of entries) {
-          const r = e.record
-          if ((r.type === 'add' || r.type === 'role') && r.role === 'admin' && e.author !== 'O') expect(st.isVoid(e.id)).toBe(true)
-          // Backdated and huge-lamport records by their own author: never a valid admin grant.
-          if (e.id.startsWith('0')) expect(st.isVoid(e.id)).toBe(true)
-        }
-        // A writer's citation is valid and its state is the merged state.
-        const c = reference.citation()
-        let head: string
-        if ('head' in c) head = c.head
-        else {
-          // The owner joins the frontier with a merge record, as a writer's replica would.
-          const m = h.merge('O', c.merge.map((id) => h.all.get(id)!))
-          expect(reference.admissible(m)).toBeUndefined()
-          reference.add(m)
-          head = m.id
-        }
-        const merged = reference.current()
-        expect(merged.isVoid(head)).toBe(false)
-        const cited = reference.stateAtHead(head)
-        expect(cited.readKeyId).toBe(merged.readKeyId)
-        expect([...cited.roles].sort()).toEqual([...merged.roles].sort())
-        expect(reference.citation()).toEqual({ head })
-        // The current key is wrapped to no one removed.
-        if (st.readKeyId) for (const id of st.keys.get(st.readKeyId)!.wrapped.keys()) expect(st.canRead(id)).toBe(true)
-        // Records by a member concurrent with its effective removal are void (removals by
-        // power order aside).
-        for (const [who, removals] of st.removals) {
-          for (const e of entries) {
-            if (e.author !== who || e.record.type === 'remove' || st.isVoid(e.id)) continue
-            for (const r of removals) expect(reference.precedesOrEquals(e.id, r.id) || reference.precedesOrEquals(r.id, e.id)).toBe(true)
-          }
-        }
-      }),
-      { numRuns: 150 },
-    )
+    fc.assert(fc.property(fc.array(act, { minLength: 5, maxLength: 40 }), fc.integer(), foldsAlike), { numRuns: 150 })
+  })
+
+  it('the same, with invites, joins, accepts, declines, cancels and profiles in most acts', () => {
+    fc.assert(fc.property(fc.array(actMix(6), { minLength: 10, maxLength: 40 }), fc.integer(), foldsAlike), { numRuns: 80 })
   })
 })
+
+/** Every arrival order of the records `acts` produce folds to one state, and the fold's invariants hold. */
+function foldsAlike(acts: Act[], seed: number) {
+  const h = generate(acts)
+  const entries = [...h.all.values()]
+  const reference = h.log(entries)
+  const want = summary(reference.current())
+  for (let p = 0; p < 3; p++) {
+    // A random causal arrival order, in two partitions merged at the end.
+    const order = shuffle(entries, seed + p)
+    const cut = Math.floor(order.length / 2)
+    const log = new AclLog(SPACE)
+    const feed = (xs: AclEntry[]) => {
+      const pending = [...xs]
+      while (pending.length) {
+        const i = pending.findIndex((e) => e.prevIds.every((id) => log.has(id)))
+        if (i < 0) return pending
+        log.add(pending.splice(i, 1)[0])
+      }
+      return []
+    }
+    const rest = feed(order.slice(0, cut))
+    log.current()
+    expect(feed([...rest, ...order.slice(cut)])).toEqual([])
+    expect(summary(log.current())).toEqual(want)
+  }
+  const st = reference.current()
+  // The owner is never removed, and no one but the owner grants admin.
+  expect(st.roleOf('O')).toBe('owner')
+  // A joiner is a member only through a valid add; a join or cancel is never valid or void.
+  for (const j of JOINERS) {
+    const added = entries.some((e) => e.record.type === 'add' && e.record.identity === j && !st.isVoid(e.id) && st.roleOf(j) !== 'none')
+    if (!added) expect(st.roleOf(j)).toBe('none')
+  }
+  for (const e of entries) {
+    if (e.record.type === 'join' || e.record.type === 'cancel') {
+      expect(st.isVoid(e.id)).toBe(false)
+      expect(st.frontier).not.toContain(e.id)
+    }
+    // Guest invites only by the owner; live invites are valid ones.
+    if (e.record.type === 'invite' && e.record.permission === 'guest' && e.author !== 'O') expect(st.invites().some((i) => i.recordId === e.id)).toBe(false)
+  }
+  for (const i of st.invites()) expect(st.isVoid(i.recordId)).toBe(false)
+  for (const q of st.requests()) if (q.status === 'accepted') expect(st.roleOf(q.joiner) === 'none' && !st.removals.has(q.joiner)).toBe(false)
+  for (const e of entries) {
+    const r = e.record
+    if ((r.type === 'add' || r.type === 'role') && r.role === 'admin' && e.author !== 'O') expect(st.isVoid(e.id)).toBe(true)
+    // Backdated and huge-lamport records by their own author: never a valid admin grant.
+    if (e.id.startsWith('0')) expect(st.isVoid(e.id)).toBe(true)
+  }
+  // A writer's citation is valid and its state is the merged state.
+  const c = reference.citation()
+  let head: string
+  if ('head' in c) head = c.head
+  else {
+    // The owner joins the frontier with a merge record, as a writer's replica would.
+    const m = h.merge('O', c.merge.map((id) => h.all.get(id)!))
+    expect(reference.admissible(m)).toBeUndefined()
+    reference.add(m)
+    head = m.id
+  }
+  const merged = reference.current()
+  expect(merged.isVoid(head)).toBe(false)
+  const cited = reference.stateAtHead(head)
+  expect(cited.readKeyId).toBe(merged.readKeyId)
+  expect([...cited.roles].sort()).toEqual([...merged.roles].sort())
+  expect(reference.citation()).toEqual({ head })
+  // The current key is wrapped to no one removed.
+  if (st.readKeyId) for (const id of st.keys.get(st.readKeyId)!.wrapped.keys()) expect(st.canRead(id)).toBe(true)
+  // Records by a member concurrent with its effective removal are void (removals by
+  // power order aside).
+  for (const [who, removals] of st.removals) {
+    for (const e of entries) {
+      if (e.author !== who || e.record.type === 'remove' || st.isVoid(e.id)) continue
+      for (const r of removals) expect(reference.precedesOrEquals(e.id, r.id) || reference.precedesOrEquals(r.id, e.id)).toBe(true)
+    }
+  }
+}

@@ -99,6 +99,38 @@ describe('ACL sharing: invites and joins', () => {
     expect(await owner.ingestJoin((await join(c.token, JOINER)).raw, idFor(JOINER))).toBe('pending')
   })
 
+  it('accept concurrent with the joiner\'s cancel: the valid accept wins on every replica', async () => {
+    const owner = await SpaceReplica.create(await deps(OWNER), keyFor(OWNER))
+    await owner.addMember(idFor(ADMIN), 'admin')
+    const admin = await member(owner, ADMIN)
+    const inv = await owner.createInvite('reader')
+    await pushAll(owner, admin)
+    const j = await join(inv.token, JOINER)
+    await owner.ingestJoin(j.raw, idFor(JOINER))
+    await admin.ingestJoin(j.raw, idFor(JOINER))
+    const d = await deps(JOINER)
+    const cancel = await makeCancelChange({ spaceId: owner.spaceId, joinId: j.id, me: keyFor(JOINER), crypto: d.crypto, env: d.env })
+    expect(await owner.ingestJoin(cancel.raw, idFor(JOINER))).toBe('cancelled')
+    await admin.acceptJoin(j.id)
+    await pushAll(admin, owner)
+    await pushAll(owner, admin)
+    for (const r of [owner, admin]) {
+      expect(r.joinStatus(idFor(JOINER))).toBe('accepted')
+      expect(r.acl.current().roleOf(idFor(JOINER))).toBe('reader')
+    }
+    expect(await owner.stateDigest()).toBe(await admin.stateDigest())
+  })
+
+  it('a removed member\'s copy does not take joins in', async () => {
+    const owner = await SpaceReplica.create(await deps(OWNER), keyFor(OWNER))
+    await owner.addMember(idFor(ADMIN), 'admin')
+    const admin = await member(owner, ADMIN)
+    const inv = await owner.createInvite('reader')
+    await owner.removeMember(idFor(ADMIN))
+    await pushAll(owner, admin)
+    expect(await admin.ingestJoin((await join(inv.token, JOINER)).raw, idFor(JOINER))).toBeUndefined()
+  })
+
   it('a pending request whose invite is revoked reads as declined', async () => {
     const owner = await SpaceReplica.create(await deps(OWNER), keyFor(OWNER))
     const inv = await owner.createInvite('reader')
@@ -192,7 +224,9 @@ describe('ACL sharing: one-to-one', () => {
   it('profiles travel sealed under the agreed key', async () => {
     const a = await open(JOINER, OTHER)
     const b = await open(OTHER, JOINER)
-    await a.setProfile({ name: 'Ann', description: 'hi' })
+    const first = await a.setProfile({ name: 'Ann', description: 'hi' })
+    // The same profile again writes nothing.
+    expect(await a.setProfile({ description: 'hi', name: 'Ann' })).toBe(first)
     await pushAll(a, b)
     expect(b.profiles()).toEqual([{ identity: idFor(JOINER), recordId: expect.any(String), profile: { name: 'Ann', description: 'hi' } }])
   })

@@ -1,5 +1,6 @@
 import { defineModule } from '../../space/module.ts'
 import { RECORD_SCHEMA as R } from '../../space/types/index.ts'
+import { CHAT_ERROR_CODES } from './errors.ts'
 
 /**
  * Chat's dataset kind (chat.md): the shared-only `chat_messages` collection, whose changes
@@ -9,6 +10,7 @@ import { RECORD_SCHEMA as R } from '../../space/types/index.ts'
  */
 export const chatModule = defineModule({
   name: 'chat',
+  errorCodes: CHAT_ERROR_CODES,
   datasets: [
     {
       kind: 'chat',

@@ -1,6 +1,7 @@
 import { defineModule } from '../../space/module.ts'
 import { RECORD_SCHEMA as R } from '../../space/types/index.ts'
 import { EDITOR_BLOCKS, EDITOR_KIND, EditorService } from './service.ts'
+import { EDITOR_ERROR_CODES } from './errors.ts'
 
 /**
  * The editor as a module (the worked example of docs/architecture.md "Adding a module"):
@@ -14,6 +15,7 @@ import { EDITOR_BLOCKS, EDITOR_KIND, EditorService } from './service.ts'
  */
 export const editorModule = defineModule({
   name: 'editor',
+  errorCodes: EDITOR_ERROR_CODES,
   datasets: [
     {
       kind: EDITOR_KIND,
