@@ -107,6 +107,8 @@ export const ERROR_STATUS: Readonly<Record<CoreErrorCode, HttpStatus>> = {
   'device.not_found': 404,
   'device.self_delete': 400,
   'device.pruned': 409,
+  'peer.not_found': 404, // choice: peers added by address (docs/api.md)
+  'peer.limit_reached': 409, // choice
 
   // Search
   'index.disabled': 409,

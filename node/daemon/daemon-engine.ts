@@ -9,6 +9,7 @@ import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
 import { SqliteStorageAdapter } from '../storage/sqlite.ts'
 import type { BootedAccount, EngineHost, EngineHostOptions } from './engine-host.ts'
 import { P2PService } from './p2p-service.ts'
+import { P2P } from '../p2p/constants.ts'
 import { ProcessRegistry } from './processes.ts'
 import { SyncStatusService } from './sync-status.ts'
 import type { SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
@@ -18,6 +19,12 @@ export interface DaemonEngineOptions extends EngineHostOptions {
   p2pListen?: string[]
   /** Off turns P2P off entirely (tests of the HTTP API alone). */
   p2p?: boolean
+  /** Peers to dial by address besides those added over the API (config key `peers`). */
+  peers?: readonly string[]
+  /** Redial delays of added peers (tests shorten them). */
+  redial?: { baseMs?: number; maxMs?: number }
+  /** Retry delays of this account's joins over the wire (tests shorten them). */
+  joinRetry?: { baseMs?: number; maxMs?: number }
   scheduler?: SchedulerOptions
   /** The modules the account runs (default: the release's); the app is handed the same list. */
   modules?: readonly AnyModule[]
@@ -44,7 +51,14 @@ export class DaemonEngine implements EngineHost {
       account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
       const listen = this.options.p2pListen
-      const p2p = this.options.p2p === false ? undefined : await P2PService.start({ account, keys: booted.keys, crypto, env: this.env, mdns: !this.options.noMdns, listen, scheduler: this.options.scheduler })
+      const p2p =
+        this.options.p2p === false
+          ? undefined
+          : await P2PService.start({
+              account, keys: booted.keys, crypto, env: this.env, mdns: !this.options.noMdns, listen, scheduler: this.options.scheduler,
+              peersFile: join(booted.dir, P2P.peersFile), configPeers: this.options.peers, redial: this.options.redial, durability: this.options.durability,
+              joinRetry: this.options.joinRetry,
+            })
       if (p2p) account.attachNetwork(p2p.sharing)
       const status = new SyncStatusService(account, p2p)
       // A space's sync rounds are one process record while any runs (listed past 3 s).

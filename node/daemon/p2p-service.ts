@@ -13,8 +13,10 @@ import { PeerGuard } from '../p2p/peer-guard.ts'
 import type { PeerCounters } from '../../sync/protocol/session.ts'
 import { ScheduledPeers, SyncScheduler, type SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
 import type { JoinHandler } from '../../sync/protocol/join-responder.ts'
-import type { JoinStatus } from '../../sync/protocol/sharing-network.ts'
 import { WireSharing } from '../../sync/protocol/sharing-wire.ts'
+import { AddedPeers } from '../p2p/added-peers.ts'
+import { PeerBook } from '../p2p/peer-book.ts'
+import type { Durability } from '../account/files.ts'
 
 export interface P2POptions {
   account: AccountEngine
@@ -34,6 +36,13 @@ export interface P2POptions {
   joins?: JoinHandler
   /** Retry delays of our own joins (tests shorten them). */
   joinRetry?: { baseMs?: number; maxMs?: number }
+  /** Where peers added by address are kept (the account directory's P2P.peersFile); absent: not kept. */
+  peersFile?: string
+  /** Peers the configuration names (multiaddrs with /p2p/<id>), dialled for this run. */
+  configPeers?: readonly string[]
+  /** Redial delays of added peers (tests shorten them). */
+  redial?: { baseMs?: number; maxMs?: number }
+  durability?: Durability
 }
 
 export const realTimer: Timer = {
@@ -63,8 +72,7 @@ function heldReplicaJoins(account: AccountEngine): JoinHandler {
     async accept(spaceId, raw, fromIdentity) {
       const held = account.held(spaceId)
       if (!held || held === account.tech) return undefined
-      const replica = held.replica as { ingestJoin?: (raw: Uint8Array, from: string) => Promise<JoinStatus | undefined> }
-      return replica.ingestJoin ? replica.ingestJoin(raw, fromIdentity) : undefined
+      return held.replica.ingestJoin(raw, fromIdentity)
     },
   }
 }
@@ -124,9 +132,13 @@ export class P2PService {
     readonly guard: PeerGuard,
     /** Joins and offers over the wire (the account engine's SharingNetwork). */
     readonly sharing: WireSharing,
+    /** Peers beyond the LAN, added by address and redialled. */
+    readonly peers: AddedPeers,
   ) {}
 
   static async start(o: P2POptions): Promise<P2PService> {
+    // First: a bad configured address fails the boot before anything listens.
+    const book = new PeerBook(o.peersFile, o.configPeers ?? [], () => o.env.now(), o.durability)
     const guard = new PeerGuard({ now: () => o.env.now(), ...o.guard })
     const node = await createSvcNode({ deviceKey: o.keys.device, mdns: o.mdns, listen: o.listen, refuse: (p) => guard.refused(p) })
     // Anyone on the LAN can announce fresh peer ids: only the most recent ones are remembered.
@@ -196,7 +208,9 @@ export class P2PService {
     // Peers whose link came up before the driver listened: their rounds authenticate them.
     for (const p of transport.peers()) scheduled.adopt(p)
     stops.push(() => scheduled.stop())
-    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard, sharing)
+    const peers = new AddedPeers(node, book, (p) => session.identityOf(p), realTimer, () => o.env.now(), o.redial)
+    stops.push(() => peers.stop())
+    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard, sharing, peers)
   }
 
   /** Whether LAN discovery runs. */

@@ -51,4 +51,14 @@ export const P2P = {
   maxTrackedPeers: 1024,
   /** A connected peer that has not proved an account this long after connecting is hung up on. */
   authTimeoutMs: 30_000,
+  /**
+   * Peers added by address (`POST /v1/peers`, config key `peers`): at most maxAddedPeers, kept
+   * in the account directory's peersFile (mode 0600). One not connected is dialled again after
+   * redialBaseMs, doubling with every failed dial up to redialMaxMs; a connection resets it.
+   */
+  maxAddedPeers: 256,
+  maxMultiaddrLength: 512,
+  peersFile: 'peers.json',
+  redialBaseMs: 1_000,
+  redialMaxMs: 5 * 60_000,
 } as const

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util'
 import type { Durability } from '../../node/account/files.ts'
 import { isAccountId } from '../../node/account/layout.ts'
 import { UsageError } from './io.ts'
+import { parsePeerAddress } from '../../node/p2p/peer-address.ts'
 
 /**
  * Settings of `svc serve`: flags win over env vars, env vars over the config file, that over
@@ -26,12 +27,15 @@ export interface ServeConfig {
   p2pListen?: string[]
   /** 'full': power-loss durability (SQLite synchronous=FULL, directory fsync after file writes). */
   durability: Durability
+  /** Peers to dial by address for this run (multiaddrs with /p2p/<peer id>), besides those added over the API. */
+  peers?: string[]
 }
 
 export const DEFAULT_PORT = 7001
 
 export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADDR] [--managed] [--no-mdns]
-                 [--passkey-stdin] [--account ID] [--durability MODE] [--p2p-listen MA] [--config FILE]
+                 [--passkey-stdin] [--account ID] [--durability MODE] [--p2p-listen MA] [--peers MA]
+                 [--config FILE]
   --data DIR       data root (default $XDG_DATA_HOME/svc or ~/.local/share/svc)   env SVC_DATA
   --port N         TCP port, 0 = any free port (default ${DEFAULT_PORT})              env SVC_PORT
   --host ADDR      loopback address: 127.0.0.1, ::1 or localhost               env SVC_HOST
@@ -41,8 +45,9 @@ export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADD
   --account ID     standalone: boot this account                                env SVC_ACCOUNT
   --p2p-listen MA  libp2p listen multiaddrs, comma-separated (default all, any port) env SVC_P2P_LISTEN
   --durability M   normal (default) or full: fsync every commit, survive power loss env SVC_DURABILITY
+  --peers MA       peers to dial and redial, comma-separated multiaddrs ending /p2p/<peer id>  env SVC_PEERS
   --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, durability,
-                   p2pListen`
+                   p2pListen, peers`
 
 interface Layer {
   data?: string
@@ -54,9 +59,22 @@ interface Layer {
   account?: string
   p2pListen?: string[]
   durability?: Durability
+  peers?: string[]
 }
 
-const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen'] as const
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers'] as const
+
+/** Each a dialable multiaddr with a peer id (the daemon would refuse to boot otherwise). */
+function checkPeers(addrs: string[], source: string): string[] {
+  for (const a of addrs) {
+    try {
+      parsePeerAddress(a)
+    } catch (err) {
+      throw new UsageError(`${source}: "${a}": ${(err as Error).message}`)
+    }
+  }
+  return addrs
+}
 
 function parseDurability(v: unknown, source: string): Durability {
   if (v === 'normal' || v === 'full') return v
@@ -125,6 +143,10 @@ function readConfigFile(path: string): Layer {
     out.p2pListen = cfg.p2pListen as string[]
   }
   if (cfg.durability !== undefined) out.durability = parseDurability(cfg.durability, `--config ${path}`)
+  if (cfg.peers !== undefined) {
+    if (!Array.isArray(cfg.peers) || !cfg.peers.every((a) => typeof a === 'string')) throw new UsageError(`--config ${path}: peers must be an array of multiaddr strings`)
+    out.peers = checkPeers(cfg.peers as string[], `--config ${path}: peers`)
+  }
   // A relative data root is relative to the file that names it.
   if (out.data !== undefined) out.data = resolve(dirname(path), out.data)
   return out
@@ -142,6 +164,7 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   // Set but empty: the default listen addresses (a layer below may not override that).
   if (env.SVC_P2P_LISTEN !== undefined) out.p2pListen = parseListen(env.SVC_P2P_LISTEN) ?? []
   if (env.SVC_DURABILITY) out.durability = parseDurability(env.SVC_DURABILITY, 'SVC_DURABILITY')
+  if (env.SVC_PEERS !== undefined) out.peers = checkPeers(parseListen(env.SVC_PEERS) ?? [], 'SVC_PEERS')
   return out
 }
 
@@ -162,6 +185,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
         account: { type: 'string' },
         'p2p-listen': { type: 'string' },
         durability: { type: 'string' },
+        peers: { type: 'string' },
         config: { type: 'string' },
       },
     })
@@ -178,6 +202,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
   if (v.account !== undefined) flags.account = v.account
   if (v['p2p-listen'] !== undefined) flags.p2pListen = parseListen(v['p2p-listen']) ?? []
   if (v.durability !== undefined) flags.durability = parseDurability(v.durability, '--durability')
+  if (v.peers !== undefined) flags.peers = checkPeers(parseListen(v.peers) ?? [], '--peers')
 
   const fileLayer = v.config !== undefined ? readConfigFile(resolve(v.config)) : {}
   const merged: Layer = { ...fileLayer, ...envLayer(env), ...flags }
@@ -197,5 +222,6 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     ...(merged.passkey !== undefined && !passkeyStdin ? { passkey: merged.passkey } : {}),
     ...(merged.account !== undefined ? { account: merged.account } : {}),
     ...(merged.p2pListen !== undefined && merged.p2pListen.length > 0 ? { p2pListen: merged.p2pListen } : {}),
+    ...(merged.peers !== undefined && merged.peers.length > 0 ? { peers: merged.peers } : {}),
   }
 }

@@ -31,6 +31,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     durability: config.durability,
     modules,
     ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}),
+    ...(config.peers ? { peers: config.peers } : {}),
   })
   const session = new AccountLifecycle({
     dataRoot: config.data,

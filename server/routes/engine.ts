@@ -6,6 +6,7 @@ import { objectRoutes } from './objects.ts'
 import { spaceRoutes } from './spaces.ts'
 import { typeRoutes } from './types.ts'
 import { syncRoutes } from './sync.ts'
+import { peerRoutes } from './peers.ts'
 import { aggregateRoutes } from './aggregate.ts'
 import { historyRoutes } from './history.ts'
 import { bundleRoutes } from './bundles.ts'
@@ -16,6 +17,6 @@ export function engineRoutes(engine: DaemonEngine | RoutedEngine): Array<(app: F
   const e = engine as RoutedEngine
   const routes = [accountRoutes(e), spaceRoutes(e), typeRoutes(e), objectRoutes(e), aggregateRoutes(e), historyRoutes(e), bundleRoutes(e), catalogRoutes(e)]
   // Debug, sync status, processes and devices need the daemon's P2P side.
-  if ('p2p' in engine) routes.push(syncRoutes(engine))
+  if ('p2p' in engine) routes.push(syncRoutes(engine), peerRoutes(engine))
   return routes
 }

@@ -100,6 +100,8 @@ export const ERROR_CODES = [
   'file.not_available',
   'file.variant_invalid',
   'device.not_found',
+  'peer.not_found',
+  'peer.limit_reached',
   'device.self_delete',
   'device.pruned',
 

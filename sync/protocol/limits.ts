@@ -115,6 +115,12 @@ export const OFFER_LIMITS = {
   burstPerIdentity: 16,
   /** One more offer from an account is taken per this many ms. */
   refillMsPerIdentity: 10_000,
+  /**
+   * Offers taken from all accounts together in a burst, then one per globalRefillMs: a stranger
+   * mints accounts for the price of a key, so the per-account rate alone bounds nothing.
+   */
+  globalBurst: 64,
+  globalRefillMs: 2_000,
   /** An offer of a (space, account) the handler has seen is not handed over again for this long. */
   repeatAfterMs: 5 * 60_000,
   /** Accounts and (space, account) pairs remembered for these bounds (least recently used evicted). */

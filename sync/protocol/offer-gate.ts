@@ -13,7 +13,7 @@ export interface OfferStats {
  * Bounds what offers cost (docs/protocol.md, "Offers"): an authenticated account that opens an
  * exchange about a space we do not hold may be a member who added us, so the host is told, but
  * at most OFFER_LIMITS.maxInFlight handlers run at once (maxInFlightPerIdentity per account), an
- * account's offers are rate limited, and the same (space, account) is not handed over again for
+ * account's offers and all accounts' together are rate limited, and the same (space, account) is not handed over again for
  * repeatAfterMs. Every table is bounded. Whatever happens here, the offering peer's answer is
  * the one for a space we do not hold: this never delays it (the handler runs detached).
  */
@@ -22,6 +22,7 @@ export class OfferGate {
   private readonly perIdentity = new BoundedMap<string, number>(OFFER_LIMITS.maxTracked)
   private readonly seen = new BoundedMap<string, number>(OFFER_LIMITS.maxTracked)
   private readonly rate: RateBuckets
+  private readonly globalRate: RateBuckets
   readonly stats: OfferStats = { taken: 0, dropped: 0 }
 
   constructor(
@@ -30,6 +31,7 @@ export class OfferGate {
     private readonly onError: (err: unknown) => void = () => undefined,
   ) {
     this.rate = new RateBuckets(OFFER_LIMITS.burstPerIdentity, OFFER_LIMITS.refillMsPerIdentity, OFFER_LIMITS.maxTracked, now)
+    this.globalRate = new RateBuckets(OFFER_LIMITS.globalBurst, OFFER_LIMITS.globalRefillMs, 1, now)
   }
 
   /** Hands the offer to the handler if every bound allows; true when it did. Never waits for it. */
@@ -42,7 +44,8 @@ export class OfferGate {
       (last !== undefined && t - last < OFFER_LIMITS.repeatAfterMs) ||
       this.inFlight >= OFFER_LIMITS.maxInFlight ||
       mine >= OFFER_LIMITS.maxInFlightPerIdentity ||
-      !this.rate.take(identity)
+      !this.rate.take(identity) ||
+      !this.globalRate.take('')
     ) {
       this.stats.dropped++
       return false

@@ -120,8 +120,10 @@ export class Responder {
     if (!r && this.host.accept) r = await this.host.accept(m.spaceId, identity)
     if (!r) {
       // Another account asks about a space we do not hold: it may have added us. The host hears
-      // of it (bounded, detached); the peer's answer is the same either way.
-      if (identity !== this.me) this.offers?.offer(m.spaceId, identity, peer)
+      // of it (bounded, detached); the peer's answer is the same either way. A sender holding
+      // nothing of the space (count 0: a replica with no ACL yet, itself fetching it) can have
+      // added nobody: offering on it would spread empty replicas from peer to peer.
+      if (identity !== this.me && m.count > 0) this.offers?.offer(m.spaceId, identity, peer)
       return this.unknown(m)
     }
     await this.settled(r)

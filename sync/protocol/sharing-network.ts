@@ -5,8 +5,10 @@
  * without one (tests, the simulator) simply never joins over the wire nor hears offers.
  */
 
+import type { JoinStatus } from '../acl/requests.ts'
+
 /** The status a device holding a space reports for a join request (`joined` message). */
-export type JoinStatus = 'pending' | 'accepted' | 'declined' | 'cancelled'
+export type { JoinStatus }
 
 /** A `joined` answer to one of our joins. */
 export interface JoinStatusEvent {

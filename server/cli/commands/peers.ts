@@ -1,10 +1,15 @@
-import { parseClientArgs, type ClientContext } from '../client.ts'
+import { call, parseClientArgs, type ClientContext } from '../client.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
-import { COMMON_HELP } from './args.ts'
+import { COMMON_HELP, enc } from './args.ts'
 
 const USAGE = `usage: svc peers [--json]
-  This device's peer id and listen addresses, and the peers it is connected to on the LAN
-  with the spaces synced with each. --json prints the raw /v1/debug/p2p snapshot.
+       svc peers add MULTIADDR
+       svc peers list [--json]
+       svc peers remove PEER_ID
+  Without a subcommand: this device's peer id and listen addresses, and the peers it is
+  connected to with the spaces synced with each (--json: the raw /v1/debug/p2p snapshot).
+  add: a peer beyond the LAN, by multiaddr with its peer id (/ip4/HOST/tcp/PORT/p2p/PEER_ID);
+  it is kept and redialled with backoff. list: the added peers and their state. remove: forget one.
 ${COMMON_HELP}`
 
 /** GETs a JSON document; on failure writes the envelope to stderr and returns the exit code. */
@@ -30,6 +35,10 @@ export const peersCommand: Command = {
   usage: USAGE,
   async run(args, io) {
     const { ctx, values, positionals } = parseClientArgs(args, { json: { type: 'boolean' } }, io, USAGE)
+    const [sub, ...rest] = positionals
+    if (sub === 'add' && rest.length === 1 && !values.json) return call(ctx, 'POST', '/v1/peers', { body: { multiaddr: rest[0] } })
+    if (sub === 'remove' && rest.length === 1 && !values.json) return call(ctx, 'DELETE', `/v1/peers/${enc(rest[0])}`)
+    if (sub === 'list' && rest.length === 0) return listAdded(ctx, values.json === true)
     if (positionals.length) throw new UsageError(USAGE)
     const r = await getJson(ctx, '/v1/debug/p2p')
     if (!r.ok) return r.code
@@ -51,4 +60,22 @@ export const peersCommand: Command = {
     io.stdout.write(`${lines.join('\n')}\n`)
     return EXIT.ok
   },
+}
+
+/** `svc peers list`: one line per added peer (or the JSON body). */
+async function listAdded(ctx: ClientContext, json: boolean): Promise<number> {
+  const r = await getJson(ctx, '/v1/peers')
+  if (!r.ok) return r.code
+  if (json) {
+    ctx.io.stdout.write(`${JSON.stringify(r.body, null, 2)}\n`)
+    return EXIT.ok
+  }
+  const peers = r.body.peers ?? []
+  const lines = peers.length ? [] : ['no peers added']
+  for (const p of peers) {
+    const state = p.connected ? `connected${p.identity ? `  account ${p.identity}` : ''}` : `not connected (${p.failures} failed dials${p.lastError ? `: ${p.lastError}` : ''})`
+    lines.push(`${p.peerId}  ${p.multiaddr}  ${p.source}  ${state}`)
+  }
+  ctx.io.stdout.write(`${lines.join('\n')}\n`)
+  return EXIT.ok
 }

@@ -1,0 +1,91 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
+import { systemEnv } from '../../sync/core/env.ts'
+import { buildApp } from '../../server/app.ts'
+import { stopGracefully } from '../../server/lifecycle.ts'
+import { call, ok } from '../routes/helpers.ts'
+
+/**
+ * Two daemons of one account on loopback with mDNS off: B reaches A only through
+ * `POST /v1/peers`; the account's space syncs; A restarts on the same address and B redials it.
+ */
+
+interface Daemon {
+  app: ReturnType<typeof buildApp>
+  engine: DaemonEngine
+  session: AccountLifecycle
+}
+
+async function start(root: string, listen: string): Promise<Daemon> {
+  const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2pListen: [listen], redial: { baseMs: 100, maxMs: 800 }, scheduler: { debounceMs: 20 } })
+  const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
+  const app = buildApp({ session, engine })
+  await session.bootAtStart()
+  return { app, engine, session }
+}
+
+async function until(what: string, cond: () => Promise<boolean> | boolean, ms = 30_000) {
+  const end = Date.now() + ms
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out: ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+const roots: string[] = []
+const running: Daemon[] = []
+afterAll(async () => {
+  for (const d of running) await stopGracefully(d.app, 1000).catch(() => undefined)
+  for (const r of roots) rmSync(r, { recursive: true, force: true })
+})
+
+describe('two devices of one account connected only by an added peer address', () => {
+  it('sync a space, and reconnect by redial after the first restarts', async () => {
+    const rootA = mkdtempSync(join(tmpdir(), 'svc-peerA-'))
+    const rootB = mkdtempSync(join(tmpdir(), 'svc-peerB-'))
+    roots.push(rootA, rootB)
+    let a = await start(rootA, '/ip4/127.0.0.1/tcp/0')
+    running.push(a)
+    const created = await ok(call(a.app, 'POST', '/v1/auth', {}), 201)
+    const space = await ok(call(a.app, 'POST', '/v1/spaces', { name: 'Far' }), 201)
+    const first = (await ok(call(a.app, 'POST', `/v1/spaces/${space.id}/objects`, {}), 201)).objectId
+
+    const b = await start(rootB, '/ip4/127.0.0.1/tcp/0')
+    running.push(b)
+    await ok(call(b.app, 'POST', '/v1/auth', { mnemonic: created.mnemonic }), 201)
+    const p2pA = a.engine.p2p()!
+    const addr = p2pA.node.getMultiaddrs().find((m) => m.toString().startsWith('/ip4/127.0.0.1/tcp/'))!.toString()
+    const port = addr.split('/')[4]
+    const peerIdA = p2pA.transport.peerId
+    const ma = `${addr.replace(/\/p2p\/.*$/, '')}/p2p/${peerIdA}`
+    const rec = await ok(call(b.app, 'POST', '/v1/peers', { multiaddr: ma }), 201)
+    expect(rec.peerId).toBe(peerIdA)
+
+    await until('B lists the space', async () => (await b.engine.account().listSpaces()).some((s) => s.id === space.id))
+    await until('B holds the first object', () => !!b.engine.account().held(space.id)?.objectDoc(first))
+    await until('B sees A connected and authenticated', async () => {
+      const [p] = (await ok(call(b.app, 'GET', '/v1/peers'))).peers
+      return p.connected && p.identity === created.accountId
+    })
+
+    // A goes away; B keeps the address and redials it.
+    await stopGracefully(a.app, 1000)
+    running.splice(running.indexOf(a), 1)
+    await until('B sees A gone', async () => !(await ok(call(b.app, 'GET', '/v1/peers'))).peers[0].connected)
+    await until('a redial failed', async () => (await ok(call(b.app, 'GET', '/v1/peers'))).peers[0].failures >= 1)
+
+    // A comes back on the same address (it knows nothing of B's) and writes.
+    a = await start(rootA, `/ip4/127.0.0.1/tcp/${port}`)
+    running.push(a)
+    expect(a.engine.p2p()!.transport.peerId).toBe(peerIdA)
+    const second = (await ok(call(a.app, 'POST', `/v1/spaces/${space.id}/objects`, {}), 201)).objectId
+    await until('B redialled A', async () => (await ok(call(b.app, 'GET', '/v1/peers'))).peers[0].connected)
+    await until('B holds the object A wrote after its restart', () => !!b.engine.account().held(space.id)?.objectDoc(second))
+    const [p] = (await ok(call(b.app, 'GET', '/v1/peers'))).peers
+    expect(p).toMatchObject({ connected: true, failures: 0, lastError: null, nextDialAt: null })
+  }, 90_000)
+})
