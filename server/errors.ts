@@ -52,6 +52,9 @@ export const ERROR_STATUS: Readonly<Record<CoreErrorCode, HttpStatus>> = {
   'invite.invalid': 400,
   'invite.not_found': 404,
   'identity.not_found': 404,
+  'acl.forbidden': 403, // choice: the account's role may not make this ACL change
+  'acl.request_not_found': 404, // choice: no join request with that id or identity
+  'member.not_found': 404, // choice: the identity holds no role in the space
 
   // Objects and bundles
   'object.not_found': 404,

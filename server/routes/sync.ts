@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox'
-import { EVENT_SUBSCRIBER_BUFFER, MAX_NAME_LENGTH } from '../../sync/core/limits.ts'
+import { MAX_NAME_LENGTH } from '../../sync/core/limits.ts'
+import { forwarder } from '../http/forwarder.ts'
 import type { FastifyInstance } from 'fastify'
 import type { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
 import { SvcError } from '../../sync/core/errors.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
-import type { SseStream } from '../sse.ts'
 import { EventStream } from '../schemas/common.ts'
 import { ObjectParams } from '../schemas/objects.ts'
 import { Id, SpaceParams } from '../schemas/spaces.ts'
@@ -12,35 +12,6 @@ import { typed } from '../http/type-provider.ts'
 
 const DeviceParams = Type.Object({ deviceId: Id('device id (its peer id)') })
 const DevicePatch = Type.Object({ name: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }) }, { additionalProperties: false })
-
-/** Event subscriber buffer (spec Limits): status frames past this many pending are dropped. */
-const FORWARDER_DEPTH = EVENT_SUBSCRIBER_BUFFER
-
-/**
- * A 16-deep forwarder: frames queue per stream and go out on the next tick; when more are
- * pending the newest are dropped and counted, and a `lagged {total}` frame says how many.
- */
-function forwarder(stream: SseStream) {
-  const queue: unknown[] = []
-  let dropped = 0
-  let scheduled = false
-  const flush = () => {
-    scheduled = false
-    while (queue.length && !stream.closed) stream.send('status', queue.shift())
-    if (dropped && !stream.closed) {
-      stream.send('lagged', { total: dropped })
-      dropped = 0
-    }
-  }
-  return (frame: unknown) => {
-    if (queue.length >= FORWARDER_DEPTH) dropped++
-    else queue.push(frame)
-    if (!scheduled) {
-      scheduled = true
-      setImmediate(flush)
-    }
-  }
-}
 
 /**
  * Debug, sync status, processes and devices (spec "Debug, sync and processes"; device routes of
@@ -106,7 +77,7 @@ export function syncRoutes(engine: DaemonEngine) {
       const status = engine.syncStatus()
       const stream = app.sse.open(reply)
       if (stream.closed) return
-      const forward = forwarder(stream)
+      const forward = forwarder(stream, 'status')
       for (const s of status.all()) forward(s)
       stream.onClose(status.watch((spaceId) => forward(status.space(spaceId))))
     })
@@ -120,7 +91,7 @@ export function syncRoutes(engine: DaemonEngine) {
         let last = JSON.stringify(status.object(spaceId, objectId))
         const stream = app.sse.open(reply)
         if (stream.closed) return
-        const forward = forwarder(stream)
+        const forward = forwarder(stream, 'status')
         forward(JSON.parse(last))
         stream.onClose(
           status.watch((changed) => {

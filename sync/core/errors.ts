@@ -47,6 +47,10 @@ export const ERROR_CODES = [
   'invite.invalid',
   'invite.not_found',
   'identity.not_found',
+  // Members and ACL (codes of our design: the spec lists none for these routes)
+  'acl.forbidden',
+  'acl.request_not_found',
+  'member.not_found',
 
   // Objects and bundles
   'object.not_found',

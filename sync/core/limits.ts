@@ -132,3 +132,13 @@ export const MAX_ITEMS_PER_REQUEST = 256
 export const EVENT_SUBSCRIBER_BUFFER = 16
 /** Longest mnemonic phrase accepted (24 words fit many times over). */
 export const MAX_MNEMONIC_LENGTH = 1024
+
+/** Bounds of the account-level sharing flows (sync/space/sharing). */
+export const SHARING_LIMITS = {
+  /** Spaces offered by peers and opened to fetch their ACL, not yet listing this account. */
+  maxOffersInFlight: 16,
+  /** `invite_pending` rows one offering identity may leave (a member cannot flood our list). */
+  maxPendingRowsPerIdentity: 64,
+  /** Identities one `POST {S}/acl/add` may name. */
+  maxAddPerRequest: 100,
+} as const

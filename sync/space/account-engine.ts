@@ -13,6 +13,8 @@ import { ModuleSet, type AnyModule } from './module.ts'
 import { Devices } from './devices.ts'
 import { AccountScopedValues } from './scoped-values.ts'
 import { instant, recordDoc, type Doc } from './rows.ts'
+import { Sharing } from './sharing/sharing.ts'
+import type { DeletedReason, JoinState, OfferState } from './sharing/rows.ts'
 import type { SharingNetwork } from '../protocol/sharing-network.ts'
 import { DERIVED_SPACE_NAMES, derivedSpaceSeed, PROFILE_RECORD, TECH_ACCOUNT_SEED, TECH_DS, TECH_SPACE_SEED } from './schema.ts'
 
@@ -63,14 +65,19 @@ export interface AccountEvents {
 }
 
 /** A row of the tech space's `spaces` dataset: one per space the account knows. */
-interface SpaceRow {
+export interface SpaceRow {
   spaceId: string
   spaceType: 'svc.space' | 'svc.onetoone'
   derived: boolean
   derivedName?: string
   createdAt: { $date: string }
   status?: SpaceStatus
+  /** Pinned (first write wins): a sticky tombstone no later write revives. */
   deletedAt?: { $date: string }
+  /** Sharing fields (sync/space/sharing/rows.ts has their rules). */
+  deletedReason?: DeletedReason
+  join?: JoinState
+  offer?: OfferState
 }
 
 /**
@@ -85,6 +92,8 @@ export class AccountEngine {
   readonly scopedValues: AccountScopedValues
   private readonly spaces = new Map<string, SpaceEngine>()
   readonly events = new Emitter<AccountEvents>()
+  /** Invites, joins, members and the rows they move (sync/space/sharing). */
+  readonly sharing: Sharing
 
   private constructor(
     private readonly deps: AccountEngineDeps,
@@ -96,6 +105,20 @@ export class AccountEngine {
     this.devices = new Devices(tech, techObjectId, deps.env)
     this.scopedValues = new AccountScopedValues(tech, techObjectId, deps.storage)
     this.forward(tech)
+    this.sharing = new Sharing(this, {
+      key: deps.accountKey,
+      env: deps.env,
+      crypto: deps.crypto,
+      row: (id) => this.spaceRow(id),
+      rows: () => this.spaceRows(),
+      writeRow: (row) => this.writeRow(row),
+      open: async (id) => {
+        await this.openSpace(id)
+        this.announce([id])
+        return this.spaces.get(id)!
+      },
+      drop: (id) => void this.spaces.delete(id),
+    })
   }
 
   /** Feeds the account's emitter from a space's (once per opened space). */
@@ -157,6 +180,7 @@ export class AccountEngine {
   /** The daemon hands its P2P side here once it runs (sharing: joins over the wire, offers). */
   attachNetwork(net: SharingNetwork): void {
     this.network = net
+    this.sharing.attach(net)
   }
 
   /** Every space this account holds open, the tech space first. */
@@ -271,6 +295,8 @@ export class AccountEngine {
     const row = await this.spaceRow(spaceId)
     if (!row || rowStatus(row) === 'deleted') throw new SvcError('space.not_found', 'space not found', { spaceId })
     if (row.derived) throw new SvcError('space.derived_undeletable', 'a derived space cannot be deleted', { spaceId })
+    // A pending join, invite or guest copy is left without a sticky tombstone (sharing/rows.ts).
+    if (await this.sharing.leave(row)) return void this.spaces.delete(spaceId)
     await this.tech.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: spaceId, path: 'deletedAt', value: instant(this.deps.env.now()) }])
     this.spaces.delete(spaceId)
   }
@@ -367,7 +393,7 @@ export class AccountEngine {
   }
 }
 
-function rowStatus(row: SpaceRow): SpaceStatus {
+export function rowStatus(row: SpaceRow): SpaceStatus {
   return row.deletedAt ? 'deleted' : (row.status ?? 'active')
 }
 

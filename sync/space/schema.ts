@@ -18,8 +18,11 @@ export const SPACE_INDEX_SEED = 'system:spaceIndex'
 /** Tech space: one per account, synced only across its own devices. */
 export const TECH_SPACE_SEED = 'svc/tech/v1'
 export const TECH_ACCOUNT_SEED = 'system:account'
-/** `accountValues` is a prefix: account-scope property values live in `accountValues/<spaceId>` (scoped-values.ts). */
-export const TECH_DS = { spaces: 'spaces', profile: 'profile', settings: 'settings', devices: 'devices', accountValues: 'accountValues' } as const
+/**
+ * `invites`: tokens of the invites this account minted (record id = the invite's ACL record id):
+ * the token is the invite's only secret, so it lives nowhere else.
+ * `accountValues` is a prefix: account-scope property values live in `accountValues/<spaceId>` (scoped-values.ts). */
+export const TECH_DS = { spaces: 'spaces', profile: 'profile', settings: 'settings', devices: 'devices', accountValues: 'accountValues', invites: 'invites' } as const
 export const PROFILE_RECORD = 'me'
 
 /**

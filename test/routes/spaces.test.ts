@@ -149,7 +149,7 @@ describe('tech-space queries and datasets', () => {
 
   it('GET /v1/datasets lists the tech-space system datasets; GET {S}/datasets the space collections', async () => {
     const tech = await ok<{ datasets: Array<{ name: string; schema: { properties: Record<string, unknown> } }> }>(call(b.app, 'GET', '/v1/datasets'))
-    expect(tech.datasets.map((d) => d.name)).toEqual(['spaces', 'profile', 'settings'])
+    expect(tech.datasets.map((d) => d.name)).toEqual(['spaces', 'profile', 'invites', 'settings'])
     expect(tech.datasets[0].schema.properties.spaceId).toMatchObject({ type: 'string', 'x-scope': 'synced' })
     const id = await newSpace(b.app)
     const ds = await ok<{ datasets: Array<{ name: string; module: string | null; shared?: boolean }> }>(call(b.app, 'GET', `/v1/spaces/${id}/datasets`))

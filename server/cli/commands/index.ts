@@ -10,6 +10,9 @@ import { spacesCommand } from './spaces.ts'
 import { subscribeCommand } from './subscribe.ts'
 import { peersCommand } from './peers.ts'
 import { syncStatusCommand } from './sync-status.ts'
+import { inviteCommand } from './invite.ts'
+import { joinCommand } from './join.ts'
+import { membersCommand } from './members.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -24,4 +27,7 @@ export const COMMANDS: readonly Command[] = [
   subscribeCommand,
   peersCommand,
   syncStatusCommand,
+  inviteCommand,
+  joinCommand,
+  membersCommand,
 ]

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
+import { systemEnv } from '../../sync/core/env.ts'
+import { buildApp } from '../../server/app.ts'
+import { stopGracefully } from '../../server/lifecycle.ts'
+import { call, ok } from '../routes/helpers.ts'
+
+/**
+ * Two accounts' daemons with real libp2p on loopback (no mDNS), connected by address: the
+ * sharing flows end to end over the wire, driven through the HTTP API.
+ */
+async function bootP2P() {
+  const root = mkdtempSync(join(tmpdir(), 'svc-share-'))
+  const engine = new DaemonEngine({
+    dataRoot: root, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], redial: { baseMs: 40, maxMs: 200 },
+    scheduler: { periodMs: 300, backoffBaseMs: 50, backoffMaxMs: 300 },
+  })
+  const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
+  const app = buildApp({ session, engine })
+  const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
+  expect(res.statusCode).toBe(201)
+  const accountId = (res.json() as { accountId: string }).accountId
+  return {
+    app, engine, accountId,
+    multiaddr: () => `/ip4/127.0.0.1/tcp/${engine.p2p()!.snapshot().listen.map((a: string) => /\/tcp\/(\d+)/.exec(a)?.[1]).find(Boolean)}/p2p/${engine.p2p()!.transport.peerId}`,
+    async close() {
+      await stopGracefully(app, 1000)
+      rmSync(root, { recursive: true, force: true })
+    },
+  }
+}
+type P2PDaemon = Awaited<ReturnType<typeof bootP2P>>
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn().catch(() => undefined)
+    if (v) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+let a: P2PDaemon
+let b: P2PDaemon
+beforeAll(async () => {
+  ;[a, b] = await Promise.all([bootP2P(), bootP2P()])
+  await ok(call(b.app, 'POST', '/v1/peers', { multiaddr: a.multiaddr() }), 201)
+  await until('b connected to a', async () => (await ok(call(b.app, 'GET', '/v1/peers'))).peers.some((p: { connected: boolean }) => p.connected))
+}, 60_000)
+afterAll(async () => {
+  await Promise.all([a?.close(), b?.close()])
+})
+
+const statusOf = async (x: P2PDaemon, s: string) => (await ok<{ status: string; ownRole: string }>(call(x.app, 'GET', `/v1/spaces/${s}`)))
+
+describe('sharing over libp2p on loopback', () => {
+  it('invite, join over the wire, the request reaches the owner, accept, the joiner becomes an active writer and syncs', async () => {
+    const s = (await ok(call(a.app, 'POST', '/v1/spaces', { name: 'Over the wire' }), 201)).id as string
+    const o = (await ok(call(a.app, 'POST', `/v1/spaces/${s}/objects`, { initialProperties: { core: { name: 'first' } } }), 201)).objectId as string
+    const { inviteToken } = await ok(call(a.app, 'POST', `/v1/spaces/${s}/invites`, { permission: 'writer' }), 201)
+    expect((await call(b.app, 'POST', '/v1/spaces/join', { inviteToken, metadata: { name: 'Bea' } })).statusCode).toBe(202)
+
+    const request = await until('the request on the owner', async () =>
+      (await ok(call(a.app, 'GET', `/v1/spaces/${s}/members`))).members.find((m: { status: string }) => m.status === 'pending'))
+    expect(request).toMatchObject({ identity: b.accountId, name: 'Bea', request: { permission: 'writer' } })
+    await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/accept`, { identity: b.accountId }))
+
+    await until('the joiner active', async () => (await statusOf(b, s)).status === 'active')
+    expect(await statusOf(b, s)).toMatchObject({ ownRole: 'writer' })
+    await until('the first object on the joiner', async () => {
+      const r = await ok(call(b.app, 'POST', `/v1/spaces/${s}/objects/query`, { filter: { id: o } }))
+      return r.records[0]?.core.name === 'first'
+    })
+    // The joiner's write reaches the owner.
+    const mine = (await ok(call(b.app, 'POST', `/v1/spaces/${s}/objects`, { initialProperties: { core: { name: 'from b' } } }), 201)).objectId
+    await until('the joiner write on the owner', async () => {
+      const r = await ok(call(a.app, 'POST', `/v1/spaces/${s}/objects/query`, { filter: { id: mine } }))
+      return r.records[0]?.core.name === 'from b'
+    })
+  }, 60_000)
+
+  it('direct add: the added account gets an invite_pending row through an offer, and accepts', async () => {
+    const s = (await ok(call(a.app, 'POST', '/v1/spaces', { name: 'Added' }), 201)).id as string
+    await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'reader' }))
+    await until('the invite_pending row', async () =>
+      (await ok(call(b.app, 'GET', '/v1/spaces?status=invite_pending'))).some((r: { id: string }) => r.id === s))
+    const res = await call(b.app, 'POST', `/v1/spaces/${s}/invite/accept`)
+    expect([200, 202]).toContain(res.statusCode)
+    expect(res.json()).toMatchObject({ status: 'active', ownRole: 'reader' })
+  }, 60_000)
+})
