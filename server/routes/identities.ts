@@ -3,6 +3,7 @@ import type { SseHub } from '../sse.ts'
 import { EventStream } from '../schemas/common.ts'
 import type { IdentitiesFrame } from '../../sync/space/directory.ts'
 import { typed } from '../http/type-provider.ts'
+import { forwarder } from '../http/forwarder.ts'
 
 /** What feeds `identities` frames: the directory of the engine serving the app (buildApp passes it). */
 export interface IdentitySource {
@@ -12,8 +13,9 @@ export interface IdentitySource {
 /**
  * `/v1/identities/subscribe`: the identity directory's live stream. It opens (`ready`), keeps
  * alive and closes like every stream; once an engine serves the app it sends `identities`
- * frames `{added, updated, removed}` when the directory changes. Clients read the current
- * directory with `GET /v1/identities` (there is no snapshot frame).
+ * frames `{added, updated, removed}` when the directory changes, through the 16-deep event
+ * subscriber buffer (`lagged {total}` when frames were dropped: re-read the directory). Clients
+ * read the current directory with `GET /v1/identities` (there is no snapshot frame).
  */
 export function identityRoutes(hub: SseHub, source?: IdentitySource) {
   return async (root: FastifyInstance) => {
@@ -24,7 +26,7 @@ export function identityRoutes(hub: SseHub, source?: IdentitySource) {
       async (_request, reply) => {
         const stream = hub.open(reply)
         if (!source || stream.closed) return
-        const stop = source.watch((frame) => stream.send('identities', frame))
+        const stop = source.watch(forwarder(stream, 'identities'))
         stream.onClose(stop)
       },
     )

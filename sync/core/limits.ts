@@ -30,6 +30,12 @@ export const LIMITS = {
   maxPendingJoinRequests: 256,
   /** ACL states kept per space for the heads changes cite (each is immutable once computed). */
   aclStateCache: 64,
+  /**
+   * Pending one-to-one rows an offer may add (sync/space/one-to-one.ts): any account may offer
+   * its pair space and identities cost nothing to mint, so past this many pending ones a new
+   * offer is ignored (the user can still register or start one).
+   */
+  maxPendingOneToOne: 256,
 } as const
 
 /**

@@ -13,6 +13,8 @@ import { ModuleSet, type AnyModule } from './module.ts'
 import { Devices } from './devices.ts'
 import { AccountScopedValues } from './scoped-values.ts'
 import { instant, recordDoc, type Doc } from './rows.ts'
+import { OneToOne, openPairSpace, type PairRow } from './one-to-one.ts'
+import { followProfiles, publishProfile } from './profiles.ts'
 import { Sharing } from './sharing/sharing.ts'
 import type { DeletedReason, JoinState, OfferState } from './sharing/rows.ts'
 import type { SharingNetwork } from '../protocol/sharing-network.ts'
@@ -65,7 +67,7 @@ export interface AccountEvents {
 }
 
 /** A row of the tech space's `spaces` dataset: one per space the account knows. */
-export interface SpaceRow {
+export interface SpaceRow extends PairRow {
   spaceId: string
   spaceType: 'svc.space' | 'svc.onetoone'
   derived: boolean
@@ -94,6 +96,10 @@ export class AccountEngine {
   readonly events = new Emitter<AccountEvents>()
   /** Invites, joins, members and the rows they move (sync/space/sharing). */
   readonly sharing: Sharing
+  /** One-to-one spaces (sync/space/one-to-one.ts). */
+  readonly oneToOne: OneToOne
+  /** Stops keeping our profile in the spaces we share (profiles.ts). */
+  private stopProfiles: () => void = () => undefined
 
   private constructor(
     private readonly deps: AccountEngineDeps,
@@ -119,6 +125,19 @@ export class AccountEngine {
       },
       drop: (id) => void this.spaces.delete(id),
     })
+    this.oneToOne = new OneToOne({
+      accountId: this.accountId, env: deps.env, tech, techObjectId,
+      row: (id) => this.spaceRow(id), rows: () => this.spaceRows(),
+      openPair: async (peer) => {
+        const e = await openPairSpace(this.replicaDeps, deps.accountKey, peer, this.spaceOptions)
+        this.forward(e)
+        return e
+      },
+      list: (e, listed) => void (listed ? this.spaces.set(e.spaceId, e) : this.spaces.delete(e.spaceId)),
+      announce: (ids) => this.announce(ids),
+      info: (id) => this.info(id),
+      publishProfile: (e) => publishProfile(this, e),
+    })
   }
 
   /** Feeds the account's emitter from a space's (once per opened space). */
@@ -141,6 +160,7 @@ export class AccountEngine {
     const tech = await SpaceEngine.create(replicaDeps, deps.accountKey, { seed: TECH_SPACE_SEED, modules })
     const techObjectId = await tech.createTree({ seed: TECH_ACCOUNT_SEED })
     const engine = new AccountEngine(deps, tech, techObjectId, modules)
+    engine.stopProfiles = followProfiles(engine)
     await engine.followSpaceRows()
     // Another device of this account may add or delete spaces: follow the tech space's rows.
     tech.events.on('change', (c) => {
@@ -158,6 +178,10 @@ export class AccountEngine {
   private async followSpaceRows() {
     const added: string[] = []
     for (const row of await this.spaceRows()) {
+      if (row.spaceType === 'svc.onetoone') {
+        if (await this.oneToOne.follow(row)) added.push(row.spaceId)
+        continue
+      }
       if (rowStatus(row) === 'deleted') {
         this.spaces.delete(row.spaceId)
         continue
@@ -185,7 +209,7 @@ export class AccountEngine {
 
   /** Every space this account holds open, the tech space first. */
   openSpaces(): SpaceEngine[] {
-    return [this.tech, ...this.spaces.values()]
+    return [this.tech, ...this.spaces.values(), ...this.oneToOne.dormantSpaces()]
   }
 
   /**
@@ -196,6 +220,7 @@ export class AccountEngine {
     const held = this.held(spaceId)
     if (held) return held
     const row = await this.spaceRow(spaceId)
+    if (row?.spaceType === 'svc.onetoone' && (await this.oneToOne.follow(row), this.held(spaceId))) return this.held(spaceId)!
     if (row && rowStatus(row) === 'deleted') throw new SvcError('space.deleted', 'this space was deleted', { spaceId })
     await this.openSpace(spaceId)
     const e = this.spaces.get(spaceId)!
@@ -205,7 +230,7 @@ export class AccountEngine {
 
   /** The engine of a held space (tech included), or undefined. */
   held(spaceId: string): SpaceEngine | undefined {
-    return spaceId === this.tech.spaceId ? this.tech : this.spaces.get(spaceId)
+    return spaceId === this.tech.spaceId ? this.tech : (this.spaces.get(spaceId) ?? this.oneToOne.dormant(spaceId))
   }
 
   private get replicaDeps() {
@@ -232,6 +257,7 @@ export class AccountEngine {
     }
     if (ops.length === 0) throw new SvcError('request.missing_field', 'give at least one of name, description, iconCid')
     await this.tech.write(this.techObjectId, ops)
+    await publishProfile(this)
   }
 
   // ------------------------------------------------------------------ spaces
@@ -294,6 +320,7 @@ export class AccountEngine {
   async deleteSpace(spaceId: string): Promise<void> {
     const row = await this.spaceRow(spaceId)
     if (!row || rowStatus(row) === 'deleted') throw new SvcError('space.not_found', 'space not found', { spaceId })
+    if (row.spaceType === 'svc.onetoone') return this.oneToOne.remove(spaceId)
     if (row.derived) throw new SvcError('space.derived_undeletable', 'a derived space cannot be deleted', { spaceId })
     // A pending join, invite or guest copy is left without a sticky tombstone (sharing/rows.ts).
     if (await this.sharing.leave(row)) return void this.spaces.delete(spaceId)
@@ -388,6 +415,7 @@ export class AccountEngine {
   }
 
   async close(): Promise<void> {
+    this.stopProfiles()
     this.scopedValues.close()
     this.spaces.clear()
   }

@@ -1,14 +1,19 @@
 import { SvcError } from '../core/errors.ts'
 import type { AccountEngine } from './account-engine.ts'
 import type { SpaceEngine } from './space-engine.ts'
+import { openedProfiles, type OpenedProfile } from './profiles.ts'
 
 /**
- * The identity directory (spec "Identity"): every identity this account has encountered, which
- * today means the account itself and every identity on the ACL of a space it holds (members,
- * including removed ones, which keep an entry with fewer `spaceIds`). It carries no rights.
- * Contacts' profiles are encrypted and not exchanged yet, so their `name` is empty; the
- * account's own entry carries its profile. `spaceIds`: the spaces where the identity holds a
- * role other than none.
+ * The identity directory (spec "Identity"): every identity this account has encountered, and
+ * nothing more: it carries no rights. That is the account itself and every identity in the ACL
+ * of a space it holds: members (removed ones keep an entry with fewer `spaceIds`), joiners
+ * asking to join, one-to-one peers (including ones registered as incoming before their space
+ * synced). `spaceIds`: the spaces where the identity holds a role other than none.
+ *
+ * Names: the account's own entry carries its profile. A contact's profile is the newest of its
+ * ACL `profile` records (sealed under a read key; profiles.ts) that a key we hold opens; until
+ * one opens, `name` is empty and `description` and `iconCid` absent. A record is about its
+ * author only, so no member can name another.
  *
  * Composed from engine reads (profile, space list, ACL state), so every front end (HTTP, a
  * browser client) answers the same.
@@ -27,14 +32,14 @@ export interface IdentitiesFrame {
   removed: string[]
 }
 
-/** Engines of the spaces the account holds locally (active rows). */
+/** Engines of the spaces the account holds locally and lists (active and pending rows). */
 async function heldSpaces(account: AccountEngine): Promise<SpaceEngine[]> {
   const out: SpaceEngine[] = []
   for (const info of await account.listSpaces('all')) {
     try {
       out.push(account.space(info.id))
     } catch {
-      // Not held (deleted, pending): no ACL to read.
+      // Not held (deleted, or not synced yet): no ACL to read.
     }
   }
   return out
@@ -43,12 +48,29 @@ async function heldSpaces(account: AccountEngine): Promise<SpaceEngine[]> {
 export async function identityDirectory(account: AccountEngine): Promise<Map<string, IdentityInfo>> {
   const me = await account.profile()
   const out = new Map<string, IdentityInfo>([[account.accountId, { identity: account.accountId, ...me, spaceIds: [] }]])
+  const entry = (identity: string) => {
+    let e = out.get(identity)
+    if (!e) out.set(identity, (e = { identity, name: '', spaceIds: [] }))
+    return e
+  }
+  const profiles = new Map<string, OpenedProfile>()
   for (const space of await heldSpaces(account)) {
-    for (const [identity, role] of space.replica.acl.current().roles) {
-      let e = out.get(identity)
-      if (!e) out.set(identity, (e = { identity, name: '', spaceIds: [] }))
+    const st = space.replica.acl.current()
+    for (const [identity, role] of st.roles) {
+      const e = entry(identity)
       if (role !== 'none' && !e.spaceIds.includes(space.spaceId)) e.spaceIds.push(space.spaceId)
     }
+    for (const q of st.requests()) entry(q.joiner)
+    for (const [identity, p] of openedProfiles(space)) {
+      if (identity === account.accountId) continue
+      const prev = profiles.get(identity)
+      if (!prev || p.at > prev.at || (p.at === prev.at && p.recordId > prev.recordId)) profiles.set(identity, p)
+    }
+  }
+  for (const peer of await account.oneToOne.peers()) entry(peer)
+  for (const [identity, p] of profiles) {
+    const e = out.get(identity)
+    if (e) out.set(identity, { identity, name: p.name, description: p.description, iconCid: p.iconCid, spaceIds: e.spaceIds })
   }
   for (const e of out.values()) e.spaceIds.sort()
   return out

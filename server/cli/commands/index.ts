@@ -13,6 +13,7 @@ import { syncStatusCommand } from './sync-status.ts'
 import { inviteCommand } from './invite.ts'
 import { joinCommand } from './join.ts'
 import { membersCommand } from './members.ts'
+import { oneToOneCommand } from './one-to-one.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -30,4 +31,5 @@ export const COMMANDS: readonly Command[] = [
   inviteCommand,
   joinCommand,
   membersCommand,
+  oneToOneCommand,
 ]

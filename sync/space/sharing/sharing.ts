@@ -1,4 +1,5 @@
 import { SvcError } from '../../core/errors.ts'
+import { isPairSpace } from '../one-to-one.ts'
 import { SerialQueue } from '../../core/serial-queue.ts'
 import type { Env } from '../../core/env.ts'
 import type { CryptoProvider } from '../../crypto/provider.ts'
@@ -96,6 +97,11 @@ export class Sharing {
 
   private async onOffer(spaceId: string, from: string, peer: string): Promise<void> {
     if (from === this.me) return
+    // A one-to-one space is derived from the two accounts and has its own path (one-to-one.ts).
+    if (isPairSpace(spaceId, from, this.me)) {
+      if ((await this.account.oneToOne.offered(spaceId, from)) && this.net) await this.net.syncWith(spaceId, peer).catch(() => false)
+      return
+    }
     await this.offered(spaceId, from)
     if (!this.offers.has(spaceId) || !this.net) return
     await this.net.syncWith(spaceId, peer).catch(() => false)
