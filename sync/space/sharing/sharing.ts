@@ -400,8 +400,9 @@ export class Sharing {
       if (role !== 'none') {
         await this.patchRow(spaceId, { status: 'active' })
         this.net?.stopJoin(spaceId)
+      } else if (row.join && requestsOf(st).some((r) => r.recordId === row.join!.changeId && r.status === 'declined')) {
+        await this.softDelete(spaceId, 'declined')
       }
-      else if (row.join && requestsOf(st).some((r) => r.recordId === row.join!.changeId && r.status === 'declined')) await this.softDelete(spaceId, 'declined')
       return
     }
     if (status === 'active' && role === 'none' && this.wasGuest(space)) await this.patchRow(spaceId, { status: 'guest_revoked' })
