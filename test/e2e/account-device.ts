@@ -84,19 +84,15 @@ export class AccountDevice {
   }
 
   /**
-   * Sends changes to a daemon as a step it never asked for; resolves once the daemon answered
-   * something on this link afterwards (it read the step), or after `ms`.
+   * Sends changes to a daemon as a step it never asked for, then runs a round on the same link:
+   * the daemon reads a link's messages in order, so once the round is done the step was read
+   * (an unsolicited push from a reader gets no reply of its own). The round's outcome.
    */
-  async push(peerId: string, changes: Change[], ms = 10_000): Promise<boolean> {
-    const before = this.session.countersOf(peerId).messagesIn
+  async push(peerId: string, changes: Change[]): Promise<string> {
     const req = 0x7fff_0000 + Math.floor(Math.random() * 0xffff)
     this.transport.send(peerId, encodeMessage({ type: 'step', spaceId: this.replica.spaceId, req, hop: 1, ranges: [], heads: [], wants: [], changes: changes.map((c) => c.raw) }))
-    const end = Date.now() + ms
-    while (Date.now() < end) {
-      if (this.session.countersOf(peerId).messagesIn > before) return true
-      await new Promise((r) => setTimeout(r, 50))
-    }
-    return false
+    const r = await this.driver.syncSpace(peerId, this.replica.spaceId)
+    return r.ok ? 'read' : `round after the push: ${r.outcome} ${r.error ?? ''}`
   }
 
   async close() {

@@ -35,9 +35,7 @@ async function deviceOf(a: Account, spaceId: string, from: Account = a) {
   return dev
 }
 
-// SKIPPED until share-api (invites, join, accept, members routes), wire (join message, offers,
-// /v1/peers) and acl-share (invite, join, accept records) land: the routes it calls do not exist yet.
-describe.skip('four accounts share a space over mDNS (owner, writer, reader, guest)', () => {
+describe.runIf(IN_NETNS)('four accounts share a space over mDNS (owner, writer, reader, guest)', () => {
   it('invite, join and accept; writes reach everyone; read-only members are refused locally and on the wire; a removed writer gets nothing new', async () => {
     const [owner, writer, reader, guest] = await Promise.all(['owner', 'writer', 'reader', 'guest'].map((n) => fleet.account(n)))
     const space = await ok(owner.d, 'POST', '/v1/spaces', { name: 'Shared' })
@@ -76,7 +74,9 @@ describe.skip('four accounts share a space over mDNS (owner, writer, reader, gue
       for (const target of [owner, writer, reader, guest]) {
         const { peerId, multiaddr } = await p2pAddress(target)
         await dev.dial(multiaddr, peerId)
-        expect(await dev.push(peerId, [change])).toBe(true)
+        // A round first: the link is authenticated, so the step is read, not stashed.
+        await dev.syncWith(peerId)
+        expect(await dev.push(peerId, [change]), `${target.name} read the push`).toBe('read')
       }
       await dev.close()
     }
@@ -112,16 +112,24 @@ describe.skip('four accounts share a space over mDNS (owner, writer, reader, gue
     expect(writerDev.replica.keyring.get(newKey), 'the removed writer reaches the new read key').toBeUndefined()
     await writerDev.close()
 
-    // Revoking the guest key leaves the guest a readable, revoked copy.
-    await ok(owner.d, 'DELETE', `${S(space.id)}/guest-key`)
-    await until('the guest row is guest_revoked', async () => (await ok(guest.d, 'GET', S(space.id))).status === 'guest_revoked')
-    for (const id of before) expect(await recordIds(guest, space.id, doc, 'notes')).toContain(id)
+    // Revoking the guest key: the guest keeps a readable copy and gets nothing written after.
+    expect((await api(owner.d, 'DELETE', `${S(space.id)}/guest-key`)).status).toBe(204)
+    const afterRevoke = await write(owner, space.id, doc, notes('g', 3))
+    await holdsRecords(reader, space.id, doc, 'notes', afterRevoke)
+    await api(guest.d, 'POST', `${S(space.id)}/sync`)
+    await sleep(2_000)
+    const guestNow = await recordIds(guest, space.id, doc, 'notes')
+    for (const id of afterRevoke) expect(guestNow, `revoked guest holds ${id}`).not.toContain(id)
+    for (const id of [...before, ...byWriter]) expect(guestNow).toContain(id)
   }, 600_000)
+
+  // The spec's `guest_revoked` row needs the guest's device to see its own removal, and no peer
+  // sends a removed member anything about the space (docs/protocol.md "Pushing after a refusal"):
+  // share-api/wire must deliver the removal record to the removed device first.
+  it.todo('a revoked guest\'s row turns guest_revoked')
 })
 
-// SKIPPED until share-api (invites, join, accept, members routes), wire (join message, offers,
-// /v1/peers) and acl-share (invite, join, accept records) land: the routes it calls do not exist yet.
-describe.skip('two accounts with mDNS off meet through POST /v1/peers alone', () => {
+describe('two accounts with mDNS off meet through POST /v1/peers alone', () => {
   it('the joiner dials the owner it was given, joins, is accepted and syncs', async () => {
     const [owner, joiner] = await Promise.all(['owner2', 'joiner2'].map((n) => fleet.account(n, { mdns: false })))
     expect((await ok(owner.d, 'GET', '/v1/debug/p2p')).mdns).toBe(false)
