@@ -124,8 +124,8 @@ export function drawConfig(seed: number, opts: DrawOptions): SimConfig {
 /**
  * The joiners, from a stream of their own (stream 6), only when admins act concurrently (with
  * adversaries): a run without them draws and traces exactly what it did before sharing existed.
- * Of the accounts the owner was to add late, most join instead (accepted as writers, readers or
- * guests), and so do two in five of the plain members the owner was to add at setup (not account
+ * Of the accounts the owner was to add late, most join instead (four in five accepted as writers,
+ * readers or guests, the others declined or withdrawn), and so do two in five of the plain members the owner was to add at setup (not account
  * 1, not the admins); of those never to be members, half ask anyway and are declined or withdraw.
  */
 function drawSharing(seed: number, cfg: Omit<SimConfig, 'sharing'>): SharingPlan {
@@ -136,7 +136,8 @@ function drawSharing(seed: number, cfg: Omit<SimConfig, 'sharing'>): SharingPlan
   const permission = () => r.pick(['writer', 'writer', 'reader', 'guest'] as const)
   for (const a of cfg.lateMembers) {
     if (!r.chance(0.75)) continue
-    joiners.push({ account: a, permission: permission(), at: r.float() * 0.5, outcome: 'accept', replaces: r.chance(0.3) })
+    const outcome = r.chance(0.8) ? 'accept' : r.pick(['decline', 'cancel'] as const)
+    joiners.push({ account: a, permission: outcome === 'accept' ? permission() : r.pick(['writer', 'reader'] as const), at: r.float() * 0.5, outcome, replaces: r.chance(0.3) })
   }
   const admins = new Set(cfg.acl.admins)
   for (const m of cfg.initialMembers) {
