@@ -231,6 +231,11 @@ export class P2PService {
 
   /** Own peer id, listen addresses, and each connected peer with the spaces synced with it. */
   snapshot() {
+    const offers = this.session.offers
+    const sharing = {
+      joining: this.sharing.joining(),
+      offers: { taken: offers?.stats.taken ?? 0, dropped: offers?.stats.dropped ?? 0, running: offers?.running ?? 0 },
+    }
     const spacesOf = (peer: string) => [...this.scheduler.stats].filter(([, m]) => m.get(peer)?.lastSyncAt).map(([s]) => s).sort()
     return {
       peerId: this.transport.peerId,
@@ -241,6 +246,7 @@ export class P2PService {
         addresses: this.node.getConnections().filter((c) => c.remotePeer.toString() === peerId).map((c) => c.remoteAddr.toString()),
         spaces: spacesOf(peerId),
       })),
+      sharing,
     }
   }
 

@@ -82,7 +82,8 @@ export class Redialer {
 
   private delay(w: Watched): number {
     const base = this.o.baseMs ?? P2P.redialBaseMs
-    return Math.min(this.o.maxMs ?? P2P.redialMaxMs, base * 2 ** Math.min(w.failures, 30))
+    // The first retry after base, then doubling per failed dial (a drop, with no failure yet, also waits base).
+    return Math.min(this.o.maxMs ?? P2P.redialMaxMs, base * 2 ** Math.min(Math.max(0, w.failures - 1), 30))
   }
 
   private schedule(peerId: string, w: Watched) {

@@ -29,6 +29,11 @@ import type { AclEntry } from './state.ts'
  *    not be members, are neither valid nor void: they confer and need no right, and are never
  *    cited; `requests.ts` reads them. In a one-to-one space (a `pair` root) both accounts are
  *    writers and only `merge` and `profile` records can be valid: nobody adds, removes or rotates.
+ * 6. Revocation wins for guests. An `add` accepting a join through a guest invite (its `request`)
+ *    is void unless every owner `uninvite` of that invite descends from it: a manager device that
+ *    auto-accepted a guest concurrently with the owner revoking the guest key admits nobody, so
+ *    no later rotation wraps a key to that guest. (A guest the owner knew of when revoking is
+ *    removed by the owner's own `remove`.)
  */
 export interface FoldResult {
   owner: string
@@ -85,6 +90,9 @@ class Fold {
   private readonly fullAnc = new Map<number, Uint8Array>()
   private readonly about = new Map<string, number[]>()
   private readonly grants = new Map<string, number[]>()
+  /** Per join id, the guest invite it cites; per guest invite id, the owner's uninvites of it. */
+  private readonly guestJoins = new Map<string, string>()
+  private readonly guestRevocations = new Map<string, number[]>()
   private owner = ''
   private rootPos = -1
   private pair: [string, string] | undefined
@@ -128,6 +136,29 @@ class Fold {
       const r = e.record
       if (e.author === this.owner && (r.type === 'add' || r.type === 'role') && r.role === 'admin') push(this.grants, r.identity, i)
     }
+    this.indexGuestInvites()
+  }
+
+  private indexGuestInvites() {
+    const guestInvites = new Set<string>()
+    for (const e of this.es) if (e.record.type === 'invite' && e.record.permission === 'guest') guestInvites.add(e.id)
+    if (guestInvites.size === 0) return
+    for (let i = 0; i < this.n; i++) {
+      const { author, record: r, id } = this.es[i]
+      if (r.type === 'join' && guestInvites.has(r.invite)) this.guestJoins.set(id, r.invite)
+      if (r.type === 'uninvite' && author === this.owner && this.rootPos >= 0 && this.before(this.rootPos, i)) {
+        for (const inv of r.invites) if (guestInvites.has(inv)) push(this.guestRevocations, inv, i)
+      }
+    }
+  }
+
+  /** Rule 6: an accept of a guest join that an owner revocation of its key did not see. */
+  private revokedGuestAccept(i: number): boolean {
+    const r = this.es[i].record
+    if (r.type !== 'add' || r.request === undefined) return false
+    const invite = this.guestJoins.get(r.request)
+    if (invite === undefined) return false
+    return (this.guestRevocations.get(invite) ?? []).some((u) => !this.before(i, u))
   }
 
   /** Tracked entry `t` is `i` or in its causal past. */
@@ -260,6 +291,7 @@ class Fold {
           if (r.type === 'role' && current === 'none') break
           // Re-adding a removed member must causally follow the removal.
           if (concurrentWith(demoted.removals.get(r.identity), i)) break
+          if (this.revokedGuestAccept(i)) break
           valid[i] = 1
           break
         }

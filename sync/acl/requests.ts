@@ -52,9 +52,10 @@ export const roleForInvite = (p: InvitePermission): GrantRole => p
  *   a valid `invite` with `replaces` has it in its causal past and it is not a guest invite.
  * - A request is `accepted` once a valid `add` names it and adds its joiner (an accept is an
  *   ordinary grant, so it wins over a concurrent cancel or decline when valid); else `cancelled`
- *   by its joiner's `cancel`; else `declined` by a valid `decline`, or when its invite is no
- *   longer live (revoked, replaced or void: nobody can accept through it by itself any more);
- *   else `pending`.
+ *   by its joiner's `cancel`; else `declined` by a valid `decline`, or when its invite is void
+ *   (never valid), or is a guest invite no longer live (guest requests are only ever decided by
+ *   the auto-accept); else `pending`. A member request whose invite was revoked or replaced after
+ *   it was taken in stays pending: it was asked while the invite lived, and a manager decides it.
  */
 export function sharingBook(f: FoldResult): SharingBook {
   const invites = new Map<string, AclEntry>()
@@ -111,7 +112,9 @@ export function sharingBook(f: FoldResult): SharingBook {
     if (accept && accept.record.type === 'add' && accept.record.identity === e.author) decide(req, 'accepted', accept.id)
     else if (cancel && cancel.author === e.author) decide(req, 'cancelled', cancel.id)
     else if (decline) decide(req, 'declined', decline.id)
-    else if (!liveIds.has(r.invite)) req.status = 'declined'
+    // Nobody decides a guest request but the auto-accept, which a dead guest key stops; a request
+    // through a void invite never was one anybody could grant.
+    else if (inv?.type !== 'invite' || (inv.permission === 'guest' && !liveIds.has(r.invite))) req.status = 'declined'
     requests.push(req)
   }
   return { invites: live, requests, profiles }

@@ -295,10 +295,11 @@ export class AclLog {
   /**
    * A `join` or `cancel`, by an account that need not be a member: it needs no right and gets
    * none, so what admits it is only what every peer can check alike once its dependencies are
-   * here (`requestDeps`). A join cites the root alone (its author knows no other head) and its
-   * proof verifies against the key of the `invite` record it names; a cancel builds on the one
-   * join it withdraws and has the same author. Whether the invite is still live is the fold's
-   * question (a request through a dead invite is never pending), not admission's.
+   * here (the replica parks a join until its invite arrives: `aclRecordDep`). A join cites the
+   * root alone (its author knows no other head) and its proof verifies against the key of the
+   * `invite` record it names; a cancel builds on the one join it withdraws and has the same
+   * author. Whether the invite is still live is for the join entry and the request's status
+   * (requests.ts), not admission.
    */
   private admissibleRequest(e: AclEntry): AclRefusal | undefined {
     const r = e.record

@@ -28,6 +28,11 @@ export const LIMITS = {
    * leaked token costs until a manager revokes it.
    */
   maxPendingJoinRequests: 256,
+  /**
+   * Join requests (any status) the join entry takes from one account in one space: joining,
+   * withdrawing and joining again is two records kept for good per round.
+   */
+  maxJoinRequestsPerJoiner: 16,
   /** ACL states kept per space for the heads changes cite (each is immutable once computed). */
   aclStateCache: 64,
   /**

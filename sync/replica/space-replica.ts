@@ -1,8 +1,7 @@
 import { decodeCanonical, encodeCanonical, toHex } from '../core/encoding.ts'
 import { SvcError } from '../core/errors.ts'
 import { SerialQueue } from '../core/serial-queue.ts'
-import { open as openBox, seal } from '../crypto/box.ts'
-import { profileAad } from '../acl/profile-seal.ts'
+import { seal } from '../crypto/box.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
 import { wrapKeyTo } from '../crypto/wrap.ts'
 import { ensureXxh3, propertyIdSync, sha256 } from '../crypto/hash.ts'
@@ -18,7 +17,8 @@ import { AclWriter, type MintedInvite, type ProfileFields } from './acl-writer.t
 import { pairOf, pairRoot } from '../acl/pair.ts'
 import type { InvitePermission } from '../acl/records.ts'
 import type { JoinStatus } from '../acl/requests.ts'
-import { LIMITS } from '../core/limits.ts'
+import { joinGate } from './join-entry.ts'
+import { openProfiles, type MemberProfile } from './member-profiles.ts'
 import { applyChecked, rebuildTree } from './apply-batch.ts'
 import { checkStage } from './check-stage.ts'
 import { decodeStoredRecord, type StoredRecord } from './record-codec.ts'
@@ -410,24 +410,8 @@ export class SpaceReplica {
    * Every member's newest profile, opened where this replica reaches its key (a profile sealed
    * under a key it cannot reach yet comes back without fields: "name empty until a key arrives").
    */
-  profiles(): Array<{ identity: string; recordId: string; profile?: ProfileFields }> {
-    const out: Array<{ identity: string; recordId: string; profile?: ProfileFields }> = []
-    for (const p of this.acl.current().profiles().values()) {
-      const entry: { identity: string; recordId: string; profile?: ProfileFields } = { identity: p.identity, recordId: p.recordId }
-      const key = this.keyring.get(p.keyId)
-      if (key) {
-        try {
-          const v = decodeCanonical<Record<string, unknown>>(openBox(key, p.sealed, profileAad(this.spaceId, p.identity)))
-          const profile: ProfileFields = {}
-          for (const k of ['name', 'description', 'iconCid'] as const) if (typeof v?.[k] === 'string') profile[k] = v[k] as string
-          entry.profile = profile
-        } catch {
-          // A profile that does not open is shown as not resolved yet, like one without a key.
-        }
-      }
-      out.push(entry)
-    }
-    return out.sort((a, b) => (a.identity < b.identity ? -1 : 1))
+  profiles(): MemberProfile[] {
+    return openProfiles(this.acl.current(), this.keyring, this.spaceId)
   }
 
   /** Where `joiner`'s newest join request stands here; undefined when there is none. */
@@ -455,25 +439,19 @@ export class SpaceReplica {
     } catch {
       return undefined
     }
-    if (c.author !== fromIdentity || c.spaceId !== this.spaceId || c.treeId !== this.spaceId) return undefined
-    const st = this.acl.current()
-    // A removed member's stale copy is no place to ask: only a replica that may read answers.
-    if (!st.canRead(this.me)) return undefined
-    if (this.acl.has(c.id)) return st.requestStatus(record.type === 'cancel' ? record.request : c.id)
-    if (record.type === 'join') {
-      if (!st.invites().some((i) => i.recordId === record.invite)) return undefined
-      const requests = st.requests()
-      if (requests.some((q) => q.joiner === fromIdentity && q.status === 'pending')) return 'pending'
-      // A member asking again gets no new request: it already is what an accept would make it.
-      if (st.canRead(fromIdentity)) return undefined
-      if (requests.filter((q) => q.status === 'pending').length >= LIMITS.maxPendingJoinRequests) return undefined
-    } else if (record.type === 'cancel') {
-      const join = this.acl.entries.get(record.request)
-      if (join?.record.type !== 'join' || join.author !== fromIdentity) return undefined
-    } else return undefined
-    const rep = await this.ingest([{ id: c.id, raw }], { origin: `join:${fromIdentity}` })
-    if (!rep.accepted.includes(c.id)) return undefined
-    return this.acl.current().requestStatus(record.type === 'join' ? c.id : record.request)
+    if (joinGate(this.acl, this.me, c, record, fromIdentity) === undefined) return undefined
+    const { report, verified } = await checkStage(this.s, [{ id: c.id, raw }], false, (x) => this.knownOutside(x))
+    return this.queue.run(async () => {
+      // Judged again in the queue: what was true before the signature check may not be now.
+      const gate = joinGate(this.acl, this.me, c, record, fromIdentity)
+      // Bytes that are not known here answer nothing unless their signature holds.
+      if (gate === undefined || (!this.acl.has(c.id) && !verified.some((v) => v.id === c.id))) return undefined
+      if (gate !== 'admit') return gate
+      const rep = await applyChecked(this.s, verified, report, { origin: `join:${fromIdentity}` })
+      await this.heal()
+      if (!rep.accepted.includes(c.id)) return undefined
+      return this.acl.current().requestStatus(record.type === 'cancel' ? record.request : c.id)
+    })
   }
 
   // ---------------------------------------------------------------- ingest

@@ -17,7 +17,7 @@ import { OneToOne, openPairSpace, type PairRow } from './one-to-one.ts'
 import { followProfiles, publishProfile } from './profiles.ts'
 import { Sharing } from './sharing/sharing.ts'
 import type { DeletedReason, JoinState, OfferState } from './sharing/rows.ts'
-import type { SharingNetwork } from '../protocol/sharing-network.ts'
+import type { SharingNetwork } from '../core/sharing-network.ts'
 import { DERIVED_SPACE_NAMES, derivedSpaceSeed, PROFILE_RECORD, TECH_ACCOUNT_SEED, TECH_DS, TECH_SPACE_SEED } from './schema.ts'
 
 export type SpaceStatus = 'active' | 'joining' | 'deleted' | 'one_to_one_pending' | 'invite_pending' | 'guest_revoked'
@@ -161,6 +161,7 @@ export class AccountEngine {
     const techObjectId = await tech.createTree({ seed: TECH_ACCOUNT_SEED })
     const engine = new AccountEngine(deps, tech, techObjectId, modules)
     engine.stopProfiles = followProfiles(engine)
+    await engine.sharing.refreshGates()
     await engine.followSpaceRows()
     // Another device of this account may add or delete spaces: follow the tech space's rows.
     tech.events.on('change', (c) => {
@@ -286,10 +287,11 @@ export class AccountEngine {
     return this.infoOf(row)
   }
 
-  /** The engine of an active space, or 404 `space.not_found`. */
+  /** The engine of a held space; 404 `space.not_found`, or the sharing gate's code for a pending row. */
   space(spaceId: string): SpaceEngine {
     const e = this.spaces.get(spaceId)
     if (!e) throw new SvcError('space.not_found', 'space not found', { spaceId })
+    this.sharing.gate(spaceId)
     return e
   }
 

@@ -138,6 +138,9 @@ export class SpaceEngine {
 
   /** Creates an object's tree (`seed` derives its id); resolves once readable, like `write`. */
   async createTree(opts: { seed?: string } = {}): Promise<string> {
+    // A derived root carries no author, so the replica would take it from a reader: refused here,
+    // before anything is applied, like every other write of a reader or guest.
+    if (!this.replica.acl.current().canWrite(this.replica.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
     return this.readable(await this.replica.createObject(opts))
   }
 

@@ -17,17 +17,25 @@ import { memoryIO } from '../server/process.ts'
 import { writeFileSync } from 'node:fs'
 
 /** A daemon with P2P on (loopback, no mDNS) and short redials, driven through app.inject. */
-async function bootP2P(peers?: string[]) {
-  const root = mkdtempSync(join(tmpdir(), 'svc-peers-'))
+async function bootP2P(peers?: string[], at?: string) {
+  const root = at ?? mkdtempSync(join(tmpdir(), 'svc-peers-'))
   const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], redial: { baseMs: 40, maxMs: 200 }, ...(peers ? { peers } : {}) })
   const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
   const app = buildApp({ session, engine })
-  const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
-  expect(res.statusCode).toBe(201)
-  const accountId = (res.json() as { accountId: string }).accountId
+  let accountId: string
+  if (at) accountId = (await session.bootAtStart())!
+  else {
+    const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
+    expect(res.statusCode).toBe(201)
+    accountId = (res.json() as { accountId: string }).accountId
+  }
   return {
-    app, engine, accountId,
+    app, engine, accountId, root,
     file: join(root, 'accounts', accountId, P2P.peersFile),
+    /** Stops the daemon, keeping its data root. */
+    async stop() {
+      await stopGracefully(app, 1000)
+    },
     async close() {
       await stopGracefully(app, 1000)
       rmSync(root, { recursive: true, force: true })
@@ -97,6 +105,28 @@ describe('peers added by address', () => {
     expect(JSON.parse(readFileSync(d.file, 'utf8')).peers).toEqual([])
     expectError(await call(d.app, 'DELETE', `/v1/peers/${other}`), 404, 'peer.not_found')
     expectError(await call(d.app, 'DELETE', '/v1/peers/0OIl'), 400, 'request.invalid_field')
+  })
+
+  it('added peers are kept across a restart and dialled again at boot', async () => {
+    const e = await bootP2P()
+    const ma = `/ip4/127.0.0.1/tcp/1/p2p/${await peerIdOf(10)}`
+    await ok(call(e.app, 'POST', '/v1/peers', { multiaddr: ma }), 201)
+    await e.stop()
+    const again = await bootP2P(undefined, e.root)
+    try {
+      const [p] = (await ok(call(again.app, 'GET', '/v1/peers'))).peers
+      expect(p).toMatchObject({ multiaddr: ma, source: 'api' })
+      // Dialled at boot (nobody listens on port 1, so it fails and is scheduled again).
+      const end = Date.now() + 10_000
+      let failures = 0
+      while (failures < 1 && Date.now() < end) {
+        await new Promise((r) => setTimeout(r, 50))
+        failures = (await ok(call(again.app, 'GET', '/v1/peers'))).peers[0].failures
+      }
+      expect(failures).toBeGreaterThanOrEqual(1)
+    } finally {
+      await again.close()
+    }
   })
 
   it('with P2P off the list is empty and changes answer 503 server.unavailable', async () => {

@@ -84,6 +84,25 @@ describe('sharing over libp2p on loopback', () => {
     })
   }, 60_000)
 
+  it('a declined join settles the joiner row as deleted (reason declined) over the wire; a guest key join is auto-accepted and read-only', async () => {
+    const s = (await ok(call(a.app, 'POST', '/v1/spaces', { name: 'Declines and guests' }), 201)).id as string
+    const { inviteToken } = await ok(call(a.app, 'POST', `/v1/spaces/${s}/invites`, {}), 201)
+    expect((await call(b.app, 'POST', '/v1/spaces/join', { inviteToken })).statusCode).toBe(202)
+    await until('the request on the owner', async () =>
+      (await ok(call(a.app, 'GET', `/v1/spaces/${s}/members`))).members.some((m: { status: string }) => m.status === 'pending'))
+    await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/decline`, { identity: b.accountId }), 204)
+    await until('the joiner told', async () => (await statusOf(b, s)).status === 'deleted', 20_000)
+    expect((await ok(call(b.app, 'GET', `/v1/spaces/${s}/members/me`))).status).toBe('declined')
+
+    const guest = await ok(call(a.app, 'POST', `/v1/spaces/${s}/guest-key`))
+    expect((await call(b.app, 'POST', '/v1/spaces/join', { inviteToken: guest.inviteToken })).statusCode).toBe(202)
+    await until('the guest active', async () => (await statusOf(b, s)).status === 'active', 20_000)
+    expect((await statusOf(b, s)).ownRole).toBe('guest')
+    const res = await call(b.app, 'POST', `/v1/spaces/${s}/objects`, { initialProperties: { core: { name: 'no' } } })
+    expect(res.statusCode).toBe(403)
+    expect(res.json().error.code).toBe('space.read_only')
+  }, 60_000)
+
   it('direct add: the added account gets an invite_pending row through an offer, and accepts', async () => {
     const s = (await ok(call(a.app, 'POST', '/v1/spaces', { name: 'Added' }), 201)).id as string
     await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'reader' }))

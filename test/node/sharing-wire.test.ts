@@ -62,6 +62,7 @@ describe('sharing over the wire between two daemons', () => {
     // Asked before any peer is connected: it goes out as soon as the owner's link authenticates.
     sharing.join(space.id, change.raw)
     expect(sharing.joining()).toEqual([space.id])
+    expect(joiner.p2p()!.snapshot().sharing.joining).toEqual([space.id])
     joiner.p2p()!.peers.add(addrOf(owner))
     await until('the owner holds a pending request', () => ownerSpace.replica.joinStatus(idFor(7)) === 'pending')
     expect(ownerSpace.replica.acl.current().requests()[0].metadata).toEqual({ name: 'Seven' })
@@ -105,5 +106,6 @@ describe('sharing over the wire between two daemons', () => {
     expect(added.account().held(space.id)!.replica.acl.current().roleOf(idFor(8))).toBe('reader')
     // The owner's tech space, and spaces it does not share with us, were never offered.
     expect(offers.every((o) => o.spaceId === space.id)).toBe(true)
+    expect(added.p2p()!.snapshot().sharing.offers.taken).toBe(offers.length)
   }, 60_000)
 })

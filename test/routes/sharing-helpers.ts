@@ -1,3 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
+import { systemEnv } from '../../sync/core/env.ts'
+import { buildApp } from '../../server/app.ts'
+import { stopGracefully } from '../../server/lifecycle.ts'
 import type { Booted } from './helpers.ts'
 
 /**
@@ -35,4 +43,35 @@ export async function deliverJoins(joiner: Booted, holder: Booted, spaceId: stri
     if (status) await joiner.engine.account().sharing.joins.answered(out.spaceId, status)
   }
   return answers
+}
+
+/**
+ * A daemon whose account is created (`{}`) or restored (`{mnemonic}`): two restored from one
+ * mnemonic are two devices of one account (same account key, own device keys and data roots).
+ * `mnemonic` is set when the account was created here.
+ */
+export async function bootAccount(payload: { mnemonic?: string } = {}): Promise<Booted & { mnemonic?: string }> {
+  const root = mkdtempSync(join(tmpdir(), 'svc-routes-'))
+  const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
+  const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
+  const app = buildApp({ session, engine })
+  const res = await app.inject({ method: 'POST', url: '/v1/auth', payload })
+  if (res.statusCode !== 201) throw new Error(`boot failed: ${res.statusCode} ${res.body}`)
+  const body = res.json() as { accountId: string; mnemonic?: string }
+  return {
+    app, engine, session, root, accountId: body.accountId, ...(body.mnemonic ? { mnemonic: body.mnemonic } : {}),
+    async close() {
+      await stopGracefully(app, 1000)
+      rmSync(root, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Waits until `pred` holds (the account engines follow tech-space rows asynchronously). */
+export async function eventually(pred: () => Promise<boolean> | boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 20))
+  }
 }

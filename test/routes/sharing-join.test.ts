@@ -24,11 +24,12 @@ const named = (name: string) => ({ initialProperties: { core: { name } } })
 describe('invites', () => {
   it('create replaces any prior invite; list, get, revoke one, revoke all; tokens only on the minting account', async () => {
     const s = await newSpace(a.app, 'Invites')
-    const first = await ok(call(a.app, 'POST', `/v1/spaces/${s}/invites`, {}), 201)
+    const first = await ok(call(a.app, 'POST', `/v1/spaces/${s}/invites`), 201)
     expect(first).toEqual({ spaceId: s, inviteToken: expect.any(String) })
     const second = await ok(call(a.app, 'POST', `/v1/spaces/${s}/invites`, { permission: 'writer' }), 201)
     const list = (await ok<{ invites: Array<{ recordId: string; permission: string; inviteToken?: string }> }>(call(a.app, 'GET', `/v1/spaces/${s}/invites`))).invites
     expect(list).toEqual([{ recordId: expect.any(String), permission: 'writer', inviteToken: second.inviteToken }])
+    expect(first.inviteToken).not.toBe(second.inviteToken)
     expect(await ok(call(a.app, 'GET', `/v1/spaces/${s}/invites/${list[0].recordId}`))).toEqual(list[0])
     expectError(await call(a.app, 'GET', `/v1/spaces/${s}/invites/nope`), 404, 'invite.not_found')
     await ok(call(a.app, 'DELETE', `/v1/spaces/${s}/invites/${list[0].recordId}`), 204)
@@ -68,6 +69,9 @@ describe('join, accept, decline, withdraw', () => {
     expect(res.json()).toMatchObject({ id: s, status: 'joining', ownRole: 'none' })
     expect((await ok<Array<{ id: string }>>(call(b.app, 'GET', '/v1/spaces?status=joining'))).map((r) => r.id)).toContain(s)
     expect(await ok(call(b.app, 'GET', `/v1/spaces/${s}/members/me`))).toMatchObject({ identity: b.accountId, status: 'pending', role: 'none' })
+    // Content routes wait for the approval.
+    expectError(await call(b.app, 'POST', `/v1/spaces/${s}/objects/query`, {}), 409, 'space.not_accepted')
+    expectError(await call(b.app, 'GET', `/v1/spaces/${s}/members`), 409, 'space.not_accepted')
     // Joining again with the same token is the same request.
     expect((await join(b, token)).statusCode).toBe(202)
 
@@ -126,7 +130,9 @@ describe('join, accept, decline, withdraw', () => {
     expect(await row(b, s)).toMatchObject({ status: 'deleted', deletedReason: 'withdrawn' })
     expect(await ok(call(b.app, 'GET', `/v1/spaces/${s}/members/me`))).toMatchObject({ status: 'cancelled' })
     expectError(await call(b.app, 'POST', `/v1/spaces/${s}/acl/cancel-join`), 409, 'space.join_not_pending')
-    expect(await deliverJoins(b, a, s)).toContain('cancelled')
+    expect(await deliverJoins(b, a, s)).toEqual(['cancelled'])
+    // Answered: the cancel is not sent again.
+    expect(await deliverJoins(b, a, s)).toEqual([])
     expect((await members(a, s, true)).find((m) => m.identity === b.accountId)).toMatchObject({ status: 'cancelled' })
     expectError(await call(a.app, 'POST', `/v1/spaces/${s}/acl/accept`, { identity: b.accountId }), 409, 'space.join_not_pending')
 
@@ -140,6 +146,18 @@ describe('join, accept, decline, withdraw', () => {
     expect(await deliverJoins(b, a, s)).toEqual(['cancelled'])
     expect((await members(a, s)).map((m) => m.identity)).toEqual([a.accountId])
     expect((await join(b, token)).statusCode).toBe(202)
+  })
+
+  it('a token for a space the account was added to directly accepts that invite (200)', async () => {
+    const s = await newSpace(a.app, 'Both ways')
+    const token = await invite(a, s)
+    await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'reader' }))
+    await offer(a, b, s)
+    expect((await info(b, s)).status).toBe('invite_pending')
+    const res = await join(b, token)
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ status: 'active', ownRole: 'reader' })
+    expect(await deliverJoins(b, a, s)).toEqual([])
   })
 
   it('bad tokens and request bodies', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootApp, call, expectError, listen, newObject, newSpace, ok, openSse, type Booted } from './helpers.ts'
-import { exchange, offer } from './sharing-helpers.ts'
+import { bootAccount, eventually, exchange, offer } from './sharing-helpers.ts'
 import { idFor } from '../helpers.ts'
 
 let a: Booted // owner
@@ -36,6 +36,7 @@ describe('direct add: invite_pending, accept, decline', () => {
     const pending = await ok<Array<{ id: string; status: string }>>(call(b.app, 'GET', '/v1/spaces?status=invite_pending'))
     expect(pending.map((r) => r.id)).toEqual([s])
     expect(await ok(call(b.app, 'GET', `/v1/spaces/${s}/members/me`))).toMatchObject({ identity: b.accountId, role: 'writer', status: 'invited', self: true })
+    expectError(await call(b.app, 'POST', `/v1/spaces/${s}/objects/query`, {}), 403, 'space.not_joined')
 
     const accepted = await call(b.app, 'POST', `/v1/spaces/${s}/invite/accept`)
     expect(accepted.statusCode).toBe(200)
@@ -143,6 +144,8 @@ describe('members: list, role, remove, permission rules', () => {
     const before = (await space.replica.allChanges()).length
     expectError(await call(c.app, 'POST', `/v1/spaces/${s}/objects`, named('nope')), 403, 'space.read_only')
     expectError(await call(c.app, 'PATCH', `/v1/spaces/${s}`, { name: 'renamed' }), 403, 'space.read_only')
+    expectError(await call(c.app, 'POST', `/v1/spaces/${s}/bundles`, { id: 'notes/v1', name: 'Notes', derived: true }), 403, 'space.read_only')
+    expectError(await call(c.app, 'POST', `/v1/spaces/${s}/bundles`, { id: 'plain/v1', name: 'Plain' }), 403, 'space.read_only')
     expect((await space.replica.allChanges()).length).toBe(before)
     // Account-private settings stay writable.
     await ok(call(c.app, 'PATCH', `/v1/spaces/${s}/settings`, { set: { notifyMode: 'none' } }), 204)
@@ -245,5 +248,39 @@ describe('{S}/members/subscribe', () => {
     expect(frames.filter((x) => x.event === 'member').length).toBe(16)
     expect(frames.find((x) => x.event === 'lagged')!.data).toEqual({ total: 4 })
     sse.destroy()
+  })
+})
+
+describe('two devices of the invited account', () => {
+  it('the invite_pending row reaches the other device; accepting there before the space content arrives is 202; a decline is synced', async () => {
+    const b1 = await bootAccount()
+    const b2 = await bootAccount({ mnemonic: b1.mnemonic! })
+    try {
+      expect(b2.accountId).toBe(b1.accountId)
+      const tech = b1.engine.account().tech.spaceId
+      const s = await newSpace(a.app, 'Two devices')
+      await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b1.accountId], permission: 'writer' }))
+      await offer(a, b1, s)
+      await exchange(b1, b2, tech)
+      await eventually(async () => (await call(b2.app, 'GET', `/v1/spaces/${s}`)).json().status === 'invite_pending')
+      // b2 holds the row but not the space's ACL and key yet.
+      const accepted = await call(b2.app, 'POST', `/v1/spaces/${s}/invite/accept`)
+      expect(accepted.statusCode).toBe(202)
+      expect(accepted.json()).toMatchObject({ status: 'active' })
+      await exchange(a, b2, s)
+      expect((await ok(call(b2.app, 'GET', `/v1/spaces/${s}`))).ownRole).toBe('writer')
+
+      const s2 = await newSpace(a.app, 'Declined on one device')
+      await ok(call(a.app, 'POST', `/v1/spaces/${s2}/acl/add`, { identities: [b1.accountId], permission: 'reader' }))
+      await offer(a, b1, s2)
+      await exchange(b1, b2, tech)
+      await eventually(async () => (await call(b2.app, 'GET', `/v1/spaces/${s2}`)).json().status === 'invite_pending')
+      await ok(call(b2.app, 'POST', `/v1/spaces/${s2}/invite/decline`), 204)
+      await exchange(b2, b1, tech)
+      await eventually(async () => (await call(b1.app, 'GET', `/v1/spaces/${s2}`)).json().status === 'deleted')
+      expectError(await call(b1.app, 'POST', `/v1/spaces/${s2}/invite/accept`), 409, 'space.not_invite_pending')
+    } finally {
+      await Promise.all([b1.close(), b2.close()])
+    }
   })
 })

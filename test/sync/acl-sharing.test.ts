@@ -7,6 +7,8 @@ import { joinProofBytes } from '../../sync/acl/join-proof.ts'
 import { Keyring } from '../../sync/acl/keyring.ts'
 import { modifyRecords } from '../../sync/space/modify.ts'
 import { decodeChange } from '../../sync/dag/change.ts'
+import { decodeAclRecord, encodeAclRecord, InvalidAclRecord, type AclRecord } from '../../sync/acl/records.ts'
+import { encodeCanonical } from '../../sync/core/encoding.ts'
 import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
 
 const OWNER = 1, ADMIN = 2, JOINER = 7, OTHER = 8
@@ -131,13 +133,31 @@ describe('ACL sharing: invites and joins', () => {
     expect(await admin.ingestJoin((await join(inv.token, JOINER)).raw, idFor(JOINER))).toBeUndefined()
   })
 
-  it('a pending request whose invite is revoked reads as declined', async () => {
+  it('a member request taken in before its invite was replaced stays pending; a manager decides it', async () => {
     const owner = await SpaceReplica.create(await deps(OWNER), keyFor(OWNER))
     const inv = await owner.createInvite('reader')
     const j = await join(inv.token, JOINER)
     await owner.ingestJoin(j.raw, idFor(JOINER))
-    await owner.revokeInvites([inv.recordId])
+    await owner.createInvite('writer', { replaces: true })
+    expect(owner.acl.current().invites().some((i) => i.recordId === inv.recordId)).toBe(false)
+    expect(owner.joinStatus(idFor(JOINER))).toBe('pending')
+    await owner.acceptJoin(j.id)
+    expect(owner.acl.current().roleOf(idFor(JOINER))).toBe('reader')
+  })
+
+  it('a guest request through a revoked guest key is declined', async () => {
+    const owner = await SpaceReplica.create(await deps(OWNER), keyFor(OWNER))
+    await owner.addMember(idFor(ADMIN), 'reader')
+    const reader = await member(owner, ADMIN)
+    const g = await owner.createInvite('guest')
+    await pushAll(owner, reader)
+    // A reader's replica takes the join in (it does not manage, so it does not accept it).
+    expect(await reader.ingestJoin((await join(g.token, JOINER)).raw, idFor(JOINER))).toBe('pending')
+    await owner.revokeGuest()
+    await pushAll(owner, reader)
+    await pushAll(reader, owner)
     expect(owner.joinStatus(idFor(JOINER))).toBe('declined')
+    expect(owner.acl.current().roleOf(idFor(JOINER))).toBe('none')
   })
 })
 
@@ -262,6 +282,49 @@ describe('ACL sharing: profiles and tokens', () => {
     expect(joinProofBytes('S', 'J', 'I2')).not.toEqual(a)
     expect(joinProofBytes('S', 'J2', 'I')).not.toEqual(a)
     expect(joinProofBytes('S2', 'J', 'I')).not.toEqual(a)
+  })
+})
+
+describe('ACL sharing: strict decoders', () => {
+  const A = idFor(1), B = idFor(2)
+  const proof = new Uint8Array(64)
+  it('decodes every sharing record and refuses unknown fields and bad values', () => {
+    const good: AclRecord[] = [
+      { type: 'invite', key: A, permission: 'guest' },
+      { type: 'invite', key: A, permission: 'reader', replaces: true },
+      { type: 'uninvite', invites: [A, B].sort() },
+      { type: 'join', invite: A, proof, metadata: { name: 'n', iconCid: 'c' } },
+      { type: 'join', invite: A, proof },
+      { type: 'cancel', request: A },
+      { type: 'decline', request: A },
+      { type: 'profile', sealed: new Uint8Array(100), keyId: A },
+      { type: 'add', identity: A, role: 'guest', keyId: B, key: new Uint8Array(8), request: A },
+      { type: 'root', owner: '', pair: [A, B].sort() as [string, string] },
+    ]
+    for (const r of good) expect(decodeAclRecord(encodeAclRecord(r))).toEqual(r)
+    const bad: unknown[] = [
+      { type: 'invite', key: A, permission: 'admin' },
+      { type: 'invite', key: A, permission: 'reader', replaces: false },
+      { type: 'invite', key: A, permission: 'reader', extra: 1 },
+      { type: 'uninvite', invites: [] },
+      { type: 'uninvite', invites: [B, A].sort().reverse() },
+      { type: 'join', invite: A, proof: new Uint8Array(63) },
+      { type: 'join', invite: A, proof, metadata: { name: 'x'.repeat(257) } },
+      { type: 'join', invite: A, proof, metadata: { role: 'admin' } },
+      { type: 'join', invite: A, proof, role: 'admin' },
+      { type: 'cancel', request: A, identity: B },
+      { type: 'decline', request: '' },
+      { type: 'profile', sealed: new Uint8Array(16 * 1024 + 1), keyId: A },
+      { type: 'profile', sealed: new Uint8Array(10), keyId: A, identity: B },
+      { type: 'add', identity: A, role: 'reader', keyId: B, key: new Uint8Array(8), request: 'not base58!' },
+      { type: 'root', owner: '', pair: [A, A] },
+      { type: 'root', owner: '', pair: [A, B].sort().reverse() },
+      { type: 'root', owner: A, pair: [A, B].sort() },
+      { type: 'root', owner: '', pair: [A, B].sort(), seed: 's' },
+      { type: 'root', owner: A, extra: true },
+      [{ type: 'merge' }],
+    ]
+    for (const r of bad) expect(() => decodeAclRecord(encodeCanonical(r)), JSON.stringify(r)).toThrow(InvalidAclRecord)
   })
 })
 

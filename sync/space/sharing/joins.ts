@@ -113,7 +113,15 @@ export class Joins {
    */
   async answered(spaceId: string, answer: JoinAnswer): Promise<void> {
     const row = await this.h.row(spaceId)
-    if (!row || rowStatus(row) !== 'joining' || !row.join) return
+    if (!row?.join) return
+    if (rowStatus(row) !== 'joining') {
+      // Our cancel arrived: nothing is left to send after a restart.
+      if (answer === 'cancelled' && row.join.cancelChange) {
+        const { cancelChange: _sent, ...join } = row.join
+        await this.h.patchRow(spaceId, { join })
+      }
+      return
+    }
     if (answer === 'declined') return this.h.softDelete(spaceId, 'declined')
     if (answer === 'cancelled') return this.h.softDelete(spaceId, 'withdrawn')
     if (row.join.answer !== answer) await this.h.patchRow(spaceId, { join: { ...row.join, answer } })

@@ -3,10 +3,9 @@ import { isPairSpace } from '../one-to-one.ts'
 import { SerialQueue } from '../../core/serial-queue.ts'
 import type { Env } from '../../core/env.ts'
 import type { CryptoProvider } from '../../crypto/provider.ts'
-import type { Json } from '../../crdt/ops.ts'
+import type { Json, Op } from '../../crdt/ops.ts'
 import { identityOf, publicKeyOf, type KeyPair } from '../../crypto/keys.ts'
 import type { AclState } from '../../acl/state.ts'
-import type { Op } from '../../crdt/ops.ts'
 import type { Role } from '../../acl/records.ts'
 import { instant } from '../rows.ts'
 import { TECH_DS } from '../schema.ts'
@@ -17,7 +16,7 @@ import type { DeletedReason, Grantable } from './rows.ts'
 import { SHARING_LIMITS } from '../../core/limits.ts'
 import { Invites } from './invites.ts'
 import { Joins, type JoinAnswer } from './joins.ts'
-import type { SharingNetwork } from '../../protocol/sharing-network.ts'
+import type { SharingNetwork } from '../../core/sharing-network.ts'
 
 /** What the account engine lends the sharing flows: its rows and its set of held spaces. */
 export interface SharingHooks {
@@ -59,7 +58,7 @@ export class Sharing {
     this.joins = new Joins({
       me: this.me, key: h.key, env: h.env, crypto: h.crypto,
       row: (id) => h.row(id),
-      writeRow: (row) => h.writeRow(row),
+      writeRow: (row) => this.writeRow(row),
       patchRow: (id, fields) => this.patchRow(id, fields),
       softDelete: (id, reason) => this.softDelete(id, reason),
       held: (id) => account.held(id),
@@ -68,7 +67,42 @@ export class Sharing {
       acceptInvite: (id) => this.acceptInvite(id),
     })
     account.events.on('members', ({ space }) => void this.settle(space.spaceId))
+    // Rows also move on the account's other devices.
+    account.tech.events.on('change', (c) => {
+      if (c.records.get(account.techObject)?.has(TECH_DS.spaces) || c.reloaded.has(account.techObject)) void this.refreshGates()
+    })
   }
+
+  /** Spaces held here whose row says the account may not use them yet (see `gate`). */
+  private gates = new Map<string, 'joining' | 'invite_pending'>()
+
+  /**
+   * Refuses content routes of a space whose row is pending: 409 `space.not_accepted` while our
+   * join awaits a manager, 403 `space.not_joined` while a direct add awaits our accept. The
+   * engine is open (sync fills it) but nothing in it is the account's to read or write yet.
+   */
+  gate(spaceId: string): void {
+    const g = this.gates.get(spaceId)
+    if (g === 'joining') throw new SvcError('space.not_accepted', 'the join of this space awaits approval', { spaceId })
+    if (g === 'invite_pending') throw new SvcError('space.not_joined', 'accept the invite to this space first (POST {S}/invite/accept)', { spaceId })
+  }
+
+  /** Re-reads the pending rows (at boot, and whenever the spaces list moves). */
+  async refreshGates(): Promise<void> {
+    const run = ++this.gateRuns
+    const next = new Map<string, 'joining' | 'invite_pending'>()
+    for (const row of await this.h.rows()) {
+      const status = rowStatus(row)
+      if (status === 'joining' || status === 'invite_pending') next.set(row.spaceId, status)
+    }
+    // Reads overlap: one that started earlier may finish later with older rows.
+    if (run > this.gateApplied) {
+      this.gateApplied = run
+      this.gates = next
+    }
+  }
+  private gateRuns = 0
+  private gateApplied = 0
 
   /** The daemon's P2P side, once attached (absent in tests without a network and in the simulator). */
   private net?: SharingNetwork
@@ -244,7 +278,7 @@ export class Sharing {
   /**
    * `POST {S}/acl/accept`: adds a pending request's joiner with its invite's role, the current
    * read key wrapped to it. 404 `acl.request_not_found`, 409 `space.join_not_pending` once the
-   * request is settled (accepted, declined, cancelled, or its invite died).
+   * request is settled (accepted, declined, cancelled; a guest request through a revoked guest key is declined).
    */
   async acceptRequest(spaceId: string, which: { request?: string; identity?: string }): Promise<MemberInfo> {
     const space = this.account.space(spaceId)
@@ -391,7 +425,7 @@ export class Sharing {
       const pending = (await this.h.rows()).filter((r) => rowStatus(r) === 'invite_pending' && r.offer?.from === offer.from)
       if (pending.length >= SHARING_LIMITS.maxPendingRowsPerIdentity) return
       if (!row) {
-        await this.h.writeRow({ spaceId, spaceType: 'svc.space', derived: false, createdAt: instant(this.h.env.now()), status: 'invite_pending', offer })
+        await this.writeRow({ spaceId, spaceType: 'svc.space', derived: false, createdAt: instant(this.h.env.now()), status: 'invite_pending', offer })
       } else await this.patchRow(spaceId, { status: 'invite_pending', offer, deletedReason: null })
       return
     }
@@ -427,6 +461,11 @@ export class Sharing {
     return removals.some((r) => log.stateAt(r.prevIds).roleOf(this.me) === 'guest')
   }
 
+  private async writeRow(row: SpaceRow) {
+    await this.h.writeRow(row)
+    await this.refreshGates()
+  }
+
   /** Per-path writes, so two devices moving different fields of one row both keep theirs. */
   private async patchRow(spaceId: string, fields: Record<string, unknown>) {
     const ops: Op[] = []
@@ -435,6 +474,7 @@ export class Sharing {
       ops.push(value === null ? { op: 'unset', ds: TECH_DS.spaces, id: spaceId, path } : { op: 'set', ds: TECH_DS.spaces, id: spaceId, path, value: value as Json })
     }
     await this.account.tech.write(this.account.techObject, ops)
+    await this.refreshGates()
   }
 }
 
