@@ -17,6 +17,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   history: async () => (await import('./history.ts')).benchHistory as Bench,
   hostile: async () => (await import('./hostile.ts')).benchHostile as Bench,
   sharing: async () => (await import('./sharing.ts')).benchSharing as Bench,
+  identities: async () => (await import('./identities.ts')).benchIdentities as Bench,
 }
 
 const args = process.argv.slice(2)

@@ -129,7 +129,8 @@ export class ApplyBatch {
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]
       if (op.op === 'deleteObject') {
-        tombstoning = !meta.deleted
+        // Derived objects are permanent (a writer's crafted delete of one is dropped everywhere).
+        tombstoning = !meta.deleted && !meta.derived
         break
       }
       if (meta.deleted) continue
@@ -155,6 +156,7 @@ export class ApplyBatch {
       const op = ops[i]
       const info: StampInfo = { l: c.lamport, c: c.id, a: c.author, t: c.timestamp, i }
       if (op.op === 'deleteObject') {
+        if (meta.derived) return
         // The tombstone absorbs everything; concurrent deletes keep the earliest stamp.
         if (!meta.deleted) s.records.markTreeDeleted(tree, treePrefix(s.spaceId, tree), storedKeys, this.dirty)
         if (!meta.deleted || compareStamps(info, meta.deleted) < 0) meta.deleted = info

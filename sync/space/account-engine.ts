@@ -221,7 +221,12 @@ export class AccountEngine {
     const held = this.held(spaceId)
     if (held) return held
     const row = await this.spaceRow(spaceId)
-    if (row?.spaceType === 'svc.onetoone' && (await this.oneToOne.follow(row), this.held(spaceId))) return this.held(spaceId)!
+    if (row?.spaceType === 'svc.onetoone') {
+      // A pair space opens from its derived root, listed or dormant as its row says.
+      await this.oneToOne.follow(row)
+      const pair = this.held(spaceId)
+      if (pair) return pair
+    }
     if (row && rowStatus(row) === 'deleted') throw new SvcError('space.deleted', 'this space was deleted', { spaceId })
     await this.openSpace(spaceId)
     const e = this.spaces.get(spaceId)!
@@ -400,6 +405,7 @@ export class AccountEngine {
     const status = rowStatus(row)
     const engine = this.spaces.get(row.spaceId)
     const idx = engine?.indexFields() ?? { name: '', description: '', iconCid: '' }
+    if (row.spaceType === 'svc.onetoone' && !idx.name) idx.name = this.oneToOne.displayName(row)
     const acl = engine?.replica.acl.current()
     const settingsRec = await this.tech.replica.getRecord(this.techObjectId, TECH_DS.settings, row.spaceId)
     return {

@@ -11,6 +11,7 @@ import { pairSpaceId } from '../acl/pair.ts'
 import { SpaceEngine, type SpaceOptions } from './space-engine.ts'
 import type { SpaceInfo, SpaceStatus } from './account-engine.ts'
 import { instant } from './rows.ts'
+import { openedProfiles } from './profiles.ts'
 import { TECH_DS } from './schema.ts'
 
 /**
@@ -24,7 +25,8 @@ import { TECH_DS } from './schema.ts'
  * Starting is a record in the space: the derived object `ONE_TO_ONE_SEED` holds, per account,
  * how many times it started the conversation (dataset `starts`, record id = the account, `{n}`,
  * counted only when that account wrote it). A decline (or a local delete) remembers the other
- * side's count in our row (`oneToOne.peerStarts`); a count above it is a later start, which
+ * side's count in our row (`oneToOne.peerStarts`; a decline at least 1, since the row may turn
+ * pending on the offer before the start's change arrives); a count above it is a later start, which
  * un-declines the row to `one_to_one_pending`. That is why a declined pair space stays open and
  * synced here (dormant: not listed, not served to routes): the later start reaches us like any
  * write, with no message type of its own.
@@ -136,6 +138,17 @@ export class OneToOne {
     return out
   }
 
+  /**
+   * What a one-to-one is called while nobody named the space: the peer's name from its profile
+   * record in the space once a key opens it, else the user's `displayHint`, else empty.
+   */
+  displayName(row: PairRow): string {
+    const peer = row.oneToOne?.peer
+    const space = this.engines.get(row.spaceId)
+    const fromProfile = peer && space ? openedProfiles(space).get(peer)?.name : undefined
+    return fromProfile || row.oneToOne?.displayHint || ''
+  }
+
   dormant(spaceId: string): SpaceEngine | undefined {
     return this.dormantIds.has(spaceId) ? this.engines.get(spaceId) : undefined
   }
@@ -147,13 +160,17 @@ export class OneToOne {
     checkIdentity(other, 'otherIdentity')
     if (other === this.host.accountId) throw new SvcError('request.invalid_field', 'a one-to-one needs another account', { field: 'otherIdentity' })
     return this.queue.run(async () => {
-      const space = await this.ensureOpen(other)
+      const fresh = !this.engines.has(pairSpaceId(this.host.accountId, other))
+      const space = await this.ensureOpen(other, false)
       await this.bumpStart(space)
       const row = await this.host.row(space.spaceId)
       if (!row) await this.writeNewRow(space.spaceId, { peer: other }, 'active')
       else await this.setStatus(row, 'active')
       this.setListed(space, true)
       await this.host.publishProfile(space)
+      // Announced (so sync rounds start) once it holds our start: a round about a space that
+      // holds nothing signed yet offers the other side nothing, and the next would wait.
+      if (fresh) this.host.announce([space.spaceId])
       return this.host.info(space.spaceId)
     })
   }
@@ -313,7 +330,9 @@ export class OneToOne {
   private async putAside(row: PairRow, reason: 'declined' | 'deleted') {
     const peer = row.oneToOne!.peer
     const space = await this.ensureOpen(peer)
-    const peerStarts = await this.startsOf(space, peer)
+    // A decline covers the start that made the row pending even when the offer (or the user's
+    // register-incoming) came before that start's change did: only a second start is later.
+    const peerStarts = Math.max(await this.startsOf(space, peer), reason === 'declined' ? 1 : 0)
     await this.writeFields(row.spaceId, [set('status', 'deleted'), set('deletedReason', reason), set('oneToOne.peerStarts', peerStarts)])
     this.setListed(space, false)
   }

@@ -3,7 +3,7 @@ import { pairSpaceId } from '../../sync/space/one-to-one.ts'
 import { idFor } from '../helpers.ts'
 import { bootApp, call, expectError, listen, ok, openSse, type Booted } from './helpers.ts'
 import { exchange } from '../one-to-one-helpers.ts'
-import { exchange as push, offer } from './sharing-helpers.ts'
+import { deliverJoins, exchange as push, offer } from './sharing-helpers.ts'
 
 let a: Booted
 let b: Booted
@@ -43,6 +43,8 @@ describe('identities between two accounts', () => {
       await ok(call(a.app, 'PUT', '/v1/account/metadata', { name: 'Ada', description: 'math', iconCid: 'bafyA' }), 204)
       await exchange(a.engine.account(), b.engine.account(), id)
       expect(await ok(call(b.app, 'GET', `/v1/identities/${a.accountId}`))).toEqual({ identity: a.accountId, name: 'Ada', description: 'math', iconCid: 'bafyA', spaceIds: [id] })
+      // The one-to-one itself is called by the peer's name while nobody named the space.
+      expect((await ok(call(b.app, 'GET', `/v1/spaces/${id}`))).name).toBe('Ada')
       const frames = await stream.until((f) => f.some((x) => x.event === 'identities' && x.data.updated.some((i: Identity) => i.identity === a.accountId && i.name === 'Ada')))
       for (const f of frames.filter((x) => x.event === 'identities')) expect(Object.keys(f.data).sort()).toEqual(['added', 'removed', 'updated'])
 
@@ -94,6 +96,22 @@ describe('identities between two accounts', () => {
     expect(bo.name).toBe('Bo')
     expect(bo.spaceIds).toContain(s)
     expect((await directory(b)).find((i) => i.identity === a.accountId)?.spaceIds).toContain(s)
+  })
+
+  it('a joiner asking to join is listed (no spaceIds while pending), with no rights', async () => {
+    const joiner = await bootApp()
+    try {
+      const s = (await ok(call(a.app, 'POST', '/v1/spaces', { name: 'open door' }), 201)).id
+      const { inviteToken } = await ok(call(a.app, 'POST', `/v1/spaces/${s}/invites`, { permission: 'reader' }), 201)
+      await ok(call(joiner.app, 'POST', '/v1/spaces/join', { inviteToken, metadata: { name: 'Joy' } }), 202)
+      expect(await deliverJoins(joiner, a, s)).toEqual(['pending'])
+      const entry = (await directory(a)).find((i) => i.identity === joiner.accountId)
+      // The join metadata is what managers see in the members list; the directory shows profiles only.
+      expect(entry).toEqual({ identity: joiner.accountId, name: '', spaceIds: [] })
+      expect(a.engine.account().space(s).replica.acl.current().roleOf(joiner.accountId)).toBe('none')
+    } finally {
+      await joiner.close()
+    }
   })
 })
 

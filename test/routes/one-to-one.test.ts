@@ -68,6 +68,8 @@ describe('POST /v1/spaces/one-to-one', () => {
       await ok(call(a.app, 'POST', '/v1/spaces/one-to-one/register-incoming', { peerIdentity: other.accountId, displayHint: 'Bo' }), 204)
       const id = pairSpaceId(a.accountId, other.accountId)
       expect(await pending(a)).toContain(id)
+      // Until the peer's profile reaches us, the one-to-one is called by the hint.
+      expect((await ok(call(a.app, 'GET', `/v1/spaces/${id}`))).name).toBe('Bo')
       expect(await ok(call(a.app, 'POST', `/v1/spaces/${id}/one-to-one/accept`), 200)).toMatchObject({ id, status: 'active' })
     } finally {
       await other.close()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { AccountEngine } from '../../sync/space/account-engine.ts'
-import { pairSpaceId } from '../../sync/space/one-to-one.ts'
+import { pairSpaceId, startsObjectId } from '../../sync/space/one-to-one.ts'
 import { identityDirectory } from '../../sync/space/directory.ts'
 import { SpaceReplica } from '../../sync/replica/space-replica.ts'
 import { MemoryStorageAdapter } from '../../sync/storage/memory.ts'
@@ -11,6 +11,7 @@ import { identityOf, keyPairFromSeed } from '../../sync/crypto/keys.ts'
 import { LIMITS } from '../../sync/core/limits.ts'
 import { toBase58 } from '../../sync/core/ids.ts'
 import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
+import { exchange } from '../one-to-one-helpers.ts'
 
 async function account(n: number) {
   return AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(n), accountKey: keyFor(n) })
@@ -91,5 +92,29 @@ describe("A member's profile record names someone else", () => {
     dir = await identityDirectory(alice)
     expect(dir.get(malloryId)?.name).toBe('Alice (really)')
     expect(dir.get(alice.accountId)?.name).toBe('Alice')
+  })
+})
+
+describe('A writer deletes a derived object (the one-to-one starts object, a space index)', () => {
+  it('the crafted delete is dropped on every replica: starting and un-declining keep working, the space keeps its index', async () => {
+    const a = await account(1)
+    const b = await account(2)
+    const info = await a.oneToOne.initiate(b.accountId)
+    await exchange(a, b, info.id)
+    const starts = startsObjectId(info.id)
+    const bs = b.held(info.id)!
+    // The engine refuses it; a hostile peer signs it at the replica level anyway.
+    await bs.replica.write(starts, [{ op: 'deleteObject' }])
+    await bs.replica.write(bs.spaceIndexObjectId, [{ op: 'deleteObject' }])
+    await exchange(a, b, info.id)
+    for (const x of [a, b]) {
+      expect(x.held(info.id)!.replica.treeMeta(starts)?.deleted).toBeUndefined()
+      expect(x.held(info.id)!.replica.treeMeta(x.held(info.id)!.spaceIndexObjectId)?.deleted).toBeUndefined()
+    }
+    expect(await a.held(info.id)!.replica.stateDigest()).toBe(await bs.replica.stateDigest())
+    await b.oneToOne.decline(info.id)
+    expect((await a.oneToOne.initiate(b.accountId)).status).toBe('active')
+    await exchange(a, b, info.id)
+    expect((await b.info(info.id)).status).toBe('one_to_one_pending')
   })
 })

@@ -89,6 +89,23 @@ describe('one-to-one: two accounts', () => {
     await expect(b.oneToOne.accept(info.id)).rejects.toMatchObject({ code: 'space.deleted' })
   })
 
+  it('a decline made on the offer, before the start itself arrived, covers that start', async () => {
+    const a = await account(1)
+    const b = await account(2)
+    const info = await a.oneToOne.initiate(b.accountId)
+    // The offer alone (no change exchanged yet) makes the row pending; the user declines at once.
+    expect(await b.oneToOne.offered(info.id, a.accountId)).toBe(true)
+    expect(await status(b, info.id)).toBe('one_to_one_pending')
+    await b.oneToOne.decline(info.id)
+    await exchange(a, b, info.id)
+    expect(await b.oneToOne.startsOf(b.held(info.id)!, a.accountId)).toBe(1)
+    expect(await status(b, info.id)).toBe('deleted')
+    // The second start is a later one.
+    await a.oneToOne.initiate(b.accountId)
+    await exchange(a, b, info.id)
+    expect(await status(b, info.id)).toBe('one_to_one_pending')
+  })
+
   it('a later start by the other side un-declines it', async () => {
     const a = await account(1)
     const b = await account(2)

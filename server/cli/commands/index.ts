@@ -10,10 +10,10 @@ import { spacesCommand } from './spaces.ts'
 import { subscribeCommand } from './subscribe.ts'
 import { peersCommand } from './peers.ts'
 import { syncStatusCommand } from './sync-status.ts'
+import { oneToOneCommand } from './one-to-one.ts'
 import { inviteCommand } from './invite.ts'
 import { joinCommand } from './join.ts'
 import { membersCommand } from './members.ts'
-import { oneToOneCommand } from './one-to-one.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -28,8 +28,8 @@ export const COMMANDS: readonly Command[] = [
   subscribeCommand,
   peersCommand,
   syncStatusCommand,
+  oneToOneCommand,
   inviteCommand,
   joinCommand,
   membersCommand,
-  oneToOneCommand,
 ]
