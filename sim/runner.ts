@@ -487,15 +487,22 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     // A member adversary may relay what it holds to anyone (replays): then a never-member may
     // hold ciphertext, but must reach no read key.
     const reads = [...rep.replica.acl.current().keys.keys()].filter((k) => new Keyring(rep.replica.acl, p.key).get(k) || p.replica.keyring.get(k))
-    // An `add` that is void now (a member adversary's device accepted a join, say a guest's,
-    // without having seen its own removal) wrapped a key of its time to this account: it reads
-    // what keys in that add's past sealed, as the add's author could have let it anyway. Never
-    // anything newer.
-    const voidAdds = [...rep.replica.acl.entries.values()].filter((e) => e.record.type === 'add' && e.record.identity === p.identity)
-    const beyond = reads.filter((k) => !voidAdds.some((a) => rep.replica.acl.precedesOrEquals(k, a.id)))
+    // An `add` that is void now (a member adversary's device, or an admin's concurrent with the
+    // owner revoking the guest key, accepted a join before the record voiding it was written)
+    // wrapped a key of its time to this account, and managers that had not seen what voids it
+    // may have rotated to it as to any member: it reads what keys in the past of such grants
+    // sealed (writes concurrent with the voiding record), never a key of a record that saw it.
+    const acl = rep.replica.acl
+    const grants = [...acl.entries.values()].filter((e) => {
+      const r = e.record
+      if (r.type === 'add') return r.identity === p.identity
+      const rotation = r.type === 'rotate' || r.type === 'remove' ? r.rotation : undefined
+      return rotation?.keys[p.identity] !== undefined && acl.stateAt(e.prevIds).canRead(p.identity)
+    })
+    const beyond = reads.filter((k) => !grants.some((g) => acl.precedesOrEquals(k, g.id)))
     if (hostile.length ? beyond.length > 0 : p.replica.known || p.replica.treeIds().length) {
       leakedReads++
-      fail(`non-member ${p.id} ${hostile.length ? `reaches read keys ${beyond.join(',')}${voidAdds.length ? ' beyond the past of the void adds that name it' : ''}` : 'holds data of the space'}`)
+      fail(`non-member ${p.id} ${hostile.length ? `reaches read keys ${beyond.join(',')}${grants.length ? ' beyond the past of the void grants to it' : ''}` : 'holds data of the space'}`)
     }
   }
   leakedReads += await checkLeaks('final', true)
