@@ -1,7 +1,7 @@
 /**
  * HTTP API benchmarks (issue 4). Each target is a ratio or a bound measured in this process.
  *
- * Fixture: a real app (DaemonEngine over SQLite in a temp data root, a fresh account, one
+ * Fixture: a real app (DaemonHost over SQLite in a temp data root, a fresh account, one
  * space). The 100k object rows are written through the space's replica, not through 100k
  * HTTP calls: a bench writer key is added as a `writer` member, then every object is a derived
  * root (unsigned, like `createObject({seed})`) plus one signed, sealed change setting its row
@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { DaemonEngine } from '../node/daemon/daemon-engine.ts'
+import { DaemonHost } from '../node/daemon/daemon-host.ts'
 import { AccountLifecycle } from '../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../sync/core/env.ts'
 import { buildApp } from '../server/app.ts'
@@ -176,7 +176,7 @@ async function rawFanout(n: number, frame: string): Promise<number[]> {
 
 export async function benchApi(): Promise<Record<string, unknown>> {
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-api-'))
-  const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
+  const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2p: false })
   const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
   const app = buildApp({ session, engine })
   const hello = Fastify()

@@ -11,7 +11,7 @@ import { AJV_OPTIONS, coerceQuery, dropUnknownKeys } from './http/validation.ts'
 import { watchDirectory } from '../sync/space/directory.ts'
 import { SERVER_MODULES, type AnyServerModule } from './modules/index.ts'
 import { authRoutes } from './routes/auth.ts'
-import type { RoutedEngine } from './routes/context.ts'
+import type { RouteHost } from './routes/context.ts'
 import { engineRoutes } from './routes/engine.ts'
 import { identityRoutes } from './routes/identities.ts'
 import { LiveShares } from './routes/live-share.ts'
@@ -36,10 +36,10 @@ export interface AppOptions {
   requestShutdown?: () => void
   logger?: FastifyServerOptions['logger']
   /**
-   * The engine the routes serve (the DaemonEngine the session boots). Without it the app
+   * The engine the routes serve (the DaemonHost the session boots). Without it the app
    * serves only the platform routes (health, auth, control, the identities stream).
    */
-  engine?: RoutedEngine
+  engine?: RouteHost
   /**
    * The modules whose routes the app serves, once `engine` is given: the same list the
    * engine's account runs (default SERVER_MODULES, the release's).

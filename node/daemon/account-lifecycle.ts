@@ -16,7 +16,7 @@ import type { Durability } from '../account/files.ts'
 import type { AccountLock } from '../account/lock.ts'
 import type { AccountMetadata } from '../account/metadata.ts'
 import { AccountStore } from '../account/store.ts'
-import type { EngineHost } from './engine-host.ts'
+import type { AccountHost } from './account-host.ts'
 
 export type Mode = 'standalone' | 'managed'
 export type TeardownReason = 'deauthorized' | 'server_shutdown'
@@ -61,7 +61,7 @@ export interface AccountLifecycleOptions {
   passkey?: string
   /** Standalone: the account this server is configured for. */
   account?: string
-  engine: EngineHost
+  engine: AccountHost
   env: Env
   /** 'full': wallet and metadata writes also fsync their directory. */
   durability?: Durability

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
-import { DaemonEngine, type DaemonEngineOptions } from '../../node/daemon/daemon-engine.ts'
+import { DaemonHost, type DaemonHostOptions } from '../../node/daemon/daemon-host.ts'
 import { SERVER_MODULES } from '../modules/index.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
@@ -19,7 +19,7 @@ const describe = (err: unknown) => (isSvcError(err) ? `${err.code}: ${err.messag
  * stdout line 1: the base URL; line 2 (managed): the control token. Diagnostics go to stderr.
  * The returned promise settles when the server has stopped.
  */
-export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: DaemonEngineOptions) => DaemonEngine = (o) => new DaemonEngine(o)): Promise<number> {
+export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: DaemonHostOptions) => DaemonHost = (o) => new DaemonHost(o)): Promise<number> {
   mkdirSync(config.data, { recursive: true, mode: 0o700 })
   // Hex: safe as a command-line argument (a base64url token may start with '-').
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined

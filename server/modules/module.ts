@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AnyModule, SvcModule } from '../../sync/space/module.ts'
-import type { RoutedEngine } from '../routes/context.ts'
+import type { RouteHost } from '../routes/context.ts'
 import type { ModuleErrorStatus } from '../errors.ts'
 
 /**
  * A module as the HTTP app serves it: the module itself (sync/space/module.ts) plus its routes
- * plugin. It *is* a SvcModule, so one list goes to both the account engine (DaemonEngine
+ * plugin. It *is* a SvcModule, so one list goes to both the account engine (DaemonHost
  * `modules`) and `buildApp({modules})`.
  */
 export interface ServerModule<S = unknown> extends SvcModule<S> {
@@ -20,7 +20,7 @@ export type AnyServerModule = ServerModule<any> & AnyModule
 
 /** The options every module's routes plugin gets. */
 export interface ModuleRouteOptions {
-  engine: RoutedEngine
+  engine: RouteHost
 }
 
 /** A module with its routes plugin and the statuses of its error codes. */

@@ -2,12 +2,12 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { NoContent } from '../schemas/common.ts'
 import { Account, IdentityInfo, IdentityParams, NameFields } from '../schemas/spaces.ts'
-import type { RoutedEngine } from './context.ts'
+import type { RouteHost } from './context.ts'
 import { identityDirectory, identityInfo } from '../../sync/space/directory.ts'
 import { typed } from '../http/type-provider.ts'
 
 /** Spec "Account and identities" (the identities stream itself is in identities.ts). */
-export function accountRoutes(engine: RoutedEngine) {
+export function accountRoutes(engine: RouteHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     app.get('/v1/account', { schema: { summary: 'Own account id and profile', response: { 200: Account } } }, async () => {

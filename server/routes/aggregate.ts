@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { parseAggregateBody, runAggregate } from '../../sync/query/index.ts'
 import { SpaceParams } from '../schemas/spaces.ts'
-import { space, type RoutedEngine } from './context.ts'
+import { space, type RouteHost } from './context.ts'
 import { typed } from '../http/type-provider.ts'
 
 // Bodies are parsed by the aggregate engine (the single source of its rules); the schema only
@@ -22,7 +22,7 @@ const stable = <T extends { id: string; _ver?: { id?: string } }>(docs: Iterable
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** `POST {S}/objects/aggregate` and `POST {S}/aggregate` (snapshot only). */
-export function aggregateRoutes(engine: RoutedEngine) {
+export function aggregateRoutes(engine: RouteHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     app.post(

@@ -5,13 +5,13 @@ import { errorBody } from '../errors.ts'
 import { NoContent } from '../schemas/common.ts'
 import { Bundle, BundleBody, BundleInstalled, BundleList, BundleParams, ChildBody, ChildCreated, ResolveBody } from '../schemas/bundles.ts'
 import { SpaceParams } from '../schemas/spaces.ts'
-import { spaceServices, type RoutedEngine } from './context.ts'
+import { spaceServices, type RouteHost } from './context.ts'
 import { typed } from '../http/type-provider.ts'
 
 const S = '/v1/spaces/:spaceId'
 
 /** The bundles of a space; the tech space has none (405 `space.unsupported`). */
-export function bundlesIn(engine: RoutedEngine, spaceId: string): BundlesService {
+export function bundlesIn(engine: RouteHost, spaceId: string): BundlesService {
   if (spaceId === engine.account().tech.spaceId) throw new SvcError('space.unsupported', 'the tech space has no bundles', { spaceId })
   return spaceServices(engine, spaceId).bundles
 }
@@ -32,7 +32,7 @@ async function withBodyReferences<T>(reply: FastifyReply, fn: () => Promise<T>):
 }
 
 /** Spec "Bundles and catalog", the `{S}/bundles` half. Rules: sync/space/bundles/. */
-export function bundleRoutes(engine: RoutedEngine) {
+export function bundleRoutes(engine: RouteHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     app.post(

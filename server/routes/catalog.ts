@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify'
 import { getUsecase, listUsecases, setupUsecase } from '../../sync/space/catalog/index.ts'
 import { SetupBody, SetupResult, Usecase, UsecaseList, UsecaseParams } from '../schemas/bundles.ts'
 import { bundlesIn } from './bundles.ts'
-import type { RoutedEngine } from './context.ts'
+import type { RouteHost } from './context.ts'
 import { typed } from '../http/type-provider.ts'
 
 /** Spec "Bundles and catalog", the `/v1/catalog` half. Usecases: sync/space/catalog/usecases.ts. */
-export function catalogRoutes(engine: RoutedEngine) {
+export function catalogRoutes(engine: RouteHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     app.get('/v1/catalog', { schema: { summary: 'Well-known system: bundles grouped by usecase', response: { 200: UsecaseList } } }, async () => ({ usecases: listUsecases() }))

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import type { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import type { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { accountRoutes } from './account.ts'
-import type { RoutedEngine } from './context.ts'
+import type { RouteHost } from './context.ts'
 import { objectRoutes } from './objects.ts'
 import { spaceRoutes } from './spaces.ts'
 import { typeRoutes } from './types.ts'
@@ -16,8 +16,8 @@ import { inviteRoutes } from './invites.ts'
 import { oneToOneRoutes } from './one-to-one.ts'
 
 /** The core route areas served by the engine, each a plugin over the booted account's engine (modules bring their own: buildApp). */
-export function engineRoutes(engine: DaemonEngine | RoutedEngine): Array<(app: FastifyInstance) => Promise<void>> {
-  const e = engine as RoutedEngine
+export function engineRoutes(engine: DaemonHost | RouteHost): Array<(app: FastifyInstance) => Promise<void>> {
+  const e = engine as RouteHost
   const routes = [accountRoutes(e), spaceRoutes(e), typeRoutes(e), objectRoutes(e), aggregateRoutes(e), historyRoutes(e), bundleRoutes(e), catalogRoutes(e), memberRoutes(e), inviteRoutes(e), oneToOneRoutes(e)]
   // Debug, sync status, processes and devices need the daemon's P2P side.
   if ('p2p' in engine) routes.push(syncRoutes(engine), peerRoutes(engine))

@@ -5,7 +5,7 @@ import { SvcError } from '../../sync/core/errors.ts'
 import type { History } from '../../sync/space/history.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { Id } from '../schemas/spaces.ts'
-import { space, type RoutedEngine } from './context.ts'
+import { space, type RouteHost } from './context.ts'
 import { typed } from '../http/type-provider.ts'
 
 const O = '/v1/spaces/:spaceId/objects/:objectId'
@@ -37,7 +37,7 @@ function historyOf(sp: SpaceEngine, objectId: string): History {
 }
 
 /** Spec "Version history": a version is a change id; a module's dataset may keep none (chat_messages). */
-export function historyRoutes(engine: RoutedEngine) {
+export function historyRoutes(engine: RouteHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     app.get(`${O}/history`, { schema: { summary: "An object's changes, newest first", params: ObjectParams, querystring: ListQuery } }, async (request) => {

@@ -3,10 +3,10 @@ import { NoContent } from '../schemas/common.ts'
 import { SpaceInfo, SpaceParams } from '../schemas/spaces.ts'
 import { InviteCreateBody, InviteList, InviteParams, InviteRecord, InviteToken, JoinBody } from '../schemas/sharing.ts'
 import { typed } from '../http/type-provider.ts'
-import type { RoutedEngine } from './context.ts'
+import type { RouteHost } from './context.ts'
 
 /** Invites, the guest key and joining (spec "Invites and guest key", "Spaces" join). */
-export function inviteRoutes(engine: RoutedEngine) {
+export function inviteRoutes(engine: RouteHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     const sharing = () => engine.account().sharing

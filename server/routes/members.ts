@@ -4,14 +4,14 @@ import { SpaceInfo, SpaceParams } from '../schemas/spaces.ts'
 import { AclAddBody, AclAddResult, MemberList, MemberListQuery, MemberParams, MemberRecord, RequestBody, RoleBody } from '../schemas/sharing.ts'
 import { forwarder } from '../http/forwarder.ts'
 import { typed } from '../http/type-provider.ts'
-import type { RoutedEngine } from './context.ts'
+import type { RouteHost } from './context.ts'
 
 /**
  * Members, join requests and direct adds (spec "Invites and guest key", "One-to-one and
  * direct-add"; the members routes the spec does not show are of our design, docs/api.md
  * "Members"). Every rule lives in the account's sharing service.
  */
-export function memberRoutes(engine: RoutedEngine) {
+export function memberRoutes(engine: RouteHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     const sharing = () => engine.account().sharing

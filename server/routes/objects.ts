@@ -21,7 +21,7 @@ import { SpaceParams } from '../schemas/spaces.ts'
 import { deleteRecordsDeclared, modifyDeclared } from '../../sync/space/types/declared-writes.ts'
 import { overlayScopedValues, unprojected } from '../../sync/space/types/index.ts'
 import { refuseReservedCarriers } from '../../sync/space/bundles/reserved-carrier.ts'
-import { objectIdOf, space, types, type RoutedEngine } from './context.ts'
+import { objectIdOf, space, types, type RouteHost } from './context.ts'
 import { datasetFeed, objectsFeed } from '../../sync/space/live-feeds.ts'
 import { openLive } from './live.ts'
 import { typed } from '../http/type-provider.ts'
@@ -29,7 +29,7 @@ import { typed } from '../http/type-provider.ts'
 const S = '/v1/spaces/:spaceId'
 
 /** Spec "Objects" and "Data plane" (aggregate routes are another area). */
-export function objectRoutes(engine: RoutedEngine) {
+export function objectRoutes(engine: RouteHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     // ------------------------------------------------------------ objects

@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify'
 import { NoContent } from '../schemas/common.ts'
 import { OneToOneBody, RegisterIncomingBody } from '../schemas/one-to-one.ts'
 import { SpaceInfo, SpaceParams } from '../schemas/spaces.ts'
-import type { RoutedEngine } from './context.ts'
+import type { RouteHost } from './context.ts'
 import { typed } from '../http/type-provider.ts'
 
 /** Spec "One-to-one and direct-add", the one-to-one half (sync/space/one-to-one.ts has the rules). */
-export function oneToOneRoutes(engine: RoutedEngine) {
+export function oneToOneRoutes(engine: RouteHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     app.post(

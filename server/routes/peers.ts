@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import type { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import type { AddedPeers } from '../../node/p2p/added-peers.ts'
 import { SvcError } from '../../sync/core/errors.ts'
 import { typed } from '../http/type-provider.ts'
@@ -10,7 +10,7 @@ import { PeerAdd, PeerList, PeerParams, PeerRecord } from '../schemas/peers.ts'
  * Peers beyond the LAN (docs/api.md "Peers"): added by multiaddr, kept in the account directory,
  * redialled with backoff. Each route calls one method of the P2P side's AddedPeers.
  */
-export function peerRoutes(engine: DaemonEngine) {
+export function peerRoutes(engine: DaemonHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     const peers = (): AddedPeers => {

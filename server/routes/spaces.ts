@@ -15,13 +15,13 @@ import {
   SpaceParams,
 } from '../schemas/spaces.ts'
 import { TECH_DATASETS } from '../schemas/tech-datasets.ts'
-import { space, types, type RoutedEngine } from './context.ts'
+import { space, types, type RouteHost } from './context.ts'
 import { techFeed } from '../../sync/space/live-feeds.ts'
 import { openLive } from './live.ts'
 import { typed } from '../http/type-provider.ts'
 
 /** Spec "Spaces" (invites, joins, one-to-one, members and ACL routes are another area). */
-export function spaceRoutes(engine: RoutedEngine) {
+export function spaceRoutes(engine: RouteHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     app.post(

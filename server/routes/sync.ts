@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { MAX_NAME_LENGTH } from '../../sync/core/limits.ts'
 import { forwarder } from '../http/forwarder.ts'
 import type { FastifyInstance } from 'fastify'
-import type { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import type { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { SvcError } from '../../sync/core/errors.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
 import { EventStream } from '../schemas/common.ts'
@@ -17,7 +17,7 @@ const DevicePatch = Type.Object({ name: Type.String({ minLength: 1, maxLength: M
  * Debug, sync status, processes and devices (spec "Debug, sync and processes"; device routes of
  * our design, see docs/api.md). Each route reads one engine service.
  */
-export function syncRoutes(engine: DaemonEngine) {
+export function syncRoutes(engine: DaemonHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     app.get('/v1/debug/p2p', { schema: { summary: 'Local-network snapshot: own peer id, listeners, LAN peers and shared spaces' } }, async () => {
@@ -132,4 +132,4 @@ export function syncRoutes(engine: DaemonEngine) {
   }
 }
 
-const selfId = (engine: DaemonEngine) => identityOf(engine.booted()!.keys.device.publicKey)
+const selfId = (engine: DaemonHost) => identityOf(engine.booted()!.keys.device.publicKey)

@@ -26,14 +26,14 @@ import {
   TypePatchBody,
   TypesQuery,
 } from '../schemas/types.ts'
-import { types, type RoutedEngine } from './context.ts'
+import { types, type RouteHost } from './context.ts'
 import { typed } from '../http/type-provider.ts'
 
 const S = '/v1/spaces/:spaceId'
 const T_ = `${S}/types/:typeId`
 
 /** Spec "Types, properties, parts, datasets" plus the typed value set of "Objects". Rules: sync/space/types/. */
-export function typeRoutes(engine: RoutedEngine) {
+export function typeRoutes(engine: RouteHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
     // ------------------------------------------------------------ types

@@ -127,6 +127,19 @@ export const OFFER_LIMITS = {
   maxTracked: 1024,
 } as const
 
+/**
+ * Bounds of the removal notice (docs/protocol.md, "Removal notice"): what a removed member can
+ * draw from a peer by opening exchanges about the space it was removed from.
+ */
+export const NOTICE_LIMITS = {
+  /** Notices one account may draw in a burst (over all its links and spaces)... */
+  noticeBurst: 4,
+  /** ... then one more per this many ms. */
+  noticeRefillMs: 60_000,
+  /** Spaces noticed per link and epoch (one notice each); past it the link gets none. */
+  maxNoticedSpacesPerLink: 64,
+} as const
+
 /** Tuning of the range reconciliation (not part of the wire contract: any values interoperate). */
 export const RANGE_TUNING = {
   /** A differing range with at most this many of our elements is listed instead of split. */

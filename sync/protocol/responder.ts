@@ -8,10 +8,11 @@ import { isQuestion, type HeadsItem, type RangeItem, type StepMsg, type SyncMsg 
 import { bump, type PeerCounters } from './peer-counters.ts'
 import { SpaceRangeIndex } from './range-index.ts'
 import { answerRanges, describeRange, openFingerprint, rootMatches } from './reconcile.ts'
-import { fixed, NO_REPLY, streamed, type Reply } from './reply.ts'
+import { concat, fixed, NO_REPLY, streamed, type Reply } from './reply.ts'
 import { ChangePlan, TreeDiff } from './tree-diff.ts'
 import { WorkBudget } from './work-budget.ts'
 import type { OfferGate } from './offer-gate.ts'
+import { latestRemoval, RemovalNotices } from './removal-notice.ts'
 
 /**
  * The space side of head sync: answers `sync` and `step` messages of an authenticated peer
@@ -24,6 +25,9 @@ import type { OfferGate } from './offer-gate.ts'
  * leading ACL-tree changes of a step (at most maxAclChangesFromNonReader): they are verified
  * record by record against the managers' signatures like any ACL change, and they are how a
  * newly added member proves its membership to a member that lacks the record.
+ *
+ * One refusal says more: a removed member asking about the space gets, after the refusal, the
+ * removal notice (removal-notice.ts): the ACL records up to its removal.
  */
 
 export interface SyncHost {
@@ -48,6 +52,7 @@ export class Responder {
   private readonly indexes = new WeakMap<SpaceReplica, SpaceRangeIndex>()
   private readonly diff = new TreeDiff()
   private readonly pushState = new Map<string, PushState>()
+  private readonly notices: RemovalNotices
 
   /** Per replica, ingests of answer steps still running (at most `ingestAhead`). */
   private readonly ahead = new WeakMap<SpaceReplica, Array<Promise<unknown>>>()
@@ -59,7 +64,10 @@ export class Responder {
     private readonly ingestAhead = 0,
     private readonly onError: (err: unknown) => void = () => undefined,
     private readonly offers?: OfferGate,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.notices = new RemovalNotices(now)
+  }
 
   /** Waits for the answer steps still ingesting into a replica: what follows sees their changes. */
   private async settled(r: SpaceReplica) {
@@ -94,6 +102,16 @@ export class Responder {
   /** The link went down: its push bookkeeping goes with it. */
   forget(peer: string) {
     this.pushState.delete(peer)
+    this.notices.forget(peer)
+  }
+
+  /**
+   * Our own account's removal from a space takes effect in the ACL we hold: every reader refuses
+   * us now, so the scheduler asks only with backoff (SyncSession.mayOpen). We still push after a
+   * refusal: our ACL records from before the removal (an admin's) may be held nowhere else.
+   */
+  removedHere(r: SpaceReplica): boolean {
+    return latestRemoval(r, this.me) !== undefined
   }
 
   async held(spaceId: string): Promise<SpaceReplica | undefined> {
@@ -129,6 +147,11 @@ export class Responder {
     await this.settled(r)
     if (!this.mayRead(r, identity)) {
       c.denied++
+      // A removed member: the refusal as for anyone, then the records of its removal (answer
+      // steps: the peer asks nothing back, and nothing of the space's trees, heads or size goes
+      // out). The refusal first, so the peer still pushes what only it holds (pushOwnChanges).
+      const notice = this.notices.plan(r, peer, identity)
+      if (notice) return concat([this.unknown(m), streamed(r, m.spaceId, m.req, 1, [], [], [], notice, false)])
       return this.unknown(m)
     }
     const index = this.indexOf(r).current()

@@ -101,6 +101,8 @@ export class SyncSession {
   /** Counters of authenticated peers, and (fewer) of peers that never authenticated. */
   private readonly counters = new BoundedMap<string, PeerCounters>(PEER_LIMITS.maxPeerCounters)
   private readonly strangerCounters = new BoundedMap<string, PeerCounters>(PEER_LIMITS.maxStrangerCounters)
+  /** Per (peer, space) we were removed from: the scheduled chances so far (see mayOpen). */
+  private readonly removedAsks = new BoundedMap<string, number>(PEER_LIMITS.maxPeerCounters)
   /** The last unexpected error a handler swallowed (for debugging; counted as dropped.internal). */
   lastError: unknown
   /** A peer proved an account on its link; an exchange this peer opened ended. */
@@ -112,7 +114,7 @@ export class SyncSession {
     this.ledger = new ExchangeLedger(opts.env, (e) => this.events.emit('exchangeEnd', e))
     const onError = (err: unknown) => (this.lastError = err)
     if (opts.offered) this.offers = new OfferGate(opts.offered, () => opts.env.now(), onError)
-    this.responder = new Responder(opts.host, this.me, this.ledger, opts.ingestAhead ?? 0, onError, this.offers)
+    this.responder = new Responder(opts.host, this.me, this.ledger, opts.ingestAhead ?? 0, onError, this.offers, () => opts.env.now())
     this.joinResponder = new JoinResponder(opts.joins, () => opts.env.now(), onError)
   }
 
@@ -220,12 +222,28 @@ export class SyncSession {
     return { links: this.auth.size, counters: this.counters.size + this.strangerCounters.size }
   }
 
-  /** Whether `open` would open an exchange (not refuse it as `denied`); undefined before the peer authenticates. */
+  /**
+   * Whether a scheduled round should open an exchange now: `open` would not refuse it as
+   * `denied`, and, when our own account's removal from the space takes effect here, this is
+   * the 1st, 2nd, 4th, 8th, ... chance with this peer (every reader refuses us, so asking more
+   * would only retry forever; asking at all lets us push what only we hold, docs/protocol.md
+   * 5). Undefined before the peer authenticates.
+   */
   async mayOpen(peer: string, spaceId: string): Promise<boolean | undefined> {
     const identity = this.auth.identityOf(peer)
     if (!identity) return undefined
     const r = await this.responder.held(spaceId)
-    return !!r && (!r.known || this.responder.mayRead(r, identity))
+    if (!r) return false
+    if (!r.known) return true
+    if (!this.responder.mayRead(r, identity)) return false
+    const key = `${peer}\u0000${spaceId}`
+    if (!this.responder.removedHere(r)) {
+      this.removedAsks.delete(key)
+      return true
+    }
+    const n = (this.removedAsks.get(key) ?? 0) + 1
+    this.removedAsks.set(key, n)
+    return (n & (n - 1)) === 0
   }
 
   /** Gives up on an exchange (the driver's timeout). */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { keyPairFromSeed } from '../../sync/crypto/keys.ts'
 import { keyFor } from '../helpers.ts'
 
@@ -13,7 +13,7 @@ afterEach(async () => {
 
 async function device(n: number) {
   const dir = mkdtempSync(join(tmpdir(), `svc-dev${n}-`))
-  const engine = new DaemonEngine({ dataRoot: dir, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], scheduler: { debounceMs: 20 } })
+  const engine = new DaemonHost({ dataRoot: dir, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], scheduler: { debounceMs: 20 } })
   await engine.onBoot({ accountId: 'x', dir, keys: { account: keyFor(1), device: keyPairFromSeed(new Uint8Array(32).fill(100 + n)), index: 1 } })
   cleanups.push(async () => {
     await engine.onTeardown()

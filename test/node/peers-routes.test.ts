@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { P2P } from '../../node/p2p/constants.ts'
 import { systemEnv } from '../../sync/core/env.ts'
@@ -19,7 +19,7 @@ import { writeFileSync } from 'node:fs'
 /** A daemon with P2P on (loopback, no mDNS) and short redials, driven through app.inject. */
 async function bootP2P(peers?: string[], at?: string) {
   const root = at ?? mkdtempSync(join(tmpdir(), 'svc-peers-'))
-  const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], redial: { baseMs: 40, maxMs: 200 }, ...(peers ? { peers } : {}) })
+  const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], redial: { baseMs: 40, maxMs: 200 }, ...(peers ? { peers } : {}) })
   const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
   const app = buildApp({ session, engine })
   let accountId: string

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { buildApp } from '../../server/app.ts'
@@ -16,12 +16,12 @@ import { call, ok } from '../routes/helpers.ts'
 
 interface Daemon {
   app: ReturnType<typeof buildApp>
-  engine: DaemonEngine
+  engine: DaemonHost
   session: AccountLifecycle
 }
 
 async function start(root: string, listen: string): Promise<Daemon> {
-  const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2pListen: [listen], redial: { baseMs: 100, maxMs: 800 }, scheduler: { debounceMs: 20 } })
+  const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2pListen: [listen], redial: { baseMs: 100, maxMs: 800 }, scheduler: { debounceMs: 20 } })
   const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
   const app = buildApp({ session, engine })
   await session.bootAtStart()

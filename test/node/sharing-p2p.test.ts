@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { buildApp } from '../../server/app.ts'
@@ -15,7 +15,7 @@ import { call, ok } from '../routes/helpers.ts'
  */
 async function bootP2P() {
   const root = mkdtempSync(join(tmpdir(), 'svc-share-'))
-  const engine = new DaemonEngine({
+  const engine = new DaemonHost({
     dataRoot: root, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], redial: { baseMs: 40, maxMs: 200 },
     scheduler: { periodMs: 300, backoffBaseMs: 50, backoffMaxMs: 300 },
   })

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { keyPairFromSeed } from '../../sync/crypto/keys.ts'
 import { decodeInviteToken } from '../../sync/acl/invite-token.ts'
 import { makeJoinChange } from '../../sync/replica/join-change.ts'
@@ -22,7 +22,7 @@ afterEach(async () => {
 
 async function daemon(account: number, device: number) {
   const dir = mkdtempSync(join(tmpdir(), `svc-share${account}-`))
-  const engine = new DaemonEngine({ dataRoot: dir, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], scheduler: { debounceMs: 20 }, joinRetry: { baseMs: 100, maxMs: 400 } })
+  const engine = new DaemonHost({ dataRoot: dir, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], scheduler: { debounceMs: 20 }, joinRetry: { baseMs: 100, maxMs: 400 } })
   await engine.onBoot({ accountId: idFor(account), dir, keys: { account: keyFor(account), device: keyPairFromSeed(new Uint8Array(32).fill(device)), index: 1 } })
   cleanups.push(async () => {
     await engine.onTeardown()
@@ -31,7 +31,7 @@ async function daemon(account: number, device: number) {
   return engine
 }
 
-const addrOf = (e: DaemonEngine) => {
+const addrOf = (e: DaemonHost) => {
   const p = e.p2p()!
   return `${p.node.getMultiaddrs()[0].toString().replace(/\/p2p\/.*$/, '')}/p2p/${p.transport.peerId}`
 }

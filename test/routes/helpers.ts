@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
-import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { buildApp, type AppOptions } from '../../server/app.ts'
@@ -14,19 +14,19 @@ export { expectError } from '../server/helpers.ts'
 
 export interface Booted {
   app: FastifyInstance
-  engine: DaemonEngine
+  engine: DaemonHost
   session: AccountLifecycle
   accountId: string
   root: string
   close(): Promise<void>
 }
 
-/** A real app (DaemonEngine over SQLite in a temp data root) with a freshly created account. */
+/** A real app (DaemonHost over SQLite in a temp data root) with a freshly created account. */
 export async function bootApp(opts: Partial<AppOptions> & { controlToken?: string } = {}): Promise<Booted> {
   const root = mkdtempSync(join(tmpdir(), 'svc-routes-'))
   const { controlToken, ...appOpts } = opts
   // One modules list for the account and the app (default: the release's).
-  const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false, ...(appOpts.modules ? { modules: appOpts.modules } : {}) })
+  const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2p: false, ...(appOpts.modules ? { modules: appOpts.modules } : {}) })
   const session = new AccountLifecycle({ dataRoot: root, mode: controlToken ? 'managed' : 'standalone', engine, env: systemEnv, ...(controlToken ? { controlToken } : {}) })
   const app = buildApp({ session, engine, ...appOpts })
   const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {}, headers: controlToken ? { 'x-svc-control-token': controlToken } : {} })

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { buildApp } from '../../server/app.ts'
 import { stopGracefully } from '../../server/lifecycle.ts'
@@ -78,7 +78,7 @@ describe('restart', () => {
       await set(obj, { [synced]: 1, [fav]: true, [note]: 'kept on this device' })
       await stopGracefully(first.app, 1000)
 
-      const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
+      const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2p: false })
       const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
       expect(await session.bootAtStart()).toBe(accountId)
       app = buildApp({ session, engine })

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { buildApp } from '../../server/app.ts'
@@ -52,7 +52,7 @@ export async function deliverJoins(joiner: Booted, holder: Booted, spaceId: stri
  */
 export async function bootAccount(payload: { mnemonic?: string } = {}): Promise<Booted & { mnemonic?: string }> {
   const root = mkdtempSync(join(tmpdir(), 'svc-routes-'))
-  const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
+  const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2p: false })
   const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
   const app = buildApp({ session, engine })
   const res = await app.inject({ method: 'POST', url: '/v1/auth', payload })

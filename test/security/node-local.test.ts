@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { fileSyncStats } from '../../node/account/files.ts'
 import { acquireLock } from '../../node/account/lock.ts'
-import { DaemonEngine } from '../../node/daemon/daemon-engine.ts'
+import { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { resolveServeConfig } from '../../server/cli/serve-config.ts'
@@ -24,7 +24,7 @@ afterAll(async () => {
 
 /** A real daemon session and engine (SQLite, no P2P) with an account created in `dataRoot`. */
 async function bootAccount(dataRoot: string, durability?: 'normal' | 'full') {
-  const engine = new DaemonEngine({ dataRoot, noMdns: true, p2p: false, ...(durability ? { durability } : {}) })
+  const engine = new DaemonHost({ dataRoot, noMdns: true, p2p: false, ...(durability ? { durability } : {}) })
   const session = new AccountLifecycle({ dataRoot, mode: 'standalone', engine, env: systemEnv, ...(durability ? { durability } : {}) })
   sessions.push(session)
   const { accountId } = await session.authorize({}, undefined)
@@ -85,7 +85,7 @@ describe('After a crash the account can refuse to boot forever', () => {
     const first = await bootAccount(root)
     await first.session.close()
     writeFileSync(join(first.dir, 'lock'), `${process.pid} 1b2c-crashed\n`)
-    const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
+    const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2p: false })
     const again = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
     sessions.push(again)
     expect(await again.bootAtStart()).toBe(first.accountId)
@@ -119,7 +119,7 @@ describe('svc.db and its WAL are 0644', () => {
       mkdirSync(first.dir, { recursive: true })
       writeFileSync(join(first.dir, 'svc.db-wal'), '')
       for (const f of ['svc.db', 'svc.db-wal']) chmodSync(join(first.dir, f), 0o644)
-      const engine = new DaemonEngine({ dataRoot: root, noMdns: true, p2p: false })
+      const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2p: false })
       const again = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
       sessions.push(again)
       await again.bootAtStart()

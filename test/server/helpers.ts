@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
-import type { BootedAccount, EngineHost } from '../../node/daemon/engine-host.ts'
+import type { BootedAccount, AccountHost } from '../../node/daemon/account-host.ts'
 import { AccountLifecycle, type AccountLifecycleOptions } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { buildApp, type AppOptions } from '../../server/app.ts'
@@ -16,7 +16,7 @@ export function tempRoot(): string {
 }
 
 /** An engine host that records its calls. */
-export function recordingEngine(): EngineHost & { booted: BootedAccount[]; teardowns: number; failBoot?: Error } {
+export function recordingEngine(): AccountHost & { booted: BootedAccount[]; teardowns: number; failBoot?: Error } {
   const host = {
     booted: [] as BootedAccount[],
     teardowns: 0,

@@ -7,14 +7,14 @@ import { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { AnyModule } from '../../sync/space/module.ts'
 import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
 import { SqliteStorageAdapter } from '../storage/sqlite.ts'
-import type { BootedAccount, EngineHost, EngineHostOptions } from './engine-host.ts'
+import type { BootedAccount, AccountHost, AccountHostOptions } from './account-host.ts'
 import { P2PService } from './p2p-service.ts'
 import { P2P } from '../p2p/constants.ts'
 import { ProcessRegistry } from './processes.ts'
 import { SyncStatusService } from './sync-status.ts'
 import type { SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
 
-export interface DaemonEngineOptions extends EngineHostOptions {
+export interface DaemonHostOptions extends AccountHostOptions {
   /** libp2p listen multiaddrs; default all interfaces, random port (`svc serve` reads SVC_P2P_LISTEN). */
   p2pListen?: string[]
   /** Off turns P2P off entirely (tests of the HTTP API alone). */
@@ -37,11 +37,11 @@ export const ENGINE_DB_FILE = 'svc.db'
  * The daemon's engine: one AccountEngine over SQLite in the account directory, booted and torn
  * down by the account lifecycle. Routes reach it through `account()`.
  */
-export class DaemonEngine implements EngineHost {
+export class DaemonHost implements AccountHost {
   private current?: { account: AccountEngine; storage: SqliteStorageAdapter; booted: BootedAccount; p2p?: P2PService; status: SyncStatusService; stopProcs: () => void }
   readonly processes = new ProcessRegistry()
 
-  constructor(readonly options: DaemonEngineOptions, private readonly env: Env = systemEnv) {}
+  constructor(readonly options: DaemonHostOptions, private readonly env: Env = systemEnv) {}
 
   async onBoot(booted: BootedAccount): Promise<void> {
     const storage = new SqliteStorageAdapter(join(booted.dir, ENGINE_DB_FILE), { synchronous: this.options.durability ?? 'normal' })
@@ -131,4 +131,4 @@ export class DaemonEngine implements EngineHost {
   }
 }
 
-export const daemonEngineFactory = (opts: DaemonEngineOptions) => new DaemonEngine(opts)
+export const daemonEngineFactory = (opts: DaemonHostOptions) => new DaemonHost(opts)

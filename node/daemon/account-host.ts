@@ -18,7 +18,7 @@ export interface BootedAccount {
   readonly keys: WalletKeys
 }
 
-export interface EngineHost {
+export interface AccountHost {
   /**
    * Boot the engine for `account`. A thrown SvcError reaches the caller of `POST /v1/auth` as
    * is (through the status table); anything else becomes 500 `internal`. After a throw the
@@ -32,7 +32,7 @@ export interface EngineHost {
 }
 
 /** What `svc serve` passes to the factory of the engine host. */
-export interface EngineHostOptions {
+export interface AccountHostOptions {
   readonly dataRoot: string
   /** `--no-mdns`: do not announce or discover peers over multicast DNS. */
   readonly noMdns: boolean
@@ -40,10 +40,10 @@ export interface EngineHostOptions {
   readonly durability?: Durability
 }
 
-export type EngineHostFactory = (opts: EngineHostOptions) => EngineHost
+export type AccountHostFactory = (opts: AccountHostOptions) => AccountHost
 
 /** The host used until the engine exists: boots and tears down nothing. */
-export const idleEngineHost = (): EngineHost => ({
+export const idleAccountHost = (): AccountHost => ({
   async onBoot() {},
   async onTeardown() {},
 })
