@@ -4,6 +4,7 @@
  * ../shared/tools/netns-run); the second has mDNS off and meets through `POST /v1/peers` alone.
  */
 import { afterAll, describe, expect, it } from 'vitest'
+import { Keyring } from '../../sync/acl/keyring.ts'
 import { AccountDevice } from './account-device.ts'
 import {
   accept, active, addPeer, connected, Fleet, holdsRecords, inviteAndAccept, invite, join, me, p2pAddress, pendingRequest, put, recordIds, removeMember, S,
@@ -104,13 +105,14 @@ describe.runIf(IN_NETNS)('four accounts share a space over mDNS (owner, writer, 
     // Its old copy stays readable.
     for (const id of [...before, ...byWriter]) expect(writerNow).toContain(id)
     expect(writerNow.length).toBeGreaterThanOrEqual(writerHeld.length)
-    // Whatever bytes its daemon holds, none opens under the key the owner seals with now.
+    // Whatever bytes reach it, none opens: the owner's whole ACL wraps the key it seals with now
+    // to the others and not to the writer's account, nor links it from a key the writer has.
     const ownerDev = await deviceOf(owner, space.id)
     const newKey = ownerDev.replica.acl.current().readKeyId!
+    expect(ownerDev.replica.keyring.get(newKey)).toBeDefined()
+    expect(new Keyring(ownerDev.replica.acl, reader.key).get(newKey), 'the reader reaches the new read key').toBeDefined()
+    expect(new Keyring(ownerDev.replica.acl, writer.key).get(newKey), 'the removed writer reaches the new read key').toBeUndefined()
     await ownerDev.close()
-    const writerDev = await deviceOf(writer, space.id)
-    expect(writerDev.replica.keyring.get(newKey), 'the removed writer reaches the new read key').toBeUndefined()
-    await writerDev.close()
 
     // Revoking the guest key: the guest keeps a readable copy and gets nothing written after.
     expect((await api(owner.d, 'DELETE', `${S(space.id)}/guest-key`)).status).toBe(204)
@@ -121,12 +123,22 @@ describe.runIf(IN_NETNS)('four accounts share a space over mDNS (owner, writer, 
     const guestNow = await recordIds(guest, space.id, doc, 'notes')
     for (const id of afterRevoke) expect(guestNow, `revoked guest holds ${id}`).not.toContain(id)
     for (const id of [...before, ...byWriter]) expect(guestNow).toContain(id)
+    // Asking about the space shows each its own removal (the removal notice): the guest's row
+    // turns guest_revoked, the writer's stays with role none; both copies stay readable.
+    await until('the guest row is guest_revoked', async () => {
+      await api(guest.d, 'POST', `${S(space.id)}/sync`)
+      return (await ok(guest.d, 'GET', `${S(space.id)}`)).status === 'guest_revoked'
+    })
+    await until('the removed writer sees role none', async () => {
+      await api(writer.d, 'POST', `${S(space.id)}/sync`)
+      return (await ok(writer.d, 'GET', `${S(space.id)}`)).ownRole === 'none'
+    })
+    for (const id of before) {
+      expect(await recordIds(guest, space.id, doc, 'notes')).toContain(id)
+      expect(await recordIds(writer, space.id, doc, 'notes')).toContain(id)
+    }
   }, 600_000)
 
-  // The spec's `guest_revoked` row needs the guest's device to see its own removal, and no peer
-  // sends a removed member anything about the space (docs/protocol.md "Pushing after a refusal"):
-  // share-api/wire must deliver the removal record to the removed device first.
-  it.todo('a revoked guest\'s row turns guest_revoked')
 })
 
 describe('two accounts with mDNS off meet through POST /v1/peers alone', () => {
