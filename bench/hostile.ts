@@ -14,6 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { multiaddr } from '@multiformats/multiaddr'
 import { nodeCryptoProvider } from '../node/crypto/node-provider.ts'
 import { realTimer } from '../node/daemon/p2p-service.ts'
@@ -95,22 +96,33 @@ function p99(xs: number[]): number {
   return s.length ? Math.round(s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)] * 10) / 10 : NaN
 }
 
-/** Times `GET /v1/health` every 20 ms until stopped. */
+/**
+ * Times `GET /v1/health` every 20 ms until stopped, from a child process of its own: this
+ * process also sends the honest backlog, and its own stalls would count against the daemon.
+ */
 function probeHealth(url: string) {
-  const times: number[] = []
-  let running = true
-  const loop = (async () => {
-    while (running) {
-      const t0 = performance.now()
-      await (await fetch(`${url}/v1/health`)).arrayBuffer()
-      times.push(performance.now() - t0)
-      await sleep(20)
-    }
-  })()
-  return async () => {
-    running = false
-    await loop
-    return times
+  const code = `
+    const times = []
+    let running = true
+    process.stdin.on('data', () => (running = false))
+    ;(async () => {
+      while (running) {
+        const t0 = performance.now()
+        await (await fetch(${JSON.stringify(url)} + '/v1/health')).arrayBuffer()
+        times.push(performance.now() - t0)
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      process.stdout.write(JSON.stringify(times))
+      process.exit(0)
+    })()`
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] })
+  let out = ''
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c))
+  const done = new Promise<void>((r) => child.on('exit', () => r()))
+  return async (): Promise<number[]> => {
+    child.stdin!.end('stop')
+    await done
+    return JSON.parse(out || '[]') as number[]
   }
 }
 
@@ -160,7 +172,12 @@ export async function benchHostile(): Promise<Record<string, unknown>> {
     progress('honest backlog without the flood')
     const rssBeforeQuietSync = rssOf(pid)
     const stopQuietSyncProbe = probeHealth(url)
+    // The probe runs in this process, which also sends the backlog: its own stalls show in the
+    // probe's times too, so they are measured apart.
+    const ownDelay = monitorEventLoopDelay({ resolution: 5 })
+    ownDelay.enable()
     const quietSync = await push(quiet)
+    ownDelay.disable()
     const quietSyncHealth = await stopQuietSyncProbe()
     const rssAfterQuietSync = rssOf(pid)
 
@@ -198,6 +215,9 @@ export async function benchHostile(): Promise<Record<string, unknown>> {
       healthP99FloodMs: floodP99,
       healthP99FloodOnlyMs: p99(floodOnlyHealth),
       healthP99QuietSyncMs: p99(quietSyncHealth),
+      // This (the sending) process's own event-loop delay during that sync: part of the figure above.
+      senderLoopDelayP99QuietSyncMs: Math.round(ownDelay.percentile(99) / 1e5) / 10,
+      senderLoopDelayMaxQuietSyncMs: Math.round(ownDelay.max / 1e5) / 10,
       healthP99FloodSyncMs: p99(floodSyncHealth),
       healthMaxFloodMs: Math.round(Math.max(...floodHealth)),
       healthProbesFlood: floodHealth.length,

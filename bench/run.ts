@@ -18,6 +18,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   hostile: async () => (await import('./hostile.ts')).benchHostile as Bench,
   sharing: async () => (await import('./sharing.ts')).benchSharing as Bench,
   identities: async () => (await import('./identities.ts')).benchIdentities as Bench,
+  acl: async () => (await import('./acl.ts')).benchAcl as Bench,
 }
 
 const args = process.argv.slice(2)

@@ -1,5 +1,6 @@
 import { LIMITS } from '../core/limits.ts'
 import { foldAcl, type FoldResult } from './fold.ts'
+import { extendFold } from './fold-extend.ts'
 import { canManage, canRead, canWrite, type AclRecord, type Role, type Rotation } from './records.ts'
 import { verifyJoinProof } from './join-proof.ts'
 import { sharingBook, type InviteInfo, type JoinRequest, type JoinStatus, type ProfileEntry, type SharingBook } from './requests.ts'
@@ -38,7 +39,8 @@ export interface ReadKeyInfo {
 export class AclState {
   readonly owner: string
   readonly roles: ReadonlyMap<string, Role>
-  readonly keys = new Map<string, ReadKeyInfo>()
+  /** Never changed once built: a state extended by one record shares what that record left alone. */
+  readonly keys: ReadonlyMap<string, ReadKeyInfo>
   /** The key writers seal under, or undefined when every key is tainted (or none exists). */
   readonly readKeyId: string | undefined
   /** The newest key, tainted or not: what a new rotation links as `prev`. */
@@ -46,7 +48,7 @@ export class AclState {
   /** Records the fold did not apply (void or without the right), sorted. */
   readonly skipped: readonly string[]
   private readonly skippedSet: ReadonlySet<string>
-  /** Effective removals by removed identity. */
+  /** Effective removals by removed identity, in identity order. */
   readonly removals: ReadonlyMap<string, readonly AclEntry[]>
   /** Valid records no valid record descends from (sorted). */
   readonly frontier: readonly string[]
@@ -56,63 +58,41 @@ export class AclState {
   readonly pair: readonly [string, string] | undefined
   private readonly roleAtFold: FoldResult['roleAt']
   private readonly fold: FoldResult
+  private readonly keyFacts: KeyFacts
   private book: SharingBook | undefined
   /** canWriteAt answers by cited head, then identity: asked once per applied change. */
   private readonly writersAt = new Map<string, Map<string, boolean>>()
 
-  constructor(f: FoldResult) {
+  /**
+   * `from`: the state `f` extends by one record (see `extendFold`): what the record did not
+   * change is shared with it instead of derived again.
+   */
+  constructor(f: FoldResult, from?: { prev: AclState; added?: AclEntry }) {
     this.owner = f.owner
     this.roles = f.roles
     this.skipped = f.void
-    this.skippedSet = new Set(f.void)
-    this.removals = f.removals
     this.frontier = f.frontier
     this.roleAtFold = f.roleAt
     this.fold = f
     this.pair = f.pair
-    const witnessed = new Set<string>()
-    for (const list of f.removals.values()) for (const e of list) if (e.record.type === 'remove') for (const w of e.record.witness ?? []) witnessed.add(w)
-    this.witnessed = witnessed
-    let latest: string | undefined
-    const order: string[] = []
-    for (const e of f.valid) {
-      const r = e.record
-      const rot: Rotation | undefined = r.type === 'root' || r.type === 'remove' || r.type === 'rotate' ? r.rotation : undefined
-      if (r.type === 'root' && r.pair) {
-        this.keys.set(e.id, { wrapped: new Map(), pair: r.pair })
-        order.push(e.id)
-        latest = e.id
-      } else if (rot) {
-        this.keys.set(e.id, {
-          wrapped: new Map(Object.entries(rot.keys)), prev: rot.prev, prevKeyId: rot.prevKeyId,
-          others: rot.others ? new Map(Object.entries(rot.others)) : undefined,
-        })
-        order.push(e.id)
-        latest = e.id
-      } else if (r.type === 'add') this.keys.get(r.keyId)?.wrapped.set(r.identity, r.key)
+    const prev = from?.prev
+    this.skippedSet = prev && prev.skipped === f.void ? prev.skippedSet : new Set(f.void)
+    if (prev && prev.fold.removals === f.removals) {
+      this.removals = prev.removals
+      this.witnessed = prev.witnessed
+    } else {
+      // Sorted by identity, so a state built by extension and one folded whole iterate alike.
+      this.removals = new Map([...f.removals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      const witnessed = new Set<string>()
+      for (const list of f.removals.values()) for (const e of list) if (e.record.type === 'remove') for (const w of e.record.witness ?? []) witnessed.add(w)
+      this.witnessed = witnessed
     }
-    this.latestKeyId = latest
-    // Tainted: wrapped to someone who may not read, or linked (as `prev` or among `others`) from
-    // a tainted key, whose holder opens the link: a rotation that did not know of a removal both
-    // wraps its key to the removed member and links the removal's own key.
-    const tainted = new Set<string>()
-    for (let i = order.length - 1; i >= 0; i--) {
-      const info = this.keys.get(order[i])!
-      if (!tainted.has(order[i]) && ![...info.wrapped.keys()].some((id) => !this.canRead(id))) continue
-      const stack = [order[i]]
-      while (stack.length) {
-        const k = stack.pop()!
-        if (tainted.has(k)) continue
-        tainted.add(k)
-        const ki = this.keys.get(k)
-        if (!ki) continue
-        if (ki.prevKeyId) stack.push(ki.prevKeyId)
-        for (const o of ki.others?.keys() ?? []) stack.push(o)
-      }
-    }
-    let current: string | undefined
-    for (let i = order.length - 1; i >= 0 && current === undefined; i--) if (!tainted.has(order[i])) current = order[i]
-    this.readKeyId = current
+    const readable = (id: string) => canRead(f.roles.get(id))
+    const added = from?.added
+    this.keyFacts = (from && (added ? extendKeys(from.prev.keyFacts, added, f, from.prev.fold.roles, readable) : from.prev.keyFacts)) ?? deriveKeys(f.valid, readable)
+    this.keys = this.keyFacts.keys
+    this.latestKeyId = this.keyFacts.latest
+    this.readKeyId = this.keyFacts.readKeyId
   }
 
   roleOf(identity: string): Role {
@@ -214,6 +194,33 @@ export class AclState {
   precedes(a: string, b: string): boolean {
     return this.fold.precedes(a, b)
   }
+  /**
+   * This state as the fold of its records but the requests `keep` rejects: a `join` or `cancel`
+   * decides nothing but the accept naming it (fold rule 6), so only the requests, and what
+   * precedes or roleAt say of them, differ. Undefined when a request left out is one whose
+   * absence `harmless` denies (an accepted join): that needs a fold of its own.
+   */
+  withRequestsOnly(harmless: (id: string) => boolean, keep: (id: string) => boolean): AclState | undefined {
+    const f = this.fold
+    const out = new Set<string>()
+    for (const e of f.requests) {
+      if (keep(e.id)) continue
+      if (!harmless(e.id)) return undefined
+      out.add(e.id)
+    }
+    if (out.size === 0) return this
+    const g: FoldResult = {
+      ...f,
+      requests: f.requests.filter((e) => !out.has(e.id)),
+      precedes: (a, b) => !out.has(a) && !out.has(b) && f.precedes(a, b),
+      roleAt: (identity, id) => (out.has(id) ? 'none' : f.roleAt(identity, id)),
+    }
+    return new AclState(g, { prev: this })
+  }
+  /** The fold this state was built from (what the next record's extension starts from). */
+  get foldResult(): FoldResult {
+    return this.fold
+  }
   private sharing(): SharingBook {
     return (this.book ??= sharingBook(this.fold))
   }
@@ -225,6 +232,117 @@ export class AclState {
       for (const k of info.others?.keys() ?? []) linked.add(k)
     }
     return [...this.keys.keys()].filter((k) => !linked.has(k)).sort()
+  }
+}
+
+const isRequestRecord = (r: AclRecord) => r.type === 'join' || r.type === 'cancel'
+
+/** The read keys of a state, in the order of the records introducing them, and which are tainted. */
+interface KeyFacts {
+  keys: ReadonlyMap<string, ReadKeyInfo>
+  order: readonly string[]
+  latest: string | undefined
+  tainted: ReadonlySet<string>
+  readKeyId: string | undefined
+}
+
+function keyInfoOf(rot: Rotation): ReadKeyInfo {
+  return { wrapped: new Map(Object.entries(rot.keys)), prev: rot.prev, prevKeyId: rot.prevKeyId, others: rot.others ? new Map(Object.entries(rot.others)) : undefined }
+}
+
+function rotationOf(r: AclRecord): Rotation | undefined {
+  return r.type === 'root' || r.type === 'remove' || r.type === 'rotate' ? r.rotation : undefined
+}
+
+/** Every key the valid records introduce, and the wraps later `add` records give. */
+function deriveKeys(valid: readonly AclEntry[], readable: (id: string) => boolean): KeyFacts {
+  const keys = new Map<string, ReadKeyInfo>()
+  let latest: string | undefined
+  const order: string[] = []
+  for (const e of valid) {
+    const r = e.record
+    const rot = rotationOf(r)
+    if (r.type === 'root' && r.pair) {
+      keys.set(e.id, { wrapped: new Map(), pair: r.pair })
+      order.push(e.id)
+      latest = e.id
+    } else if (rot) {
+      keys.set(e.id, keyInfoOf(rot))
+      order.push(e.id)
+      latest = e.id
+    } else if (r.type === 'add') keys.get(r.keyId)?.wrapped.set(r.identity, r.key)
+  }
+  return { keys, order, latest, ...taint(keys, order, readable) }
+}
+
+/**
+ * Tainted: wrapped to someone who may not read, or linked (as `prev` or among `others`) from a
+ * tainted key, whose holder opens the link: a rotation that did not know of a removal both
+ * wraps its key to the removed member and links the removal's own key. The current key is the
+ * newest untainted one.
+ */
+function taint(keys: ReadonlyMap<string, ReadKeyInfo>, order: readonly string[], readable: (id: string) => boolean): { tainted: Set<string>; readKeyId: string | undefined } {
+  const tainted = new Set<string>()
+  for (let i = order.length - 1; i >= 0; i--) {
+    const info = keys.get(order[i])!
+    if (!tainted.has(order[i]) && !wrapsToNonReader(info, readable)) continue
+    const stack = [order[i]]
+    while (stack.length) {
+      const k = stack.pop()!
+      if (tainted.has(k)) continue
+      tainted.add(k)
+      const ki = keys.get(k)
+      if (!ki) continue
+      if (ki.prevKeyId) stack.push(ki.prevKeyId)
+      for (const o of ki.others?.keys() ?? []) stack.push(o)
+    }
+  }
+  let readKeyId: string | undefined
+  for (let i = order.length - 1; i >= 0 && readKeyId === undefined; i--) if (!tainted.has(order[i])) readKeyId = order[i]
+  return { tainted, readKeyId }
+}
+
+function wrapsToNonReader(info: ReadKeyInfo, readable: (id: string) => boolean): boolean {
+  for (const id of info.wrapped.keys()) if (!readable(id)) return true
+  return false
+}
+
+/**
+ * The key facts after one more record `e` (the last one, see `extendFold`), from the facts
+ * before it; undefined where only a full derivation will do. Taint depends on who may read:
+ * when `e` leaves that alone, only a new key can be tainted, and one wrapped to readers only
+ * taints nothing; when it changes (a removal, a member added back), taint is worked out again
+ * over the keys, which is still far less than deriving them from every record.
+ */
+function extendKeys(prev: KeyFacts, e: AclEntry, f: FoldResult, rolesBefore: ReadonlyMap<string, Role>, readable: (id: string) => boolean): KeyFacts | undefined {
+  if (f.valid[f.valid.length - 1] !== e) return prev
+  const r = e.record
+  switch (r.type) {
+    case 'merge':
+      return prev
+    case 'rotate':
+    case 'remove': {
+      const info = keyInfoOf(r.rotation)
+      const keys = new Map(prev.keys).set(e.id, info)
+      const order = [...prev.order, e.id]
+      // A removal makes its member a non-reader: any key wrapped to it becomes tainted.
+      if (r.type === 'remove' || wrapsToNonReader(info, readable)) return { keys, order, latest: e.id, ...taint(keys, order, readable) }
+      return { keys, order, latest: e.id, tainted: prev.tainted, readKeyId: e.id }
+    }
+    case 'add':
+    case 'role': {
+      let keys = prev.keys
+      const info = r.type === 'add' ? prev.keys.get(r.keyId) : undefined
+      if (r.type === 'add' && info) {
+        const copy = new Map(prev.keys)
+        copy.set(r.keyId, { ...info, wrapped: new Map(info.wrapped).set(r.identity, r.key) })
+        keys = copy
+      }
+      if (canRead(rolesBefore.get(r.identity)) === readable(r.identity)) return { ...prev, keys }
+      return { keys, order: prev.order, latest: prev.latest, ...taint(keys, prev.order, readable) }
+    }
+    default:
+      return undefined
   }
 }
 
@@ -241,8 +359,22 @@ export class AclLog {
   /** States at fixed sets of records: immutable once computed, so only the count is bounded. */
   private readonly states = new Map<string, AclState>()
   private currentState: AclState | undefined
+  /** The highest lamport of any record. */
+  private maxLamport = -1
+  /** Some record's lamport is not above a parent's: only full folds from then on. */
+  private backdated = false
+  /** Identities some add, role or remove record is about. */
+  private readonly subjects = new Set<string>()
+  /** Join requests some `add` accepts: such a join decides its accept (fold rule 6). */
+  private readonly accepted = new Set<string>()
+  /** Merged states built by extending the previous one, and by a full fold (for tests and benches). */
+  readonly foldStats = { extended: 0, full: 0 }
 
-  constructor(readonly spaceId: string) {}
+  constructor(
+    readonly spaceId: string,
+    /** False: every merged state is a full fold (the reference the incremental path is tested against). */
+    private readonly incremental = true,
+  ) {}
 
   has(id: string) {
     return this.entries.has(id)
@@ -250,10 +382,70 @@ export class AclLog {
 
   add(e: AclEntry): void {
     if (this.entries.has(e.id)) return
+    const prev = this.currentState
+    const extendable = prev !== undefined && this.incremental && this.followsAll(e)
     this.entries.set(e.id, e)
     for (const p of e.prevIds) this.heads.delete(p)
     this.heads.add(e.id)
-    this.currentState = undefined
+    this.maxLamport = Math.max(this.maxLamport, e.lamport)
+    // The fold reads ancestry in (lamport, id) order: a record at or below a parent's lamport
+    // (never admitted, but a fold takes any set) loses ancestors there, which extension assumes.
+    if (e.prevIds.some((p) => (this.entries.get(p)?.lamport ?? -1) >= e.lamport)) this.backdated = true
+    this.currentState = extendable ? this.extend(prev, e) : undefined
+    const r = e.record
+    if (r.type === 'add' || r.type === 'role' || r.type === 'remove') this.subjects.add(r.identity)
+    if (r.type === 'add' && r.request !== undefined) this.accepted.add(r.request)
+  }
+
+  /**
+   * `e` (not yet added) comes after every record the fold judges: its lamport is above all, and
+   * its parents include every head but requests (`join`, `cancel`: no record need cite them).
+   */
+  private followsAll(e: AclEntry): boolean {
+    if (this.backdated || e.lamport <= this.maxLamport || isRequestRecord(e.record)) return false
+    for (const p of e.prevIds) if (!this.entries.has(p)) return false
+    for (const h of this.heads) if (!e.prevIds.includes(h) && !isRequestRecord(this.entries.get(h)!.record)) return false
+    return true
+  }
+
+  /** The merged state once `e` (just added, after everything: see followsAll) joined `prev`'s. */
+  private extend(prev: AclState, e: AclEntry): AclState | undefined {
+    const f = extendFold(prev.foldResult, e, {
+      // Every known record but a request is in e's past; a request only if e descends from it.
+      inPast: (id) => !isRequestRecord(this.entries.get(id)!.record) || this.requestInPast(id, e.prevIds),
+      hadRecordsAbout: (identity) => this.subjects.has(identity),
+    })
+    if (!f) return undefined
+    this.foldStats.extended++
+    return new AclState(f, { prev, added: e })
+  }
+
+  /**
+   * `ids` are heads, and every head but requests is among them: their past is the whole log but
+   * the requests they do not descend from. Nothing cites a join (it is never valid), so once a
+   * space has one this is what every record arriving in causal order cites.
+   */
+  private allButRequests(ids: readonly string[]): boolean {
+    if (!this.incremental) return false
+    for (const id of ids) if (!this.heads.has(id)) return false
+    for (const h of this.heads) if (!ids.includes(h) && !isRequestRecord(this.entries.get(h)!.record)) return false
+    return true
+  }
+
+  /** Request `id` is among `ids` or in their causal past. */
+  private requestInPast(id: string, ids: readonly string[]): boolean {
+    const stack = [...ids]
+    const seen = new Set<string>()
+    while (stack.length) {
+      const x = stack.pop()!
+      if (x === id) return true
+      if (seen.has(x)) continue
+      seen.add(x)
+      const r = this.entries.get(x)
+      // Requests hang off the root and each other only: nothing else leads back to one.
+      if (r && isRequestRecord(r.record)) stack.push(...r.prevIds)
+    }
+    return false
   }
 
   headIds(): string[] {
@@ -324,7 +516,7 @@ export class AclLog {
     if (hit) return hit
     // Records arriving in causal order cite every head: their past is the whole log.
     if (ids.length === this.heads.size && ids.every((id) => this.heads.has(id))) return this.current()
-    const st = new AclState(foldAcl(this.history(ids), this.spaceId))
+    const st = (this.allButRequests(ids) && this.current().withRequestsOnly((id) => this.requestInPast(id, ids) || !this.accepted.has(id), (id) => this.requestInPast(id, ids))) || new AclState(foldAcl(this.history(ids), this.spaceId))
     // A set with an unknown id gets a larger history once it arrives: not cached.
     if (ids.every((id) => this.entries.has(id))) {
       if (this.states.size >= LIMITS.aclStateCache) this.states.delete(this.states.keys().next().value!)
@@ -340,7 +532,9 @@ export class AclLog {
 
   /** The merged state of every known record. */
   current(): AclState {
-    return (this.currentState ??= new AclState(foldAcl(this.entries.values(), this.spaceId)))
+    if (this.currentState) return this.currentState
+    this.foldStats.full++
+    return (this.currentState = new AclState(foldAcl(this.entries.values(), this.spaceId)))
   }
 
   /**

@@ -11,6 +11,12 @@ export interface Env {
   randomBytes(n: number): Uint8Array
   /** Runs `fn` once, `ms` from now on this env's clock; returns the function that cancels it. */
   setTimer(ms: number, fn: () => void): () => void
+  /**
+   * Gives the event loop a turn (a macrotask): long work (a large ingest) calls it every few
+   * milliseconds so timers, the HTTP API and other peers run in between. Absent where events
+   * run one at a time (the simulator): there nothing waits, and work is never cut.
+   */
+  yield?(): Promise<void>
 }
 
 export const systemEnv: Env = {
@@ -20,4 +26,6 @@ export const systemEnv: Env = {
     const timer = setTimeout(fn, ms)
     return () => clearTimeout(timer)
   },
+  // setImmediate runs after pending I/O callbacks; a browser has none, and a 0 ms timer serves.
+  yield: () => new Promise<void>((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0))),
 }

@@ -84,6 +84,17 @@ export const REPLICA_LIMITS = {
   maxCachedRecords: 50_000,
   /** Bytes of encoded records kept in memory: bounds the cache when records are large. */
   maxCachedRecordBytes: 64 * 1024 * 1024,
+  /**
+   * Where the env can yield (the daemon), an ingest commits what it has applied and gives the
+   * event loop a turn after this many changes or this many milliseconds, whichever comes first:
+   * a sync step carries a few thousand changes, about 100 ms of apply work on the dev VM. Each
+   * slice is one atomic commit, so readers never see part of one. 10 ms keeps `GET /v1/health`
+   * well under its 50 ms target; the count bounds a slice where the clock is coarse.
+   */
+  applySliceChanges: 1024,
+  applySliceMs: 10,
+  /** The check stage (decoding, ids) yields as often, outside the serial queue. */
+  checkSliceItems: 512,
 } as const
 
 /*

@@ -2,6 +2,7 @@ import { contentId } from '../crypto/hash.ts'
 import { decodeChange } from '../dag/change.ts'
 import { readEnvelope } from '../dag/envelope-reader.ts'
 import type { SpaceReplica } from '../replica/space-replica.ts'
+import type { RawItem } from '../replica/types.ts'
 import { MAX_QUESTIONS_ANSWERED, type Answered, type ExchangeLedger } from './exchange-ledger.ts'
 import { SYNC_LIMITS } from './limits.ts'
 import { isQuestion, type HeadsItem, type RangeItem, type StepMsg, type SyncMsg } from './messages.ts'
@@ -271,7 +272,9 @@ export class Responder {
 
   /** Ingests a peer's changes; returns the trees to ask about again when some wait for parents. */
   private async ingest(c: PeerCounters, peer: string, r: SpaceReplica, changes: Uint8Array[], fromNonReader = false): Promise<Set<string>> {
-    const items = changes.map((raw) => ({ id: contentId(raw), raw }))
+    // No claimed ids: the replica's check stage derives them while decoding, on the way yielding
+    // to the event loop (hashing a step's few thousand changes here held it for tens of ms).
+    const items: RawItem[] = changes.map((raw) => ({ raw }))
     // The peer is the origin: the replica bounds what it parks per peer. A non-reader's joins
     // come through the join message only (SpaceReplica.ingestJoin).
     const rep = await r.ingest(items, { origin: peer, fromNonReader })
@@ -282,7 +285,8 @@ export class Responder {
     if (rep.missing.length === 0) return trees
     const settled = new Set([...rep.accepted, ...rep.rejected.map((x) => x.id)])
     for (const it of items) {
-      if (settled.has(it.id)) continue
+      // Every item has its id once ingested (set by the check stage).
+      if (it.id === undefined || settled.has(it.id)) continue
       let tree: string
       try {
         const ch = decodeChange(it.raw)

@@ -29,7 +29,8 @@ type MergeOp = { k: 'set'; p: string; v: Json } | { k: 'unset'; p: string } | { 
  * batch holds what the batch has built so far.
  */
 export class ApplyBatch {
-  readonly batch: WriteBatch = { puts: [], dels: [] }
+  /** What the current slice writes (see `Slicer`); emptied once it commits. */
+  batch: WriteBatch = { puts: [], dels: [] }
   /** Trees whose metadata the batch changed. */
   readonly touched = new Set<string>()
   /** Record keys the batch changed (flushed from the cache at commit). */
@@ -39,10 +40,20 @@ export class ApplyBatch {
   private readonly voidedIds = new Set<string>()
   /** Ids applied, in order. */
   readonly applied: string[] = []
+  /** How many of `applied` earlier slices committed. */
+  committed = 0
   /** Derived roots held (not applied) since parked changes were last woken. */
   readonly heldIds: string[] = []
   /** Every object change of the batch by id: a removal's witness may name one not applied yet. */
   readonly pending = new Map<string, Change>()
+
+  /** After a slice committed: what follows goes into a fresh write batch. */
+  nextSlice() {
+    this.batch = { puts: [], dels: [] }
+    this.touched.clear()
+    this.dirty.clear()
+    this.committed = this.applied.length
+  }
 
   addPending(changes: readonly Change[]) {
     for (const c of changes) if (c.treeId !== this.s.spaceId && c.id !== this.s.spaceId) this.pending.set(c.id, c)
@@ -271,6 +282,7 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
   // a batch in any order takes at most a few passes and is never sorted when it need not be.
   let queue = aclFirst(s, verified)
   let sorted = false
+  const slicer = s.deps.env.yield ? new Slicer(s) : undefined
   for (;;) {
     while (queue.length) {
       let progress = false
@@ -301,6 +313,7 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
           b.applied.push(c.id)
         }
         progress = true
+        if (slicer?.due()) await slicer.cut(b, opts.local ?? false)
       }
       if (!progress) break
       queue = next
@@ -331,9 +344,44 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
     for (const m of waits) missing.add(m)
   }
   report.missing = [...missing].sort()
-  if (b.applied.length) await commit(s, b, opts.local ?? false)
+  if (b.applied.length > b.committed) await commit(s, b, opts.local ?? false)
   report.voided = b.voided
   return report
+}
+
+/**
+ * Cuts a long apply into slices, each one atomic commit followed by a turn of the event loop:
+ * a sync step of a few thousand changes would otherwise hold the loop for its whole apply
+ * (hundreds of milliseconds under load), stalling the HTTP API and every other peer. A slice
+ * ends only between two changes, once what it applied is committed and the in-memory state
+ * (trees, indexes, record cache, ACL) is exactly what storage holds, so a reader that runs
+ * during the turn sees whole slices, never part of one, and nothing uncommitted. Only where the
+ * env can yield (see Env.yield): the simulator applies every batch in one piece.
+ */
+class Slicer {
+  private count = 0
+  private start: number
+
+  constructor(private readonly s: ReplicaState) {
+    this.start = s.deps.env.now()
+  }
+
+  /** Called after each change judged: the slice has done its share of work. */
+  due(): boolean {
+    const n = ++this.count
+    const { limits } = this.s
+    if (n >= limits.applySliceChanges) return true
+    // The clock is read every 8 changes: a few µs of work each, well under the budget.
+    return (n & 7) === 0 && this.s.deps.env.now() - this.start >= limits.applySliceMs
+  }
+
+  async cut(b: ApplyBatch, local: boolean) {
+    if (b.applied.length > b.committed) await commit(this.s, b, local)
+    b.nextSlice()
+    await this.s.deps.env.yield!()
+    this.count = 0
+    this.start = this.s.deps.env.now()
+  }
 }
 
 /**
@@ -367,7 +415,7 @@ async function commit(s: ReplicaState, b: ApplyBatch, local: boolean) {
   for (const t of rebuilt) await rebuildTree(s, t)
   s.records.trim()
   const info: CommitInfo = {
-    versionId: String(s.versionSeq), local, changeIds: b.applied, treeIds: [...new Set([...b.touched, ...rebuilt])],
+    versionId: String(s.versionSeq), local, changeIds: b.applied.slice(b.committed), treeIds: [...new Set([...b.touched, ...rebuilt])],
     records: [...s.touches.values()], rebuiltTrees: rebuilt,
   }
   s.touches = new Map()

@@ -1,6 +1,7 @@
+import { contentId } from '../crypto/hash.ts'
 import { decodeChange, verifyChangeSignature, type Change } from '../dag/change.ts'
 import type { ReplicaState } from './replica-state.ts'
-import type { IngestItem, IngestReport } from './types.ts'
+import type { IngestReport, RawItem } from './types.ts'
 
 /**
  * Stage one of ingest: shape, id and signature of every item; known changes are skipped
@@ -10,22 +11,35 @@ import type { IngestItem, IngestReport } from './types.ts'
  */
 export async function checkStage(
   s: ReplicaState,
-  items: IngestItem[],
+  items: RawItem[],
   local: boolean,
   known: (c: Change) => boolean | Promise<boolean>,
 ): Promise<{ report: IngestReport; verified: Change[] }> {
   const report: IngestReport = { accepted: [], rejected: [], missing: [] }
   const fresh: Change[] = []
+  const sigs: Promise<boolean>[] = []
   const seen = new Set<string>()
+  // Decoding hashes every change: a step of a few thousand takes tens of milliseconds, so the
+  // loop gives the event loop a turn as the apply stage does (this stage holds no replica state).
+  const { env } = s.deps
+  // The clock is read only where the env yields: a seeded test clock must not move for it.
+  let sliceStart = env.yield ? env.now() : 0
+  let sliced = 0
   for (const item of items) {
+    if (env.yield && (++sliced >= s.limits.checkSliceItems || ((sliced & 7) === 0 && env.now() - sliceStart >= s.limits.applySliceMs))) {
+      await env.yield()
+      sliced = 0
+      sliceStart = env.now()
+    }
     let c: Change
     try {
       c = decodeChange(item.raw, s.deps.crypto.sha256)
     } catch {
-      report.rejected.push({ id: item.id, reason: 'malformed' })
+      report.rejected.push({ id: (item.id ??= contentId(item.raw, s.deps.crypto.sha256)), reason: 'malformed' })
       continue
     }
-    if (c.id !== item.id) {
+    if (item.id === undefined) item.id = c.id
+    else if (c.id !== item.id) {
       report.rejected.push({ id: item.id, reason: 'bad_id' })
       continue
     }
@@ -38,9 +52,11 @@ export async function checkStage(
     const k = known(c)
     if (k instanceof Promise ? await k : k) continue
     fresh.push(c)
+    // Signatures dominate ingest cost; the native verifier runs them in parallel, starting
+    // while the rest of the items decode. (Providers resolve false, never reject.)
+    if (!local) sigs.push(verifyChangeSignature(s.deps.crypto, c))
   }
-  // Signatures dominate ingest cost; the native verifier runs them in parallel.
-  const sigOk = local ? fresh.map(() => true) : await Promise.all(fresh.map((c) => verifyChangeSignature(s.deps.crypto, c)))
+  const sigOk = local ? fresh.map(() => true) : await Promise.all(sigs)
   const verified: Change[] = []
   fresh.forEach((c, i) => (sigOk[i] ? verified.push(c) : report.rejected.push({ id: c.id, reason: 'bad_signature' })))
   return { report, verified }

@@ -57,6 +57,7 @@ export class ReplicaState {
   versionSeq = 0
   /** Sequence number of the changes this replica signs. */
   seq = 0
+  readonly limits: ReplicaLimits
 
   constructor(
     readonly spaceId: string,
@@ -69,7 +70,7 @@ export class ReplicaState {
     this.keyring = new Keyring(this.acl, key)
     this.me = identityOf(key.publicKey)
     this.policy = deps.policy ?? noPins
-    const limits: ReplicaLimits = { ...REPLICA_LIMITS, ...deps.limits }
+    const limits: ReplicaLimits = (this.limits = { ...REPLICA_LIMITS, ...deps.limits })
     this.records = new RecordCache(spaceId, deps.storage, { count: limits.maxCachedRecords, bytes: limits.maxCachedRecordBytes })
     this.parked = new ParkedChanges({ perOrigin: limits.maxParkedBytesPerOrigin, perSpace: limits.maxParkedBytesPerSpace })
     this.derived = new DerivedRoots(limits.maxDerivedCandidateBytes)

@@ -25,7 +25,7 @@ import { decodeStoredRecord, type StoredRecord } from './record-codec.ts'
 import { aclEntryOf, ReplicaState, type ReplicaDeps, type TreeMeta } from './replica-state.ts'
 import { changeKey, datasetPrefix, rebuildKey, recordKey, treePrefix, VERSION_SEQ_KEY, unesc } from './storage-keys.ts'
 import type { TreeIndex } from './tree-index.ts'
-import type { CommitInfo, IngestItem, IngestReport, ReplicaMemory, RejectReason, WriteResult, WriteRejection } from './types.ts'
+import type { CommitInfo, IngestReport, RawItem, ReplicaMemory, RejectReason, WriteResult, WriteRejection } from './types.ts'
 
 export type { ReplicaDeps, TreeMeta } from './replica-state.ts'
 
@@ -462,7 +462,7 @@ export class SpaceReplica {
    * read the space here (head sync takes only its leading ACL records), so `join` and `cancel`
    * records are refused: those come through `ingestJoin`.
    */
-  async ingest(items: IngestItem[], opts: { origin?: string; fromNonReader?: boolean } = {}): Promise<IngestReport> {
+  async ingest(items: RawItem[], opts: { origin?: string; fromNonReader?: boolean } = {}): Promise<IngestReport> {
     const { report, verified } = await checkStage(this.s, items, false, (c) => this.knownOutside(c))
     return this.queue.run(async () => {
       const fresh: Change[] = []

@@ -5,6 +5,16 @@ export interface IngestItem {
 }
 
 /**
+ * What `ingest` takes: an item whose id may be left out, in which case the check stage sets
+ * `id` from the bytes (hashing them is part of decoding anyway, and runs where the stage yields
+ * to the event loop).
+ */
+export interface RawItem {
+  id?: string
+  raw: Uint8Array
+}
+
+/**
  * Why a change was refused. Stable strings: they are counted per peer and surface in debug
  * routes and the protocol's drop counters.
  */
