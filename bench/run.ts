@@ -16,6 +16,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   editor: async () => (await import('./editor.ts')).benchEditor as Bench,
   history: async () => (await import('./history.ts')).benchHistory as Bench,
   hostile: async () => (await import('./hostile.ts')).benchHostile as Bench,
+  sharing: async () => (await import('./sharing.ts')).benchSharing as Bench,
   identities: async () => (await import('./identities.ts')).benchIdentities as Bench,
   acl: async () => (await import('./acl.ts')).benchAcl as Bench,
 }

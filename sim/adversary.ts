@@ -7,7 +7,8 @@
  * attack and its place in the global order (sim/timeline.ts), for the oracle (sim/oracle.ts).
  */
 import type { AclEntry } from '../sync/acl/state.ts'
-import type { AclRecord, Rotation } from '../sync/acl/records.ts'
+import { encodeAclRecord, type AclRecord, type Rotation } from '../sync/acl/records.ts'
+import { signJoinProof } from '../sync/acl/join-proof.ts'
 import { seal } from '../sync/crypto/box.ts'
 import { contentId } from '../sync/crypto/hash.ts'
 import { publicKeyOf } from '../sync/crypto/keys.ts'
@@ -30,6 +31,7 @@ import type { Timeline } from './timeline.ts'
 
 export const ATTACK_KINDS = [
   'forge', 'tamper', 'replay', 'backdateAcl', 'hugeLamportAcl', 'writeAfterRemoval', 'rootAfterRemoval', 'liveWrite', 'derivedRoot', 'parkJunk', 'flood', 'sybil',
+  'forgeJoin',
 ] as const
 export type AttackKind = (typeof ATTACK_KINDS)[number]
 
@@ -44,7 +46,7 @@ export interface Crafted {
   kind: AttackKind
   seq: number
   expect: 'rejected' | 'judged'
-  what: 'change' | 'root' | 'acl' | 'derived'
+  what: 'change' | 'root' | 'acl' | 'derived' | 'join'
   author: string
   /** The record id whose value carries it, when the change writes one. */
   marker?: string
@@ -125,7 +127,7 @@ export class Adversary {
   /** Attacks that make sense now; the ones only a removed member can make weigh more once it is. */
   private pick(): AttackKind {
     const st = this.spec.role === 'stranger' ? 'stranger' : this.status()
-    const w: Array<[AttackKind, number]> = [['forge', 2], ['replay', 1], ['derivedRoot', 1], ['parkJunk', 1], ['flood', 1]]
+    const w: Array<[AttackKind, number]> = [['forge', 2], ['replay', 1], ['derivedRoot', 1], ['parkJunk', 1], ['flood', 1], ['forgeJoin', 1]]
     if (st === 'stranger') w.push(['sybil', 1])
     else {
       w.push(['tamper', 2], ['liveWrite', 2])
@@ -168,6 +170,8 @@ export class Adversary {
         return this.flood()
       case 'sybil':
         return this.sybil()
+      case 'forgeJoin':
+        return this.forgeJoin()
     }
   }
 
@@ -401,6 +405,31 @@ export class Adversary {
     const raw = (await rep.rawChanges(tree, [id]))[0].raw
     this.note(decodeChange(raw), 'liveWrite', 'judged', 'change', marker, seq)
     return `${id} to ${this.push([raw])}`
+  }
+
+  /**
+   * Asks to join without the invite's private key: a proof signed by a random key, or an honest
+   * joiner's proof (bound to the honest joiner's identity) in a join of its own, for an invite
+   * that is live (it reads them off honest replicas) or made up. Sent as `join` messages, or
+   * pushed as an ACL change in steps. No honest peer may ever list such a request.
+   */
+  private async forgeJoin(): Promise<string> {
+    const holders = this.ctx.honest().filter((p) => p.alive && p.replica?.known)
+    const invites = holders.flatMap((p) => p.replica.acl.current().invites())
+    const inviteId = invites.length && this.r.chance(0.85) ? this.r.pick(invites).recordId : randomId(this.r)
+    const proofs = holders.flatMap((p) => [...p.replica.acl.entries.values()].flatMap((e) => (e.record.type === 'join' ? [e.record.proof] : [])))
+    const stolen = proofs.length > 0 && this.r.chance(0.5)
+    const proof = stolen ? this.r.pick(proofs) : signJoinProof(this.r.bytes(32), this.ctx.spaceId, this.identity, inviteId)
+    const c = await signChange(this.ctx.crypto, this.peer.key, {
+      spaceId: this.ctx.spaceId, treeId: this.ctx.spaceId, prevIds: [this.ctx.spaceId], aclHeadId: '', seq: 0, lamport: 1, timestamp: this.peer.env.now(),
+      readKeyId: '', payload: encodeAclRecord({ type: 'join', invite: inviteId, proof, metadata: { name: `x${this.spec.index}` } }),
+    })
+    this.note(c, 'forgeJoin', 'rejected', 'join')
+    const how = stolen ? 'stolen proof' : 'random proof'
+    if (this.r.chance(0.5)) return `${how} ${c.id} pushed to ${this.push([c.raw])}`
+    const targets = this.targets()
+    for (const to of targets) await this.peer.driver.sendJoin(to, this.ctx.spaceId, c.raw).catch(() => false)
+    return `${how} ${c.id} as join to ${targets.length}`
   }
 
   /** Unsigned object roots with seeds nobody expects. */

@@ -91,6 +91,13 @@ function sumAttacks(rs: Compact[]): Record<string, number> {
   return out
 }
 
+/** Sharing work summed over seeds (sim/sharing-workload.ts): joins asked, accepted, ... */
+function sumSharing(rs: Compact[]): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const r of rs) for (const [k, v] of Object.entries(r.stats.sharing ?? {})) out[k] = (out[k] ?? 0) + v
+  return out
+}
+
 function maxMemory(rs: Compact[]) {
   return rs.reduce((m, r) => maxFigures(m, r.memory), NO_FIGURES)
 }
@@ -134,7 +141,7 @@ async function main() {
     results.set(r.seed, r)
     const bad = failedSeed(r)
     if (args.verbose || bad) {
-      const hostile = r.adversaries ? ` adversaries=${r.adversaries} void=${r.voidApplied} memoryOver=${r.memoryOver} attacks=${Object.entries(r.attacks).map(([k, v]) => `${k}:${v}`).join(',')}` : ''
+      const hostile = r.adversaries ? ` adversaries=${r.adversaries} void=${r.voidApplied} memoryOver=${r.memoryOver} attacks=${Object.entries(r.attacks).map(([k, v]) => `${k}:${v}`).join(',')}${r.stats.sharing ? ` sharing=${Object.entries(r.stats.sharing).map(([k, v]) => `${k}:${v}`).join(',')}` : ''}` : ''
       log(`seed ${r.seed}: ${r.peers} peers [${r.faults.join(' ')}] ${bad ? 'FAIL' : 'ok'} rounds=${r.livenessRounds} writes=${r.ackedWrites} msgs=${r.stats.messages} crashes=${r.stats.crashes}${hostile} trace=${r.traceHash.slice(0, 16)}`)
     }
     if (bad) {
@@ -185,7 +192,7 @@ async function main() {
     maxLivenessRounds: Math.max(...ordered.map((r) => r.livenessRounds)),
     ackedWrites: ordered.reduce((n, r) => n + r.ackedWrites, 0),
     crashes: ordered.reduce((n, r) => n + r.stats.crashes, 0),
-    ...(args.adversaries ? { attacks: sumAttacks(ordered), maxMemory: maxMemory(ordered) } : {}),
+    ...(args.adversaries ? { attacks: sumAttacks(ordered), maxMemory: maxMemory(ordered), sharing: sumSharing(ordered) } : {}),
     seconds: Number(secs.toFixed(1)),
     seedsPerMinute: Number(((ordered.length / secs) * 60).toFixed(1)),
     jobs: args.jobs,

@@ -36,6 +36,31 @@ export interface SimConfig {
   acl: AclPlan
   /** Hostile peers, on top of `peers` (see sim/adversary.ts). */
   adversaries: AdversarySpec[]
+  /** Accounts that join through invites, and the guest key's revocation (sim/sharing-workload.ts). */
+  sharing: SharingPlan
+}
+
+/**
+ * Sharing between accounts (docs/simulation.md, "Accounts"): some accounts the owner would have
+ * added ask to join through an invite an admin mints, others that were never to be members ask
+ * and are declined or withdraw; guests join through the owner's guest key, which the owner may
+ * revoke later.
+ */
+export interface SharingPlan {
+  joiners: JoinerSpec[]
+  /** Fraction of the safety phase at which the owner revokes the guest key (none: never). */
+  guestRevokeAt?: number
+}
+
+export interface JoinerSpec {
+  account: number
+  permission: 'reader' | 'writer' | 'guest'
+  /** Fraction of the safety phase at which an admin mints the invite it uses. */
+  at: number
+  /** What becomes of the request: an admin accepts or declines it, or the joiner withdraws it. */
+  outcome: 'accept' | 'decline' | 'cancel'
+  /** Whether the minting revokes every prior live non-guest invite (`POST {S}/invites`). */
+  replaces: boolean
 }
 
 /**
@@ -89,6 +114,45 @@ export interface DrawOptions {
 
 /** Draws a run's configuration from its seed (stream 1 of the seed's PRNG family). */
 export function drawConfig(seed: number, opts: DrawOptions): SimConfig {
+  const cfg = drawBase(seed, opts)
+  const sharing = drawSharing(seed, cfg)
+  // A joiner is not also added directly.
+  const joining = new Set(sharing.joiners.map((j) => j.account))
+  return { ...cfg, initialMembers: cfg.initialMembers.filter((m) => !joining.has(m.account)), lateMembers: cfg.lateMembers.filter((a) => !joining.has(a)), sharing }
+}
+
+/**
+ * The joiners, from a stream of their own (stream 6), only when admins act concurrently (with
+ * adversaries): a run without them draws and traces exactly what it did before sharing existed.
+ * Of the accounts the owner was to add late, most join instead (four in five accepted as writers,
+ * readers or guests, the others declined or withdrawn), and so do two in five of the plain members the owner was to add at setup (not account
+ * 1, not the admins); of those never to be members, half ask anyway and are declined or withdraw.
+ */
+function drawSharing(seed: number, cfg: Omit<SimConfig, 'sharing'>): SharingPlan {
+  if (!cfg.acl.concurrent) return { joiners: [] }
+  const r = new Prng(seed, 6)
+  const joiners: JoinerSpec[] = []
+  const members = new Set([0, ...cfg.initialMembers.map((m) => m.account), ...cfg.lateMembers])
+  const permission = () => r.pick(['writer', 'writer', 'reader', 'guest'] as const)
+  for (const a of cfg.lateMembers) {
+    if (!r.chance(0.75)) continue
+    const outcome = r.chance(0.8) ? 'accept' : r.pick(['decline', 'cancel'] as const)
+    joiners.push({ account: a, permission: outcome === 'accept' ? permission() : r.pick(['writer', 'reader'] as const), at: r.float() * 0.5, outcome, replaces: r.chance(0.3) })
+  }
+  const admins = new Set(cfg.acl.admins)
+  for (const m of cfg.initialMembers) {
+    if (m.account === 1 || admins.has(m.account) || !r.chance(0.4)) continue
+    joiners.push({ account: m.account, permission: r.chance(0.25) ? 'guest' : m.role, at: r.float() * 0.4, outcome: 'accept', replaces: r.chance(0.3) })
+  }
+  for (const a of new Set(cfg.accounts)) {
+    if (members.has(a) || !r.chance(0.5)) continue
+    joiners.push({ account: a, permission: r.pick(['writer', 'reader'] as const), at: r.float() * 0.5, outcome: r.pick(['decline', 'cancel'] as const), replaces: r.chance(0.3) })
+  }
+  const guests = joiners.some((j) => j.permission === 'guest' && j.outcome === 'accept')
+  return { joiners, ...(guests && r.chance(0.6) ? { guestRevokeAt: 0.55 + r.float() * 0.3 } : {}) }
+}
+
+function drawBase(seed: number, opts: DrawOptions): Omit<SimConfig, 'sharing'> {
   const r = new Prng(seed, 1)
   const maxPeers = Math.max(3, opts.maxPeers)
   const peers = opts.exactPeers ? maxPeers : r.range(3, maxPeers)

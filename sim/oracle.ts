@@ -3,6 +3,7 @@
  * sent (docs/simulation.md, "Checks").
  *
  * - A forged, tampered or junk change (a derived root nobody expects, an orphan) is never held.
+ * - A join whose proof is not the invite key's signature for its author is never listed as a request.
  * - A change, object root or ACL record an adversary made after its removal existed in the
  *   global order (sim/timeline.ts) is void (rule 1): its marker is in no record, its object
  *   materializes no record, and its ACL record is void in the merged state and changes no role
@@ -35,7 +36,13 @@ export function judge(ledger: readonly Crafted[], timeline: Timeline, owner: str
 export async function voidOrForgedHeld(r: SpaceReplica, j: Judged): Promise<string[]> {
   const out: string[] = []
   const trees = new Set(r.treeIds())
+  const requests = r.known ? new Set(r.acl.current().requests().map((q) => q.recordId)) : new Set<string>()
   for (const c of j.rejected) {
+    if (c.what === 'join') {
+      // Whether the replica keeps the bytes is its business; listing the request is not.
+      if (requests.has(c.id)) out.push(`lists ${c.kind} ${c.id} by ${c.author.slice(0, 6)} as a join request (its proof is not the invite key's)`)
+      continue
+    }
     if (c.what === 'derived' ? r.treeMeta(c.id) !== undefined : await holds(r, c.tree, c.id)) {
       out.push(`holds ${c.kind} ${c.what} ${c.id} (forged, tampered or junk: must be refused)`)
     }

@@ -6,6 +6,8 @@ import { MemoryStorageAdapter } from '../sync/storage/memory.ts'
 import { SyncSession } from '../sync/protocol/session.ts'
 import { SyncDriver, type RoundResult } from '../sync/protocol/sync-driver.ts'
 import { ScheduledPeers, SyncScheduler, type SchedulerOptions } from '../sync/protocol/sync-scheduler.ts'
+import { JoinDriver } from '../sync/protocol/join-driver.ts'
+import type { JoinStatusEvent } from '../sync/protocol/sharing-network.ts'
 import type { SimNetwork, SimTransport } from './network.ts'
 import type { Prng } from './prng.ts'
 import type { Scheduler } from './scheduler.ts'
@@ -33,6 +35,8 @@ export interface PeerContext {
   /** Every round a peer's scheduler ran, when it ends. */
   onRound: (p: SimPeer, r: RoundResult) => void
   onCrash: (p: SimPeer) => void
+  /** Every `joined` answer a joining peer gets (the workload decides what it means). */
+  onJoinStatus?: (p: SimPeer, e: JoinStatusEvent) => void
 }
 
 /**
@@ -56,6 +60,12 @@ export class SimPeer {
   driver!: SyncDriver
   transport!: SimTransport
   scheduler?: SyncScheduler
+  /**
+   * The join (or cancel) change this account repeats while its row is `joining`: durable like
+   * the daemon's account row, so a restarted peer asks again. The driver is per incarnation.
+   */
+  joinChange?: Uint8Array
+  joinDriver?: JoinDriver
   private unschedule?: () => void
 
   constructor(
@@ -98,10 +108,13 @@ export class SimPeer {
     const deps = { storage: this.storage, crypto: ctx.crypto, env: this.env }
     this.replica = await SpaceReplica.open(deps, ctx.spaceId, this.key)
     const replica = this.replica
-    this.session = new SyncSession({ host: { space: (id) => (id === ctx.spaceId ? replica : undefined) }, key: this.key, peerId: this.id, crypto: ctx.crypto, env: this.env })
+    // Joins arrive over the wire as in the daemon: the replica judges them (SpaceReplica.ingestJoin).
+    const joins = { accept: async (spaceId: string, raw: Uint8Array, from: string) => (spaceId === ctx.spaceId ? replica.ingestJoin(raw, from) : undefined) }
+    this.session = new SyncSession({ host: { space: (id) => (id === ctx.spaceId ? replica : undefined) }, key: this.key, peerId: this.id, crypto: ctx.crypto, env: this.env, joins })
     this.transport = ctx.net.attach(this.id)
     this.driver = new SyncDriver({ transport: this.transport, session: this.session, timer: ctx.sched.timer(`timeout ${this.id}`), timeoutMs: ctx.roundTimeoutMs })
     this.alive = true
+    if (this.joinChange) this.askJoin(this.joinChange)
     const opts = ctx.scheduling()
     if (opts) this.schedule(opts)
   }
@@ -127,6 +140,32 @@ export class SimPeer {
     })
   }
 
+  /**
+   * Repeats `change` (a join, or a cancel after one) to every authenticated peer with backoff,
+   * as the daemon's SharingNetwork does, until `stopJoin`.
+   */
+  askJoin(change: Uint8Array) {
+    this.joinChange = change
+    if (!this.alive) return
+    if (!this.joinDriver) {
+      const ctx = this.ctx()
+      const driver = this.driver
+      const session = this.session
+      const jd = new JoinDriver({ send: (peer, spaceId, c) => driver.sendJoin(peer, spaceId, c), peers: () => this.transport.peers().filter((x) => session.identityOf(x) !== undefined), timer: ctx.sched.timer(`join ${this.id}`) })
+      session.events.on('joinAnswer', (e) => jd.answered(e))
+      session.events.on('authenticated', (e) => jd.peerUp(e.peer))
+      jd.events.on('status', (e) => ctx.onJoinStatus?.(this, e))
+      this.joinDriver = jd
+    }
+    this.joinDriver.ask(this.ctx().spaceId, change)
+  }
+
+  stopJoin() {
+    this.joinChange = undefined
+    this.joinDriver?.close()
+    this.joinDriver = undefined
+  }
+
   /** Scheduling stops (the liveness phase runs its own rounds); rounds under way finish. */
   stopScheduling() {
     this.unschedule?.()
@@ -140,6 +179,8 @@ export class SimPeer {
     this.alive = false
     this.crashes++
     this.stopScheduling()
+    this.joinDriver?.close()
+    this.joinDriver = undefined
     void this.transport.close()
     if (!this.storage.crashed) this.storage.crashNow()
   }

@@ -16,6 +16,7 @@ import { Prng } from './prng.ts'
 import { Scheduler } from './scheduler.ts'
 import { Timeline } from './timeline.ts'
 import { randomWrite, type AckedWrite } from './workload.ts'
+import { SharingWorkload } from './sharing-workload.ts'
 
 export interface RunOptions extends DrawOptions {
   /** Trace lines kept for a failure report (0: none). */
@@ -72,6 +73,8 @@ export interface SeedResult {
     /** Crafted changes the oracle judged void (made after their author's removal), and forged or junk ones. */
     judgedVoid: number
     judgedRejected: number
+    /** Invites minted, joins asked, accepted, declined and withdrawn, guest keys revoked (sim/sharing-workload.ts). */
+    sharing?: SharingWorkload['stats']
   }
 }
 
@@ -96,7 +99,7 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     sched.record(`FAIL ${s}`)
   }
   // Without hostile peers or concurrent admins the trace is what it was before they existed.
-  const { acl: _acl, adversaries: _adv, ...plain } = cfg
+  const { acl: _acl, adversaries: _adv, sharing: _sharing, ...plain } = cfg
   sched.record(`config ${JSON.stringify(cfg.adversaries.length || cfg.acl.concurrent ? cfg : plain)}`)
 
   const faults: NetFaults = { loss: cfg.loss, dup: cfg.dup, delayMin: cfg.delayMin, delayMax: cfg.delayMax, ordered: !cfg.faults.includes('reorder') }
@@ -114,11 +117,13 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     })
   }
 
+  let sharing: SharingWorkload | undefined
   const ctx: PeerContext = {
     sched, net, crypto, spaceId: '', roundTimeoutMs: 8000,
     // Rounds run when the daemon's scheduler decides, from setup to the end of the safety phase.
     scheduling: () => (phase === 'liveness' ? undefined : { periodMs: cfg.periodMs }),
     onRound: (_p, r) => track(Promise.resolve(r)),
+    onJoinStatus: (p, e) => sharing?.onJoinStatus(p, e),
     onCrash: (p) => {
       p.stop()
       sched.record(`crashed ${p.id}`)
@@ -161,6 +166,9 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     inSafety: () => phase === 'safety', allIds: () => [...peers, ...hostile.map((h) => h.peer)].map((p) => p.id),
   })
   if (cfg.acl.concurrent) await aclWork.grantAdmins()
+  sharing = cfg.sharing.joiners.length
+    ? new SharingWorkload({ sched, r: new Prng(seed, 7), cfg, crypto, peers, owner, spaceId, acked, removed, timeline, identity, inSafety: () => phase === 'safety' })
+    : undefined
   // Member adversaries are added by the owner (only the owner grants admin).
   for (const s of cfg.adversaries) {
     if (s.role === 'stranger') continue
@@ -239,6 +247,7 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     h.schedule(T)
     if (h.spec.role !== 'stranger') aclWork.scheduleAdversary(h.spec, h.identity)
   }
+  sharing?.schedule()
   if (cfg.acl.concurrent) aclWork.scheduleHonest()
   else ownerOnly()
   function ownerOnly() {
@@ -401,7 +410,12 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   // ---------------------------------------------------------------- liveness phase
   phase = 'liveness'
   // From here on the runner's own full rounds are the check; the schedulers stop.
-  for (const p of [...peers, ...hostile.map((h) => h.peer)]) p.stopScheduling()
+  // Joins stop asking too (their retries would keep virtual time running forever): a joiner
+  // accepted by then syncs in the full rounds; one still pending stays a non-member.
+  for (const p of [...peers, ...hostile.map((h) => h.peer)]) {
+    p.stopScheduling()
+    p.stopJoin()
+  }
   net.restoreAll()
   net.faults = { ...faults, loss: 0, dup: 0 }
   sched.record('liveness: network healed')
@@ -426,9 +440,12 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   // member's writes from before its removal reach the space only when it syncs and is refused.
   // Member adversaries count: until the honest removal of one reaches the owner, the owner may
   // hold a void record of its that removes an honest admin, who then looks like no member.
+  // Two, in fact: the removal notice (docs/protocol.md 5c) may overtake the refusal it follows on
+  // a link that reorders, the refused member then takes it for the exchange's answer and pushes
+  // only at its next refusal, which the daemon's next round brings.
   const anyRemoved = removed.size > 0 || removedAccounts().size > 0
   let done = converged()
-  while ((!done || (livenessRounds < 1 && anyRemoved)) && livenessRounds < maxRounds) {
+  while ((!done || (livenessRounds < 2 && anyRemoved)) && livenessRounds < maxRounds) {
     livenessRounds++
     const ps = live()
     // Each peer opens its exchanges in turn, a few ms apart, so data a round brings in early
@@ -473,9 +490,22 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
     // A member adversary may relay what it holds to anyone (replays): then a never-member may
     // hold ciphertext, but must reach no read key.
     const reads = [...rep.replica.acl.current().keys.keys()].filter((k) => new Keyring(rep.replica.acl, p.key).get(k) || p.replica.keyring.get(k))
-    if (hostile.length ? reads.length > 0 : p.replica.known || p.replica.treeIds().length) {
+    // An `add` that is void now (a member adversary's device, or an admin's concurrent with the
+    // owner revoking the guest key, accepted a join before the record voiding it was written)
+    // wrapped a key of its time to this account, and managers that had not seen what voids it
+    // may have rotated to it as to any member: it reads what keys in the past of such grants
+    // sealed (writes concurrent with the voiding record), never a key of a record that saw it.
+    const acl = rep.replica.acl
+    const grants = [...acl.entries.values()].filter((e) => {
+      const r = e.record
+      if (r.type === 'add') return r.identity === p.identity
+      const rotation = r.type === 'rotate' || r.type === 'remove' ? r.rotation : undefined
+      return rotation?.keys[p.identity] !== undefined && acl.stateAt(e.prevIds).canRead(p.identity)
+    })
+    const beyond = reads.filter((k) => !grants.some((g) => acl.precedesOrEquals(k, g.id)))
+    if (hostile.length ? beyond.length > 0 : p.replica.known || p.replica.treeIds().length) {
       leakedReads++
-      fail(`non-member ${p.id} ${hostile.length ? `reaches read keys ${reads.join(',')}` : 'holds data of the space'}`)
+      fail(`non-member ${p.id} ${hostile.length ? `reaches read keys ${beyond.join(',')}${grants.length ? ' beyond the past of the void grants to it' : ''}` : 'holds data of the space'}`)
     }
   }
   leakedReads += await checkLeaks('final', true)
@@ -553,6 +583,7 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       for (const [k, v] of Object.entries(c.rejected)) rejected[k] = (rejected[k] ?? 0) + v
     }
   }
+  sharing?.finish()
   await opts.inspect?.(peers, hostile)
   for (const p of peers) sched.record(`final ${p.id} ${p.alive ? await p.replica.stateDigest() : 'down'}`)
   sched.record(`result diverged=${diverged} lost=${lostWrites} leaked=${leakedReads}${hostile.length ? ` void=${voidApplied} memory=${memoryOver}` : ''}`)
@@ -566,6 +597,7 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       duplicated: net.stats.duplicated, cutDrops: net.stats.cut, crashes: peers.reduce((n, p) => n + p.crashes, 0),
       rounds: rounds.total, roundsOk: rounds.ok, roundsInSync: rounds.inSync, removed: removed.size, members: members.length,
       dropped, rejected, outcomes: rounds.outcomes, judgedVoid: judged.void, judgedRejected: judged.rejected,
+      ...(sharing ? { sharing: { ...sharing.stats } } : {}),
     },
   }
 }

@@ -12,9 +12,15 @@ export interface Daemon {
   stderr: () => string
 }
 
-/** Starts a real `svc serve` with mDNS on and P2P on every interface of the namespace. */
-export async function startDaemon(dir: string): Promise<Daemon> {
-  const s = spawnSvc(['serve', '--port', '0', '--data', dir], { env: { SVC_NO_MDNS: '0', SVC_P2P_LISTEN: '' } })
+/**
+ * Starts a real `svc serve`. By default mDNS is on and P2P listens on every interface of the
+ * namespace; `{ mdns: false }` turns discovery off and listens on loopback only, so the daemon
+ * meets peers only through addresses it is given (`POST /v1/peers`).
+ */
+export async function startDaemon(dir: string, opts: { mdns?: boolean } = {}): Promise<Daemon> {
+  const mdns = opts.mdns ?? true
+  const env = mdns ? { SVC_NO_MDNS: '0', SVC_P2P_LISTEN: '' } : { SVC_NO_MDNS: '1', SVC_P2P_LISTEN: '/ip4/127.0.0.1/tcp/0' }
+  const s = spawnSvc(['serve', '--port', '0', '--data', dir, ...(mdns ? [] : ['--no-mdns'])], { env })
   await new Promise<void>((resolve, reject) => {
     const check = () => s.stdout().includes('\n') && resolve()
     s.proc.stdout!.on('data', check)
