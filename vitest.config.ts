@@ -1,5 +1,11 @@
 import { defineConfig } from 'vitest/config'
 
+// Dependencies load as Node loads them for the daemon, in their production builds. Vitest sets
+// NODE_ENV=test, for which Vite resolves the `development` export condition, whose debug builds
+// (micromark, mdast) assert on inputs the shipped builds parse (test/editor/markdown.test.ts,
+// "parsing runs the libraries as the daemon does"). Vite reads this after the config file.
+process.env.NODE_ENV = 'production'
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

@@ -81,6 +81,18 @@ describe('PUT equals full parse + diff (property)', () => {
   }, 300_000)
 })
 
+describe('parsing runs the libraries as the daemon does', () => {
+  // fast-check found this (seed -691694016): a task marker split from its item trips a
+  // debug-only assertion of mdast-util-gfm-task-list-item's *development* build. Node loads the
+  // production build, so the daemon parses it; tests must load the same build
+  // (vitest.config.ts drops the `development` resolve condition).
+  it('a task marker on the line after its bullet parses without a debug assertion', () => {
+    const md = 'x\\\ny\n\n-\n[ ] *\n\nbold**\n\n  ## plain\n\n- [ ] [l](https://a.b)\n\n  > plain\n  > - dash\n'
+    expect(() => parse(md)).not.toThrow()
+    expect(parse(md).length).toBeGreaterThan(3)
+  })
+})
+
 describe('append and GET', () => {
   it('append inserts the parsed blocks after the last block, without a diff', () => {
     const blocks = materialize(bigDrafts(20))
