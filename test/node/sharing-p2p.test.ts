@@ -1,56 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { DaemonHost } from '../../node/daemon/daemon-host.ts'
-import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
-import { systemEnv } from '../../sync/core/env.ts'
-import { buildApp } from '../../server/app.ts'
-import { stopGracefully } from '../../server/lifecycle.ts'
 import { call, ok } from '../routes/helpers.ts'
+import { connectedPair, until, type P2PDaemon } from './p2p-daemons.ts'
 
 /**
  * Two accounts' daemons with real libp2p on loopback (no mDNS), connected by address: the
  * sharing flows end to end over the wire, driven through the HTTP API.
  */
-async function bootP2P() {
-  const root = mkdtempSync(join(tmpdir(), 'svc-share-'))
-  const engine = new DaemonHost({
-    dataRoot: root, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], redial: { baseMs: 40, maxMs: 200 },
-    scheduler: { periodMs: 300, backoffBaseMs: 50, backoffMaxMs: 300 },
-  })
-  const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
-  const app = buildApp({ session, engine })
-  const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
-  expect(res.statusCode).toBe(201)
-  const accountId = (res.json() as { accountId: string }).accountId
-  return {
-    app, engine, accountId,
-    multiaddr: () => `/ip4/127.0.0.1/tcp/${engine.p2p()!.snapshot().listen.map((a: string) => /\/tcp\/(\d+)/.exec(a)?.[1]).find(Boolean)}/p2p/${engine.p2p()!.transport.peerId}`,
-    async close() {
-      await stopGracefully(app, 1000)
-      rmSync(root, { recursive: true, force: true })
-    },
-  }
-}
-type P2PDaemon = Awaited<ReturnType<typeof bootP2P>>
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn().catch(() => undefined)
-    if (v) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
-
 let a: P2PDaemon
 let b: P2PDaemon
 beforeAll(async () => {
-  ;[a, b] = await Promise.all([bootP2P(), bootP2P()])
-  await ok(call(b.app, 'POST', '/v1/peers', { multiaddr: a.multiaddr() }), 201)
-  await until('b connected to a', async () => (await ok(call(b.app, 'GET', '/v1/peers'))).peers.some((p: { connected: boolean }) => p.connected))
+  ;[a, b] = await connectedPair()
 }, 60_000)
 afterAll(async () => {
   await Promise.all([a?.close(), b?.close()])
