@@ -1,5 +1,6 @@
 import { defineModule } from '../../space/module.ts'
 import { RECORD_SCHEMA as R } from '../../space/types/index.ts'
+import { chatWriteRule } from './authorship.ts'
 import { CHAT_ERROR_CODES } from './errors.ts'
 
 /**
@@ -20,6 +21,8 @@ export const chatModule = defineModule({
       history: false,
       // chat.md: only the server-installed general-chat root carries a chat type.
       reservedCarrier: true,
+      // Author-only edits and deletes, signer-only reaction leaves, on every peer (authorship.ts).
+      writeRule: chatWriteRule,
       schema: {
         type: 'object',
         properties: {
