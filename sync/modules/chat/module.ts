@@ -2,21 +2,26 @@ import { defineModule } from '../../space/module.ts'
 import { RECORD_SCHEMA as R } from '../../space/types/index.ts'
 import { chatWriteRule } from './authorship.ts'
 import { CHAT_ERROR_CODES } from './errors.ts'
+import { CHAT_KIND, CHAT_MESSAGES, ChatMessages } from './messages.ts'
 
 /**
- * Chat's dataset kind (chat.md): the shared-only `chat_messages` collection, whose changes
- * version history leaves out, and whose types only the general-chat root may carry. Declared now because types and bundles already refer to it (the
- * catalog's general-chat root declares it); chat's service, routes and feeds come with the chat
- * issue, as additions to this module.
+ * Chat as a module (chat.md, docs/chat.md):
+ * - one dataset kind, `chat`: the shared-only `chat_messages` collection, whose changes version
+ *   history leaves out, whose types only the general-chat root may carry, and whose write rule
+ *   (authorship.ts) keeps edits and deletes to the author and reaction leaves to their signer
+ *   on every peer;
+ * - one service per space, ChatMessages (the write routes: send, edit, delete, react);
+ * - no feed of its own: reading is the data plane (`{S}/query`, `{S}/query/subscribe`).
+ * Its routes plugin is server/modules/chat.ts.
  */
 export const chatModule = defineModule({
   name: 'chat',
   errorCodes: CHAT_ERROR_CODES,
   datasets: [
     {
-      kind: 'chat',
+      kind: CHAT_KIND,
       canonicalKey: 'messages',
-      canonicalCollection: 'chat_messages',
+      canonicalCollection: CHAT_MESSAGES,
       sharedOnly: true,
       history: false,
       // chat.md: only the server-installed general-chat root carries a chat type.
@@ -46,4 +51,5 @@ export const chatModule = defineModule({
       },
     },
   ],
+  service: ({ space, types }) => new ChatMessages(space, types),
 })
