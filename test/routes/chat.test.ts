@@ -3,6 +3,14 @@ import { bundleRootId } from '../../sync/space/bundles/model.ts'
 import { idFor } from '../helpers.ts'
 import { call, expectError, newObject, newSpace, ok, type Booted } from './helpers.ts'
 import { bootAccount, exchange, offer } from './sharing-helpers.ts'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DaemonHost } from '../../node/daemon/daemon-host.ts'
+import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
+import { systemEnv } from '../../sync/core/env.ts'
+import { buildApp } from '../../server/app.ts'
+import { stopGracefully } from '../../server/lifecycle.ts'
 
 /*
  * chat.md "Endpoints / Chat" (the write routes; read state has its own tests): send, edit,
@@ -243,11 +251,42 @@ describe('POST {O}/chat/messages/:msgId/reactions/:emoji', () => {
   })
 })
 
+describe('chat routes before an account is booted', () => {
+  it('answer 401 auth.required, like every /v1 route', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'svc-chat-'))
+    const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2p: false })
+    const app = buildApp({ session: new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv }), engine })
+    try {
+      const O = '/v1/spaces/s/objects/o/chat/messages'
+      expectError(await call(app, 'POST', O, { text: 'x' }), 401, 'auth.required')
+      expectError(await call(app, 'PATCH', `${O}/m`, { text: 'x' }), 401, 'auth.required')
+      expectError(await call(app, 'DELETE', `${O}/m`), 401, 'auth.required')
+      expectError(await call(app, 'POST', `${O}/m/reactions/x`), 401, 'auth.required')
+    } finally {
+      await stopGracefully(app, 1000)
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+})
+
 describe('chat and version history', () => {
   it('history routes never list chat changes', async () => {
     await send(a, { text: 'not in history' })
     const res = await ok(call(a.app, 'GET', `/v1/spaces/${spaceId}/objects/${chat}/history?limit=200`))
     const touched = (res.changes as Array<{ recordIds?: Array<{ dataset: string }> }>).flatMap((c) => c.recordIds ?? [])
     expect(touched.some((r) => r.dataset === 'chat_messages')).toBe(false)
+  })
+})
+
+describe('a reader of the space', () => {
+  it('cannot send, edit or react: 403 space.read_only', async () => {
+    const mine = await send(b, { text: 'b wrote this as a writer' })
+    const theirs = await send(a, { text: 'a message' })
+    await exchange(b, a, spaceId)
+    await ok(call(a.app, 'PATCH', `/v1/spaces/${spaceId}/members/${b.accountId}`, { role: 'reader' }), 204)
+    await exchange(a, b, spaceId)
+    expectError(await call(b.app, 'POST', M, { text: 'x' }), 403, 'space.read_only')
+    expectError(await call(b.app, 'PATCH', msg(mine), { text: 'x' }), 403, 'space.read_only')
+    expectError(await call(b.app, 'POST', `${msg(theirs)}/reactions/x`), 403, 'space.read_only')
   })
 })
