@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureXxh3, propertyIdSync } from '../../sync/crypto/hash.ts'
 import { applyToRecord, type MergeOp, type RecordState, type StampInfo } from '../../sync/crdt/record.ts'
@@ -143,5 +144,40 @@ describe('chat write rule at merge', () => {
     for (const s of [set(1, 'x', BOB, 'text', 'free'), set(2, 'y', ALICE, 'text', 'also free')]) st = applyToRecord(st, s.info, s.op, []).state
     expect(st!.value).toEqual({ text: 'also free' })
     expect(st!.first).toBeUndefined()
+  })
+
+  it('property: random ops by the author and a forger fold to the same record in any order', () => {
+    const signer = fc.constantFrom(ALICE, BOB)
+    const leaf = fc.constantFrom('text', 'modifiedAt', 'mentions', 'agent', 'creator', `reactions.👍.${ALICE}`, `reactions.👍.${BOB}`, 'reactions.🎉', '')
+    const op = fc.oneof(
+      { weight: 5, arbitrary: fc.tuple(signer, leaf, fc.integer({ min: 0, max: 9 })).map(([a, p, n]) => ({ a, op: { k: 'set', p, v: p === '' ? { creator: a, text: `w${n}` } : p.startsWith('reactions') ? date(n) : `v${n}` } as MergeOp })) },
+      { weight: 2, arbitrary: fc.tuple(signer, leaf).map(([a, p]) => ({ a, op: { k: 'unset', p } as MergeOp })) },
+      { weight: 1, arbitrary: signer.map((a) => ({ a, op: { k: 'delete' } as MergeOp })) },
+    )
+    const history = fc.record({
+      createAt: fc.integer({ min: 1, max: 12 }),
+      ops: fc.array(fc.tuple(op, fc.integer({ min: 1, max: 12 })), { minLength: 1, maxLength: 10 }),
+      seed: fc.integer(),
+    })
+    fc.assert(
+      fc.property(history, ({ createAt, ops, seed }) => {
+        const steps: Step[] = [create(createAt), ...ops.map(([o, l], i) => ({ info: at(l, `c${i}`, o.a), op: o.op }))]
+        const ordered = [...steps].sort((x, y) => x.info.l - y.info.l || (x.info.c < y.info.c ? -1 : x.info.c > y.info.c ? 1 : 0))
+        const shuffled = [...steps]
+        let r = seed
+        for (let i = shuffled.length - 1; i > 0; i--) {
+          r = (Math.imul(r, 1103515245) + 12345) | 0
+          const j = Math.abs(r) % (i + 1)
+          ;[shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]]
+        }
+        const reference = fold(ordered).state
+        expect(visible(fold(shuffled).state)).toBe(visible(reference))
+        expect(visible(fold([...ordered].reverse()).state)).toBe(visible(reference))
+        // Nobody but Alice ever changes anything but their own reaction leaf.
+        const v = reference?.value as Record<string, unknown> | undefined
+        if (v) expect(v.creator).toBe(ALICE)
+      }),
+      { numRuns: 400 },
+    )
   })
 })
