@@ -2,7 +2,9 @@ import { SvcError, type ModuleErrorCodes } from '../core/errors.ts'
 import type { JsonObject } from '../crdt/ops.ts'
 import type { MergePolicy } from '../crdt/record.ts'
 import type { BundlesService } from './bundles/index.ts'
+import type { AccountData } from './account-data.ts'
 import type { LiveFeed } from './live-feeds.ts'
+import type { Doc } from './rows.ts'
 import type { SpaceChange, SpaceEngine } from './space-engine.ts'
 import type { TypesService } from './types/index.ts'
 
@@ -22,6 +24,9 @@ import type { TypesService } from './types/index.ts'
  * - `feeds`: live feeds its routes open (the translation of space changes into window input);
  * - `onCommit`: a hook run after every commit of a space, before the commit's change is
  *   announced and before the write that made it resolves;
+ * - `overlay`: fields of the account's own (computed, never synced to members) laid on records of
+ *   a dataset and on object rows before queries, sorts and live windows see them; the module
+ *   announces a moved overlay with `space.announceOverlay`;
  * - `errorCodes`: the error codes it throws beyond the core ones, declared in its own folder by
  *   merging into `ModuleErrorCodes` (sync/modules/editor/errors.ts); its server module gives
  *   each a status, and an app refuses to build when one is missing.
@@ -36,6 +41,7 @@ export interface SvcModule<S = unknown> {
   readonly service?: (ctx: ModuleContext) => S
   readonly feeds?: Readonly<Record<string, ModuleFeed<S>>>
   readonly onCommit?: (change: SpaceChange, service: S, ctx: ModuleContext) => void | Promise<void>
+  readonly overlay?: ModuleOverlay<S>
   readonly errorCodes?: readonly (keyof ModuleErrorCodes)[]
 }
 
@@ -68,6 +74,21 @@ export interface ModuleContext {
   readonly space: SpaceEngine
   readonly types: TypesService
   readonly bundles: BundlesService
+  /** The account's private datasets (its tech space; in memory for a space opened without an account). */
+  readonly account: AccountData
+}
+
+/**
+ * Account-local fields a module lays on documents, the way account- and local-scope values
+ * reach rows, but before selection: filters, sorts and live windows see them. Each gets the
+ * document as the space computed it (a copy it may change and return) and must be cheap for
+ * documents it does not touch. The space applies record overlays wherever a dataset's records
+ * become documents (queries, live windows) and row overlays whenever it refreshes a row.
+ */
+export interface ModuleOverlay<S> {
+  /** Records of one dataset of one object (a page or a whole collection at once). */
+  records?: (service: S, objectId: string, dataset: string, docs: Doc[]) => Doc[] | Promise<Doc[]>
+  row?: (service: S, objectId: string, doc: Doc) => Doc | Promise<Doc>
 }
 
 /** A live feed of a module: from its service and the route's parameters. */

@@ -1,4 +1,6 @@
 import { SvcError } from '../core/errors.ts'
+import { MemoryAccountData, type AccountData } from './account-data.ts'
+import type { Doc } from './rows.ts'
 import { BundlesService } from './bundles/index.ts'
 import { History } from './history.ts'
 import { spacePolicy } from './schema.ts'
@@ -20,12 +22,17 @@ export class SpaceServices implements ModuleContext {
   /** By module name (unique in the set), so a module value spread into another (a server module adding routes) finds the same service. */
   private readonly byModule = new Map<string, unknown>()
   private readonly hooks: Array<(c: SpaceChange) => void | Promise<void>> = []
+  private readonly recordOverlays: Array<(objectId: string, dataset: string, docs: Doc[]) => Doc[] | Promise<Doc[]>> = []
+  private readonly rowOverlays: Array<(objectId: string, doc: Doc) => Doc | Promise<Doc>> = []
+  readonly account: AccountData
 
   constructor(
     readonly space: SpaceEngine,
     readonly modules: ModuleSet,
     scopedValues?: ScopedValueStore,
+    account?: AccountData,
   ) {
+    this.account = account ?? new MemoryAccountData(space.replica.me)
     this.types = new TypesService(space, { scopedValues })
     this.bundles = new BundlesService(this.types)
     for (const m of modules.list) {
@@ -33,7 +40,22 @@ export class SpaceServices implements ModuleContext {
       this.byModule.set(m.name, service)
       const hook = m.onCommit
       if (hook) this.hooks.push((c) => hook(c, service, this))
+      const { records, row } = m.overlay ?? {}
+      if (records) this.recordOverlays.push((o, ds, d) => records(service, o, ds, d))
+      if (row) this.rowOverlays.push((o, d) => row(service, o, d))
     }
+  }
+
+  /** Records of a dataset as documents, with the modules' overlays laid on. */
+  async overlayRecords(objectId: string, dataset: string, docs: Doc[]): Promise<Doc[]> {
+    for (const o of this.recordOverlays) docs = await o(objectId, dataset, docs)
+    return docs
+  }
+
+  /** An object row with the modules' overlays laid on. */
+  async overlayRow(objectId: string, doc: Doc): Promise<Doc> {
+    for (const o of this.rowOverlays) doc = await o(objectId, doc)
+    return doc
   }
 
   /** Version history of the space's objects (built on first use: it caches decoded changes). */
