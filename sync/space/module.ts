@@ -1,5 +1,5 @@
 import { SvcError, type ModuleErrorCodes } from '../core/errors.ts'
-import type { JsonObject } from '../crdt/ops.ts'
+import type { Json, JsonObject } from '../crdt/ops.ts'
 import type { MergePolicy } from '../crdt/record.ts'
 import type { BundlesService } from './bundles/index.ts'
 import type { AccountData } from './account-data.ts'
@@ -27,6 +27,9 @@ import type { TypesService } from './types/index.ts'
  * - `overlay`: fields of the account's own (computed, never synced to members) laid on records of
  *   a dataset and on object rows before queries, sorts and live windows see them; the module
  *   announces a moved overlay with `space.announceOverlay`;
+ * - `rowGroups`: row namespaces it owns (`<group>.<field>`), which the properties route writes
+ *   like a type's values: engine-computed fields refuse client writes, account- and local-scope
+ *   ones go to the account's scoped store;
  * - `errorCodes`: the error codes it throws beyond the core ones, declared in its own folder by
  *   merging into `ModuleErrorCodes` (sync/modules/editor/errors.ts); its server module gives
  *   each a status, and an app refuses to build when one is missing.
@@ -42,6 +45,7 @@ export interface SvcModule<S = unknown> {
   readonly feeds?: Readonly<Record<string, ModuleFeed<S>>>
   readonly onCommit?: (change: SpaceChange, service: S, ctx: ModuleContext) => void | Promise<void>
   readonly overlay?: ModuleOverlay<S>
+  readonly rowGroups?: Readonly<Record<string, ModuleRowGroup<S>>>
   readonly errorCodes?: readonly (keyof ModuleErrorCodes)[]
 }
 
@@ -90,6 +94,19 @@ export interface ModuleOverlay<S> {
   records?: (service: S, objectId: string, dataset: string, docs: Doc[]) => Doc[] | Promise<Doc[]>
   row?: (service: S, objectId: string, doc: Doc) => Doc | Promise<Doc>
 }
+
+/** A row namespace a module owns on the objects it `accepts` (chat's `chat` group of counters and `notifyMode`). */
+export interface ModuleRowGroup<S> {
+  fields: Readonly<Record<string, ModuleRowField>>
+  accepts: (service: S, objectId: string, row: Doc) => boolean | Promise<boolean>
+}
+
+/**
+ * `engine`: computed by the module (an overlay lays it on rows); a client's write is 400
+ * `property.immutable`. `account`/`local`: the caller's own value in the scoped store, checked
+ * by `check` (a reason string refuses it: 400 `property.format_violation`).
+ */
+export type ModuleRowField = { scope: 'engine' } | { scope: 'account' | 'local'; check: (value: Json) => string | undefined }
 
 /** A live feed of a module: from its service and the route's parameters. */
 export type ModuleFeed<S> = (service: S, params: Readonly<Record<string, string>>) => LiveFeed

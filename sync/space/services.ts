@@ -4,7 +4,7 @@ import type { Doc } from './rows.ts'
 import { BundlesService } from './bundles/index.ts'
 import { History } from './history.ts'
 import { spacePolicy } from './schema.ts'
-import type { ModuleContext, ModuleSet, SvcModule } from './module.ts'
+import type { ModuleContext, ModuleRowField, ModuleSet, SvcModule } from './module.ts'
 import type { LiveFeed } from './live-feeds.ts'
 import type { SpaceChange, SpaceEngine } from './space-engine.ts'
 import { TypesService, type ScopedValueStore } from './types/index.ts'
@@ -25,6 +25,7 @@ export class SpaceServices implements ModuleContext {
   private readonly recordOverlays: Array<(objectId: string, dataset: string, docs: Doc[]) => Doc[] | Promise<Doc[]>> = []
   private readonly rowOverlays: Array<(objectId: string, doc: Doc) => Doc | Promise<Doc>> = []
   readonly account: AccountData
+  private readonly rowGroups = new Map<string, BoundRowGroup>()
 
   constructor(
     readonly space: SpaceEngine,
@@ -43,6 +44,10 @@ export class SpaceServices implements ModuleContext {
       const { records, row } = m.overlay ?? {}
       if (records) this.recordOverlays.push((o, ds, d) => records(service, o, ds, d))
       if (row) this.rowOverlays.push((o, d) => row(service, o, d))
+      for (const [name, g] of Object.entries(m.rowGroups ?? {})) {
+        if (this.rowGroups.has(name)) throw new SvcError('internal', `row group ${name} is declared by two modules`)
+        this.rowGroups.set(name, { fields: g.fields, accepts: (id, r) => g.accepts(service, id, r) })
+      }
     }
   }
 
@@ -50,6 +55,11 @@ export class SpaceServices implements ModuleContext {
   async overlayRecords(objectId: string, dataset: string, docs: Doc[]): Promise<Doc[]> {
     for (const o of this.recordOverlays) docs = await o(objectId, dataset, docs)
     return docs
+  }
+
+  /** The row group a module owns under this name, if any. */
+  rowGroup(name: string): BoundRowGroup | undefined {
+    return this.rowGroups.get(name)
   }
 
   /** An object row with the modules' overlays laid on. */
@@ -91,4 +101,10 @@ export class SpaceServices implements ModuleContext {
   get hasHooks(): boolean {
     return this.hooks.length > 0
   }
+}
+
+/** A module's row group with its service bound. */
+export interface BoundRowGroup {
+  fields: Readonly<Record<string, ModuleRowField>>
+  accepts: (objectId: string, row: Doc) => boolean | Promise<boolean>
 }

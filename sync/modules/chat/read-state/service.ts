@@ -119,7 +119,7 @@ export class ChatReadService {
   /** A chat carrier of this space: 404 `object.not_found` for anything else. */
   async requireChat(chatId: string): Promise<void> {
     const row = this.space.requireObject(chatId)
-    if (!(await this.isChat(row))) throw new SvcError('object.not_found', 'not a chat: chat routes take the general-chat root (bundle.rootId)', { objectId: chatId })
+    if (!(await this.isChatRow(row))) throw new SvcError('object.not_found', 'not a chat: chat routes take the general-chat root (bundle.rootId)', { objectId: chatId })
   }
 
   private held(st: ChatState, msgId: string): HeldMessage {
@@ -196,7 +196,7 @@ export class ChatReadService {
 
   /** Lays the counters on a chat's row, once the chat holds a message (absent before: treat as 0). */
   async overlayRow(objectId: string, doc: Doc): Promise<Doc> {
-    if (!(await this.isChat(doc))) return doc
+    if (!(await this.isChatRow(doc))) return doc
     return this.lane.run(async () => {
       const st = await this.load(objectId)
       if (st.messages.size === 0) return doc
@@ -226,7 +226,7 @@ export class ChatReadService {
         if (!st) {
           // First message of a chat this device had not loaded: its row gains counters.
           const row = this.space.objectDoc(chatId)
-          if (row && (await this.isChat(row))) void this.space.announceOverlay({ rows: new Map([[chatId, counterOps(this.countersOf(await this.load(chatId)))]]) })
+          if (row && (await this.isChatRow(row))) void this.space.announceOverlay({ rows: new Map([[chatId, counterOps(this.countersOf(await this.load(chatId)))]]) })
           continue
         }
         const before = this.countersOf(st)
@@ -305,7 +305,7 @@ export class ChatReadService {
   }
 
   /** Whether an object row carries a type declaring the chat collection. */
-  private async isChat(row: Doc): Promise<boolean> {
+  async isChatRow(row: Doc): Promise<boolean> {
     const types = isObject(row.core) && Array.isArray(row.core.types) ? row.core.types : []
     for (const t of types) {
       if (typeof t !== 'string') continue
