@@ -74,8 +74,8 @@ describe("chat read state across the account's own devices", () => {
     off()
     expect(await unread(spaceB, chatId)).toEqual([m3])
     expect(spaceB.objectDoc(chatId)?.chat).toMatchObject({ unreadCount: 1 })
-    const recOps = new Map(seen.flatMap((c) => [...(c.records.get(chatId)?.get(CHAT_COLLECTION) ?? [])]))
-    expect(new Map([...recOps].sort())).toEqual(new Map([[m1, [{ type: '$unset', path: 'unread' }]], [m2, [{ type: '$unset', path: 'unread' }]]].sort()))
+    const recOps = Object.fromEntries(seen.flatMap((c) => [...(c.records.get(chatId)?.get(CHAT_COLLECTION) ?? [])]))
+    expect(recOps).toEqual({ [m1]: [{ type: '$unset', path: 'unread' }], [m2]: [{ type: '$unset', path: 'unread' }] })
     expect(seen.flatMap((c) => c.rowOps.get(chatId) ?? [])).toEqual([{ type: '$set', path: 'chat.unreadCount', value: 1 }])
   })
 
