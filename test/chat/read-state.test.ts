@@ -129,6 +129,15 @@ describe('chat read state on one device', () => {
     expect(counters(a, chatId)).toMatchObject({ unreadReactionsCount: 1 })
   })
 
+  it('counters appear with the first message even when nothing is unread (state loaded while the chat was empty)', async () => {
+    const { a, chatId } = await threeMembers()
+    expect(counters(a, chatId)).toBeUndefined()
+    expect(await readState(a).counters(chatId)).toEqual({ unreadCount: 0, unreadMentions: 0, unreadReactionsCount: 0 })
+    await send(a, chatId, 'first, and mine')
+    await readState(a).settled()
+    expect(counters(a, chatId)).toEqual({ unreadCount: 0, unreadMentions: 0, unreadReactionsCount: 0 })
+  })
+
   it('a read announces the flags and counters that moved as a change (live windows frame it as updated)', async () => {
     const { a, b, chatId, sync } = await threeMembers()
     const m1 = await send(b, chatId, 'one')

@@ -210,8 +210,10 @@ export class ChatReadService {
 
   /** Commit hook: messages arrived or moved, or a type's declarations moved. */
   async committed(c: SpaceChange): Promise<void> {
-    for (const [objectId, perDs] of c.records) if (perDs.has(DATASETS_DS)) this.chatTypes.delete(objectId)
-    for (const id of c.reloaded) this.chatTypes.delete(id)
+    const typesMoved = new Set<string>()
+    for (const [objectId, perDs] of c.records) if (perDs.has(DATASETS_DS)) typesMoved.add(objectId)
+    for (const id of c.reloaded) typesMoved.add(id)
+    if (typesMoved.size) this.typesMoved(typesMoved)
     const touched: Array<[string, string[] | 'all']> = []
     for (const id of c.reloaded) if (this.chats.has(id)) touched.push([id, 'all'])
     for (const [objectId, perDs] of c.records) {
@@ -230,11 +232,32 @@ export class ChatReadService {
           continue
         }
         const before = this.countersOf(st)
+        const shown = st.messages.size > 0
         if (ids === 'all') st.messages = await this.loadMessages(chatId)
         else for (const id of ids) await this.refreshMessage(chatId, st, id)
         st.counters = undefined
         const after = this.countersOf(st)
-        if (!sameCounters(before, after)) void this.space.announceOverlay({ rows: new Map([[chatId, counterOps(after, before)]]) })
+        // Counters show once the chat holds a message: the first one lays them on even at 0.
+        if (shown !== st.messages.size > 0) void this.space.announceOverlay({ rows: new Map([[chatId, shown ? COUNTERS_GONE : counterOps(after)]]) })
+        else if (!sameCounters(before, after)) void this.space.announceOverlay({ rows: new Map([[chatId, counterOps(after, before)]]) })
+      }
+    })
+  }
+
+  /**
+   * Declarations of some types moved (a type's chat part may have arrived after the rows that
+   * carry it, which were then not chats yet): forget what was cached and lay the counters on
+   * the rows that carry them now. The row refresh of this commit ran before this hook.
+   */
+  private typesMoved(types: Set<string>) {
+    for (const t of types) this.chatTypes.delete(t)
+    const rows = [...this.space.objectDocs()].filter((row) => isObject(row.core) && Array.isArray(row.core.types) && row.core.types.some((t) => typeof t === 'string' && types.has(t)))
+    if (rows.length === 0) return
+    void this.lane.run(async () => {
+      for (const row of rows) {
+        if (!(await this.isChatRow(row))) continue
+        const st = await this.load(row.id)
+        if (st.messages.size) void this.space.announceOverlay({ rows: new Map([[row.id, counterOps(this.countersOf(st))]]) })
       }
     })
   }
@@ -346,6 +369,8 @@ function counterOps(after: Counters, before?: Counters): FrameOps {
   }
   return ops
 }
+
+const COUNTERS_GONE: FrameOps = [{ type: '$unset', path: 'chat.unreadCount' }, { type: '$unset', path: 'chat.unreadMentions' }, { type: '$unset', path: 'chat.unreadReactionsCount' }]
 
 const sameCounters = (a: Counters, b: Counters) => a.unreadCount === b.unreadCount && a.unreadMentions === b.unreadMentions && a.unreadReactionsCount === b.unreadReactionsCount
 
