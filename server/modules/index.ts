@@ -1,5 +1,6 @@
 import { chatModule } from '../../sync/modules/index.ts'
 import { editorServerModule } from './editor.ts'
+import { eventsServerModule } from './events.ts'
 import { withRoutes, type AnyServerModule } from './module.ts'
 
 export { withRoutes, type ServerModule, type AnyServerModule, type ModuleRouteOptions } from './module.ts'
@@ -17,4 +18,4 @@ const chatServerModule = withRoutes(chatModule, undefined, {
   'chat.not_found': 404,
 })
 
-export const SERVER_MODULES: readonly AnyServerModule[] = [editorServerModule, chatServerModule]
+export const SERVER_MODULES: readonly AnyServerModule[] = [editorServerModule, chatServerModule, eventsServerModule]
