@@ -126,3 +126,24 @@ describe('self-owned namespaces', () => {
     expect(ownsType('editor.cursorx', 'Other')).toBe(true)
   })
 })
+
+describe('published processes', () => {
+  it('are bounded, and stop listing once idle past processIdleMs', async () => {
+    const { PublishedProcesses } = await import('../../sync/modules/events/processes.ts')
+    const { EVENTS } = await import('../../sync/core/events-limits.ts')
+    let now = 0
+    const p = new PublishedProcesses(() => now)
+    const ev = (target: string, type = 'process.started'): DeliveredEvent => ({ type, scope: 'device', target, sender: { identity: ME, self: true } })
+    for (let i = 0; i < EVENTS.maxTrackedProcesses + 10; i++) p.observe(ev(`p${i}`))
+    expect(p.list()).toHaveLength(EVENTS.maxTrackedProcesses)
+    expect(p.live('p0')).toEqual([])
+    now = EVENTS.processIdleMs / 2
+    p.observe(ev('p20', 'process.progress'))
+    now = EVENTS.processIdleMs + 1
+    expect(p.list().map((x) => x.id)).toEqual(['p20'])
+    // A process event without a target, or not a process type, tracks nothing.
+    p.observe({ type: 'process.started', scope: 'device', sender: { identity: ME, self: true } })
+    p.observe(ev('x', 'processes.started'))
+    expect(p.list()).toHaveLength(1)
+  })
+})
