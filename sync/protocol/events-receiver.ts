@@ -50,7 +50,7 @@ export function fullMember(replica: SpaceReplica, identity: string): boolean {
  */
 export class EventsReceiver {
   private readonly rates: RateBuckets
-  private readonly seen = new BoundedMap<string, true>(EVENTS.dedupeIds)
+  private readonly seen: BoundedMap<string, true>
   readonly drops: Partial<Record<EventDrop, number>> = {}
 
   constructor(
@@ -58,7 +58,10 @@ export class EventsReceiver {
     private readonly crypto: CryptoProvider,
     private readonly now: () => number,
     private readonly aead?: Aead,
+    /** Tests shrink the dedupe table. */
+    dedupeIds: number = EVENTS.dedupeIds,
   ) {
+    this.seen = new BoundedMap(dedupeIds)
     this.rates = new RateBuckets(EVENTS.publishBurst, EVENTS.publishRefillMs, PEER_LIMITS.maxPeerCounters, now)
   }
 
