@@ -1,8 +1,10 @@
 import { SvcError, type ModuleErrorCodes } from '../core/errors.ts'
-import type { JsonObject } from '../crdt/ops.ts'
+import type { Json, JsonObject } from '../crdt/ops.ts'
 import type { MergePolicy, WriteRule } from '../crdt/record.ts'
 import type { BundlesService } from './bundles/index.ts'
+import type { AccountData } from './account-data.ts'
 import type { LiveFeed } from './live-feeds.ts'
+import type { Doc } from './rows.ts'
 import type { SpaceChange, SpaceEngine } from './space-engine.ts'
 import type { TypesService } from './types/index.ts'
 
@@ -23,6 +25,12 @@ import type { TypesService } from './types/index.ts'
  * - `feeds`: live feeds its routes open (the translation of space changes into window input);
  * - `onCommit`: a hook run after every commit of a space, before the commit's change is
  *   announced and before the write that made it resolves;
+ * - `overlay`: fields of the account's own (computed, never synced to members) laid on records of
+ *   a dataset and on object rows before queries, sorts and live windows see them; the module
+ *   announces a moved overlay with `space.announceOverlay`;
+ * - `rowGroups`: row namespaces it owns (`<group>.<field>`), which the properties route writes
+ *   like a type's values: engine-computed fields refuse client writes, account- and local-scope
+ *   ones go to the account's scoped store;
  * - `errorCodes`: the error codes it throws beyond the core ones, declared in its own folder by
  *   merging into `ModuleErrorCodes` (sync/modules/editor/errors.ts); its server module gives
  *   each a status, and an app refuses to build when one is missing.
@@ -37,6 +45,8 @@ export interface SvcModule<S = unknown> {
   readonly service?: (ctx: ModuleContext) => S
   readonly feeds?: Readonly<Record<string, ModuleFeed<S>>>
   readonly onCommit?: (change: SpaceChange, service: S, ctx: ModuleContext) => void | Promise<void>
+  readonly overlay?: ModuleOverlay<S>
+  readonly rowGroups?: Readonly<Record<string, ModuleRowGroup<S>>>
   readonly errorCodes?: readonly (keyof ModuleErrorCodes)[]
 }
 
@@ -76,7 +86,35 @@ export interface ModuleContext {
   readonly space: SpaceEngine
   readonly types: TypesService
   readonly bundles: BundlesService
+  /** The account's private datasets (its tech space; in memory for a space opened without an account). */
+  readonly account: AccountData
 }
+
+/**
+ * Account-local fields a module lays on documents, the way account- and local-scope values
+ * reach rows, but before selection: filters, sorts and live windows see them. Each gets the
+ * document as the space computed it (a copy it may change and return) and must be cheap for
+ * documents it does not touch. The space applies record overlays wherever a dataset's records
+ * become documents (queries, live windows) and row overlays whenever it refreshes a row.
+ */
+export interface ModuleOverlay<S> {
+  /** Records of one dataset of one object (a page or a whole collection at once). */
+  records?: (service: S, objectId: string, dataset: string, docs: Doc[]) => Doc[] | Promise<Doc[]>
+  row?: (service: S, objectId: string, doc: Doc) => Doc | Promise<Doc>
+}
+
+/** A row namespace a module owns on the objects it `accepts` (chat's `chat` group of counters and `notifyMode`). */
+export interface ModuleRowGroup<S> {
+  fields: Readonly<Record<string, ModuleRowField>>
+  accepts: (service: S, objectId: string, row: Doc) => boolean | Promise<boolean>
+}
+
+/**
+ * `engine`: computed by the module (an overlay lays it on rows); a client's write is 400
+ * `property.immutable`. `account`/`local`: the caller's own value in the scoped store, checked
+ * by `check` (a reason string refuses it: 400 `property.format_violation`).
+ */
+export type ModuleRowField = { scope: 'engine' } | { scope: 'account' | 'local'; check: (value: Json) => string | undefined }
 
 /** A live feed of a module: from its service and the route's parameters. */
 export type ModuleFeed<S> = (service: S, params: Readonly<Record<string, string>>) => LiveFeed
