@@ -62,6 +62,14 @@ describe('space events between two accounts over libp2p', () => {
     const ns = eventsOf(onB).map((e) => e.data.n)
     expect(new Set(ns).size).toBe(ns.length)
 
+    // A burst within the rate (after the bucket refilled) arrives whole, in order, once each.
+    await new Promise((r) => setTimeout(r, 2_100))
+    const before = eventsOf(onB).length
+    for (let i = 0; i < 50; i++) await ok(call(a.app, 'POST', '/v1/events', { type: 'ui.burst', scope: 'space', spaceId: s, data: { i, pad: 'x'.repeat(1024) } }))
+    await onB.until((f) => f.filter((x) => x.event === 'event').length >= before + 50, 15_000)
+    await new Promise((r) => setTimeout(r, 200))
+    expect(eventsOf(onB).slice(before).map((e) => e.data.i)).toEqual(Array.from({ length: 50 }, (_, i) => i))
+
     // The other way, and a cursor lands in b's own namespace on a.
     const cursorsOnA = await subscribe(a, `spaceId=${s}&type=editor.cursor.*`)
     await until('b cursor on a', async () => {
