@@ -68,7 +68,9 @@ describe('attack: a stranger floods the events protocol', () => {
     try {
       const { stream } = await eventsStream()
       const junk = Array.from({ length: 20_000 }, (_, i) => lp.encode.single(new Uint8Array(64).fill(i & 0xff)).subarray())
-      const lag = await worstLag(() => pour(stream, junk))
+      // In chunks of 500 frames: the attacker's own sending costs this process little.
+      const chunks = Array.from({ length: junk.length / 500 }, (_, i) => Buffer.concat(junk.slice(i * 500, (i + 1) * 500)))
+      const lag = await worstLag(() => pour(stream, chunks))
       expect(got).toEqual([])
       // Every frame was looked at and dropped cheaply: a burst of 60 for want of an account, the rest for the rate.
       const dropped = () => eventBusOf(d.account()).networkStats()!.dropped
@@ -80,6 +82,7 @@ describe('attack: a stranger floods the events protocol', () => {
       expect(dropped().rate).toBeGreaterThan(junk.length - 1_000)
       expect(stream.status).toBe('open')
       // Loaded CI machines are slow; a stall of the loop on 20,000 frames would be far longer.
+      console.log("lag", lag)
       expect(lag).toBeLessThan(1_000)
     } finally {
       sub.close()
