@@ -70,20 +70,23 @@ describe('attack: a stranger floods the events protocol', () => {
       const junk = Array.from({ length: 20_000 }, (_, i) => lp.encode.single(new Uint8Array(64).fill(i & 0xff)).subarray())
       // In chunks of 500 frames: the attacker's own sending costs this process little.
       const chunks = Array.from({ length: junk.length / 500 }, (_, i) => Buffer.concat(junk.slice(i * 500, (i + 1) * 500)))
-      const lag = await worstLag(() => pour(stream, chunks))
+      const dropped = () => eventBusOf(d.account()).networkStats()!.dropped
+      const handled = () => (dropped().unauthenticated ?? 0) + (dropped().rate ?? 0)
+      // The lag is measured until the daemon has looked at every frame.
+      const lag = await worstLag(async () => {
+        await pour(stream, chunks)
+        const end = Date.now() + 20_000
+        while (handled() < junk.length && Date.now() < end) await new Promise((r) => setTimeout(r, 20))
+      })
       expect(got).toEqual([])
       // Every frame was looked at and dropped cheaply: a burst of 60 for want of an account, the rest for the rate.
-      const dropped = () => eventBusOf(d.account()).networkStats()!.dropped
-      const end = Date.now() + 20_000
-      while ((dropped().unauthenticated ?? 0) + (dropped().rate ?? 0) < junk.length && Date.now() < end) await new Promise((r) => setTimeout(r, 50))
-      expect((dropped().unauthenticated ?? 0) + (dropped().rate ?? 0)).toBe(junk.length)
+      expect(handled()).toBe(junk.length)
       // Past the burst (and its refill while the flood lasts) nothing is even decoded.
       expect(dropped().unauthenticated).toBeGreaterThanOrEqual(EVENTS.publishBurst)
       expect(dropped().rate).toBeGreaterThan(junk.length - 1_000)
       expect(stream.status).toBe('open')
-      // Loaded CI machines are slow; a stall of the loop on 20,000 frames would be far longer.
-      console.log("lag", lag)
-      expect(lag).toBeLessThan(1_000)
+      // Tens of ms here under a load of 10; the margin is for slower machines.
+      expect(lag).toBeLessThan(500)
     } finally {
       sub.close()
     }
