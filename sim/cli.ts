@@ -1,6 +1,7 @@
 /**
  * npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--scale X]
  *                [--adversaries A] [--concurrent-admins | --owner-admin] [--json] [--verbose]
+ * npm run sim -- --chat --seeds N [--seed S] [--json] [--verbose]   (chat read state, sim/chat-workload.ts)
  *
  * Runs seeds S, S+1, ..., S+N-1 (S defaults to 1; `--seed S` alone runs that one seed). Each
  * seed draws its peer count uniformly in [3, P] (P is a maximum; `--exact-peers` uses P for
@@ -20,6 +21,7 @@ import { toHex, utf8 } from '../sync/core/encoding.ts'
 import { nodeSyncCryptoProvider } from './node-crypto.ts'
 import { maxFigures, NO_FIGURES } from './memory.ts'
 import { runSeed, type RunOptions, type SeedResult } from './runner.ts'
+import { runChatSeed, type ChatSeedResult } from './chat-workload.ts'
 
 interface Args {
   seeds: number
@@ -32,10 +34,12 @@ interface Args {
   scale: number
   adversaries: number
   concurrentAdmins?: boolean
+  /** Runs the chat read-state workload instead (sim/chat-workload.ts). */
+  chat: boolean
 }
 
 function parse(argv: string[]): Args {
-  const a: Args = { seeds: 0, start: 1, peers: 8, exactPeers: false, json: false, verbose: false, jobs: 0, scale: 1, adversaries: 0 }
+  const a: Args = { seeds: 0, start: 1, peers: 8, exactPeers: false, json: false, verbose: false, jobs: 0, scale: 1, adversaries: 0, chat: false }
   let seedGiven = false
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i]
@@ -57,6 +61,7 @@ function parse(argv: string[]): Args {
     else if (k === '--owner-admin') a.concurrentAdmins = false
     else if (k === '--exact-peers') a.exactPeers = true
     else if (k === '--json') a.json = true
+    else if (k === '--chat') a.chat = true
     else if (k === '--verbose') a.verbose = true
     else throw new Error(`unknown argument ${k}`)
   }
@@ -126,6 +131,7 @@ async function main() {
     console.error('usage: npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--scale X] [--adversaries A] [--concurrent-admins | --owner-admin] [--json] [--verbose]')
     process.exit(2)
   }
+  if (args.chat) return runChat(args)
   const opts: RunOptions = {
     maxPeers: args.peers, exactPeers: args.exactPeers, scale: args.scale, tail: 40, adversaries: args.adversaries,
     ...(args.concurrentAdmins !== undefined ? { concurrentAdmins: args.concurrentAdmins } : {}),
@@ -203,6 +209,50 @@ async function main() {
     console.log(`trace ${summary.traceHash}${failed.length ? `\nfailed seeds: ${summary.failedSeeds.join(' ')}` : ''}`)
   }
   process.exit(failed.length ? 1 : 0)
+}
+
+/**
+ * `--chat`: the chat read-state workload, seed after seed in this thread (peers, faults and
+ * adversaries do not apply: sim/chat-workload.ts draws its own accounts and devices).
+ */
+async function runChat(args: Args) {
+  const crypto = nodeSyncCryptoProvider()
+  const t0 = performance.now()
+  const log = (s: string) => (args.json ? process.stderr : process.stdout).write(s + '\n')
+  const results: ChatSeedResult[] = []
+  for (let seed = args.start; seed < args.start + args.seeds; seed++) {
+    let r: ChatSeedResult
+    try {
+      r = await runChatSeed(seed, crypto)
+    } catch (err) {
+      r = { seed, accounts: 0, devices: 0, steps: 0, checks: 0, mismatches: 0, violations: 0, diverged: 1, failures: [`threw: ${(err as Error).stack ?? String(err)}`], traceHash: 'error' }
+    }
+    results.push(r)
+    const bad = r.failures.length > 0
+    if (args.verbose || bad) log(`seed ${seed}: ${r.accounts} accounts ${r.devices} devices ${r.steps} steps ${r.checks} checks ${bad ? 'FAIL' : 'ok'} trace=${r.traceHash.slice(0, 16)}`)
+    if (bad) {
+      for (const f of r.failures) log(`  ${f}`)
+      log(`  replay: npm run sim -- --chat --seed ${seed} --verbose`)
+    }
+  }
+  const secs = (performance.now() - t0) / 1000
+  const summary = {
+    mode: 'chat',
+    seeds: results.length,
+    firstSeed: args.start,
+    mismatches: results.reduce((n, r) => n + r.mismatches, 0),
+    violations: results.reduce((n, r) => n + r.violations, 0),
+    diverged: results.reduce((n, r) => n + r.diverged, 0),
+    failedSeeds: results.filter((r) => r.failures.length).map((r) => r.seed),
+    checks: results.reduce((n, r) => n + r.checks, 0),
+    steps: results.reduce((n, r) => n + r.steps, 0),
+    devices: results.reduce((n, r) => n + r.devices, 0),
+    traceHash: toHex(sha256(utf8(results.map((r) => r.traceHash).join('\n')))),
+    seconds: Number(secs.toFixed(1)),
+  }
+  if (args.json) console.log(JSON.stringify(summary))
+  else console.log(`${summary.seeds} chat seeds in ${summary.seconds} s: mismatches=${summary.mismatches} violations=${summary.violations} diverged=${summary.diverged} checks=${summary.checks}\ntrace ${summary.traceHash}`)
+  process.exit(summary.failedSeeds.length ? 1 : 0)
 }
 
 if (isMainThread) await main()

@@ -10,7 +10,7 @@ import type { AclLog } from '../acl/state.ts'
 import type { Keyring } from '../acl/keyring.ts'
 import { decodeAclRecord, encodeAclRecord, type AclRecord, type Role, type Rotation } from '../acl/records.ts'
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
-import type { StampInfo } from '../crdt/record.ts'
+import type { LogEntry, StampInfo } from '../crdt/record.ts'
 import { STORES } from '../storage/adapter.ts'
 import { isRequestChange, writerCitation } from './acl-rules.ts'
 import { AclWriter, type MintedInvite, type ProfileFields } from './acl-writer.ts'
@@ -171,6 +171,15 @@ export class SpaceReplica {
   async getRecord(objectId: string, ds: string, id: string): Promise<MaterializedRecord | undefined> {
     const st = await this.s.records.load(recordKey(this.spaceId, objectId, ds, id))
     return st ? materialize(id, st) : undefined
+  }
+
+  /**
+   * The live op log of a record, in stamp order: the ops that still decide its value (a later
+   * set covering an op drops it). The latest set covering a path names the change that wrote
+   * what the path holds (chat read state finds a reaction's change this way).
+   */
+  async recordLog(objectId: string, ds: string, id: string): Promise<readonly LogEntry[]> {
+    return (await this.s.records.load(recordKey(this.spaceId, objectId, ds, id)))?.log ?? []
   }
 
   /** Every record of a dataset ('' is the object row), in record id order. */

@@ -12,6 +12,7 @@ import { SpaceEngine, type SpaceChange, type SpaceOptions } from './space-engine
 import { ModuleSet, type AnyModule } from './module.ts'
 import { Devices } from './devices.ts'
 import { AccountScopedValues } from './scoped-values.ts'
+import { TechAccountData } from './account-data.ts'
 import { instant, recordDoc, type Doc } from './rows.ts'
 import { OneToOne, openPairSpace, type PairRow } from './one-to-one.ts'
 import { followProfiles, publishProfile } from './profiles.ts'
@@ -92,6 +93,8 @@ export class AccountEngine {
   readonly devices: Devices
   /** Account- and local-scope property values of every space (each space's TypesService holds it). */
   readonly scopedValues: AccountScopedValues
+  /** The account's private datasets, as modules of every held space reach them. */
+  readonly accountData: TechAccountData
   private readonly spaces = new Map<string, SpaceEngine>()
   readonly events = new Emitter<AccountEvents>()
   /** Invites, joins, members and the rows they move (sync/space/sharing). */
@@ -110,6 +113,7 @@ export class AccountEngine {
     this.accountId = identityOf(deps.accountKey.publicKey)
     this.devices = new Devices(tech, techObjectId, deps.env)
     this.scopedValues = new AccountScopedValues(tech, techObjectId, deps.storage)
+    this.accountData = new TechAccountData(tech, techObjectId, this.accountId)
     this.forward(tech)
     this.sharing = new Sharing(this, {
       key: deps.accountKey,
@@ -245,7 +249,7 @@ export class AccountEngine {
 
   /** How every space of this account opens: its modules and scoped value store. */
   private get spaceOptions(): SpaceOptions {
-    return { modules: this.modules, scopedValues: this.scopedValues }
+    return { modules: this.modules, scopedValues: this.scopedValues, accountData: this.accountData }
   }
 
   // ------------------------------------------------------------------ profile

@@ -1,8 +1,10 @@
 import { SvcError, type ModuleErrorCodes } from '../core/errors.ts'
-import type { JsonObject } from '../crdt/ops.ts'
-import type { MergePolicy } from '../crdt/record.ts'
+import type { Json, JsonObject } from '../crdt/ops.ts'
+import type { MergePolicy, WriteRule } from '../crdt/record.ts'
 import type { BundlesService } from './bundles/index.ts'
+import type { AccountData } from './account-data.ts'
 import type { LiveFeed } from './live-feeds.ts'
+import type { Doc } from './rows.ts'
 import type { SpaceChange, SpaceEngine } from './space-engine.ts'
 import type { TypesService } from './types/index.ts'
 
@@ -18,10 +20,17 @@ import type { TypesService } from './types/index.ts'
  * - `datasets`: the dataset kinds it serves (the `module` value of a declaration draft, its
  *   canonical key and collection, the schema `GET {S}/datasets` lists);
  * - `pins`: merge pins of its datasets (first write wins on those paths, on every peer);
+ * - a dataset's `writeRule`: who may write what in it, judged at merge on every peer;
  * - `service`: the per-space service it builds when a space opens (`services.of(module)`);
  * - `feeds`: live feeds its routes open (the translation of space changes into window input);
  * - `onCommit`: a hook run after every commit of a space, before the commit's change is
  *   announced and before the write that made it resolves;
+ * - `overlay`: fields of the account's own (computed, never synced to members) laid on records of
+ *   a dataset and on object rows before queries, sorts and live windows see them; the module
+ *   announces a moved overlay with `space.announceOverlay`;
+ * - `rowGroups`: row namespaces it owns (`<group>.<field>`), which the properties route writes
+ *   like a type's values: engine-computed fields refuse client writes, account- and local-scope
+ *   ones go to the account's scoped store;
  * - `errorCodes`: the error codes it throws beyond the core ones, declared in its own folder by
  *   merging into `ModuleErrorCodes` (sync/modules/editor/errors.ts); its server module gives
  *   each a status, and an app refuses to build when one is missing.
@@ -36,6 +45,8 @@ export interface SvcModule<S = unknown> {
   readonly service?: (ctx: ModuleContext) => S
   readonly feeds?: Readonly<Record<string, ModuleFeed<S>>>
   readonly onCommit?: (change: SpaceChange, service: S, ctx: ModuleContext) => void | Promise<void>
+  readonly overlay?: ModuleOverlay<S>
+  readonly rowGroups?: Readonly<Record<string, ModuleRowGroup<S>>>
   readonly errorCodes?: readonly (keyof ModuleErrorCodes)[]
 }
 
@@ -61,6 +72,13 @@ export interface ModuleDataset {
    * installs for it (bundles and object creation refuse it: 400 `type.reserved_carrier`).
    */
   reservedCarrier?: boolean
+  /**
+   * Who may write what in the canonical collection, judged when an op is folded into a record
+   * (in stamp order, on every peer, whatever order changes arrive in): an op it refuses is
+   * dropped like a pinned conflict. Pure; its contract is `WriteRuleInput`'s
+   * (sync/crdt/record.ts), the fold is sync/crdt/ruled-record.ts. Chat's is authorship.
+   */
+  writeRule?: WriteRule
 }
 
 /** What a module's service, feeds and hooks are built from: the space and its core services. */
@@ -68,7 +86,35 @@ export interface ModuleContext {
   readonly space: SpaceEngine
   readonly types: TypesService
   readonly bundles: BundlesService
+  /** The account's private datasets (its tech space; in memory for a space opened without an account). */
+  readonly account: AccountData
 }
+
+/**
+ * Account-local fields a module lays on documents, the way account- and local-scope values
+ * reach rows, but before selection: filters, sorts and live windows see them. Each gets the
+ * document as the space computed it (a copy it may change and return) and must be cheap for
+ * documents it does not touch. The space applies record overlays wherever a dataset's records
+ * become documents (queries, live windows) and row overlays whenever it refreshes a row.
+ */
+export interface ModuleOverlay<S> {
+  /** Records of one dataset of one object (a page or a whole collection at once). */
+  records?: (service: S, objectId: string, dataset: string, docs: Doc[]) => Doc[] | Promise<Doc[]>
+  row?: (service: S, objectId: string, doc: Doc) => Doc | Promise<Doc>
+}
+
+/** A row namespace a module owns on the objects it `accepts` (chat's `chat` group of counters and `notifyMode`). */
+export interface ModuleRowGroup<S> {
+  fields: Readonly<Record<string, ModuleRowField>>
+  accepts: (service: S, objectId: string, row: Doc) => boolean | Promise<boolean>
+}
+
+/**
+ * `engine`: computed by the module (an overlay lays it on rows); a client's write is 400
+ * `property.immutable`. `account`/`local`: the caller's own value in the scoped store, checked
+ * by `check` (a reason string refuses it: 400 `property.format_violation`).
+ */
+export type ModuleRowField = { scope: 'engine' } | { scope: 'account' | 'local'; check: (value: Json) => string | undefined }
 
 /** A live feed of a module: from its service and the route's parameters. */
 export type ModuleFeed<S> = (service: S, params: Readonly<Record<string, string>>) => LiveFeed
@@ -88,6 +134,7 @@ export class ModuleSet {
   private readonly kinds = new Map<string, ModuleDataset>()
   private readonly pins = new Map<string, readonly string[]>()
   private readonly noHistory = new Set<string>()
+  private readonly rules = new Map<string, WriteRule>()
 
   constructor(readonly list: readonly AnyModule[] = []) {
     const names = new Set<string>()
@@ -100,6 +147,7 @@ export class ModuleSet {
         this.kinds.set(d.kind, d)
         collections.add(d.canonicalCollection)
         if (d.history === false) this.noHistory.add(d.canonicalCollection)
+        if (d.writeRule) this.rules.set(d.canonicalCollection, d.writeRule)
       }
       for (const [ds, paths] of Object.entries(m.pins ?? {})) {
         if (this.pins.has(ds)) throw new SvcError('internal', `dataset ${ds} is pinned by two modules`)
@@ -127,16 +175,22 @@ export class ModuleSet {
     return !this.noHistory.has(collection)
   }
 
-  /** The space layer's pins, then the modules' (which never pin a dataset the base pins). */
+  /**
+   * The space layer's pins, then the modules' (which never pin a dataset the base pins), and
+   * the modules' write rules (the space layer has none).
+   */
   policy(base: MergePolicy): MergePolicy {
-    if (this.pins.size === 0) return base
+    if (this.pins.size === 0 && this.rules.size === 0) return base
     for (const ds of this.pins.keys()) if (base.pinnedPaths(ds).length > 0) throw new SvcError('internal', `dataset ${ds} is pinned by the space layer`)
+    if (base.writeRule) throw new SvcError('internal', 'the space layer has no write rules to compose with')
     const pins = this.pins
+    const rules = this.rules
     return {
       pinnedPaths(ds: string) {
         const own = base.pinnedPaths(ds)
         return own.length > 0 ? own : (pins.get(ds) ?? NONE)
       },
+      writeRule: (ds: string) => rules.get(ds),
     }
   }
 }

@@ -1,8 +1,10 @@
 import { SvcError } from '../core/errors.ts'
+import { MemoryAccountData, type AccountData } from './account-data.ts'
+import type { Doc } from './rows.ts'
 import { BundlesService } from './bundles/index.ts'
 import { History } from './history.ts'
 import { spacePolicy } from './schema.ts'
-import type { ModuleContext, ModuleSet, SvcModule } from './module.ts'
+import type { ModuleContext, ModuleRowField, ModuleSet, SvcModule } from './module.ts'
 import type { LiveFeed } from './live-feeds.ts'
 import type { SpaceChange, SpaceEngine } from './space-engine.ts'
 import { TypesService, type ScopedValueStore } from './types/index.ts'
@@ -20,12 +22,18 @@ export class SpaceServices implements ModuleContext {
   /** By module name (unique in the set), so a module value spread into another (a server module adding routes) finds the same service. */
   private readonly byModule = new Map<string, unknown>()
   private readonly hooks: Array<(c: SpaceChange) => void | Promise<void>> = []
+  private readonly recordOverlays: Array<(objectId: string, dataset: string, docs: Doc[]) => Doc[] | Promise<Doc[]>> = []
+  private readonly rowOverlays: Array<(objectId: string, doc: Doc) => Doc | Promise<Doc>> = []
+  readonly account: AccountData
+  private readonly rowGroups = new Map<string, BoundRowGroup>()
 
   constructor(
     readonly space: SpaceEngine,
     readonly modules: ModuleSet,
     scopedValues?: ScopedValueStore,
+    account?: AccountData,
   ) {
+    this.account = account ?? new MemoryAccountData(space.replica.me)
     this.types = new TypesService(space, { scopedValues })
     this.bundles = new BundlesService(this.types)
     for (const m of modules.list) {
@@ -33,7 +41,31 @@ export class SpaceServices implements ModuleContext {
       this.byModule.set(m.name, service)
       const hook = m.onCommit
       if (hook) this.hooks.push((c) => hook(c, service, this))
+      const { records, row } = m.overlay ?? {}
+      if (records) this.recordOverlays.push((o, ds, d) => records(service, o, ds, d))
+      if (row) this.rowOverlays.push((o, d) => row(service, o, d))
+      for (const [name, g] of Object.entries(m.rowGroups ?? {})) {
+        if (this.rowGroups.has(name)) throw new SvcError('internal', `row group ${name} is declared by two modules`)
+        this.rowGroups.set(name, { fields: g.fields, accepts: (id, r) => g.accepts(service, id, r) })
+      }
     }
+  }
+
+  /** Records of a dataset as documents, with the modules' overlays laid on. */
+  async overlayRecords(objectId: string, dataset: string, docs: Doc[]): Promise<Doc[]> {
+    for (const o of this.recordOverlays) docs = await o(objectId, dataset, docs)
+    return docs
+  }
+
+  /** The row group a module owns under this name, if any. */
+  rowGroup(name: string): BoundRowGroup | undefined {
+    return this.rowGroups.get(name)
+  }
+
+  /** An object row with the modules' overlays laid on. */
+  async overlayRow(objectId: string, doc: Doc): Promise<Doc> {
+    for (const o of this.rowOverlays) doc = await o(objectId, doc)
+    return doc
   }
 
   /** Version history of the space's objects (built on first use: it caches decoded changes). */
@@ -69,4 +101,10 @@ export class SpaceServices implements ModuleContext {
   get hasHooks(): boolean {
     return this.hooks.length > 0
   }
+}
+
+/** A module's row group with its service bound. */
+export interface BoundRowGroup {
+  fields: Readonly<Record<string, ModuleRowField>>
+  accepts: (objectId: string, row: Doc) => boolean | Promise<boolean>
 }

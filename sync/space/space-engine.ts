@@ -14,12 +14,23 @@ import type { Env } from '../core/env.ts'
 import { ModuleSet, type AnyModule } from './module.ts'
 import { SpaceServices } from './services.ts'
 import type { ScopedValueStore } from './types/index.ts'
+import type { AccountData } from './account-data.ts'
 
 /** How a space opens: the account's modules and its store of account- and local-scope values. */
 export interface SpaceOptions {
   modules?: ModuleSet | readonly AnyModule[]
   /** Default: an in-memory store (a bare engine, as in tests). */
   scopedValues?: ScopedValueStore
+  /** The account's private datasets for modules (default: in memory). */
+  accountData?: AccountData
+}
+
+/** What moved in a module's overlay (SpaceEngine.announceOverlay). */
+export interface OverlayMoves {
+  /** Object rows whose overlay moved, with the ops live object queries frame. */
+  rows?: Map<string, Array<{ type: '$set' | '$unset'; path: string; value?: unknown }>>
+  /** Per object and dataset, records whose overlay moved, with their frame ops. */
+  records?: SpaceChange['records']
 }
 
 export interface ModifyBody {
@@ -76,10 +87,10 @@ export class SpaceEngine {
     readonly modules: ModuleSet,
     /** Clock and randomness of this space's services (a simulated peer passes its own). */
     readonly env: Env,
-    scopedValues?: ScopedValueStore,
+    opts: SpaceOptions = {},
   ) {
     this.spaceIndexObjectId = spaceIndexObjectId
-    this.services = new SpaceServices(this, modules, scopedValues)
+    this.services = new SpaceServices(this, modules, opts.scopedValues, opts.accountData)
   }
 
   /** The replica's deps with the merge pins of the space layer and of the modules. */
@@ -91,7 +102,7 @@ export class SpaceEngine {
   static async create(deps: ReplicaDeps, owner: KeyPair, opts: { seed?: string; name?: string; description?: string; iconCid?: string } & SpaceOptions = {}): Promise<SpaceEngine> {
     const modules = ModuleSet.of(opts.modules)
     const replica = await SpaceReplica.create(SpaceEngine.depsWithPolicy(deps, modules), owner, { seed: opts.seed })
-    const engine = await SpaceEngine.attach(replica, modules, deps.env, opts.scopedValues)
+    const engine = await SpaceEngine.attach(replica, modules, deps.env, opts)
     const core: JsonObject = { types: ['spaceIndex'] }
     if (opts.name !== undefined) core.name = opts.name
     if (opts.description !== undefined) core.description = opts.description
@@ -102,16 +113,16 @@ export class SpaceEngine {
 
   static async open(deps: ReplicaDeps, spaceId: string, me: KeyPair, opts: SpaceOptions = {}): Promise<SpaceEngine> {
     const modules = ModuleSet.of(opts.modules)
-    return SpaceEngine.attach(await SpaceReplica.open(SpaceEngine.depsWithPolicy(deps, modules), spaceId, me), modules, deps.env, opts.scopedValues)
+    return SpaceEngine.attach(await SpaceReplica.open(SpaceEngine.depsWithPolicy(deps, modules), spaceId, me), modules, deps.env, opts)
   }
 
-  private static async attach(replica: SpaceReplica, modules: ModuleSet, env: Env, scopedValues?: ScopedValueStore): Promise<SpaceEngine> {
+  private static async attach(replica: SpaceReplica, modules: ModuleSet, env: Env, opts: SpaceOptions): Promise<SpaceEngine> {
     // The space index is derived: its id is known before the space's content has arrived.
     const indexId = derivedObjectId(replica.spaceId, SPACE_INDEX_SEED)
     if (replica.known && !replica.treeMeta(indexId)) await replica.createObject({ seed: SPACE_INDEX_SEED })
     // Not known yet (sync fills it): its index root is accepted when it arrives.
     else if (!replica.treeMeta(indexId)) await replica.expectDerived(SPACE_INDEX_SEED)
-    const e = new SpaceEngine(replica, indexId, modules, env, scopedValues)
+    const e = new SpaceEngine(replica, indexId, modules, env, opts)
     for (const t of replica.treeIds()) await e.refreshRow(t)
     // Commits are announced in order: each waits for the previous one's row refresh.
     replica.addCommitListener((info) => {
@@ -232,12 +243,13 @@ export class SpaceEngine {
   async datasetDocs(objectId: string, dataset: string): Promise<Doc[]> {
     this.requireObject(objectId)
     const recs = await this.replica.listRecords(objectId, dataset)
-    return recs.filter((r) => !r.deleted && r.value !== undefined).map(recordDoc)
+    return this.services.overlayRecords(objectId, dataset, recs.filter((r) => !r.deleted && r.value !== undefined).map(recordDoc))
   }
 
   async recordDoc(objectId: string, dataset: string, recordId: string): Promise<Doc | undefined> {
     const r = await this.replica.getRecord(objectId, dataset, recordId)
-    return r && !r.deleted && r.value !== undefined ? recordDoc(r) : undefined
+    if (!r || r.deleted || r.value === undefined) return undefined
+    return (await this.services.overlayRecords(objectId, dataset, [recordDoc(r)]))[0]
   }
 
   // ------------------------------------------------------------------ data plane
@@ -279,8 +291,28 @@ export class SpaceEngine {
   private async refreshRow(objectId: string) {
     const meta = this.replica.treeMeta(objectId)
     const rec = meta && !meta.deleted ? await this.replica.getRecord(objectId, ROW_DS, ROW_ID) : undefined
-    if (rec && !rec.deleted && rec.value !== undefined) this.rows.upsert(objectRowDoc(objectId, this.spaceId, rec))
+    if (rec && !rec.deleted && rec.value !== undefined) this.rows.upsert(await this.services.overlayRow(objectId, objectRowDoc(objectId, this.spaceId, rec)))
     else this.rows.remove(objectId)
+  }
+
+  /**
+   * A module's overlay moved without a commit (the account read messages here or on another
+   * of its devices): the rows are refreshed and the move is announced to live feeds like a
+   * change, in commit order. Resolves once announced. Not for use inside a commit hook
+   * awaiting it (it waits for the commit feed); a hook may call it without awaiting.
+   */
+  announceOverlay(moves: OverlayMoves): Promise<void> {
+    return this.feed.run(async () => {
+      const change: SpaceChange = { versionId: this.replica.versionId(), objects: new Set(), records: moves.records ?? new Map(), reloaded: new Set(), rowOps: new Map() }
+      for (const [id, ops] of moves.rows ?? []) {
+        if (!this.rows.get(id)) continue
+        await this.refreshRow(id)
+        change.objects.add(id)
+        change.rowOps.set(id, ops)
+      }
+      if (change.objects.size === 0 && change.records.size === 0) return
+      this.events.emit('change', change)
+    })
   }
 
   private async onCommit(info: CommitInfo) {

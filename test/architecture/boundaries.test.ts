@@ -79,7 +79,8 @@ const SYNC_NEIGHBOURS: Record<string, readonly string[]> = {
   query: ['core'],
   replica: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage'],
   protocol: ['core', 'crypto', 'dag', 'acl', 'replica'],
-  modules: ['core', 'crdt', 'query', 'replica', 'space'],
+  // crypto: hashes only (chat's change-derived message ids and read-state content keys).
+  modules: ['core', 'crypto', 'crdt', 'query', 'replica', 'space'],
   space: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage', 'query', 'replica'],
 }
 

@@ -25,6 +25,8 @@ import { isObj, type DatasetDecl } from './model.ts'
  * rules" 6).
  */
 export async function modifyDeclared(engine: SpaceEngine, body: ModifyBody): Promise<WriteResult> {
+  const readOnly = moduleReadOnlyFields(engine, body.dataset)
+  if (readOnly) return modifyModuleServed(engine, body, readOnly)
   const decl = await governingDecl(engine, body.objectId, body.dataset)
   if (!decl) return engine.modify(body)
   const rejections: WriteRejection[] = []
@@ -60,6 +62,40 @@ export async function deleteRecordsDeclared(engine: SpaceEngine, body: { objectI
   }
   if (allowed.length === 0) return { versionId: engine.replica.versionId(), changeId: '', recordIds: [], rejections }
   const res = await engine.deleteRecords({ ...body, recordIds: allowed })
+  if (rejections.length) res.rejections = [...rejections, ...(res.rejections ?? [])]
+  return res
+}
+
+/**
+ * Fields a module's record schema marks `readOnly` (stamped by its service or computed by the
+ * engine, such as chat's `creator` and `unread`), for the module's canonical collection; undefined
+ * for any other dataset.
+ */
+function moduleReadOnlyFields(engine: SpaceEngine, dataset: string): Set<string> | undefined {
+  const kind = engine.modules.allKinds().find((k) => k.canonicalCollection === dataset)
+  if (!kind) return undefined
+  const props = isObj(kind.schema.properties) ? kind.schema.properties : {}
+  return new Set(Object.entries(props).filter(([, p]) => isObj(p) && p.readOnly === true).map(([name]) => name))
+}
+
+/** `/modify` on a module-served collection: ops writing a read-only field are dropped (`upsert.rejected`, a stamped field). */
+async function modifyModuleServed(engine: SpaceEngine, body: ModifyBody, readOnly: Set<string>): Promise<WriteResult> {
+  engine.requireObject(body.objectId)
+  const rejections: WriteRejection[] = []
+  const records: ModifyBody['records'] = []
+  for (const rec of body.records) {
+    const cur = await engine.replica.getRecord(body.objectId, body.dataset, rec.id)
+    const value = cur && !cur.deleted && isObj(cur.value) ? cur.value : undefined
+    const ops: UserOp[] = []
+    rec.ops.forEach((op, index) => {
+      const field = touchedFields(op, value).find((f) => readOnly.has(f))
+      if (field) rejections.push({ recordId: rec.id, index, code: 'upsert.rejected', reason: `${field} is written by the server or computed by the engine, never by a client` })
+      else ops.push(op)
+    })
+    if (ops.length) records.push({ ...rec, ops })
+  }
+  if (records.length === 0) return { versionId: engine.replica.versionId(), changeId: '', recordIds: [], rejections }
+  const res = await engine.modify({ ...body, records })
   if (rejections.length) res.rejections = [...rejections, ...(res.rejections ?? [])]
   return res
 }

@@ -8,6 +8,7 @@ import { currentSlug, valueViolation } from './formats.ts'
 import { isObj, type PropertyDef } from './model.ts'
 import { findProperty } from './property-defs.ts'
 import { getType } from './type-defs.ts'
+import { setModuleGroupValues } from './module-groups.ts'
 
 /**
  * Where property values live, by the definition's `scope` (spec "Property definition": scope
@@ -130,6 +131,9 @@ export function valuesOfBody(body: unknown): Array<[string, unknown]> {
  *   one change on the row, account/local values go to the scoped store.
  */
 export async function setPropertyValues(engine: SpaceEngine, store: ScopedValueStore, objectId: string, typeKey: string, body: unknown): Promise<PropertySetResult> {
+  // A row group a module owns (chat's `chat`) is not a type: the module's fields and rules.
+  const group = typeKey === 'core' ? undefined : engine.services.rowGroup(typeKey)
+  if (group) return setModuleGroupValues(engine, store, group, objectId, typeKey, body)
   const entries = valuesOfBody(body)
   const row = engine.requireObject(objectId)
   if (typeKey !== 'core') {
