@@ -12,6 +12,7 @@ import { RateBuckets } from '../../sync/protocol/rate-buckets.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { Json } from '../../sync/crdt/ops.ts'
 import { Libp2pTransport } from './libp2p-transport.ts'
+import { P2P } from './constants.ts'
 import type { SvcLibp2p } from './libp2p-node.ts'
 
 export interface EventsNetworkOptions {
@@ -49,6 +50,8 @@ export class EventsNetwork implements BusNetwork {
   readonly receiver: EventsReceiver
   /** Events not sent, by reason (counted, never answered). */
   readonly unsent: Record<string, number> = {}
+  /** The last send in line (bounded by the outgoing rate: at most a burst of sends wait). */
+  private sending: Promise<void> = Promise.resolve()
 
   private constructor(private readonly o: EventsNetworkOptions, private readonly transport: Libp2pTransport) {
     const account = o.account
@@ -66,7 +69,7 @@ export class EventsNetwork implements BusNetwork {
   }
 
   static async start(o: EventsNetworkOptions): Promise<EventsNetwork> {
-    const transport = await Libp2pTransport.start(o.node, { protocol: EVENTS.protocol, maxFrameBytes: EVENTS.maxFrameBytes, maxQueuedSendBytes: 4 * 1024 * 1024, sendWatermarkBytes: 512 * 1024 })
+    const transport = await Libp2pTransport.start(o.node, { protocol: EVENTS.protocol, maxFrameBytes: EVENTS.maxFrameBytes, maxQueuedSendBytes: EVENTS.maxQueuedSendBytes, sendWatermarkBytes: EVENTS.sendWatermarkBytes, maxQueuedFrames: EVENTS.maxQueuedFrames, maxReadBufferBytes: EVENTS.maxFrameBytes + 16 + P2P.maxStreamWindowBytes })
     transport.setPeerFilter(o.refused)
     transport.onPeerFault((peer) => o.fault(peer, 'max'))
     const net = new EventsNetwork(o, transport)
@@ -104,7 +107,10 @@ export class EventsNetwork implements BusNetwork {
     if (to.length === 0) return this.count('no_peer')
     if (!this.outgoing.take('')) return this.count('rate')
     const body: EventBody = { type: event.type, ...(event.target !== undefined ? { target: event.target } : {}), ...(event.data !== undefined ? { data: event.data } : {}) }
-    void encodeEventFrame({ scope: event.scope, spaceId: replica.spaceId, readKeyId: keyId, readKey: key, body, key: this.o.keys.account, crypto: this.o.crypto, env: this.o.env })
+    const framed = encodeEventFrame({ scope: event.scope, spaceId: replica.spaceId, readKeyId: keyId, readKey: key, body, key: this.o.keys.account, crypto: this.o.crypto, env: this.o.env })
+    // Signatures run in parallel on the thread pool; frames leave in publish order.
+    this.sending = this.sending
+      .then(() => framed)
       .then((frame) => {
         for (const p of to) {
           try {
@@ -115,6 +121,10 @@ export class EventsNetwork implements BusNetwork {
         }
       })
       .catch(() => this.count('encode_failed'))
+  }
+
+  stats() {
+    return { unsent: { ...this.unsent }, dropped: { ...this.receiver.drops } as Record<string, number> }
   }
 
   private count(reason: string) {

@@ -23,6 +23,14 @@ export const EVENTS = {
   publishRefillMs: 1000 / 30,
   /** Largest frame of the events protocol: a sealed 64 KiB payload and its envelope. */
   maxFrameBytes: 96 * 1024,
+  /**
+   * A peer's frames waiting for the receiver before we stop reading its stream, and what may
+   * wait in our send buffer to one peer before its stream is reset: a peer costs at most about
+   * 16 frames plus one stream window of memory, never more.
+   */
+  maxQueuedFrames: 16,
+  maxQueuedSendBytes: 4 * 1024 * 1024,
+  sendWatermarkBytes: 512 * 1024,
   /** Event ids remembered to deliver each at most once (LRU beyond it). */
   dedupeIds: 8192,
   /** Sender timestamps further than this from our clock are dropped (no late replays). */

@@ -73,12 +73,12 @@ describe('the bus', () => {
   it('network scopes go to the network side, device scope never; a failing network side loses only the event', () => {
     const b = bus({ s: true })
     const sent: BusEvent[] = []
-    b.attachNetwork({ publish: (e) => void sent.push(e) })
+    b.attachNetwork({ publish: (e) => void sent.push(e), stats: () => ({ unsent: {}, dropped: {} }) })
     b.publish({ type: 'a', scope: 'device' })
     b.publish({ type: 'b', scope: 'account' })
     b.publish({ type: 'c', scope: 'space', spaceId: 's' })
     expect(sent.map((e) => e.type)).toEqual(['b', 'c'])
-    b.attachNetwork({ publish: () => { throw new Error('down') } })
+    b.attachNetwork({ publish: () => { throw new Error('down') }, stats: () => ({ unsent: {}, dropped: {} }) })
     expect(b.publish({ type: 'd', scope: 'account' })).toBe(0)
   })
 

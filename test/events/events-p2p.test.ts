@@ -62,6 +62,14 @@ describe('space events between two accounts over libp2p', () => {
     const ns = eventsOf(onB).map((e) => e.data.n)
     expect(new Set(ns).size).toBe(ns.length)
 
+    // A burst within the rate (after the bucket refilled) arrives whole, in order, once each.
+    await new Promise((r) => setTimeout(r, 2_100))
+    const before = eventsOf(onB).length
+    for (let i = 0; i < 50; i++) await ok(call(a.app, 'POST', '/v1/events', { type: 'ui.burst', scope: 'space', spaceId: s, data: { i, pad: 'x'.repeat(1024) } }))
+    await onB.until((f) => f.filter((x) => x.event === 'event').length >= before + 50, 15_000)
+    await new Promise((r) => setTimeout(r, 200))
+    expect(eventsOf(onB).slice(before).map((e) => e.data.i)).toEqual(Array.from({ length: 50 }, (_, i) => i))
+
     // The other way, and a cursor lands in b's own namespace on a.
     const cursorsOnA = await subscribe(a, `spaceId=${s}&type=editor.cursor.*`)
     await until('b cursor on a', async () => {
@@ -77,6 +85,15 @@ describe('space events between two accounts over libp2p', () => {
     await until('the guest active', async () => (await statusOf(b, g)).status === 'active' && (await statusOf(b, g)).ownRole === 'guest', 30_000)
     expect(expectError(await call(b.app, 'POST', '/v1/events', { type: 'ui.open_space', scope: 'space', spaceId: g }), 409, 'events.no_read_key')).toMatchObject({ spaceId: g })
     expectError(await call(b.app, 'GET', `/v1/events/subscribe?spaceId=${g}`), 409, 'events.no_read_key')
+    // The owner's space events are never sent to the guest's devices (recipients are full
+    // members at the sender's ACL state), so nothing even reaches the guest's receiver.
+    const droppedOnB = () => eventBusOf(b.engine.account()).networkStats()!.dropped
+    const droppedBefore = { ...droppedOnB() }
+    const noPeerBefore = eventBusOf(a.engine.account()).networkStats()!.unsent.no_peer ?? 0
+    for (let i = 0; i < 3; i++) await ok(call(a.app, 'POST', '/v1/events', { type: 'ui.open_space', scope: 'space', spaceId: g }))
+    await new Promise((r) => setTimeout(r, 300))
+    expect(droppedOnB()).toEqual(droppedBefore)
+    expect(eventBusOf(a.engine.account()).networkStats()!.unsent.no_peer).toBe(noPeerBefore + 3)
     // Device and account scope stay open to the guest's daemon.
     await ok(call(b.app, 'POST', '/v1/events', { type: 'ui.open_space', scope: 'device' }))
   }, 90_000)

@@ -203,4 +203,21 @@ describe('event bus stream: overflow and shutdown', () => {
       await x.close().catch(() => undefined)
     }
   })
+
+  it('a managed sign-out ends subscribers with deauthorized; every event route then answers 401 auth.required', async () => {
+    const x = await bootApp({ controlToken: 'tok' })
+    try {
+      const url = await listen(x.app)
+      const c = await openSse(`${url}/v1/events/subscribe`)
+      await c.until((f) => f.some((y) => y.event === 'ready'))
+      expect((await x.app.inject({ method: 'DELETE', url: '/v1/auth', headers: { 'x-svc-control-token': 'tok' } })).statusCode).toBe(204)
+      await c.ended
+      expect(c.frames.at(-1)).toEqual({ event: 'closed', data: { reason: 'deauthorized' } })
+      expectError(await call(x.app, 'POST', '/v1/events', { type: 'a', scope: 'device' }), 401, 'auth.required')
+      expectError(await call(x.app, 'GET', '/v1/events/subscribe'), 401, 'auth.required')
+      for (const route of ['progress', 'finish', 'cancel']) expectError(await call(x.app, 'POST', `/v1/processes/p/${route}`, {}), 401, 'auth.required')
+    } finally {
+      await x.close()
+    }
+  })
 })

@@ -20,6 +20,8 @@ export interface BusAccess {
 /** The network side (node/p2p/events-network.ts): sends an account or space event to peers. */
 export interface BusNetwork {
   publish(event: BusEvent): void
+  /** Counters of what was not sent and what peers sent that was dropped, by reason. */
+  stats(): { unsent: Record<string, number>; dropped: Record<string, number> }
 }
 
 export interface Subscription {
@@ -61,6 +63,11 @@ export class EventBus {
   /** The network side, once P2P runs (device-scope events never need it). */
   attachNetwork(net: BusNetwork | undefined): void {
     this.network = net
+  }
+
+  /** The network side's counters (undefined while P2P is off). */
+  networkStats(): ReturnType<BusNetwork['stats']> | undefined {
+    return this.network?.stats()
   }
 
   /** Subscribers right now (all interests). */
