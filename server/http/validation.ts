@@ -1,5 +1,5 @@
 import type { FastifyRequest, FastifySchemaValidationError } from 'fastify'
-import { SvcError } from '../../sync/core/errors.ts'
+import { SvcError, type ErrorCode } from '../../sync/core/errors.ts'
 
 /**
  * Schema validation: one Ajv (Fastify's) configured so unknown keys fail instead of being
@@ -11,7 +11,9 @@ export const AJV_OPTIONS = {
   coerceTypes: false,
   useDefaults: true,
   allErrors: false,
-} as const
+  /** Annotation only: the code a subschema's faults answer (see `errorCodeOn`). */
+  keywords: ['x-error-code'],
+}
 
 type Json = Record<string, unknown>
 interface ObjectSchema {
@@ -54,6 +56,18 @@ function isDeclared(schema: ObjectSchema | undefined, key: string): boolean {
   return Object.keys(schema?.patternProperties ?? {}).some((p) => new RegExp(p, 'u').test(key))
 }
 
+/** The nearest `x-error-code` on the schema path down to `segs` (a module's own code for that subtree). */
+function errorCodeOn(root: ObjectSchema | undefined, segs: string[]): string | undefined {
+  let s = root
+  let code: string | undefined
+  for (let i = 0; ; i++) {
+    const own = (s as Json | undefined)?.['x-error-code']
+    if (typeof own === 'string') code = own
+    if (!s || i === segs.length) return code
+    s = s.properties?.[segs[i]] ?? (/^\d+$/.test(segs[i]) ? s.items : undefined)
+  }
+}
+
 type Part = 'body' | 'querystring' | 'params' | 'headers'
 
 /** Maps a Fastify schema validation failure to the spec's `request.*` codes. */
@@ -72,6 +86,12 @@ export function validationError(
 
   if (part === 'body' && path.length === 0 && first.keyword === 'type') {
     return new SvcError('request.bad_json', 'the request body must be a JSON object')
+  }
+  // A subschema may name the code its faults answer (`x-error-code`, e.g. chat's agent group).
+  const coded = errorCodeOn(schema, path)
+  if (coded) {
+    const field = path.length > 0 ? dotted(path) : part
+    return new SvcError(coded as ErrorCode, `${field} ${first.message ?? 'is invalid'}`, { field })
   }
   switch (first.keyword) {
     case 'additionalProperties': {

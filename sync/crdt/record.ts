@@ -1,5 +1,6 @@
 import type { Json } from './ops.ts'
 import { canonical, coversPath, deepEqual, getPath, withPath } from './path.ts'
+import { applyRuled } from './ruled-record.ts'
 
 /**
  * Position of an op in the one total order every peer agrees on: (lamport, changeId, index in
@@ -37,19 +38,51 @@ export interface RecordState {
   created: StampInfo
   modified: StampInfo
   log: LogEntry[]
+  /** Datasets with a write rule: the op the rule accepted as the record's create (ruled-record.ts). */
+  first?: StampInfo
+  /** Datasets with a write rule, until the create is known: ops the rule could not accept yet, in stamp order. */
+  pending?: PendingOp[]
 }
 
-/** Schema facts merge needs: paths that are first-write-wins for a dataset. */
+/** An op merge folds into a record. */
+export type MergeOp = { k: 'set'; p: string; v: Json } | { k: 'unset'; p: string } | { k: 'delete' }
+
+/** An op a write rule refused while the record's create was unknown (it may be accepted once the create arrives). */
+export interface PendingOp {
+  s: StampInfo
+  op: MergeOp
+}
+
+/**
+ * What a write rule judges: one op, who signed its change, the record it targets, and the
+ * record's creator (the stamp of the op the rule accepted first, undefined before). Contract
+ * (what keeps the fold independent of arrival order and of log pruning): the rule is pure; it
+ * accepts at most one op of a record with `creator` undefined (the create); and its verdict on a
+ * later op depends only on these inputs, never on the record's value.
+ */
+export interface WriteRuleInput {
+  op: MergeOp
+  signer: string
+  changeId: string
+  recordId: string
+  creator: StampInfo | undefined
+}
+
+export type WriteRule = (input: WriteRuleInput) => boolean
+
+/** Schema facts merge needs: paths that are first-write-wins for a dataset, and its write rule. */
 export interface MergePolicy {
   pinnedPaths(ds: string): readonly string[]
+  /** Who may write what in a dataset, judged op by op in stamp order on every peer (refused ops are dropped). */
+  writeRule?(ds: string): WriteRule | undefined
 }
 
 export const noPins: MergePolicy = { pinnedPaths: () => [] }
 
-export type ApplyOutcome = 'applied' | 'dropped_pinned' | 'ignored_deleted'
+export type ApplyOutcome = 'applied' | 'dropped_pinned' | 'dropped_rule' | 'ignored_deleted'
 
-const minInfo = (a: StampInfo, b: StampInfo) => (compareStamps(a, b) <= 0 ? a : b)
-const maxInfo = (a: StampInfo, b: StampInfo) => (compareStamps(a, b) >= 0 ? a : b)
+export const minInfo = (a: StampInfo, b: StampInfo) => (compareStamps(a, b) <= 0 ? a : b)
+export const maxInfo = (a: StampInfo, b: StampInfo) => (compareStamps(a, b) >= 0 ? a : b)
 
 /** Would this op change a pinned path that already holds a value? Then it is dropped. */
 function violatesPin(doc: Json | undefined, e: LogEntry, pins: readonly string[]): boolean {
@@ -100,22 +133,30 @@ export function newRecordState(info: StampInfo): RecordState {
 /**
  * Applies one op to a record. In-order arrival (the common case) applies it on top; a late op
  * re-folds the live log, which yields exactly the state of folding every op in stamp order.
+ * With a write rule (`ruled`), the rule judges each op first (ruled-record.ts).
  */
 export function applyToRecord(
   state: RecordState | undefined,
   info: StampInfo,
-  op: { k: 'set'; p: string; v: Json } | { k: 'unset'; p: string } | { k: 'delete' },
+  op: MergeOp,
   pins: readonly string[],
+  ruled?: { rule: WriteRule; recordId: string },
 ): { state: RecordState; outcome: ApplyOutcome } {
+  if (ruled) return applyRuled(state, info, op, pins, ruled.rule, ruled.recordId)
   const st: RecordState = state
     ? { ...state, created: minInfo(state.created, info), modified: maxInfo(state.modified, info) }
     : newRecordState(info)
+  return mergeInto(st, info, op, pins)
+}
+
+/** Folds one op into `st` (already a copy whose created/modified the caller settled). */
+export function mergeInto(st: RecordState, info: StampInfo, op: MergeOp, pins: readonly string[]): { state: RecordState; outcome: ApplyOutcome } {
   if (st.deleted) {
     if (op.k === 'delete') st.deleted = minInfo(st.deleted, info)
     return { state: st, outcome: 'ignored_deleted' }
   }
   if (op.k === 'delete') {
-    return { state: { value: undefined, deleted: info, created: st.created, modified: st.modified, log: [] }, outcome: 'applied' }
+    return { state: { value: undefined, deleted: info, created: st.created, modified: st.modified, log: [], ...(st.first ? { first: st.first } : {}) }, outcome: 'applied' }
   }
   const stamp: Stamp = { l: info.l, c: info.c, i: info.i }
   const entry: LogEntry = op.k === 'set' ? { s: stamp, k: 'set', p: op.p, v: op.v } : { s: stamp, k: 'unset', p: op.p }

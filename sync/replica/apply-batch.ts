@@ -4,7 +4,7 @@ import { propertyIdSync } from '../crypto/hash.ts'
 import { compareChanges, decodeChange, type Change } from '../dag/change.ts'
 import { decodeAclRecord, type AclRecord } from '../acl/records.ts'
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
-import { applyToRecord, compareStamps, type StampInfo } from '../crdt/record.ts'
+import { applyToRecord, compareStamps, type MergeOp, type StampInfo } from '../crdt/record.ts'
 import { STORES, type WriteBatch } from '../storage/adapter.ts'
 import { aclRecordDep, citesStaleHead, isVoid, judgeAclRecord, judgeKey, judgeSignedRoot, judgeWriter, mayBuildOnDerivedRoot, treesAffected, witnessArrived } from './acl-rules.ts'
 import type { StoredRecord } from './record-codec.ts'
@@ -21,7 +21,6 @@ interface RootPayload {
 
 const NONE: readonly string[] = []
 
-type MergeOp = { k: 'set'; p: string; v: Json } | { k: 'unset'; p: string } | { k: 'delete' }
 
 /**
  * Stage two of ingest for one batch of checked changes (bytes, id and signature already
@@ -178,13 +177,15 @@ export class ApplyBatch {
       const k = keys[i]
       const cur = s.records.peek(k)
       const mop: MergeOp = op.op === 'set' ? { k: 'set', p: op.path, v: op.value } : op.op === 'unset' ? { k: 'unset', p: op.path } : { k: 'delete' }
-      const { state, outcome } = applyToRecord(cur, info, mop, s.policy.pinnedPaths(op.ds))
+      const rule = s.policy.writeRule?.(op.ds)
+      const { state, outcome } = applyToRecord(cur, info, mop, s.policy.pinnedPaths(op.ds), rule ? { rule, recordId } : undefined)
       const stored = state as StoredRecord
       stored.v = s.versionSeq
       s.records.set(k, stored)
       this.dirty.add(k)
       if (outcome === 'applied') this.touch(k, tree, op.ds, recordId, mop)
       if (outcome === 'dropped_pinned') this.drops?.push({ recordId, index: i, code: 'merge.pinned', reason: 'a pinned path already holds another value' })
+      if (outcome === 'dropped_rule') this.drops?.push({ recordId, index: i, code: 'merge.refused', reason: "the dataset's write rule refused this op" })
     }
   }
 

@@ -295,7 +295,8 @@ export class History {
         if (!recs) states.set(op.ds, (recs = new Map()))
         const info = { l: d.lamport, c: d.id, i, a: d.author, t: d.timestamp }
         const mop = op.op === 'set' ? { k: 'set' as const, p: op.path, v: op.value } : op.op === 'unset' ? { k: 'unset' as const, p: op.path } : { k: 'delete' as const }
-        recs.set(id, applyToRecord(recs.get(id), info, mop, this.policy.pinnedPaths(op.ds)).state)
+        const rule = this.policy.writeRule?.(op.ds)
+        recs.set(id, applyToRecord(recs.get(id), info, mop, this.policy.pinnedPaths(op.ds), rule ? { rule, recordId: id } : undefined).state)
       }
     }
     return states

@@ -1,6 +1,6 @@
 import { SvcError, type ModuleErrorCodes } from '../core/errors.ts'
 import type { Json, JsonObject } from '../crdt/ops.ts'
-import type { MergePolicy } from '../crdt/record.ts'
+import type { MergePolicy, WriteRule } from '../crdt/record.ts'
 import type { BundlesService } from './bundles/index.ts'
 import type { AccountData } from './account-data.ts'
 import type { LiveFeed } from './live-feeds.ts'
@@ -20,6 +20,7 @@ import type { TypesService } from './types/index.ts'
  * - `datasets`: the dataset kinds it serves (the `module` value of a declaration draft, its
  *   canonical key and collection, the schema `GET {S}/datasets` lists);
  * - `pins`: merge pins of its datasets (first write wins on those paths, on every peer);
+ * - a dataset's `writeRule`: who may write what in it, judged at merge on every peer;
  * - `service`: the per-space service it builds when a space opens (`services.of(module)`);
  * - `feeds`: live feeds its routes open (the translation of space changes into window input);
  * - `onCommit`: a hook run after every commit of a space, before the commit's change is
@@ -71,6 +72,13 @@ export interface ModuleDataset {
    * installs for it (bundles and object creation refuse it: 400 `type.reserved_carrier`).
    */
   reservedCarrier?: boolean
+  /**
+   * Who may write what in the canonical collection, judged when an op is folded into a record
+   * (in stamp order, on every peer, whatever order changes arrive in): an op it refuses is
+   * dropped like a pinned conflict. Pure; its contract is `WriteRuleInput`'s
+   * (sync/crdt/record.ts), the fold is sync/crdt/ruled-record.ts. Chat's is authorship.
+   */
+  writeRule?: WriteRule
 }
 
 /** What a module's service, feeds and hooks are built from: the space and its core services. */
@@ -126,6 +134,7 @@ export class ModuleSet {
   private readonly kinds = new Map<string, ModuleDataset>()
   private readonly pins = new Map<string, readonly string[]>()
   private readonly noHistory = new Set<string>()
+  private readonly rules = new Map<string, WriteRule>()
 
   constructor(readonly list: readonly AnyModule[] = []) {
     const names = new Set<string>()
@@ -138,6 +147,7 @@ export class ModuleSet {
         this.kinds.set(d.kind, d)
         collections.add(d.canonicalCollection)
         if (d.history === false) this.noHistory.add(d.canonicalCollection)
+        if (d.writeRule) this.rules.set(d.canonicalCollection, d.writeRule)
       }
       for (const [ds, paths] of Object.entries(m.pins ?? {})) {
         if (this.pins.has(ds)) throw new SvcError('internal', `dataset ${ds} is pinned by two modules`)
@@ -165,16 +175,22 @@ export class ModuleSet {
     return !this.noHistory.has(collection)
   }
 
-  /** The space layer's pins, then the modules' (which never pin a dataset the base pins). */
+  /**
+   * The space layer's pins, then the modules' (which never pin a dataset the base pins), and
+   * the modules' write rules (the space layer has none).
+   */
   policy(base: MergePolicy): MergePolicy {
-    if (this.pins.size === 0) return base
+    if (this.pins.size === 0 && this.rules.size === 0) return base
     for (const ds of this.pins.keys()) if (base.pinnedPaths(ds).length > 0) throw new SvcError('internal', `dataset ${ds} is pinned by the space layer`)
+    if (base.writeRule) throw new SvcError('internal', 'the space layer has no write rules to compose with')
     const pins = this.pins
+    const rules = this.rules
     return {
       pinnedPaths(ds: string) {
         const own = base.pinnedPaths(ds)
         return own.length > 0 ? own : (pins.get(ds) ?? NONE)
       },
+      writeRule: (ds: string) => rules.get(ds),
     }
   }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { CHANGE_DERIVED_ID } from '../../sync/crdt/ops.ts'
 import { CHAT_COLLECTION } from '../../sync/modules/chat/read-state/service.ts'
 import { CHAT_READ_PREFIX } from '../../sync/modules/chat/read-state/marks.ts'
 import { edit, react, readState, send, threeMembers } from '../chat/read-state-helpers.ts'
@@ -10,20 +11,23 @@ import { idFor } from '../helpers.ts'
  * can only write messages, edits and its own reactions into the shared space.
  */
 describe('a member writes flag fields into a message record', () => {
-  it('the engine shows its own flags, whatever the synced record holds', async () => {
+  it("merge refuses them on every peer (chat's write rule), and the engine shows its own flags", async () => {
     const { a, b, chatId, sync } = await threeMembers()
-    const m = await send(b, chatId, 'looks read', { unread: false, unreadMention: true, unreadReactions: true })
+    const now = { $date: new Date(b.env.now()).toISOString() }
+    const forged = await b.write(chatId, [
+      { op: 'set', ds: CHAT_COLLECTION, id: CHANGE_DERIVED_ID, path: '', value: { creator: b.replica.me, createdAt: now, modifiedAt: now, text: 'looks read', unread: false, unreadMention: true } },
+    ])
+    expect(forged.rejections?.map((r) => r.code)).toEqual(['merge.refused'])
     const n = await send(b, chatId, 'another')
     await sync(a, b)
     await readState(a).read(chatId, n)
-    // A forged change (not through /modify) sets the flag back on a read message.
-    await b.write(chatId, [{ op: 'set', ds: CHAT_COLLECTION, id: n, path: 'unread', value: true }])
+    // Its own later op setting a flag back on the message is refused too.
+    const again = await b.write(chatId, [{ op: 'set', ds: CHAT_COLLECTION, id: n, path: 'unread', value: true }])
+    expect(again.rejections?.map((r) => r.code)).toEqual(['merge.refused'])
     await sync(a, b)
-    const docs = new Map((await a.datasetDocs(chatId, CHAT_COLLECTION)).map((d) => [d.id, d]))
-    expect(docs.get(m)).not.toHaveProperty('unreadMention')
-    expect(docs.get(m)).not.toHaveProperty('unreadReactions')
-    expect(docs.get(m)).not.toHaveProperty('unread')
-    expect(docs.get(n)).not.toHaveProperty('unread')
+    const docs = await a.datasetDocs(chatId, CHAT_COLLECTION)
+    expect(docs.map((d) => d.id)).toEqual([n])
+    expect(docs[0]).not.toHaveProperty('unread')
     expect(a.objectDoc(chatId)?.chat).toEqual({ unreadCount: 0, unreadMentions: 0, unreadReactionsCount: 0 })
   })
 })

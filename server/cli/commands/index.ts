@@ -14,6 +14,7 @@ import { oneToOneCommand } from './one-to-one.ts'
 import { inviteCommand } from './invite.ts'
 import { joinCommand } from './join.ts'
 import { membersCommand } from './members.ts'
+import { chatCommand } from './chat.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -32,4 +33,5 @@ export const COMMANDS: readonly Command[] = [
   inviteCommand,
   joinCommand,
   membersCommand,
+  chatCommand,
 ]

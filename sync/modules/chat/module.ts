@@ -1,39 +1,62 @@
 import { defineModule } from '../../space/module.ts'
 import { RECORD_SCHEMA as R } from '../../space/types/index.ts'
+import { chatWriteRule } from './authorship.ts'
 import { CHAT_ERROR_CODES } from './errors.ts'
+import { CHAT_KIND, CHAT_MESSAGES, ChatMessages } from './messages.ts'
 
 /**
- * Chat's dataset kind (chat.md): the shared-only `chat_messages` collection, whose changes
- * version history leaves out, and whose types only the general-chat root may carry. Declared now because types and bundles already refer to it (the
- * catalog's general-chat root declares it); chat's service, routes and feeds come with the chat
- * issue, as additions to this module.
+ * Chat as a module (chat.md, docs/chat.md):
+ * - one dataset kind, `chat`: the shared-only `chat_messages` collection, whose changes version
+ *   history leaves out, whose types only the general-chat root may carry, and whose write rule
+ *   (authorship.ts) keeps edits and deletes to the author and reaction leaves to their signer
+ *   on every peer;
+ * - one service per space, ChatMessages (the write routes: send, edit, delete, react);
+ * - no feed of its own: reading is the data plane (`{S}/query`, `{S}/query/subscribe`).
+ * Its routes plugin is server/modules/chat.ts.
  */
 export const chatModule = defineModule({
   name: 'chat',
   errorCodes: CHAT_ERROR_CODES,
   datasets: [
     {
-      kind: 'chat',
+      kind: CHAT_KIND,
       canonicalKey: 'messages',
-      canonicalCollection: 'chat_messages',
+      canonicalCollection: CHAT_MESSAGES,
       sharedOnly: true,
       history: false,
       // chat.md: only the server-installed general-chat root carries a chat type.
       reservedCarrier: true,
+      // Author-only edits and deletes, signer-only reaction leaves, on every peer (authorship.ts).
+      writeRule: chatWriteRule,
       schema: {
         type: 'object',
         properties: {
           id: R.idField(),
           _ver: R.verField,
-          creator: R.synced({ type: 'string', readOnly: true }),
+          creator: R.synced({ type: 'string', readOnly: true, description: 'identity of the signer of the creating change' }),
           createdAt: R.synced({ ...R.instant, readOnly: true }),
-          modifiedAt: R.synced({ ...R.instant, readOnly: true }),
-          text: R.synced({ type: 'string', maxLength: 32768 }),
-          replyToMessageId: R.synced({ type: 'string', maxLength: 256 }),
-          mentions: R.synced({ type: 'array', items: { type: 'string' }, readOnly: true }),
-          attachments: R.synced({ type: 'object' }),
-          reactions: R.synced({ type: 'object' }),
-          agent: R.synced({ type: 'object', properties: { name: { type: 'string' }, debugLink: { type: 'string' }, done: { type: 'boolean' } } }),
+          modifiedAt: R.synced({ ...R.instant, readOnly: true, description: 'equal to createdAt until an edit' }),
+          text: R.synced({ type: 'string', maxLength: 32768, description: 'markdown, at most 32 KiB (UTF-8); required unless attachments is non-empty' }),
+          replyToMessageId: R.synced({ type: 'string', maxLength: 256, description: 'create-only soft reference' }),
+          mentions: R.synced({ type: 'array', items: { type: 'string' }, maxItems: 64, readOnly: true, description: 'derived by the server from svc://m/<spaceId>/<identity> links and the replied-to creator' }),
+          attachments: R.synced({
+            type: 'object',
+            maxProperties: 32,
+            propertyNames: { pattern: '^[A-Za-z0-9_-]{1,64}$' },
+            additionalProperties: { type: 'object', properties: { type: { type: 'string' }, link: { type: 'string', maxLength: 2048 } }, required: ['type', 'link'] },
+            description: 'create-only',
+          }),
+          reactions: R.synced({
+            type: 'object',
+            additionalProperties: { type: 'object', additionalProperties: {} },
+            description: 'emoji -> {identity: instant}; each leaf written only by its identity (the reactions route)',
+          }),
+          agent: R.synced({
+            type: 'object',
+            properties: { name: { type: 'string', maxLength: 256 }, debugLink: { type: 'string', maxLength: 2048 }, done: { type: 'boolean' } },
+            required: ['name', 'done'],
+            description: 'create-only; a hint, not signature-verified',
+          }),
           unread: R.local({ type: 'boolean', readOnly: true }),
           unreadMention: R.local({ type: 'boolean', readOnly: true }),
           unreadReactions: R.local({ type: 'boolean', readOnly: true }),
@@ -43,4 +66,5 @@ export const chatModule = defineModule({
       },
     },
   ],
+  service: ({ space, types }) => new ChatMessages(space, types),
 })

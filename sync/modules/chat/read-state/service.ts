@@ -116,10 +116,10 @@ export class ChatReadService {
     await this.space.settled()
   }
 
-  /** A chat carrier of this space: 404 `object.not_found` for anything else. */
+  /** A chat of this space, answered like the message routes: 404 `object.not_found`, or `dataset.not_found` for an object holding no chat. */
   async requireChat(chatId: string): Promise<void> {
     const row = this.space.requireObject(chatId)
-    if (!(await this.isChatRow(row))) throw new SvcError('object.not_found', 'not a chat: chat routes take the general-chat root (bundle.rootId)', { objectId: chatId })
+    if (!(await this.isChatRow(row))) throw new SvcError('dataset.not_found', 'this object holds no chat (chat routes take the general-chat root, bundle.rootId)', { objectId: chatId, dataset: CHAT_COLLECTION })
   }
 
   private held(st: ChatState, msgId: string): HeldMessage {
