@@ -108,7 +108,7 @@ export function objectRoutes(engine: RouteHost) {
       async (request) => {
         const body = parseSnapshotBody(request.body, { perObject: true, requireDataset: true })
         const sp = space(engine, request.params.spaceId)
-        return runQuery(await sp.datasetDocs(body.objectId as string, body.dataset as string), body.query)
+        return runQuery(await sp.datasetSource(body.objectId as string, body.dataset as string), body.query)
       },
     )
 

@@ -74,7 +74,7 @@ export function objectsFeed(space: SpaceEngine): LiveFeed {
 export function datasetFeed(space: SpaceEngine, objectId: string, dataset: string): LiveFeed {
   return {
     listen: (fn) => space.events.on('change', fn),
-    load: () => space.datasetDocs(objectId, dataset),
+    load: () => space.datasetSource(objectId, dataset),
     async translate(c, window) {
       const set: ChangeSet = { versionId: c.versionId, upserts: [], deletes: [] }
       if (c.objects.has(objectId) && !space.objectDoc(objectId)) {

@@ -7,6 +7,7 @@ import { derivedObjectId, SpaceReplica, type ReplicaDeps } from '../replica/spac
 import { modifyRecords } from './modify.ts'
 import type { CommitInfo, WriteResult } from '../replica/types.ts'
 import { InMemoryIndex, type QuerySource } from '../query/source.ts'
+import { DatasetCache } from './dataset-cache.ts'
 import { objectRowDoc, recordDoc, isJsonObject, asStringArray, type Doc } from './rows.ts'
 import { BUILTIN_TYPE_IDS, ROW_DS, ROW_ID, SPACE_INDEX_SEED, spacePolicy } from './schema.ts'
 import { Emitter } from '../core/emitter.ts'
@@ -78,6 +79,8 @@ export class SpaceEngine {
   readonly events = new Emitter<SpaceEvents>()
   /** The commit feed: each commit's row refresh, hooks and events, in commit order. */
   private readonly feed = new SerialQueue()
+  /** Documents of recently queried datasets, kept current below (dataset-cache.ts). */
+  private readonly datasets = new DatasetCache()
   /** The space's services (types, bundles, one per module), built when the space opens. */
   readonly services: SpaceServices
 
@@ -246,6 +249,29 @@ export class SpaceEngine {
     return this.services.overlayRecords(objectId, dataset, recs.filter((r) => !r.deleted && r.value !== undefined).map(recordDoc))
   }
 
+  /**
+   * The same documents as `datasetDocs`, as a query source held between queries: the first
+   * query of a dataset reads it in full; later ones reuse what the commit feed keeps current.
+   * Filled in the feed's lane, so no commit can fall between the read and the first update.
+   * Held documents are never mutated: callers only read them.
+   */
+  async datasetSource(objectId: string, dataset: string): Promise<QuerySource> {
+    this.requireObject(objectId)
+    const held = this.datasets.get(objectId, dataset)
+    if (held) return held
+    return this.feed.run(async () => this.datasets.get(objectId, dataset) ?? this.datasets.put(objectId, dataset, await this.datasetDocs(objectId, dataset)))
+  }
+
+  /** Brings held datasets up to date with records that moved (written, or overlays moved). */
+  private async refreshHeld(records: SpaceChange['records']) {
+    for (const [objectId, perDs] of records) {
+      for (const [dataset, perRecord] of perDs) {
+        if (!this.datasets.holds(objectId, dataset)) continue
+        for (const id of perRecord.keys()) this.datasets.update(objectId, dataset, id, await this.recordDoc(objectId, dataset, id))
+      }
+    }
+  }
+
   async recordDoc(objectId: string, dataset: string, recordId: string): Promise<Doc | undefined> {
     const r = await this.replica.getRecord(objectId, dataset, recordId)
     if (!r || r.deleted || r.value === undefined) return undefined
@@ -311,6 +337,7 @@ export class SpaceEngine {
         change.rowOps.set(id, ops)
       }
       if (change.objects.size === 0 && change.records.size === 0) return
+      await this.refreshHeld(change.records)
       this.events.emit('change', change)
     })
   }
@@ -341,6 +368,10 @@ export class SpaceEngine {
     for (const o of change.objects) await this.refreshRow(o)
     // Module hooks first: what they derive is current when the change is announced.
     if (this.services.hasHooks) await this.services.committed(change)
+    // After the hooks, so documents carry what they derived (a new message's unread flag).
+    for (const o of change.objects) if (!this.rows.get(o)) this.datasets.dropObject(o)
+    for (const o of change.reloaded) this.datasets.dropObject(o)
+    await this.refreshHeld(change.records)
     this.events.emit('change', change)
     if (acl) this.events.emit('members', { versionId: info.versionId })
   }
