@@ -25,7 +25,7 @@ export class AccountServices {
     return this.byModule.get(module.name) as A
   }
 
-  /** The account service of a module, or undefined when the module is not installed (a host wiring an optional module). */
+  /** The account service of a module, or undefined when the module is not installed or builds none (a host wiring an optional module). */
   find<S, A>(module: SvcModule<S, A>): A | undefined {
     return this.byModule.get(module.name) as A | undefined
   }

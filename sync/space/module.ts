@@ -99,7 +99,8 @@ export interface ModuleContext {
 
 /**
  * What a module's account service is built from: the account, not any one space. The account
- * engine is this context (it opens first, so a service sees every space it will ever hold).
+ * engine is this context; it builds the services before it follows any space, so a service
+ * hears every `spacesOpened`.
  */
 export interface AccountModuleContext {
   readonly accountId: string
