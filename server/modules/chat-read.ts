@@ -14,9 +14,9 @@ const MessageParams = Type.Object({ ...ChatParams.properties, msgId: Id('message
 
 /**
  * chat.md "Endpoints / Chat", the three read routes: 204, idempotent, forward-only, local (so
- * they work offline); the account's other devices learn of it when the tech space syncs. An
- * object that is not a chat answers 404 `object.not_found`; an unknown message 404
- * `chat.not_found` (its status is the chat module's).
+ * they work offline); the account's other devices learn of it when the tech space syncs. As the
+ * message routes: a missing object is 404 `object.not_found`, one holding no chat 404
+ * `dataset.not_found`, an unknown message 404 `chat.not_found` (its status is the chat module's).
  */
 const chatReadRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engine }) => {
   const app = typed(root)

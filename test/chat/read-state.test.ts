@@ -63,7 +63,7 @@ describe('chat read state on one device', () => {
     expect((await a.services.account.list(`chatRead/${a.spaceId}/${chatId}`)).length).toBe(5)
     await expectCode(readState(a).read(chatId, 'nope'), 'chat.not_found')
     await expectCode(readState(a).reactionsRead(chatId, 'nope'), 'chat.not_found')
-    await expectCode(readState(a).readAll(a.spaceIndexObjectId), 'object.not_found')
+    await expectCode(readState(a).readAll(a.spaceIndexObjectId), 'dataset.not_found', { dataset: 'chat_messages' })
     await expectCode(readState(a).readAll('missing'), 'object.not_found')
   })
 

@@ -62,7 +62,7 @@ describe('chat read routes', () => {
     expectError(await call(b.app, 'POST', `${O}/chat/messages/nope/read`), 404, 'chat.not_found')
     expectError(await call(b.app, 'POST', `${O}/chat/messages/nope/reactions-read`), 404, 'chat.not_found')
     const plain = await newObject(b.app, spaceId, {})
-    expectError(await call(b.app, 'POST', `${S}/objects/${plain}/chat/read-all`), 404, 'object.not_found')
+    expectError(await call(b.app, 'POST', `${S}/objects/${plain}/chat/read-all`), 404, 'dataset.not_found')
     expectError(await call(b.app, 'POST', `${S}/objects/missing/chat/read-all`), 404, 'object.not_found')
     expectError(await call(b.app, 'POST', `/v1/spaces/nospace/objects/${chatId}/chat/read-all`), 404, 'space.not_found')
   })

@@ -116,10 +116,10 @@ export class ChatReadService {
     await this.space.settled()
   }
 
-  /** A chat carrier of this space: 404 `object.not_found` for anything else. */
+  /** A chat of this space, answered like the message routes: 404 `object.not_found`, or `dataset.not_found` for an object holding no chat. */
   async requireChat(chatId: string): Promise<void> {
     const row = this.space.requireObject(chatId)
-    if (!(await this.isChatRow(row))) throw new SvcError('object.not_found', 'not a chat: chat routes take the general-chat root (bundle.rootId)', { objectId: chatId })
+    if (!(await this.isChatRow(row))) throw new SvcError('dataset.not_found', 'this object holds no chat (chat routes take the general-chat root, bundle.rootId)', { objectId: chatId, dataset: CHAT_COLLECTION })
   }
 
   private held(st: ChatState, msgId: string): HeldMessage {
@@ -186,11 +186,17 @@ export class ChatReadService {
     if (dataset !== CHAT_COLLECTION || docs.length === 0) return docs
     return this.lane.run(async () => {
       const st = await this.load(chatId)
-      return docs.map((doc) => {
+      for (const doc of docs) {
+        // Fast path, the common message: another account's, mentioning nobody here, no reactions to judge.
+        if (typeof doc.creator === 'string' && doc.creator !== this.me && !Array.isArray(doc.mentions)) {
+          setFlags(doc, !st.marks.read.has(doc.id), false, false)
+          continue
+        }
         const verId = isObject(doc._ver) && typeof doc._ver.id === 'string' ? doc._ver.id : ''
-        const f = factsOf(doc.id, verId, doc, st.messages.get(doc.id)?.creator ?? '', this.me)
-        return withFlags(doc, flagsOf(f, this.me, st.marks))
-      })
+        const f = flagsOf(factsOf(doc.id, verId, doc, st.messages.get(doc.id)?.creator ?? '', this.me), this.me, st.marks)
+        setFlags(doc, f.unread, f.unreadMention, f.unreadReactions)
+      }
+      return docs
     })
   }
 
@@ -343,14 +349,15 @@ export class ChatReadService {
   }
 }
 
-function withFlags(doc: Doc, flags: Flags): Doc {
-  const out: Doc = { ...doc }
+/** Lays flags on a document the space built for this call (the overlay contract: it may change it). */
+function setFlags(doc: Doc, unread: boolean, unreadMention: boolean, unreadReactions: boolean) {
   // Whatever a record holds under these names, the engine's value is what shows.
-  for (const name of FLAG_NAMES) {
-    if (flags[name]) out[name] = true
-    else delete out[name]
-  }
-  return out
+  if (unread) doc.unread = true
+  else if ('unread' in doc) delete doc.unread
+  if (unreadMention) doc.unreadMention = true
+  else if ('unreadMention' in doc) delete doc.unreadMention
+  if (unreadReactions) doc.unreadReactions = true
+  else if ('unreadReactions' in doc) delete doc.unreadReactions
 }
 
 function flagOps(before: Flags, after: Flags): FrameOps {
