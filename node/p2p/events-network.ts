@@ -2,11 +2,11 @@ import type { Env } from '../../sync/core/env.ts'
 import { EVENTS } from '../../sync/core/events-limits.ts'
 import type { CryptoProvider } from '../../sync/crypto/provider.ts'
 import type { WalletKeys } from '../../sync/crypto/wallet.ts'
-import { eventBusOf } from '../../sync/modules/events/account-bus.ts'
-import type { BusNetwork } from '../../sync/modules/events/bus.ts'
+import type { BusNetwork, EventBus } from '../../sync/modules/events/bus.ts'
 import { type BusEvent, dataBytes, validTarget, validType, withinTopicBudget } from '../../sync/modules/events/envelope.ts'
 import { ownsType } from '../../sync/modules/events/namespace.ts'
-import { EventsReceiver, fullMember } from '../../sync/protocol/events-receiver.ts'
+import { EventsReceiver } from '../../sync/protocol/events-receiver.ts'
+import { isFullMember } from '../../sync/replica/full-membership.ts'
 import { encodeEventFrame, type EventBody } from '../../sync/protocol/events-wire.ts'
 import { RateBuckets } from '../../sync/protocol/rate-buckets.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
@@ -18,6 +18,8 @@ import type { SvcLibp2p } from './libp2p-node.ts'
 export interface EventsNetworkOptions {
   node: SvcLibp2p
   account: AccountEngine
+  /** The account's bus (its `eventsModule` service): peers' events are delivered to it, its network-scope events sent. */
+  bus: EventBus
   keys: WalletKeys
   crypto: CryptoProvider
   env: Env
@@ -73,7 +75,7 @@ export class EventsNetwork implements BusNetwork {
     transport.setPeerFilter(o.refused)
     transport.onPeerFault((peer) => o.fault(peer, 'max'))
     const net = new EventsNetwork(o, transport)
-    const bus = eventBusOf(o.account)
+    const bus = o.bus
     transport.onMessage(async (peer, bytes) => {
       const r = await net.receiver.receive(peer, o.identityOf(peer), bytes)
       if (typeof r === 'string') {
@@ -102,7 +104,7 @@ export class EventsNetwork implements BusNetwork {
     if (!keyId || !key) return this.count('no_key')
     const to = this.transport.peers().filter((p) => {
       const id = this.o.identityOf(p)
-      return id !== undefined && (event.scope === 'account' ? id === account.accountId : fullMember(replica, id))
+      return id !== undefined && (event.scope === 'account' ? id === account.accountId : isFullMember(replica, id))
     })
     if (to.length === 0) return this.count('no_peer')
     if (!this.outgoing.take('')) return this.count('rate')
@@ -132,7 +134,7 @@ export class EventsNetwork implements BusNetwork {
   }
 
   async close(): Promise<void> {
-    eventBusOf(this.o.account).attachNetwork(undefined)
+    this.o.bus.attachNetwork(undefined)
     await this.transport.close()
   }
 }

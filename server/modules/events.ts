@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { eventsModule } from '../../sync/modules/events/module.ts'
-import { eventBusOf } from '../../sync/modules/events/account-bus.ts'
 import { checkSubscribe } from '../../sync/modules/events/envelope.ts'
 import { EVENTS } from '../../sync/core/events-limits.ts'
 import { ProcessRegistry, publishedRecord } from '../../node/daemon/processes.ts'
@@ -17,7 +16,7 @@ import { withRoutes, type ModuleRouteOptions } from './module.ts'
  */
 const eventsRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engine }) => {
   const app = typed(root)
-  const bus = () => eventBusOf(engine.account())
+  const bus = () => engine.account().services.of(eventsModule)
 
   // Processes published on the bus show in `GET /v1/processes` beside the daemon's own work.
   const registry = (engine as { processes?: unknown }).processes

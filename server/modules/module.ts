@@ -8,7 +8,7 @@ import type { ModuleErrorStatus } from '../errors.ts'
  * plugin. It *is* a SvcModule, so one list goes to both the account engine (DaemonHost
  * `modules`) and `buildApp({modules})`.
  */
-export interface ServerModule<S = unknown> extends SvcModule<S> {
+export interface ServerModule<S = unknown, A = unknown> extends SvcModule<S, A> {
   /** Registered with `{engine}` once an engine serves the app; no route list names a module. */
   readonly routes?: FastifyPluginAsync<ModuleRouteOptions>
   /** The module's own error codes (declared in its sync folder) with their HTTP statuses. */
@@ -16,7 +16,7 @@ export interface ServerModule<S = unknown> extends SvcModule<S> {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyServerModule = ServerModule<any> & AnyModule
+export type AnyServerModule = ServerModule<any, any> & AnyModule
 
 /** The options every module's routes plugin gets. */
 export interface ModuleRouteOptions {
@@ -24,6 +24,6 @@ export interface ModuleRouteOptions {
 }
 
 /** A module with its routes plugin and the statuses of its error codes. */
-export function withRoutes<S>(module: SvcModule<S>, routes?: FastifyPluginAsync<ModuleRouteOptions>, errorStatus?: ModuleErrorStatus): ServerModule<S> {
+export function withRoutes<S, A>(module: SvcModule<S, A>, routes?: FastifyPluginAsync<ModuleRouteOptions>, errorStatus?: ModuleErrorStatus): ServerModule<S, A> {
   return { ...module, ...(routes ? { routes } : {}), ...(errorStatus ? { errorStatus } : {}) }
 }

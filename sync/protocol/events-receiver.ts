@@ -1,6 +1,7 @@
 import { EVENTS } from '../core/events-limits.ts'
 import type { Aead } from '../crypto/aead.ts'
 import type { CryptoProvider } from '../crypto/provider.ts'
+import { isFullMember } from '../replica/full-membership.ts'
 import type { SpaceReplica } from '../replica/space-replica.ts'
 import { BoundedMap } from './bounded-map.ts'
 import { decodeEventFrame, MalformedEvent, openEventBody, verifyEventFrame, type EventBody, type WireScope } from './events-wire.ts'
@@ -28,14 +29,6 @@ export interface EventsReceiverHost {
   replica(spaceId: string): SpaceReplica | undefined
   /** Last word on the opened body (grammar, budget, self-owned namespaces); false drops it. */
   accept(body: EventBody, scope: WireScope, signer: string): boolean
-}
-
-const FULL: ReadonlySet<string> = new Set(['owner', 'admin', 'writer', 'reader'])
-
-/** Whether `identity` is a full member of the replica's space now, and the space has a read key. */
-export function fullMember(replica: SpaceReplica, identity: string): boolean {
-  const st = replica.acl.current()
-  return st.readKeyId !== undefined && FULL.has(st.roleOf(identity))
 }
 
 /**
@@ -88,7 +81,7 @@ export class EventsReceiver {
     if (this.seen.has(dedupeKey)) return 'duplicate'
     const replica = f.scope === 'account' ? (f.spaceId === this.host.techSpaceId ? this.host.replica(f.spaceId) : undefined) : f.spaceId === this.host.techSpaceId ? undefined : this.host.replica(f.spaceId)
     if (!replica) return 'unknown_space'
-    if (f.scope === 'account' ? f.signer !== this.host.accountId : !fullMember(replica, f.signer) || !fullMember(replica, this.host.accountId)) return 'not_member'
+    if (f.scope === 'account' ? f.signer !== this.host.accountId : !isFullMember(replica, f.signer) || !isFullMember(replica, this.host.accountId)) return 'not_member'
     const key = replica.keyring.get(f.readKeyId)
     if (!key) return 'no_key'
     if (!(await verifyEventFrame(f, this.crypto))) return 'bad_signature'

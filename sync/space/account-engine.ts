@@ -9,7 +9,8 @@ import { derivedRoot } from '../dag/change.ts'
 import { encodeAclRecord } from '../acl/records.ts'
 import { Emitter } from '../core/emitter.ts'
 import { SpaceEngine, type SpaceChange, type SpaceOptions } from './space-engine.ts'
-import { ModuleSet, type AnyModule } from './module.ts'
+import { ModuleSet, type AccountModuleContext, type AnyModule } from './module.ts'
+import { AccountServices } from './account-services.ts'
 import { Devices } from './devices.ts'
 import { AccountScopedValues } from './scoped-values.ts'
 import { TechAccountData } from './account-data.ts'
@@ -88,7 +89,7 @@ export interface SpaceRow extends PairRow {
  * across its own devices) and every space it holds. One per daemon for the process lifetime
  * of an account.
  */
-export class AccountEngine {
+export class AccountEngine implements AccountModuleContext {
   readonly accountId: string
   readonly devices: Devices
   /** Account- and local-scope property values of every space (each space's TypesService holds it). */
@@ -101,6 +102,8 @@ export class AccountEngine {
   readonly sharing: Sharing
   /** One-to-one spaces (sync/space/one-to-one.ts). */
   readonly oneToOne: OneToOne
+  /** The modules' account services (`accountService`), built last in the constructor. */
+  readonly services: AccountServices
   /** Stops keeping our profile in the spaces we share (profiles.ts). */
   private stopProfiles: () => void = () => undefined
 
@@ -142,6 +145,12 @@ export class AccountEngine {
       info: (id) => this.info(id),
       publishProfile: (e) => publishProfile(this, e),
     })
+    // Before any space is followed, so an account service hears every `spacesOpened`.
+    this.services = new AccountServices(this, modules)
+  }
+
+  get env(): Env {
+    return this.deps.env
   }
 
   /** Feeds the account's emitter from a space's (once per opened space). */
@@ -427,6 +436,7 @@ export class AccountEngine {
   }
 
   async close(): Promise<void> {
+    await this.services.close()
     this.stopProfiles()
     this.scopedValues.close()
     this.spaces.clear()

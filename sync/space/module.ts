@@ -1,8 +1,11 @@
 import { SvcError, type ModuleErrorCodes } from '../core/errors.ts'
+import type { Emitter } from '../core/emitter.ts'
+import type { Env } from '../core/env.ts'
 import type { Json, JsonObject } from '../crdt/ops.ts'
 import type { MergePolicy, WriteRule } from '../crdt/record.ts'
 import type { BundlesService } from './bundles/index.ts'
 import type { AccountData } from './account-data.ts'
+import type { AccountEvents } from './account-engine.ts'
 import type { LiveFeed } from './live-feeds.ts'
 import type { Doc } from './rows.ts'
 import type { SpaceChange, SpaceEngine } from './space-engine.ts'
@@ -21,7 +24,10 @@ import type { TypesService } from './types/index.ts'
  *   canonical key and collection, the schema `GET {S}/datasets` lists);
  * - `pins`: merge pins of its datasets (first write wins on those paths, on every peer);
  * - a dataset's `writeRule`: who may write what in it, judged at merge on every peer;
- * - `service`: the per-space service it builds when a space opens (`services.of(module)`);
+ * - `service`: the per-space service it builds when a space opens (`space.services.of(module)`);
+ * - `accountService`: the one service per account it builds when the account engine opens
+ *   (`account.services.of(module)`), for what belongs to the account rather than to a space
+ *   (the event bus); closed with the account when it has a `close`;
  * - `feeds`: live feeds its routes open (the translation of space changes into window input);
  * - `onCommit`: a hook run after every commit of a space, before the commit's change is
  *   announced and before the write that made it resolves;
@@ -38,11 +44,12 @@ import type { TypesService } from './types/index.ts'
  * Merge pins and dataset kinds decide what every peer computes, so the list is part of the
  * release: peers that hold the same changes must run the same modules.
  */
-export interface SvcModule<S = unknown> {
+export interface SvcModule<S = unknown, A = unknown> {
   readonly name: string
   readonly datasets?: readonly ModuleDataset[]
   readonly pins?: Readonly<Record<string, readonly string[]>>
   readonly service?: (ctx: ModuleContext) => S
+  readonly accountService?: (ctx: AccountModuleContext) => A
   readonly feeds?: Readonly<Record<string, ModuleFeed<S>>>
   readonly onCommit?: (change: SpaceChange, service: S, ctx: ModuleContext) => void | Promise<void>
   readonly overlay?: ModuleOverlay<S>
@@ -52,7 +59,7 @@ export interface SvcModule<S = unknown> {
 
 /** A module of any service type (lists hold modules of different service types). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyModule = SvcModule<any>
+export type AnyModule = SvcModule<any, any>
 
 /** A dataset kind a module serves. */
 export interface ModuleDataset {
@@ -91,6 +98,23 @@ export interface ModuleContext {
 }
 
 /**
+ * What a module's account service is built from: the account, not any one space. The account
+ * engine is this context; it builds the services before it follows any space, so a service
+ * hears every `spacesOpened`.
+ */
+export interface AccountModuleContext {
+  readonly accountId: string
+  /** The account's clock and randomness (a simulated peer passes its own). */
+  readonly env: Env
+  /** The account's typed events: changes and members of every held space, spaces opened, sync status, processes. */
+  readonly events: Emitter<AccountEvents>
+  /** A held space the account may use now; 404 `space.not_found`, or the sharing gate's code for a pending one. */
+  space(spaceId: string): SpaceEngine
+  /** A held space (the tech space included, pending ones too), or undefined. */
+  held(spaceId: string): SpaceEngine | undefined
+}
+
+/**
  * Account-local fields a module lays on documents, the way account- and local-scope values
  * reach rows, but before selection: filters, sorts and live windows see them. Each gets the
  * document as the space computed it (a copy it may change and return) and must be cheap for
@@ -119,8 +143,8 @@ export type ModuleRowField = { scope: 'engine' } | { scope: 'account' | 'local';
 /** A live feed of a module: from its service and the route's parameters. */
 export type ModuleFeed<S> = (service: S, params: Readonly<Record<string, string>>) => LiveFeed
 
-/** Identity helper: infers `S` from `service`, so `services.of(module)` is typed. */
-export function defineModule<S>(m: SvcModule<S>): SvcModule<S> {
+/** Identity helper: infers `S` from `service` and `A` from `accountService`, so both `services.of(module)` are typed. */
+export function defineModule<S = unknown, A = unknown>(m: SvcModule<S, A>): SvcModule<S, A> {
   return m
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { keyPairFromSeed } from '../../sync/crypto/keys.ts'
-import { eventBusOf } from '../../sync/modules/events/account-bus.ts'
+import { eventsModule } from '../../sync/modules/events/module.ts'
 import { checkSubscribe, type DeliveredEvent } from '../../sync/modules/events/envelope.ts'
 import { ownerToken } from '../../sync/modules/events/namespace.ts'
 import { keyFor } from '../helpers.ts'
@@ -87,13 +87,13 @@ describe('space events between two accounts over libp2p', () => {
     expectError(await call(b.app, 'GET', `/v1/events/subscribe?spaceId=${g}`), 409, 'events.no_read_key')
     // The owner's space events are never sent to the guest's devices (recipients are full
     // members at the sender's ACL state), so nothing even reaches the guest's receiver.
-    const droppedOnB = () => eventBusOf(b.engine.account()).networkStats()!.dropped
+    const droppedOnB = () => b.engine.account().services.of(eventsModule).networkStats()!.dropped
     const droppedBefore = { ...droppedOnB() }
-    const noPeerBefore = eventBusOf(a.engine.account()).networkStats()!.unsent.no_peer ?? 0
+    const noPeerBefore = a.engine.account().services.of(eventsModule).networkStats()!.unsent.no_peer ?? 0
     for (let i = 0; i < 3; i++) await ok(call(a.app, 'POST', '/v1/events', { type: 'ui.open_space', scope: 'space', spaceId: g }))
     await new Promise((r) => setTimeout(r, 300))
     expect(droppedOnB()).toEqual(droppedBefore)
-    expect(eventBusOf(a.engine.account()).networkStats()!.unsent.no_peer).toBe(noPeerBefore + 3)
+    expect(a.engine.account().services.of(eventsModule).networkStats()!.unsent.no_peer).toBe(noPeerBefore + 3)
     // Device and account scope stay open to the guest's daemon.
     await ok(call(b.app, 'POST', '/v1/events', { type: 'ui.open_space', scope: 'device' }))
   }, 90_000)
@@ -120,17 +120,17 @@ describe('account events between two devices of one account over libp2p', () => 
     const d2 = await device(2)
     await d2.p2p()!.node.dial(d1.p2p()!.node.getMultiaddrs()[0])
     const got: DeliveredEvent[] = []
-    const sub = eventBusOf(d1.account()).subscribe(checkSubscribe({ scope: ['account'] }), (e) => void got.push(e))
+    const sub = d1.account().services.of(eventsModule).subscribe(checkSubscribe({ scope: ['account'] }), (e) => void got.push(e))
     try {
       await until('an account event on the first device', async () => {
-        eventBusOf(d2.account()).publish({ type: 'process.started', scope: 'account', target: 'job.1', data: { kind: 'sync' } })
+        d2.account().services.of(eventsModule).publish({ type: 'process.started', scope: 'account', target: 'job.1', data: { kind: 'sync' } })
         return got.length > 0
       })
       expect(got[0]).toEqual({ type: 'process.started', scope: 'account', target: 'job.1', data: { kind: 'sync' }, sender: { identity: d1.account().accountId, self: true } })
       // The process the other device announced is live here too.
-      expect(eventBusOf(d1.account()).processes.live('job.1')).toHaveLength(1)
+      expect(d1.account().services.of(eventsModule).processes.live('job.1')).toHaveLength(1)
       // Device scope never leaves the process.
-      eventBusOf(d2.account()).publish({ type: 'ui.local', scope: 'device' })
+      d2.account().services.of(eventsModule).publish({ type: 'ui.local', scope: 'device' })
       await new Promise((r) => setTimeout(r, 300))
       expect(got.some((e) => e.type === 'ui.local')).toBe(false)
     } finally {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { eventBusOf } from '../../sync/modules/events/account-bus.ts'
+import { eventsModule } from '../../sync/modules/events/module.ts'
 import { bootApp, call, expectError, listen, newSpace, ok, openSse, type Booted, type SseClient } from './helpers.ts'
 
 /** Process events on the bus (chat.md "Event envelope"), their helper routes, and `GET /v1/processes`. */
@@ -87,7 +87,7 @@ describe('process helper routes', () => {
 
   it('several publishers running one id: cancel is 409 process.ambiguous with details.identities; progress still finds ours', async () => {
     const s = await newSpace(b.app, 'Shared work')
-    const bus = eventBusOf(b.engine.account())
+    const bus = b.engine.account().services.of(eventsModule)
     const other = 'Zz9Other1111111111111111111111111111111111'
     // Another member's daemon announced the same id in the space (what the network side hands the bus).
     bus.deliverRemote({ type: 'process.started', scope: 'space', spaceId: s, target: 'dup', data: { kind: 'index' } }, other)

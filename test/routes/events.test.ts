@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { eventBusOf } from '../../sync/modules/events/account-bus.ts'
+import { eventsModule } from '../../sync/modules/events/module.ts'
 import { ownerToken } from '../../sync/modules/events/namespace.ts'
 import { bootApp, call, expectError, listen, newSpace, ok, openSse, type Booted, type SseClient } from './helpers.ts'
 
@@ -130,7 +130,7 @@ describe('POST /v1/events and GET /v1/events/subscribe', () => {
 
   it('100 interest patterns per space: identical filters share one, the 101st distinct is 409 events.too_many_patterns', async () => {
     const s = await newSpace(b.app, 'Budget')
-    const bus = eventBusOf(b.engine.account())
+    const bus = b.engine.account().services.of(eventsModule)
     const subs = []
     for (let i = 0; i < 99; i++) subs.push(bus.subscribe({ spaceIds: [s], types: [`t${i}`] }, () => undefined))
     expect(bus.patternsOf(s)).toBe(99)

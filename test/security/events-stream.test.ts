@@ -6,7 +6,7 @@ import * as lp from 'it-length-prefixed'
 import { DaemonHost } from '../../node/daemon/daemon-host.ts'
 import { keyPairFromSeed } from '../../sync/crypto/keys.ts'
 import { EVENTS } from '../../sync/core/events-limits.ts'
-import { eventBusOf } from '../../sync/modules/events/account-bus.ts'
+import { eventsModule } from '../../sync/modules/events/module.ts'
 import { checkSubscribe, type DeliveredEvent } from '../../sync/modules/events/envelope.ts'
 import type { SvcLibp2p } from '../../node/p2p/libp2p-node.ts'
 import { keyFor } from '../helpers.ts'
@@ -64,13 +64,13 @@ async function worstLag(work: () => Promise<void>): Promise<number> {
 describe('attack: a stranger floods the events protocol', () => {
   it('thousands of junk frames from a peer that proved no account reach no subscriber and never stall the event loop', async () => {
     const got: DeliveredEvent[] = []
-    const sub = eventBusOf(d.account()).subscribe(checkSubscribe({}), (e) => void got.push(e))
+    const sub = d.account().services.of(eventsModule).subscribe(checkSubscribe({}), (e) => void got.push(e))
     try {
       const { stream } = await eventsStream()
       const junk = Array.from({ length: 20_000 }, (_, i) => lp.encode.single(new Uint8Array(64).fill(i & 0xff)).subarray())
       // In chunks of 500 frames: the attacker's own sending costs this process little.
       const chunks = Array.from({ length: junk.length / 500 }, (_, i) => Buffer.concat(junk.slice(i * 500, (i + 1) * 500)))
-      const dropped = () => eventBusOf(d.account()).networkStats()!.dropped
+      const dropped = () => d.account().services.of(eventsModule).networkStats()!.dropped
       const handled = () => (dropped().unauthenticated ?? 0) + (dropped().rate ?? 0)
       // The lag is measured until the daemon has looked at every frame.
       const lag = await worstLag(async () => {

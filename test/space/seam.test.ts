@@ -1,12 +1,14 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
 import { AccountEngine, type AccountEvents } from '../../sync/space/account-engine.ts'
-import { defineModule, ModuleSet } from '../../sync/space/module.ts'
+import { defineModule, ModuleSet, type AccountModuleContext } from '../../sync/space/module.ts'
 import { spacePolicy } from '../../sync/space/schema.ts'
 import { SpaceEngine, type SpaceChange } from '../../sync/space/space-engine.ts'
 import { editorModule } from '../../sync/modules/editor/module.ts'
+import { eventsModule } from '../../sync/modules/events/module.ts'
+import { checkSubscribe } from '../../sync/modules/events/envelope.ts'
 import { MemoryStorageAdapter } from '../../sync/storage/memory.ts'
 import { deps, idFor, keyFor, seededEnv } from '../helpers.ts'
 
@@ -89,6 +91,78 @@ describe('module set', () => {
     expect(engine.services.bundles.types).toBe(engine.services.types)
     const absent = defineModule({ name: 'absent', service: () => 1 })
     expect(() => engine.services.of(absent)).toThrow(/not installed/)
+  })
+})
+
+describe('account services', () => {
+  /** An account-level service that records what it was built from, what it heard and when it closed. */
+  class Ledger {
+    readonly opened: string[] = []
+    constructor(readonly name: string, readonly ctx: AccountModuleContext, private readonly log: string[]) {
+      log.push(`build ${name}`)
+      ctx.events.on('spacesOpened', (e) => void this.opened.push(...e.spaceIds))
+    }
+    close() {
+      this.log.push(`close ${this.name}`)
+    }
+  }
+
+  it('are built once when the account opens, typed by the module, and closed with it in reverse order', async () => {
+    const log: string[] = []
+    const first = defineModule({ name: 'first', accountService: (ctx) => new Ledger('first', ctx, log) })
+    const second = defineModule({ name: 'second', accountService: (ctx) => new Ledger('second', ctx, log) })
+    const failing = defineModule({ name: 'failing', accountService: () => ({ close: () => Promise.reject(new Error('close failed')) }) })
+    const spaceOnly = defineModule({ name: 'space-only', service: () => 1 })
+    const a = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(4), accountKey: keyFor(1), modules: [first, spaceOnly, failing, second] })
+    try {
+      expect(log).toEqual(['build first', 'build second'])
+      // Typed by the module value: no cast, and the same instance on every call.
+      const ledger: Ledger = a.services.of(first)
+      expect(a.services.of(first)).toBe(ledger)
+      expect(ledger.ctx.accountId).toBe(a.accountId)
+      expect(ledger.ctx.env).toBe(a.env)
+      // Built before any space opens: it hears every space the account opens.
+      const info = await a.createSpace({ name: 'S' })
+      expect(ledger.opened).toContain(info.id)
+      expect(ledger.ctx.space(info.id)).toBe(a.space(info.id))
+      expect(ledger.ctx.held(a.tech.spaceId)).toBe(a.tech)
+      expect(() => ledger.ctx.space('nowhere')).toThrow(/space not found/)
+      expect(() => a.services.of(spaceOnly)).toThrow(/no account service/)
+      expect(a.services.find(spaceOnly)).toBeUndefined()
+      const absent = defineModule({ name: 'absent', accountService: () => 1 })
+      expect(() => a.services.of(absent)).toThrow(/not installed/)
+      expect(a.services.find(absent)).toBeUndefined()
+    } finally {
+      const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+      try {
+        await a.close()
+        // A later module may use an earlier one's service: the later closes first. A failing close stops no other.
+        expect(log).toEqual(['build first', 'build second', 'close second', 'close first'])
+        expect(quiet).toHaveBeenCalledWith('module account service failed to close', expect.any(Error))
+        await a.close()
+        expect(log.filter((l) => l.startsWith('close'))).toHaveLength(2)
+      } finally {
+        quiet.mockRestore()
+      }
+    }
+  })
+
+  it("the event bus is the events module's account service: one per account, closed with it", async () => {
+    const crypto = await defaultCryptoProvider()
+    const open = (n: number) => AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto, env: seededEnv(n), accountKey: keyFor(n), modules: [eventsModule] })
+    const [a, b] = [await open(5), await open(6)]
+    const bus = a.services.of(eventsModule)
+    expect(bus.accountId).toBe(a.accountId)
+    expect(b.services.of(eventsModule)).not.toBe(bus)
+    const got: string[] = []
+    bus.subscribe(checkSubscribe({}), (e) => void got.push(e.type))
+    expect(bus.publish({ type: 'ui.ping', scope: 'device' })).toBe(1)
+    expect(got).toEqual(['ui.ping'])
+    await a.close()
+    await b.close()
+    // Nothing reaches a subscriber of a closed account's bus.
+    expect(bus.publish({ type: 'ui.ping', scope: 'device' })).toBe(0)
+    expect(got).toEqual(['ui.ping'])
   })
 })
 

@@ -65,6 +65,13 @@ export class EventBus {
     this.network = net
   }
 
+  /** With the account: nothing more reaches a subscriber or the network. */
+  close(): void {
+    this.network = undefined
+    this.interests.clear()
+    this.patterns.clear()
+  }
+
   /** The network side's counters (undefined while P2P is off). */
   networkStats(): ReturnType<BusNetwork['stats']> | undefined {
     return this.network?.stats()
