@@ -95,14 +95,7 @@ export class ChatReadService {
     })
   }
 
-  /** Flags of held messages (for tests and the simulator's checker: what the overlay lays on). */
-  async flags(chatId: string): Promise<Map<string, Flags>> {
-    return this.lane.run(async () => {
-      const st = await this.load(chatId)
-      return new Map([...st.messages.values()].map((f) => [f.id, flagsOf(f, this.me, st.marks)]))
-    })
-  }
-
+  /** The chat's counters as this device computes them now (the row shows them once the chat holds a message). */
   async counters(chatId: string): Promise<Counters> {
     return this.lane.run(async () => this.countersOf(await this.load(chatId)))
   }
