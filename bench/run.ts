@@ -19,6 +19,8 @@ const benches: Record<string, () => Promise<Bench>> = {
   sharing: async () => (await import('./sharing.ts')).benchSharing as Bench,
   identities: async () => (await import('./identities.ts')).benchIdentities as Bench,
   acl: async () => (await import('./acl.ts')).benchAcl as Bench,
+  chat: async () => (await import('./chat.ts')).benchChat as Bench,
+  events: async () => (await import('./events.ts')).benchEvents as Bench,
 }
 
 const args = process.argv.slice(2)

@@ -128,13 +128,7 @@ export const ERROR_STATUS: Readonly<Record<CoreErrorCode, HttpStatus>> = {
   internal: 500,
   'crypto.decrypt_failed': 500, // choice: engine-internal, never answered on purpose
 
-  // Events, push, processes (chat.md)
-  'events.payload_too_large': 400,
-  'events.no_read_key': 409,
-  'events.too_many_patterns': 409,
-  'events.topic_not_owned': 403,
-  'process.not_found': 404,
-  'process.ambiguous': 409,
+  // Push (chat.md; the events module gives its own codes' statuses)
   'push.disabled': 409,
 }
 

@@ -17,6 +17,7 @@ import { WireSharing } from '../../sync/protocol/sharing-wire.ts'
 import { AddedPeers } from '../p2p/added-peers.ts'
 import { PeerBook } from '../p2p/peer-book.ts'
 import type { Durability } from '../account/files.ts'
+import { EventsNetwork } from '../p2p/events-network.ts'
 
 export interface P2POptions {
   account: AccountEngine
@@ -210,6 +211,9 @@ export class P2PService {
     stops.push(() => scheduled.stop())
     const peers = new AddedPeers(node, book, (p) => session.identityOf(p), realTimer, () => o.env.now(), o.redial)
     stops.push(() => peers.stop())
+    // Network-scope events of the event bus: their own protocol, peers proved by head sync.
+    const events = await EventsNetwork.start({ node, account, keys: o.keys, crypto: o.crypto, env: o.env, identityOf: (p) => session.identityOf(p), refused: (p) => guard.refused(p), fault: (p, w) => guard.fault(p, w === 'max' ? guard.maxFaults : 1) && hangUp(p) })
+    stops.push(() => void events.close())
     return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard, sharing, peers)
   }
 

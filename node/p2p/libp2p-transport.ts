@@ -20,6 +20,12 @@ export interface Libp2pTransportOptions {
   /** Bytes waiting in a peer's send buffer past which `drain` asks the sender to wait. */
   sendWatermarkBytes?: number
   maxQueuedFrames?: number
+  /**
+   * Bytes libp2p may hold for a paused inbound stream before resetting it (default one largest
+   * frame). A protocol whose frames are smaller than the stream window passes the window plus a
+   * frame, or a peer's ordinary burst would reset its stream whenever reading pauses.
+   */
+  maxReadBufferBytes?: number
 }
 
 /**
@@ -44,6 +50,7 @@ export class Libp2pTransport implements Transport {
   private readonly maxQueuedSendBytes: number
   private readonly sendWatermarkBytes: number
   private readonly maxQueuedFrames: number
+  private readonly maxReadBufferBytes: number
   private messageHandler: Handler<[string, Uint8Array]> = () => undefined
   private upHandler: Handler<[string]> = () => undefined
   private downHandler: Handler<[string]> = () => undefined
@@ -60,6 +67,7 @@ export class Libp2pTransport implements Transport {
     this.maxQueuedSendBytes = opts.maxQueuedSendBytes ?? P2P.maxQueuedSendBytes
     this.sendWatermarkBytes = opts.sendWatermarkBytes ?? P2P.sendWatermarkBytes
     this.maxQueuedFrames = opts.maxQueuedFrames ?? P2P.maxQueuedFrames
+    this.maxReadBufferBytes = opts.maxReadBufferBytes ?? this.maxFrameBytes + 16
   }
 
   static async start(node: SvcLibp2p, opts: Libp2pTransportOptions = {}): Promise<Libp2pTransport> {
@@ -209,7 +217,7 @@ export class Libp2pTransport implements Transport {
       this.count('refused_peer')
       return stream.abort(new Error('peer is backed off'))
     }
-    stream.maxReadBufferLength = this.maxFrameBytes + 16
+    stream.maxReadBufferLength = this.maxReadBufferBytes
     const decoder = new FrameDecoder(this.maxFrameBytes, this.maxFrameBytes + 16 + P2P.maxStreamWindowBytes)
     this.inbound.add(stream)
     this.inboundPeer.set(stream, from)

@@ -125,13 +125,7 @@ export const ERROR_CODES = [
   /** A sealed box that does not open; the replica turns it into a typed rejection, never a reply. */
   'crypto.decrypt_failed',
 
-  // Events, push, processes (chat.md; `chat.*` codes are the chat module's)
-  'events.payload_too_large',
-  'events.no_read_key',
-  'events.too_many_patterns',
-  'events.topic_not_owned',
-  'process.not_found',
-  'process.ambiguous',
+  // Push (chat.md; `chat.*`, `events.*` and `process.*` codes are their modules')
   'push.disabled',
 ] as const
 

@@ -2,12 +2,13 @@ import type { AnyModule } from '../space/module.ts'
 import { chatModule } from './chat/module.ts'
 import { chatReadModule } from './chat/read-state/module.ts'
 import { editorModule } from './editor/module.ts'
+import { eventsModule } from './events/module.ts'
 
-export { chatModule, chatReadModule, editorModule }
+export { chatModule, chatReadModule, editorModule, eventsModule }
 
 /**
  * The release's modules, in order (hooks run in this order). A daemon hands this list to its
  * account engine; server/modules/index.ts pairs each with its routes for the HTTP app. Adding a
  * module adds a line here and nowhere else in sync/ (docs/architecture.md "Adding a module").
  */
-export const DEFAULT_MODULES: readonly AnyModule[] = [editorModule, chatModule, chatReadModule]
+export const DEFAULT_MODULES: readonly AnyModule[] = [editorModule, chatModule, chatReadModule, eventsModule]

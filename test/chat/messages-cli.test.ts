@@ -76,7 +76,7 @@ describe('svc chat', () => {
     expect(lines().at(-1)!.event).toBe('closed')
   })
 
-  it('the live window: added on send, updated on edit and reaction, removed (deleted) on delete', async () => {
+  it('the live window: added on send, updated on edit and on a reaction set or unset, removed (deleted) on delete', async () => {
     const { url, spaceId, chat } = await setup()
     const M = `/v1/spaces/${spaceId}/objects/${chat}/chat/messages`
     const sse = await openSse(`${url}/v1/spaces/${spaceId}/query/subscribe`, { objectId: chat, dataset: 'chat_messages', sort: ['-_ver.id'], limit: 2 })
@@ -89,6 +89,9 @@ describe('svc chat', () => {
       await sse.until(() => changes().some((c) => c.updated.some((u: any) => u.id === id && u.doc.text === 'one, edited')))
       await ok(call(b!.app, 'POST', `${M}/${id}/reactions/${encodeURIComponent('🎉')}`))
       await sse.until(() => changes().some((c) => c.updated.some((u: any) => u.id === id && u.doc.reactions)))
+      // Removing the reaction is an update of the message (its leaf unset); it stays in the window.
+      await ok(call(b!.app, 'POST', `${M}/${id}/reactions/${encodeURIComponent('🎉')}`))
+      await sse.until(() => changes().some((c) => c.updated.some((u: any) => u.id === id && u.ops.some((o: any) => o.type === '$unset' && o.path.startsWith('reactions.🎉.')))))
       const id2 = (await ok(call(b!.app, 'POST', M, { text: 'two' }), 201)).recordIds[0]
       await ok(call(b!.app, 'DELETE', `${M}/${id2}`))
       await sse.until(() => changes().some((c) => c.removed.some((r: any) => r.id === id2 && r.reason === 'deleted')))

@@ -66,9 +66,9 @@ export class AccountDevice {
   /**
    * A well-formed write signed with this account's key: on the object's heads, citing the ACL
    * head this replica holds, sealed under its current read key. Whether the account may write
-   * is exactly what it does not check.
+   * is exactly what it does not check. `set` is the one op it makes (default `v` = 'forged').
    */
-  async craftWrite(objectId: string, dataset: string, recordId: string, seq = 1_000_000): Promise<Change> {
+  async craftWrite(objectId: string, dataset: string, recordId: string, seq = 1_000_000, set: { path: string; value: unknown } = { path: 'v', value: 'forged' }): Promise<Change> {
     const rep = this.replica
     const cite = rep.acl.citation()
     const aclHeadId = 'head' in cite ? cite.head : cite.merge[0]
@@ -77,7 +77,7 @@ export class AccountDevice {
     if (!readKey) throw new Error('this device reaches no read key')
     const meta = rep.treeMeta(objectId)
     if (!meta) throw new Error(`object ${objectId} is not on this device`)
-    const payload = seal(systemEnv, readKey, encodeCanonical({ ops: [{ op: 'set', ds: dataset, id: recordId, path: 'v', value: 'forged' }] }))
+    const payload = seal(systemEnv, readKey, encodeCanonical({ ops: [{ op: 'set', ds: dataset, id: recordId, path: set.path, value: set.value }] }))
     return signChange(crypto, this.key, {
       spaceId: rep.spaceId, treeId: objectId, prevIds: meta.heads, aclHeadId, seq, lamport: meta.maxLamport + 1, timestamp: Date.now(), readKeyId, payload,
     })

@@ -15,6 +15,7 @@ import { inviteCommand } from './invite.ts'
 import { joinCommand } from './join.ts'
 import { membersCommand } from './members.ts'
 import { chatCommand } from './chat.ts'
+import { eventsCommand } from './events.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -34,4 +35,5 @@ export const COMMANDS: readonly Command[] = [
   joinCommand,
   membersCommand,
   chatCommand,
+  eventsCommand,
 ]
