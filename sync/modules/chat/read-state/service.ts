@@ -232,9 +232,21 @@ export class ChatReadService {
         }
         const before = this.countersOf(st)
         const shown = st.messages.size > 0
-        if (ids === 'all') st.messages = await this.loadMessages(chatId)
-        else for (const id of ids) await this.refreshMessage(chatId, st, id)
-        st.counters = undefined
+        if (ids === 'all') {
+          st.messages = await this.loadMessages(chatId)
+          st.counters = undefined
+        } else {
+          // Counters move by the touched messages' flags only (a commit touches few of a long chat's).
+          const next = { ...before }
+          for (const id of ids) {
+            const old = st.messages.get(id)
+            if (old) count(next, flagsOf(old, this.me, st.marks), -1)
+            await this.refreshMessage(chatId, st, id)
+            const now = st.messages.get(id)
+            if (now) count(next, flagsOf(now, this.me, st.marks), 1)
+          }
+          st.counters = next
+        }
         const after = this.countersOf(st)
         // Counters show once the chat holds a message: the first one lays them on even at 0.
         if (shown !== st.messages.size > 0) void this.space.announceOverlay({ rows: new Map([[chatId, shown ? COUNTERS_GONE : counterOps(after)]]) })
@@ -371,6 +383,12 @@ function counterOps(after: Counters, before?: Counters): FrameOps {
 }
 
 const COUNTERS_GONE: FrameOps = [{ type: '$unset', path: 'chat.unreadCount' }, { type: '$unset', path: 'chat.unreadMentions' }, { type: '$unset', path: 'chat.unreadReactionsCount' }]
+
+function count(c: Counters, f: Flags, by: 1 | -1) {
+  if (f.unread) c.unreadCount += by
+  if (f.unreadMention) c.unreadMentions += by
+  if (f.unreadReactions) c.unreadReactionsCount += by
+}
 
 const sameCounters = (a: Counters, b: Counters) => a.unreadCount === b.unreadCount && a.unreadMentions === b.unreadMentions && a.unreadReactionsCount === b.unreadReactionsCount
 
