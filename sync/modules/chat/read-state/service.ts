@@ -72,7 +72,14 @@ export class ChatReadService {
     this.space = ctx.space
     this.account = ctx.account
     this.me = ctx.space.replica.me
-    this.account.onChange((touched) => this.marksMoved(touched))
+    // Held weakly: the account outlives a space it stops holding (deleted, left), and its
+    // emitter must not keep that space's engine alive. The listener goes with the service.
+    const self = new WeakRef(this)
+    const off = this.account.onChange((touched) => {
+      const svc = self.deref()
+      if (svc) svc.marksMoved(touched)
+      else off()
+    })
   }
 
   // ------------------------------------------------------------------ routes
