@@ -11,7 +11,6 @@ import { typeDatasets } from '../../../space/types/dataset-decls.ts'
 import {
   applyAdds,
   countersOf,
-  emptyMarks,
   factsOf,
   flagsOf,
   isEmpty,
@@ -20,11 +19,11 @@ import {
   readUpTo,
   type ChatMarks,
   type Counters,
-  type Flags,
   type MarkAdds,
   type MessageFacts,
 } from './compute.ts'
 import { chatOfDataset, markOps, marksDataset, marksOf } from './marks.ts'
+import { count, counterOps, COUNTERS_GONE, flagOps, sameCounters, setFlags, unionInto, type FrameOps } from './moves.ts'
 
 /** The collection of chat messages (chat.md: `chat_messages`, served by the chat module). */
 export const CHAT_COLLECTION = 'chat_messages'
@@ -41,8 +40,6 @@ interface ChatState {
   counters?: Counters
 }
 
-const FLAG_NAMES = ['unread', 'unreadMention', 'unreadReactions'] as const
-type FrameOps = Array<{ type: '$set' | '$unset'; path: string; value?: unknown }>
 
 /**
  * Chat read state of one space for this account (chat.md "Chat read state"): the flags on
@@ -360,56 +357,3 @@ export class ChatReadService {
     return false
   }
 }
-
-/** Lays flags on a document the space built for this call (the overlay contract: it may change it). */
-function setFlags(doc: Doc, unread: boolean, unreadMention: boolean, unreadReactions: boolean) {
-  // Whatever a record holds under these names, the engine's value is what shows.
-  if (unread) doc.unread = true
-  else if ('unread' in doc) delete doc.unread
-  if (unreadMention) doc.unreadMention = true
-  else if ('unreadMention' in doc) delete doc.unreadMention
-  if (unreadReactions) doc.unreadReactions = true
-  else if ('unreadReactions' in doc) delete doc.unreadReactions
-}
-
-function flagOps(before: Flags, after: Flags): FrameOps {
-  const ops: FrameOps = []
-  for (const name of FLAG_NAMES) {
-    if (before[name] === after[name]) continue
-    ops.push(after[name] ? { type: '$set', path: name, value: true } : { type: '$unset', path: name })
-  }
-  return ops
-}
-
-function counterOps(after: Counters, before?: Counters): FrameOps {
-  const ops: FrameOps = []
-  for (const k of ['unreadCount', 'unreadMentions', 'unreadReactionsCount'] as const) {
-    if (!before || before[k] !== after[k]) ops.push({ type: '$set', path: `chat.${k}`, value: after[k] })
-  }
-  return ops
-}
-
-const COUNTERS_GONE: FrameOps = [{ type: '$unset', path: 'chat.unreadCount' }, { type: '$unset', path: 'chat.unreadMentions' }, { type: '$unset', path: 'chat.unreadReactionsCount' }]
-
-function count(c: Counters, f: Flags, by: 1 | -1) {
-  if (f.unread) c.unreadCount += by
-  if (f.unreadMention) c.unreadMentions += by
-  if (f.unreadReactions) c.unreadReactionsCount += by
-}
-
-const sameCounters = (a: Counters, b: Counters) => a.unreadCount === b.unreadCount && a.unreadMentions === b.unreadMentions && a.unreadReactionsCount === b.unreadReactionsCount
-
-function unionInto(into: ChatMarks, from: ChatMarks) {
-  for (const id of from.read) into.read.add(id)
-  for (const [src, dst] of [
-    [from.mentionSeen, into.mentionSeen],
-    [from.reactionSeen, into.reactionSeen],
-  ] as const) {
-    for (const [id, keys] of src) {
-      let s = dst.get(id)
-      if (!s) dst.set(id, (s = new Set()))
-      for (const k of keys) s.add(k)
-    }
-  }
-}
-
