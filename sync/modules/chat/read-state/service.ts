@@ -11,7 +11,6 @@ import { typeDatasets } from '../../../space/types/dataset-decls.ts'
 import {
   applyAdds,
   countersOf,
-  emptyMarks,
   factsOf,
   flagsOf,
   isEmpty,
@@ -20,11 +19,11 @@ import {
   readUpTo,
   type ChatMarks,
   type Counters,
-  type Flags,
   type MarkAdds,
   type MessageFacts,
 } from './compute.ts'
 import { chatOfDataset, markOps, marksDataset, marksOf } from './marks.ts'
+import { count, counterOps, COUNTERS_GONE, flagOps, sameCounters, setFlags, unionInto, type FrameOps } from './moves.ts'
 
 /** The collection of chat messages (chat.md: `chat_messages`, served by the chat module). */
 export const CHAT_COLLECTION = 'chat_messages'
@@ -41,8 +40,6 @@ interface ChatState {
   counters?: Counters
 }
 
-const FLAG_NAMES = ['unread', 'unreadMention', 'unreadReactions'] as const
-type FrameOps = Array<{ type: '$set' | '$unset'; path: string; value?: unknown }>
 
 /**
  * Chat read state of one space for this account (chat.md "Chat read state"): the flags on
@@ -72,7 +69,14 @@ export class ChatReadService {
     this.space = ctx.space
     this.account = ctx.account
     this.me = ctx.space.replica.me
-    this.account.onChange((touched) => this.marksMoved(touched))
+    // Held weakly: the account outlives a space it stops holding (deleted, left), and its
+    // emitter must not keep that space's engine alive. The listener goes with the service.
+    const self = new WeakRef(this)
+    const off = this.account.onChange((touched) => {
+      const svc = self.deref()
+      if (svc) svc.marksMoved(touched)
+      else off()
+    })
   }
 
   // ------------------------------------------------------------------ routes
@@ -95,14 +99,7 @@ export class ChatReadService {
     })
   }
 
-  /** Flags of held messages (for tests and the simulator's checker: what the overlay lays on). */
-  async flags(chatId: string): Promise<Map<string, Flags>> {
-    return this.lane.run(async () => {
-      const st = await this.load(chatId)
-      return new Map([...st.messages.values()].map((f) => [f.id, flagsOf(f, this.me, st.marks)]))
-    })
-  }
-
+  /** The chat's counters as this device computes them now (the row shows them once the chat holds a message). */
   async counters(chatId: string): Promise<Counters> {
     return this.lane.run(async () => this.countersOf(await this.load(chatId)))
   }
@@ -239,9 +236,21 @@ export class ChatReadService {
         }
         const before = this.countersOf(st)
         const shown = st.messages.size > 0
-        if (ids === 'all') st.messages = await this.loadMessages(chatId)
-        else for (const id of ids) await this.refreshMessage(chatId, st, id)
-        st.counters = undefined
+        if (ids === 'all') {
+          st.messages = await this.loadMessages(chatId)
+          st.counters = undefined
+        } else {
+          // Counters move by the touched messages' flags only (a commit touches few of a long chat's).
+          const next = { ...before }
+          for (const id of ids) {
+            const old = st.messages.get(id)
+            if (old) count(next, flagsOf(old, this.me, st.marks), -1)
+            await this.refreshMessage(chatId, st, id)
+            const now = st.messages.get(id)
+            if (now) count(next, flagsOf(now, this.me, st.marks), 1)
+          }
+          st.counters = next
+        }
         const after = this.countersOf(st)
         // Counters show once the chat holds a message: the first one lays them on even at 0.
         if (shown !== st.messages.size > 0) void this.space.announceOverlay({ rows: new Map([[chatId, shown ? COUNTERS_GONE : counterOps(after)]]) })
@@ -348,50 +357,3 @@ export class ChatReadService {
     return false
   }
 }
-
-/** Lays flags on a document the space built for this call (the overlay contract: it may change it). */
-function setFlags(doc: Doc, unread: boolean, unreadMention: boolean, unreadReactions: boolean) {
-  // Whatever a record holds under these names, the engine's value is what shows.
-  if (unread) doc.unread = true
-  else if ('unread' in doc) delete doc.unread
-  if (unreadMention) doc.unreadMention = true
-  else if ('unreadMention' in doc) delete doc.unreadMention
-  if (unreadReactions) doc.unreadReactions = true
-  else if ('unreadReactions' in doc) delete doc.unreadReactions
-}
-
-function flagOps(before: Flags, after: Flags): FrameOps {
-  const ops: FrameOps = []
-  for (const name of FLAG_NAMES) {
-    if (before[name] === after[name]) continue
-    ops.push(after[name] ? { type: '$set', path: name, value: true } : { type: '$unset', path: name })
-  }
-  return ops
-}
-
-function counterOps(after: Counters, before?: Counters): FrameOps {
-  const ops: FrameOps = []
-  for (const k of ['unreadCount', 'unreadMentions', 'unreadReactionsCount'] as const) {
-    if (!before || before[k] !== after[k]) ops.push({ type: '$set', path: `chat.${k}`, value: after[k] })
-  }
-  return ops
-}
-
-const COUNTERS_GONE: FrameOps = [{ type: '$unset', path: 'chat.unreadCount' }, { type: '$unset', path: 'chat.unreadMentions' }, { type: '$unset', path: 'chat.unreadReactionsCount' }]
-
-const sameCounters = (a: Counters, b: Counters) => a.unreadCount === b.unreadCount && a.unreadMentions === b.unreadMentions && a.unreadReactionsCount === b.unreadReactionsCount
-
-function unionInto(into: ChatMarks, from: ChatMarks) {
-  for (const id of from.read) into.read.add(id)
-  for (const [src, dst] of [
-    [from.mentionSeen, into.mentionSeen],
-    [from.reactionSeen, into.reactionSeen],
-  ] as const) {
-    for (const [id, keys] of src) {
-      let s = dst.get(id)
-      if (!s) dst.set(id, (s = new Set()))
-      for (const k of keys) s.add(k)
-    }
-  }
-}
-
