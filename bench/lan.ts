@@ -15,6 +15,7 @@ import { SyncDriver } from '../sync/protocol/sync-driver.ts'
 import { createSvcNode } from '../node/p2p/libp2p-node.ts'
 import { Libp2pTransport } from '../node/p2p/libp2p-transport.ts'
 import { realTimer, P2PService } from '../node/daemon/p2p-service.ts'
+import { P2P } from '../node/p2p/constants.ts'
 import { AccountEngine } from '../sync/space/account-engine.ts'
 import * as lp from 'it-length-prefixed'
 
@@ -24,10 +25,11 @@ const crypto = nodeCryptoProvider({ verify: 'threadpool' })
 const account = keyPairFromSeed(new Uint8Array(32).fill(1))
 const device = (n: number): KeyPair => keyPairFromSeed(new Uint8Array(32).fill(200 + n))
 
+/** Ingest overlap as the daemon runs it (P2P.ingestAhead); BENCH_LAN_INGEST_AHEAD compares others. */
 async function endpoint(replica: SpaceReplica, n: number) {
   const node = await createSvcNode({ deviceKey: device(n), listen: ['/ip4/127.0.0.1/tcp/0'] })
   const transport = await Libp2pTransport.start(node)
-  const session = new SyncSession({ host: { space: (id) => (id === replica.spaceId ? replica : undefined) }, key: account, peerId: transport.peerId, crypto, env: systemEnv })
+  const session = new SyncSession({ host: { space: (id) => (id === replica.spaceId ? replica : undefined) }, key: account, peerId: transport.peerId, crypto, env: systemEnv, ingestAhead: Number(process.env.BENCH_LAN_INGEST_AHEAD ?? P2P.ingestAhead) })
   const driver = new SyncDriver({ transport, session, timer: realTimer, timeoutMs: 600_000 })
   return { node, transport, driver }
 }

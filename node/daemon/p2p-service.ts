@@ -168,6 +168,7 @@ export class P2PService {
       peerId: transport.peerId,
       crypto: o.crypto,
       env: o.env,
+      ingestAhead: P2P.ingestAhead,
       joins: o.joins ?? heldReplicaJoins(account),
       offered: (spaceId, identity, peer) => sharing.offered(spaceId, identity, peer),
     })

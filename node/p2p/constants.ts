@@ -37,6 +37,13 @@ export const P2P = {
   framesPerYield: 32,
   yieldAfterMs: 10,
   /**
+   * Answer steps whose ingest may still run while the next message is read (SyncSession
+   * `ingestAhead`), so one step's decoding and signature checks overlap the previous one's apply.
+   * On the LAN backlog bench (100,000 changes) 2 raised lanBacklogVsCryptoBound from 0.61-0.68
+   * to 0.70-0.77; 4 and 8 gave no more (docs/protocol.md 7a).
+   */
+  ingestAhead: 2,
+  /**
    * Misbehaviour (node/p2p/peer-guard.ts): every malformed or refused message scores one fault
    * (bad framing scores maxPeerFaults at once). A peer reaching maxPeerFaults is disconnected
    * and refused for peerBackoffBaseMs, doubling with every further back-off up to
