@@ -116,6 +116,18 @@ describe.runIf(IN_NETNS)('two accounts chat in a shared space over mDNS', () => 
     await send(bob, space.id, chat, { text: `hey ${mention(space.id, alice)}, look` })
     await send(bob, space.id, chat, { text: 'and one more' })
     await sameMessages([alice, bob], space.id, chat, 9)
+    // Paging back from the newest, as a client scrolls up (chat.md "older page"): pages of 4
+    // until a short one, every message once, newest first.
+    const pages: string[] = []
+    for (let oldest: string | undefined; ;) {
+      const body = { objectId: chat, dataset: 'chat_messages', sort: ['-_ver.id'], limit: 4, ...(oldest ? { filter: { '_ver.id': { $lt: oldest } } } : {}) }
+      const page = (await ok(alice.d, 'POST', `${S(space.id)}/query`, body)).records
+      pages.push(...page.map((m: any) => m.id))
+      if (page.length < 4) break
+      oldest = page[page.length - 1]._ver.id
+    }
+    expect(pages).toEqual((await messages(alice, space.id, chat)).map((m) => m.id).reverse())
+
     const aliceSees = await until('alice counts bob\'s messages as unread', async () => {
       const c = await counters(alice, space.id, chat)
       return c.unread === 5 && c.mentions === 1 ? c : false
