@@ -38,11 +38,12 @@ export const P2P = {
   yieldAfterMs: 10,
   /**
    * Answer steps whose ingest may still run while the next message is read (SyncSession
-   * `ingestAhead`), so one step's decoding and signature checks overlap the previous one's apply.
-   * On the LAN backlog bench (100,000 changes) 2 raised lanBacklogVsCryptoBound from 0.61-0.68
-   * to 0.70-0.77; 4 and 8 gave no more (docs/protocol.md 7a).
+   * `ingestAhead`). Off: 2 raised lanBacklogVsCryptoBound from 0.61-0.68 to 0.70-0.77, but the
+   * daemon answered `GET /v1/health` later while it ingested (hostile bench p99 under flood
+   * 47-51 ms against 38-44 ms, target 50; during an honest backlog 100-260 ms against 143-166 ms).
+   * docs/protocol.md 7a has the figures.
    */
-  ingestAhead: 2,
+  ingestAhead: 0,
   /**
    * Misbehaviour (node/p2p/peer-guard.ts): every malformed or refused message scores one fault
    * (bad framing scores maxPeerFaults at once). A peer reaching maxPeerFaults is disconnected
