@@ -1,6 +1,6 @@
 import { call, parseClientArgs, type ClientContext } from '../client.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
-import { readSseFrames } from '../sse-frames.ts'
+import { streamSse } from '../sse-stream.ts'
 import { COMMON_HELP } from './args.ts'
 
 const USAGE = `usage: svc events publish --type TYPE --scope device|account|space [--space SPACE_ID] [--target ID] [--data JSON]
@@ -26,41 +26,11 @@ const one = (name: string, values: string[] | undefined): string | undefined => 
 }
 
 /** Streams the event bus to stdout, one JSON line per event; resolves with the exit code. */
-async function watch(ctx: ClientContext, query: URLSearchParams, signal: AbortSignal): Promise<number> {
-  let res: Response
-  try {
-    res = await fetch(`${ctx.url}/v1/events/subscribe${query.size ? `?${query}` : ''}`, { headers: { accept: 'text/event-stream' }, signal })
-  } catch {
-    if (signal.aborted) return EXIT.ok
-    ctx.io.stderr.write(`svc: cannot reach ${ctx.url}\n`)
-    return EXIT.unreachable
-  }
-  if (!res.ok || !res.body) {
-    const text = await res.text().catch(() => '')
-    let err: { code?: string; message?: string } | undefined
-    try {
-      err = (JSON.parse(text) as { error?: typeof err }).error
-    } catch {
-      // not an envelope
-    }
-    ctx.io.stderr.write(`svc: ${res.status} ${err?.code ?? 'error'}: ${err?.message ?? res.statusText}\n`)
-    return res.status >= 500 ? EXIT.server : EXIT.user
-  }
-  let closed = false
-  try {
-    await readSseFrames(res.body, (event, data: any) => {
-      if (event === 'event') ctx.io.stdout.write(`${JSON.stringify(data)}\n`)
-      else if (event === 'closed') {
-        closed = true
-        if (data?.reason !== 'server_shutdown') ctx.io.stderr.write(`svc: stream closed: ${data?.reason}\n`)
-      }
-    })
-  } catch {
-    if (signal.aborted) return EXIT.ok
-  }
-  if (closed || signal.aborted) return EXIT.ok
-  ctx.io.stderr.write('svc: the stream ended without a closed frame\n')
-  return EXIT.unreachable
+function watch(ctx: ClientContext, query: URLSearchParams, signal: AbortSignal): Promise<number> {
+  return streamSse(ctx, `${ctx.url}/v1/events/subscribe${query.size ? `?${query}` : ''}`, {}, signal, (event, data) => {
+    if (event === 'event') ctx.io.stdout.write(`${JSON.stringify(data)}\n`)
+    else if (event === 'closed' && data?.reason !== 'server_shutdown') ctx.io.stderr.write(`svc: stream closed: ${data?.reason}\n`)
+  })
 }
 
 export const eventsCommand: Command = {

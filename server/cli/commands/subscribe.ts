@@ -1,7 +1,7 @@
 import { parseClientArgs, type ClientContext } from '../client.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
 import { COMMON_HELP, enc, intOption, WINDOW_OPTIONS, windowBody } from './args.ts'
-import { readSseFrames } from '../sse-frames.ts'
+import { streamSse } from '../sse-stream.ts'
 
 const USAGE = `usage: svc subscribe SPACE [--object OBJECT --dataset DATASET] [--filter JSON] [--sort FIELD ...] [--limit N]
                      [--mailbox N] [--drift PERCENT]
@@ -15,43 +15,9 @@ ${COMMON_HELP}`
  * Streams one windowed subscription to stdout, one JSON line per frame. Resolves with the exit
  * code when the stream ends or `signal` aborts (exit 0).
  */
-export async function streamFrames(ctx: ClientContext, path: string, body: unknown, signal: AbortSignal): Promise<number> {
-  let res: Response
-  try {
-    res = await fetch(ctx.url + path, {
-      method: 'POST',
-      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal,
-    })
-  } catch {
-    if (signal.aborted) return EXIT.ok
-    ctx.io.stderr.write(`svc: cannot reach ${ctx.url}\n`)
-    return EXIT.unreachable
-  }
-  if (!res.ok || !res.body) {
-    const text = await res.text().catch(() => '')
-    let err: { code?: string; message?: string } | undefined
-    try {
-      err = (JSON.parse(text) as { error?: typeof err }).error
-    } catch {
-      // not an envelope
-    }
-    ctx.io.stderr.write(`svc: ${res.status} ${err?.code ?? 'error'}: ${err?.message ?? res.statusText}\n`)
-    return res.status >= 500 ? EXIT.server : EXIT.user
-  }
-  let closed = false
-  try {
-    await readSseFrames(res.body, (event, data) => {
-      ctx.io.stdout.write(`${JSON.stringify({ event, data })}\n`)
-      if (event === 'closed') closed = true
-    })
-  } catch {
-    if (signal.aborted) return EXIT.ok
-  }
-  if (closed || signal.aborted) return EXIT.ok
-  ctx.io.stderr.write('svc: the stream ended without a closed frame\n')
-  return EXIT.unreachable
+export function streamFrames(ctx: ClientContext, path: string, body: unknown, signal: AbortSignal): Promise<number> {
+  const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }
+  return streamSse(ctx, ctx.url + path, init, signal, (event, data) => ctx.io.stdout.write(`${JSON.stringify({ event, data })}\n`))
 }
 
 export const subscribeCommand: Command = {
