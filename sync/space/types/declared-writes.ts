@@ -29,24 +29,7 @@ export async function modifyDeclared(engine: SpaceEngine, body: ModifyBody): Pro
   if (readOnly) return modifyModuleServed(engine, body, readOnly)
   const decl = await governingDecl(engine, body.objectId, body.dataset)
   if (!decl) return engine.modify(body)
-  const rejections: WriteRejection[] = []
-  const records: ModifyBody['records'] = []
-  for (const rec of body.records) {
-    const cur = await engine.replica.getRecord(body.objectId, body.dataset, rec.id)
-    const value = cur && !cur.deleted && isObj(cur.value) ? cur.value : undefined
-    const creator = value ? cur!.created.a : undefined
-    const ops: UserOp[] = []
-    rec.ops.forEach((op, index) => {
-      const problem = fieldProblem(decl, op, value, creator, engine.replica.me)
-      if (problem) rejections.push({ recordId: rec.id, index, ...problem })
-      else ops.push(op)
-    })
-    if (ops.length) records.push({ ...rec, ops })
-  }
-  if (records.length === 0) return { versionId: engine.replica.versionId(), changeId: '', recordIds: [], rejections }
-  const res = await engine.modify({ ...body, records })
-  if (rejections.length) res.rejections = [...rejections, ...(res.rejections ?? [])]
-  return res
+  return screenedModify(engine, body, (op, value, creator) => fieldProblem(decl, op, value, creator, engine.replica.me))
 }
 
 export async function deleteRecordsDeclared(engine: SpaceEngine, body: { objectId: string; dataset: string; recordIds: string[] }): Promise<WriteResult> {
@@ -81,23 +64,10 @@ function moduleReadOnlyFields(engine: SpaceEngine, dataset: string): Set<string>
 /** `/modify` on a module-served collection: ops writing a read-only field are dropped (`upsert.rejected`, a stamped field). */
 async function modifyModuleServed(engine: SpaceEngine, body: ModifyBody, readOnly: Set<string>): Promise<WriteResult> {
   engine.requireObject(body.objectId)
-  const rejections: WriteRejection[] = []
-  const records: ModifyBody['records'] = []
-  for (const rec of body.records) {
-    const cur = await engine.replica.getRecord(body.objectId, body.dataset, rec.id)
-    const value = cur && !cur.deleted && isObj(cur.value) ? cur.value : undefined
-    const ops: UserOp[] = []
-    rec.ops.forEach((op, index) => {
-      const field = touchedFields(op, value).find((f) => readOnly.has(f))
-      if (field) rejections.push({ recordId: rec.id, index, code: 'upsert.rejected', reason: `${field} is written by the server or computed by the engine, never by a client` })
-      else ops.push(op)
-    })
-    if (ops.length) records.push({ ...rec, ops })
-  }
-  if (records.length === 0) return { versionId: engine.replica.versionId(), changeId: '', recordIds: [], rejections }
-  const res = await engine.modify({ ...body, records })
-  if (rejections.length) res.rejections = [...rejections, ...(res.rejections ?? [])]
-  return res
+  return screenedModify(engine, body, (op, value) => {
+    const field = touchedFields(op, value).find((f) => readOnly.has(f))
+    return field ? { code: 'upsert.rejected', reason: `${field} is written by the server or computed by the engine, never by a client` } : undefined
+  })
 }
 
 /** The declaration whose rules a write to `dataset` of this object follows, if any (404 `object.not_found` first). */
@@ -124,4 +94,33 @@ function fieldProblem(decl: DatasetDecl, op: UserOp, value: JsonObject | undefin
     if (problem) return problem
   }
   return undefined
+}
+
+/**
+ * `/modify` with each op screened against the record as it stands: ops `problemOf` names are
+ * dropped and listed in `rejections`, the rest is written (the partial success of `/modify`).
+ */
+async function screenedModify(
+  engine: SpaceEngine,
+  body: ModifyBody,
+  problemOf: (op: UserOp, value: JsonObject | undefined, creator: string | undefined) => Omit<WriteRejection, 'recordId' | 'index'> | undefined,
+): Promise<WriteResult> {
+  const rejections: WriteRejection[] = []
+  const records: ModifyBody['records'] = []
+  for (const rec of body.records) {
+    const cur = await engine.replica.getRecord(body.objectId, body.dataset, rec.id)
+    const value = cur && !cur.deleted && isObj(cur.value) ? cur.value : undefined
+    const creator = value ? cur!.created.a : undefined
+    const ops: UserOp[] = []
+    rec.ops.forEach((op, index) => {
+      const problem = problemOf(op, value, creator)
+      if (problem) rejections.push({ recordId: rec.id, index, ...problem })
+      else ops.push(op)
+    })
+    if (ops.length) records.push({ ...rec, ops })
+  }
+  if (records.length === 0) return { versionId: engine.replica.versionId(), changeId: '', recordIds: [], rejections }
+  const res = await engine.modify({ ...body, records })
+  if (rejections.length) res.rejections = [...rejections, ...(res.rejections ?? [])]
+  return res
 }
