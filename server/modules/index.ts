@@ -9,6 +9,6 @@ export { withRoutes, type ServerModule, type AnyServerModule, type ModuleRouteOp
 /**
  * The release's modules with their routes: what `svc serve` hands to both the daemon's engine
  * and `buildApp`. The same modules, in the same order, as sync/modules/index.ts
- * DEFAULT_MODULES (test/server/modules.test.ts checks it).
+ * DEFAULT_MODULES (test/routes/module-seam.test.ts checks it).
  */
 export const SERVER_MODULES: readonly AnyServerModule[] = [editorServerModule, chatServerModule, chatReadServerModule, eventsServerModule]

@@ -1,3 +1,4 @@
+import { CHAT_MESSAGES } from '../messages.ts'
 import { SvcError } from '../../../core/errors.ts'
 import { SerialQueue } from '../../../core/serial-queue.ts'
 import { ensureXxh3, propertyIdSync } from '../../../crypto/hash.ts'
@@ -26,7 +27,8 @@ import { chatOfDataset, markOps, marksDataset, marksOf } from './marks.ts'
 import { count, counterOps, COUNTERS_GONE, flagOps, sameCounters, setFlags, unionInto, type FrameOps } from './moves.ts'
 
 /** The collection of chat messages (chat.md: `chat_messages`, served by the chat module). */
-export const CHAT_COLLECTION = 'chat_messages'
+/** Chat's collection, as the messages service names it. */
+export const CHAT_COLLECTION = CHAT_MESSAGES
 
 /** Message facts plus the creating change, for reactions-read's causal ancestry. */
 interface HeldMessage extends MessageFacts {
