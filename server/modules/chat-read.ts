@@ -1,16 +1,12 @@
-import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsync } from 'fastify'
 import { chatReadModule } from '../../sync/modules/chat/read-state/module.ts'
 import { typed } from '../http/type-provider.ts'
 import { spaceServices } from '../routes/context.ts'
+import { ChatParams, MessageParams } from '../schemas/chat.ts'
 import { NoContent } from '../schemas/common.ts'
-import { Id } from '../schemas/spaces.ts'
 import { withRoutes, type ModuleRouteOptions } from './module.ts'
 
 const O = '/v1/spaces/:spaceId/objects/:objectId/chat'
-
-const ChatParams = Type.Object({ spaceId: Id('space id'), objectId: Id('chat root id (`bundle.rootId` of the general chat)') })
-const MessageParams = Type.Object({ ...ChatParams.properties, msgId: Id('message id') })
 
 /**
  * chat.md "Endpoints / Chat", the three read routes: 204, idempotent, forward-only, local (so
@@ -45,5 +41,5 @@ const chatReadRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { en
   )
 }
 
-/** Chat read state served over HTTP: the lead composes these routes with chat's. */
+/** Chat read state served over HTTP: its own module, listed after chat (it reads chat's messages). */
 export const chatReadServerModule = withRoutes(chatReadModule, chatReadRoutes)

@@ -60,7 +60,7 @@ const keyOf = (v: unknown): string => contentId(encodeCanonical(v)).slice(0, 16)
 
 /**
  * The facts of a message record for account `me`. `value` is the record as merge left it;
- * `creator` is the stamped field (chat-msg's write rule fixes it to the creating change's
+ * `creator` is the stamped field (chat's write rule, authorship.ts, fixes it to the creating change's
  * author), else the author of the record's first op.
  */
 export function factsOf(id: string, verId: string, value: Json | undefined, fallbackCreator: string, me: string): MessageFacts {
