@@ -17,8 +17,8 @@ import { WireSharing } from '../../sync/protocol/sharing-wire.ts'
 import { AddedPeers } from '../p2p/added-peers.ts'
 import { PeerBook } from '../p2p/peer-book.ts'
 import type { Durability } from '../account/files.ts'
-import { EventsNetwork } from '../p2p/events-network.ts'
-import { eventsModule } from '../../sync/modules/events/module.ts'
+import { DEFAULT_P2P_PROTOCOLS } from '../p2p/protocols/index.ts'
+import type { P2pProtocol } from '../p2p/protocols/protocol.ts'
 
 export interface P2POptions {
   account: AccountEngine
@@ -45,6 +45,8 @@ export interface P2POptions {
   /** Redial delays of added peers (tests shorten them). */
   redial?: { baseMs?: number; maxMs?: number }
   durability?: Durability
+  /** Protocols beside head sync (default DEFAULT_P2P_PROTOCOLS). */
+  protocols?: readonly P2pProtocol[]
 }
 
 export const realTimer: Timer = {
@@ -213,11 +215,11 @@ export class P2PService {
     stops.push(() => scheduled.stop())
     const peers = new AddedPeers(node, book, (p) => session.identityOf(p), realTimer, () => o.env.now(), o.redial)
     stops.push(() => peers.stop())
-    // Network-scope events of the event bus, when its module runs: their own protocol, peers proved by head sync.
-    const bus = account.services.find(eventsModule)
-    if (bus) {
-      const events = await EventsNetwork.start({ node, account, bus, keys: o.keys, crypto: o.crypto, env: o.env, identityOf: (p) => session.identityOf(p), refused: (p) => guard.refused(p), fault: (p, w) => guard.fault(p, w === 'max' ? guard.maxFaults : 1) && hangUp(p) })
-      stops.push(() => void events.close())
+    // Protocols beside head sync trust only what head sync proved, and share its guard.
+    const ctx = { node, account, keys: o.keys, crypto: o.crypto, env: o.env, identityOf: (p: string) => session.identityOf(p), refused: (p: string) => guard.refused(p), fault: (p: string, w?: 'max') => guard.fault(p, w === 'max' ? guard.maxFaults : 1) && hangUp(p) }
+    for (const protocol of o.protocols ?? DEFAULT_P2P_PROTOCOLS) {
+      const handle = await protocol.start(ctx)
+      if (handle) stops.push(() => void handle.close())
     }
     return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard, sharing, peers)
   }

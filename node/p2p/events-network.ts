@@ -1,7 +1,4 @@
-import type { Env } from '../../sync/core/env.ts'
 import { EVENTS } from '../../sync/core/events-limits.ts'
-import type { CryptoProvider } from '../../sync/crypto/provider.ts'
-import type { WalletKeys } from '../../sync/crypto/wallet.ts'
 import type { BusNetwork, EventBus } from '../../sync/modules/events/bus.ts'
 import { type BusEvent, dataBytes, validTarget, validType, withinTopicBudget } from '../../sync/modules/events/envelope.ts'
 import { ownsType } from '../../sync/modules/events/namespace.ts'
@@ -9,26 +6,14 @@ import { EventsReceiver } from '../../sync/protocol/events-receiver.ts'
 import { isFullMember } from '../../sync/replica/full-membership.ts'
 import { encodeEventFrame, type EventBody } from '../../sync/protocol/events-wire.ts'
 import { RateBuckets } from '../../sync/protocol/rate-buckets.ts'
-import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { Json } from '../../sync/crdt/ops.ts'
 import { Libp2pTransport } from './libp2p-transport.ts'
 import { P2P } from './constants.ts'
-import type { SvcLibp2p } from './libp2p-node.ts'
+import type { P2pProtocolContext } from './protocols/protocol.ts'
 
-export interface EventsNetworkOptions {
-  node: SvcLibp2p
-  account: AccountEngine
+export interface EventsNetworkOptions extends P2pProtocolContext {
   /** The account's bus (its `eventsModule` service): peers' events are delivered to it, its network-scope events sent. */
   bus: EventBus
-  keys: WalletKeys
-  crypto: CryptoProvider
-  env: Env
-  /** The account a peer proved on its head-sync link (undefined until it has). */
-  identityOf: (peer: string) => string | undefined
-  /** Peers backed off for misbehaving: their streams are refused. */
-  refused: (peer: string) => boolean
-  /** Scores a fault of a peer (`weight` 'max' backs it off at once) and hangs up on it past the limit. */
-  fault: (peer: string, weight?: 'max') => void
 }
 
 /** Whether a body a peer sent is one a local publisher could have sent (envelope.ts's rules). */
