@@ -1,5 +1,6 @@
 import { createLibp2p, type Libp2p } from 'libp2p'
 import { tcp } from '@libp2p/tcp'
+import { webSockets } from '@libp2p/websockets'
 import { noise } from '@chainsafe/libp2p-noise'
 import { yamux } from '@chainsafe/libp2p-yamux'
 import { identify } from '@libp2p/identify'
@@ -11,7 +12,12 @@ import { P2P } from './constants.ts'
 export interface NodeOptions {
   /** The device key: its Ed25519 public key is the peer id. */
   deviceKey: KeyPair
-  /** Multiaddrs to listen on; default all interfaces, random port, so LAN peers can reach us. */
+  /**
+   * Multiaddrs to listen on; default all interfaces, random port, so LAN peers can reach us.
+   * WebSocket addresses (`.../tcp/N/ws`) among them are where browsers dial in; when none is
+   * given, WebSockets listen on loopback only (`DEFAULT_WS_LISTEN`): a page on this machine can
+   * sync, the LAN cannot reach that listener unless configured to.
+   */
   listen?: string[]
   /** LAN discovery over mDNS (only ever inside a private network namespace in tests). */
   mdns?: boolean
@@ -20,19 +26,31 @@ export interface NodeOptions {
   refuse?: (peerId: string) => boolean
 }
 
+/** The WebSockets listener when the configuration names none: loopback, any free port. */
+export const DEFAULT_WS_LISTEN = '/ip4/127.0.0.1/tcp/0/ws'
+
+const isWebSocketAddr = (ma: string) => /\/(ws|wss|tls\/ws)(\/|$)/.test(ma)
+
+/** The listen addresses with a WebSockets listener added on loopback when none is configured. */
+export function withWebSocketListen(listen: readonly string[]): string[] {
+  return listen.some(isWebSocketAddr) ? [...listen] : [...listen, DEFAULT_WS_LISTEN]
+}
+
 export type SvcLibp2p = Libp2p<{ identify: ReturnType<ReturnType<typeof identify>> }>
 
 /**
- * A libp2p node as svc uses it: TCP, Noise, Yamux, identify, and optionally mDNS. Peers found
- * by mDNS are dialled at once, so two daemons on one LAN connect with no address given.
+ * A libp2p node as svc uses it: TCP and WebSockets (browsers), Noise, Yamux, identify, and
+ * optionally mDNS. Peers found by mDNS are dialled at once, so two daemons on one LAN connect
+ * with no address given. A browser peer is a peer like any other: the same gater, guard,
+ * connection limit and head-sync transport see it (only the socket differs).
  */
 export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
   const privateKey = await generateKeyPairFromSeed('Ed25519', opts.deviceKey.privateKey)
   const refuse = opts.refuse ?? (() => false)
   const node = await createLibp2p({
     privateKey,
-    addresses: { listen: opts.listen ?? ['/ip4/0.0.0.0/tcp/0'] },
-    transports: [tcp()],
+    addresses: { listen: withWebSocketListen(opts.listen ?? ['/ip4/0.0.0.0/tcp/0']) },
+    transports: [tcp(), webSockets()],
     connectionEncrypters: [noise()],
     // A shallow pipe per stream (constants.ts says why).
     streamMuxers: [yamux({ streamOptions: { maxStreamWindowSize: P2P.maxStreamWindowBytes } })],
@@ -46,6 +64,7 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
       denyOutboundEncryptedConnection: (peer) => refuse(peer.toString()),
     },
   })
+  capWebSocketMessages(node)
   node.addEventListener('peer:discovery', (evt) => {
     const { id, multiaddrs } = evt.detail
     if (id.equals(node.peerId)) return
@@ -53,4 +72,20 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
     node.dial(multiaddrs.length ? multiaddrs : id).catch(() => undefined)
   })
   return node as unknown as SvcLibp2p
+}
+
+/**
+ * The `ws` server inside @libp2p/websockets buffers a whole WebSocket message before libp2p
+ * sees a byte of it, up to `ws`'s default of 100 MiB, and the transport offers no option for
+ * it: a stranger could make each of maxConnections sockets hold that much before Noise even
+ * ran. The listener's server reads `options.maxPayload` for every upgrade, so it is lowered
+ * here on each WebSockets listener (browsers send one Noise frame, at most 64 KiB, per
+ * message); a larger message closes that socket (code 1009).
+ */
+function capWebSocketMessages(node: Libp2p): void {
+  const listeners = (node as unknown as { components?: { transportManager?: { getListeners(): unknown[] } } }).components?.transportManager?.getListeners() ?? []
+  for (const l of listeners) {
+    const server = (l as { wsServer?: { options?: { maxPayload?: number } } }).wsServer
+    if (server?.options) server.options.maxPayload = P2P.maxWebSocketMessageBytes
+  }
 }
