@@ -51,8 +51,8 @@ export async function buildBrowser(): Promise<BundleSize> {
 }
 
 /**
- * The browser suite's pages: the app page (the library plus what the tests drive) and the
- * storage conformance page, whose `vitest` import is the small runner in
+ * The browser suite's pages: the app page (the library plus what the tests drive), the
+ * benchmark's page (bench/browser.ts) and the storage conformance page, whose `vitest` import is the small runner in
  * test/browser/page/runner.ts (the suite's `expect` is vitest's own, @vitest/expect).
  */
 export async function buildBrowserTests(): Promise<string> {
@@ -61,11 +61,11 @@ export async function buildBrowserTests(): Promise<string> {
   await build({
     ...common,
     minify: false,
-    entryPoints: { app: join(page, 'app.ts'), conformance: join(page, 'conformance.ts') },
+    entryPoints: { app: join(page, 'app.ts'), conformance: join(page, 'conformance.ts'), bench: join(page, 'bench.ts') },
     outdir: BROWSER_TEST_DIST,
     alias: { vitest: join(page, 'runner.ts') },
   })
-  for (const f of ['index.html', 'conformance.html']) await copyFile(join(page, f), join(BROWSER_TEST_DIST, f))
+  for (const f of ['index.html', 'conformance.html', 'bench.html']) await copyFile(join(page, f), join(BROWSER_TEST_DIST, f))
   return BROWSER_TEST_DIST
 }
 

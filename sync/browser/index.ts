@@ -9,7 +9,7 @@
  * - `BrowserSync`: head sync with daemons over libp2p WebSockets.
  */
 export { openBrowserAccount, browserCryptoProvider, type BrowserAccount, type OpenAccountOptions } from './account.ts'
-export { BrowserSync, type BrowserSyncOptions } from './sync.ts'
+export { BrowserSync, BROWSER_INGEST_AHEAD, type BrowserSyncOptions } from './sync.ts'
 export { liveQuery, liveObjects, liveRecords, type LiveQuery, type LiveQueryOptions } from './live.ts'
 export { browserEnv, macrotask } from './env.ts'
 export { runQuery, type QueryOptions, type QueryResult, type ChangesFrame } from '../query/index.ts'
