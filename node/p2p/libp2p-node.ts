@@ -64,7 +64,7 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
       denyOutboundEncryptedConnection: (peer) => refuse(peer.toString()),
     },
   })
-  capWebSocketMessages(node)
+  hardenWebSocketListeners(node)
   node.addEventListener('peer:discovery', (evt) => {
     const { id, multiaddrs } = evt.detail
     if (id.equals(node.peerId)) return
@@ -75,17 +75,34 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
 }
 
 /**
- * The `ws` server inside @libp2p/websockets buffers a whole WebSocket message before libp2p
- * sees a byte of it, up to `ws`'s default of 100 MiB, and the transport offers no option for
- * it: a stranger could make each of maxConnections sockets hold that much before Noise even
- * ran. The listener's server reads `options.maxPayload` for every upgrade, so it is lowered
- * here on each WebSockets listener (browsers send one Noise frame, at most 64 KiB, per
- * message); a larger message closes that socket (code 1009).
+ * Two holes in @libp2p/websockets' listener (10.1), closed here on each WebSockets listener:
+ * - Its `ws` server buffers a whole WebSocket message before libp2p sees a byte of it, up to
+ *   `ws`'s default of 100 MiB, with no option to lower it: a stranger could make each of
+ *   maxConnections sockets hold that much before Noise ran. The server reads
+ *   `options.maxPayload` at every upgrade, so it is lowered to P2P.maxWebSocketMessageBytes
+ *   (a browser sends one Noise frame, at most 64 KiB, per message).
+ * - It sets no 'error' listener on the sockets it accepts, and `ws` reports a peer's protocol
+ *   error (a message over the limit, a bad opcode, an unmasked frame) as an 'error' event: with
+ *   no listener that throws, and one malformed frame from any local process ended the daemon
+ *   (test/security/browser-peers.test.ts). Each accepted socket now gets a listener; `ws`
+ *   closes the socket itself (1009, 1002, ...) and libp2p sees a reset connection.
+ * Both reach into the listener's fields (`wsServer`, `onWsServerConnection`); the test above
+ * fails if a new version of the transport moves them.
  */
-function capWebSocketMessages(node: Libp2p): void {
+function hardenWebSocketListeners(node: Libp2p): void {
+  type WsListener = {
+    wsServer?: { options?: { maxPayload?: number } }
+    onWsServerConnection?: (socket: { on(event: 'error', fn: (err: Error) => void): void }, req: unknown) => void
+  }
   const listeners = (node as unknown as { components?: { transportManager?: { getListeners(): unknown[] } } }).components?.transportManager?.getListeners() ?? []
-  for (const l of listeners) {
-    const server = (l as { wsServer?: { options?: { maxPayload?: number } } }).wsServer
-    if (server?.options) server.options.maxPayload = P2P.maxWebSocketMessageBytes
+  for (const l of listeners as WsListener[]) {
+    if (!l.wsServer?.options || typeof l.onWsServerConnection !== 'function') continue
+    l.wsServer.options.maxPayload = P2P.maxWebSocketMessageBytes
+    const accept = l.onWsServerConnection.bind(l)
+    // onUpgrade reads this property for every upgrade, so the wrapper sees every socket.
+    l.onWsServerConnection = (socket, req) => {
+      socket.on('error', () => undefined)
+      accept(socket, req)
+    }
   }
 }
