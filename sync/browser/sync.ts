@@ -11,6 +11,7 @@ import { ScheduledPeers, SyncScheduler, type RoundEvent, type SchedulerOptions }
 import type { SvcLibp2p } from '../../node/p2p/libp2p-node.ts'
 import { Libp2pTransport } from '../../node/p2p/libp2p-transport.ts'
 import { P2P } from '../../node/p2p/constants.ts'
+import type { Env } from '../core/env.ts'
 import type { BrowserAccount } from './account.ts'
 import { browserTimer, installSetImmediate } from './env.ts'
 
@@ -45,6 +46,7 @@ export class BrowserSync {
     readonly driver: SyncDriver,
     readonly scheduler: SyncScheduler,
     private readonly stops: Array<() => void>,
+    private readonly env: Env,
   ) {}
 
   static async start(acc: BrowserAccount, o: BrowserSyncOptions = {}): Promise<BrowserSync> {
@@ -105,7 +107,7 @@ export class BrowserSync {
         scheduler.spacesAdded(spaceIds)
       }),
     )
-    return new BrowserSync(node, transport, session, driver, scheduler, stops)
+    return new BrowserSync(node, transport, session, driver, scheduler, stops, env)
   }
 
   /** This page's peer id (the device id). */
@@ -123,10 +125,10 @@ export class BrowserSync {
     const peer = ma.getComponents().findLast((c) => c.name === 'p2p')?.value
     if (!peer) throw new Error('the address must end in /p2p/<peer id>')
     await this.node.dial(ma, { signal: AbortSignal.timeout(timeoutMs) })
-    const end = Date.now() + timeoutMs
+    const end = this.env.now() + timeoutMs
     while (!(this.transport.peers().includes(peer) && this.session.identityOf(peer))) {
-      if (Date.now() > end) throw new Error(`no authenticated link to ${peer} after ${timeoutMs} ms`)
-      await new Promise((r) => setTimeout(r, 50))
+      if (this.env.now() > end) throw new Error(`no authenticated link to ${peer} after ${timeoutMs} ms`)
+      await new Promise<void>((r) => this.env.setTimer(50, r))
     }
     return peer
   }

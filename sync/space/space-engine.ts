@@ -128,11 +128,14 @@ export class SpaceEngine {
     const e = new SpaceEngine(replica, indexId, modules, env, opts)
     // Every row, read ROW_READ_CHUNK at a time: a read per object made opening a 10k-object
     // space on IndexedDB take seconds (bench/browser.ts, coldOpenMs).
+    // The next chunk is read while this one enters the index.
     const trees = replica.treeIds()
-    for (let i = 0; i < trees.length; i += ROW_READ_CHUNK) {
-      const chunk = trees.slice(i, i + ROW_READ_CHUNK)
-      const rows = await replica.getRecordsOf(chunk, ROW_DS, ROW_ID)
-      for (let j = 0; j < chunk.length; j++) await e.refreshRow(chunk[j], { rec: rows[j] })
+    const read = (i: number) => (i < trees.length ? replica.getRecordsOf(trees.slice(i, i + ROW_READ_CHUNK), ROW_DS, ROW_ID) : undefined)
+    let next = read(0)
+    for (let i = 0; next; i += ROW_READ_CHUNK) {
+      const rows = await next
+      next = read(i + ROW_READ_CHUNK)
+      for (let j = 0; j < rows.length; j++) await e.refreshRow(trees[i + j], { rec: rows[j] })
     }
     // Commits are announced in order: each waits for the previous one's row refresh.
     replica.addCommitListener((info) => {

@@ -24,8 +24,10 @@ const app = {
     return { accountId: acc.account.accountId, deviceId: acc.deviceId, crypto: acc.crypto.name }
   },
   async connect(addr: string) {
-    sync ??= await BrowserSync.start(need())
-    sync.onRound(() => void render())
+    if (!sync) {
+      sync = await BrowserSync.start(need())
+      sync.onRound(() => void render())
+    }
     const peer = await sync.dial(addr)
     await render()
     return peer
