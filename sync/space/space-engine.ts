@@ -5,6 +5,7 @@ import type { Json, JsonObject, Op } from '../crdt/ops.ts'
 import type { UserOp } from '../crdt/resolve.ts'
 import { derivedObjectId, SpaceReplica, type ReplicaDeps } from '../replica/space-replica.ts'
 import { modifyRecords } from './modify.ts'
+import { ROW_ALIAS } from './history.ts'
 import type { CommitInfo, WriteResult } from '../replica/types.ts'
 import { InMemoryIndex, type QuerySource } from '../query/source.ts'
 import { DatasetCache } from './dataset-cache.ts'
@@ -283,7 +284,7 @@ export class SpaceEngine {
   /** `/modify`: one change; ops a handler drops come back in `rejections`. */
   async modify(body: ModifyBody): Promise<WriteResult> {
     this.requireObject(body.objectId)
-    if (body.dataset === ROW_DS) throw new SvcError('dataset.unknown', 'the object row is written through the properties routes')
+    if (body.dataset === ROW_DS || body.dataset === ROW_ALIAS) throw new SvcError('dataset.unknown', 'the object row is written through the properties routes')
     return this.readable(await modifyRecords(this.replica, body.objectId, body.dataset, body.records.map((r) => ({ id: r.id, ops: r.ops })), body.traceIds))
   }
 
