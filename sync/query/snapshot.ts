@@ -3,6 +3,7 @@ import { MAX_QUERY_LIMIT } from '../core/limits.ts'
 import { type CompiledFilter, compileFilter, type EqualityHint } from './filter.ts'
 import { compileProjection, type Projection } from './projection.ts'
 import { type CompiledSort, compileSort, type Entry, TopK } from './sort.ts'
+import type { SortedIndex } from './sorted-index.ts'
 import { isQuerySource, type QuerySource } from './source.ts'
 import type { Doc } from './values.ts'
 
@@ -17,7 +18,10 @@ import type { Doc } from './values.ts'
  * `includeTotal`.
  *
  * Cost: one pass over the candidates with a bounded heap of offset + limit entries, so
- * O(n log(offset + limit)) time and O(offset + limit) memory; no full sort.
+ * O(n log(offset + limit)) time and O(offset + limit) memory; no full sort. A source that
+ * keeps the query's sort order (InMemoryIndex with `autoSort`) serves an unfiltered page in
+ * O(offset / 512 + limit), and a filtered one by testing documents in order until the page
+ * is full (the rest only when `includeTotal` asks for the count).
  */
 
 /** Largest `limit` (the one constant lives in core/limits.ts). */
@@ -158,8 +162,55 @@ function inSome(maps: readonly ReadonlyMap<string, Doc>[], id: string): boolean 
   return false
 }
 
-/** One pass: filter, count, keep the best k. */
-export function select(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k: number): Selection {
+/**
+ * A page read from a kept sort order (SortedIndex): entries in order, tested against the
+ * filter, until `k` match. Unfiltered, the first `offset` entries are skipped by block and
+ * only the page is touched; the total is the source's size. Filtered, the walk stops at the
+ * k-th match unless the total is wanted, in which case the rest is tested and counted (no
+ * sort, no heap). `top` then holds the page only: callers slice from `skipped`.
+ */
+function selectSorted(index: SortedIndex, q: CompiledQuery, k: number, offset: number, needTotal: boolean): Selection & { skipped: number } {
+  const top: Entry[] = []
+  if (q.filter.matchesAll) {
+    const want = k - offset
+    if (want > 0) index.walk(offset, (e) => top.push(e) < want)
+    return { top, total: index.size, indexed: true, skipped: offset }
+  }
+  const test = q.filter.test
+  let total = 0
+  index.walk(0, (e) => {
+    if (!test(e.doc)) return true
+    total++
+    if (total > offset && total <= k) top.push(e)
+    return needTotal || total < k
+  })
+  return { top, total, indexed: true, skipped: offset }
+}
+
+/**
+ * One pass: filter, count, keep the best k. With `offset` and a source that keeps this sort's
+ * order, the page is read from that order instead (selectSorted) and `top` starts at `offset`
+ * (`skipped` says how many best entries were left out); `needTotal: false` lets that walk stop
+ * early, leaving `total` a lower bound.
+ */
+export function select(
+  source: Iterable<Doc> | QuerySource,
+  q: CompiledQuery,
+  k: number,
+  opts: { offset?: number; needTotal?: boolean } = {},
+): Selection & { skipped: number } {
+  // Equality candidates narrow the work more than any order: the kept order serves the
+  // queries that would otherwise scan everything.
+  const cands = q.filter.matchesAll || !isQuerySource(source) ? undefined : candidatesFor(source, q.filter)
+  if (k !== Infinity && !cands && isQuerySource(source) && source.sortedBy) {
+    const index = source.sortedBy(q.sort)
+    if (index) return selectSorted(index, q, k, opts.offset ?? 0, opts.needTotal ?? true)
+  }
+  return { ...selectAll(source, q, k, cands), skipped: 0 }
+}
+
+/** One pass over every candidate: filter, count, keep the best k in a bounded heap. */
+function selectAll(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k: number, cands: IndexCandidates | undefined): Selection {
   const heap = new TopK(k, q.sort.compare)
   const entry = q.sort.entry
   const after = q.sort.after
@@ -167,7 +218,6 @@ export function select(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k:
   let docs: Iterable<Doc> = source
   let all = q.filter.matchesAll
   let test = q.filter.test
-  const cands = all || !isQuerySource(source) ? undefined : candidatesFor(source, q.filter)
   if (cands) {
     docs = cands.docs
     if (cands.test) test = cands.test
@@ -202,8 +252,8 @@ export function select(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k:
 export function runQuery(docs: Iterable<Doc> | QuerySource, body: QueryOptions | CompiledQuery): QueryResult {
   const q = compileQuery(body)
   const k = q.limit === undefined ? Infinity : q.offset + q.limit
-  const { top, total } = select(docs, q, k)
-  const page = q.offset > 0 ? top.slice(q.offset) : top
+  const { top, total, skipped } = select(docs, q, k, { offset: q.offset, needTotal: q.includeTotal })
+  const page = q.offset > skipped ? top.slice(q.offset - skipped) : top
   const out: QueryResult = { records: page.map((e) => q.projection.apply(e.doc)) }
   if (q.includeTotal) {
     out.total = total

@@ -6,6 +6,7 @@ import type { UserOp } from '../crdt/resolve.ts'
 import { derivedObjectId, SpaceReplica, type ReplicaDeps } from '../replica/space-replica.ts'
 import { modifyRecords } from './modify.ts'
 import { ROW_ALIAS } from './history.ts'
+import { AUTO_SORT } from '../query/sorted-index.ts'
 import type { CommitInfo, WriteResult } from '../replica/types.ts'
 import { InMemoryIndex, type QuerySource } from '../query/source.ts'
 import { DatasetCache } from './dataset-cache.ts'
@@ -75,7 +76,7 @@ export class SpaceEngine {
    * (`id`, `core.types`, authorship), so `{S}/objects/query` visits only candidates; other
    * paths that equality filters keep using get an index on demand (OBJECT_AUTO_INDEX).
    */
-  private readonly rows = new InMemoryIndex(OBJECT_INDEX_PATHS, [], { autoIndex: OBJECT_AUTO_INDEX })
+  private readonly rows = new InMemoryIndex(OBJECT_INDEX_PATHS, [], { autoIndex: OBJECT_AUTO_INDEX, autoSort: AUTO_SORT })
   /** Changes and ACL moves, in commit order (live feeds, the directory and the account listen). */
   readonly events = new Emitter<SpaceEvents>()
   /** The commit feed: each commit's row refresh, hooks and events, in commit order. */
