@@ -75,6 +75,16 @@ export class SortedIndex {
     }
   }
 
+  /** Every entry in order (a generator, so a stepped evaluation can pause between entries). */
+  *entries(): Generator<Entry, void, void> {
+    for (const block of this.blocks) yield* block
+  }
+
+  /** Every entry in order, copied (references only): a view later writes do not move. */
+  toArray(): Entry[] {
+    return this.blocks.flat()
+  }
+
   private insert(e: Entry): void {
     if (this.blocks.length === 0) {
       this.blocks.push([e])
