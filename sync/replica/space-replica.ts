@@ -175,6 +175,21 @@ export class SpaceReplica {
   }
 
   /**
+   * The same record of many objects in one storage read (opening a space reads every object's
+   * row: one `getMany` per chunk instead of a read per object, which on IndexedDB is a
+   * transaction each). Reads only; nothing is cached.
+   */
+  async getRecordsOf(objectIds: readonly string[], ds: string, id: string): Promise<Array<MaterializedRecord | undefined>> {
+    const keys = objectIds.map((o) => recordKey(this.spaceId, o, ds, id))
+    const raws = await this.deps.storage.getMany(STORES.records, keys)
+    return keys.map((k, i) => {
+      const raw = raws[i]
+      const st = this.s.records.peek(k) ?? (raw ? decodeStoredRecord(raw) : undefined)
+      return st ? materialize(id, st) : undefined
+    })
+  }
+
+  /**
    * The live op log of a record, in stamp order: the ops that still decide its value (a later
    * set covering an op drops it). The latest set covering a path names the change that wrote
    * what the path holds (chat read state finds a reaction's change this way).
