@@ -2,7 +2,6 @@ import type { Env } from '../../sync/core/env.ts'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
 import type { JsonObject } from '../../sync/crdt/ops.ts'
 import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
-import { agentsModule } from '../../sync/modules/agents/module.ts'
 import { PROGRAMS_DS } from '../../sync/modules/agents/record.ts'
 import { anchorIdOf, createTrigger, ensureAnchor } from '../../sync/modules/agents/store.ts'
 import { AccountEngine } from '../../sync/space/account-engine.ts'
@@ -50,7 +49,7 @@ export function virtualEnv(start = T0): Env & { advance(ms: number): void; set(t
   }
 }
 
-export const MODULES = [...DEFAULT_MODULES, agentsModule]
+export const MODULES = DEFAULT_MODULES
 
 /** One account with one space holding its general chat and the agents anchor, on a virtual clock. */
 export async function agentAccount(env = virtualEnv(), storage = new MemoryStorageAdapter()) {
