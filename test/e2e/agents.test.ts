@@ -59,8 +59,8 @@ describe('agents on two devices of one account', () => {
     const chat = (await ok(d1, 'POST', '/v1/catalog/general-chat/setup', { spaceId: space.id })).bundles.find((b: any) => b.id === 'system:general-chat/v1').bundle.rootId
     const d2 = await startAgentDaemon('two', model.url)
     await ok(d2, 'POST', '/v1/auth', { mnemonic })
-    const a1 = { name: 'one', d: d1 } as Account
-    const a2 = { name: 'two', d: d2 } as Account
+    const a1 = { name: 'one', d: d1 } as unknown as Account
+    const a2 = { name: 'two', d: d2 } as unknown as Account
     await addPeer(a1, a2)
     await addPeer(a2, a1)
     await until('the devices connect', async () => (await connected(a1, a2)) && (await connected(a2, a1)), 90_000, 300)
