@@ -98,8 +98,9 @@ export class Scheduler {
     if (!tomb) this.tombstones.set(space.spaceId, (tomb = new Set()))
     for (const id of rows.deleted) tomb.add(id)
     let adopted = 0
-    for (const { id, value } of rows.live) {
-      if (tomb.has(id)) continue
+    for (const { id, value, creator } of rows.live) {
+      // Only the account's own records: a member cannot make this device run a program of theirs.
+      if (tomb.has(id) || creator !== this.account.accountId) continue
       const def = readTrigger(id, value)
       const mine = view.state !== 'pruned' && (def.owner === this.peerId || (def.owner === '' && view.active))
       const k = key(space.spaceId, id)

@@ -1,8 +1,17 @@
+import type { WriteRule } from '../../crdt/record.ts'
 import { defineModule } from '../../space/module.ts'
 import { AGENTS_ERROR_CODES } from './errors.ts'
 import { PROGRAMS_DS, RUNS_DS, TRIGGERS_DS } from './record.ts'
 
 const obj = (description: string) => ({ type: 'object', description })
+
+/**
+ * Agent records are their creator's: after the create, only ops signed by the creating
+ * account apply, on every peer (another member can neither repoint a trigger's program nor
+ * rewrite a program version nor delete either). The scheduler also adopts only records its own
+ * account created, so a member cannot pin a program of theirs to this device.
+ */
+export const creatorOnly: WriteRule = ({ signer, creator }) => !creator || signer === creator.a
 
 /**
  * Agent triggers as a module (chat.md "Agent trigger record", docs/agents.md): three dataset
@@ -20,6 +29,7 @@ export const agentsModule = defineModule({
       canonicalKey: 'triggers',
       canonicalCollection: TRIGGERS_DS,
       sharedOnly: true,
+      writeRule: creatorOnly,
       schema: {
         type: 'object',
         description: 'chat.md "Agent trigger record"',
@@ -47,6 +57,7 @@ export const agentsModule = defineModule({
       canonicalCollection: RUNS_DS,
       sharedOnly: true,
       history: false,
+      writeRule: creatorOnly,
       schema: { type: 'object', description: 'chat.md trigger_runs: triggerId, ts, durationMs, status, error, traceRef, fuel, costUsd, tokens, memPages', required: ['id'] },
     },
     {
@@ -54,6 +65,7 @@ export const agentsModule = defineModule({
       canonicalKey: 'programs',
       canonicalCollection: PROGRAMS_DS,
       sharedOnly: true,
+      writeRule: creatorOnly,
       schema: { type: 'object', description: 'record id <name>@v<N>: {name, version, source}; immutable once written', required: ['id'] },
     },
   ],

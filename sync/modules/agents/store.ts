@@ -31,7 +31,8 @@ export async function ensureAnchor(space: SpaceEngine): Promise<string> {
 }
 
 export interface TriggerRows {
-  live: Array<{ id: string; value: JsonObject }>
+  /** `creator`: the account whose change created the record. */
+  live: Array<{ id: string; value: JsonObject; creator: string }>
   /** Deleted ids stay tombstoned: a record under one never becomes a trigger again. */
   deleted: Set<string>
 }
@@ -44,7 +45,7 @@ export async function readTriggers(space: SpaceEngine): Promise<TriggerRows> {
   if (!space.objectDoc(anchor)) return out
   for (const r of await space.replica.listRecords(anchor, TRIGGERS_DS)) {
     if (r.deleted) out.deleted.add(r.id)
-    else if (isObj(r.value)) out.live.push({ id: r.id, value: r.value })
+    else if (isObj(r.value)) out.live.push({ id: r.id, value: r.value, creator: r.created.a })
   }
   return out
 }
