@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentsHost } from '../../node/agents/host.ts'
+import { AGENT_LIMITS } from '../../sync/modules/agents/limits.ts'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
 import { CHANGE_DERIVED_ID, type JsonObject } from '../../sync/crdt/ops.ts'
 import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
@@ -90,7 +91,7 @@ describe('the agent election between two devices of one account', () => {
     const m2 = await send(spaceB, chatId, 'two')
     await hostB.scheduler.idle()
     expect(await answers(spaceB, chatId)).toEqual([m1])
-    env.advance(16_000)
+    env.advance(AGENT_LIMITS.liveMs + 1000)
     await hostB.election.beat()
     expect(await hostB.electionView()).toMatchObject({ active: true, winner: 'peer-B' })
     // The takeover adopts chat-watch and answers the unanswered backlog (m2), once.

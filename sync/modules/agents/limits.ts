@@ -29,8 +29,8 @@ export const AGENT_LIMITS = {
   /** Event fires queued per trigger while one runs; more are dropped (live-only, at-most-once). */
   eventQueue: 16,
   /** Election: heartbeat period and how old a heartbeat may be for its device to count as live. */
-  heartbeatMs: 5_000,
-  liveMs: 15_000,
+  heartbeatMs: 10_000,
+  liveMs: 30_000,
   /** Triggers a registry holds per space (records past it are not adopted). */
   triggersPerSpace: 1000,
   /** Model calls per run. */
