@@ -99,6 +99,12 @@ describe('the agent election between two devices of one account', () => {
     expect((await answers(spaceB, chatId)).sort()).toEqual([m1, m2].sort())
     await tick(hostB)
     expect(await answers(spaceB, chatId)).toHaveLength(2)
+    // A message arriving from another replica over sync fires too (the change feed carries ingests).
+    env.advance(1000)
+    const m3 = await send(space, chatId, 'three, from elsewhere')
+    await syncSpace()
+    await hostB.scheduler.idle()
+    expect((await answers(spaceB, chatId)).sort()).toEqual([m1, m2, m3].sort())
     // A restarts later: it claims anew and stays standby (B keeps the slot).
     await hostA.stop()
     const again = new AgentsHost(hostA.account, env, 'peer-A', { timers: false })

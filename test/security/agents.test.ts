@@ -5,6 +5,7 @@ import { runSandboxed } from '../../node/agents/sandbox.ts'
 import { buildAgentControlApp, controlHost } from '../../server/modules/agents.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
+import { CHANGE_DERIVED_ID } from '../../sync/crdt/ops.ts'
 import { TRIGGERS_DS } from '../../sync/modules/agents/record.ts'
 import { anchorIdOf, readTrigger } from '../../sync/modules/agents/store.ts'
 import { SpaceEngine } from '../../sync/space/space-engine.ts'
@@ -104,6 +105,33 @@ describe('a member pointing this device at a program of theirs', () => {
     await space.settled()
     expect((await readTrigger(space, 'mine')).value!.program).toBe('agent:noop@v1')
     expect((await readTrigger(member, 'mine')).value!.program).toBe('agent:noop@v1')
+  })
+})
+
+describe('a member flooding a watched chat', () => {
+  it('queues at most 16 fires per trigger while one runs; the rest are dropped (live, at most once)', async () => {
+    const { host, space, chatId } = await mine()
+    await addTrigger(space, 'watch', { kind: 'event', spec: { dataset: 'chat_messages', objectId: chatId }, program: 'agent:noop@v1', owner: 'peer-A', logRuns: false })
+    await host.tick()
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    let calls = 0
+    const sched = host.scheduler as unknown as { runner: (...a: unknown[]) => Promise<unknown> }
+    const real = sched.runner
+    sched.runner = async (...a: unknown[]) => {
+      calls++
+      await gate
+      return real(...a)
+    }
+    for (let i = 0; i < 40; i++) {
+      const at = { $date: new Date(space.env.now()).toISOString() }
+      await space.write(chatId, [{ op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: space.replica.me, createdAt: at, modifiedAt: at, text: 'flood ' + i } }])
+    }
+    expect(calls).toBe(1)
+    expect(host.scheduler.registry.get(space.spaceId + '/watch')!.queue).toHaveLength(16)
+    release()
+    await host.scheduler.idle()
+    expect(calls).toBe(17)
   })
 })
 
