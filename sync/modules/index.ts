@@ -3,6 +3,7 @@ import { chatModule } from './chat/module.ts'
 import { chatReadModule } from './chat/read-state/module.ts'
 import { editorModule } from './editor/module.ts'
 import { eventsModule } from './events/module.ts'
+import { agentsModule } from './agents/module.ts'
 
 export { chatModule, chatReadModule, editorModule, eventsModule }
 
@@ -11,4 +12,4 @@ export { chatModule, chatReadModule, editorModule, eventsModule }
  * account engine; server/modules/index.ts pairs each with its routes for the HTTP app. Adding a
  * module adds a line here and nowhere else in sync/ (docs/architecture.md "Adding a module").
  */
-export const DEFAULT_MODULES: readonly AnyModule[] = [editorModule, chatModule, chatReadModule, eventsModule]
+export const DEFAULT_MODULES: readonly AnyModule[] = [editorModule, chatModule, chatReadModule, eventsModule, agentsModule]
