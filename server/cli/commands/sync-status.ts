@@ -1,4 +1,4 @@
-import { parseClientArgs } from '../client.ts'
+import { parseClientArgs, unreachable } from '../client.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
 import { COMMON_HELP, enc } from './args.ts'
 import { getJson } from './peers.ts'
@@ -35,8 +35,7 @@ export const syncStatusCommand: Command = {
     try {
       res = await fetch(`${ctx.url}/v1/sync-status/subscribe`, { headers: { accept: 'text/event-stream' }, signal: ac.signal })
     } catch {
-      ctx.io.stderr.write(`svc: cannot reach ${ctx.url}\n`)
-      return EXIT.unreachable
+      return unreachable(ctx)
     }
     if (!res.ok || !res.body) return res.status >= 500 ? EXIT.server : EXIT.user
     let closed = false
