@@ -84,6 +84,8 @@ export function resolvePath(schema: SpaceSchema, path: string): string {
   if (type) {
     if (second === undefined) return type.id
     const prop = findProp(type, second)
+    // A built-in's row group holds fields it declares no property for (core.types).
+    if (!prop && type.id === type.xKey && type.id === head) return path
     if (!prop) {
       const known = type.props.map((p) => p.xKey ?? p.id).join(', ') || 'none'
       throw new UsageError(`svc: type ${type.xKey} has no property "${second}" (properties: ${known})`)
