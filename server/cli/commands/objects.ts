@@ -40,6 +40,13 @@ function objectTable(schema: SpaceSchema, records: Record<string, unknown>[]): s
       for (const p of Object.keys(v)) if (!columns.includes(`${k}.${p}`)) columns.push(`${k}.${p}`)
     }
   }
+  // Columns in the order the types and their properties are defined, whatever the rows' key order.
+  const rank = (c: string) => {
+    const [t, p] = c.split('.')
+    const ti = schema.types.findIndex((x) => x.id === t)
+    return ti * 10_000 + schema.types[ti]!.props.findIndex((x) => x.id === p)
+  }
+  columns.sort((a, b) => rank(a) - rank(b))
   const rows = records.map((r) => {
     const core = (r.core ?? {}) as { name?: string; types?: string[] }
     const values = columns.map((c) => {
