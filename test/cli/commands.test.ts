@@ -2,7 +2,9 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { main } from '../../server/cli/dispatch.ts'
 import { VERSION } from '../../server/version.ts'
+import { memoryIO } from '../server/process.ts'
 import { bootApp, listen, type Booted } from '../routes/helpers.ts'
 import { svcAt } from './helpers.ts'
 
@@ -93,6 +95,21 @@ describe('svc objects with xKey paths', () => {
     expect(unknown.code).toBe(1)
     expect(unknown.err).toContain('type task has no property "colour" (properties: done, priority)')
     expect((await svc('objects', 'create', space, '--type', 'nosuch')).err).toContain('no type "nosuch"')
+  })
+})
+
+describe('svc subscribe', () => {
+  it('resolves xKey paths and stops after --frames frames', async () => {
+    const m = memoryIO('', { SVC_URL: url })
+    const done = main(['subscribe', space, '--filter', '{"task.done":false}', '--sort', '-task.priority', '--limit', '5', '--frames', '3'], m.io)
+    for (let i = 0; i < 400 && !m.out().includes('"snapshot"'); i++) await new Promise((r) => setTimeout(r, 25))
+    expect(m.out()).toContain('"snapshot"')
+    await svc('objects', 'create', space, '--type', 'task', '--name', 'Live', '--set', 'task.done=false', '--set', 'task.priority=100')
+    expect(await done).toBe(0)
+    const frames = m.out().trim().split('\n').map((l) => JSON.parse(l) as { event: string; data: any })
+    expect(frames.map((f) => f.event)).toEqual(['ready', 'snapshot', 'changes'])
+    expect(frames[2]!.data[0].added[0].doc.core.name).toBe('Live')
+    expect((await svc('subscribe', space, '--sort', 'task.nope')).err).toContain('has no property "nope"')
   })
 })
 
