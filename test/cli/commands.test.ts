@@ -212,6 +212,13 @@ describe('svc conventions', () => {
       [['history'], 'missing SPACE_ID OBJECT_ID'],
       [['catalog', 'setup', 'task-tracker'], 'missing SPACE_ID'],
       [['spaces', 'get', 'a', 'b'], 'unexpected argument b'],
+      [['join'], 'missing TOKEN'],
+      [['invite', 'create'], 'missing SPACE_ID'],
+      [['members', 'set'], 'missing SPACE_ID'],
+      [['chat', 'send'], 'missing SPACE_ID'],
+      [['auth'], 'missing a subcommand'],
+      [['auth', 'select'], 'missing ACCOUNT_ID'],
+      [['modify', space, 'o', 'd'], 'missing --record ID'],
     ] as const) {
       const r = await svc(...args)
       expect({ args, code: r.code, err: r.err.split('\n')[0] }).toMatchObject({ code: 1, err: expect.stringContaining(what) })
