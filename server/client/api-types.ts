@@ -5339,11 +5339,11 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    /** @description dataset */
+                    /** @description dataset; @row for the object's own fields (listed as "") */
                     dataset: string;
                     /** @description object id */
                     objectId: string;
-                    /** @description record id */
+                    /** @description record id; @row for the object's own row (listed as "") */
                     recordId: string;
                     /** @description space id */
                     spaceId: string;

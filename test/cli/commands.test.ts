@@ -167,6 +167,10 @@ describe('svc history, bundles, catalog, aggregate', () => {
     expect((await svc('history', 'at', space, obj, v, '--dataset', 'notes')).code).toBe(0)
     expect((await svc('history', 'record', space, obj, v, 'notes', 'n')).json()).toMatchObject({ exists: true })
     expect((await svc('history', 'diff', space, obj)).err).toContain('missing VERSION')
+    // The object's own fields are the row record, listed as @row and filterable by it.
+    const rowChanges = await svc('history', space, obj, '--dataset', '@row')
+    expect(rowChanges.out).toMatch(/^\S+\s+\S+\s+\S+\s+@row\s+@row\s+\d+$/m)
+    expect(rowChanges.out).not.toMatch(/\snotes\s/)
   })
 
   it('catalog list/get/setup and bundles list/get', async () => {

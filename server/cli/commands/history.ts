@@ -7,7 +7,8 @@ const USAGE = `usage: svc history [list] SPACE_ID OBJECT_ID [--dataset D] [--rec
        svc history diff SPACE_ID OBJECT_ID VERSION [--base VERSION] [--dataset D]
        svc history at SPACE_ID OBJECT_ID VERSION [--dataset D]
        svc history record SPACE_ID OBJECT_ID VERSION DATASET RECORD_ID
-  A version is a change id. list: newest first (version, time, author, datasets, records, ops);
+  A version is a change id. list: newest first (version, time, author, datasets, records, ops;
+  @row is the object's own fields: --dataset @row lists only those changes);
   the last line names the cursor of the next page. diff: what a version changed; at: the
   object's state at a version; record: one record at a version. Those three print JSON.
 ${COMMON_HELP}`
@@ -67,9 +68,10 @@ export const historyCommand: Command = {
               c.version,
               c.timestamp?.$date ?? '',
               short(c.author),
-              // Object fields (name, values) live in the object's row, not in a named dataset.
-              c.datasets.map((n) => (n === '' ? '(object)' : n)).join(','),
-              c.recordIds.map((r) => r.id).join(','),
+              // The object's own fields (name, values) are the row record: dataset "" and id "",
+              // shown as the alias the history routes take for them (docs/api.md).
+              c.datasets.map((n) => (n === '' ? '@row' : n)).join(','),
+              c.recordIds.map((r) => (r.id === '' ? '@row' : r.id)).join(','),
               c.opCount,
             ])
             return table(['VERSION', 'TIME', 'AUTHOR', 'DATASETS', 'RECORDS', 'OPS'], rows) + (cursor ? `next page: --cursor ${cursor}\n` : '')
