@@ -82,6 +82,8 @@ export interface Selection {
   total: number
   /** True when an index narrowed the scan. */
   indexed: boolean
+  /** How a document-level `$text` was answered, when the filter has one. */
+  textVia?: 'index' | 'scan'
 }
 
 /** What an index narrowed a query to. */
@@ -165,9 +167,11 @@ export function select(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k:
   const after = q.sort.after
   let total = 0
   let docs: Iterable<Doc> = source
-  let all = q.filter.matchesAll
-  let test = q.filter.test
-  const cands = all || !isQuerySource(source) ? undefined : candidatesFor(source, q.filter)
+  // The source's text index answers `$text` when it has one (compiled anew: cheap, per query).
+  const filter = q.filter.hasText && isQuerySource(source) && source.textMatch && q.filter.withText ? q.filter.withText(source.textMatch) : q.filter
+  let all = filter.matchesAll
+  let test = filter.test
+  const cands = all || !isQuerySource(source) ? undefined : candidatesFor(source, filter)
   if (cands) {
     docs = cands.docs
     if (cands.test) test = cands.test
@@ -195,7 +199,7 @@ export function select(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k:
       } else if (!after(doc, w)) heap.offer(entry(doc, true))
     }
   }
-  return { top: heap.sorted(), total, indexed: cands !== undefined }
+  return { top: heap.sorted(), total, indexed: cands !== undefined, ...(filter.textVia ? { textVia: filter.textVia } : {}) }
 }
 
 /** Runs a snapshot query. Throws SvcError (`filter.*`, `request.invalid_field`) on a bad body. */

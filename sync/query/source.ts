@@ -1,4 +1,5 @@
 import { collectPath, type Doc, parsePath, type Scalar } from './values.ts'
+import type { TextMatchProvider } from './filter.ts'
 
 /**
  * Where a query reads documents from. A plain `Iterable<Doc>` is always full-scanned; a
@@ -26,6 +27,8 @@ export interface QuerySource extends Iterable<Doc> {
    * faster than id probes.
    */
   intersect?(constraints: ReadonlyArray<{ path: string; values: readonly Scalar[] }>): Doc[] | undefined
+  /** Optional: a full-text index answering document-level `$text` (the space's search module sets it). */
+  textMatch?: TextMatchProvider
 }
 
 export const isQuerySource = (x: unknown): x is QuerySource =>
@@ -89,6 +92,7 @@ const MAX_COUNTED_PATHS = 1024
  * (doc, value) pair, one slot per document.
  */
 export class InMemoryIndex implements QuerySource {
+  textMatch?: TextMatchProvider
   readonly exact = true
   private readonly docs = new Map<string, Doc>()
   private readonly slotOf = new Map<string, number>()
