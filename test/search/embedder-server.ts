@@ -23,17 +23,17 @@ function hash(s: string): number {
   return h >>> 0
 }
 
-export function embedText(text: string): number[] {
+export function embedText(text: string, extra: Record<string, string> = {}): number[] {
   const v = new Array<number>(DIMS).fill(0)
   for (const raw of text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    const w = SYNONYMS[raw] ?? raw
+    const w = extra[raw] ?? SYNONYMS[raw] ?? raw
     v[hash(w) % DIMS] += 1
     v[hash(w + '#') % DIMS] += 0.5
   }
   return v
 }
 
-export async function startEmbedder(): Promise<TestEmbedder> {
+export async function startEmbedder(opts: { synonyms?: Record<string, string> } = {}): Promise<TestEmbedder> {
   const state = { calls: 0, down: false }
   const server: Server = createServer((req, res) => {
     let body = ''
@@ -45,7 +45,7 @@ export async function startEmbedder(): Promise<TestEmbedder> {
         return
       }
       const { input } = JSON.parse(body) as { input: string[] }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: embedText(t) })) }))
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: embedText(t, opts.synonyms) })) }))
     })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
