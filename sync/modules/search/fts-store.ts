@@ -5,8 +5,8 @@ import { SEARCH_LIMITS, SEARCH_STORES } from './limits.ts'
 /**
  * The index on disk, saved in increments: a base snapshot (generation `gen`, cut into chunks)
  * plus deltas, one per drain step, each the index operations of that step. A load reads the
- * base and replays the deltas; once the deltas hold `compactAfterOps` operations (or more than
- * the base has documents), the next save writes a new base and drops the deltas, in one batch.
+ * base and replays the deltas; once the deltas hold `compactAfterOps` operations (or a quarter of
+ * the base's documents), the next save writes a new base and drops the deltas, in one batch.
  * Nothing is rewritten per write: a write costs one delta row of its own operations.
  *
  * `versionSeq` is the replica version the saved index reflects (every commit up to it drained):
@@ -74,7 +74,7 @@ export class FtsStore {
     const batch: WriteBatch = { puts: [], dels: [] }
     const opsSinceBase = (prev?.opsSinceBase ?? 0) + ops.length
     let meta: FtsMeta
-    if (!prev || forceBase || opsSinceBase > Math.max(SEARCH_LIMITS.compactAfterOps, prev.baseDocs)) {
+    if (!prev || forceBase || opsSinceBase > Math.max(SEARCH_LIMITS.compactAfterOps, prev.baseDocs * SEARCH_LIMITS.compactFraction)) {
       const gen = (prev?.gen ?? 0) + 1
       const text = index.serialize()
       let chunks = 0

@@ -15,8 +15,13 @@ export const SEARCH_LIMITS = {
   maxDocChars: 65_536,
   /** Objects indexed per step of the background drain before yielding the event loop. */
   drainBatch: 500,
-  /** Index operations in the deltas before the next flush compacts them into a new base. */
-  compactAfterOps: 50_000,
+  /**
+   * The deltas are compacted into a new base once they hold more operations than this, or
+   * than `compactFraction` of the base's documents: a load replays at most that many (a replay
+   * re-tokenizes, a base load does not), and the work of compacting stays linear overall.
+   */
+  compactAfterOps: 10_000,
+  compactFraction: 0.25,
   /** Bytes per base chunk in storage. */
   chunkBytes: 1 << 20,
   /** Characters either side of the first match in a snippet. */
