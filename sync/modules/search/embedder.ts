@@ -27,12 +27,13 @@ export class HttpEmbedder implements Embedder {
     readonly url: string,
     readonly model: string,
     private readonly fetchImpl: FetchLike = globalThis.fetch as unknown as FetchLike,
+    private readonly timeoutMs: number = SEARCH_LIMITS.embedTimeoutMs,
   ) {}
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return []
     const ctl = new AbortController()
-    const timer = setTimeout(() => ctl.abort(), SEARCH_LIMITS.embedTimeoutMs)
+    const timer = setTimeout(() => ctl.abort(), this.timeoutMs)
     let body: unknown
     try {
       const res = await this.fetchImpl(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: this.model, input: texts }), signal: ctl.signal })
