@@ -32,17 +32,14 @@ export class HttpEmbedder implements Embedder {
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return []
-    const ctl = new AbortController()
-    const timer = setTimeout(() => ctl.abort(), this.timeoutMs)
     let body: unknown
     try {
-      const res = await this.fetchImpl(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: this.model, input: texts }), signal: ctl.signal })
+      const signal = AbortSignal.timeout(this.timeoutMs)
+      const res = await this.fetchImpl(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: this.model, input: texts }), signal })
       if (!res.ok) throw new EmbedderUnavailable(`embedder answered ${res.status}`)
       body = await res.json()
     } catch (err) {
       throw err instanceof EmbedderUnavailable ? err : new EmbedderUnavailable('embedder unreachable')
-    } finally {
-      clearTimeout(timer)
     }
     return parseEmbeddings(body, texts.length)
   }

@@ -14,7 +14,6 @@ import { VectorIndexer, type EmbedderFactory } from './vector-indexer.ts'
 
 export type IndexState = 'starting' | 'building' | 'ready' | 'disabled'
 
-const tick = () => new Promise<void>((r) => setTimeout(r, 0))
 
 /**
  * The search index of one space. Commits only mark what moved (the hook must stay cheap: it
@@ -55,11 +54,16 @@ export class SearchIndex {
     this.work = new IndexWork(ctx.space.spaceId, () => ctx.space.env.now())
     this.vectors = new VectorIndexer(ctx, this, embedders)
     // After the space has opened (the constructor runs while it is being built).
-    this.started = tick().then(() => this.lane.run(() => this.start()))
+    this.started = this.later().then(() => this.lane.run(() => this.start()))
     this.started.catch(() => undefined)
     ctx.account.onChange((touched) => {
       if (touched === 'reloaded' || touched.get('settings')?.includes(ctx.space.spaceId)) void this.lane.run(() => this.readSettings(true)).catch(() => undefined)
     })
+  }
+
+  /** A turn of the space's clock (the simulator's event queue, the daemon's timers). */
+  private later(): Promise<void> {
+    return new Promise((r) => this.ctx.space.env.setTimer(0, r))
   }
 
   get spaceId() {
@@ -97,7 +101,7 @@ export class SearchIndex {
   private schedule() {
     if (this.scheduled) return
     this.scheduled = true
-    void tick().then(async () => {
+    void this.later().then(async () => {
       this.scheduled = false
       await this.started
       while (this.pending()) await this.lane.run(() => this.drainStep())
@@ -164,7 +168,8 @@ export class SearchIndex {
         for (const op of await this.objectOps(t, index, catalog, true)) index.apply(op)
         if (++done % SEARCH_LIMITS.drainBatch === 0) {
           progress(done)
-          await tick()
+          // Other work (requests, sync) runs between batches; the simulator runs events one at a time.
+          await this.ctx.space.env.yield?.()
         }
       }
       this.index = index
@@ -180,10 +185,9 @@ export class SearchIndex {
 
   /** One batch of what moved: re-read, index, save one delta. */
   private async drainStep() {
-    if (this.state !== 'ready') {
-      this.unsaved = []
-      return
-    }
+    if (this.state === 'disabled') return
+    // A start or build that failed (storage error): try again; failing again fails the caller.
+    if (this.state !== 'ready') return this.rebuild(this.meta)
     const catalog = await readCatalog(this.ctx)
     if (catalog.sig !== this.catalog?.sig) {
       // What is indexed changed (a property's meta.index, a dataset's search): index anew.
@@ -195,8 +199,11 @@ export class SearchIndex {
       await this.rebuild(this.meta)
       return
     }
-    const ops: IndexOp[] = this.unsaved
+    // Applied as soon as computed: a `$text` catch-up between two awaits never sees its
+    // newer text overwritten by an older one computed before it.
+    const applied: IndexOp[] = this.unsaved
     this.unsaved = []
+    const ops = { push: (...list: IndexOp[]) => { for (const op of list) if (this.index.apply(op)) applied.push(op) } }
     let n = 0
     for (const o of this.reload) {
       if (n++ >= SEARCH_LIMITS.drainBatch) break
@@ -228,7 +235,6 @@ export class SearchIndex {
         ops.push({ k, t: rec && !rec.deleted ? recordText(rec.value as Doc, spec) : '' })
       }
     }
-    const applied = ops.filter((op) => this.index.apply(op))
     this.vectors.moved(applied)
     // The saved version is the replica's only once nothing is left to drain.
     const version = this.pending() ? (this.meta?.versionSeq ?? '') : this.lastVersion

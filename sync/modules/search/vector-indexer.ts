@@ -166,7 +166,7 @@ export class VectorIndexer {
   async idle(): Promise<void> {
     while (this.running || (this.queue.size > 0 && this.status === 'ready' && this.store && !this.store.full)) {
       if (!this.running) void this.run()
-      await new Promise((r) => setTimeout(r, 5))
+      await new Promise<void>((r) => this.ctx.space.env.setTimer(5, r))
     }
   }
 }
