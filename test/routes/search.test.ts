@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { searchModule } from '../../sync/modules/search/module.ts'
+import { bundleRootId } from '../../sync/space/bundles/model.ts'
 import { startEmbedder, type TestEmbedder } from '../search/embedder-server.ts'
 import { bootApp, call, expectError, newObject, newSpace, ok, type Booted } from './helpers.ts'
 
@@ -123,6 +124,23 @@ describe('what is indexed: properties, named scopes, editor blocks, declared dat
   })
 })
 
+describe('chat messages are scope chat', () => {
+  it('a sent message is found with its message id; an edit and a delete follow', async () => {
+    const S = await newSpace(b.app, 'Chat')
+    await ok(call(b.app, 'POST', '/v1/catalog/general-chat/setup', { spaceId: S }))
+    const chat = bundleRootId(S, 'system:general-chat/v1')
+    const M = `/v1/spaces/${S}/objects/${chat}/chat/messages`
+    const sent = await ok(call(b.app, 'POST', M, { text: 'Meet at the **observatory** at nine' }), 201)
+    const msgId = sent.recordIds[0]
+    expect(await hitsOf(S, { query: 'observatory', scopes: ['chat'] })).toMatchObject([{ objectId: chat, scope: 'chat', collection: 'chat_messages', recordId: msgId }])
+    await ok(call(b.app, 'PATCH', `${M}/${msgId}`, { text: 'Meet at the planetarium' }))
+    expect(await hitsOf(S, { query: 'observatory' })).toEqual([])
+    expect(await hitsOf(S, { query: 'planetarium' })).toHaveLength(1)
+    await ok(call(b.app, 'DELETE', `${M}/${msgId}`))
+    expect(await hitsOf(S, { query: 'planetarium' })).toEqual([])
+  })
+})
+
 describe('index.disabled', () => {
   it('the indexDisabled setting turns indexing off (409 index.disabled); unsetting it rebuilds', async () => {
     const S = await newSpace(b.app, 'Off')
@@ -164,6 +182,27 @@ describe('vector and hybrid with an embedder (a deterministic model on loopback)
       expect(await ok(search(S, { query: 'car' }))).toMatchObject({ mode: 'fts', vectorStatus: 'unavailable', hits: [{ objectId: car }] })
     } finally {
       emb.down = false
+    }
+  })
+})
+
+describe('GET /v1/processes', () => {
+  it('shows index.embed.<spaceId> with progress while a backfill runs past 3 s, and not after', { timeout: 60_000 }, async () => {
+    const S = await newSpace(b.app, 'Slow model')
+    for (let i = 0; i < 40; i++) await newObject(b.app, S, named(`Item ${i}`))
+    let release!: () => void
+    emb.hold = new Promise<void>((r) => (release = r))
+    try {
+      await settings(S, { set: { searchEmbedUrl: emb.url, searchEmbedModel: 'slow' } })
+      const id = `index.embed.${S}`
+      const listed = async () => ((await ok(call(b.app, 'GET', '/v1/processes'))).processes as any[]).find((p) => p.id === id)
+      await expect.poll(listed, { timeout: 20_000, interval: 250 }).toMatchObject({ id, kind: 'index.embed', state: 'running', spaceId: S, progress: { done: 0 } })
+      expect((await listed()).progress.total).toBeGreaterThanOrEqual(40)
+      release()
+      await expect.poll(listed, { timeout: 20_000, interval: 100 }).toBeUndefined()
+    } finally {
+      release()
+      emb.hold = undefined
     }
   })
 })

@@ -10,6 +10,8 @@ export interface TestEmbedder {
   url: string
   calls: number
   down: boolean
+  /** While set, requests wait (a slow model): resolve it to let them through. */
+  hold?: Promise<void>
   close(): Promise<void>
 }
 
@@ -34,11 +36,12 @@ export function embedText(text: string, extra: Record<string, string> = {}): num
 }
 
 export async function startEmbedder(opts: { synonyms?: Record<string, string> } = {}): Promise<TestEmbedder> {
-  const state = { calls: 0, down: false }
+  const state: { calls: number; down: boolean; hold?: Promise<void> } = { calls: 0, down: false }
   const server: Server = createServer((req, res) => {
     let body = ''
     req.on('data', (c) => (body += c))
-    req.on('end', () => {
+    req.on('end', async () => {
+      await state.hold
       state.calls++
       if (state.down || req.url !== '/v1/embeddings') {
         res.writeHead(state.down ? 503 : 404).end()
@@ -63,6 +66,12 @@ export async function startEmbedder(opts: { synonyms?: Record<string, string> } 
     },
     set down(d) {
       state.down = d
+    },
+    get hold() {
+      return state.hold
+    },
+    set hold(h) {
+      state.hold = h
     },
     close: () => new Promise<void>((r) => {
       server.closeAllConnections()
