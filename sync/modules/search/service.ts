@@ -122,7 +122,7 @@ export class SearchIndex {
         this.meta = meta
         this.state = 'ready'
         this.stats.loads++
-        void this.vectors.start()
+        this.vectors.start().catch(() => undefined)
         return
       }
     }
@@ -178,7 +178,7 @@ export class SearchIndex {
     } finally {
       this.work.end('index.fts')
     }
-    void this.vectors.start()
+    this.vectors.start().catch(() => undefined)
   }
 
   // ------------------------------------------------------------------ drain

@@ -61,7 +61,7 @@ export class VectorIndexer {
     this.store = e ? new VectorStore(this.ctx.storage, this.ctx.space.spaceId, e.model) : undefined
     this.status = e ? 'ready' : 'disabled'
     this.failedAt = -Infinity
-    if (this.fts.state === 'ready') void this.start()
+    if (this.fts.state === 'ready') this.start().catch(() => undefined)
   }
 
   /** Loads saved vectors and queues every document without one. */
@@ -71,7 +71,7 @@ export class VectorIndexer {
     await store.load()
     if (store !== this.store) return
     for (const o of this.fts.index.objectIds()) for (const k of this.fts.index.keysOf(o)) if (!store.has(k)) this.queue.add(k)
-    void this.run()
+    this.kick()
   }
 
   /** Documents the full-text side just changed. */
@@ -87,7 +87,7 @@ export class VectorIndexer {
       }
     }
     if (batch.dels.length) void this.ctx.storage.commit(batch).catch(() => undefined)
-    void this.run()
+    this.kick()
   }
 
   /** The query's vector; throws EmbedderUnavailable (and marks the status) when it cannot. */
@@ -98,7 +98,7 @@ export class VectorIndexer {
       const [v] = await e.embed([text])
       if (this.status === 'unavailable') {
         this.status = 'ready'
-        void this.run()
+        this.kick()
       }
       return v
     } catch (err) {
@@ -111,13 +111,18 @@ export class VectorIndexer {
   retry() {
     if (this.status === 'unavailable' && this.ctx.space.env.now() - this.failedAt >= RETRY_MS) {
       this.status = 'ready'
-      void this.run()
+      this.kick()
     }
   }
 
   private fail() {
     if (this.embedder) this.status = 'unavailable'
     this.failedAt = this.ctx.space.env.now()
+  }
+
+  /** Runs the backfill in the background; a storage failure (storage closing) ends it quietly. */
+  private kick() {
+    this.run().catch(() => undefined)
   }
 
   private async run() {
@@ -165,7 +170,7 @@ export class VectorIndexer {
   /** Resolves once the backfill has nothing left it can do now (tests). */
   async idle(): Promise<void> {
     while (this.running || (this.queue.size > 0 && this.status === 'ready' && this.store && !this.store.full)) {
-      if (!this.running) void this.run()
+      if (!this.running) this.kick()
       await new Promise<void>((r) => this.ctx.space.env.setTimer(5, r))
     }
   }
