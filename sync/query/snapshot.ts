@@ -160,6 +160,15 @@ function inSome(maps: readonly ReadonlyMap<string, Doc>[], id: string): boolean 
   return false
 }
 
+/**
+ * The query with document-level `$text` answered by the source's text index, when the source
+ * has one and the filter is not bound to it yet (compiled anew: cheap, once per query).
+ */
+export function withSourceText(q: CompiledQuery, source: Iterable<Doc> | QuerySource): CompiledQuery {
+  if (!q.filter.hasText || q.filter.textVia === 'index' || !isQuerySource(source) || !source.textMatch || !q.filter.withText) return q
+  return { ...q, filter: q.filter.withText(source.textMatch) }
+}
+
 /** One pass: filter, count, keep the best k. */
 export function select(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k: number): Selection {
   const heap = new TopK(k, q.sort.compare)
@@ -167,8 +176,7 @@ export function select(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k:
   const after = q.sort.after
   let total = 0
   let docs: Iterable<Doc> = source
-  // The source's text index answers `$text` when it has one (compiled anew: cheap, per query).
-  const filter = q.filter.hasText && isQuerySource(source) && source.textMatch && q.filter.withText ? q.filter.withText(source.textMatch) : q.filter
+  const filter = withSourceText(q, source).filter
   let all = filter.matchesAll
   let test = filter.test
   const cands = all || !isQuerySource(source) ? undefined : candidatesFor(source, filter)

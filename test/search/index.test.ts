@@ -7,6 +7,7 @@ import { reciprocalRankFusion } from '../../sync/modules/search/rrf.ts'
 import { runSearch } from '../../sync/modules/search/search.ts'
 import { snippet } from '../../sync/modules/search/text.ts'
 import { SpaceEngine } from '../../sync/space/space-engine.ts'
+import { LiveWindow } from '../../sync/query/live.ts'
 import { MemoryStorageAdapter } from '../../sync/storage/memory.ts'
 import { deps, keyFor } from '../helpers.ts'
 import { twoMembers } from '../space/helpers.ts'
@@ -81,6 +82,23 @@ describe('restart: the saved index is loaded, not rebuilt', () => {
     await idx(b).settled()
     expect(idx(b).stats.builds).toBe(1)
     expect((await ids(b, 'pulsar')).length).toBe(1)
+  })
+})
+
+describe('$text in a live window follows the index', () => {
+  it('a window opened with $text tests later rows against the current index', async () => {
+    const { a } = await twoMembers()
+    const first = await a.createObject(named('Meteor shower'))
+    await idx(a).settled()
+    const w = new LiveWindow(a.objectSource(), { filter: { $text: { $search: 'meteor' } }, limit: 10 })
+    expect(w.snapshot.records.map((r) => r.id)).toEqual([first])
+    expect(w.query.filter.textVia).toBe('index')
+    const later = await a.createObject(named('Meteorite'))
+    expect(w.query.filter.test(a.objectDoc(later)!)).toBe(true)
+    // "eteor" is a substring of both, but no word starts with it: the index says no.
+    const w2 = new LiveWindow(a.objectSource(), { filter: { $text: { $search: 'eteor' } }, limit: 10 })
+    expect(w2.snapshot.records).toEqual([])
+    expect(w2.query.filter.test(a.objectDoc(later)!)).toBe(false)
   })
 })
 

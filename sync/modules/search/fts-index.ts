@@ -38,6 +38,8 @@ const OPTIONS = {
  */
 export class FtsIndex {
   private ms: MiniSearch<IndexedDoc>
+  /** Moves on every change, so a cached answer knows it is stale. */
+  version = 0
   private readonly byObject = new Map<string, Set<string>>()
 
   private constructor(ms: MiniSearch<IndexedDoc>, keys: Iterable<string>) {
@@ -72,11 +74,13 @@ export class FtsIndex {
       if (!had) return false
       this.ms.discard(op.k)
       this.untrack(op.k)
+      this.version++
       return true
     }
     if (had) this.ms.discard(op.k)
     this.ms.add({ k: op.k, t: op.t })
     this.track(op.k)
+    this.version++
     return true
   }
 
@@ -94,6 +98,7 @@ export class FtsIndex {
    * in `scopes` when given. Best first.
    */
   search(query: string, opts: { scopes?: ReadonlySet<string>; require?: readonly string[]; exclude?: readonly string[]; limit: number; prefixAll?: boolean }): FtsHit[] {
+    // `prefixAll` is `$text`: words and word prefixes only, no typo tolerance (a filter must be predictable).
     const queries: Query[] = [query, ...(opts.require ?? [])]
     let q: Query = queries.length === 1 ? query : { combineWith: 'AND', queries }
     if (opts.exclude && opts.exclude.length > 0) q = { combineWith: 'AND_NOT', queries: [q, { combineWith: 'OR', queries: [...opts.exclude] }] }
@@ -101,7 +106,7 @@ export class FtsIndex {
     const results: SearchResult[] = this.ms.search(q, {
       combineWith: 'AND',
       prefix: opts.prefixAll ? true : (_term, i, terms) => i === terms.length - 1,
-      fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+      fuzzy: opts.prefixAll ? false : (term) => (term.length >= 5 ? 0.2 : false),
       ...(scopes ? { filter: (r: SearchResult) => scopes.has(scopeOfKey(r.id as string)) } : {}),
     })
     const out: FtsHit[] = []

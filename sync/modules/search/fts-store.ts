@@ -68,13 +68,15 @@ export class FtsStore {
 
   /**
    * Saves one step: its operations as a delta, or a new base when the deltas grew past the
-   * compaction bound (or `forceBase`, after a rebuild). Returns the meta now on disk.
+   * compaction bound and `mayCompact` (the drain has caught up: during a burst such as a sync
+   * backlog one compaction at its end replaces many), or `forceBase` (after a rebuild).
+   * Returns the meta now on disk.
    */
-  async save(prev: FtsMeta | undefined, index: FtsIndex, ops: readonly IndexOp[], versionSeq: string, catalog: string, forceBase = false): Promise<FtsMeta> {
+  async save(prev: FtsMeta | undefined, index: FtsIndex, ops: readonly IndexOp[], versionSeq: string, catalog: string, forceBase = false, mayCompact = true): Promise<FtsMeta> {
     const batch: WriteBatch = { puts: [], dels: [] }
     const opsSinceBase = (prev?.opsSinceBase ?? 0) + ops.length
     let meta: FtsMeta
-    if (!prev || forceBase || opsSinceBase > Math.max(SEARCH_LIMITS.compactAfterOps, prev.baseDocs * SEARCH_LIMITS.compactFraction)) {
+    if (!prev || forceBase || (mayCompact && opsSinceBase > Math.max(SEARCH_LIMITS.compactAfterOps, prev.baseDocs * SEARCH_LIMITS.compactFraction))) {
       const gen = (prev?.gen ?? 0) + 1
       const text = index.serialize()
       let chunks = 0

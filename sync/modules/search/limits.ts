@@ -14,7 +14,7 @@ export const SEARCH_LIMITS = {
   /** Text of one indexed document kept for indexing (longer text is cut here). */
   maxDocChars: 65_536,
   /** Objects indexed per step of the background drain before yielding the event loop. */
-  drainBatch: 500,
+  drainBatch: 2_000,
   /**
    * The deltas are compacted into a new base once they hold more operations than this, or
    * than `compactFraction` of the base's documents: a load replays at most that many (a replay

@@ -1,4 +1,5 @@
 import { defineModule, type SvcModule } from '../../space/module.ts'
+import type { FtsIndex } from './fts-index.ts'
 import { SEARCH_LIMITS } from './limits.ts'
 import { SearchIndex } from './service.ts'
 import { settingsEmbedder, type EmbedderFactory } from './vector-indexer.ts'
@@ -18,10 +19,20 @@ export function createSearchModule(opts: { embedders?: EmbedderFactory } = {}): 
       const idx = new SearchIndex(ctx, embedders)
       ctx.space.objectSource().textMatch = (search) => {
         if (idx.state !== 'ready') return undefined
-        idx.catchUpRows()
-        const ids = new Set<string>()
-        for (const h of idx.index.search(search, { limit: SEARCH_LIMITS.maxTextIds, prefixAll: true })) ids.add(h.key.slice(0, h.key.indexOf('/')))
-        return (doc) => ids.has(doc.id as string)
+        // Re-asked whenever the index moved, so a live window's later tests see current text.
+        let index: FtsIndex | undefined
+        let version = -1
+        let ids = new Set<string>()
+        return (doc) => {
+          idx.catchUpRows()
+          if (index !== idx.index || version !== idx.index.version) {
+            index = idx.index
+            version = index.version
+            ids = new Set()
+            for (const h of index.search(search, { limit: SEARCH_LIMITS.maxTextIds, prefixAll: true })) ids.add(h.key.slice(0, h.key.indexOf('/')))
+          }
+          return ids.has(doc.id as string)
+        }
       }
       return idx
     },

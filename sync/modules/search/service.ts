@@ -237,8 +237,9 @@ export class SearchIndex {
     }
     this.vectors.moved(applied)
     // The saved version is the replica's only once nothing is left to drain.
-    const version = this.pending() ? (this.meta?.versionSeq ?? '') : this.lastVersion
-    this.meta = await this.store.save(this.meta, this.index, applied, version, catalog.sig)
+    const caughtUp = !this.pending()
+    const version = caughtUp ? this.lastVersion : (this.meta?.versionSeq ?? '')
+    this.meta = await this.store.save(this.meta, this.index, applied, version, catalog.sig, false, caughtUp)
   }
 
   /** Every document of one object, read from the replica (a build, or a wholesale reload). */
