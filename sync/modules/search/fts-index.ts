@@ -94,21 +94,27 @@ export class FtsIndex {
 
   /**
    * Documents matching every word of `query` (the last word as a prefix too, so a typed
-   * word matches before it is finished; every word with `prefixAll`), all `require` words, none of the `exclude` words;
+   * word matches before it is finished; every word with `prefixAll`, which is `$text`: no typo
+   * tolerance there, a filter must be predictable; otherwise words of 5 letters or more
+   * tolerate a typo when exact matching fills less than a page), all `require` words, none of the `exclude` words;
    * in `scopes` when given. Best first.
    */
   search(query: string, opts: { scopes?: ReadonlySet<string>; require?: readonly string[]; exclude?: readonly string[]; limit: number; prefixAll?: boolean }): FtsHit[] {
-    // `prefixAll` is `$text`: words and word prefixes only, no typo tolerance (a filter must be predictable).
     const queries: Query[] = [query, ...(opts.require ?? [])]
     let q: Query = queries.length === 1 ? query : { combineWith: 'AND', queries }
     if (opts.exclude && opts.exclude.length > 0) q = { combineWith: 'AND_NOT', queries: [q, { combineWith: 'OR', queries: [...opts.exclude] }] }
     const scopes = opts.scopes
-    const results: SearchResult[] = this.ms.search(q, {
-      combineWith: 'AND',
-      prefix: opts.prefixAll ? true : (_term, i, terms) => i === terms.length - 1,
-      fuzzy: opts.prefixAll ? false : (term) => (term.length >= 5 ? 0.2 : false),
-      ...(scopes ? { filter: (r: SearchResult) => scopes.has(scopeOfKey(r.id as string)) } : {}),
-    })
+    const run = (fuzzy: boolean): SearchResult[] =>
+      this.ms.search(q, {
+        combineWith: 'AND',
+        prefix: opts.prefixAll ? true : (_term, i, terms) => i === terms.length - 1,
+        fuzzy: fuzzy ? (term) => (term.length >= 5 ? 0.2 : false) : false,
+        ...(scopes ? { filter: (r: SearchResult) => scopes.has(scopeOfKey(r.id as string)) } : {}),
+      })
+    // Typo tolerance only when exact words and prefixes fall short of a page: expanding every
+    // long word to its neighbours costs most of a search and rarely changes a full page.
+    let results = run(false)
+    if (!opts.prefixAll && results.length < opts.limit) results = run(true)
     const out: FtsHit[] = []
     for (const r of results) {
       if (out.length >= opts.limit) break
