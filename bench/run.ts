@@ -23,6 +23,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   events: async () => (await import('./events.ts')).benchEvents as Bench,
   browser: async () => (await import('./browser.ts')).benchBrowser as Bench,
   agents: async () => (await import('./agents.ts')).benchAgents as Bench,
+  search: async () => (await import('./search.ts')).benchSearch as Bench,
 }
 
 const args = process.argv.slice(2)

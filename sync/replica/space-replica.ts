@@ -11,7 +11,7 @@ import type { Keyring } from '../acl/keyring.ts'
 import { decodeAclRecord, encodeAclRecord, type AclRecord, type Role, type Rotation } from '../acl/records.ts'
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
 import type { LogEntry, StampInfo } from '../crdt/record.ts'
-import { STORES } from '../storage/adapter.ts'
+import { STORES, type StorageAdapter } from '../storage/adapter.ts'
 import { isRequestChange, writerCitation } from './acl-rules.ts'
 import { AclWriter, type MintedInvite, type ProfileFields } from './acl-writer.ts'
 import { pairOf, pairRoot } from '../acl/pair.ts'
@@ -149,6 +149,11 @@ export class SpaceReplica {
     for (const [k] of await storage.scan(STORES.meta, { prefix: rebuildKey(this.spaceId, '') })) {
       await rebuildTree(s, k.slice(rebuildKey(this.spaceId, '').length))
     }
+  }
+
+  /** The storage adapter the replica lives in (modules keep stores of their own there). */
+  get storage(): StorageAdapter {
+    return this.deps.storage
   }
 
   /** True once this replica holds the space's ACL root. */

@@ -24,6 +24,7 @@ import { historyCommand } from './history.ts'
 import { bundlesCommand } from './bundles.ts'
 import { catalogCommand } from './catalog.ts'
 import { aggregateCommand } from './aggregate.ts'
+import { searchCommand } from './search.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -52,4 +53,5 @@ export const COMMANDS: readonly Command[] = [
   bundlesCommand,
   catalogCommand,
   aggregateCommand,
+  searchCommand,
 ]
