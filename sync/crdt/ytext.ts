@@ -153,6 +153,16 @@ export function overlayTexts(value: Json | undefined, log: readonly LogEntry[], 
   return value
 }
 
+/** What stateDigest compares of a record's text paths: each path's stamp and state bytes. */
+export function ytextDigestPart(yt: YTextMap): Array<[string, Stamp, string]> {
+  return Object.keys(yt)
+    .sort()
+    .map((p) => {
+      const j = YTextField.from(yt[p]).toJSON()
+      return [p, j.s, j.u]
+    })
+}
+
 /** Every text path's field as a live YTextField (records read from storage hold plain objects). */
 export function liveFields(yt: YTextMap): Record<string, YTextField> {
   const out: Record<string, YTextField> = {}
