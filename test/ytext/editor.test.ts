@@ -53,7 +53,7 @@ describe('editor text deltas', () => {
     expect(await md(c, obj)).toBe(expected)
     expect(await c.replica.stateDigest()).toBe(await a.replica.stateDigest())
     // Queries see the plain string, and the write was a text op, not a set of the leaf.
-    const doc = (await a.datasetDocs(obj, EDITOR_BLOCKS)).find((d) => (d as { id: string }).id === id) as { text: string }
+    const doc = (await a.datasetDocs(obj, EDITOR_BLOCKS)).find((d) => (d as { id: string }).id === id) as unknown as { text: string }
     expect(doc.text).toBe('The very quick fox jumps high.')
   })
 
