@@ -3,7 +3,7 @@ import diff from 'fast-diff'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { compareStamps, type LogEntry, type Stamp } from './record.ts'
 import type { Json } from './ops.ts'
-import { coversPath, getPath, withPath } from './path.ts'
+import { coversPath, withPath } from './path.ts'
 import { YTEXT_LIMITS } from './ytext-limits.ts'
 
 /**
@@ -147,8 +147,8 @@ export function overlayTexts(value: Json | undefined, log: readonly LogEntry[], 
     const f = yt[p] as YTextField
     const cover = coveringStamp(log, p)
     if (cover && compareStamps(cover, f.s) > 0) continue
-    const text = f.value()
-    if (getPath(value, p) !== text) value = withPath(value, p, text)
+    // No comparison with the current string first: it would flatten a long text every op.
+    value = withPath(value, p, f.value())
   }
   return value
 }

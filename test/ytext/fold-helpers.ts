@@ -1,14 +1,11 @@
 import { sha256 } from '@noble/hashes/sha2.js'
-import { applyToRecord, type MergeOp, type RecordState, type StampInfo } from '../../sync/crdt/record.ts'
+import { applyToRecord, type MergeOp, type RecordState } from '../../sync/crdt/record.ts'
+import type { Stamped } from '../../bench/ytext-workload.ts'
 import { getPath } from '../../sync/crdt/path.ts'
 import { clientIdFor, textUpdate, toB64, YTextField } from '../../sync/crdt/ytext.ts'
 import { encodeStoredRecord, decodeStoredRecord } from '../../sync/replica/record-codec.ts'
 
-/** One op as a change carries it: its stamp and the merge op. */
-export interface Stamped {
-  info: StampInfo
-  op: MergeOp
-}
+export type { Stamped }
 
 /** A replica of one record at the merge layer: folds stamped ops as apply-batch does. */
 export class FoldReplica {

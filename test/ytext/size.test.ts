@@ -3,7 +3,7 @@ import * as Y from 'yjs'
 import { YTextField } from '../../sync/crdt/ytext.ts'
 import { encodeStoredRecord } from '../../sync/replica/record-codec.ts'
 import { FoldReplica } from './fold-helpers.ts'
-import { interleavedEdits } from './interleaved.ts'
+import { interleavedEdits } from '../../bench/ytext-workload.ts'
 
 /**
  * Compaction: a block's text state is one merged Yjs update, never a log of updates, so after

@@ -1,11 +1,17 @@
 import * as Y from 'yjs'
-import { clientIdFor, toB64, YTEXT_ROOT } from '../../sync/crdt/ytext.ts'
-import type { Stamped } from './fold-helpers.ts'
+import { clientIdFor, toB64, YTEXT_ROOT } from '../sync/crdt/ytext.ts'
+import type { MergeOp, StampInfo } from '../sync/crdt/record.ts'
+
+/** One op as a change carries it: its stamp and the merge op. */
+export interface Stamped {
+  info: StampInfo
+  op: MergeOp
+}
 
 /**
  * `n` single-character edits typed alternately by two writers who see each other's edits at
  * once (the interleaving that grows a Yjs state most), as the ytext ops their changes carry.
- * Each writer's Y.Doc runs under the client id merge expects of it (clientIdFor).
+ * Shared by bench/ytext.ts and test/ytext/size.test.ts. Each writer's Y.Doc runs under the client id merge expects of it (clientIdFor).
  */
 export function interleavedEdits(n: number): { ops: Stamped[]; updates: Uint8Array[] } {
   const writers = [
