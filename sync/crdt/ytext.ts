@@ -216,7 +216,8 @@ export function textUpdate(field: YTextField | undefined, current: string, next:
   return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : Y.mergeUpdates(parts)
 }
 
-function seedUpdate(s: string): Uint8Array | undefined {
+/** The seed of a string (seedClientFor): the one update every writer makes for it. */
+export function seedUpdate(s: string): Uint8Array | undefined {
   if (s === '') return undefined
   const d = new Y.Doc()
   d.clientID = seedClientFor(s)
