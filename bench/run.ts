@@ -24,6 +24,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   browser: async () => (await import('./browser.ts')).benchBrowser as Bench,
   agents: async () => (await import('./agents.ts')).benchAgents as Bench,
   search: async () => (await import('./search.ts')).benchSearch as Bench,
+  ytext: async () => (await import('./ytext.ts')).benchYtext as Bench,
 }
 
 const args = process.argv.slice(2)
