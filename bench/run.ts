@@ -22,6 +22,9 @@ const benches: Record<string, () => Promise<Bench>> = {
   chat: async () => (await import('./chat.ts')).benchChat as Bench,
   events: async () => (await import('./events.ts')).benchEvents as Bench,
   browser: async () => (await import('./browser.ts')).benchBrowser as Bench,
+  agents: async () => (await import('./agents.ts')).benchAgents as Bench,
+  search: async () => (await import('./search.ts')).benchSearch as Bench,
+  ytext: async () => (await import('./ytext.ts')).benchYtext as Bench,
 }
 
 const args = process.argv.slice(2)

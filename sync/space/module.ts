@@ -8,6 +8,7 @@ import type { AccountData } from './account-data.ts'
 import type { AccountEvents } from './account-engine.ts'
 import type { LiveFeed } from './live-feeds.ts'
 import type { Doc } from './rows.ts'
+import type { StorageAdapter } from '../storage/adapter.ts'
 import type { SpaceChange, SpaceEngine } from './space-engine.ts'
 import type { TypesService } from './types/index.ts'
 
@@ -86,6 +87,11 @@ export interface ModuleDataset {
    * (sync/crdt/record.ts), the fold is sync/crdt/ruled-record.ts. Chat's is authorship.
    */
   writeRule?: WriteRule
+  /**
+   * Records of this kind are searchable: the text of `fields` is indexed under `scope` (a slug)
+   * by the search module (sync/modules/search/catalog.ts), in every collection of the kind.
+   */
+  search?: { scope: string; fields: readonly string[] }
 }
 
 /** What a module's service, feeds and hooks are built from: the space and its core services. */
@@ -95,6 +101,8 @@ export interface ModuleContext {
   readonly bundles: BundlesService
   /** The account's private datasets (its tech space; in memory for a space opened without an account). */
   readonly account: AccountData
+  /** The device's storage the space lives in, for a module's own stores (names of its own; the search index). */
+  readonly storage: StorageAdapter
 }
 
 /**
