@@ -153,6 +153,14 @@ export class AccountEngine implements AccountModuleContext {
     return this.deps.env
   }
 
+  get storage(): StorageAdapter {
+    return this.deps.storage
+  }
+
+  get crypto(): CryptoProvider {
+    return this.deps.crypto
+  }
+
   /** Feeds the account's emitter from a space's (once per opened space). */
   private forward(space: SpaceEngine) {
     // Checked first: a commit allocates no payload while nobody listens on the account.
