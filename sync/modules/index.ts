@@ -1,3 +1,4 @@
+import { filesModule } from './files/module.ts'
 import type { AnyModule } from '../space/module.ts'
 import { chatModule } from './chat/module.ts'
 import { chatReadModule } from './chat/read-state/module.ts'
@@ -11,4 +12,4 @@ export { chatModule, chatReadModule, editorModule, eventsModule }
  * account engine; server/modules/index.ts pairs each with its routes for the HTTP app. Adding a
  * module adds a line here and nowhere else in sync/ (docs/architecture.md "Adding a module").
  */
-export const DEFAULT_MODULES: readonly AnyModule[] = [editorModule, chatModule, chatReadModule, eventsModule]
+export const DEFAULT_MODULES: readonly AnyModule[] = [editorModule, chatModule, chatReadModule, eventsModule, filesModule]
