@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsync } from 'fastify'
 import { SvcError } from '../../sync/core/errors.ts'
-import { filesModule } from '../../sync/modules/files/module.ts'
+import { filesModule, makeFilesModule } from '../../sync/modules/files/module.ts'
 import { parseRange } from '../../sync/modules/files/range.ts'
 import { FILES_COLLECTION } from '../../sync/modules/files/record.ts'
-import type { FilesService } from '../../sync/modules/files/service.ts'
+import type { FilesOptions, FilesService } from '../../sync/modules/files/service.ts'
 import { parseSubscribeBody } from '../../sync/query/index.ts'
 import { datasetFeed } from '../../sync/space/live-feeds.ts'
 import { variantBytes, variantsOf } from '../../node/files/variants.ts'
@@ -72,7 +72,8 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
   app.get(`${S}/files/subscribe`, { schema: { summary: 'File status frames (SSE): status, lagged', params: SpaceParams, response: { 200: EventStream('ready, status, lagged, closed') } } }, async (request, reply) => {
     const { spaceId } = request.params
     const svc = files()
-    space(engine, spaceId)
+    // Built before the stream opens, so files that sync in from now on announce themselves.
+    await svc.index.of(space(engine, spaceId))
     const stream = app.sse.open(reply)
     if (stream.closed) return
     const forward = forwarder(stream, 'status')
@@ -171,6 +172,9 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
     },
   )
 }
+
+/** Files served over HTTP with these options (tests shrink blocks, limits and grace). */
+export const makeFilesServerModule = (opts: FilesOptions = {}) => withRoutes(makeFilesModule(opts), filesRoutes, { 'file.too_large': 413 })
 
 /** Files served over HTTP, and the status of the module's own code. */
 export const filesServerModule = withRoutes(filesModule, filesRoutes, { 'file.too_large': 413 })

@@ -42,7 +42,7 @@ export function currentSecret(space: SpaceEngine): Uint8Array {
  * the space is not written again: dedup), or keep the bytes inline when the whole body fits
  * `inlineMax`. Memory stays at a few blocks whatever the body's size.
  */
-export async function ingestContent(space: SpaceEngine, store: BlockStore, crypto: CryptoProvider, body: AsyncIterable<Uint8Array>, blockSize = FILES.blockSize): Promise<AttachedContent> {
+export async function ingestContent(space: SpaceEngine, store: BlockStore, crypto: CryptoProvider, body: AsyncIterable<Uint8Array>, blockSize = FILES.blockSize, max = FILES.attachMax): Promise<AttachedContent> {
   const secret = currentSecret(space)
   const hash = crypto.sha256 ?? sha256
   const ids: string[] = []
@@ -62,7 +62,7 @@ export async function ingestContent(space: SpaceEngine, store: BlockStore, crypt
     keys.push(toBase58(b.key))
     pending.push({ id: b.id, bytes: b.bytes })
   }
-  for await (const chunk of chunks(body, blockSize, FILES.attachMax)) {
+  for await (const chunk of chunks(body, blockSize, max)) {
     size += chunk.length
     // The first chunk waits: if it is the whole body and small, the file is inline.
     if (first === undefined && ids.length === 0) {

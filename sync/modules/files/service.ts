@@ -21,6 +21,8 @@ export interface FilesOptions {
   graceMs?: number
   /** Plaintext bytes per block of new files (default FILES.blockSize; tests use small blocks). */
   blockSize?: number
+  /** Largest attach body (default FILES.attachMax; tests use a small one). */
+  attachMax?: number
 }
 
 /** File info (`GET {S}/files/:fileId`): the record's fields without key material, and local facts. */
@@ -79,6 +81,7 @@ export class FilesService {
   readonly cache: FileCache
   readonly graceMs: number
   readonly blockSize: number
+  readonly attachMax: number
   /** Ids of every space the account opened (the sweep and `free` walk them). */
   readonly spaceIds = new Set<string>()
   private closed = false
@@ -87,6 +90,7 @@ export class FilesService {
   constructor(readonly account: AccountModuleContext, opts: FilesOptions = {}) {
     this.graceMs = opts.graceMs ?? FILES.graceMs
     this.blockSize = opts.blockSize ?? FILES.blockSize
+    this.attachMax = opts.attachMax ?? FILES.attachMax
     this.store = new KvBlockStore(account.storage)
     this.local = new LocalStates(account.storage)
     this.reader = new BlockReader(this.store, account.crypto)
@@ -157,7 +161,7 @@ export class FilesService {
     const space = this.space(spaceId)
     space.requireObject(objectId)
     checkMeta(meta)
-    const content = await ingestContent(space, this.store, this.account.crypto, body, this.blockSize)
+    const content = await ingestContent(space, this.store, this.account.crypto, body, this.blockSize, this.attachMax)
     const fileId = toBase58(space.env.randomBytes(16))
     const value: JsonObject = { name: meta.name, mime: meta.mime, ...content.fields, creator: space.replica.me, createdAt: instant(space.env.now()) }
     await this.local.update(spaceId, fileId, { origin: true, lastAccess: space.env.now(), ...(content.inline ? { durable: true } : {}) })
