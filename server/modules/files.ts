@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream'
+import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsync } from 'fastify'
 import { SvcError } from '../../sync/core/errors.ts'
 import { filesModule, makeFilesModule } from '../../sync/modules/files/module.ts'
@@ -146,6 +147,10 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
   app.post(`${F}/offload`, { schema: { summary: 'Drop local bytes (409 file.not_durable while they are the only copy)', params: FileParams, response: { 204: NoContent } } }, async (request, reply) => {
     await files().offload(request.params.spaceId, request.params.fileId)
     return reply.code(204).send()
+  })
+
+  app.get('/v1/files/exchange', { schema: { summary: 'Block exchange counters since start (debug); empty without P2P', response: { 200: Type.Object({}, { additionalProperties: true }) } } }, async () => {
+    return files().reader.source?.stats?.() ?? {}
   })
 
   app.get('/v1/files/cache', { schema: { summary: 'Bytes of complete and partial copies, all spaces', response: { 200: CacheSize } } }, async () => {

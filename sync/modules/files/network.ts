@@ -13,6 +13,8 @@ export interface BlockSource {
   fetch(spaceId: string, ids: readonly string[], onBlock: (id: string, bytes: Uint8Array) => Promise<boolean>): Promise<string[]>
   /** The identity of a connected peer that says it stores every one of these blocks, if any. */
   confirm(spaceId: string, ids: readonly string[]): Promise<string | undefined>
+  /** Counters of the exchange since start (`GET /v1/files/exchange`). */
+  stats?(): Record<string, unknown>
 }
 
 /** A status frame of `{S}/files/subscribe` (spec core.md Files). */

@@ -55,7 +55,7 @@ export function parseFileRecord(objectId: string, doc: JsonObject): FileRecord {
     return rec
   }
   const { blockSize, blocks, keys } = doc
-  if (typeof blockSize !== 'number' || !Number.isSafeInteger(blockSize) || blockSize < 1024 || blockSize > 16 * FILES.blockSize) throw bad(id, 'blockSize')
+  if (typeof blockSize !== 'number' || !Number.isSafeInteger(blockSize) || blockSize < 1024 || blockSize > FILES.blockSize) throw bad(id, 'blockSize')
   if (!Array.isArray(blocks) || !Array.isArray(keys) || blocks.length !== keys.length || blocks.length !== Math.ceil(size / blockSize)) throw bad(id, 'block list')
   const ks: Uint8Array[] = []
   for (let i = 0; i < blocks.length; i++) {
