@@ -3,10 +3,13 @@ import { FILES } from '../../sync/modules/files/limits.ts'
 import type { BlockSource } from '../../sync/modules/files/network.ts'
 import type { FilesService } from '../../sync/modules/files/service.ts'
 import { BLOCKS_WIRE, decodeBlocksMessage, encodeBlocksMessage, MalformedBlocks, type BlocksMessage } from '../../sync/protocol/blocks-wire.ts'
-import { isFullMember } from '../../sync/replica/full-membership.ts'
+import type { Role } from '../../sync/acl/records.ts'
 import { Libp2pTransport } from '../p2p/libp2p-transport.ts'
 import { P2P } from '../p2p/constants.ts'
 import type { P2pProtocolContext } from '../p2p/protocols/protocol.ts'
+
+/** Roles that read a space, guests included (they read attachments too); pending, removed and revoked accounts hold none. */
+const READERS: ReadonlySet<Role> = new Set<Role>(['owner', 'admin', 'writer', 'reader', 'guest'])
 
 /** Requests (want or has) one peer may have queued with us; one more is a fault and is dropped. */
 const MAX_QUEUED_REQUESTS = 4
@@ -24,7 +27,7 @@ interface Pending {
  * service (it is the service's BlockSource).
  *
  * Serving: a peer's want or has is answered only when the account it proved on head sync
- * (`identityOf`) is a full member of the space at our ACL state; otherwise, and for a stranger
+ * (`identityOf`) may read the space at our ACL state (a member of any role, a guest too); otherwise, and for a stranger
  * that proved nothing, every id is answered `none`, exactly like blocks we do not hold. Each
  * peer's requests are answered one at a time, at most MAX_QUEUED_REQUESTS wait (more is a
  * fault), each want names at most 16 blocks, and every block waits for the peer to drain the
@@ -72,13 +75,14 @@ export class BlockExchange implements BlockSource {
     await this.transport.close()
   }
 
-  /** Whether a peer may get blocks of a space: it proved an account that is a full member here. */
+  /** Whether a peer may get blocks of a space: it proved an account that may read it at our ACL state. */
   mayRead(peer: string, spaceId: string): boolean {
     const identity = this.o.identityOf(peer)
     if (identity === undefined) return false
     const space = this.o.account.held(spaceId)
     if (!space || spaceId === this.o.account.tech.spaceId) return false
-    return isFullMember(space.replica, identity)
+    const st = space.replica.acl.current()
+    return st.readKeyId !== undefined && READERS.has(st.roleOf(identity))
   }
 
   private receive(peer: string, bytes: Uint8Array): void {
