@@ -43,8 +43,8 @@ beforeAll(async () => {
   expect(blocks).toHaveLength(4)
 }, 60_000)
 afterAll(async () => {
-  for (const t of transports) await t.close().catch(() => undefined)
-  for (const n of nodes) await n.stop().catch(() => undefined)
+  for (const t of transports) await Promise.resolve(t.close()).catch(() => undefined)
+  for (const n of nodes) await Promise.resolve(n.stop()).catch(() => undefined)
   await d?.onTeardown()
   rmSync(dir, { recursive: true, force: true })
 })
