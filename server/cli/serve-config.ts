@@ -29,6 +29,8 @@ export interface ServeConfig {
   durability: Durability
   /** Peers to dial by address for this run (multiaddrs with /p2p/<peer id>), besides those added over the API. */
   peers?: string[]
+  /** `files.gcInterval`: background sweep of the files cache every this many ms (0: off). */
+  filesGcInterval?: number
 }
 
 export const DEFAULT_PORT = 7001
@@ -46,8 +48,9 @@ export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADD
   --p2p-listen MA  libp2p listen multiaddrs, comma-separated (default all, any port) env SVC_P2P_LISTEN
   --durability M   normal (default) or full: fsync every commit, survive power loss env SVC_DURABILITY
   --peers MA       peers to dial and redial, comma-separated multiaddrs ending /p2p/<peer id>  env SVC_PEERS
+  --files-gc-interval MS  sweep the files cache every MS milliseconds (0: off)  env SVC_FILES_GC_INTERVAL
   --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, durability,
-                   p2pListen, peers`
+                   p2pListen, peers, files ({gcInterval})`
 
 interface Layer {
   data?: string
@@ -60,9 +63,16 @@ interface Layer {
   p2pListen?: string[]
   durability?: Durability
   peers?: string[]
+  filesGcInterval?: number
 }
 
-const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers'] as const
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers', 'files'] as const
+
+function parseInterval(v: unknown, source: string): number {
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new UsageError(`${source}: expected a whole number of milliseconds`)
+  return n
+}
 
 /** Each a dialable multiaddr with a peer id (the daemon would refuse to boot otherwise). */
 function checkPeers(addrs: string[], source: string): string[] {
@@ -147,6 +157,11 @@ function readConfigFile(path: string): Layer {
     if (!Array.isArray(cfg.peers) || !cfg.peers.every((a) => typeof a === 'string')) throw new UsageError(`--config ${path}: peers must be an array of multiaddr strings`)
     out.peers = checkPeers(cfg.peers as string[], `--config ${path}: peers`)
   }
+  if (cfg.files !== undefined) {
+    const f = cfg.files as Record<string, unknown>
+    if (typeof f !== 'object' || f === null || Array.isArray(f) || Object.keys(f).some((k) => k !== 'gcInterval')) throw new UsageError(`--config ${path}: files must be an object with the key gcInterval`)
+    if (f.gcInterval !== undefined) out.filesGcInterval = parseInterval(f.gcInterval, `--config ${path}: files.gcInterval`)
+  }
   // A relative data root is relative to the file that names it.
   if (out.data !== undefined) out.data = resolve(dirname(path), out.data)
   return out
@@ -164,6 +179,7 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   // Set but empty: the default listen addresses (a layer below may not override that).
   if (env.SVC_P2P_LISTEN !== undefined) out.p2pListen = parseListen(env.SVC_P2P_LISTEN) ?? []
   if (env.SVC_DURABILITY) out.durability = parseDurability(env.SVC_DURABILITY, 'SVC_DURABILITY')
+  if (env.SVC_FILES_GC_INTERVAL) out.filesGcInterval = parseInterval(env.SVC_FILES_GC_INTERVAL, 'SVC_FILES_GC_INTERVAL')
   if (env.SVC_PEERS !== undefined) out.peers = checkPeers(parseListen(env.SVC_PEERS) ?? [], 'SVC_PEERS')
   return out
 }
@@ -186,6 +202,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
         'p2p-listen': { type: 'string' },
         durability: { type: 'string' },
         peers: { type: 'string' },
+        'files-gc-interval': { type: 'string' },
         config: { type: 'string' },
       },
     })
@@ -203,6 +220,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
   if (v['p2p-listen'] !== undefined) flags.p2pListen = parseListen(v['p2p-listen']) ?? []
   if (v.durability !== undefined) flags.durability = parseDurability(v.durability, '--durability')
   if (v.peers !== undefined) flags.peers = checkPeers(parseListen(v.peers) ?? [], '--peers')
+  if (v['files-gc-interval'] !== undefined) flags.filesGcInterval = parseInterval(v['files-gc-interval'], '--files-gc-interval')
 
   const fileLayer = v.config !== undefined ? readConfigFile(resolve(v.config)) : {}
   const merged: Layer = { ...fileLayer, ...envLayer(env), ...flags }
@@ -223,5 +241,6 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     ...(merged.account !== undefined ? { account: merged.account } : {}),
     ...(merged.p2pListen !== undefined && merged.p2pListen.length > 0 ? { p2pListen: merged.p2pListen } : {}),
     ...(merged.peers !== undefined && merged.peers.length > 0 ? { peers: merged.peers } : {}),
+    ...(merged.filesGcInterval ? { filesGcInterval: merged.filesGcInterval } : {}),
   }
 }

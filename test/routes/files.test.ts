@@ -299,3 +299,22 @@ describe('streams', () => {
     }
   })
 })
+
+describe('files.gcInterval', () => {
+  it('a configured interval sweeps in the background: a deleted file bytes go without a sweep call', async () => {
+    const b = await bootApp({ modules: SERVER_MODULES.map((m) => (m.name === 'files' ? makeFilesServerModule({ blockSize: BLOCK, graceMs: 0, gcIntervalMs: 100 }) : m)) })
+    try {
+      const sp = await newSpace(b.app, 'Swept')
+      const obj = await newObject(b.app, sp)
+      const res = await ok(b.app.inject({ method: 'POST', url: `/v1/spaces/${sp}/objects/${obj}/files?name=x`, payload: randomBytes(BLOCK * 4), headers: { 'content-type': 'application/octet-stream' } }), 201)
+      const size = async () => (await ok<{ size: number }>(call(b.app, 'GET', '/v1/files/cache'))).size
+      expect(await size()).toBe(4 * (BLOCK + 16))
+      await ok(call(b.app, 'DELETE', `/v1/spaces/${sp}/files/${res.fileId}`))
+      const end = Date.now() + 20_000
+      while ((await size()) > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50))
+      expect(await size()).toBe(0)
+    } finally {
+      await b.close()
+    }
+  }, 60_000)
+})

@@ -23,6 +23,8 @@ export interface FilesOptions {
   blockSize?: number
   /** Largest attach body (default FILES.attachMax; tests use a small one). */
   attachMax?: number
+  /** `files.gcInterval`: a background sweep every this many ms; 0 or absent: only `POST /v1/files/cache/sweep` sweeps. */
+  gcIntervalMs?: number
 }
 
 /** File info (`GET {S}/files/:fileId`): the record's fields without key material, and local facts. */
@@ -86,6 +88,7 @@ export class FilesService {
   readonly spaceIds = new Set<string>()
   private closed = false
   private stopTimer: () => void = () => undefined
+  private stopSweeps: () => void = () => undefined
 
   constructor(readonly account: AccountModuleContext, opts: FilesOptions = {}) {
     this.graceMs = opts.graceMs ?? FILES.graceMs
@@ -102,6 +105,18 @@ export class FilesService {
       for (const id of e.spaceIds) this.spaceIds.add(id)
     })
     account.events.on('change', ({ space, change }) => this.index.onChange(space, change))
+    if (opts.gcIntervalMs && opts.gcIntervalMs > 0) this.sweepEvery(opts.gcIntervalMs)
+  }
+
+  /** The background sweep (`files.gcInterval`): one sweep per interval, never two at once. */
+  private sweepEvery(ms: number): void {
+    const tick = () => {
+      this.stopSweeps = this.account.env.setTimer(ms, () => {
+        if (this.closed) return
+        void this.cache.sweep().catch(() => undefined).finally(() => !this.closed && tick())
+      })
+    }
+    tick()
   }
 
   /** The network half (node/files), or undefined when it stops. Resumes pins and durability checks. */
@@ -115,6 +130,7 @@ export class FilesService {
   close(): void {
     this.closed = true
     this.stopTimer()
+    this.stopSweeps()
     this.reader.source = undefined
   }
 
