@@ -88,6 +88,11 @@ export class FilesService {
   readonly spaceIds = new Set<string>()
   private closed = false
   private stopTimer: () => void = () => undefined
+  /** The background pass: when the armed one is due, whether one runs, whether another was asked meanwhile, its retry delay. */
+  private due = Infinity
+  private running = false
+  private rerun = false
+  private backoff = BACKGROUND_RETRY_MS
   private stopSweeps: () => void = () => undefined
 
   constructor(readonly account: AccountModuleContext, opts: FilesOptions = {}) {
@@ -124,6 +129,8 @@ export class FilesService {
     this.reader.source = source
     this.stopTimer()
     this.stopTimer = () => undefined
+    this.due = Infinity
+    this.backoff = BACKGROUND_RETRY_MS
     if (source) this.schedule(0)
   }
 
@@ -182,7 +189,7 @@ export class FilesService {
     const value: JsonObject = { name: meta.name, mime: meta.mime, ...content.fields, creator: space.replica.me, createdAt: instant(space.env.now()) }
     await this.local.update(spaceId, fileId, { origin: true, lastAccess: space.env.now(), ...(content.inline ? { durable: true } : {}) })
     const res = await space.write(objectId, [{ op: 'set', ds: FILES_COLLECTION, id: fileId, path: '', value }])
-    if (!content.inline) this.schedule(0)
+    if (!content.inline) this.soon()
     return { ...res, recordIds: [fileId], fileId, size: content.size, inline: content.inline, hash: content.hash }
   }
 
@@ -260,7 +267,7 @@ export class FilesService {
   async pin(spaceId: string, fileId: string): Promise<void> {
     const rec = await this.record(spaceId, fileId)
     await this.local.update(spaceId, fileId, { pinned: true, lastAccess: this.account.env.now() })
-    if (rec.inline === undefined) this.schedule(0)
+    if (rec.inline === undefined) this.soon()
   }
 
   async offload(spaceId: string, fileId: string): Promise<void> {
@@ -273,15 +280,47 @@ export class FilesService {
     await this.announce(spaceId, fileId)
   }
 
+  /** New work (an attach, a pin): a pass shortly, however long the retry delay had grown. */
+  private soon(): void {
+    this.backoff = BACKGROUND_RETRY_MS
+    if (this.running) this.rerun = true
+    else this.schedule(BACKGROUND_DEBOUNCE_MS)
+  }
+
+  /**
+   * Arms one pass `ms` from now unless one is due sooner or running (then it reruns after). A
+   * burst of attaches thus costs one pass, and passes that find nothing to settle back off.
+   */
   private schedule(ms: number): void {
     if (this.closed || !this.reader.source) return
+    if (this.running) {
+      this.rerun = true
+      return
+    }
+    const due = this.account.env.now() + ms
+    if (due >= this.due) return
     this.stopTimer()
-    this.stopTimer = this.account.env.setTimer(ms, () => {
-      void this.background().then(
-        (more) => more && this.schedule(BACKGROUND_RETRY_MS),
-        () => this.schedule(BACKGROUND_RETRY_MS),
-      )
-    })
+    this.due = due
+    this.stopTimer = this.account.env.setTimer(ms, () => void this.pass())
+  }
+
+  private async pass(): Promise<void> {
+    this.due = Infinity
+    this.running = true
+    let more = true
+    try {
+      more = await this.background()
+    } catch {
+      // A failed pass is retried like one that left work.
+    }
+    this.running = false
+    if (this.rerun) {
+      this.rerun = false
+      this.schedule(BACKGROUND_DEBOUNCE_MS)
+    } else if (more) {
+      this.schedule(this.backoff)
+      this.backoff = Math.min(this.backoff * 2, BACKGROUND_MAX_RETRY_MS)
+    } else this.backoff = BACKGROUND_RETRY_MS
   }
 
   /**
@@ -336,8 +375,13 @@ export class FilesService {
   }
 }
 
-/** Background passes repeat this often while pins or confirmations are outstanding. */
+/**
+ * Background passes (pins, durability confirmations) retry after 2 s while work is left,
+ * doubling up to 30 s while nothing settles; new work runs a pass after 200 ms.
+ */
 const BACKGROUND_RETRY_MS = 2000
+const BACKGROUND_MAX_RETRY_MS = 30_000
+const BACKGROUND_DEBOUNCE_MS = 200
 
 function checkMeta(meta: AttachMeta) {
   if (meta.name.length === 0 || meta.name.length > FILES.nameMax) throw new SvcError('request.invalid_field', `name must be 1 to ${FILES.nameMax} characters`, { field: 'name' })
