@@ -6,8 +6,10 @@ import { isBlock, openBlock } from './blocks.ts'
 import type { BlockSource } from './network.ts'
 import { blockLength, type FileRecord } from './record.ts'
 
-/** Block ids fetched per request to peers while filling a range or a pin. */
-const FETCH_BATCH = 16
+/** Block ids handed to the network at once (it splits them into wants and pipelines them). */
+const FETCH_BATCH = 64
+/** Blocks a download fetches ahead of the consumer, in the background, window by window. */
+const READ_AHEAD = 32
 
 /**
  * Local blocks, and missing ones fetched from peers block by block: every fetched block is
@@ -101,12 +103,24 @@ export class BlockReader {
     const bs = rec.blockSize!
     const first = Math.floor(start / bs)
     const last = Math.floor(end / bs)
-    // Read ahead a few blocks, so a download streams while the next blocks arrive.
-    await this.ensure(spaceId, rec, first, Math.min(last, first + 3))
+    // The first blocks before the answer starts (a failure is still an error response); the
+    // rest window by window in the background while the consumer reads the previous window.
+    let ready = Math.min(last, first + 3)
+    await this.ensure(spaceId, rec, first, ready)
     const self = this
+    const window = (from: number) => {
+      const p = self.ensure(spaceId, rec, from, Math.min(last, from + READ_AHEAD - 1))
+      p.catch(() => undefined)
+      return p
+    }
     return (async function* () {
+      let next = ready < last ? window(ready + 1) : undefined
       for (let i = first; i <= last; i++) {
-        if (i > first && (i - first) % 4 === 0) await self.ensure(spaceId, rec, i, Math.min(last, i + 3))
+        if (i > ready) {
+          await next
+          ready = Math.min(last, ready + READ_AHEAD)
+          next = ready < last ? window(ready + 1) : undefined
+        }
         const p = await self.plain(spaceId, rec, i)
         const lo = i === first ? start - i * bs : 0
         const hi = i === last ? end - i * bs + 1 : p.length

@@ -8,6 +8,7 @@ import { instant } from '../../space/rows.ts'
 import type { SpaceEngine } from '../../space/space-engine.ts'
 import { KvBlockStore, type BlockStore } from '../../storage/block-store.ts'
 import { ingestContent, type AttachMeta } from './attach.ts'
+import { Background } from './background.ts'
 import { FileCache } from './cache.ts'
 import { FileIndex } from './file-index.ts'
 import { FILES } from './limits.ts'
@@ -86,13 +87,8 @@ export class FilesService {
   readonly attachMax: number
   /** Ids of every space the account opened (the sweep and `free` walk them). */
   readonly spaceIds = new Set<string>()
-  private closed = false
-  private stopTimer: () => void = () => undefined
-  /** The background pass: when the armed one is due, whether one runs, whether another was asked meanwhile, its retry delay. */
-  private due = Infinity
-  private running = false
-  private rerun = false
-  private backoff = BACKGROUND_RETRY_MS
+  closed = false
+  readonly background: Background = new Background(this)
   private stopSweeps: () => void = () => undefined
 
   constructor(readonly account: AccountModuleContext, opts: FilesOptions = {}) {
@@ -127,16 +123,12 @@ export class FilesService {
   /** The network half (node/files), or undefined when it stops. Resumes pins and durability checks. */
   attachNetwork(source: BlockSource | undefined): void {
     this.reader.source = source
-    this.stopTimer()
-    this.stopTimer = () => undefined
-    this.due = Infinity
-    this.backoff = BACKGROUND_RETRY_MS
-    if (source) this.schedule(0)
+    this.background.restart()
   }
 
   close(): void {
     this.closed = true
-    this.stopTimer()
+    this.background.stop()
     this.stopSweeps()
     this.reader.source = undefined
   }
@@ -189,7 +181,7 @@ export class FilesService {
     const value: JsonObject = { name: meta.name, mime: meta.mime, ...content.fields, creator: space.replica.me, createdAt: instant(space.env.now()) }
     await this.local.update(spaceId, fileId, { origin: true, lastAccess: space.env.now(), ...(content.inline ? { durable: true } : {}) })
     const res = await space.write(objectId, [{ op: 'set', ds: FILES_COLLECTION, id: fileId, path: '', value }])
-    if (!content.inline) this.soon()
+    if (!content.inline) this.background.soon()
     return { ...res, recordIds: [fileId], fileId, size: content.size, inline: content.inline, hash: content.hash }
   }
 
@@ -206,7 +198,9 @@ export class FilesService {
   async read(spaceId: string, fileId: string, start: number, end: number): Promise<{ record: FileRecord; body: AsyncIterable<Uint8Array> }> {
     const record = await this.record(spaceId, fileId)
     const body = await this.reader.range(spaceId, record, start, end)
-    await this.local.update(spaceId, fileId, { lastAccess: this.account.env.now() })
+    // LRU needs minutes, not milliseconds: a read writes the access time at most once a minute.
+    const now = this.account.env.now()
+    if (now - ((await this.local.get(spaceId, fileId)).lastAccess ?? 0) > ACCESS_RESOLUTION_MS) await this.local.update(spaceId, fileId, { lastAccess: now })
     return { record, body }
   }
 
@@ -267,7 +261,7 @@ export class FilesService {
   async pin(spaceId: string, fileId: string): Promise<void> {
     const rec = await this.record(spaceId, fileId)
     await this.local.update(spaceId, fileId, { pinned: true, lastAccess: this.account.env.now() })
-    if (rec.inline === undefined) this.soon()
+    if (rec.inline === undefined) this.background.soon()
   }
 
   async offload(spaceId: string, fileId: string): Promise<void> {
@@ -279,109 +273,9 @@ export class FilesService {
     await this.cache.dropContent(spaceId, rec)
     await this.announce(spaceId, fileId)
   }
-
-  /** New work (an attach, a pin): a pass shortly, however long the retry delay had grown. */
-  private soon(): void {
-    this.backoff = BACKGROUND_RETRY_MS
-    if (this.running) this.rerun = true
-    else this.schedule(BACKGROUND_DEBOUNCE_MS)
-  }
-
-  /**
-   * Arms one pass `ms` from now unless one is due sooner or running (then it reruns after). A
-   * burst of attaches thus costs one pass, and passes that find nothing to settle back off.
-   */
-  private schedule(ms: number): void {
-    if (this.closed || !this.reader.source) return
-    if (this.running) {
-      this.rerun = true
-      return
-    }
-    const due = this.account.env.now() + ms
-    if (due >= this.due) return
-    this.stopTimer()
-    this.due = due
-    this.stopTimer = this.account.env.setTimer(ms, () => void this.pass())
-  }
-
-  private async pass(): Promise<void> {
-    this.due = Infinity
-    this.running = true
-    let more = true
-    try {
-      more = await this.background()
-    } catch {
-      // A failed pass is retried like one that left work.
-    }
-    this.running = false
-    if (this.rerun) {
-      this.rerun = false
-      this.schedule(BACKGROUND_DEBOUNCE_MS)
-    } else if (more) {
-      this.schedule(this.backoff)
-      this.backoff = Math.min(this.backoff * 2, BACKGROUND_MAX_RETRY_MS)
-    } else this.backoff = BACKGROUND_RETRY_MS
-  }
-
-  /**
-   * One background pass: fetch pinned files in full, ask peers to confirm files whose only
-   * known copy is here. Answers whether something is left to do (then it runs again later).
-   */
-  private async background(): Promise<boolean> {
-    let more = false
-    for (const [spaceId, fileId, st] of await this.local.all()) {
-      if (this.closed || !this.reader.source) return false
-      if (!this.account.held(spaceId)) continue
-      let rec: FileRecord
-      try {
-        rec = await this.record(spaceId, fileId)
-      } catch {
-        continue
-      }
-      if (rec.inline !== undefined) continue
-      if (st.pinned) more = (await this.fetchAll(spaceId, rec, st)) || more
-      if (!st.durable) more = (await this.confirm(spaceId, rec)) || more
-    }
-    return more
-  }
-
-  /** A pinned file's full fetch; answers whether it must be retried. */
-  private async fetchAll(spaceId: string, rec: FileRecord, st: LocalFileState): Promise<boolean> {
-    const present = await this.reader.present(spaceId, rec)
-    if (present.every(Boolean)) return false
-    try {
-      await this.reader.ensure(spaceId, rec, 0, rec.blocks!.length - 1)
-      // Fetched from a peer that stores every block: two copies exist.
-      await this.local.update(spaceId, rec.id, { durable: true, attempts: undefined, lastErr: undefined, limited: undefined })
-      await this.announce(spaceId, rec.id)
-      return false
-    } catch (err) {
-      const attempts = (st.attempts ?? 0) + 1
-      await this.local.update(spaceId, rec.id, { attempts, lastErr: err instanceof SvcError ? err.code : 'internal', limited: attempts >= FILES.pinAttempts })
-      await this.announce(spaceId, rec.id)
-      return true
-    }
-  }
-
-  /** Asks peers whether one stores every block of a file only known here; answers whether to ask again. */
-  private async confirm(spaceId: string, rec: FileRecord): Promise<boolean> {
-    const present = await this.reader.present(spaceId, rec)
-    if (!present.every(Boolean)) return false
-    const by = await this.reader.source?.confirm(spaceId, [...new Set(rec.blocks!)]).catch(() => undefined)
-    if (!by) return true
-    await this.local.update(spaceId, rec.id, { durable: true, confirmedBy: by })
-    await this.announce(spaceId, rec.id)
-    return false
-  }
 }
 
-/**
- * Background passes (pins, durability confirmations) retry after 2 s while work is left,
- * doubling up to 30 s while nothing settles; new work runs a pass after 200 ms.
- */
-const BACKGROUND_RETRY_MS = 2000
-const BACKGROUND_MAX_RETRY_MS = 30_000
-const BACKGROUND_DEBOUNCE_MS = 200
+const ACCESS_RESOLUTION_MS = 60_000
 
 function checkMeta(meta: AttachMeta) {
   if (meta.name.length === 0 || meta.name.length > FILES.nameMax) throw new SvcError('request.invalid_field', `name must be 1 to ${FILES.nameMax} characters`, { field: 'name' })
