@@ -1,6 +1,5 @@
 import { decodeCanonical, encodeCanonical } from '../core/encoding.ts'
 import { isBase58 } from '../core/ids.ts'
-import { FILES } from '../modules/files/limits.ts'
 
 /**
  * The wire form of files' block exchange (`/svc/blocks/1.0.0`, docs/files.md "Block exchange"):
@@ -28,8 +27,8 @@ export const BLOCKS_WIRE = {
   hasMax: 1024,
   maxSpaceIdChars: 128,
   maxBlockIdChars: 64,
-  /** Largest frame: one full block, its tag and the envelope. */
-  maxFrameBytes: FILES.blockSize + 16 + 1024,
+  /** Largest frame: one full block (files' 1 MiB, FILES.blockSize), its 16-byte tag and the envelope (test/files/blocks.test.ts checks the two agree). */
+  maxFrameBytes: 1024 * 1024 + 16 + 1024,
 } as const
 
 export type BlocksMessage =

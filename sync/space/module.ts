@@ -3,6 +3,7 @@ import type { Emitter } from '../core/emitter.ts'
 import type { Env } from '../core/env.ts'
 import type { CryptoProvider } from '../crypto/provider.ts'
 import type { StorageAdapter } from '../storage/adapter.ts'
+import type { BlockStore } from '../storage/block-store.ts'
 import type { Json, JsonObject } from '../crdt/ops.ts'
 import type { MergePolicy, WriteRule } from '../crdt/record.ts'
 import type { BundlesService } from './bundles/index.ts'
@@ -118,6 +119,8 @@ export interface AccountModuleContext {
   readonly storage: StorageAdapter
   /** The account's crypto provider (files hash and seal blocks with its native primitives). */
   readonly crypto: CryptoProvider
+  /** Content-addressed blocks kept per space in the account's storage (files' encrypted blocks). */
+  readonly blocks: BlockStore
 }
 
 /**

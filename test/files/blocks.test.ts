@@ -6,6 +6,7 @@ import { parseRange } from '../../sync/modules/files/range.ts'
 import { parseFileRecord } from '../../sync/modules/files/record.ts'
 import { BLOCKS_WIRE, decodeBlocksMessage, encodeBlocksMessage, MalformedBlocks, type BlocksMessage } from '../../sync/protocol/blocks-wire.ts'
 import { encodeCanonical } from '../../sync/core/encoding.ts'
+import { FILES } from '../../sync/modules/files/limits.ts'
 
 /* The pure parts of files (docs/files.md): block crypto, chunking, Range parsing, record checks, the wire codec. */
 
@@ -83,6 +84,9 @@ describe('parseFileRecord refuses what a hostile member may write', () => {
 })
 
 describe('blocks wire', () => {
+  it('a frame holds the largest block files write', () => {
+    expect(BLOCKS_WIRE.maxFrameBytes).toBeGreaterThanOrEqual(encodeBlocksMessage({ kind: 'block', reqId: 2 ** 40, id: '1'.repeat(BLOCKS_WIRE.maxBlockIdChars), bytes: new Uint8Array(FILES.blockSize + 16) }).length)
+  })
   it('round-trips every message', () => {
     const msgs: BlocksMessage[] = [
       { kind: 'want', reqId: 1, spaceId: 's', ids: ['2', '3'] },

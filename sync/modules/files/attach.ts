@@ -6,11 +6,11 @@ import type { JsonObject } from '../../crdt/ops.ts'
 import { sha256 } from '../../crypto/hash.ts'
 import type { CryptoProvider } from '../../crypto/provider.ts'
 import type { SpaceEngine } from '../../space/space-engine.ts'
-import type { BlockStore } from '../../storage/block-store.ts'
 import { toBase64 } from './base64.ts'
 import { filesSecret, rootContentId, sealBlock } from './blocks.ts'
 import { chunks } from './chunker.ts'
 import { FILES } from './limits.ts'
+import type { BlockStore } from './stores.ts'
 
 export interface AttachMeta {
   name: string

@@ -1,5 +1,5 @@
 import { decodeCanonical, encodeCanonical } from '../../core/encoding.ts'
-import type { StorageAdapter } from '../../storage/adapter.ts'
+import type { Storage } from './stores.ts'
 
 /** Device-local facts about one file: never synced, kept in the account's storage. */
 export interface LocalFileState {
@@ -27,7 +27,7 @@ const key = (spaceId: string, fileId: string) => `${spaceId}/${fileId}`
 export class LocalStates {
   private readonly cache = new Map<string, LocalFileState>()
 
-  constructor(private readonly storage: StorageAdapter) {}
+  constructor(private readonly storage: Storage) {}
 
   async get(spaceId: string, fileId: string): Promise<LocalFileState> {
     const k = key(spaceId, fileId)

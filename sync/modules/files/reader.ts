@@ -1,7 +1,7 @@
 import { SvcError } from '../../core/errors.ts'
 import type { CryptoProvider } from '../../crypto/provider.ts'
 import { sha256 } from '../../crypto/hash.ts'
-import type { BlockStore } from '../../storage/block-store.ts'
+import type { BlockStore } from './stores.ts'
 import { isBlock, openBlock } from './blocks.ts'
 import type { BlockSource } from './network.ts'
 import { blockLength, type FileRecord } from './record.ts'

@@ -6,7 +6,6 @@ import type { WriteResult } from '../../replica/types.ts'
 import type { AccountModuleContext } from '../../space/module.ts'
 import { instant } from '../../space/rows.ts'
 import type { SpaceEngine } from '../../space/space-engine.ts'
-import { KvBlockStore, type BlockStore } from '../../storage/block-store.ts'
 import { ingestContent, type AttachMeta } from './attach.ts'
 import { Background } from './background.ts'
 import { FileCache } from './cache.ts'
@@ -16,6 +15,7 @@ import { LocalStates, type LocalFileState } from './local-state.ts'
 import type { BlockSource, FileState, FileStatusFrame } from './network.ts'
 import { BlockReader } from './reader.ts'
 import { FILES_COLLECTION, parseFileRecord, type FileRecord } from './record.ts'
+import type { BlockStore } from './stores.ts'
 
 export interface FilesOptions {
   /** Grace before an unreferenced block goes at a sweep (default FILES.graceMs). */
@@ -95,7 +95,7 @@ export class FilesService {
     this.graceMs = opts.graceMs ?? FILES.graceMs
     this.blockSize = opts.blockSize ?? FILES.blockSize
     this.attachMax = opts.attachMax ?? FILES.attachMax
-    this.store = new KvBlockStore(account.storage)
+    this.store = account.blocks
     this.local = new LocalStates(account.storage)
     this.reader = new BlockReader(this.store, account.crypto)
     this.index = new FileIndex((space, fileId, objectId, live) => {
@@ -176,6 +176,8 @@ export class FilesService {
     const space = this.space(spaceId)
     space.requireObject(objectId)
     checkMeta(meta)
+    // Before any block is stored: a guest's or removed member's body is refused unread.
+    if (!space.replica.acl.current().canWrite(space.replica.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
     const content = await ingestContent(space, this.store, this.account.crypto, body, this.blockSize, this.attachMax)
     const fileId = toBase58(space.env.randomBytes(16))
     const value: JsonObject = { name: meta.name, mime: meta.mime, ...content.fields, creator: space.replica.me, createdAt: instant(space.env.now()) }
