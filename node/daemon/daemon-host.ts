@@ -28,6 +28,8 @@ export interface DaemonHostOptions extends AccountHostOptions {
   scheduler?: SchedulerOptions
   /** The modules the account runs (default: the release's); the app is handed the same list. */
   modules?: readonly AnyModule[]
+  /** Progress while the account's spaces open at boot (`svc serve` logs it). */
+  onSpaceOpened?: (opened: number, total: number) => void
 }
 
 /** Where the engine keeps an account's data inside its directory. */
@@ -48,7 +50,7 @@ export class DaemonHost implements AccountHost {
     let account: AccountEngine | undefined
     try {
       const crypto = nodeCryptoProvider({ verify: 'threadpool' })
-      account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES })
+      account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES, ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}) })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
       const listen = this.options.p2pListen
       const p2p =

@@ -29,6 +29,8 @@ export interface ServeConfig {
   durability: Durability
   /** Peers to dial by address for this run (multiaddrs with /p2p/<peer id>), besides those added over the API. */
   peers?: string[]
+  /** Request logs (Fastify's pino logger at level info, JSON lines on stderr); else warnings only. */
+  log: boolean
   /** `files.gcInterval`: background sweep of the files cache every this many ms (0: off). */
   filesGcInterval?: number
 }
@@ -37,7 +39,7 @@ export const DEFAULT_PORT = 7001
 
 export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADDR] [--managed] [--no-mdns]
                  [--passkey-stdin] [--account ID] [--durability MODE] [--p2p-listen MA] [--peers MA]
-                 [--config FILE]
+                 [--log] [--files-gc-interval MS] [--config FILE]
   --data DIR       data root (default $XDG_DATA_HOME/svc or ~/.local/share/svc)   env SVC_DATA
   --port N         TCP port, 0 = any free port (default ${DEFAULT_PORT})              env SVC_PORT
   --host ADDR      loopback address: 127.0.0.1, ::1 or localhost               env SVC_HOST
@@ -48,9 +50,10 @@ export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADD
   --p2p-listen MA  libp2p listen multiaddrs, comma-separated (default all, any port) env SVC_P2P_LISTEN
   --durability M   normal (default) or full: fsync every commit, survive power loss env SVC_DURABILITY
   --peers MA       peers to dial and redial, comma-separated multiaddrs ending /p2p/<peer id>  env SVC_PEERS
+  --log            request logs on stderr (JSON lines, one per request and answer)  env SVC_LOG
   --files-gc-interval MS  sweep the files cache every MS milliseconds (0: off)  env SVC_FILES_GC_INTERVAL
   --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, durability,
-                   p2pListen, peers, files ({gcInterval})`
+                   p2pListen, peers, log, files ({gcInterval})`
 
 interface Layer {
   data?: string
@@ -63,10 +66,11 @@ interface Layer {
   p2pListen?: string[]
   durability?: Durability
   peers?: string[]
+  log?: boolean
   filesGcInterval?: number
 }
 
-const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers', 'files'] as const
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers', 'log', 'files'] as const
 
 function parseInterval(v: unknown, source: string): number {
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v
@@ -142,7 +146,7 @@ function readConfigFile(path: string): Layer {
     if (typeof cfg[k] !== 'string') throw new UsageError(`--config ${path}: ${k} must be a string`)
     out[k] = cfg[k] as string
   }
-  for (const k of ['managed', 'noMdns'] as const) {
+  for (const k of ['managed', 'noMdns', 'log'] as const) {
     if (cfg[k] === undefined) continue
     if (typeof cfg[k] !== 'boolean') throw new UsageError(`--config ${path}: ${k} must be true or false`)
     out[k] = cfg[k] as boolean
@@ -174,6 +178,7 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   if (env.SVC_HOST) out.host = env.SVC_HOST
   if (env.SVC_MANAGED !== undefined) out.managed = parseBool(env.SVC_MANAGED, 'SVC_MANAGED')
   if (env.SVC_NO_MDNS !== undefined) out.noMdns = parseBool(env.SVC_NO_MDNS, 'SVC_NO_MDNS')
+  if (env.SVC_LOG !== undefined) out.log = parseBool(env.SVC_LOG, 'SVC_LOG')
   if (env.SVC_PASSKEY) out.passkey = env.SVC_PASSKEY
   if (env.SVC_ACCOUNT) out.account = env.SVC_ACCOUNT
   // Set but empty: the default listen addresses (a layer below may not override that).
@@ -202,6 +207,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
         'p2p-listen': { type: 'string' },
         durability: { type: 'string' },
         peers: { type: 'string' },
+        log: { type: 'boolean' },
         'files-gc-interval': { type: 'string' },
         config: { type: 'string' },
       },
@@ -216,6 +222,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
   if (v.host !== undefined) flags.host = v.host
   if (v.managed) flags.managed = true
   if (v['no-mdns']) flags.noMdns = true
+  if (v.log) flags.log = true
   if (v.account !== undefined) flags.account = v.account
   if (v['p2p-listen'] !== undefined) flags.p2pListen = parseListen(v['p2p-listen']) ?? []
   if (v.durability !== undefined) flags.durability = parseDurability(v.durability, '--durability')
@@ -235,6 +242,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     host: loopbackHost(merged.host ?? '127.0.0.1', flags.host !== undefined ? '--host' : 'host'),
     managed,
     noMdns: merged.noMdns ?? false,
+    log: merged.log ?? false,
     durability: merged.durability ?? 'normal',
     passkeyStdin,
     ...(merged.passkey !== undefined && !passkeyStdin ? { passkey: merged.passkey } : {}),

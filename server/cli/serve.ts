@@ -10,6 +10,7 @@ import { buildApp } from '../app.ts'
 import { stopGracefully } from '../lifecycle.ts'
 import { EXIT, readAll, stripNewline, UsageError, type CliIO, type Command } from './io.ts'
 import { resolveServeConfig, SERVE_USAGE, type ServeConfig } from './serve-config.ts'
+import { noAccountHint, spaceOpenProgress } from './serve-messages.ts'
 
 const baseUrl = (host: ServeConfig['host'], port: number) => `http://${host === '::1' ? '[::1]' : host}:${port}`
 
@@ -31,6 +32,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     noMdns: config.noMdns,
     durability: config.durability,
     modules,
+    onSpaceOpened: spaceOpenProgress((line) => io.stderr.write(line)),
     ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}),
     ...(config.peers ? { peers: config.peers } : {}),
   })
@@ -57,7 +59,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     })
     return stopping
   }
-  const app = buildApp({ session, engine, modules, requestShutdown: () => void stop(), logger: { level: 'warn', stream: io.stderr } })
+  const app = buildApp({ session, engine, modules, requestShutdown: () => void stop(), logger: { level: config.log ? 'info' : 'warn', stream: io.stderr } })
 
   try {
     const booted = await session.bootAtStart()
@@ -80,8 +82,11 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   }
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
-  io.stdout.write(`${baseUrl(config.host, port)}\n`)
+  const url = baseUrl(config.host, port)
+  io.stdout.write(`${url}\n`)
   if (controlToken) io.stdout.write(`${controlToken}\n`)
+  const hint = noAccountHint(session.status(), url)
+  if (hint) io.stderr.write(hint)
 
   // Kept until the process exits: a repeated signal while draining (or just after) is ignored
   // rather than killing the process halfway; the drain is bounded anyway.

@@ -21,6 +21,7 @@ import { joinGate } from './join-entry.ts'
 import { openProfiles, type MemberProfile } from './member-profiles.ts'
 import { applyChecked, rebuildTree } from './apply-batch.ts'
 import { checkStage } from './check-stage.ts'
+import { changesNothing } from './unchanged.ts'
 import { decodeStoredRecord, type StoredRecord } from './record-codec.ts'
 import { aclEntryOf, ReplicaState, type ReplicaDeps, type TreeMeta } from './replica-state.ts'
 import { changeKey, datasetPrefix, rebuildKey, recordKey, treePrefix, VERSION_SEQ_KEY, unesc } from './storage-keys.ts'
@@ -334,6 +335,12 @@ export class SpaceReplica {
     const meta = s.trees.get(objectId)
     if (!meta || objectId === this.spaceId) throw new SvcError('object.not_found', 'object not found', { objectId })
     if (meta.deleted) throw new SvcError('object.not_found', 'object was deleted', { objectId })
+    // A write that changes nothing commits nothing (no change, no history entry, no sync).
+    const unchanged = await changesNothing(ops, async (ds, id) => {
+      const st = await s.records.load(recordKey(this.spaceId, objectId, ds, id))
+      return st && !st.deleted ? st.value : undefined
+    })
+    if (unchanged) return { versionId: String(s.versionSeq), changeId: '', recordIds: [] }
     const cite = await this.citation()
     const payload: ChangePayload = traceIds?.length ? { ops, traceIds } : { ops }
     // A local write that would make a malformed change is the caller's fault, not a 500.

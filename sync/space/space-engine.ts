@@ -5,6 +5,8 @@ import type { Json, JsonObject, Op } from '../crdt/ops.ts'
 import type { UserOp } from '../crdt/resolve.ts'
 import { derivedObjectId, SpaceReplica, type ReplicaDeps } from '../replica/space-replica.ts'
 import { modifyRecords } from './modify.ts'
+import { ROW_ALIAS } from './history.ts'
+import { AUTO_SORT } from '../query/sorted-index.ts'
 import type { CommitInfo, WriteResult } from '../replica/types.ts'
 import { InMemoryIndex, type QuerySource } from '../query/source.ts'
 import { DatasetCache } from './dataset-cache.ts'
@@ -74,7 +76,7 @@ export class SpaceEngine {
    * (`id`, `core.types`, authorship), so `{S}/objects/query` visits only candidates; other
    * paths that equality filters keep using get an index on demand (OBJECT_AUTO_INDEX).
    */
-  private readonly rows = new InMemoryIndex(OBJECT_INDEX_PATHS, [], { autoIndex: OBJECT_AUTO_INDEX })
+  private readonly rows = new InMemoryIndex(OBJECT_INDEX_PATHS, [], { autoIndex: OBJECT_AUTO_INDEX, autoSort: AUTO_SORT })
   /** Changes and ACL moves, in commit order (live feeds, the directory and the account listen). */
   readonly events = new Emitter<SpaceEvents>()
   /** The commit feed: each commit's row refresh, hooks and events, in commit order. */
@@ -283,7 +285,7 @@ export class SpaceEngine {
   /** `/modify`: one change; ops a handler drops come back in `rejections`. */
   async modify(body: ModifyBody): Promise<WriteResult> {
     this.requireObject(body.objectId)
-    if (body.dataset === ROW_DS) throw new SvcError('dataset.unknown', 'the object row is written through the properties routes')
+    if (body.dataset === ROW_DS || body.dataset === ROW_ALIAS) throw new SvcError('dataset.unknown', 'the object row is written through the properties routes')
     return this.readable(await modifyRecords(this.replica, body.objectId, body.dataset, body.records.map((r) => ({ id: r.id, ops: r.ops })), body.traceIds))
   }
 
