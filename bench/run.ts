@@ -25,6 +25,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   agents: async () => (await import('./agents.ts')).benchAgents as Bench,
   search: async () => (await import('./search.ts')).benchSearch as Bench,
   ytext: async () => (await import('./ytext.ts')).benchYtext as Bench,
+  files: async () => (await import('./files.ts')).benchFiles as Bench,
 }
 
 const args = process.argv.slice(2)

@@ -306,7 +306,7 @@ function* selectAll(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k: nu
       } else if (!after(doc, w)) heap.offer(entry(doc, true))
     }
   }
-  return { top: heap.sorted(), total, indexed: cands !== undefined, ...(filter.textVia ? { textVia: filter.textVia } : {}) }
+  return { top: heap.sorted(), total, indexed: cands !== undefined }
 }
 
 /** Runs a snapshot query. Throws SvcError (`filter.*`, `request.invalid_field`) on a bad body. */

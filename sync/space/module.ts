@@ -1,6 +1,9 @@
 import { SvcError, type ModuleErrorCodes } from '../core/errors.ts'
 import type { Emitter } from '../core/emitter.ts'
 import type { Env } from '../core/env.ts'
+import type { CryptoProvider } from '../crypto/provider.ts'
+import type { StorageAdapter } from '../storage/adapter.ts'
+import type { BlockStore } from '../storage/block-store.ts'
 import type { Json, JsonObject } from '../crdt/ops.ts'
 import type { MergePolicy, WriteRule } from '../crdt/record.ts'
 import type { BundlesService } from './bundles/index.ts'
@@ -8,7 +11,6 @@ import type { AccountData } from './account-data.ts'
 import type { AccountEvents } from './account-engine.ts'
 import type { LiveFeed } from './live-feeds.ts'
 import type { Doc } from './rows.ts'
-import type { StorageAdapter } from '../storage/adapter.ts'
 import type { SpaceChange, SpaceEngine } from './space-engine.ts'
 import type { TypesService } from './types/index.ts'
 
@@ -120,6 +122,12 @@ export interface AccountModuleContext {
   space(spaceId: string): SpaceEngine
   /** A held space (the tech space included, pending ones too), or undefined. */
   held(spaceId: string): SpaceEngine | undefined
+  /** The account's storage, for device-local state a module keeps beside the replicas (files' blocks). */
+  readonly storage: StorageAdapter
+  /** The account's crypto provider (files hash and seal blocks with its native primitives). */
+  readonly crypto: CryptoProvider
+  /** Content-addressed blocks kept per space in the account's storage (files' encrypted blocks). */
+  readonly blocks: BlockStore
 }
 
 /**

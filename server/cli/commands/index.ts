@@ -25,6 +25,7 @@ import { bundlesCommand } from './bundles.ts'
 import { catalogCommand } from './catalog.ts'
 import { aggregateCommand } from './aggregate.ts'
 import { searchCommand } from './search.ts'
+import { filesCommand } from './files.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -54,4 +55,5 @@ export const COMMANDS: readonly Command[] = [
   catalogCommand,
   aggregateCommand,
   searchCommand,
+  filesCommand,
 ]
