@@ -107,7 +107,8 @@ const SYNC_NEIGHBOURS: Record<string, readonly string[]> = {
   replica: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage'],
   protocol: ['core', 'crypto', 'dag', 'acl', 'replica'],
   // crypto: hashes only (chat's change-derived message ids and read-state content keys).
-  modules: ['core', 'crypto', 'crdt', 'query', 'replica', 'space'],
+  // storage: the adapter interface the seam hands a module for stores of its own (search's index).
+  modules: ['core', 'crypto', 'crdt', 'query', 'replica', 'space', 'storage'],
   space: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage', 'query', 'replica'],
   // The browser entry: everything a web app needs, assembled (nothing imports it back).
   browser: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage', 'query', 'replica', 'protocol', 'space', 'modules'],
