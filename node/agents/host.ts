@@ -4,14 +4,14 @@ import type { Json, JsonObject } from '../../sync/crdt/ops.ts'
 import { isFullMember } from '../../sync/replica/full-membership.ts'
 import { Election, type ElectionView } from '../../sync/modules/agents/election.ts'
 import { AGENT_LIMITS } from '../../sync/modules/agents/limits.ts'
-import { CHAT_SOURCE, CHAT_WATCH_ID, CHAT_WATCH_PROGRAM } from '../../sync/modules/agents/program-ref.ts'
+import { CHAT_SOURCE, CHAT_WATCH_ID, CHAT_WATCH_PROGRAM, requireProgram } from '../../sync/modules/agents/program-ref.ts'
 import { readTrigger as readDef } from '../../sync/modules/agents/record.ts'
 import { createTrigger, ensureAnchor, generalChatIdOf, readTrigger, readTriggers, runsOf, writeTrigger } from '../../sync/modules/agents/store.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { unansweredBacklog } from './chat-watch.ts'
 import type { ModelConfig } from './model-client.ts'
-import { ProgramRunner, type RunOutcome } from './runner.ts'
+import { ProgramRunner, resolveProgram, type RunOutcome } from './runner.ts'
 import { Scheduler, type Entry } from './scheduler.ts'
 
 export interface AgentsOptions {
@@ -185,6 +185,12 @@ export class AgentsHost {
     const space = body.spaceId !== undefined ? this.account.space(body.spaceId) : undefined
     const runId = `run.${this.env.now()}.${[...this.env.randomBytes(4)].map((b) => b.toString(16).padStart(2, '0')).join('')}`
     if (body.program === undefined && body.source === undefined) throw new SvcError('request.missing_field', 'program or source is required', { field: 'program' })
+    if (body.source === undefined && body.program !== undefined) {
+      const ref = requireProgram(body.program)
+      if (ref.scope !== 'internal' && (await resolveProgram(space, body.program)) === undefined) {
+        throw new SvcError('agents.program_not_found', ref.scope === 'registry' && !space ? 'a registry program needs spaceId (its registry is the space\'s)' : 'no such program version', { program: body.program })
+      }
+    }
     return this.runner.run({ space, program: body.program, source: body.source, args: body.args ?? {}, runId })
   }
 
