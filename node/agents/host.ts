@@ -71,8 +71,13 @@ export class AgentsHost {
     await this.election.withdraw().catch(() => undefined)
   }
 
-  async tick(): Promise<void> {
-    await this.scheduler.tick()
+  private ticking: Promise<void> = Promise.resolve()
+
+  /** One tick at a time: the timer's and the control API's would otherwise adopt a record twice. */
+  tick(): Promise<void> {
+    const next = this.ticking.then(() => this.scheduler.tick())
+    this.ticking = next.catch(() => undefined)
+    return next
   }
 
   /** The reserved record: the active device writes it into each space with a general chat it may write. */
@@ -98,9 +103,10 @@ export class AgentsHost {
     }
   }
 
-  /** A takeover of chat-watch answers the chat's unanswered backlog. */
+  /** A takeover of chat-watch (not a restart of the same device) answers the chat's unanswered backlog. */
   private async onAdopt(space: SpaceEngine, e: Entry): Promise<void> {
     if (e.def.program !== CHAT_WATCH_PROGRAM || e.armed.kind !== 'event' || !e.def.enabled) return
+    if (!(await this.election.isTakeover())) return
     for (const ev of await unansweredBacklog(space, e.armed.objectId)) this.scheduler.enqueue(e, ev)
   }
 
