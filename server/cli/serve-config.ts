@@ -38,6 +38,8 @@ export interface ServeConfig {
   modelApiKey?: string
   /** Request logs (Fastify's pino logger at level info, JSON lines on stderr); else warnings only. */
   log: boolean
+  /** `files.gcInterval`: background sweep of the files cache every this many ms (0: off). */
+  filesGcInterval?: number
 }
 
 export const DEFAULT_PORT = 7001
@@ -45,7 +47,8 @@ export const DEFAULT_AGENTS_PORT = 7010
 
 export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADDR] [--managed] [--no-mdns]
                  [--passkey-stdin] [--account ID] [--durability MODE] [--p2p-listen MA] [--peers MA]
-                 [--log] [--agents-port N] [--model-url URL] [--model NAME] [--config FILE]
+                 [--log] [--agents-port N] [--model-url URL] [--model NAME] [--files-gc-interval MS]
+                 [--config FILE]
   --data DIR       data root (default $XDG_DATA_HOME/svc or ~/.local/share/svc)   env SVC_DATA
   --port N         TCP port, 0 = any free port (default ${DEFAULT_PORT})              env SVC_PORT
   --host ADDR      loopback address: 127.0.0.1, ::1 or localhost               env SVC_HOST
@@ -61,8 +64,9 @@ export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADD
   --model-url URL  OpenAI-compatible chat-completions base URL for the agents  env SVC_MODEL_URL
   --model NAME     model name sent to it                                        env SVC_MODEL
                    (bearer token: env SVC_MODEL_API_KEY)
+  --files-gc-interval MS  sweep the files cache every MS milliseconds (0: off)  env SVC_FILES_GC_INTERVAL
   --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, durability,
-                   p2pListen, peers, log, agentsPort, modelUrl, model`
+                   p2pListen, peers, log, agentsPort, modelUrl, model, files ({gcInterval})`
 
 interface Layer {
   data?: string
@@ -79,13 +83,20 @@ interface Layer {
   agentsPort?: number
   modelUrl?: string
   model?: string
+  filesGcInterval?: number
 }
 
-const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers', 'log', 'agentsPort', 'modelUrl', 'model'] as const
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers', 'log', 'agentsPort', 'modelUrl', 'model', 'files'] as const
 
 function parseAgentsPort(v: unknown, source: string): number {
   if (v === -1 || v === '-1' || v === 'off') return -1
   return parsePort(v, source)
+}
+
+function parseInterval(v: unknown, source: string): number {
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new UsageError(`${source}: expected a whole number of milliseconds`)
+  return n
 }
 
 /** Each a dialable multiaddr with a peer id (the daemon would refuse to boot otherwise). */
@@ -172,6 +183,11 @@ function readConfigFile(path: string): Layer {
     if (!Array.isArray(cfg.peers) || !cfg.peers.every((a) => typeof a === 'string')) throw new UsageError(`--config ${path}: peers must be an array of multiaddr strings`)
     out.peers = checkPeers(cfg.peers as string[], `--config ${path}: peers`)
   }
+  if (cfg.files !== undefined) {
+    const f = cfg.files as Record<string, unknown>
+    if (typeof f !== 'object' || f === null || Array.isArray(f) || Object.keys(f).some((k) => k !== 'gcInterval')) throw new UsageError(`--config ${path}: files must be an object with the key gcInterval`)
+    if (f.gcInterval !== undefined) out.filesGcInterval = parseInterval(f.gcInterval, `--config ${path}: files.gcInterval`)
+  }
   // A relative data root is relative to the file that names it.
   if (out.data !== undefined) out.data = resolve(dirname(path), out.data)
   return out
@@ -190,6 +206,7 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   // Set but empty: the default listen addresses (a layer below may not override that).
   if (env.SVC_P2P_LISTEN !== undefined) out.p2pListen = parseListen(env.SVC_P2P_LISTEN) ?? []
   if (env.SVC_DURABILITY) out.durability = parseDurability(env.SVC_DURABILITY, 'SVC_DURABILITY')
+  if (env.SVC_FILES_GC_INTERVAL) out.filesGcInterval = parseInterval(env.SVC_FILES_GC_INTERVAL, 'SVC_FILES_GC_INTERVAL')
   if (env.SVC_PEERS !== undefined) out.peers = checkPeers(parseListen(env.SVC_PEERS) ?? [], 'SVC_PEERS')
   if (env.SVC_AGENTS_PORT !== undefined && env.SVC_AGENTS_PORT !== '') out.agentsPort = parseAgentsPort(env.SVC_AGENTS_PORT, 'SVC_AGENTS_PORT')
   if (env.SVC_MODEL_URL) out.modelUrl = env.SVC_MODEL_URL
@@ -219,6 +236,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
         'model-url': { type: 'string' },
         model: { type: 'string' },
         log: { type: 'boolean' },
+        'files-gc-interval': { type: 'string' },
         config: { type: 'string' },
       },
     })
@@ -240,6 +258,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
   if (v['agents-port'] !== undefined) flags.agentsPort = parseAgentsPort(v['agents-port'], '--agents-port')
   if (v['model-url'] !== undefined) flags.modelUrl = v['model-url']
   if (v.model !== undefined) flags.model = v.model
+  if (v['files-gc-interval'] !== undefined) flags.filesGcInterval = parseInterval(v['files-gc-interval'], '--files-gc-interval')
 
   const fileLayer = v.config !== undefined ? readConfigFile(resolve(v.config)) : {}
   const merged: Layer = { ...fileLayer, ...envLayer(env), ...flags }
@@ -264,5 +283,6 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     ...(merged.agentsPort !== undefined ? { agentsPort: merged.agentsPort } : {}),
     ...(merged.modelUrl ? { modelUrl: merged.modelUrl, model: merged.model ?? 'default' } : {}),
     ...(env.SVC_MODEL_API_KEY ? { modelApiKey: env.SVC_MODEL_API_KEY } : {}),
+    ...(merged.filesGcInterval ? { filesGcInterval: merged.filesGcInterval } : {}),
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { DaemonHost, type DaemonHostOptions } from '../../node/daemon/daemon-host.ts'
 import { SERVER_MODULES } from '../modules/index.ts'
+import { withFilesSettings } from '../modules/files.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { isSvcError } from '../../sync/core/errors.ts'
@@ -26,7 +27,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   // Hex: safe as a command-line argument (a base64url token may start with '-').
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
   // One modules list for the engine's account and the app's routes.
-  const modules = SERVER_MODULES
+  const modules = config.filesGcInterval ? withFilesSettings(SERVER_MODULES, { gcIntervalMs: config.filesGcInterval }) : SERVER_MODULES
   const agentsPort = config.agentsPort ?? DEFAULT_AGENTS_PORT
   const engine = engineFactory({
     dataRoot: config.data,
