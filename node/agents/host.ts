@@ -4,14 +4,14 @@ import type { Json, JsonObject } from '../../sync/crdt/ops.ts'
 import { isFullMember } from '../../sync/replica/full-membership.ts'
 import { Election, type ElectionView } from '../../sync/modules/agents/election.ts'
 import { AGENT_LIMITS } from '../../sync/modules/agents/limits.ts'
-import { CHAT_SOURCE, CHAT_WATCH_ID, CHAT_WATCH_PROGRAM } from '../../sync/modules/agents/program-ref.ts'
+import { CHAT_SOURCE, CHAT_WATCH_ID, CHAT_WATCH_PROGRAM, requireProgram } from '../../sync/modules/agents/program-ref.ts'
 import { readTrigger as readDef } from '../../sync/modules/agents/record.ts'
 import { createTrigger, ensureAnchor, generalChatIdOf, readTrigger, readTriggers, runsOf, writeTrigger } from '../../sync/modules/agents/store.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { unansweredBacklog } from './chat-watch.ts'
 import type { ModelConfig } from './model-client.ts'
-import { ProgramRunner, type RunOutcome } from './runner.ts'
+import { ProgramRunner, resolveProgram, type RunOutcome } from './runner.ts'
 import { Scheduler, type Entry } from './scheduler.ts'
 
 export interface AgentsOptions {
@@ -71,8 +71,13 @@ export class AgentsHost {
     await this.election.withdraw().catch(() => undefined)
   }
 
-  async tick(): Promise<void> {
-    await this.scheduler.tick()
+  private ticking: Promise<void> = Promise.resolve()
+
+  /** One tick at a time: the timer's and the control API's would otherwise adopt a record twice. */
+  tick(): Promise<void> {
+    const next = this.ticking.then(() => this.scheduler.tick())
+    this.ticking = next.catch(() => undefined)
+    return next
   }
 
   /** The reserved record: the active device writes it into each space with a general chat it may write. */
@@ -98,9 +103,10 @@ export class AgentsHost {
     }
   }
 
-  /** A takeover of chat-watch answers the chat's unanswered backlog. */
+  /** A takeover of chat-watch (not a restart of the same device) answers the chat's unanswered backlog. */
   private async onAdopt(space: SpaceEngine, e: Entry): Promise<void> {
     if (e.def.program !== CHAT_WATCH_PROGRAM || e.armed.kind !== 'event' || !e.def.enabled) return
+    if (!(await this.election.isTakeover())) return
     for (const ev of await unansweredBacklog(space, e.armed.objectId)) this.scheduler.enqueue(e, ev)
   }
 
@@ -185,6 +191,12 @@ export class AgentsHost {
     const space = body.spaceId !== undefined ? this.account.space(body.spaceId) : undefined
     const runId = `run.${this.env.now()}.${[...this.env.randomBytes(4)].map((b) => b.toString(16).padStart(2, '0')).join('')}`
     if (body.program === undefined && body.source === undefined) throw new SvcError('request.missing_field', 'program or source is required', { field: 'program' })
+    if (body.source === undefined && body.program !== undefined) {
+      const ref = requireProgram(body.program)
+      if (ref.scope !== 'internal' && (await resolveProgram(space, body.program)) === undefined) {
+        throw new SvcError('agents.program_not_found', ref.scope === 'registry' && !space ? 'a registry program needs spaceId (its registry is the space\'s)' : 'no such program version', { program: body.program })
+      }
+    }
     return this.runner.run({ space, program: body.program, source: body.source, args: body.args ?? {}, runId })
   }
 

@@ -52,6 +52,29 @@ describe('internal:chat-watch', () => {
     expect(after.owner).toBe('')
   })
 
+  it('a device restarting alone does not answer what arrived while it was down', async () => {
+    const model = await fakeModel()
+    cleanup.push(model.close)
+    const { account, env, space, chatId } = await agentAccount()
+    const opts = { timers: false, model: { url: model.url, model: 'fake-1' } } as const
+    const host = new AgentsHost(account, env, 'peer-A', opts)
+    await host.start()
+    await host.tick()
+    env.advance(1000)
+    await send(space, chatId, 'answered', env.now())
+    await host.scheduler.idle()
+    await host.stop()
+    env.advance(1000)
+    await send(space, chatId, 'while down', env.now())
+    env.advance(60_000)
+    const again = new AgentsHost(account, env, 'peer-A', opts)
+    cleanup.push(() => again.stop())
+    await again.start()
+    await again.tick()
+    await again.scheduler.idle()
+    expect(model.requests).toHaveLength(1)
+  })
+
   it('maxCostPerRun stops model calls inside a run', async () => {
     const model = await fakeModel()
     cleanup.push(model.close)

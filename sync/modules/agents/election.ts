@@ -27,7 +27,8 @@ export interface ElectionView {
  * the account, so each chat has one agent.
  */
 export class Election {
-  private claimedAt: number
+  /** Set by the first beat: the claim's age orders the claimants. */
+  private claimedAt = Number.POSITIVE_INFINITY
 
   constructor(
     private readonly data: AccountData,
@@ -35,18 +36,32 @@ export class Election {
     readonly peerId: string,
     private readonly prunedDevices: () => Promise<Set<string>>,
     readonly enabled = true,
-  ) {
-    this.claimedAt = env.now()
-  }
+  ) {}
 
   /** Claims (first call) or beats; a disabled agent withdraws its claim. */
   async beat(): Promise<void> {
+    if (this.claimedAt === Number.POSITIVE_INFINITY) this.claimedAt = this.env.now()
     await this.data.write([{ op: 'set', ds: PRESENCE_DS, id: this.peerId, path: '', value: { app: this.enabled ? AGENT_APP : '', claimedAt: this.claimedAt, beat: this.env.now() } }])
   }
 
   /** Withdraws the claim (a clean stop hands the slot over at once instead of after `liveMs`). */
   async withdraw(): Promise<void> {
     await this.data.write([{ op: 'set', ds: PRESENCE_DS, id: this.peerId, path: 'app', value: '' }])
+  }
+
+  /**
+   * Whether this device's win is a takeover: another device of the account claimed before it
+   * (it was, or could have been, the winner). A device restarting alone is not taking over:
+   * messages that arrived while it was down never fire later (chat.md "Spec by kind").
+   */
+  async isTakeover(): Promise<boolean> {
+    const pruned = await this.prunedDevices()
+    for (const { id, value } of await this.data.list(PRESENCE_DS)) {
+      const v = value as JsonObject
+      if (id === this.peerId || pruned.has(id) || typeof v.claimedAt !== 'number') continue
+      if (v.claimedAt < this.claimedAt || (v.claimedAt === this.claimedAt && id < this.peerId)) return true
+    }
+    return false
   }
 
   async view(): Promise<ElectionView> {
