@@ -18,8 +18,13 @@ export interface AgentsOptions {
   model?: ModelConfig
   /** Off: this device never claims the election (it still runs triggers pinned to it). */
   election?: boolean
-  /** Timers off: tests drive `tick()` and `beat()` themselves. */
+  /** Timers off: tests drive `tick()` themselves. */
   timers?: boolean
+  /**
+   * Peer ids of this account's devices connected to this one now (the same account proved on
+   * the link): their claims count as live. Without it (no P2P) only this device's own claim does.
+   */
+  liveDevices?: () => ReadonlySet<string>
   memoryBytes?: number
 }
 
@@ -40,7 +45,7 @@ export class AgentsHost {
   private wasActive = false
 
   constructor(readonly account: AccountEngine, readonly env: Env, readonly peerId: string, private readonly opts: AgentsOptions = {}) {
-    this.election = new Election(account.accountData, env, peerId, async () => new Set((await account.devices.docs()).filter((d) => d.pruned).map((d) => d.id as string)), opts.election !== false)
+    this.election = new Election(account.accountData, env, peerId, async () => new Set((await account.devices.docs()).filter((d) => d.pruned).map((d) => d.id as string)), opts.election !== false, opts.liveDevices)
     this.runner = new ProgramRunner({ account, env, model: opts.model, memoryBytes: opts.memoryBytes })
     this.scheduler = new Scheduler(account, env, peerId, () => this.election.view(), this.runner.fire, {
       beforeTick: (space, view) => this.keepChatWatch(space, view),
@@ -49,7 +54,7 @@ export class AgentsHost {
   }
 
   async start(): Promise<void> {
-    await this.election.beat()
+    await this.election.claim()
     if (this.opts.timers === false) return
     const loop = (ms: number, fn: () => Promise<void>) => {
       let cancel = () => undefined as void
@@ -59,7 +64,6 @@ export class AgentsHost {
       again()
       this.stopTimers.push(() => cancel())
     }
-    loop(AGENT_LIMITS.heartbeatMs, () => this.election.beat())
     loop(AGENT_LIMITS.tickMs, () => this.tick())
     await this.tick()
   }

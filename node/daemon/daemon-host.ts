@@ -14,6 +14,7 @@ import { ProcessRegistry } from './processes.ts'
 import { SyncStatusService } from './sync-status.ts'
 import type { SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
 import { AgentsHost, type AgentsOptions } from '../agents/host.ts'
+import { linkedAccountDevices } from '../agents/live-devices.ts'
 
 export interface DaemonHostOptions extends AccountHostOptions {
   /** libp2p listen multiaddrs; default all interfaces, random port (`svc serve` reads SVC_P2P_LISTEN). */
@@ -82,7 +83,7 @@ export class DaemonHost implements AccountHost {
             account!.events.emit('process', { id, kind: 'sync', phase: e.phase })
           })
         : () => undefined
-      const agents = this.options.agents ? new AgentsHost(account, this.env, identityOf(booted.keys.device.publicKey), this.options.agents) : undefined
+      const agents = this.options.agents ? new AgentsHost(account, this.env, identityOf(booted.keys.device.publicKey), { ...this.options.agents, liveDevices: p2p && linkedAccountDevices(p2p, account.accountId) }) : undefined
       await agents?.start()
       this.current = { account, storage, booted, p2p, status, stopProcs, agents }
     } catch (err) {

@@ -41,15 +41,18 @@ async function twoDevices() {
     await a.space.settled()
   }
   await syncSpace()
+  // What each device's P2P side would report: the other device linked now (tests cut the link).
+  const linksA = new Set(['peer-B'])
+  const linksB = new Set(['peer-A'])
   const opts = { timers: false, model: { url: model.url, model: 'fake' } } as const
-  const hostA = new AgentsHost(a.account, env, 'peer-A', opts)
-  const hostB = new AgentsHost(devB, env, 'peer-B', opts)
+  const hostA = new AgentsHost(a.account, env, 'peer-A', { ...opts, liveDevices: () => linksA })
+  const hostB = new AgentsHost(devB, env, 'peer-B', { ...opts, liveDevices: () => linksB })
   cleanup.push(() => hostA.stop(), () => hostB.stop())
   await hostA.start()
   env.advance(1)
   await hostB.start()
   await syncTech()
-  return { ...a, devB, spaceB, hostA, hostB, syncTech, syncSpace, model }
+  return { ...a, devB, spaceB, hostA, hostB, syncTech, syncSpace, model, linksA, linksB }
 }
 
 const tick = async (h: AgentsHost) => {
@@ -67,8 +70,8 @@ const answers = async (space: SpaceEngine, chatId: string) =>
   ((await space.datasetDocs(chatId, 'chat_messages')) as JsonObject[]).filter((d) => (d.agent as JsonObject | undefined)?.name === 'svc-agent').map((d) => d.replyToMessageId)
 
 describe('the agent election between two devices of one account', () => {
-  it('the first claimant is active, the other stands by; when the active stops beating the standby takes over and answers the backlog', async () => {
-    const { hostA, hostB, env, space, spaceB, chatId, syncTech, syncSpace } = await twoDevices()
+  it('the first claimant is active, the other stands by; when its link to the active drops the standby takes over and answers the backlog', async () => {
+    const { hostA, hostB, env, space, spaceB, chatId, syncTech, syncSpace, linksA, linksB } = await twoDevices()
     const [va, vb] = [await hostA.electionView(), await hostB.electionView()]
     expect(va).toMatchObject({ active: true, winner: 'peer-A', state: 'active' })
     expect(vb).toMatchObject({ active: false, winner: 'peer-A', state: 'standby' })
@@ -86,13 +89,15 @@ describe('the agent election between two devices of one account', () => {
     await hostB.scheduler.idle()
     expect(await answers(spaceB, chatId)).toEqual([m1])
 
-    // Device A goes away (no more beats). A message arrives on B meanwhile: B is standby and does not answer it.
+    // Device A goes away (its link to B drops, no withdrawal). A message arrives on B meanwhile:
+    // B is standby within the grace and does not answer it.
+    linksB.delete('peer-A')
     env.advance(1000)
     const m2 = await send(spaceB, chatId, 'two')
     await hostB.scheduler.idle()
     expect(await answers(spaceB, chatId)).toEqual([m1])
+    expect(await hostB.electionView()).toMatchObject({ active: false, winner: 'peer-A' })
     env.advance(AGENT_LIMITS.liveMs + 1000)
-    await hostB.election.beat()
     expect(await hostB.electionView()).toMatchObject({ active: true, winner: 'peer-B' })
     // The takeover adopts chat-watch and answers the unanswered backlog (m2), once.
     await tick(hostB)
@@ -107,7 +112,7 @@ describe('the agent election between two devices of one account', () => {
     expect((await answers(spaceB, chatId)).sort()).toEqual([m1, m2, m3].sort())
     // A restarts later: it claims anew and stays standby (B keeps the slot).
     await hostA.stop()
-    const again = new AgentsHost(hostA.account, env, 'peer-A', { timers: false })
+    const again = new AgentsHost(hostA.account, env, 'peer-A', { timers: false, liveDevices: () => linksA })
     cleanup.push(() => again.stop())
     await again.start()
     await syncTech()
@@ -133,5 +138,50 @@ describe('the agent election between two devices of one account', () => {
     await tick(hostB)
     expect(hostB.scheduler.registry.has(`${spaceB.spaceId}/pinned-b`)).toBe(false)
     expect(hostA.peerId).toBe('peer-A')
+  })
+})
+
+describe('liveness comes from links, not stored heartbeats', () => {
+  it('a link blip shorter than the grace does not move the slot; a clean stop hands it over at once', async () => {
+    const { hostA, hostB, env, syncTech, linksB } = await twoDevices()
+    expect(await hostB.electionView()).toMatchObject({ active: false, winner: 'peer-A' })
+    linksB.delete('peer-A')
+    env.advance(AGENT_LIMITS.liveMs - 1000)
+    expect(await hostB.electionView()).toMatchObject({ active: false, winner: 'peer-A' })
+    linksB.add('peer-A')
+    expect(await hostB.electionView()).toMatchObject({ active: false, winner: 'peer-A' })
+    // The grace runs from when the link was last seen, so the blip before does not count against it.
+    linksB.delete('peer-A')
+    env.advance(AGENT_LIMITS.liveMs - 1000)
+    expect(await hostB.electionView()).toMatchObject({ active: false, winner: 'peer-A' })
+    linksB.add('peer-A')
+    await hostA.stop()
+    await syncTech()
+    expect(await hostB.electionView()).toMatchObject({ active: true, winner: 'peer-B' })
+  })
+
+  it('without links only the own claim is live: another device\'s old claim does not hold the slot', async () => {
+    const { hostB, env, devB } = await twoDevices()
+    const alone = new AgentsHost(devB, env, 'peer-B', { timers: false })
+    await alone.start()
+    expect(await alone.electionView()).toMatchObject({ active: true, winner: 'peer-B' })
+    expect(hostB.peerId).toBe('peer-B')
+  })
+
+  it('an idle running agent host writes no tech-space change (10 virtual minutes)', async () => {
+    const { account, env } = await agentAccount()
+    const host = new AgentsHost(account, env, 'peer-A', { liveDevices: () => new Set(['peer-B']) })
+    cleanup.push(() => host.stop())
+    await host.start()
+    await host.scheduler.idle()
+    const before = (await account.tech.replica.allChanges()).length
+    for (let s = 0; s < 600; s++) {
+      env.advance(1000)
+      await host.tick()
+      await host.scheduler.idle()
+    }
+    await account.tech.settled()
+    expect((await account.tech.replica.allChanges()).length).toBe(before)
+    expect(await host.electionView()).toMatchObject({ active: true, winner: 'peer-A' })
   })
 })

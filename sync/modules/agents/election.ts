@@ -19,16 +19,22 @@ export interface ElectionView {
 
 /**
  * The agent election (chat.md "Agent election per chat"): each running device claims the app
- * slug in the account's `agent_presence` records (`{app, claimedAt, beat}` under its peer id)
- * and beats every `heartbeatMs`. The winner is the live claimant (a beat within `liveMs` of this
- * device's clock, device row not pruned) with the earliest claim, ties by peer id: every device
- * computes the same winner from the same records, and a device that restarts claims anew, so it
- * does not take the slot back from the standby that took over. One winner serves every chat of
- * the account, so each chat has one agent.
+ * slug once, when its agent starts, in the account's `agent_presence` records (`{app, claimedAt}`
+ * under its peer id). Liveness is not stored: a claim counts as live when it is this device's own
+ * or when `liveDevices` names its device (connected now over P2P, the same account proved on the
+ * link), or did within the last `liveMs` of this device's clock, so a reconnect blip does not
+ * flap. A stored heartbeat would be a signed change every few seconds per device, kept forever
+ * in the DAG and synced to every device of the account.
+ * The winner is the live claimant (device row not pruned) with the earliest claim, ties by peer
+ * id: devices that see the same claims and links compute the same winner, and a device that
+ * restarts claims anew, so it does not take the slot back from the standby that took over. One
+ * winner serves every chat of the account, so each chat has one agent.
  */
 export class Election {
-  /** Set by the first beat: the claim's age orders the claimants. */
+  /** Set by the claim: the claim's age orders the claimants. */
   private claimedAt = Number.POSITIVE_INFINITY
+  /** When each linked device was last seen linked (this device's clock); entries past `liveMs` are dropped. */
+  private readonly lastLinked = new Map<string, number>()
 
   constructor(
     private readonly data: AccountData,
@@ -36,17 +42,29 @@ export class Election {
     readonly peerId: string,
     private readonly prunedDevices: () => Promise<Set<string>>,
     readonly enabled = true,
+    /** Peer ids of this account's devices linked to this one now; none without P2P. */
+    private readonly liveDevices: () => ReadonlySet<string> = () => new Set(),
   ) {}
 
-  /** Claims (first call) or beats; a disabled agent withdraws its claim. */
-  async beat(): Promise<void> {
+  /**
+   * Writes this device's claim (a disabled agent writes a withdrawn one). Once per start: the
+   * value does not change afterwards, and writing it again commits nothing.
+   */
+  async claim(): Promise<void> {
     if (this.claimedAt === Number.POSITIVE_INFINITY) this.claimedAt = this.env.now()
-    await this.data.write([{ op: 'set', ds: PRESENCE_DS, id: this.peerId, path: '', value: { app: this.enabled ? AGENT_APP : '', claimedAt: this.claimedAt, beat: this.env.now() } }])
+    await this.data.write([{ op: 'set', ds: PRESENCE_DS, id: this.peerId, path: '', value: { app: this.enabled ? AGENT_APP : '', claimedAt: this.claimedAt } }])
   }
 
-  /** Withdraws the claim (a clean stop hands the slot over at once instead of after `liveMs`). */
+  /** Withdraws the claim (a clean stop hands the slot over as soon as the record arrives, not after `liveMs`). */
   async withdraw(): Promise<void> {
     await this.data.write([{ op: 'set', ds: PRESENCE_DS, id: this.peerId, path: 'app', value: '' }])
+  }
+
+  /** Whether another device's claim is live: linked now, or within `liveMs` of when it last was. */
+  private linkedRecently(now: number): (id: string) => boolean {
+    for (const id of this.liveDevices()) this.lastLinked.set(id, now)
+    for (const [id, at] of this.lastLinked) if (now - at > AGENT_LIMITS.liveMs) this.lastLinked.delete(id)
+    return (id) => this.lastLinked.has(id)
   }
 
   /**
@@ -65,14 +83,13 @@ export class Election {
   }
 
   async view(): Promise<ElectionView> {
-    const now = this.env.now()
+    const linked = this.linkedRecently(this.env.now())
     const pruned = await this.prunedDevices()
     const claims: Array<{ id: string; claimedAt: number }> = []
     for (const { id, value } of await this.data.list(PRESENCE_DS)) {
       const v = value as JsonObject
       if (v.app !== AGENT_APP || pruned.has(id)) continue
-      const beat = typeof v.beat === 'number' ? v.beat : 0
-      const live = id === this.peerId ? this.enabled : now - beat <= AGENT_LIMITS.liveMs
+      const live = id === this.peerId ? this.enabled : linked(id)
       if (live) claims.push({ id, claimedAt: typeof v.claimedAt === 'number' ? v.claimedAt : 0 })
     }
     claims.sort((a, b) => a.claimedAt - b.claimedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))

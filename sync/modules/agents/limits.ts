@@ -28,8 +28,7 @@ export const AGENT_LIMITS = {
   concurrentRuns: 4,
   /** Event fires queued per trigger while one runs; more are dropped (live-only, at-most-once). */
   eventQueue: 16,
-  /** Election: heartbeat period and how old a heartbeat may be for its device to count as live. */
-  heartbeatMs: 10_000,
+  /** Election: how long a device's claim stays live after its link to this device drops (a blip does not flap). */
   liveMs: 30_000,
   /** Triggers a registry holds per space (records past it are not adopted). */
   triggersPerSpace: 1000,
