@@ -179,6 +179,8 @@ describe('liveness comes from links, not stored heartbeats', () => {
       env.advance(1000)
       await host.tick()
       await host.scheduler.idle()
+      // A macrotask turn: signing a change is async crypto, which microtasks alone never let finish.
+      await new Promise((r) => setImmediate(r))
     }
     await account.tech.settled()
     expect((await account.tech.replica.allChanges()).length).toBe(before)
