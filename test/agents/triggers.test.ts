@@ -164,7 +164,8 @@ describe('health markers', () => {
 describe('ownership: pinning, floating, eviction, tombstones, reconcile', () => {
   it('a pinned record runs only on its device; repinning moves it within a tick; an unowned one is stamped by the active device', async () => {
     const a = await setup('peer-A')
-    const b = new AgentsHost(a.account, a.env, 'peer-B', { timers: false })
+    // B is linked to A (what its P2P side would report), so A's earlier claim is live for it.
+    const b = new AgentsHost(a.account, a.env, 'peer-B', { timers: false, liveDevices: () => new Set(['peer-A']) })
     hosts.push(b)
     await b.start()
     const { space } = a

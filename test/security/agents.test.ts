@@ -2,6 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { AgentsHost } from '../../node/agents/host.ts'
 import { runSandboxed } from '../../node/agents/sandbox.ts'
+import { linkedAccountDevices } from '../../node/agents/live-devices.ts'
+import type { P2PService } from '../../node/daemon/p2p-service.ts'
+import { generateKeyPairFromSeed } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { identityOf, keyPairFromSeed } from '../../sync/crypto/keys.ts'
 import { buildAgentControlApp, controlHost } from '../../server/modules/agents.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
@@ -147,5 +152,21 @@ describe('a web page driving the control API', () => {
     expect(cross.statusCode).toBe(403)
     expect(cross.json().error.code).toBe('request.forbidden_origin')
     expect(() => controlHost('0.0.0.0')).toThrow()
+  })
+})
+
+describe('a connected peer tries to keep a claim of the agent election live', () => {
+  it('only peers that proved this account count, each as the device whose key its link authenticated', async () => {
+    const seed = (n: number) => new Uint8Array(32).fill(n)
+    const peerOf = async (n: number) => peerIdFromPrivateKey(await generateKeyPairFromSeed('Ed25519', seed(n))).toString()
+    const [sameAccount, otherAccount, unproved] = [await peerOf(1), await peerOf(2), await peerOf(3)]
+    const proved = new Map([[sameAccount, 'acct'], [otherAccount, 'someone-else']])
+    // The two parts of the P2P service the provider reads: connected peers and the identity each proved.
+    const p2p = {
+      scheduler: { connectedPeers: () => [sameAccount, otherAccount, unproved, 'not-a-peer-id'] },
+      session: { identityOf: (p: string) => (p === 'not-a-peer-id' ? 'acct' : proved.get(p)) },
+    } as unknown as P2PService
+    const live = linkedAccountDevices(p2p, 'acct')()
+    expect([...live]).toEqual([identityOf(keyPairFromSeed(seed(1)).publicKey)])
   })
 })
