@@ -92,7 +92,8 @@ describe('runnable doc examples', () => {
     it(`${file}: every runnable block runs and prints what the doc shows`, async () => {
       const run = await runFile(blocks)
       const failed = blocks[run.outputs.length]
-      expect(run.code, failed ? `${file}:${failed.line} failed:\n${failed.code}\n--- stderr:\n${run.stderr.slice(-3000)}` : run.stderr.slice(-3000)).toBe(0)
+      const daemonState = `--- daemon (exit ${daemon.proc.exitCode ?? 'running'}, signal ${daemon.proc.signalCode ?? 'none'}) stderr:\n${daemon.stderr().slice(-3000)}`
+      expect(run.code, failed ? `${file}:${failed.line} failed:\n${failed.code}\n--- stderr:\n${run.stderr.slice(-3000)}\n${daemonState}` : run.stderr.slice(-3000)).toBe(0)
       for (const [i, b] of blocks.entries()) {
         if (!b.expect) continue
         const actual = run.outputs[i]!
