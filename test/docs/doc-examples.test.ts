@@ -24,6 +24,7 @@ beforeAll(async () => {
   // A real `svc serve` on a random port; its first stdout line is the base URL. The wait is
   // generous: start-up is slow on a loaded machine.
   const s = spawnSvc(['serve', '--port', '0', '--data', data], { env: { SVC_NO_MDNS: '1' } })
+  let timer: NodeJS.Timeout | undefined
   const url = await new Promise<string>((resolve, reject) => {
     const check = () => {
       const [first, ...more] = s.stdout().split('\n')
@@ -31,11 +32,11 @@ beforeAll(async () => {
     }
     s.proc.stdout!.on('data', check)
     s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
-    setTimeout(() => {
+    timer = setTimeout(() => {
       s.proc.kill('SIGKILL')
       reject(new Error(`svc serve did not start: ${s.stderr()}`))
-    }, START_TIMEOUT_MS).unref()
-  })
+    }, START_TIMEOUT_MS)
+  }).finally(() => clearTimeout(timer))
   daemon = { ...s, url }
 }, START_TIMEOUT_MS + 5_000)
 afterAll(async () => {
