@@ -1,11 +1,11 @@
-import { drain, isQuerySource, runQuerySteps, STEP_DOCS, type CompiledQuery, type Doc, type QueryOptions, type QueryResult, type QuerySource, type Steps } from '../../sync/query/index.ts'
+import { runQuerySteps, type CompiledQuery, type Doc, type QueryOptions, type QueryResult, type QuerySource, type Steps } from '../../sync/query/index.ts'
 
 /**
  * Longest run of query work in one event-loop turn. Between runs the loop answers I/O (a
  * health check, another request's parsing), so 50 concurrent full scans delay a cheap request
  * by about one slice instead of the sum of the scans (docs/api.md "Queries and the event loop").
  */
-export const QUERY_SLICE_MS = 8
+export const QUERY_SLICE_MS = 5
 
 interface Job {
   steps: Steps<unknown>
@@ -65,12 +65,13 @@ export class QueryScheduler {
 export const queryScheduler = new QueryScheduler()
 
 /**
- * A snapshot query for a route: evaluated at once when the source is small (one step's work),
- * else through the scheduler, with `stable` so writes between steps do not disturb it. A bad
- * body throws before any work is queued.
+ * A snapshot query for a route: its first step runs at once, and a query done within it (an
+ * index lookup, a kept order's page, a small collection) answers without a hop; one with more
+ * to do continues through the scheduler, with `stable` so writes between steps do not
+ * disturb it. A bad body throws before any work.
  */
 export async function runQueryFair(source: Iterable<Doc> | QuerySource, body: QueryOptions | CompiledQuery): Promise<QueryResult> {
   const steps = runQuerySteps(source, body, { stable: true })
-  const size = isQuerySource(source) ? source.size : Array.isArray(source) ? source.length : Infinity
-  return size <= STEP_DOCS ? drain(steps) : queryScheduler.run(steps)
+  const first = steps.next()
+  return first.done ? first.value : queryScheduler.run(steps)
 }

@@ -16,6 +16,7 @@ import { joinCommand } from './join.ts'
 import { membersCommand } from './members.ts'
 import { chatCommand } from './chat.ts'
 import { eventsCommand } from './events.ts'
+import { agentsCommand } from './agents.ts'
 import { typesCommand } from './types.ts'
 import { propsCommand } from './props.ts'
 import { mdCommand } from './md.ts'
@@ -23,6 +24,8 @@ import { historyCommand } from './history.ts'
 import { bundlesCommand } from './bundles.ts'
 import { catalogCommand } from './catalog.ts'
 import { aggregateCommand } from './aggregate.ts'
+import { searchCommand } from './search.ts'
+import { filesCommand } from './files.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -43,6 +46,7 @@ export const COMMANDS: readonly Command[] = [
   membersCommand,
   chatCommand,
   eventsCommand,
+  agentsCommand,
   typesCommand,
   propsCommand,
   mdCommand,
@@ -50,4 +54,6 @@ export const COMMANDS: readonly Command[] = [
   bundlesCommand,
   catalogCommand,
   aggregateCommand,
+  searchCommand,
+  filesCommand,
 ]
