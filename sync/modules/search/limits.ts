@@ -16,7 +16,7 @@ export const SEARCH_LIMITS = {
   /** The background drain starts once commits pause this long (indexing yields to a burst). */
   drainQuietMs: 100,
   /** ...or once this many objects and records wait, so what waits stays bounded. */
-  maxDeferred: 50_000,
+  maxDeferred: 200_000,
   /** Objects indexed per step of the background drain before yielding the event loop. */
   drainBatch: 2_000,
   /**
