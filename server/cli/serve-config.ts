@@ -29,15 +29,26 @@ export interface ServeConfig {
   durability: Durability
   /** Peers to dial by address for this run (multiaddrs with /p2p/<peer id>), besides those added over the API. */
   peers?: string[]
+  /** Agent control API port (chat.md: DEFAULT_AGENTS_PORT when absent; 0 = any free port; -1 = no agents). */
+  agentsPort?: number
+  /** The agents' model provider (OpenAI-compatible chat completions); absent: chat-watch stays off. */
+  modelUrl?: string
+  model?: string
+  /** Bearer token for the model provider (env SVC_MODEL_API_KEY only: never in a config file). */
+  modelApiKey?: string
   /** Request logs (Fastify's pino logger at level info, JSON lines on stderr); else warnings only. */
   log: boolean
+  /** `files.gcInterval`: background sweep of the files cache every this many ms (0: off). */
+  filesGcInterval?: number
 }
 
 export const DEFAULT_PORT = 7001
+export const DEFAULT_AGENTS_PORT = 7010
 
 export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADDR] [--managed] [--no-mdns]
                  [--passkey-stdin] [--account ID] [--durability MODE] [--p2p-listen MA] [--peers MA]
-                 [--log] [--config FILE]
+                 [--log] [--agents-port N] [--model-url URL] [--model NAME] [--files-gc-interval MS]
+                 [--config FILE]
   --data DIR       data root (default $XDG_DATA_HOME/svc or ~/.local/share/svc)   env SVC_DATA
   --port N         TCP port, 0 = any free port (default ${DEFAULT_PORT})              env SVC_PORT
   --host ADDR      loopback address: 127.0.0.1, ::1 or localhost               env SVC_HOST
@@ -49,8 +60,13 @@ export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADD
   --durability M   normal (default) or full: fsync every commit, survive power loss env SVC_DURABILITY
   --peers MA       peers to dial and redial, comma-separated multiaddrs ending /p2p/<peer id>  env SVC_PEERS
   --log            request logs on stderr (JSON lines, one per request and answer)  env SVC_LOG
+  --agents-port N  agent control API port on loopback, 0 = any, -1 = off (default ${DEFAULT_AGENTS_PORT}) env SVC_AGENTS_PORT
+  --model-url URL  OpenAI-compatible chat-completions base URL for the agents  env SVC_MODEL_URL
+  --model NAME     model name sent to it                                        env SVC_MODEL
+                   (bearer token: env SVC_MODEL_API_KEY)
+  --files-gc-interval MS  sweep the files cache every MS milliseconds (0: off)  env SVC_FILES_GC_INTERVAL
   --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, durability,
-                   p2pListen, peers, log`
+                   p2pListen, peers, log, agentsPort, modelUrl, model, files ({gcInterval})`
 
 interface Layer {
   data?: string
@@ -64,9 +80,24 @@ interface Layer {
   durability?: Durability
   peers?: string[]
   log?: boolean
+  agentsPort?: number
+  modelUrl?: string
+  model?: string
+  filesGcInterval?: number
 }
 
-const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers', 'log'] as const
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers', 'log', 'agentsPort', 'modelUrl', 'model', 'files'] as const
+
+function parseAgentsPort(v: unknown, source: string): number {
+  if (v === -1 || v === '-1' || v === 'off') return -1
+  return parsePort(v, source)
+}
+
+function parseInterval(v: unknown, source: string): number {
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new UsageError(`${source}: expected a whole number of milliseconds`)
+  return n
+}
 
 /** Each a dialable multiaddr with a peer id (the daemon would refuse to boot otherwise). */
 function checkPeers(addrs: string[], source: string): string[] {
@@ -131,7 +162,7 @@ function readConfigFile(path: string): Layer {
   const unknown = Object.keys(cfg).filter((k) => !(CONFIG_KEYS as readonly string[]).includes(k))
   if (unknown.length > 0) throw new UsageError(`--config ${path}: unknown keys ${unknown.join(', ')} (accepted: ${CONFIG_KEYS.join(', ')})`)
   const out: Layer = {}
-  for (const k of ['data', 'host', 'passkey', 'account'] as const) {
+  for (const k of ['data', 'host', 'passkey', 'account', 'modelUrl', 'model'] as const) {
     if (cfg[k] === undefined) continue
     if (typeof cfg[k] !== 'string') throw new UsageError(`--config ${path}: ${k} must be a string`)
     out[k] = cfg[k] as string
@@ -142,6 +173,7 @@ function readConfigFile(path: string): Layer {
     out[k] = cfg[k] as boolean
   }
   if (cfg.port !== undefined) out.port = parsePort(cfg.port, `--config ${path}`)
+  if (cfg.agentsPort !== undefined) out.agentsPort = parseAgentsPort(cfg.agentsPort, `--config ${path}: agentsPort`)
   if (cfg.p2pListen !== undefined) {
     if (!Array.isArray(cfg.p2pListen) || !cfg.p2pListen.every((a) => typeof a === 'string')) throw new UsageError(`--config ${path}: p2pListen must be an array of multiaddr strings`)
     out.p2pListen = cfg.p2pListen as string[]
@@ -150,6 +182,11 @@ function readConfigFile(path: string): Layer {
   if (cfg.peers !== undefined) {
     if (!Array.isArray(cfg.peers) || !cfg.peers.every((a) => typeof a === 'string')) throw new UsageError(`--config ${path}: peers must be an array of multiaddr strings`)
     out.peers = checkPeers(cfg.peers as string[], `--config ${path}: peers`)
+  }
+  if (cfg.files !== undefined) {
+    const f = cfg.files as Record<string, unknown>
+    if (typeof f !== 'object' || f === null || Array.isArray(f) || Object.keys(f).some((k) => k !== 'gcInterval')) throw new UsageError(`--config ${path}: files must be an object with the key gcInterval`)
+    if (f.gcInterval !== undefined) out.filesGcInterval = parseInterval(f.gcInterval, `--config ${path}: files.gcInterval`)
   }
   // A relative data root is relative to the file that names it.
   if (out.data !== undefined) out.data = resolve(dirname(path), out.data)
@@ -169,7 +206,11 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   // Set but empty: the default listen addresses (a layer below may not override that).
   if (env.SVC_P2P_LISTEN !== undefined) out.p2pListen = parseListen(env.SVC_P2P_LISTEN) ?? []
   if (env.SVC_DURABILITY) out.durability = parseDurability(env.SVC_DURABILITY, 'SVC_DURABILITY')
+  if (env.SVC_FILES_GC_INTERVAL) out.filesGcInterval = parseInterval(env.SVC_FILES_GC_INTERVAL, 'SVC_FILES_GC_INTERVAL')
   if (env.SVC_PEERS !== undefined) out.peers = checkPeers(parseListen(env.SVC_PEERS) ?? [], 'SVC_PEERS')
+  if (env.SVC_AGENTS_PORT !== undefined && env.SVC_AGENTS_PORT !== '') out.agentsPort = parseAgentsPort(env.SVC_AGENTS_PORT, 'SVC_AGENTS_PORT')
+  if (env.SVC_MODEL_URL) out.modelUrl = env.SVC_MODEL_URL
+  if (env.SVC_MODEL) out.model = env.SVC_MODEL
   return out
 }
 
@@ -191,7 +232,11 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
         'p2p-listen': { type: 'string' },
         durability: { type: 'string' },
         peers: { type: 'string' },
+        'agents-port': { type: 'string' },
+        'model-url': { type: 'string' },
+        model: { type: 'string' },
         log: { type: 'boolean' },
+        'files-gc-interval': { type: 'string' },
         config: { type: 'string' },
       },
     })
@@ -210,6 +255,10 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
   if (v['p2p-listen'] !== undefined) flags.p2pListen = parseListen(v['p2p-listen']) ?? []
   if (v.durability !== undefined) flags.durability = parseDurability(v.durability, '--durability')
   if (v.peers !== undefined) flags.peers = checkPeers(parseListen(v.peers) ?? [], '--peers')
+  if (v['agents-port'] !== undefined) flags.agentsPort = parseAgentsPort(v['agents-port'], '--agents-port')
+  if (v['model-url'] !== undefined) flags.modelUrl = v['model-url']
+  if (v.model !== undefined) flags.model = v.model
+  if (v['files-gc-interval'] !== undefined) flags.filesGcInterval = parseInterval(v['files-gc-interval'], '--files-gc-interval')
 
   const fileLayer = v.config !== undefined ? readConfigFile(resolve(v.config)) : {}
   const merged: Layer = { ...fileLayer, ...envLayer(env), ...flags }
@@ -231,5 +280,9 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     ...(merged.account !== undefined ? { account: merged.account } : {}),
     ...(merged.p2pListen !== undefined && merged.p2pListen.length > 0 ? { p2pListen: merged.p2pListen } : {}),
     ...(merged.peers !== undefined && merged.peers.length > 0 ? { peers: merged.peers } : {}),
+    ...(merged.agentsPort !== undefined ? { agentsPort: merged.agentsPort } : {}),
+    ...(merged.modelUrl ? { modelUrl: merged.modelUrl, model: merged.model ?? 'default' } : {}),
+    ...(env.SVC_MODEL_API_KEY ? { modelApiKey: env.SVC_MODEL_API_KEY } : {}),
+    ...(merged.filesGcInterval ? { filesGcInterval: merged.filesGcInterval } : {}),
   }
 }

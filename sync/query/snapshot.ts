@@ -86,6 +86,8 @@ export interface Selection {
   total: number
   /** True when an index narrowed the scan. */
   indexed: boolean
+  /** How a document-level `$text` was answered, when the filter has one. */
+  textVia?: 'index' | 'scan'
 }
 
 /** What an index narrowed a query to. */
@@ -160,6 +162,15 @@ function inSome(maps: readonly ReadonlyMap<string, Doc>[], id: string): boolean 
   if (maps.length === 1) return maps[0].has(id)
   for (const m of maps) if (m.has(id)) return true
   return false
+}
+
+/**
+ * The query with document-level `$text` answered by the source's text index, when the source
+ * has one and the filter is not bound to it yet (compiled anew: cheap, once per query).
+ */
+export function withSourceText(q: CompiledQuery, source: Iterable<Doc> | QuerySource): CompiledQuery {
+  if (!q.filter.hasText || q.filter.textVia === 'index' || !isQuerySource(source) || !source.textMatch || !q.filter.withText) return q
+  return { ...q, filter: q.filter.withText(source.textMatch) }
 }
 
 /**
@@ -240,14 +251,16 @@ export function* selectSteps(
   k: number,
   opts: SelectOptions = {},
 ): Steps<Selection & { skipped: number }> {
+  q = withSourceText(q, source)
+  const textVia = q.filter.textVia ? { textVia: q.filter.textVia } : {}
   // Equality candidates narrow the work more than any order: the kept order serves the
   // queries that would otherwise scan everything.
   const cands = q.filter.matchesAll || !isQuerySource(source) ? undefined : candidatesFor(source, q.filter)
   if (k !== Infinity && !cands && isQuerySource(source) && source.sortedBy) {
     const index = source.sortedBy(q.sort)
-    if (index) return yield* selectSorted(index, q, k, opts.offset ?? 0, opts.needTotal ?? true, opts.stable === true)
+    if (index) return { ...(yield* selectSorted(index, q, k, opts.offset ?? 0, opts.needTotal ?? true, opts.stable === true)), ...textVia }
   }
-  return { ...(yield* selectAll(source, q, k, cands, opts.stable === true)), skipped: 0 }
+  return { ...(yield* selectAll(source, q, k, cands, opts.stable === true)), skipped: 0, ...textVia }
 }
 
 /** One pass over every candidate: filter, count, keep the best k in a bounded heap. */

@@ -1,6 +1,7 @@
 import type { CompiledSort } from './sort.ts'
 import { SortedIndex } from './sorted-index.ts'
 import { collectPath, type Doc, parsePath, type Scalar } from './values.ts'
+import type { TextMatchProvider } from './filter.ts'
 
 /**
  * Where a query reads documents from. A plain `Iterable<Doc>` is always full-scanned; a
@@ -34,6 +35,8 @@ export interface QuerySource extends Iterable<Doc> {
    * instead of selecting it from every document.
    */
   sortedBy?(sort: CompiledSort): SortedIndex | undefined
+  /** Optional: a full-text index answering document-level `$text` (the space's search module sets it). */
+  textMatch?: TextMatchProvider
 }
 
 export const isQuerySource = (x: unknown): x is QuerySource =>
@@ -110,6 +113,7 @@ const MAX_COUNTED_PATHS = 1024
  * (doc, value) pair, one slot per document.
  */
 export class InMemoryIndex implements QuerySource {
+  textMatch?: TextMatchProvider
   readonly exact = true
   private readonly docs = new Map<string, Doc>()
   private readonly slotOf = new Map<string, number>()

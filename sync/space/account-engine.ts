@@ -5,6 +5,7 @@ import type { CryptoProvider } from '../crypto/provider.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
 import type { Json, JsonObject, Op } from '../crdt/ops.ts'
 import type { StorageAdapter } from '../storage/adapter.ts'
+import { KvBlockStore, type BlockStore } from '../storage/block-store.ts'
 import { derivedRoot } from '../dag/change.ts'
 import { encodeAclRecord } from '../acl/records.ts'
 import { Emitter } from '../core/emitter.ts'
@@ -110,6 +111,7 @@ export class AccountEngine implements AccountModuleContext {
   readonly oneToOne: OneToOne
   /** The modules' account services (`accountService`), built last in the constructor. */
   readonly services: AccountServices
+  private blockStore?: BlockStore
   /** Stops keeping our profile in the spaces we share (profiles.ts). */
   private stopProfiles: () => void = () => undefined
 
@@ -157,6 +159,18 @@ export class AccountEngine implements AccountModuleContext {
 
   get env(): Env {
     return this.deps.env
+  }
+
+  get storage(): StorageAdapter {
+    return this.deps.storage
+  }
+
+  get crypto(): CryptoProvider {
+    return this.deps.crypto
+  }
+
+  get blocks(): BlockStore {
+    return (this.blockStore ??= new KvBlockStore(this.deps.storage))
   }
 
   /** Feeds the account's emitter from a space's (once per opened space). */

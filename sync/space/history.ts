@@ -5,6 +5,7 @@ import { open } from '../crypto/box.ts'
 import { decodeChange } from '../dag/change.ts'
 import { CHANGE_DERIVED_ID, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
 import { propertyIdSync } from '../crypto/hash.ts'
+import { mergeOpOf } from '../crdt/ytext-fold.ts'
 import { applyToRecord, type MergePolicy, type RecordState } from '../crdt/record.ts'
 import type { SpaceReplica } from '../replica/space-replica.ts'
 import { instant } from './rows.ts'
@@ -305,7 +306,7 @@ export class History {
         let recs = states.get(op.ds)
         if (!recs) states.set(op.ds, (recs = new Map()))
         const info = { l: d.lamport, c: d.id, i, a: d.author, t: d.timestamp }
-        const mop = op.op === 'set' ? { k: 'set' as const, p: op.path, v: op.value } : op.op === 'unset' ? { k: 'unset' as const, p: op.path } : { k: 'delete' as const }
+        const mop = mergeOpOf(op)
         const rule = this.policy.writeRule?.(op.ds)
         recs.set(id, applyToRecord(recs.get(id), info, mop, this.policy.pinnedPaths(op.ds), rule ? { rule, recordId: id } : undefined).state)
       }
