@@ -70,7 +70,7 @@ describe('payload sealing', () => {
     const key = new Uint8Array(32).fill(9)
     const sealed = sealPayload(seededEnv(3), key, utf8('native'))
     const ck = await globalThis.crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['decrypt'])
-    const plain = await globalThis.crypto.subtle.decrypt({ name: 'AES-GCM', iv: sealed.subarray(0, 12) }, ck, sealed.subarray(12))
+    const plain = await globalThis.crypto.subtle.decrypt({ name: "AES-GCM", iv: sealed.slice(0, 12) as Uint8Array<ArrayBuffer> }, ck, sealed.slice(12) as Uint8Array<ArrayBuffer>)
     expect(new TextDecoder().decode(plain)).toBe('native')
   })
 
