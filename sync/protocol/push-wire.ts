@@ -59,7 +59,7 @@ export interface SendRequest {
 export type PushRequest = SubscribeRequest | UnregisterRequest | SendRequest
 
 /** Why the node refused a request. `forged`: the signature is not the space key's. */
-export type PushRefusal = 'malformed' | 'forged' | 'stale' | 'rate_limited' | 'too_many_topics' | 'too_large' | 'unavailable'
+export type PushRefusal = 'malformed' | 'forged' | 'stale' | 'rate_limited' | 'too_many_topics' | 'too_many_tokens' | 'too_large' | 'unavailable'
 export type PushReply = { ok: true; validTopics?: number; delivered?: number } | { ok: false; code: PushRefusal }
 
 export class MalformedPush extends Error {}
