@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { encodeCanonical } from '../../sync/core/encoding.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
 import { PUSH_LIMITS } from '../../sync/modules/push/limits.ts'
-import { decodePushRequest, encodePushRequest, signSubscribe } from '../../sync/protocol/push-wire.ts'
+import { decodePushRequest, encodePushRequest, signSubscribe, type SendRequest, type SubscribeRequest } from '../../sync/protocol/push-wire.ts'
 import { fakeNtfy, type FakeHttp } from '../push/fakes.ts'
 import { coreWith, crypto, sendBytes, spaceKeyFor, subscribeBytes } from '../push/node-fixture.ts'
 
@@ -22,7 +22,7 @@ describe('forged registration: a subscription not signed by the space key it nam
     const forged = encodePushRequest({ ...signed, spaceKey: identityOf(victim.publicKey) })
     expect(await core.handle('p', forged)).toEqual({ ok: false, code: 'forged' })
     // A valid signature with one topic changed after signing.
-    const tampered = decodePushRequest(await subscribeBytes(victim, 'ntfy', 'https://evil.example/x', ['chats']))
+    const tampered = <SubscribeRequest>decodePushRequest(await subscribeBytes(victim, 'ntfy', 'https://evil.example/x', ['chats']))
     expect(await core.handle('p', encodePushRequest({ ...tampered, topics: ['chats', identityOf(attacker.publicKey)] }))).toEqual({ ok: false, code: 'forged' })
     expect(await store.totals()).toEqual({ subscriptions: 0, spaceKeys: 0 })
     expect(core.counters.refused.forged).toBe(2)
@@ -45,7 +45,7 @@ describe('topics of another space key: a holder of one space key reaching anothe
     const { core } = coreWith()
     const victim = spaceKeyFor(1)
     await core.handle('p', await subscribeBytes(victim, 'ntfy', `${ntfy.url}/victim`, ['chats']))
-    const req = decodePushRequest(await sendBytes(spaceKeyFor(3), ['chats']))
+    const req = <SendRequest>decodePushRequest(await sendBytes(spaceKeyFor(3), ['chats']))
     expect(await core.handle('p', encodePushRequest({ ...req, spaceKey: identityOf(victim.publicKey) }))).toEqual({ ok: false, code: 'forged' })
     expect(ntfy.received).toEqual([])
   })
