@@ -2,8 +2,6 @@ import { decodeCanonical, encodeCanonical, utf8 } from '../core/encoding.ts'
 import { fromBase58, toBase58 } from '../core/ids.ts'
 import type { CryptoProvider } from '../crypto/provider.ts'
 import type { KeyPair } from '../crypto/keys.ts'
-import { PUSH_LIMITS } from '../modules/push/limits.ts'
-import { isTopic } from '../modules/push/topics.ts'
 
 /**
  * The push protocol between a daemon and a push node (`/svc/push/1.0.0`, docs/push.md "Wire"):
@@ -24,6 +22,16 @@ import { isTopic } from '../modules/push/topics.ts'
  * space's push key can neither subscribe to its topics nor push into them.
  */
 export const PUSH_PROTOCOL = '/svc/push/1.0.0'
+
+/** What one request may carry (the node's other bounds are in sync/modules/push/limits.ts). */
+export const PUSH_WIRE_LIMITS = {
+  maxTopicsPerRequest: 256,
+  maxTopicBytes: 256,
+  maxTokenBytes: 4096,
+  /** The largest request is a full subscribe: 256 topics of 256 bytes and a token. */
+  maxFrameBytes: 256 * 1024,
+} as const
+const PUSH_LIMITS = PUSH_WIRE_LIMITS
 export const PUSH_WIRE_VERSION = 1
 const DOMAIN = 'svc/push/v1'
 
@@ -164,3 +172,16 @@ export async function verifyPushRequest(crypto: CryptoProvider, r: SubscribeRequ
 
 /** The topics of a request the node accepts: well-shaped, deduplicated. */
 export const validTopicsOf = (topics: readonly string[]): string[] => [...new Set(topics.filter(isTopic))]
+
+/** The topic shapes a sender publishes (sync/modules/push/topics.ts builds them); the node refuses any other. */
+const HEX64 = /^[0-9a-f]{64}$/
+const IDENTITY = /^[1-9A-HJ-NP-Za-km-z]{32,64}$/
+
+export function isTopic(t: unknown): t is string {
+  if (typeof t !== 'string' || t.length === 0 || utf8(t).length > PUSH_WIRE_LIMITS.maxTopicBytes) return false
+  if (t === 'chats') return true
+  const parts = t.split('/')
+  if (parts.length === 1) return IDENTITY.test(t)
+  if (parts[0] !== 'chats' || !HEX64.test(parts[1])) return false
+  return parts.length === 2 || (parts.length === 3 && IDENTITY.test(parts[2]))
+}

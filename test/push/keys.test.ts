@@ -3,7 +3,8 @@ import { SpaceReplica } from '../../sync/replica/space-replica.ts'
 import { encKeyIdOf, payloadKeyOf, pushKeysOf, spacePushKeyOf } from '../../sync/modules/push/keys.ts'
 import { openPayload, sealPayload } from '../../sync/modules/push/seal.ts'
 import { openEnvelope, sealEnvelope, truncateRunes, type PushPayload } from '../../sync/modules/push/payload.ts'
-import { chatHash, groupIdOf, isTopic, mentionTopics, sendTopics } from '../../sync/modules/push/topics.ts'
+import { chatHash, groupIdOf, mentionTopics, sendTopics } from '../../sync/modules/push/topics.ts'
+import { isTopic } from '../../sync/protocol/push-wire.ts'
 import { PushReceiver } from '../../sync/modules/push/receiver.ts'
 import { toBase64 } from '../../sync/modules/push/base64.ts'
 import { toHex, utf8 } from '../../sync/core/encoding.ts'
@@ -24,9 +25,9 @@ describe('push keys', () => {
     const removed = await SpaceReplica.open(await deps(3), owner.spaceId, keyFor(3))
     await pushAll(owner, member)
     await pushAll(owner, removed)
-    const a = pushKeysOf(owner.acl, owner.keyring)!
-    const b = pushKeysOf(member.acl, member.keyring)!
-    const c0 = pushKeysOf(removed.acl, removed.keyring)!
+    const a = pushKeysOf(owner)!
+    const b = pushKeysOf(member)!
+    const c0 = pushKeysOf(removed)!
     expect(a.spaceKey).toBe(b.spaceKey)
     expect(a.encKeyId).toBe(b.encKeyId)
     expect(c0.encKeyId).toBe(a.encKeyId)
@@ -35,13 +36,13 @@ describe('push keys', () => {
     await owner.removeMember(idFor(3))
     await pushAll(owner, member)
     await pushAll(owner, removed)
-    const a2 = pushKeysOf(owner.acl, owner.keyring)!
-    const b2 = pushKeysOf(member.acl, member.keyring)!
+    const a2 = pushKeysOf(owner)!
+    const b2 = pushKeysOf(member)!
     expect(a2.spaceKey).toBe(a.spaceKey)
     expect(a2.encKeyId).not.toBe(a.encKeyId)
     expect(b2.encKeyId).toBe(a2.encKeyId)
     // The removed member reaches no new payload key.
-    const c2 = pushKeysOf(removed.acl, removed.keyring)
+    const c2 = pushKeysOf(removed)
     expect(c2?.encKeyId).not.toBe(a2.encKeyId)
     const sealed = sealPayload(seededEnv(1), a2.encKey, utf8('after'))
     expect(() => openPayload(a.encKey, sealed)).toThrow()

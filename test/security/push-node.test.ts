@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { encodeCanonical } from '../../sync/core/encoding.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
 import { PUSH_LIMITS } from '../../sync/modules/push/limits.ts'
-import { decodePushRequest, encodePushRequest, signSubscribe, type SendRequest, type SubscribeRequest } from '../../sync/protocol/push-wire.ts'
+import { decodePushRequest, encodePushRequest, signSubscribe, PUSH_WIRE_LIMITS, type SendRequest, type SubscribeRequest } from '../../sync/protocol/push-wire.ts'
 import { fakeNtfy, type FakeHttp } from '../push/fakes.ts'
 import { coreWith, crypto, sendBytes, spaceKeyFor, subscribeBytes } from '../push/node-fixture.ts'
 
@@ -80,9 +80,9 @@ describe('oversize: payloads, topic lists and tokens past their bounds', () => {
     const { core } = coreWith()
     const k = spaceKeyFor(1)
     expect(await core.handle('p', await sendBytes(k, ['chats'], new Uint8Array(PUSH_LIMITS.maxSealedBytes + 1)))).toEqual({ ok: false, code: 'too_large' })
-    const many = Array.from({ length: PUSH_LIMITS.maxTopicsPerRequest + 1 }, (_, i) => `chats/${i.toString(16).padStart(64, '0')}`)
+    const many = Array.from({ length: PUSH_WIRE_LIMITS.maxTopicsPerRequest + 1 }, (_, i) => `chats/${i.toString(16).padStart(64, '0')}`)
     expect(await core.handle('p', await subscribeBytes(k, 'ntfy', 'https://x.example/a', many))).toEqual({ ok: false, code: 'malformed' })
-    expect(await core.handle('p', await subscribeBytes(k, 'ntfy', 'x'.repeat(PUSH_LIMITS.maxTokenBytes + 1), ['chats']))).toEqual({ ok: false, code: 'malformed' })
+    expect(await core.handle('p', await subscribeBytes(k, 'ntfy', 'x'.repeat(PUSH_WIRE_LIMITS.maxTokenBytes + 1), ['chats']))).toEqual({ ok: false, code: 'malformed' })
   })
 
   it('a space key holds a bounded number of tokens', async () => {

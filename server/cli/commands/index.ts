@@ -16,6 +16,7 @@ import { joinCommand } from './join.ts'
 import { membersCommand } from './members.ts'
 import { chatCommand } from './chat.ts'
 import { eventsCommand } from './events.ts'
+import { pushNodeCommand } from './push-node.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -36,4 +37,5 @@ export const COMMANDS: readonly Command[] = [
   membersCommand,
   chatCommand,
   eventsCommand,
+  pushNodeCommand,
 ]

@@ -2,8 +2,7 @@ import { toHex } from '../../core/encoding.ts'
 import { toBase58 } from '../../core/ids.ts'
 import { deriveKey, sha256 } from '../../crypto/hash.ts'
 import { keyPairFromSeed, type KeyPair } from '../../crypto/keys.ts'
-import type { AclLog } from '../../acl/state.ts'
-import type { Keyring } from '../../acl/keyring.ts'
+import type { SpaceReplica } from '../../replica/space-replica.ts'
 
 /**
  * Push keys (chat.md "Push keys and payload"):
@@ -38,8 +37,9 @@ export interface PushKeys {
  * The push keys of a space as this member reaches them, or undefined when it cannot (no read
  * key yet, or a key it was never given).
  */
-export function pushKeysOf(acl: AclLog, keyring: Keyring): PushKeys | undefined {
-  const st = acl.current()
+export function pushKeysOf(replica: Pick<SpaceReplica, 'acl' | 'keyring'>): PushKeys | undefined {
+  const keyring = replica.keyring
+  const st = replica.acl.current()
   const first = st.keys.keys().next().value
   const current = st.readKeyId
   if (first === undefined || current === undefined) return undefined

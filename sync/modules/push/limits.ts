@@ -12,14 +12,10 @@ export const PUSH_LIMITS = {
   reconcileTickMs: 5 * 60_000,
   /** Sealed payload bytes a send may carry (the node refuses more). */
   maxSealedBytes: 4096,
-  /** Topics one request may name, and one token may hold under one space key. */
-  maxTopicsPerRequest: 256,
+  /** Topics one token may hold under one space key. */
   maxTopicsPerSpaceToken: 2048,
   /** Tokens one space key may hold at the node (one per member device, with headroom). */
   maxTokensPerSpaceKey: 4096,
-  /** Bytes of a provider token, and of a topic. */
-  maxTokenBytes: 4096,
-  maxTopicBytes: 256,
   /** A signed request older or newer than this (node clock) is refused as a replay. */
   requestSkewMs: 10 * 60_000,
   /** Registrations (subscribe/unregister) per space key and per peer: burst, then per minute. */
@@ -28,6 +24,4 @@ export const PUSH_LIMITS = {
   /** Sends per space key and per peer: burst, then per minute. */
   sendsBurst: 600,
   sendsPerMinute: 600,
-  /** Frames a push request may take on the wire (the largest is a full subscribe). */
-  maxFrameBytes: 256 * 1024,
 } as const

@@ -1,6 +1,5 @@
 import { toHex, utf8 } from '../../core/encoding.ts'
 import { sha256 } from '../../crypto/hash.ts'
-import { PUSH_LIMITS } from './limits.ts'
 
 /**
  * Topics (chat.md "Push keys and payload"): `chats`, `chats/<h>`, `chats/<h>/<identity>` and
@@ -27,17 +26,4 @@ export function mentionTopics(chatObjectId: string, added: readonly string[]): s
   const out: string[] = []
   for (const m of added) out.push(chatMentionTopic(chatObjectId, m), identityTopic(m))
   return [...new Set(out)]
-}
-
-const HEX64 = /^[0-9a-f]{64}$/
-const IDENTITY = /^[1-9A-HJ-NP-Za-km-z]{32,64}$/
-
-/** Whether a topic has one of the four shapes (the node refuses any other). */
-export function isTopic(t: unknown): t is string {
-  if (typeof t !== 'string' || t.length === 0 || utf8(t).length > PUSH_LIMITS.maxTopicBytes) return false
-  if (t === ALL_CHATS_TOPIC) return true
-  const parts = t.split('/')
-  if (parts.length === 1) return IDENTITY.test(t)
-  if (parts[0] !== 'chats' || !HEX64.test(parts[1])) return false
-  return parts.length === 2 || (parts.length === 3 && IDENTITY.test(parts[2]))
 }
