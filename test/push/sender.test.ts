@@ -122,8 +122,15 @@ describe('push from chat writes', () => {
     await s.subscribeB(s.b.replica, 'android', 'tok-b', ['chats'])
     const cacheB = s.receiverOf(s.b.replica)
     const before = pushKeysOf(s.space.replica)!
+    const rowBefore = (await s.a.info(s.spaceId)).push!
+    expect(rowBefore).toEqual({ spaceKey: toBase64(before.pushKey.publicKey), encKey: toBase64(before.encKey), encKeyId: before.encKeyId })
     await s.space.replica.removeMember(idFor(2))
     const after = pushKeysOf(s.space.replica)!
+    // The key mirror: the space row shows the new key id; the receiver caches it from there.
+    const rowAfter = (await s.a.info(s.spaceId)).push!
+    expect(rowAfter.encKeyId).toBe(after.encKeyId)
+    expect(rowAfter.encKeyId).not.toBe(rowBefore.encKeyId)
+    expect(rowAfter.spaceKey).toBe(rowBefore.spaceKey)
     expect(after.spaceKey).toBe(before.spaceKey)
     expect(after.encKeyId).not.toBe(before.encKeyId)
     await s.chat.send(s.chatId, { text: 'after removal' })

@@ -5,6 +5,10 @@ import { nobleProvider } from '../../sync/crypto/provider.ts'
 import { expectError } from '../server/helpers.ts'
 import { bootApp, call, newSpace, ok, type Booted } from './helpers.ts'
 import { coreWith } from '../push/node-fixture.ts'
+import { PushReceiver } from '../../sync/modules/push/receiver.ts'
+import { sealEnvelope } from '../../sync/modules/push/payload.ts'
+import { fromBase64 } from '../../sync/modules/push/base64.ts'
+import { systemEnv } from '../../sync/core/env.ts'
 
 /** chat.md "Endpoints / Push" over a real app: 409 push.disabled until a node is linked, then the token and subscription routes. */
 let b: Booted
@@ -24,6 +28,20 @@ describe('push routes, no push node configured', () => {
     expectError(await call(b.app, 'GET', '/v1/push/token'), 409, 'push.disabled')
     expectError(await call(b.app, 'DELETE', '/v1/push/token'), 409, 'push.disabled')
     expectError(await call(b.app, 'GET', '/v1/push/subscriptions'), 409, 'push.disabled')
+  })
+})
+
+describe('the key mirror', () => {
+  it('the space row carries push {spaceKey, encKey, encKeyId}; the receiver opens payloads with it', async () => {
+    const row = await ok<{ push: { spaceKey: string; encKey: string; encKeyId: string } }>(call(b.app, 'GET', `/v1/spaces/${spaceId}`))
+    expect(row.push.encKeyId).toMatch(/^[0-9a-f]{64}$/)
+    const list = await ok<{ spaces: Array<{ id: string; push?: unknown }> } | Array<{ id: string; push?: unknown }>>(call(b.app, 'GET', '/v1/spaces'))
+    const rows = Array.isArray(list) ? list : list.spaces
+    expect(rows.find((r) => r.id === spaceId)?.push).toEqual(row.push)
+    const receiver = new PushReceiver()
+    receiver.remember(spaceId, row.push)
+    const env = sealEnvelope(systemEnv, { spaceKey: 'k', encKey: fromBase64(row.push.encKey), encKeyId: row.push.encKeyId }, { spaceId, spaceUxType: 'chat', spaceType: 'svc.space', senderId: b.accountId, type: 1 }, { silent: false })
+    expect(receiver.receive(env)).toMatchObject({ kind: 'message', spaceId })
   })
 })
 

@@ -1,5 +1,7 @@
 import { defineModule } from '../../space/module.ts'
 import { PushService } from './service.ts'
+import { pushKeysOf } from './keys.ts'
+import { toBase64 } from './base64.ts'
 import type { PushSender } from './sender.ts'
 
 /**
@@ -29,4 +31,9 @@ export const pushModule = defineModule({
   },
   service: ({ space }): PushSender | undefined => accounts.get(space.replica.me)?.senderFor(space),
   onCommit: (change, sender) => sender?.committed(change),
+  // The key mirror: the row carries the keys a receiver caches (chat.md "Push keys and payload").
+  spaceRow: (space) => {
+    const k = pushKeysOf(space.replica)
+    return k ? { push: { spaceKey: toBase64(k.pushKey.publicKey), encKey: toBase64(k.encKey), encKeyId: k.encKeyId } } : undefined
+  },
 })
