@@ -21,6 +21,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   acl: async () => (await import('./acl.ts')).benchAcl as Bench,
   chat: async () => (await import('./chat.ts')).benchChat as Bench,
   events: async () => (await import('./events.ts')).benchEvents as Bench,
+  push: async () => (await import('./push.ts')).benchPush as Bench,
 }
 
 const args = process.argv.slice(2)

@@ -31,7 +31,7 @@ export interface PushNodeConfig {
 /** A request is one frame, read within this time; a silent peer does not hold a stream. */
 const REQUEST_TIMEOUT_MS = 10_000
 /** Streams one connection may hold at once: requests are short, so few are needed. */
-const STREAMS_PER_CONNECTION = 16
+const STREAMS_PER_CONNECTION = 32
 
 export async function openStore(spec = 'sqlite::memory:'): Promise<SubscriptionStore> {
   if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) return PgSubscriptionStore.open(spec)
