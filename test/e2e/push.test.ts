@@ -57,7 +57,7 @@ async function rowPush(a: Account, spaceId: string) {
 const fcmData = (f: FakeFcm) => f.received.map((r) => JSON.parse(r.body).message.data as { keyId: string; payload: string; silent: string })
 
 describe.runIf(IN_NETNS)('push end to end: two daemons, a push node process, fake FCM and ntfy', () => {
-  it('sends reach the other account sealed; reads go silent to the own topic; a dead node loses no write and sends retry', async () => {
+  it('sends reach the other account sealed; a mention reaches only the mention topic; an edit adding one pushes once; reads go silent to the own topic; a dead node loses no write and sends retry; removal rotates the key', async () => {
     const fcm = await fakeFcm()
     const ntfy: FakeHttp = await fakeNtfy()
     cleanups.push(() => fcm.close(), () => ntfy.close())
@@ -110,6 +110,29 @@ describe.runIf(IN_NETNS)('push end to end: two daemons, a push node process, fak
     const silent = await until('alice\'s device gets a silent notice', async () => ntfy.received.slice(ntfyBefore).map((r) => JSON.parse(r.body)).find((m) => m.silent === true), 60_000, 200)
     expect(receiver.receive(silent)).toMatchObject({ kind: 'message', payload: { type: 2, senderId: alice.identity } })
 
+    // Bob switches the space to mentions: his topics become his identity alone.
+    await ok(bob.d, 'PATCH', `${S(space.id)}/settings`, { set: { notifyMode: 'mentions' } })
+    await until('bob holds only his identity topic', async () => {
+      const subs = (await ok(bob.d, 'GET', '/v1/push/subscriptions')).subscriptions as Array<{ spaceKey: string; topic: string }>
+      const mine = subs.filter((s) => s.spaceKey === bobRow.spaceKey58).map((s) => s.topic)
+      return JSON.stringify(mine) === JSON.stringify([bob.identity])
+    }, 90_000, 500)
+    const mention = `svc://m/${space.id}/${bob.identity}`
+    const beforeMention = fcm.received.length
+    await ok(alice.d, 'POST', `${C(space.id, chat)}/messages`, { text: 'room-wide only' })
+    await ok(alice.d, 'POST', `${C(space.id, chat)}/messages`, { text: `ping ${mention}` })
+    await until('the mention reaches bob', async () => fcm.received.length > beforeMention, 60_000, 200)
+    // An edit adding a mention pushes once; editing it again with the same mention pushes nothing.
+    const plain = (await ok(alice.d, 'POST', `${C(space.id, chat)}/messages`, { text: 'plain' })).recordIds[0]
+    await ok(alice.d, 'PATCH', `${C(space.id, chat)}/messages/${plain}`, { text: `plain, now ${mention}` })
+    await until('the edit\'s mention reaches bob', async () => fcm.received.length > beforeMention + 1, 60_000, 200)
+    await ok(alice.d, 'PATCH', `${C(space.id, chat)}/messages/${plain}`, { text: `plain, still ${mention}` })
+    await new Promise((r) => setTimeout(r, 3000))
+    const sinceMention = fcmData(fcm).slice(beforeMention).map((d) => (receiver.receive(d) as any).payload?.newMessage?.text)
+    expect(sinceMention).toEqual([`ping ${mention}`, `plain, now ${mention}`])
+    await ok(bob.d, 'PATCH', `${S(space.id)}/settings`, { set: { notifyMode: 'all' } })
+    await until('bob holds chats again', async () => (await ok(bob.d, 'GET', '/v1/push/subscriptions')).subscriptions.some((s: any) => s.spaceKey === bobRow.spaceKey58 && s.topic === 'chats'), 90_000, 500)
+
     // Killing the push node during sends loses no chat write; the sends arrive once it is back.
     node.p.proc.kill('SIGKILL')
     await node.p.exited
@@ -121,5 +144,23 @@ describe.runIf(IN_NETNS)('push end to end: two daemons, a push node process, fak
     await until('the retried sends reach bob', async () => fcm.received.length >= fcmBefore + 3, 90_000, 500)
     const retried = fcmData(fcm).slice(fcmBefore).map((d) => (receiver.receive(d) as any).payload?.newMessage?.text).sort()
     expect(retried).toEqual(['while down 0', 'while down 1', 'while down 2'])
+
+    // Bob is removed: the read key rotates, the row shows a new key id, and Bob's cached key
+    // cannot open what Alice sends next (his token is still at the node: the push key is the same).
+    await ok(alice.d, 'DELETE', `${S(space.id)}/members/${encodeURIComponent(bob.identity)}`)
+    const rotated = await until('alice\'s row shows a new key id', async () => {
+      const r = await rowPush(alice, space.id)
+      return r.push.encKeyId !== aliceRow.push.encKeyId && r
+    }, 60_000, 300)
+    expect(rotated.spaceKey58).toBe(aliceRow.spaceKey58)
+    const beforeRemoval = fcm.received.length
+    await ok(alice.d, 'POST', `${C(space.id, chat)}/messages`, { text: 'after bob left' })
+    await until('the send after removal reaches the old token', async () => fcm.received.length > beforeRemoval, 60_000, 300)
+    const after = fcmData(fcm)[beforeRemoval]
+    expect(after.keyId).toBe(rotated.push.encKeyId)
+    expect(receiver.receive(after)).toEqual({ kind: 'generic' })
+    const aliceReceiver = new PushReceiver()
+    aliceReceiver.remember(space.id, rotated.push)
+    expect(aliceReceiver.receive(after)).toMatchObject({ kind: 'message', payload: { newMessage: { text: 'after bob left' } } })
   }, 600_000)
 })
