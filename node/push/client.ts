@@ -10,7 +10,7 @@ const DIAL_TIMEOUT_MS = 10_000
 /** The node forwards before it answers: room for a slow provider. */
 const REPLY_TIMEOUT_MS = 30_000
 /** Requests in flight at once, well under the node's streams per connection: the rest wait here. */
-export const MAX_IN_FLIGHT = 8
+export const MAX_IN_FLIGHT = 16
 
 /**
  * The daemon's side of `/svc/push/1.0.0`: one stream per request over the daemon's own libp2p
