@@ -13,6 +13,15 @@ export interface PushNodeCoreOptions {
   now?: () => number
   /** Peers and space keys whose rate buckets are kept at once (older ones are evicted). */
   maxTrackedKeys?: number
+  /** An operator's rates, per peer and per space key, instead of PUSH_LIMITS's. */
+  rates?: PushNodeRates
+}
+
+export interface PushNodeRates {
+  registrationsBurst?: number
+  registrationsPerMinute?: number
+  sendsBurst?: number
+  sendsPerMinute?: number
 }
 
 /** What the health endpoint reports. */
@@ -49,7 +58,7 @@ export class PushNodeCore {
     this.now = o.now ?? Date.now
     for (const p of o.providers) this.providers.set(p.platform, p)
     const max = o.maxTrackedKeys ?? 10_000
-    const L = PUSH_LIMITS
+    const L = { ...PUSH_LIMITS, ...o.rates }
     this.regByKey = new RateBuckets(L.registrationsBurst, 60_000 / L.registrationsPerMinute, max, this.now)
     this.regByPeer = new RateBuckets(L.registrationsBurst, 60_000 / L.registrationsPerMinute, max, this.now)
     this.sendByKey = new RateBuckets(L.sendsBurst, 60_000 / L.sendsPerMinute, max, this.now)

@@ -5,7 +5,7 @@ import { keyPairFromSeed } from '../../sync/crypto/keys.ts'
 import { encodePushReply, PUSH_PROTOCOL, PUSH_WIRE_LIMITS } from '../../sync/protocol/push-wire.ts'
 import { createSvcNode, type SvcLibp2p } from '../p2p/libp2p-node.ts'
 import { readOneFrame, writeFrame } from '../push/rpc.ts'
-import { PushNodeCore } from './core.ts'
+import { PushNodeCore, type PushNodeRates } from './core.ts'
 import { PgSubscriptionStore } from './pg-store.ts'
 import { SqliteSubscriptionStore } from './sqlite-store.ts'
 import type { SubscriptionStore } from './store.ts'
@@ -26,6 +26,8 @@ export interface PushNodeConfig {
   /** `sqlite:<path>` (default `sqlite::memory:`) or a `postgresql://` URL. */
   store?: string
   providers: { ntfy?: NtfyConfig; fcm?: FcmConfig; webpush?: WebPushConfig; apns?: ApnsConfig }
+  /** Rates per peer and per space key (default sync/modules/push/limits.ts). */
+  rates?: PushNodeRates
 }
 
 /** A request is one frame, read within this time; a silent peer does not hold a stream. */
@@ -74,7 +76,7 @@ export class PushNodeServer {
     const crypto = await defaultCryptoProvider()
     const store = await openStore(cfg.store)
     const providers = providersOf(cfg.providers)
-    const core = new PushNodeCore({ store, providers, crypto })
+    const core = new PushNodeCore({ store, providers, crypto, ...(cfg.rates ? { rates: cfg.rates } : {}) })
     const node = await createSvcNode({ deviceKey: keyPairFromSeed(Buffer.from(cfg.keySeed, 'hex')), listen: cfg.listen, mdns: false })
     await node.handle(
       PUSH_PROTOCOL,

@@ -5,11 +5,11 @@ import { toBase64 } from './base64.ts'
 import type { PushSender } from './sender.ts'
 
 /**
- * The push services of the accounts open in this process, by account id: a space's sender is
- * fed by its account's outbox, and a module context of a space names its account only by the
- * replica's identity. Entries go when the account closes.
+ * The push service of each account engine open in this process, by the engine's private data
+ * (`AccountData`, which the engine hands to every space it opens as `ctx.account`): a space's
+ * sender is fed by its own engine's outbox, even with two devices of one account in a process.
  */
-const accounts = new Map<string, PushService>()
+const accounts = new WeakMap<object, PushService>()
 
 /**
  * Push as a module (chat.md "Push notifications", docs/push.md): an account service (token,
@@ -21,15 +21,11 @@ export const pushModule = defineModule({
   name: 'push',
   accountService: (ctx) => {
     const svc = new PushService(ctx)
-    accounts.set(ctx.accountId, svc)
-    const close = svc.close.bind(svc)
-    svc.close = () => {
-      close()
-      if (accounts.get(ctx.accountId) === svc) accounts.delete(ctx.accountId)
-    }
+    const data = (ctx as { accountData?: object }).accountData
+    if (data) accounts.set(data, svc)
     return svc
   },
-  service: ({ space }): PushSender | undefined => accounts.get(space.replica.me)?.senderFor(space),
+  service: ({ space, account }): PushSender | undefined => accounts.get(account)?.senderFor(space),
   onCommit: (change, sender) => sender?.committed(change),
   // The key mirror: the row carries the keys a receiver caches (chat.md "Push keys and payload").
   spaceRow: (space) => {

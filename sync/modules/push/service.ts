@@ -46,10 +46,9 @@ export class PushService {
     const x = ctx as AccountModuleContext & AccountExtras
     ctx.events.on('spacesOpened', () => this.schedule())
     ctx.events.on('members', () => this.schedule())
-    // Both knobs (settings.notifyMode, chat.notifyMode) live in the tech space.
-    ctx.events.on('change', ({ space }) => {
-      if (x.tech && space === x.tech) this.schedule()
-    })
+    // Both knobs (settings.notifyMode, chat.notifyMode) live in the tech space. Its own emitter,
+    // not the account's: an account-wide listener would make every commit allocate its event.
+    x.tech?.events.on('change', () => this.schedule())
   }
 
   get enabled(): boolean {
