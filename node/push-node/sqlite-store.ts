@@ -13,11 +13,16 @@ CREATE INDEX IF NOT EXISTS push_subscriptions_token ON push_subscriptions (platf
 export class SqliteSubscriptionStore implements SubscriptionStore {
   readonly kind = 'sqlite'
   private readonly db: Database.Database
+  // Prepared once: a send looks its targets up on every forward.
+  private readonly targetsStmt: Database.Statement
+  private readonly topicsStmt: Database.Statement
 
   constructor(path = ':memory:') {
     this.db = new Database(path)
     this.db.pragma('journal_mode = WAL')
     this.db.exec(SCHEMA)
+    this.targetsStmt = this.db.prepare(`SELECT DISTINCT platform, token FROM push_subscriptions WHERE space_key = ? AND topic IN (SELECT value FROM json_each(?)) ORDER BY platform, token`)
+    this.topicsStmt = this.db.prepare('SELECT topic FROM push_subscriptions WHERE space_key = ? AND platform = ? AND token = ? ORDER BY topic')
   }
 
   async setTopics(spaceKey: string, t: PushTarget, topics: readonly string[]): Promise<void> {
@@ -35,14 +40,12 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
 
   async targetsFor(spaceKey: string, topics: readonly string[]): Promise<PushTarget[]> {
     if (topics.length === 0) return []
-    const rows = this.db
-      .prepare(`SELECT DISTINCT platform, token FROM push_subscriptions WHERE space_key = ? AND topic IN (SELECT value FROM json_each(?)) ORDER BY platform, token`)
-      .all(spaceKey, JSON.stringify(topics)) as PushTarget[]
+    const rows = this.targetsStmt.all(spaceKey, JSON.stringify(topics)) as PushTarget[]
     return rows.map((r) => ({ platform: r.platform, token: r.token }))
   }
 
   async topicsOf(spaceKey: string, t: PushTarget): Promise<string[]> {
-    const rows = this.db.prepare('SELECT topic FROM push_subscriptions WHERE space_key = ? AND platform = ? AND token = ? ORDER BY topic').all(spaceKey, t.platform, t.token) as Array<{ topic: string }>
+    const rows = this.topicsStmt.all(spaceKey, t.platform, t.token) as Array<{ topic: string }>
     return rows.map((r) => r.topic)
   }
 
