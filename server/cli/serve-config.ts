@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { envHasPush, pushConfigFromEnv, pushConfigFromFile, type PushConfig } from '../../node/push/config.ts'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -29,6 +30,8 @@ export interface ServeConfig {
   durability: Durability
   /** Peers to dial by address for this run (multiaddrs with /p2p/<peer id>), besides those added over the API. */
   peers?: string[]
+  /** The push node (docs/push.md): config key `push`, env SVC_PUSH_ENABLED, SVC_PUSH_PEER_ID, SVC_PUSH_ADDRS. */
+  push?: PushConfig
 }
 
 export const DEFAULT_PORT = 7001
@@ -60,9 +63,10 @@ interface Layer {
   p2pListen?: string[]
   durability?: Durability
   peers?: string[]
+  push?: PushConfig
 }
 
-const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers'] as const
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers', 'push'] as const
 
 /** Each a dialable multiaddr with a peer id (the daemon would refuse to boot otherwise). */
 function checkPeers(addrs: string[], source: string): string[] {
@@ -147,6 +151,11 @@ function readConfigFile(path: string): Layer {
     if (!Array.isArray(cfg.peers) || !cfg.peers.every((a) => typeof a === 'string')) throw new UsageError(`--config ${path}: peers must be an array of multiaddr strings`)
     out.peers = checkPeers(cfg.peers as string[], `--config ${path}: peers`)
   }
+  if (cfg.push !== undefined) {
+    const push = pushConfigFromFile(cfg.push)
+    if (typeof push === 'string') throw new UsageError(`--config ${path}: ${push}`)
+    out.push = push
+  }
   // A relative data root is relative to the file that names it.
   if (out.data !== undefined) out.data = resolve(dirname(path), out.data)
   return out
@@ -165,6 +174,7 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   if (env.SVC_P2P_LISTEN !== undefined) out.p2pListen = parseListen(env.SVC_P2P_LISTEN) ?? []
   if (env.SVC_DURABILITY) out.durability = parseDurability(env.SVC_DURABILITY, 'SVC_DURABILITY')
   if (env.SVC_PEERS !== undefined) out.peers = checkPeers(parseListen(env.SVC_PEERS) ?? [], 'SVC_PEERS')
+  if (envHasPush(env)) out.push = pushConfigFromEnv(env)
   return out
 }
 
@@ -223,5 +233,6 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     ...(merged.account !== undefined ? { account: merged.account } : {}),
     ...(merged.p2pListen !== undefined && merged.p2pListen.length > 0 ? { p2pListen: merged.p2pListen } : {}),
     ...(merged.peers !== undefined && merged.peers.length > 0 ? { peers: merged.peers } : {}),
+    ...(merged.push !== undefined ? { push: merged.push } : {}),
   }
 }

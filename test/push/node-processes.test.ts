@@ -9,6 +9,8 @@ import { pushConfigFromEnv, pushNodeOf } from '../../node/push/config.ts'
 import { encodePushRequest } from '../../sync/protocol/push-wire.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
 import { spawnSvc } from '../server/process.ts'
+import { resolveServeConfig } from '../../server/cli/serve-config.ts'
+import { UsageError } from '../../server/cli/io.ts'
 import { keyFor } from '../helpers.ts'
 import { fakeNtfy, type FakeHttp } from './fakes.ts'
 import { sendBytes, spaceKeyFor, subscribeBytes } from './node-fixture.ts'
@@ -46,6 +48,22 @@ describe('the daemon\'s push configuration', () => {
     expect(pushNodeOf(pushConfigFromEnv({ SVC_PUSH_ADDRS: addr }))).toBeUndefined()
     expect(pushNodeOf(pushConfigFromEnv({ SVC_PUSH_PEER_ID: 'nope', SVC_PUSH_ADDRS: addr }))).toBeUndefined()
     expect(pushNodeOf(pushConfigFromEnv({ SVC_PUSH_PEER_ID: peerId, SVC_PUSH_ADDRS: `${addr}/p2p/12D3KooWCaX7ZmKUcXwR5DdgqMmMb1PV6LNtXnnkZNVUYdfbdSgJ` }))).toBeUndefined()
+  })
+
+  it('svc serve reads the config file\'s push key; the environment replaces it; a bad one is a usage error', () => {
+    const peerId = '12D3KooWGRUVh7sSTdPMvqpAXcQVH1Ks2GGdYjv3W9MhWj6bM5pK'
+    const d = mkdtempSync(join(tmpdir(), 'svc-push-cfg-'))
+    try {
+      const file = join(d, 'serve.json')
+      writeFileSync(file, JSON.stringify({ push: { peerId, addrs: ['/ip4/127.0.0.1/tcp/4001'] } }))
+      expect(resolveServeConfig(['--config', file], {}).push).toEqual({ enabled: null, peerId, addrs: ['/ip4/127.0.0.1/tcp/4001'] })
+      expect(resolveServeConfig(['--config', file], { SVC_PUSH_ENABLED: 'false' }).push).toEqual({ enabled: false })
+      expect(resolveServeConfig([], {}).push).toBeUndefined()
+      writeFileSync(file, JSON.stringify({ push: { peerId: 7 } }))
+      expect(() => resolveServeConfig(['--config', file], {})).toThrow(UsageError)
+    } finally {
+      rmSync(d, { recursive: true, force: true })
+    }
   })
 })
 

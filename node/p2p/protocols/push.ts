@@ -1,6 +1,6 @@
 import { pushModule } from '../../../sync/modules/push/module.ts'
 import { PushNodeClient } from '../../push/client.ts'
-import { pushConfigFromEnv, pushNodeOf } from '../../push/config.ts'
+import { pushNodeOf } from '../../push/config.ts'
 import { wireLink } from '../../push/link.ts'
 import type { P2pProtocol } from './protocol.ts'
 
@@ -13,7 +13,7 @@ export const pushProtocol: P2pProtocol = {
   name: 'push',
   async start(ctx) {
     const push = ctx.account.services.find(pushModule)
-    const target = pushNodeOf(pushConfigFromEnv(process.env))
+    const target = ctx.push && pushNodeOf(ctx.push)
     if (!push || !target) return undefined
     const client = new PushNodeClient(ctx.node, target)
     push.attach(wireLink((bytes) => client.request(bytes), ctx.crypto))
