@@ -16,6 +16,7 @@ import { Prng } from './prng.ts'
 import { Scheduler } from './scheduler.ts'
 import { Timeline } from './timeline.ts'
 import { randomWrite, type AckedWrite } from './workload.ts'
+import { textsDiffer } from './ytext-workload.ts'
 import { SharingWorkload } from './sharing-workload.ts'
 
 export interface RunOptions extends DrawOptions {
@@ -481,6 +482,11 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
       if ((await p.replica.stateDigest()) !== d0) {
         diverged = 1
         fail(`final: ${p.id} holds the same heads as ${rep.id} but a different state`)
+      }
+      // Block texts edited concurrently (sim/ytext-workload.ts) read the same everywhere.
+      for (const [block, a, b] of await textsDiffer(rep.replica, p.replica)) {
+        diverged = 1
+        fail(`final: block ${block} reads ${a.slice(0, 40)} on ${rep.id} but ${b.slice(0, 40)} on ${p.id}`)
       }
     }
   }

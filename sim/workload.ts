@@ -5,6 +5,7 @@ import type { Prng } from './prng.ts'
 import type { SimPeer } from './peer.ts'
 import { SimCrash } from './storage.ts'
 import { modifyRecords } from '../sync/space/modify.ts'
+import { textEdit } from './ytext-workload.ts'
 
 /** A write the engine acknowledged (its promise resolved): it must never be lost. */
 export interface AckedWrite {
@@ -39,7 +40,7 @@ const value = (r: Prng): Json => {
 }
 
 const KINDS: Array<[string, number]> = [
-  ['set', 34], ['multi', 8], ['unset', 10], ['upsert', 12], ['inc', 6], ['deleteRecord', 8], ['row', 8], ['deleteObject', 2], ['create', 4],
+  ['set', 34], ['multi', 8], ['unset', 10], ['upsert', 12], ['inc', 6], ['deleteRecord', 8], ['row', 8], ['deleteObject', 2], ['create', 4], ['text', 30],
 ]
 
 function weighted(r: Prng): string {
@@ -93,6 +94,13 @@ export async function randomWrite(p: SimPeer, r: Prng, acked: AckedWrite[], now:
         return `inc ${await modify(ds, [{ id, ops: [{ type: '$inc', path: 'n', value: 1 + r.int(3) }] }])}`
       case 'row':
         return `row ${await modify('', [{ id: '', ops: [{ type: '$set', path: r.pick(['title', 'done']), value: value(r) }] }])}`
+      case 'text': {
+        // Per device and incarnation of the peer: its Yjs client id (sim/ytext-workload.ts).
+        const label = await textEdit(rep, obj, r, `${p.id}.${p.incarnation}`)
+        const last = label.split(' ')[1]
+        if (last) ack(last, obj)
+        return label
+      }
       case 'deleteRecord': {
         const res = await rep.write(obj, [{ op: 'delete', ds, id }])
         ack(res.changeId, obj)

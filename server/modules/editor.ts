@@ -2,7 +2,10 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsync } from 'fastify'
 import { editorModule } from '../../sync/modules/editor/module.ts'
 import { typed } from '../http/type-provider.ts'
-import { spaceServices } from '../routes/context.ts'
+import { space, spaceServices } from '../routes/context.ts'
+import { eventsModule } from '../../sync/modules/events/module.ts'
+import { EventStream } from '../schemas/common.ts'
+import { Cursor, CursorBody, CursorCleared, CursorList } from '../schemas/editor-cursors.ts'
 import { WriteResult } from '../schemas/query.ts'
 import { Id } from '../schemas/spaces.ts'
 import { withRoutes, type ModuleRouteOptions } from './module.ts'
@@ -96,6 +99,52 @@ const editorRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
     const { spaceId, objectId, collection, blockId } = request.params
     return await svc(spaceId).patchBlock(objectId, collection, blockId, request.body)
   })
+
+  // ---------------------------------------------------------------- cursors (docs/editor.md "Cursors")
+  const timeout = Number(process.env.SVC_CURSOR_TIMEOUT_MS)
+  const presence = () => {
+    const p = engine.account().services.of(editorModule).bind(engine.account().services.of(eventsModule))
+    if (Number.isInteger(timeout) && timeout > 0) p.timeoutMs = timeout
+    return p
+  }
+  const cursorsOf = async (spaceId: string, objectId: string, collection: string) =>
+    (await presence().list(space(engine, spaceId), objectId)).filter((c) => c.collection === collection)
+
+  app.put(`${E}/cursor`, { schema: { summary: "Set this device's cursor in a block (editor.cursor presence, renewed by setting it again)", params: EditorParams, body: CursorBody, response: { 200: Cursor } } }, async (request) => {
+    const { spaceId, objectId, collection } = request.params
+    await svc(spaceId).resolve(objectId, collection)
+    const { blockId, anchor, head, name } = request.body
+    return await presence().set(space(engine, spaceId), objectId, collection, blockId, anchor, head ?? anchor, name ?? '')
+  })
+
+  app.delete(`${E}/cursor`, { schema: { summary: "Clear this device's cursor in the object, for everyone at once", params: EditorParams, response: { 200: CursorCleared } } }, async (request) => {
+    const { spaceId, objectId, collection } = request.params
+    await svc(spaceId).resolve(objectId, collection)
+    return { cleared: presence().clear(spaceId, objectId) }
+  })
+
+  app.get(`${E}/cursors`, { schema: { summary: 'The live cursors in the object (every member device)', params: EditorParams, response: { 200: CursorList } } }, async (request) => {
+    const { spaceId, objectId, collection } = request.params
+    await svc(spaceId).resolve(objectId, collection)
+    return { cursors: await cursorsOf(spaceId, objectId, collection) }
+  })
+
+  app.get(
+    `${E}/cursors/stream`,
+    { schema: { summary: 'Cursor changes in the object (SSE: ready, cursors, cursor, closed)', params: EditorParams, response: { 200: EventStream('ready, cursors (the current list), cursor ({action: set|removed, cursor}), closed') } } },
+    async (request, reply) => {
+      const { spaceId, objectId, collection } = request.params
+      await svc(spaceId).resolve(objectId, collection)
+      const current = await cursorsOf(spaceId, objectId, collection)
+      const stream = root.sse.open(reply, { mailboxCapacity: 256 })
+      if (stream.closed) return
+      stream.send('cursors', { cursors: current })
+      const stop = presence().watch(space(engine, spaceId), objectId, (c) => {
+        if (c.cursor.collection === collection) stream.send('cursor', c)
+      })
+      stream.onClose(() => stop())
+    },
+  )
 
   app.delete(`${E}/blocks/:blockId`, { schema: { summary: 'Delete one block (children are not cascaded)', params: BlockParams, response: { 200: WriteResult } } }, async (request) => {
     const { spaceId, objectId, collection, blockId } = request.params

@@ -1,4 +1,5 @@
 import { LIMITS } from '../core/limits.ts'
+import { YTEXT_LIMITS } from './ytext-limits.ts'
 
 export type Json = null | boolean | number | string | Json[] | JsonObject
 export interface JsonObject {
@@ -13,6 +14,8 @@ export interface JsonObject {
 export type Op =
   | { op: 'set'; ds: string; id: string; path: string; value: Json }
   | { op: 'unset'; ds: string; id: string; path: string }
+  /** A Yjs update (base64) to the text at `path`, written under the client id of (author, salt): sync/crdt/ytext.ts. */
+  | { op: 'ytext'; ds: string; id: string; path: string; update: string; salt: string }
   | { op: 'delete'; ds: string; id: string }
   | { op: 'deleteObject' }
 
@@ -84,6 +87,19 @@ export function checkPayload(p: unknown): asserts p is ChangePayload {
     if (op.op === 'delete') continue
     checkPath(op.path)
     if (op.op === 'set') checkValue(op.value)
+    else if (op.op === 'ytext') checkYtextOp(op)
     else if (op.op !== 'unset') throw new InvalidOp('op kind')
+  }
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+/** Shape only: whether the update is a valid Yjs update by its writer is merge's call (ytext.ts). */
+function checkYtextOp(op: { path: string; update: unknown; salt: unknown }) {
+  if (op.path === '') throw new InvalidOp('a text needs a path')
+  if (typeof op.salt !== 'string' || op.salt.length > YTEXT_LIMITS.maxSaltLength) throw new InvalidOp('salt')
+  const u = op.update
+  if (typeof u !== 'string' || u.length === 0 || u.length % 4 !== 0 || u.length > Math.ceil(YTEXT_LIMITS.maxUpdateBytes / 3) * 4 || !BASE64.test(u)) {
+    throw new InvalidOp('update')
   }
 }

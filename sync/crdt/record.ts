@@ -1,6 +1,8 @@
 import type { Json } from './ops.ts'
 import { canonical, coversPath, deepEqual, getPath, withPath } from './path.ts'
 import { applyRuled } from './ruled-record.ts'
+import { foldYtext } from './ytext-fold.ts'
+import { liveFields, overlayTexts, type YTextMap } from './ytext.ts'
 
 /**
  * Position of an op in the one total order every peer agrees on: (lamport, changeId, index in
@@ -42,10 +44,12 @@ export interface RecordState {
   first?: StampInfo
   /** Datasets with a write rule, until the create is known: ops the rule could not accept yet, in stamp order. */
   pending?: PendingOp[]
+  /** Text paths (ytext.ts): per path, the merged Yjs state and its newest update's stamp. */
+  yt?: YTextMap
 }
 
 /** An op merge folds into a record. */
-export type MergeOp = { k: 'set'; p: string; v: Json } | { k: 'unset'; p: string } | { k: 'delete' }
+export type MergeOp = { k: 'set'; p: string; v: Json } | { k: 'unset'; p: string } | { k: 'delete' } | { k: 'ytext'; p: string; u: string; salt: string }
 
 /** An op a write rule refused while the record's create was unknown (it may be accepted once the create arrives). */
 export interface PendingOp {
@@ -79,7 +83,7 @@ export interface MergePolicy {
 
 export const noPins: MergePolicy = { pinnedPaths: () => [] }
 
-export type ApplyOutcome = 'applied' | 'dropped_pinned' | 'dropped_rule' | 'ignored_deleted'
+export type ApplyOutcome = 'applied' | 'dropped_pinned' | 'dropped_rule' | 'dropped_invalid' | 'ignored_deleted'
 
 export const minInfo = (a: StampInfo, b: StampInfo) => (compareStamps(a, b) <= 0 ? a : b)
 export const maxInfo = (a: StampInfo, b: StampInfo) => (compareStamps(a, b) >= 0 ? a : b)
@@ -102,7 +106,7 @@ function violatesPin(doc: Json | undefined, e: LogEntry, pins: readonly string[]
   return false
 }
 
-function touchesPin(path: string, pins: readonly string[]): boolean {
+export function touchesPin(path: string, pins: readonly string[]): boolean {
   for (const pin of pins) if (coversPath(path, pin) || coversPath(pin, path)) return true
   return false
 }
@@ -159,14 +163,16 @@ export function mergeInto(st: RecordState, info: StampInfo, op: MergeOp, pins: r
     return { state: { value: undefined, deleted: info, created: st.created, modified: st.modified, log: [], ...(st.first ? { first: st.first } : {}) }, outcome: 'applied' }
   }
   const stamp: Stamp = { l: info.l, c: info.c, i: info.i }
+  if (op.k === 'ytext') return foldYtext(st, info, op, pins)
   const entry: LogEntry = op.k === 'set' ? { s: stamp, k: 'set', p: op.p, v: op.v } : { s: stamp, k: 'unset', p: op.p }
   const last = st.log[st.log.length - 1]
   if (!last || compareStamps(last.s, stamp) < 0) {
     const r = applyEntry(st.value, entry, pins)
     // A dropped op stays in the log: an earlier op arriving later can make it apply after all
     // (a whole-record set whose pinned value then matches).
-    st.value = r.doc
-    st.log = prune([...st.log, entry], pins)
+    const log = [...st.log, entry]
+    st.value = st.yt ? overlayTexts(r.doc, log, (st.yt = liveFields(st.yt))) : r.doc
+    st.log = prune(log, pins)
     return { state: st, outcome: r.ok ? 'applied' : 'dropped_pinned' }
   }
   // Late arrival: insert in stamp order and fold again from nothing.
@@ -181,7 +187,7 @@ export function mergeInto(st: RecordState, info: StampInfo, op: MergeOp, pins: r
     doc = r.doc
     if (!r.ok && e === entry) ok = false
   }
-  st.value = doc
+  st.value = st.yt ? overlayTexts(doc, log, (st.yt = liveFields(st.yt))) : doc
   st.log = prune(log, pins)
   return { state: st, outcome: ok ? 'applied' : 'dropped_pinned' }
 }

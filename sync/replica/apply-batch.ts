@@ -4,6 +4,8 @@ import { propertyIdSync } from '../crypto/hash.ts'
 import { compareChanges, decodeChange, type Change } from '../dag/change.ts'
 import { decodeAclRecord, type AclRecord } from '../acl/records.ts'
 import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
+import { mergeOpOf } from '../crdt/ytext-fold.ts'
+import { getPath } from '../crdt/path.ts'
 import { applyToRecord, compareStamps, type MergeOp, type StampInfo } from '../crdt/record.ts'
 import { STORES, type WriteBatch } from '../storage/adapter.ts'
 import { aclRecordDep, citesStaleHead, isVoid, judgeAclRecord, judgeKey, judgeSignedRoot, judgeWriter, mayBuildOnDerivedRoot, treesAffected, witnessArrived } from './acl-rules.ts'
@@ -176,15 +178,16 @@ export class ApplyBatch {
       const recordId = op.id === CHANGE_DERIVED_ID ? propertyIdSync(c.id) : op.id
       const k = keys[i]
       const cur = s.records.peek(k)
-      const mop: MergeOp = op.op === 'set' ? { k: 'set', p: op.path, v: op.value } : op.op === 'unset' ? { k: 'unset', p: op.path } : { k: 'delete' }
+      const mop: MergeOp = mergeOpOf(op)
       const rule = s.policy.writeRule?.(op.ds)
       const { state, outcome } = applyToRecord(cur, info, mop, s.policy.pinnedPaths(op.ds), rule ? { rule, recordId } : undefined)
       const stored = state as StoredRecord
       stored.v = s.versionSeq
       s.records.set(k, stored)
       this.dirty.add(k)
-      if (outcome === 'applied') this.touch(k, tree, op.ds, recordId, mop)
+      if (outcome === 'applied') this.touch(k, tree, op.ds, recordId, mop.k === 'ytext' ? { k: 'set', p: mop.p, v: getPath(state.value, mop.p) ?? '' } : mop)
       if (outcome === 'dropped_pinned') this.drops?.push({ recordId, index: i, code: 'merge.pinned', reason: 'a pinned path already holds another value' })
+      if (outcome === 'dropped_invalid') this.drops?.push({ recordId, index: i, code: 'merge.invalid', reason: 'the text update is not a valid update by its writer' })
       if (outcome === 'dropped_rule') this.drops?.push({ recordId, index: i, code: 'merge.refused', reason: "the dataset's write rule refused this op" })
     }
   }

@@ -5,6 +5,7 @@ import { open } from '../crypto/box.ts'
 import { decodeChange } from '../dag/change.ts'
 import { CHANGE_DERIVED_ID, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
 import { propertyIdSync } from '../crypto/hash.ts'
+import { mergeOpOf } from '../crdt/ytext-fold.ts'
 import { applyToRecord, type MergePolicy, type RecordState } from '../crdt/record.ts'
 import type { SpaceReplica } from '../replica/space-replica.ts'
 import { instant } from './rows.ts'
@@ -13,6 +14,17 @@ import { instant } from './rows.ts'
  * Datasets whose changes version history leaves out when none is given: chat's (spec: chat
  * keeps no history). A space's History takes its modules' (ModuleSet.keepsHistory).
  */
+/**
+ * The object's own fields (name, tags, type values: the row record, dataset "" and id "")
+ * appear in history as `datasets: [""]` and `{dataset: "", id: ""}`. An empty name cannot be a
+ * path segment, so routes and query strings also accept this alias for both (docs/api.md
+ * "Version history"); writes to a dataset of that name are refused (space-engine `modify`).
+ */
+export const ROW_ALIAS = '@row'
+
+/** A dataset or record id as a client names it in history routes: the alias is the row's "". */
+export const unaliasRow = (name: string): string => (name === ROW_ALIAS ? '' : name)
+
 export const NO_HISTORY_DATASETS: ReadonlySet<string> = new Set(['chat_messages'])
 const keepsDefault = (ds: string) => !NO_HISTORY_DATASETS.has(ds)
 
@@ -294,7 +306,7 @@ export class History {
         let recs = states.get(op.ds)
         if (!recs) states.set(op.ds, (recs = new Map()))
         const info = { l: d.lamport, c: d.id, i, a: d.author, t: d.timestamp }
-        const mop = op.op === 'set' ? { k: 'set' as const, p: op.path, v: op.value } : op.op === 'unset' ? { k: 'unset' as const, p: op.path } : { k: 'delete' as const }
+        const mop = mergeOpOf(op)
         const rule = this.policy.writeRule?.(op.ds)
         recs.set(id, applyToRecord(recs.get(id), info, mop, this.policy.pinnedPaths(op.ds), rule ? { rule, recordId: id } : undefined).state)
       }

@@ -38,7 +38,7 @@ export const chatWriteRule: WriteRule = ({ op, signer, changeId, recordId, creat
   if (head === REACTIONS) {
     const seg = op.p.split('.')
     if (seg.length !== 3 || seg[2] !== signer) return false
-    return op.k === 'unset' || isReactionValue(op.v)
+    return op.k === 'unset' || (op.k === 'set' && isReactionValue(op.v))
   }
   return signer === creator.a && dot < 0 && EDITABLE_FIELDS.has(op.p)
 }

@@ -2,6 +2,7 @@ import { defineModule } from '../../space/module.ts'
 import { RECORD_SCHEMA as R } from '../../space/types/index.ts'
 import { EDITOR_BLOCKS, EDITOR_KIND, EditorService } from './service.ts'
 import { EDITOR_ERROR_CODES } from './errors.ts'
+import { CursorPresence } from './cursors.ts'
 
 /**
  * The editor as a module (the worked example of docs/architecture.md "Adding a module"):
@@ -10,7 +11,8 @@ import { EDITOR_ERROR_CODES } from './errors.ts'
  * - no merge pins (every block field merges per path);
  * - one service per space, EditorService (markdown and block routes, serialized per space);
  * - no feed of its own: `{S}/query/subscribe` already follows any dataset, blocks included;
- * - no commit hook.
+ * - no commit hook;
+ * - one account service, CursorPresence (live cursors over the event bus, cursors.ts).
  * Its routes plugin is server/modules/editor.ts.
  */
 export const editorModule = defineModule({
@@ -22,6 +24,7 @@ export const editorModule = defineModule({
       canonicalKey: 'blocks',
       canonicalCollection: EDITOR_BLOCKS,
       sharedOnly: false,
+      search: { scope: 'editor', fields: ['text'] },
       schema: {
         type: 'object',
         properties: {
@@ -38,4 +41,6 @@ export const editorModule = defineModule({
     },
   ],
   service: ({ space, types }) => new EditorService(space, types),
+  // Live cursors belong to the account (they ride its event bus): cursors.ts.
+  accountService: (account) => new CursorPresence(account.accountId, account.env),
 })

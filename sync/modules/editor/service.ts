@@ -18,6 +18,7 @@ import {
   type PosGen,
 } from './index.ts'
 import type { WriteResult } from '../../replica/types.ts'
+import { withTextDeltas } from './text-deltas.ts'
 import { asStringArray, isJsonObject } from '../../space/rows.ts'
 import type { SpaceEngine } from '../../space/space-engine.ts'
 import type { TypesService } from '../../space/types/index.ts'
@@ -61,12 +62,21 @@ const RANDOM_BYTES = 12
 export class EditorService {
   /** Read-diff-write runs one at a time per space, so a diff is never computed on stale blocks. */
   private readonly queue = new SerialQueue()
+  /**
+   * Text edits are Yjs updates (text-deltas.ts); off, they are plain sets of the leaf (the
+   * behaviour before the text kind, kept for bench/ytext.ts's baseline).
+   */
+  textDeltas = true
+  /** This process's part of its Yjs client id (ytext.ts, clientIdFor): two devices of one account never share one. */
+  private readonly textSalt: string
 
   /** One per space, built by the editor module when the space opens (module.ts). */
   constructor(
     readonly space: SpaceEngine,
     private readonly types: TypesService,
-  ) {}
+  ) {
+    this.textSalt = toBase58(space.env.randomBytes(8))
+  }
 
   /** A new block id: 12 random bytes in base58 (the space's Env, so a simulation is reproducible). */
   private newBlockId = (): string => toBase58(this.space.env.randomBytes(RANDOM_BYTES))
@@ -141,7 +151,7 @@ export class EditorService {
 
   /** Writes a diff as one change (none when nothing changed) and returns its summary. */
   async applyDiff(objectId: string, collection: string, diff: DiffResult): Promise<EditSummary> {
-    const ops = diffOps(collection, diff, this.newBlockId)
+    const ops = await this.textOps(objectId, diffOps(collection, diff, this.newBlockId))
     if (ops.length > 0) await this.space.write(objectId, ops)
     return summarize(diff)
   }
@@ -196,7 +206,7 @@ export class EditorService {
         ops.push({ op: 'unset', ds: collection, id: blockId, path })
       })
       if (ops.length === 0) throw new SvcError('request.missing_field', 'give at least one path to set or unset', { field: 'set' })
-      const res = await this.space.write(objectId, ops)
+      const res = await this.space.write(objectId, await this.textOps(objectId, ops))
       res.recordIds = [blockId]
       return res
     })
@@ -211,6 +221,10 @@ export class EditorService {
       res.recordIds = [blockId]
       return res
     })
+  }
+
+  private textOps(objectId: string, ops: Op[]): Promise<Op[]> | Op[] {
+    return this.textDeltas ? withTextDeltas(this.space, objectId, ops, this.textSalt) : ops
   }
 
   private async requireBlock(objectId: string, collection: string, blockId: string): Promise<void> {

@@ -1,0 +1,244 @@
+import * as Y from 'yjs'
+import diff from 'fast-diff'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { compareStamps, type LogEntry, type Stamp } from './record.ts'
+import type { Json } from './ops.ts'
+import { coversPath, withPath } from './path.ts'
+import { YTEXT_LIMITS } from './ytext-limits.ts'
+
+/**
+ * The text kind (docs/architecture.md "Text fields"): a path whose string merges as a Yjs
+ * `Y.Text`. A `ytext` op carries a Yjs update; every peer folds a path's updates with Yjs's own
+ * merge (commutative, idempotent), so arrival order never matters. Beside the record's value
+ * merge keeps, per text path, the merged Yjs state and the highest stamp of the updates folded
+ * into it. Against `set`/`unset`, stamp order decides: when the latest op covering the path (on
+ * it or an ancestor) is a `set`/`unset`, the path holds what that op left; when it is a text
+ * update, the path holds the Yjs text. A writer whose Yjs text differs from the path's string
+ * (a `set` replaced it) first rewrites the Yjs text to that string, so later updates apply on
+ * top of the set.
+ */
+
+/** The name of the one `Y.Text` in each path's doc. */
+export const YTEXT_ROOT = 't'
+
+/**
+ * The Yjs client id of a writer: 48 bits of sha256(author, salt). Changes are signed by the
+ * account, so the salt (chosen per writing process) keeps two devices of one account apart;
+ * merge checks every inserted item carries this id, so nobody writes under another's.
+ */
+export function clientIdFor(author: string, salt: string): number {
+  return idFrom(`w\u0000${author}\u0000${salt}`)
+}
+
+/**
+ * The client id of a seed: an item that puts a whole string at the start of an empty text. It is
+ * content-addressed, so two writers seeding the same string write the very same item (same id,
+ * same content, no origins) and Yjs keeps it once; that is what keeps a legacy string or a
+ * `set`'s string from being doubled when two replicas start editing it concurrently.
+ */
+export function seedClientFor(text: string): number {
+  return idFrom(`s\u0000${text}`)
+}
+
+const enc = new TextEncoder()
+function idFrom(s: string): number {
+  const h = sha256(enc.encode(s))
+  // 48 bits stay exact in a double and in lib0's varuint; 0 is avoided (never a valid hash here).
+  return h[0] * 2 ** 40 + h[1] * 2 ** 32 + ((h[2] << 24) >>> 0) + (h[3] << 16) + (h[4] << 8) + h[5] || 1
+}
+
+/** A text path's merge state; stored (JSON) as `{s, u}`, held live as a Y.Doc while cached. */
+export class YTextField {
+  private doc: Y.Doc | undefined
+  private bytes: Uint8Array | undefined
+  private text: string | undefined
+  constructor(
+    public s: Stamp,
+    private u: string | undefined,
+  ) {}
+
+  static from(x: YTextField | { s: Stamp; u: string }): YTextField {
+    return x instanceof YTextField ? x : new YTextField(x.s, x.u)
+  }
+
+  liveDoc(): Y.Doc {
+    if (!this.doc) {
+      this.doc = new Y.Doc({ gc: true })
+      if (this.u) Y.applyUpdate(this.doc, fromB64(this.u))
+    }
+    return this.doc
+  }
+
+  /** Folds one update in (Yjs merge) and moves the stamp forward. */
+  absorb(update: Uint8Array, s: Stamp) {
+    Y.applyUpdate(this.liveDoc(), update)
+    if (compareStamps(s, this.s) > 0) this.s = s
+    this.bytes = this.text = this.u = undefined
+  }
+
+  value(): string {
+    return (this.text ??= this.liveDoc().getText(YTEXT_ROOT).toString())
+  }
+
+  /**
+   * The state bytes: one Yjs update of the whole merged state. Equal sets of updates give equal
+   * bytes on every peer (test/ytext/fold.test.ts checks every delivery order); a Y.Doc never
+   * writes under its own random client id here, it only applies updates.
+   */
+  state(): Uint8Array {
+    if (this.bytes) return this.bytes
+    if (!this.doc && this.u) return (this.bytes = fromB64(this.u))
+    return (this.bytes = Y.encodeStateAsUpdate(this.liveDoc()))
+  }
+
+  toJSON(): { s: Stamp; u: string } {
+    return { s: this.s, u: (this.u ??= toB64(this.state())) }
+  }
+}
+
+export type YTextMap = Record<string, YTextField | { s: Stamp; u: string }>
+
+// Node's Buffer where there is one (fast for large states), else btoa/atob (pages have no
+// Buffer: the browser suite caught `Buffer is not defined`). Both write standard padded base64,
+// and read what the other writes alike.
+type NodeBuffer = { from(a: ArrayBufferLike | string, o?: number | string, l?: number): Uint8Array & { toString(enc: string): string } }
+const NodeBuf = (globalThis as { Buffer?: NodeBuffer }).Buffer
+export const toB64 = (b: Uint8Array): string => {
+  if (NodeBuf) return NodeBuf.from(b.buffer, b.byteOffset, b.byteLength).toString('base64')
+  let bin = ''
+  for (let i = 0; i < b.length; i += 0x8000) bin += String.fromCharCode(...b.subarray(i, i + 0x8000))
+  return btoa(bin)
+}
+export const fromB64 = (s: string): Uint8Array => {
+  if (NodeBuf) return new Uint8Array(NodeBuf.from(s, 'base64'))
+  const bin = atob(s)
+  const out = new Uint8Array(bin.length)
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i)
+  return out
+}
+
+/**
+ * Whether an update may be folded: it decodes, is within the size limit, and inserts only
+ * plain-string items into the root text, each under the writer's client id or as a true seed
+ * (content-addressed id, clock 0, no origins). Deletions may name anyone's items (that is
+ * what deleting another's word is). Pure, so every peer drops the same ops.
+ */
+export function checkUpdate(bytes: Uint8Array, client: number): boolean {
+  if (bytes.length > YTEXT_LIMITS.maxUpdateBytes) return false
+  let decoded: ReturnType<typeof Y.decodeUpdate>
+  try {
+    decoded = Y.decodeUpdate(bytes)
+  } catch {
+    return false
+  }
+  for (const st of decoded.structs) {
+    if (st instanceof Y.Skip) return false
+    if (st instanceof Y.GC) {
+      if (st.id.client !== client) return false
+      continue
+    }
+    if (!(st instanceof Y.Item)) return false
+    if (st.parentSub !== null) return false
+    if (st.parent !== null && (st.parent as unknown) !== YTEXT_ROOT) return false
+    const c = st.content
+    if (!(c instanceof Y.ContentString) && !(c instanceof Y.ContentDeleted)) return false
+    if (st.id.client === client) continue
+    const isSeed = c instanceof Y.ContentString && st.id.clock === 0 && st.origin === null && st.rightOrigin === null && st.id.client === seedClientFor(c.str)
+    if (!isSeed) return false
+  }
+  return true
+}
+
+/** The stamp of the latest log entry on `path` or an ancestor, if any. */
+function coveringStamp(log: readonly LogEntry[], path: string): Stamp | undefined {
+  for (let i = log.length - 1; i >= 0; i--) if (coversPath(log[i].p, path)) return log[i].s
+  return undefined
+}
+
+/** Puts the text of every path whose latest covering op is a text update into `value`. */
+export function overlayTexts(value: Json | undefined, log: readonly LogEntry[], yt: YTextMap | undefined, only?: string): Json | undefined {
+  if (!yt) return value
+  const paths = only !== undefined ? [only] : Object.keys(yt).sort()
+  for (const p of paths) {
+    const f = yt[p] as YTextField
+    const cover = coveringStamp(log, p)
+    if (cover && compareStamps(cover, f.s) > 0) continue
+    // No comparison with the current string first: it would flatten a long text every op.
+    value = withPath(value, p, f.value())
+  }
+  return value
+}
+
+/** What stateDigest compares of a record's text paths: each path's stamp and state bytes. */
+export function ytextDigestPart(yt: YTextMap): Array<[string, Stamp, string]> {
+  return Object.keys(yt)
+    .sort()
+    .map((p) => {
+      const j = YTextField.from(yt[p]).toJSON()
+      return [p, j.s, j.u]
+    })
+}
+
+/** Every text path's field as a live YTextField (records read from storage hold plain objects). */
+export function liveFields(yt: YTextMap): Record<string, YTextField> {
+  const out: Record<string, YTextField> = {}
+  for (const p of Object.keys(yt)) out[p] = YTextField.from(yt[p])
+  return out
+}
+
+/**
+ * The writer's side: the update that turns the path's text from `current` (the string the record
+ * holds now) into `next`, as a minimal character diff (fast-diff) on the path's Yjs text.
+ * Undefined when nothing changes. When the Yjs text is not `current` (no text state yet, or a
+ * `set` replaced it), the update first deletes the Yjs text and seeds `current`.
+ */
+export function textUpdate(field: YTextField | undefined, current: string, next: string, client: number): Uint8Array | undefined {
+  if (field && field.value() === current && current === next) return undefined
+  if (!field && current === next) return undefined
+  const doc = new Y.Doc({ gc: true })
+  if (field) Y.applyUpdate(doc, field.state())
+  const text = doc.getText(YTEXT_ROOT)
+  const parts: Uint8Array[] = []
+  doc.on('update', (u: Uint8Array) => parts.push(u))
+  if (text.toString() !== current) {
+    const seeded = seedUpdate(current)
+    // Set the writer's id only after every foreign update: Yjs renews a doc's client id when a
+    // remote update touches its own.
+    if (text.length > 0) {
+      doc.clientID = client
+      text.delete(0, text.length)
+    }
+    if (seeded) Y.applyUpdate(doc, seeded)
+    if (text.toString() !== current) {
+      // The seed was there already (deleted since): write the string as the writer's own.
+      doc.clientID = client
+      text.delete(0, text.length)
+      text.insert(0, current)
+    }
+  }
+  doc.clientID = client
+  let at = 0
+  doc.transact(() => {
+    for (const [kind, s] of diff(current, next)) {
+      if (kind === diff.EQUAL) at += s.length
+      else if (kind === diff.DELETE) text.delete(at, s.length)
+      else {
+        text.insert(at, s)
+        at += s.length
+      }
+    }
+  })
+  doc.destroy()
+  return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : Y.mergeUpdates(parts)
+}
+
+/** The seed of a string (seedClientFor): the one update every writer makes for it. */
+export function seedUpdate(s: string): Uint8Array | undefined {
+  if (s === '') return undefined
+  const d = new Y.Doc()
+  d.clientID = seedClientFor(s)
+  d.getText(YTEXT_ROOT).insert(0, s)
+  const u = Y.encodeStateAsUpdate(d)
+  d.destroy()
+  return u
+}
