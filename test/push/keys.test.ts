@@ -120,3 +120,16 @@ describe('receiver cache', () => {
     expect(openEnvelope(k2, after).newMessage?.text).toBe('second')
   })
 })
+
+describe('reconcile topics', () => {
+  it('bulk topics without a per-chat override; per-chat topics for every chat once one overrides; none gives nothing', async () => {
+    const { topicsFor } = await import('../../sync/modules/push/reconcile.ts')
+    const { chatTopic, chatMentionTopic } = await import('../../sync/modules/push/topics.ts')
+    const me = idFor(1)
+    const chats = (o: Record<string, 'all' | 'mentions' | 'none' | undefined>) => new Map(Object.entries(o))
+    expect(topicsFor({ space: undefined, chats: chats({ c1: undefined }) }, me)).toEqual(['chats', me])
+    expect(topicsFor({ space: 'mentions', chats: chats({ c1: undefined }) }, me)).toEqual([me])
+    expect(topicsFor({ space: 'none', chats: chats({}) }, me)).toEqual([])
+    expect(topicsFor({ space: 'mentions', chats: chats({ c1: 'all', c2: undefined, c3: 'none' }) }, me)).toEqual([chatTopic('c1'), chatMentionTopic('c1', me), chatMentionTopic('c2', me)])
+  })
+})
