@@ -38,6 +38,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     onSpaceOpened: spaceOpenProgress((line) => io.stderr.write(line)),
     ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}),
     ...(config.peers ? { peers: config.peers } : {}),
+    ...(config.push ? { push: config.push } : {}),
   })
   const session = new AccountLifecycle({
     dataRoot: config.data,
