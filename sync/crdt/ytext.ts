@@ -27,8 +27,16 @@ export const YTEXT_ROOT = 't'
  * merge checks every inserted item carries this id, so nobody writes under another's.
  */
 export function clientIdFor(author: string, salt: string): number {
-  return idFrom(`w\u0000${author}\u0000${salt}`)
+  const key = `w\u0000${author}\u0000${salt}`
+  let id = writerIds.get(key)
+  if (id === undefined) {
+    // A sync backlog folds many updates of few writers: hash each writer once (bounded cache).
+    if (writerIds.size >= 1024) writerIds.clear()
+    writerIds.set(key, (id = idFrom(key)))
+  }
+  return id
 }
+const writerIds = new Map<string, number>()
 
 /**
  * The client id of a seed: an item that puts a whole string at the start of an empty text. It is
@@ -63,17 +71,19 @@ export class YTextField {
 
   liveDoc(): Y.Doc {
     if (!this.doc) {
-      this.doc = new Y.Doc({ gc: true })
-      if (this.u) Y.applyUpdate(this.doc, fromB64(this.u))
+      const doc = (this.doc = new Y.Doc({ gc: true }))
+      if (this.u) Y.applyUpdate(doc, fromB64(this.u))
+      const text = doc.getText(YTEXT_ROOT)
+      text.observe((_e, tr) => (this.text = this.text === undefined ? undefined : patchedText(this.text, text, tr)))
     }
     return this.doc
   }
 
-  /** Folds one update in (Yjs merge) and moves the stamp forward. */
+  /** Folds one update in (Yjs merge) and moves the stamp forward; the text follows (patchedText). */
   absorb(update: Uint8Array, s: Stamp) {
     Y.applyUpdate(this.liveDoc(), update)
     if (compareStamps(s, this.s) > 0) this.s = s
-    this.bytes = this.text = this.u = undefined
+    this.bytes = this.u = undefined
   }
 
   value(): string {
@@ -94,6 +104,32 @@ export class YTextField {
   toJSON(): { s: Stamp; u: string } {
     return { s: this.s, u: (this.u ??= toB64(this.state())) }
   }
+}
+
+/**
+ * The string after a transaction, from the string before, without walking the whole text when
+ * it can: the common edit (one run of characters typed by one writer, nothing deleted) is put
+ * at its index, counted from the end of the text (typing happens mostly near the end). Anything
+ * else gives undefined, and the next read takes the whole text from Yjs. Observers run before
+ * Yjs merges or collects items, so the transaction's new item is intact here.
+ */
+function patchedText(before: string, text: Y.Text, tr: Y.Transaction): string | undefined {
+  if (tr.deleteSet.clients.size > 0) return undefined
+  let added: Y.Item | undefined
+  for (const [client, after] of tr.afterState) {
+    const from = tr.beforeState.get(client) ?? 0
+    if (after === from) continue
+    if (added) return undefined
+    const st = Y.getItem(tr.doc.store, Y.createID(client, from))
+    if (!(st instanceof Y.Item) || st.id.clock !== from || st.length !== after - from) return undefined
+    added = st
+  }
+  if (!added || added.deleted || added.parent !== text || !(added.content instanceof Y.ContentString)) return undefined
+  let right = 0
+  for (let n = added.right; n !== null; n = n.right) if (!n.deleted && n.countable) right += n.length
+  const at = text.length - added.length - right
+  if (at < 0 || at > before.length || before.length + added.length !== text.length) return undefined
+  return before.slice(0, at) + added.content.str + before.slice(at)
 }
 
 export type YTextMap = Record<string, YTextField | { s: Stamp; u: string }>
