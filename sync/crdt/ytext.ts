@@ -55,6 +55,13 @@ function idFrom(s: string): number {
   return h[0] * 2 ** 40 + h[1] * 2 ** 32 + ((h[2] << 24) >>> 0) + (h[3] << 16) + (h[4] << 8) + h[5] || 1
 }
 
+/**
+ * A scratch Y.Doc. A guid is given: Yjs would otherwise draw a random UUID, about 30 calls to the
+ * platform's CSPRNG, which made a doc cost more than the edit it carries. Docs here are never
+ * synced as documents, so their guid is never read.
+ */
+export const newDoc = (): Y.Doc => new Y.Doc({ gc: true, guid: 'svc-ytext' })
+
 /** A text path's merge state; stored (JSON) as `{s, u}`, held live as a Y.Doc while cached. */
 export class YTextField {
   private doc: Y.Doc | undefined
@@ -71,7 +78,7 @@ export class YTextField {
 
   liveDoc(): Y.Doc {
     if (!this.doc) {
-      const doc = (this.doc = new Y.Doc({ gc: true }))
+      const doc = (this.doc = newDoc())
       if (this.u) Y.applyUpdate(doc, fromB64(this.u))
       const text = doc.getText(YTEXT_ROOT)
       text.observe((_e, tr) => (this.text = this.text === undefined ? undefined : patchedText(this.text, text, tr)))
@@ -215,7 +222,7 @@ export function liveFields(yt: YTextMap): Record<string, YTextField> {
 export function textUpdate(field: YTextField | undefined, current: string, next: string, client: number): Uint8Array | undefined {
   if (field && field.value() === current && current === next) return undefined
   if (!field && current === next) return undefined
-  const doc = new Y.Doc({ gc: true })
+  const doc = newDoc()
   if (field) Y.applyUpdate(doc, field.state())
   const text = doc.getText(YTEXT_ROOT)
   const parts: Uint8Array[] = []
@@ -255,7 +262,7 @@ export function textUpdate(field: YTextField | undefined, current: string, next:
 /** The seed of a string (seedClientFor): the one update every writer makes for it. */
 export function seedUpdate(s: string): Uint8Array | undefined {
   if (s === '') return undefined
-  const d = new Y.Doc()
+  const d = newDoc()
   d.clientID = seedClientFor(s)
   d.getText(YTEXT_ROOT).insert(0, s)
   const u = Y.encodeStateAsUpdate(d)
