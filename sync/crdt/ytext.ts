@@ -121,7 +121,7 @@ export class YTextField {
  * Yjs merges or collects items, so the transaction's new item is intact here.
  */
 function patchedText(before: string, text: Y.Text, tr: Y.Transaction): string | undefined {
-  if (tr.deleteSet.clients.size > 0) return undefined
+  if (tr.deleteSet.clients.size > 0) return deletedText(before, text, tr)
   let added: Y.Item | undefined
   for (const [client, after] of tr.afterState) {
     const from = tr.beforeState.get(client) ?? 0
@@ -137,6 +137,41 @@ function patchedText(before: string, text: Y.Text, tr: Y.Transaction): string | 
   const at = text.length - added.length - right
   if (at < 0 || at > before.length || before.length + added.length !== text.length) return undefined
   return before.slice(0, at) + added.content.str + before.slice(at)
+}
+
+/**
+ * A transaction that only deleted: each deleted item's index in the string before is counted
+ * from the end (visible items right of it, plus the ones this transaction deleted), and the
+ * items are cut from the right. Undefined when the transaction also added anything, or names
+ * something that is not a whole string item.
+ */
+function deletedText(before: string, text: Y.Text, tr: Y.Transaction): string | undefined {
+  for (const [client, after] of tr.afterState) if (after !== (tr.beforeState.get(client) ?? 0)) return undefined
+  const gone = new Set<Y.Item>()
+  for (const [client, ranges] of tr.deleteSet.clients) {
+    for (const r of ranges) {
+      for (let clock = r.clock; clock < r.clock + r.len; ) {
+        const st = Y.getItem(tr.doc.store, Y.createID(client, clock))
+        if (!(st instanceof Y.Item) || st.id.clock !== clock || st.parent !== text || !st.countable) return undefined
+        gone.add(st)
+        clock += st.length
+      }
+    }
+  }
+  if (gone.size > 64) return undefined
+  const cuts: Array<[number, number]> = []
+  for (const d of gone) {
+    let right = 0
+    for (let n = d.right; n !== null; n = n.right) if (n.countable && (!n.deleted || gone.has(n))) right += n.length
+    cuts.push([before.length - right - d.length, d.length])
+  }
+  cuts.sort((a, b) => b[0] - a[0])
+  let out = before
+  for (const [at, len] of cuts) {
+    if (at < 0 || at + len > out.length) return undefined
+    out = out.slice(0, at) + out.slice(at + len)
+  }
+  return out.length === text.length ? out : undefined
 }
 
 export type YTextMap = Record<string, YTextField | { s: Stamp; u: string }>
