@@ -29,6 +29,8 @@ export interface ServeConfig {
   durability: Durability
   /** Peers to dial by address for this run (multiaddrs with /p2p/<peer id>), besides those added over the API. */
   peers?: string[]
+  /** How long a live cursor lasts unrenewed (docs/editor.md "Cursors"); env only, for tests. */
+  cursorTimeoutMs?: number
 }
 
 export const DEFAULT_PORT = 7001
@@ -46,6 +48,7 @@ export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADD
   --p2p-listen MA  libp2p listen multiaddrs, comma-separated (default all, any port) env SVC_P2P_LISTEN
   --durability M   normal (default) or full: fsync every commit, survive power loss env SVC_DURABILITY
   --peers MA       peers to dial and redial, comma-separated multiaddrs ending /p2p/<peer id>  env SVC_PEERS
+  env SVC_CURSOR_TIMEOUT_MS: how long an unrenewed editor cursor lasts (default 30000)
   --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, durability,
                    p2pListen, peers`
 
@@ -60,6 +63,7 @@ interface Layer {
   p2pListen?: string[]
   durability?: Durability
   peers?: string[]
+  cursorTimeoutMs?: number
 }
 
 const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers'] as const
@@ -165,6 +169,11 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   if (env.SVC_P2P_LISTEN !== undefined) out.p2pListen = parseListen(env.SVC_P2P_LISTEN) ?? []
   if (env.SVC_DURABILITY) out.durability = parseDurability(env.SVC_DURABILITY, 'SVC_DURABILITY')
   if (env.SVC_PEERS !== undefined) out.peers = checkPeers(parseListen(env.SVC_PEERS) ?? [], 'SVC_PEERS')
+  if (env.SVC_CURSOR_TIMEOUT_MS) {
+    const ms = Number(env.SVC_CURSOR_TIMEOUT_MS)
+    if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000) throw new UsageError('SVC_CURSOR_TIMEOUT_MS must be an integer number of ms in 100..3600000')
+    out.cursorTimeoutMs = ms
+  }
   return out
 }
 
@@ -223,5 +232,6 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     ...(merged.account !== undefined ? { account: merged.account } : {}),
     ...(merged.p2pListen !== undefined && merged.p2pListen.length > 0 ? { p2pListen: merged.p2pListen } : {}),
     ...(merged.peers !== undefined && merged.peers.length > 0 ? { peers: merged.peers } : {}),
+    ...(merged.cursorTimeoutMs !== undefined ? { cursorTimeoutMs: merged.cursorTimeoutMs } : {}),
   }
 }

@@ -8,6 +8,7 @@ import { isSvcError } from '../../sync/core/errors.ts'
 import { buildApp } from '../app.ts'
 import { stopGracefully } from '../lifecycle.ts'
 import { EXIT, readAll, stripNewline, UsageError, type CliIO, type Command } from './io.ts'
+import { CursorPresence } from '../../sync/modules/editor/cursors.ts'
 import { resolveServeConfig, SERVE_USAGE, type ServeConfig } from './serve-config.ts'
 
 const baseUrl = (host: ServeConfig['host'], port: number) => `http://${host === '::1' ? '[::1]' : host}:${port}`
@@ -25,6 +26,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
   // One modules list for the engine's account and the app's routes.
   const modules = SERVER_MODULES
+  if (config.cursorTimeoutMs !== undefined) CursorPresence.defaultTimeoutMs = config.cursorTimeoutMs
   const engine = engineFactory({
     dataRoot: config.data,
     noMdns: config.noMdns,

@@ -97,6 +97,8 @@ function quietAwareness(clientId?: number): Awareness {
  * clients per sender (CURSOR_LIMITS).
  */
 export class CursorPresence {
+  /** The timeout of presences built from now on; `svc serve` sets it from SVC_CURSOR_TIMEOUT_MS (one account per daemon). */
+  static defaultTimeoutMs: number = CURSOR_LIMITS.timeoutMs
   private readonly spaces = new Map<string, SpacePresence>()
   private bus: EventBus | undefined
   private readonly salt: string
@@ -104,8 +106,8 @@ export class CursorPresence {
   constructor(
     private readonly accountId: string,
     private readonly env: Env,
-    /** Settable (server/modules/editor.ts reads SVC_CURSOR_TIMEOUT_MS), so a test need not wait 30 s. */
-    public timeoutMs: number = CURSOR_LIMITS.timeoutMs,
+    /** Settable, so a test need not wait 30 s. */
+    public timeoutMs: number = CursorPresence.defaultTimeoutMs,
   ) {
     this.salt = toB64(env.randomBytes(8))
   }
