@@ -19,6 +19,11 @@
  *   timed from the start of one `res.write` loop to each client receiving its chunk. Target:
  *   p99 ratio <= 2.
  * - modifyThroughput: sequential `POST {S}/modify` (one record, one `$set`) through inject.
+ * - sortOffsetP50Ms: `POST {S}/objects/query` sorted by `core.name`, offset 5,000, limit 50,
+ *   served from the kept sort order; baseline: the same page selected from every row with a
+ *   bounded heap, in this process. Target: p50 <= 5 ms at 100k objects.
+ * - healthP99UnderQueryLoadMs: `GET /v1/health` p99 while 50 connections send full-scan
+ *   queries back to back (healthUnderLoad); baseline: the idle p99. Target: <= 50 ms.
  *
  * `BENCH_API_OBJECTS` (default 100,000), `BENCH_API_SUBS` (1,000), `BENCH_API_MODIFY` (2,000).
  */
@@ -26,7 +31,7 @@ import Fastify from 'fastify'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { DaemonHost } from '../node/daemon/daemon-host.ts'
 import { AccountLifecycle } from '../node/daemon/account-lifecycle.ts'
@@ -41,6 +46,7 @@ import { encodeCanonical } from '../sync/core/encoding.ts'
 import type { ChangePayload } from '../sync/crdt/ops.ts'
 import { ROW_DS, ROW_ID } from '../sync/space/schema.ts'
 import type { SpaceEngine } from '../sync/space/space-engine.ts'
+import { runQuery } from '../sync/query/index.ts'
 
 const OBJECTS = Number(process.env.BENCH_API_OBJECTS ?? 100_000)
 const SUBS = Number(process.env.BENCH_API_SUBS ?? 1_000)
@@ -174,6 +180,73 @@ async function rawFanout(n: number, frame: string): Promise<number[]> {
   return arrivals.map((t) => t - t0)
 }
 
+/** One request on a keep-alive agent; resolves with its latency in ms. */
+function timedRequest(agent: Agent, url: string, body?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now()
+    const req = httpRequest(url, { agent, method: body === undefined ? 'GET' : 'POST', headers: body === undefined ? {} : { 'content-type': 'application/json' } }, (res) => {
+      res.resume()
+      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`${url}: ${res.statusCode}`))))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+/**
+ * `GET /v1/health` latency, probed every 10 ms on its own connection, first idle, then while
+ * 50 connections each send heavy queries back to back (a filter no index answers, over every
+ * row, with includeTotal: a full scan each) for LOAD_SECONDS. Target: loaded p99 <= 50 ms.
+ */
+async function healthUnderLoad(base: string, S: string) {
+  const LOAD_SECONDS = Number(process.env.BENCH_API_LOAD_SECONDS ?? 5)
+  const CONNECTIONS = 50
+  const heavy = { filter: { $or: [{ 'core.status': 'open' }] }, sort: ['-core.priority'], limit: 20, includeTotal: true }
+  const heavyBody = JSON.stringify(heavy)
+  const probeAgent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const loadAgent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS })
+  const probe = async (ms: number) => {
+    const out: number[] = []
+    const end = performance.now() + ms
+    while (performance.now() < end) {
+      out.push(await timedRequest(probeAgent, `${base}/v1/health`))
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    return out
+  }
+  try {
+    const idle = await probe(2000)
+    let stop = false
+    const queryMs: number[] = []
+    const workers = Array.from({ length: CONNECTIONS }, async () => {
+      while (!stop) queryMs.push(await timedRequest(loadAgent, `${base}${S}/objects/query`, heavyBody))
+    })
+    // Let every connection have a query in flight before probing.
+    await new Promise((r) => setTimeout(r, 500))
+    const loaded = await probe(LOAD_SECONDS * 1000)
+    stop = true
+    await Promise.all(workers)
+    return {
+      connections: CONNECTIONS,
+      heavyQuery: heavy,
+      seconds: LOAD_SECONDS,
+      heavyQueries: queryMs.length,
+      heavyQueryP50Ms: r3(pct(queryMs, 50)),
+      probes: loaded.length,
+      idleP99Ms: r3(pct(idle, 99)),
+      loadedP50Ms: r3(pct(loaded, 50)),
+      loadedP99Ms: r3(pct(loaded, 99)),
+      loadedMaxMs: r3(Math.max(...loaded)),
+      ratio: r3(pct(loaded, 99) / pct(idle, 99)),
+      targetP99Ms: 50,
+      pass: pct(loaded, 99) <= 50,
+    }
+  } finally {
+    probeAgent.destroy()
+    loadAgent.destroy()
+  }
+}
+
 export async function benchApi(): Promise<Record<string, unknown>> {
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-api-'))
   const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2p: false })
@@ -220,6 +293,36 @@ export async function benchApi(): Promise<Record<string, unknown>> {
       unindexedStatusOnlyP50Ms: r3(pct(scan, 50)),
     }
     progress(`objectsQueryVsHello: ${JSON.stringify(out.objectsQueryVsHello)}`)
+
+    // ------------------------------------------------------------ (d) sorted page with an offset
+    // The kept sort order (sync/query/sorted-index.ts) against selecting the same page from
+    // every row with a bounded heap (what each request cost before), in this process.
+    const sortQuery = { sort: ['core.name'], offset: 5_000, limit: 50 }
+    const sortPayload = JSON.stringify(sortQuery)
+    const sortInject = () => app.inject({ method: 'POST', url: `${S}/objects/query`, headers: { 'content-type': 'application/json' }, payload: sortPayload })
+    const sortedPage = (await sortInject()).json() as { records: Array<{ id: string }> }
+    const sorted = await timeInject(sortInject, 200, 20)
+    const rows = [...sp.objectSource()]
+    const full: number[] = []
+    let fullPage: { records: Array<{ id: unknown }> } | undefined
+    for (let i = 0; i < 23; i++) {
+      const t = performance.now()
+      fullPage = runQuery(rows, sortQuery) as { records: Array<{ id: unknown }> }
+      if (i >= 3) full.push(performance.now() - t)
+    }
+    if (fullPage!.records.map((r) => r.id).join() !== sortedPage.records.map((r) => r.id).join()) throw new Error('sorted page differs from the full selection')
+    out.sortOffsetP50Ms = r3(pct(sorted, 50))
+    out.sortOffset = {
+      objects: OBJECTS,
+      query: sortQuery,
+      p50Ms: r3(pct(sorted, 50)),
+      p99Ms: r3(pct(sorted, 99)),
+      fullSelectionP50Ms: r3(pct(full, 50)),
+      ratio: r3(pct(sorted, 50) / pct(full, 50)),
+      targetP50Ms: 5,
+      pass: pct(sorted, 50) <= 5,
+    }
+    progress(`sortOffset: ${JSON.stringify(out.sortOffset)}`)
 
     // ------------------------------------------------------------ (c) /modify throughput
     const target = (await app.inject({ method: 'POST', url: `${S}/objects`, payload: { types: [] } })).json() as { objectId: string }
@@ -290,6 +393,11 @@ export async function benchApi(): Promise<Record<string, unknown>> {
       pass: sseP99 / rawP99 <= 2,
     }
     progress(`sseFanout: ${JSON.stringify(out.sseFanout)}`)
+
+    // ------------------------------------------------------------ (e) health under query load
+    out.healthUnderQueryLoad = await healthUnderLoad(base, S)
+    out.healthP99UnderQueryLoadMs = (out.healthUnderQueryLoad as { loadedP99Ms: number }).loadedP99Ms
+    progress(`healthUnderQueryLoad: ${JSON.stringify(out.healthUnderQueryLoad)}`)
   } finally {
     await hello.close()
     await stopGracefully(app, 1000)

@@ -21,7 +21,11 @@ const benches: Record<string, () => Promise<Bench>> = {
   acl: async () => (await import('./acl.ts')).benchAcl as Bench,
   chat: async () => (await import('./chat.ts')).benchChat as Bench,
   events: async () => (await import('./events.ts')).benchEvents as Bench,
+  browser: async () => (await import('./browser.ts')).benchBrowser as Bench,
+  agents: async () => (await import('./agents.ts')).benchAgents as Bench,
+  search: async () => (await import('./search.ts')).benchSearch as Bench,
   ytext: async () => (await import('./ytext.ts')).benchYtext as Bench,
+  files: async () => (await import('./files.ts')).benchFiles as Bench,
 }
 
 const args = process.argv.slice(2)

@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { AccountLifecycle } from '../node/daemon/account-lifecycle.ts'
 import { installBodyParsing } from './http/body.ts'
+import { BODY_TIMEOUT_MS, bodyTimeout } from './http/body-timeout.ts'
+import { clientErrorHandler } from './http/client-errors.ts'
 import { installErrorHandling, sendError, toSvcError } from './http/error-handler.ts'
 import { ErrorStatuses } from './errors.ts'
 import { gate } from './http/gate.ts'
@@ -22,6 +24,9 @@ import { MAX_REQUEST_BODY_BYTES } from '../sync/core/limits.ts'
 
 /** Spec Limits: request body 1 MB. */
 export const BODY_LIMIT = MAX_REQUEST_BODY_BYTES
+
+/** Choice (docs/api.md "HTTP edges"): the header section must arrive within 10 s. */
+export const HEADERS_TIMEOUT_MS = 10_000
 
 export interface AppOptions {
   /** The account lifecycle; the app tears it down when it closes. */
@@ -45,6 +50,10 @@ export interface AppOptions {
    * engine's account runs (default SERVER_MODULES, the release's).
    */
   modules?: readonly AnyServerModule[]
+  /** How long a request body may take to arrive (default BODY_TIMEOUT_MS; tests shorten it). */
+  bodyTimeoutMs?: number
+  /** How long the request headers may take (default HEADERS_TIMEOUT_MS; tests shorten it). */
+  headersTimeoutMs?: number
   /** More route plugins, added after the engine's and the modules'. */
   routes?: Array<(app: FastifyInstance) => Promise<void>>
 }
@@ -61,6 +70,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const { session } = opts
   const modules = opts.modules ?? SERVER_MODULES
   const statuses = new ErrorStatuses(modules)
+  const headersTimeoutMs = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: BODY_LIMIT,
@@ -69,6 +79,18 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     ajv: { customOptions: AJV_OPTIONS },
     // Malformed URLs never reach a route: answer them with the envelope too.
     frameworkErrors: (err, request, reply) => void sendError(reply, toSvcError(err, request, statuses), statuses),
+    // Errors of the HTTP parser, before any request exists: the envelope as well.
+    clientErrorHandler,
+    http: {
+      // The Host rules (one header, loopback, required on HTTP/1.1) live in one place
+      // (server/http/security.ts), which answers with the envelope; Node's own check would
+      // answer a bare 400 first.
+      requireHostHeader: false,
+      headersTimeout: headersTimeoutMs,
+      // Node checks the headers timeout on this interval; the default 30 s would let a slow
+      // client hold a connection for up to 40 s instead of 10.
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, headersTimeoutMs / 4)),
+    },
   })
 
   let closing = false
@@ -93,6 +115,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   app.addHook('onRequest', async (request, reply) => guardRequest(request, reply))
   app.addHook('onRequest', gate({ authorized: () => session.authorized, closing: () => closing }))
+  app.addHook('onRequest', bodyTimeout(opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS))
   app.addHook('preValidation', async (request) => {
     coerceQuery(request)
     if (request.routeOptions.config.unknownKeys === 'drop') dropUnknownKeys(request)

@@ -1,7 +1,7 @@
 import { isCoreErrorCode, type CoreErrorCode, type ErrorCode } from '../sync/core/errors.ts'
 
-/** The statuses the API answers with (spec Errors, plus 405/413/415 for the HTTP layer's own codes). */
-export type HttpStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 501 | 503
+/** The statuses the API answers with (spec Errors, plus 405/408/413/415/431 for the HTTP layer's own codes). */
+export type HttpStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 415 | 431 | 500 | 501 | 503
 
 /**
  * The one table mapping every core error code (the `CoreErrorCode` union of sync/core/errors.ts) to its
@@ -21,7 +21,10 @@ export const ERROR_STATUS: Readonly<Record<CoreErrorCode, HttpStatus>> = {
   'request.not_found': 404, // choice: unknown route
   'request.method_not_allowed': 405, // choice: known path, other method
   'request.too_large': 413, // choice: body over 1 MB
-  'request.unsupported_media_type': 415, // choice: body that is not application/json
+  'request.unsupported_media_type': 415, // choice: body that is not application/json, or not UTF-8
+  'request.malformed': 400, // choice: not well-formed HTTP (request line, framing, no Host on HTTP/1.1)
+  'request.timeout': 408, // choice: headers or body not received in time
+  'request.headers_too_large': 431, // choice: header section over the server's limit
 
   // Auth and control
   'auth.required': 401,

@@ -13,6 +13,7 @@ import { P2P } from '../p2p/constants.ts'
 import { ProcessRegistry } from './processes.ts'
 import { SyncStatusService } from './sync-status.ts'
 import type { SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
+import { AgentsHost, type AgentsOptions } from '../agents/host.ts'
 
 export interface DaemonHostOptions extends AccountHostOptions {
   /** libp2p listen multiaddrs; default all interfaces, random port (`svc serve` reads SVC_P2P_LISTEN). */
@@ -28,6 +29,10 @@ export interface DaemonHostOptions extends AccountHostOptions {
   scheduler?: SchedulerOptions
   /** The modules the account runs (default: the release's); the app is handed the same list. */
   modules?: readonly AnyModule[]
+  /** The agent scheduler and election (node/agents); absent: no agent runs on this daemon. */
+  agents?: AgentsOptions
+  /** Progress while the account's spaces open at boot (`svc serve` logs it). */
+  onSpaceOpened?: (opened: number, total: number) => void
 }
 
 /** Where the engine keeps an account's data inside its directory. */
@@ -38,7 +43,7 @@ export const ENGINE_DB_FILE = 'svc.db'
  * down by the account lifecycle. Routes reach it through `account()`.
  */
 export class DaemonHost implements AccountHost {
-  private current?: { account: AccountEngine; storage: SqliteStorageAdapter; booted: BootedAccount; p2p?: P2PService; status: SyncStatusService; stopProcs: () => void }
+  private current?: { account: AccountEngine; storage: SqliteStorageAdapter; booted: BootedAccount; p2p?: P2PService; status: SyncStatusService; stopProcs: () => void; agents?: AgentsHost }
   readonly processes = new ProcessRegistry()
 
   constructor(readonly options: DaemonHostOptions, private readonly env: Env = systemEnv) {}
@@ -48,7 +53,7 @@ export class DaemonHost implements AccountHost {
     let account: AccountEngine | undefined
     try {
       const crypto = nodeCryptoProvider({ verify: 'threadpool' })
-      account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES })
+      account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES, ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}) })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
       const listen = this.options.p2pListen
       const p2p =
@@ -77,7 +82,9 @@ export class DaemonHost implements AccountHost {
             account!.events.emit('process', { id, kind: 'sync', phase: e.phase })
           })
         : () => undefined
-      this.current = { account, storage, booted, p2p, status, stopProcs }
+      const agents = this.options.agents ? new AgentsHost(account, this.env, identityOf(booted.keys.device.publicKey), this.options.agents) : undefined
+      await agents?.start()
+      this.current = { account, storage, booted, p2p, status, stopProcs, agents }
     } catch (err) {
       await account?.close()
       await storage.close()
@@ -89,6 +96,7 @@ export class DaemonHost implements AccountHost {
     const c = this.current
     this.current = undefined
     if (!c) return
+    await c.agents?.stop()
     c.stopProcs()
     c.status.stop()
     await c.p2p?.stop()
@@ -105,6 +113,11 @@ export class DaemonHost implements AccountHost {
   /** The booted account's database (its connection settings are what `--durability` asked for). */
   storage(): SqliteStorageAdapter | undefined {
     return this.current?.storage
+  }
+
+  /** The booted account's agents, when the daemon runs them. */
+  agents(): AgentsHost | undefined {
+    return this.current?.agents
   }
 
   /** The P2P side, when it runs. */

@@ -26,6 +26,11 @@ export const P2P = {
    * out and aborted connections mid-sync (the LAN backlog bench).
    */
   maxStreamWindowBytes: 2 * 1024 * 1024,
+  /**
+   * Largest WebSocket message a browser peer may send (libp2p-node.ts, capWebSocketMessages):
+   * its Noise frames are at most 64 KiB each; this leaves room for a few per message.
+   */
+  maxWebSocketMessageBytes: 1024 * 1024,
   /** Received frames waiting for the handler before we stop reading from that peer. */
   maxQueuedFrames: 64,
   /** Streams of our protocol one connection may open at once. */

@@ -1,5 +1,6 @@
 import { createLibp2p, type Libp2p } from 'libp2p'
 import { tcp } from '@libp2p/tcp'
+import { webSockets } from '@libp2p/websockets'
 import { noise } from '@chainsafe/libp2p-noise'
 import { yamux } from '@chainsafe/libp2p-yamux'
 import { identify } from '@libp2p/identify'
@@ -11,7 +12,12 @@ import { P2P } from './constants.ts'
 export interface NodeOptions {
   /** The device key: its Ed25519 public key is the peer id. */
   deviceKey: KeyPair
-  /** Multiaddrs to listen on; default all interfaces, random port, so LAN peers can reach us. */
+  /**
+   * Multiaddrs to listen on; default all interfaces, random port, so LAN peers can reach us.
+   * WebSocket addresses (`.../tcp/N/ws`) among them are where browsers dial in; when none is
+   * given, WebSockets listen on loopback only (`DEFAULT_WS_LISTEN`): a page on this machine can
+   * sync, the LAN cannot reach that listener unless configured to.
+   */
   listen?: string[]
   /** LAN discovery over mDNS (only ever inside a private network namespace in tests). */
   mdns?: boolean
@@ -20,19 +26,31 @@ export interface NodeOptions {
   refuse?: (peerId: string) => boolean
 }
 
+/** The WebSockets listener when the configuration names none: loopback, any free port. */
+export const DEFAULT_WS_LISTEN = '/ip4/127.0.0.1/tcp/0/ws'
+
+const isWebSocketAddr = (ma: string) => /\/(ws|wss|tls\/ws)(\/|$)/.test(ma)
+
+/** The listen addresses with a WebSockets listener added on loopback when none is configured. */
+export function withWebSocketListen(listen: readonly string[]): string[] {
+  return listen.some(isWebSocketAddr) ? [...listen] : [...listen, DEFAULT_WS_LISTEN]
+}
+
 export type SvcLibp2p = Libp2p<{ identify: ReturnType<ReturnType<typeof identify>> }>
 
 /**
- * A libp2p node as svc uses it: TCP, Noise, Yamux, identify, and optionally mDNS. Peers found
- * by mDNS are dialled at once, so two daemons on one LAN connect with no address given.
+ * A libp2p node as svc uses it: TCP and WebSockets (browsers), Noise, Yamux, identify, and
+ * optionally mDNS. Peers found by mDNS are dialled at once, so two daemons on one LAN connect
+ * with no address given. A browser peer is a peer like any other: the same gater, guard,
+ * connection limit and head-sync transport see it (only the socket differs).
  */
 export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
   const privateKey = await generateKeyPairFromSeed('Ed25519', opts.deviceKey.privateKey)
   const refuse = opts.refuse ?? (() => false)
   const node = await createLibp2p({
     privateKey,
-    addresses: { listen: opts.listen ?? ['/ip4/0.0.0.0/tcp/0'] },
-    transports: [tcp()],
+    addresses: { listen: withWebSocketListen(opts.listen ?? ['/ip4/0.0.0.0/tcp/0']) },
+    transports: [tcp(), webSockets()],
     connectionEncrypters: [noise()],
     // A shallow pipe per stream (constants.ts says why).
     streamMuxers: [yamux({ streamOptions: { maxStreamWindowSize: P2P.maxStreamWindowBytes } })],
@@ -46,6 +64,7 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
       denyOutboundEncryptedConnection: (peer) => refuse(peer.toString()),
     },
   })
+  hardenWebSocketListeners(node)
   node.addEventListener('peer:discovery', (evt) => {
     const { id, multiaddrs } = evt.detail
     if (id.equals(node.peerId)) return
@@ -53,4 +72,37 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
     node.dial(multiaddrs.length ? multiaddrs : id).catch(() => undefined)
   })
   return node as unknown as SvcLibp2p
+}
+
+/**
+ * Two holes in @libp2p/websockets' listener (10.1), closed here on each WebSockets listener:
+ * - Its `ws` server buffers a whole WebSocket message before libp2p sees a byte of it, up to
+ *   `ws`'s default of 100 MiB, with no option to lower it: a stranger could make each of
+ *   maxConnections sockets hold that much before Noise ran. The server reads
+ *   `options.maxPayload` at every upgrade, so it is lowered to P2P.maxWebSocketMessageBytes
+ *   (a browser sends one Noise frame, at most 64 KiB, per message).
+ * - It sets no 'error' listener on the sockets it accepts, and `ws` reports a peer's protocol
+ *   error (a message over the limit, a bad opcode, an unmasked frame) as an 'error' event: with
+ *   no listener that throws, and one malformed frame from any local process ended the daemon
+ *   (test/security/browser-peers.test.ts). Each accepted socket now gets a listener; `ws`
+ *   closes the socket itself (1009, 1002, ...) and libp2p sees a reset connection.
+ * Both reach into the listener's fields (`wsServer`, `onWsServerConnection`); the test above
+ * fails if a new version of the transport moves them.
+ */
+function hardenWebSocketListeners(node: Libp2p): void {
+  type WsListener = {
+    wsServer?: { options?: { maxPayload?: number } }
+    onWsServerConnection?: (socket: { on(event: 'error', fn: (err: Error) => void): void }, req: unknown) => void
+  }
+  const listeners = (node as unknown as { components?: { transportManager?: { getListeners(): unknown[] } } }).components?.transportManager?.getListeners() ?? []
+  for (const l of listeners as WsListener[]) {
+    if (!l.wsServer?.options || typeof l.onWsServerConnection !== 'function') continue
+    l.wsServer.options.maxPayload = P2P.maxWebSocketMessageBytes
+    const accept = l.onWsServerConnection.bind(l)
+    // onUpgrade reads this property for every upgrade, so the wrapper sees every socket.
+    l.onWsServerConnection = (socket, req) => {
+      socket.on('error', () => undefined)
+      accept(socket, req)
+    }
+  }
 }

@@ -1,8 +1,16 @@
 import { COMMANDS } from './commands/index.ts'
 import { EXIT, UsageError, type CliIO } from './io.ts'
+import { VERSION } from '../version.ts'
 
 const overview = () =>
-  ['usage: svc <command> [options]', '', ...COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`), '', 'svc <command> --help shows its options'].join('\n')
+  [
+    'usage: svc <command> [options]',
+    '',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`),
+    '',
+    'svc <command> --help shows its options; --json prints the API\'s JSON; svc --version the release.',
+    'Paths in filters, sorts and sets may use xKeys (note.status); docs/cli.md has the details.',
+  ].join('\n')
 
 /** Runs one `svc` command line; resolves to the exit code. */
 export async function main(argv: string[], io: CliIO): Promise<number> {
@@ -10,6 +18,10 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     ;(name === undefined ? io.stderr : io.stdout).write(overview() + '\n')
     return name === undefined ? EXIT.user : EXIT.ok
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout.write(`svc ${VERSION}\n`)
+    return EXIT.ok
   }
   const command = COMMANDS.find((c) => c.name === name)
   if (!command) {

@@ -31,12 +31,25 @@ export interface ServeConfig {
   peers?: string[]
   /** How long a live cursor lasts unrenewed (docs/editor.md "Cursors"); env only, for tests. */
   cursorTimeoutMs?: number
+  /** Agent control API port (chat.md: DEFAULT_AGENTS_PORT when absent; 0 = any free port; -1 = no agents). */
+  agentsPort?: number
+  /** The agents' model provider (OpenAI-compatible chat completions); absent: chat-watch stays off. */
+  modelUrl?: string
+  model?: string
+  /** Bearer token for the model provider (env SVC_MODEL_API_KEY only: never in a config file). */
+  modelApiKey?: string
+  /** Request logs (Fastify's pino logger at level info, JSON lines on stderr); else warnings only. */
+  log: boolean
+  /** `files.gcInterval`: background sweep of the files cache every this many ms (0: off). */
+  filesGcInterval?: number
 }
 
 export const DEFAULT_PORT = 7001
+export const DEFAULT_AGENTS_PORT = 7010
 
 export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADDR] [--managed] [--no-mdns]
                  [--passkey-stdin] [--account ID] [--durability MODE] [--p2p-listen MA] [--peers MA]
+                 [--log] [--agents-port N] [--model-url URL] [--model NAME] [--files-gc-interval MS]
                  [--config FILE]
   --data DIR       data root (default $XDG_DATA_HOME/svc or ~/.local/share/svc)   env SVC_DATA
   --port N         TCP port, 0 = any free port (default ${DEFAULT_PORT})              env SVC_PORT
@@ -48,9 +61,15 @@ export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADD
   --p2p-listen MA  libp2p listen multiaddrs, comma-separated (default all, any port) env SVC_P2P_LISTEN
   --durability M   normal (default) or full: fsync every commit, survive power loss env SVC_DURABILITY
   --peers MA       peers to dial and redial, comma-separated multiaddrs ending /p2p/<peer id>  env SVC_PEERS
+  --log            request logs on stderr (JSON lines, one per request and answer)  env SVC_LOG
+  --agents-port N  agent control API port on loopback, 0 = any, -1 = off (default ${DEFAULT_AGENTS_PORT}) env SVC_AGENTS_PORT
+  --model-url URL  OpenAI-compatible chat-completions base URL for the agents  env SVC_MODEL_URL
+  --model NAME     model name sent to it                                        env SVC_MODEL
+                   (bearer token: env SVC_MODEL_API_KEY)
+  --files-gc-interval MS  sweep the files cache every MS milliseconds (0: off)  env SVC_FILES_GC_INTERVAL
   env SVC_CURSOR_TIMEOUT_MS: how long an unrenewed editor cursor lasts (default 30000)
   --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, durability,
-                   p2pListen, peers`
+                   p2pListen, peers, log, agentsPort, modelUrl, model, files ({gcInterval})`
 
 interface Layer {
   data?: string
@@ -64,9 +83,25 @@ interface Layer {
   durability?: Durability
   peers?: string[]
   cursorTimeoutMs?: number
+  log?: boolean
+  agentsPort?: number
+  modelUrl?: string
+  model?: string
+  filesGcInterval?: number
 }
 
-const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers'] as const
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers', 'log', 'agentsPort', 'modelUrl', 'model', 'files'] as const
+
+function parseAgentsPort(v: unknown, source: string): number {
+  if (v === -1 || v === '-1' || v === 'off') return -1
+  return parsePort(v, source)
+}
+
+function parseInterval(v: unknown, source: string): number {
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new UsageError(`${source}: expected a whole number of milliseconds`)
+  return n
+}
 
 /** Each a dialable multiaddr with a peer id (the daemon would refuse to boot otherwise). */
 function checkPeers(addrs: string[], source: string): string[] {
@@ -131,17 +166,18 @@ function readConfigFile(path: string): Layer {
   const unknown = Object.keys(cfg).filter((k) => !(CONFIG_KEYS as readonly string[]).includes(k))
   if (unknown.length > 0) throw new UsageError(`--config ${path}: unknown keys ${unknown.join(', ')} (accepted: ${CONFIG_KEYS.join(', ')})`)
   const out: Layer = {}
-  for (const k of ['data', 'host', 'passkey', 'account'] as const) {
+  for (const k of ['data', 'host', 'passkey', 'account', 'modelUrl', 'model'] as const) {
     if (cfg[k] === undefined) continue
     if (typeof cfg[k] !== 'string') throw new UsageError(`--config ${path}: ${k} must be a string`)
     out[k] = cfg[k] as string
   }
-  for (const k of ['managed', 'noMdns'] as const) {
+  for (const k of ['managed', 'noMdns', 'log'] as const) {
     if (cfg[k] === undefined) continue
     if (typeof cfg[k] !== 'boolean') throw new UsageError(`--config ${path}: ${k} must be true or false`)
     out[k] = cfg[k] as boolean
   }
   if (cfg.port !== undefined) out.port = parsePort(cfg.port, `--config ${path}`)
+  if (cfg.agentsPort !== undefined) out.agentsPort = parseAgentsPort(cfg.agentsPort, `--config ${path}: agentsPort`)
   if (cfg.p2pListen !== undefined) {
     if (!Array.isArray(cfg.p2pListen) || !cfg.p2pListen.every((a) => typeof a === 'string')) throw new UsageError(`--config ${path}: p2pListen must be an array of multiaddr strings`)
     out.p2pListen = cfg.p2pListen as string[]
@@ -150,6 +186,11 @@ function readConfigFile(path: string): Layer {
   if (cfg.peers !== undefined) {
     if (!Array.isArray(cfg.peers) || !cfg.peers.every((a) => typeof a === 'string')) throw new UsageError(`--config ${path}: peers must be an array of multiaddr strings`)
     out.peers = checkPeers(cfg.peers as string[], `--config ${path}: peers`)
+  }
+  if (cfg.files !== undefined) {
+    const f = cfg.files as Record<string, unknown>
+    if (typeof f !== 'object' || f === null || Array.isArray(f) || Object.keys(f).some((k) => k !== 'gcInterval')) throw new UsageError(`--config ${path}: files must be an object with the key gcInterval`)
+    if (f.gcInterval !== undefined) out.filesGcInterval = parseInterval(f.gcInterval, `--config ${path}: files.gcInterval`)
   }
   // A relative data root is relative to the file that names it.
   if (out.data !== undefined) out.data = resolve(dirname(path), out.data)
@@ -163,17 +204,22 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   if (env.SVC_HOST) out.host = env.SVC_HOST
   if (env.SVC_MANAGED !== undefined) out.managed = parseBool(env.SVC_MANAGED, 'SVC_MANAGED')
   if (env.SVC_NO_MDNS !== undefined) out.noMdns = parseBool(env.SVC_NO_MDNS, 'SVC_NO_MDNS')
+  if (env.SVC_LOG !== undefined) out.log = parseBool(env.SVC_LOG, 'SVC_LOG')
   if (env.SVC_PASSKEY) out.passkey = env.SVC_PASSKEY
   if (env.SVC_ACCOUNT) out.account = env.SVC_ACCOUNT
   // Set but empty: the default listen addresses (a layer below may not override that).
   if (env.SVC_P2P_LISTEN !== undefined) out.p2pListen = parseListen(env.SVC_P2P_LISTEN) ?? []
   if (env.SVC_DURABILITY) out.durability = parseDurability(env.SVC_DURABILITY, 'SVC_DURABILITY')
+  if (env.SVC_FILES_GC_INTERVAL) out.filesGcInterval = parseInterval(env.SVC_FILES_GC_INTERVAL, 'SVC_FILES_GC_INTERVAL')
   if (env.SVC_PEERS !== undefined) out.peers = checkPeers(parseListen(env.SVC_PEERS) ?? [], 'SVC_PEERS')
   if (env.SVC_CURSOR_TIMEOUT_MS) {
     const ms = Number(env.SVC_CURSOR_TIMEOUT_MS)
     if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000) throw new UsageError('SVC_CURSOR_TIMEOUT_MS must be an integer number of ms in 100..3600000')
     out.cursorTimeoutMs = ms
   }
+  if (env.SVC_AGENTS_PORT !== undefined && env.SVC_AGENTS_PORT !== '') out.agentsPort = parseAgentsPort(env.SVC_AGENTS_PORT, 'SVC_AGENTS_PORT')
+  if (env.SVC_MODEL_URL) out.modelUrl = env.SVC_MODEL_URL
+  if (env.SVC_MODEL) out.model = env.SVC_MODEL
   return out
 }
 
@@ -195,6 +241,11 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
         'p2p-listen': { type: 'string' },
         durability: { type: 'string' },
         peers: { type: 'string' },
+        'agents-port': { type: 'string' },
+        'model-url': { type: 'string' },
+        model: { type: 'string' },
+        log: { type: 'boolean' },
+        'files-gc-interval': { type: 'string' },
         config: { type: 'string' },
       },
     })
@@ -208,10 +259,15 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
   if (v.host !== undefined) flags.host = v.host
   if (v.managed) flags.managed = true
   if (v['no-mdns']) flags.noMdns = true
+  if (v.log) flags.log = true
   if (v.account !== undefined) flags.account = v.account
   if (v['p2p-listen'] !== undefined) flags.p2pListen = parseListen(v['p2p-listen']) ?? []
   if (v.durability !== undefined) flags.durability = parseDurability(v.durability, '--durability')
   if (v.peers !== undefined) flags.peers = checkPeers(parseListen(v.peers) ?? [], '--peers')
+  if (v['agents-port'] !== undefined) flags.agentsPort = parseAgentsPort(v['agents-port'], '--agents-port')
+  if (v['model-url'] !== undefined) flags.modelUrl = v['model-url']
+  if (v.model !== undefined) flags.model = v.model
+  if (v['files-gc-interval'] !== undefined) flags.filesGcInterval = parseInterval(v['files-gc-interval'], '--files-gc-interval')
 
   const fileLayer = v.config !== undefined ? readConfigFile(resolve(v.config)) : {}
   const merged: Layer = { ...fileLayer, ...envLayer(env), ...flags }
@@ -226,6 +282,7 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     host: loopbackHost(merged.host ?? '127.0.0.1', flags.host !== undefined ? '--host' : 'host'),
     managed,
     noMdns: merged.noMdns ?? false,
+    log: merged.log ?? false,
     durability: merged.durability ?? 'normal',
     passkeyStdin,
     ...(merged.passkey !== undefined && !passkeyStdin ? { passkey: merged.passkey } : {}),
@@ -233,5 +290,9 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     ...(merged.p2pListen !== undefined && merged.p2pListen.length > 0 ? { p2pListen: merged.p2pListen } : {}),
     ...(merged.peers !== undefined && merged.peers.length > 0 ? { peers: merged.peers } : {}),
     ...(merged.cursorTimeoutMs !== undefined ? { cursorTimeoutMs: merged.cursorTimeoutMs } : {}),
+    ...(merged.agentsPort !== undefined ? { agentsPort: merged.agentsPort } : {}),
+    ...(merged.modelUrl ? { modelUrl: merged.modelUrl, model: merged.model ?? 'default' } : {}),
+    ...(env.SVC_MODEL_API_KEY ? { modelApiKey: env.SVC_MODEL_API_KEY } : {}),
+    ...(merged.filesGcInterval ? { filesGcInterval: merged.filesGcInterval } : {}),
   }
 }

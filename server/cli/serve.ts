@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { DaemonHost, type DaemonHostOptions } from '../../node/daemon/daemon-host.ts'
 import { SERVER_MODULES } from '../modules/index.ts'
+import { withFilesSettings } from '../modules/files.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { isSvcError } from '../../sync/core/errors.ts'
@@ -9,7 +10,9 @@ import { buildApp } from '../app.ts'
 import { stopGracefully } from '../lifecycle.ts'
 import { EXIT, readAll, stripNewline, UsageError, type CliIO, type Command } from './io.ts'
 import { CursorPresence } from '../../sync/modules/editor/cursors.ts'
-import { resolveServeConfig, SERVE_USAGE, type ServeConfig } from './serve-config.ts'
+import { DEFAULT_AGENTS_PORT, resolveServeConfig, SERVE_USAGE, type ServeConfig } from './serve-config.ts'
+import { buildAgentControlApp, listenAgentControl } from '../modules/agents.ts'
+import { noAccountHint, spaceOpenProgress } from './serve-messages.ts'
 
 const baseUrl = (host: ServeConfig['host'], port: number) => `http://${host === '::1' ? '[::1]' : host}:${port}`
 
@@ -25,13 +28,16 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   // Hex: safe as a command-line argument (a base64url token may start with '-').
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
   // One modules list for the engine's account and the app's routes.
-  const modules = SERVER_MODULES
   if (config.cursorTimeoutMs !== undefined) CursorPresence.defaultTimeoutMs = config.cursorTimeoutMs
+  const modules = config.filesGcInterval ? withFilesSettings(SERVER_MODULES, { gcIntervalMs: config.filesGcInterval }) : SERVER_MODULES
+  const agentsPort = config.agentsPort ?? DEFAULT_AGENTS_PORT
   const engine = engineFactory({
     dataRoot: config.data,
     noMdns: config.noMdns,
     durability: config.durability,
     modules,
+    ...(agentsPort < 0 ? {} : { agents: config.modelUrl ? { model: { url: config.modelUrl, model: config.model ?? 'default', ...(config.modelApiKey ? { apiKey: config.modelApiKey } : {}) } } : {} }),
+    onSpaceOpened: spaceOpenProgress((line) => io.stderr.write(line)),
     ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}),
     ...(config.peers ? { peers: config.peers } : {}),
   })
@@ -50,15 +56,16 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   const done = new Promise<void>((r) => (stopped = r))
   let stopping: Promise<void> | undefined
   let exitCode: number = EXIT.ok
+  const control = agentsPort >= 0 ? buildAgentControlApp(() => engine.agents()) : undefined
   const stop = () => {
-    stopping ??= stopGracefully(app).then(stopped, (err) => {
+    stopping ??= Promise.resolve(control?.close()).catch(() => undefined).then(() => stopGracefully(app)).then(stopped, (err) => {
       io.stderr.write(`svc serve: error while stopping: ${describe(err)}\n`)
       exitCode = EXIT.server
       stopped()
     })
     return stopping
   }
-  const app = buildApp({ session, engine, modules, requestShutdown: () => void stop(), logger: { level: 'warn', stream: io.stderr } })
+  const app = buildApp({ session, engine, modules, requestShutdown: () => void stop(), logger: { level: config.log ? 'info' : 'warn', stream: io.stderr } })
 
   try {
     const booted = await session.bootAtStart()
@@ -81,8 +88,20 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   }
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
-  io.stdout.write(`${baseUrl(config.host, port)}\n`)
+  const url = baseUrl(config.host, port)
+  io.stdout.write(`${url}\n`)
   if (controlToken) io.stdout.write(`${controlToken}\n`)
+  if (control) {
+    // The control API is an extra: a daemon whose control port is taken still serves its API.
+    try {
+      const cport = await listenAgentControl(control, { host: config.host, port: agentsPort })
+      io.stderr.write(`svc serve: agent control API on ${baseUrl(config.host, cport)}\n`)
+    } catch (err) {
+      io.stderr.write(`svc serve: agent control API not started: ${(err as Error).message}\n`)
+    }
+  }
+  const hint = noAccountHint(session.status(), url)
+  if (hint) io.stderr.write(hint)
 
   // Kept until the process exits: a repeated signal while draining (or just after) is ignored
   // rather than killing the process halfway; the drain is bounded anyway.

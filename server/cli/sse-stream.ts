@@ -1,4 +1,4 @@
-import type { ClientContext } from './client.ts'
+import { unreachable, type ClientContext } from './client.ts'
 import { EXIT } from './io.ts'
 import { readSseFrames } from './sse-frames.ts'
 
@@ -14,8 +14,7 @@ export async function streamSse(ctx: ClientContext, url: string, init: RequestIn
     res = await fetch(url, { ...init, headers: { accept: 'text/event-stream', ...(init.headers as Record<string, string> | undefined) }, signal })
   } catch {
     if (signal.aborted) return EXIT.ok
-    ctx.io.stderr.write(`svc: cannot reach ${ctx.url}\n`)
-    return EXIT.unreachable
+    return unreachable(ctx)
   }
   if (!res.ok || !res.body) {
     const text = await res.text().catch(() => '')

@@ -8,6 +8,13 @@ declare module 'fastify' {
      * `/aggregate`); give such a route a body schema without `additionalProperties: false`.
      */
     unknownKeys?: 'reject' | 'drop'
+    /**
+     * The route reads its own request body as a stream (an upload): no body timeout
+     * (server/http/body-timeout.ts). Give it its own `bodyLimit` (route option) and its own
+     * content-type parser inside its plugin; the app's 1 MB limit and JSON parser then do not
+     * apply to it. docs/api.md "HTTP edges".
+     */
+    streamedBody?: boolean
   }
 }
 

@@ -3,7 +3,8 @@ import { SvcError } from '../../sync/core/errors.ts'
 
 /**
  * Browser-facing guards (spec Authentication 1 and 7), run first on every request:
- * - `Host` must name a loopback address, so a DNS-rebound page cannot reach the socket;
+ * - `Host` must name a loopback address, so a DNS-rebound page cannot reach the socket
+ *   (`checkHost`: one Host header, and an absolute-form target names loopback too);
  * - an `Origin` header must be on the allowlist, so a foreign page cannot drive the daemon with
  *   a no-preflight request; requests without `Origin` (curl, the SDKs) are unaffected;
  * - CORS headers for allowlisted origins, and preflights answered here.
@@ -26,11 +27,41 @@ export function isLoopbackHost(host: string | undefined): boolean {
   return host !== undefined && LOOPBACK_HOST.test(host)
 }
 
-/** onRequest hook. Returns the reply when it answered (a preflight), else undefined. */
-export function guardRequest(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+/** How many Host headers the request carries (Node keeps only the first in `headers`). */
+function hostHeaderCount(rawHeaders: string[]): number {
+  let n = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'host') n++
+  return n
+}
+
+/**
+ * The Host rules, before anything else: exactly one Host header (a second one could name
+ * another site to a proxy or cache that reads the last), HTTP/1.1 requires it (RFC 9112 3.2),
+ * it names a loopback address, and an absolute-form target (`GET http://x/ HTTP/1.1`, which
+ * takes precedence over Host) must name a loopback address too.
+ */
+function checkHost(request: FastifyRequest): void {
+  const raw = request.raw
+  const count = hostHeaderCount(raw.rawHeaders)
+  if (count > 1) throw new SvcError('request.forbidden_host', 'the request carries more than one Host header')
+  if (count === 0 && raw.httpVersion === '1.1') throw new SvcError('request.malformed', 'an HTTP/1.1 request needs a Host header')
   if (!isLoopbackHost(request.headers.host)) {
     throw new SvcError('request.forbidden_host', 'the Host header must name a loopback address')
   }
+  const target = raw.url ?? '/'
+  if (target.startsWith('/')) return
+  let authority: string
+  try {
+    authority = new URL(target).host
+  } catch {
+    throw new SvcError('request.malformed', 'the request target is neither a path nor an absolute URL')
+  }
+  if (!isLoopbackHost(authority)) throw new SvcError('request.forbidden_host', 'the request target must name a loopback address')
+}
+
+/** onRequest hook. Returns the reply when it answered (a preflight), else undefined. */
+export function guardRequest(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  checkHost(request)
   const origin = request.headers.origin
   if (origin === undefined) return undefined
   if (!ALLOWED_ORIGINS.has(origin)) throw new SvcError('request.forbidden_origin', 'this origin is not allowed')

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from '../../sync/core/limits.ts'
 import type { FastifyInstance } from 'fastify'
 import { SvcError } from '../../sync/core/errors.ts'
-import type { History } from '../../sync/space/history.ts'
+import { ROW_ALIAS, unaliasRow, type History } from '../../sync/space/history.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { Id } from '../schemas/spaces.ts'
 import { space, type RouteHost } from './context.ts'
@@ -11,7 +11,13 @@ import { typed } from '../http/type-provider.ts'
 const O = '/v1/spaces/:spaceId/objects/:objectId'
 const ObjectParams = Type.Object({ spaceId: Id('space id'), objectId: Id('object id') })
 const VersionParams = Type.Object({ spaceId: Id('space id'), objectId: Id('object id'), version: Id('a change id') })
-const RecordParams = Type.Object({ spaceId: Id('space id'), objectId: Id('object id'), version: Id('a change id'), dataset: Id('dataset'), recordId: Id('record id') })
+const RecordParams = Type.Object({
+  spaceId: Id('space id'),
+  objectId: Id('object id'),
+  version: Id('a change id'),
+  dataset: Id(`dataset; ${ROW_ALIAS} for the object's own fields (listed as "")`),
+  recordId: Id(`record id; ${ROW_ALIAS} for the object's own row (listed as "")`),
+})
 const ListQuery = Type.Object(
   {
     dataset: Type.Optional(Type.String()),
@@ -44,8 +50,8 @@ export function historyRoutes(engine: RouteHost) {
       const { spaceId, objectId } = request.params
       const q = request.query
       return historyOf(space(engine, spaceId), objectId).list(objectId, {
-        ...(q.dataset !== undefined ? { dataset: String(q.dataset) } : {}),
-        ...(q.recordId !== undefined ? { recordId: String(q.recordId) } : {}),
+        ...(q.dataset !== undefined ? { dataset: unaliasRow(String(q.dataset)) } : {}),
+        ...(q.recordId !== undefined ? { recordId: unaliasRow(String(q.recordId)) } : {}),
         ...(q.traceId !== undefined ? { traceId: String(q.traceId) } : {}),
         ...(q.author !== undefined ? { author: String(q.author) } : {}),
         ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
@@ -59,17 +65,19 @@ export function historyRoutes(engine: RouteHost) {
       const q = request.query
       return historyOf(space(engine, spaceId), objectId).diff(objectId, q.version, {
         ...(q.base !== undefined ? { base: q.base } : {}),
-        ...(q.dataset !== undefined ? { dataset: q.dataset } : {}),
-        ...(q.recordIds !== undefined ? { recordIds: q.recordIds.split(',').filter(Boolean) } : {}),
+        ...(q.dataset !== undefined ? { dataset: unaliasRow(q.dataset) } : {}),
+        ...(q.recordIds !== undefined ? { recordIds: q.recordIds.split(',').filter(Boolean).map(unaliasRow) } : {}),
       })
     })
     app.get(`${O}/history/:version`, { schema: { summary: 'State of the object at a version, by dataset', params: VersionParams, querystring: ViewQuery } }, async (request) => {
       const { spaceId, objectId, version } = request.params
       const { dataset } = request.query
-      return { version, datasets: await historyOf(space(engine, spaceId), objectId).view(objectId, version, dataset) }
+      return { version, datasets: await historyOf(space(engine, spaceId), objectId).view(objectId, version, dataset === undefined ? undefined : unaliasRow(dataset)) }
     })
     app.get(`${O}/history/:version/datasets/:dataset/records/:recordId`, { schema: { summary: 'One record at a version', params: RecordParams } }, async (request) => {
-      const { spaceId, objectId, version, dataset, recordId } = request.params
+      const { spaceId, objectId, version } = request.params
+      const dataset = unaliasRow(request.params.dataset)
+      const recordId = unaliasRow(request.params.recordId)
       const history = historyOf(space(engine, spaceId), objectId)
       if (!history.keeps(dataset)) throw new SvcError('history.version_not_found', 'this dataset keeps no history (chat messages)', { version, dataset })
       return history.recordAt(objectId, version, dataset, recordId)

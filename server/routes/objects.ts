@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { parseSnapshotBody, parseSubscribeBody, runQuery } from '../../sync/query/index.ts'
+import { parseSnapshotBody, parseSubscribeBody } from '../../sync/query/index.ts'
+import { runQueryFair } from '../http/query-scheduler.ts'
 import { backlinks } from '../../sync/space/backlinks.ts'
 import { SvcError } from '../../sync/core/errors.ts'
 import type { Json } from '../../sync/crdt/ops.ts'
@@ -65,7 +66,7 @@ export function objectRoutes(engine: RouteHost) {
         const body = parseSnapshotBody(request.body)
         const sp = space(engine, request.params.spaceId)
         // The caller's account/local values join the page after selection (filters and sorts see synced values).
-        const page = runQuery(sp.objectSource(), unprojected(body.query))
+        const page = await runQueryFair(sp.objectSource(), unprojected(body.query))
         return overlayScopedValues(engine.account().scopedValues, sp.spaceId, page, body.query.projection)
       },
     )
@@ -108,7 +109,7 @@ export function objectRoutes(engine: RouteHost) {
       async (request) => {
         const body = parseSnapshotBody(request.body, { perObject: true, requireDataset: true })
         const sp = space(engine, request.params.spaceId)
-        return runQuery(await sp.datasetSource(body.objectId as string, body.dataset as string), body.query)
+        return runQueryFair(await sp.datasetSource(body.objectId as string, body.dataset as string), body.query)
       },
     )
 

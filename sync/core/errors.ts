@@ -17,6 +17,10 @@ export const ERROR_CODES = [
   'request.method_not_allowed',
   'request.too_large',
   'request.unsupported_media_type',
+  // The HTTP message itself (server/http/client-errors.ts): codes of our design
+  'request.malformed',
+  'request.timeout',
+  'request.headers_too_large',
 
   // Auth and control
   'auth.required',

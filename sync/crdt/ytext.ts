@@ -176,8 +176,24 @@ function deletedText(before: string, text: Y.Text, tr: Y.Transaction): string | 
 
 export type YTextMap = Record<string, YTextField | { s: Stamp; u: string }>
 
-export const toB64 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64')
-export const fromB64 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'base64'))
+// Node's Buffer where there is one (fast for large states), else btoa/atob (pages have no
+// Buffer: the browser suite caught `Buffer is not defined`). Both write standard padded base64,
+// and read what the other writes alike.
+type NodeBuffer = { from(a: ArrayBufferLike | string, o?: number | string, l?: number): Uint8Array & { toString(enc: string): string } }
+const NodeBuf = (globalThis as { Buffer?: NodeBuffer }).Buffer
+export const toB64 = (b: Uint8Array): string => {
+  if (NodeBuf) return NodeBuf.from(b.buffer, b.byteOffset, b.byteLength).toString('base64')
+  let bin = ''
+  for (let i = 0; i < b.length; i += 0x8000) bin += String.fromCharCode(...b.subarray(i, i + 0x8000))
+  return btoa(bin)
+}
+export const fromB64 = (s: string): Uint8Array => {
+  if (NodeBuf) return new Uint8Array(NodeBuf.from(s, 'base64'))
+  const bin = atob(s)
+  const out = new Uint8Array(bin.length)
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i)
+  return out
+}
 
 /**
  * Whether an update may be folded: it decodes, is within the size limit, and inserts only

@@ -62,6 +62,12 @@ export interface CompiledFilter {
   readonly hints: readonly EqualityHint[]
   /** True for the empty filter. */
   readonly matchesAll: boolean
+  /** True when a document-level `$text` is in the filter (a source's text index may answer it). */
+  readonly hasText?: boolean
+  /** The same filter with document-level `$text` answered by `text` (explain: `textVia`). */
+  readonly withText?: (text: TextMatchProvider) => CompiledFilter
+  /** How document-level `$text` is answered: `index` (a search index) or `scan` (substring). */
+  readonly textVia?: 'index' | 'scan'
   /** Set when the whole filter is this one equality constraint (an exact index answers it). */
   readonly exactHint?: EqualityHint
   /**
@@ -101,7 +107,19 @@ const unknownOp = (operator: string, path: string) =>
 
 interface Ctx {
   nodes: number
+  /** Answers document-level `$text` from a search index instead of the substring scan. */
+  text?: TextMatchProvider
+  /** Set when the filter holds a document-level `$text`. */
+  hasText?: boolean
+  textVia?: 'index' | 'scan'
 }
+
+/**
+ * A full-text index a source offers for document-level `$text` (QuerySource.textMatch): the
+ * search string in, a membership test out (undefined: the index cannot answer now, so the
+ * substring scan runs). Field-level `{path: {$text}}` always scans.
+ */
+export type TextMatchProvider = (search: string) => ((doc: Doc) => boolean) | undefined
 
 function tick(ctx: Ctx, depth: number): void {
   if (depth > FILTER_LIMITS.maxDepth) throw invalid('filter nested too deeply', { limit: 'depth', max: FILTER_LIMITS.maxDepth })
@@ -109,10 +127,10 @@ function tick(ctx: Ctx, depth: number): void {
 }
 
 /** Compiles a filter document. Throws SvcError `filter.invalid` / `filter.unknown_operator`. */
-export function compileFilter(filter: unknown): CompiledFilter {
+export function compileFilter(filter: unknown, opts: { text?: TextMatchProvider } = {}): CompiledFilter {
   if (filter === undefined || filter === null) return MATCH_ALL
   if (!isPlainObject(filter)) throw invalid('filter must be an object')
-  const ctx: Ctx = { nodes: 0 }
+  const ctx: Ctx = { nodes: 0, text: opts.text }
   const hints: EqualityHint[] = []
   const parts: Clause[] = []
   const pred = compileDoc(filter, ctx, 1, hints, parts)
@@ -132,6 +150,7 @@ export function compileFilter(filter: unknown): CompiledFilter {
     },
   }
   if (keys.length === 1 && hints.length === 1 && isSingleEquality(filter[keys[0]])) out.exactHint = hints[0]
+  if (ctx.hasText) Object.assign(out, { hasText: true, textVia: ctx.textVia ?? 'scan', withText: (text: TextMatchProvider) => compileFilter(filter, { text }) })
   return out
 }
 
@@ -184,7 +203,12 @@ function compileDoc(f: Record<string, unknown>, ctx: Ctx, depth: number, hints: 
         }
         case '$text': {
           const terms = textTerms(arg, '', ctx, depth + 1)
-          if (terms.length > 0) preds.push((d) => textMatch(docHaystack(d), terms))
+          if (terms.length === 0) break
+          ctx.hasText = true
+          const viaIndex = ctx.text?.(terms.join(' '))
+          // One `$text` the index cannot answer makes the whole filter's explain say `scan`.
+          ctx.textVia = viaIndex && ctx.textVia !== 'scan' ? 'index' : 'scan'
+          preds.push((viaIndex as Pred | undefined) ?? ((d) => textMatch(docHaystack(d), terms)))
           break
         }
         default:

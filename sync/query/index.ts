@@ -3,7 +3,7 @@
  * subscriber mailboxes over plain JSON records. Pure and storage-agnostic (runs in browsers).
  * See README.md in this folder for the semantics and design choices.
  */
-export { compileFilter, FILTER_LIMITS, foldText, type CompiledFilter, type EqualityHint, type FilterDoc } from './filter.ts'
+export { compileFilter, FILTER_LIMITS, foldText, type CompiledFilter, type EqualityHint, type FilterDoc, type TextMatchProvider } from './filter.ts'
 export { compileSort, MAX_SORT_KEYS, TopK, type CompiledSort, type Entry, type SortField } from './sort.ts'
 export { compileProjection, MAX_PROJECTION_PATHS, type FrameOp, type Projection } from './projection.ts'
 export { InMemoryIndex, isQuerySource, type AutoIndexOptions, type QuerySource } from './source.ts'
@@ -13,6 +13,10 @@ export {
   compileQuery,
   MAX_LIMIT,
   runQuery,
+  runQuerySteps,
+  drain,
+  STEP_DOCS,
+  type Steps,
   select,
   type CompiledQuery,
   type QueryOptions,

@@ -1,7 +1,7 @@
 import { SvcError } from '../core/errors.ts'
 import { DEFAULT_DRIFT_BUDGET_PERCENT, MAX_DRIFT_BUDGET_PERCENT } from '../core/limits.ts'
 import type { FrameOp } from './projection.ts'
-import { type CompiledQuery, compileQuery, type QueryOptions, type QueryResult, select } from './snapshot.ts'
+import { type CompiledQuery, compileQuery, type QueryOptions, type QueryResult, select, withSourceText } from './snapshot.ts'
 import type { Entry } from './sort.ts'
 import type { QuerySource } from './source.ts'
 import { type Doc, valuesEqual } from './values.ts'
@@ -103,7 +103,8 @@ export class LiveWindow {
   private isDrifted = false
 
   constructor(source: Iterable<Doc> | QuerySource, query: QueryOptions | CompiledQuery, options: LiveWindowOptions = {}) {
-    const q = (this.query = compileQuery(query))
+    // A source's text index answers `$text` in later updates as it did in the snapshot.
+    const q = (this.query = withSourceText(compileQuery(query), source))
     this.driftBudgetPercent = checkDriftBudget(options.driftBudgetPercent)
     const reserve = options.reserve ?? Math.max(q.limit ?? 0, MIN_RESERVE)
     if (!(reserve >= 0) || (reserve !== Infinity && !Number.isSafeInteger(reserve))) throw new RangeError('reserve must be a non-negative integer or Infinity')

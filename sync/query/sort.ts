@@ -34,6 +34,8 @@ export interface Entry {
 
 export interface CompiledSort {
   readonly fields: readonly SortField[]
+  /** The spec in one string (`-core.name,n`): two sorts with one key order documents alike. */
+  readonly key: string
   /**
    * The entry of a document. `afterWasLast`: the previous call on this sort was `after(doc, _)`
    * for the same doc, so its first key is reused instead of read again.
@@ -113,7 +115,8 @@ export function compileSort(spec: unknown): CompiledSort {
     const c = ra !== rb ? ra - (rb as number) : cmpInRank(ra, scratch[1], e.k[1])
     return c * sign[0] > 0
   }
-  return { fields, entry, compare, after, compareDocs: (a, b) => compare(entry(a), entry(b)) }
+  const key = fields.map((f) => (f.desc ? '-' : '') + f.path).join(',')
+  return { fields, key, entry, compare, after, compareDocs: (a, b) => compare(entry(a), entry(b)) }
 }
 
 /**

@@ -1,4 +1,7 @@
+import type { CompiledSort } from './sort.ts'
+import { SortedIndex } from './sorted-index.ts'
 import { collectPath, type Doc, parsePath, type Scalar } from './values.ts'
+import type { TextMatchProvider } from './filter.ts'
 
 /**
  * Where a query reads documents from. A plain `Iterable<Doc>` is always full-scanned; a
@@ -26,6 +29,14 @@ export interface QuerySource extends Iterable<Doc> {
    * faster than id probes.
    */
   intersect?(constraints: ReadonlyArray<{ path: string; values: readonly Scalar[] }>): Doc[] | undefined
+  /**
+   * Optional: every document kept in this sort's order (sync/query/sorted-index.ts), or
+   * undefined when the source keeps none for it (yet). Lets a page be read from the front
+   * instead of selecting it from every document.
+   */
+  sortedBy?(sort: CompiledSort): SortedIndex | undefined
+  /** Optional: a full-text index answering document-level `$text` (the space's search module sets it). */
+  textMatch?: TextMatchProvider
 }
 
 export const isQuerySource = (x: unknown): x is QuerySource =>
@@ -59,6 +70,19 @@ export interface AutoIndexOptions {
   maxPaths: number
 }
 
+/**
+ * Sort orders kept on demand (SortedIndex): a sort that queries keep asking for is kept current
+ * from then on, so its pages cost O(offset + limit).
+ */
+export interface AutoSortOptions {
+  /** Collections with fewer documents are sorted per query, never kept sorted. */
+  minDocs: number
+  /** Queries with one sort (about one per request) that build its order. */
+  afterQueries: number
+  /** Most sort orders kept at once; further sorts select per query. Each costs an entry per document. */
+  maxSorts: number
+}
+
 /** The documents having one value at one path: by id, and their slots in ascending order. */
 interface Posting {
   docs: Map<string, Doc>
@@ -89,6 +113,7 @@ const MAX_COUNTED_PATHS = 1024
  * (doc, value) pair, one slot per document.
  */
 export class InMemoryIndex implements QuerySource {
+  textMatch?: TextMatchProvider
   readonly exact = true
   private readonly docs = new Map<string, Doc>()
   private readonly slotOf = new Map<string, number>()
@@ -98,14 +123,18 @@ export class InMemoryIndex implements QuerySource {
   private readonly auto: AutoIndexOptions | undefined
   private readonly built: string[] = []
   private readonly misses = new Map<string, number>()
+  private readonly autoSort: AutoSortOptions | undefined
+  private readonly sorted = new Map<string, SortedIndex>()
+  private readonly sortMisses = new Map<string, number>()
 
-  constructor(paths: Iterable<string>, docs: Iterable<Doc> = [], options: { autoIndex?: AutoIndexOptions } = {}) {
+  constructor(paths: Iterable<string>, docs: Iterable<Doc> = [], options: { autoIndex?: AutoIndexOptions; autoSort?: AutoSortOptions } = {}) {
     for (const p of paths) {
       const segs = parsePath(p)
       if (!segs) throw new TypeError(`malformed index path ${p}`)
       this.indexes.set(p, { segs, byValue: new Map() })
     }
     this.auto = options.autoIndex
+    this.autoSort = options.autoSort
     for (const d of docs) this.upsert(d)
   }
 
@@ -148,6 +177,7 @@ export class InMemoryIndex implements QuerySource {
     this.slotDocs[slot] = doc
     this.docs.set(id, doc)
     for (const ix of this.indexes.values()) reindex(ix, id, slot, old, doc)
+    for (const ix of this.sorted.values()) ix.upsert(doc)
   }
 
   remove(id: string): boolean {
@@ -155,6 +185,7 @@ export class InMemoryIndex implements QuerySource {
     if (!old) return false
     const slot = this.slotOf.get(id) as number
     for (const ix of this.indexes.values()) reindex(ix, id, slot, old, undefined)
+    for (const ix of this.sorted.values()) ix.remove(id)
     this.docs.delete(id)
     this.slotOf.delete(id)
     this.slotDocs[slot] = undefined
@@ -193,6 +224,29 @@ export class InMemoryIndex implements QuerySource {
     const out = new Array<Doc>(cur.length)
     for (let i = 0; i < cur.length; i++) out[i] = this.slotDocs[cur[i]] as Doc
     return out
+  }
+
+  /** The kept order of this sort; the `afterQueries`-th query with it builds it (see AutoSortOptions). */
+  sortedBy(sort: CompiledSort): SortedIndex | undefined {
+    const kept = this.sorted.get(sort.key)
+    if (kept) return kept
+    const auto = this.autoSort
+    if (!auto || this.sorted.size >= auto.maxSorts || this.docs.size < auto.minDocs) return undefined
+    const seen = (this.sortMisses.get(sort.key) ?? 0) + 1
+    if (seen < auto.afterQueries) {
+      if (this.sortMisses.size >= MAX_COUNTED_PATHS) this.sortMisses.clear()
+      this.sortMisses.set(sort.key, seen)
+      return undefined
+    }
+    this.sortMisses.delete(sort.key)
+    const ix = new SortedIndex(sort, this.docs.values())
+    this.sorted.set(sort.key, ix)
+    return ix
+  }
+
+  /** The sort orders kept, by sort key. */
+  get sortKeys(): string[] {
+    return [...this.sorted.keys()]
   }
 
   private onDemand(path: string): PathIndex | undefined {

@@ -5,6 +5,7 @@ import type { CryptoProvider } from '../crypto/provider.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
 import type { Json, JsonObject, Op } from '../crdt/ops.ts'
 import type { StorageAdapter } from '../storage/adapter.ts'
+import { KvBlockStore, type BlockStore } from '../storage/block-store.ts'
 import { derivedRoot } from '../dag/change.ts'
 import { encodeAclRecord } from '../acl/records.ts'
 import { Emitter } from '../core/emitter.ts'
@@ -48,6 +49,12 @@ export interface AccountEngineDeps {
   accountKey: KeyPair
   /** The modules every space of the account runs (sync/modules/index.ts has the release's list). */
   modules?: ModuleSet | readonly AnyModule[]
+  /**
+   * Called before each listed space opens while the account opens (`opened` of `total` done so
+   * far), and once at the end: a large data directory takes seconds, and the daemon reports
+   * the count instead of starting silently.
+   */
+  onSpaceOpened?: (opened: number, total: number) => void
 }
 
 /**
@@ -104,6 +111,7 @@ export class AccountEngine implements AccountModuleContext {
   readonly oneToOne: OneToOne
   /** The modules' account services (`accountService`), built last in the constructor. */
   readonly services: AccountServices
+  private blockStore?: BlockStore
   /** Stops keeping our profile in the spaces we share (profiles.ts). */
   private stopProfiles: () => void = () => undefined
 
@@ -153,6 +161,18 @@ export class AccountEngine implements AccountModuleContext {
     return this.deps.env
   }
 
+  get storage(): StorageAdapter {
+    return this.deps.storage
+  }
+
+  get crypto(): CryptoProvider {
+    return this.deps.crypto
+  }
+
+  get blocks(): BlockStore {
+    return (this.blockStore ??= new KvBlockStore(this.deps.storage))
+  }
+
   /** Feeds the account's emitter from a space's (once per opened space). */
   private forward(space: SpaceEngine) {
     // Checked first: a commit allocates no payload while nobody listens on the account.
@@ -175,7 +195,7 @@ export class AccountEngine implements AccountModuleContext {
     const engine = new AccountEngine(deps, tech, techObjectId, modules)
     engine.stopProfiles = followProfiles(engine)
     await engine.sharing.refreshGates()
-    await engine.followSpaceRows()
+    await engine.followSpaceRows(deps.onSpaceOpened)
     // Another device of this account may add or delete spaces: follow the tech space's rows.
     tech.events.on('change', (c) => {
       if (c.records.get(techObjectId)?.has(TECH_DS.spaces) || c.reloaded.has(techObjectId)) {
@@ -189,9 +209,11 @@ export class AccountEngine implements AccountModuleContext {
   private readonly following = new SerialQueue()
 
   /** Opens every listed space not open yet (empty until sync fills it), drops deleted ones. */
-  private async followSpaceRows() {
+  private async followSpaceRows(progress?: (opened: number, total: number) => void) {
     const added: string[] = []
-    for (const row of await this.spaceRows()) {
+    const rows = await this.spaceRows()
+    for (const [i, row] of rows.entries()) {
+      progress?.(i, rows.length)
       if (row.spaceType === 'svc.onetoone') {
         if (await this.oneToOne.follow(row)) added.push(row.spaceId)
         continue
@@ -205,6 +227,7 @@ export class AccountEngine implements AccountModuleContext {
         added.push(row.spaceId)
       }
     }
+    progress?.(rows.length, rows.length)
     if (added.length) this.announce(added)
   }
 

@@ -1,4 +1,5 @@
 import { InMemoryIndex, type QuerySource } from '../query/source.ts'
+import { AUTO_SORT } from '../query/sorted-index.ts'
 import type { Doc } from './rows.ts'
 
 /**
@@ -43,7 +44,7 @@ export class DatasetCache {
 
   /** Holds the documents of a dataset just read in full (unless too large to hold). */
   put(objectId: string, dataset: string, docs: readonly Doc[]): QuerySource {
-    const index = new InMemoryIndex(['id'], docs, { autoIndex: AUTO_INDEX })
+    const index = new InMemoryIndex(['id'], docs, { autoIndex: AUTO_INDEX, autoSort: AUTO_SORT })
     if (docs.length > this.limits.maxDocs) return index
     this.drop(key(objectId, dataset))
     this.entries.set(key(objectId, dataset), { objectId, index })

@@ -14,6 +14,17 @@ import { instant } from './rows.ts'
  * Datasets whose changes version history leaves out when none is given: chat's (spec: chat
  * keeps no history). A space's History takes its modules' (ModuleSet.keepsHistory).
  */
+/**
+ * The object's own fields (name, tags, type values: the row record, dataset "" and id "")
+ * appear in history as `datasets: [""]` and `{dataset: "", id: ""}`. An empty name cannot be a
+ * path segment, so routes and query strings also accept this alias for both (docs/api.md
+ * "Version history"); writes to a dataset of that name are refused (space-engine `modify`).
+ */
+export const ROW_ALIAS = '@row'
+
+/** A dataset or record id as a client names it in history routes: the alias is the row's "". */
+export const unaliasRow = (name: string): string => (name === ROW_ALIAS ? '' : name)
+
 export const NO_HISTORY_DATASETS: ReadonlySet<string> = new Set(['chat_messages'])
 const keepsDefault = (ds: string) => !NO_HISTORY_DATASETS.has(ds)
 

@@ -28,8 +28,9 @@ export async function modifyRecords(
     }
     return { ops, traceIds }
   })
-  // Records created under the change-derived id come back under the id they got.
-  result.recordIds = [...new Set(records.map((r) => (r.id === CHANGE_DERIVED_ID ? propertyIdSync(result.changeId) : r.id)))]
+  // Records created under the change-derived id come back under the id they got. A write that
+  // changed nothing (every op rejected, or each equal to what is stored) names no record.
+  result.recordIds = result.changeId === '' ? [] : [...new Set(records.map((r) => (r.id === CHANGE_DERIVED_ID ? propertyIdSync(result.changeId) : r.id)))]
   if (rejections.length) result.rejections = [...rejections, ...(result.rejections ?? [])]
   return result
 }

@@ -1,6 +1,9 @@
 import { SvcError, type ModuleErrorCodes } from '../core/errors.ts'
 import type { Emitter } from '../core/emitter.ts'
 import type { Env } from '../core/env.ts'
+import type { CryptoProvider } from '../crypto/provider.ts'
+import type { StorageAdapter } from '../storage/adapter.ts'
+import type { BlockStore } from '../storage/block-store.ts'
 import type { Json, JsonObject } from '../crdt/ops.ts'
 import type { MergePolicy, WriteRule } from '../crdt/record.ts'
 import type { BundlesService } from './bundles/index.ts'
@@ -86,6 +89,11 @@ export interface ModuleDataset {
    * (sync/crdt/record.ts), the fold is sync/crdt/ruled-record.ts. Chat's is authorship.
    */
   writeRule?: WriteRule
+  /**
+   * Records of this kind are searchable: the text of `fields` is indexed under `scope` (a slug)
+   * by the search module (sync/modules/search/catalog.ts), in every collection of the kind.
+   */
+  search?: { scope: string; fields: readonly string[] }
 }
 
 /** What a module's service, feeds and hooks are built from: the space and its core services. */
@@ -95,6 +103,8 @@ export interface ModuleContext {
   readonly bundles: BundlesService
   /** The account's private datasets (its tech space; in memory for a space opened without an account). */
   readonly account: AccountData
+  /** The device's storage the space lives in, for a module's own stores (names of its own; the search index). */
+  readonly storage: StorageAdapter
 }
 
 /**
@@ -112,6 +122,12 @@ export interface AccountModuleContext {
   space(spaceId: string): SpaceEngine
   /** A held space (the tech space included, pending ones too), or undefined. */
   held(spaceId: string): SpaceEngine | undefined
+  /** The account's storage, for device-local state a module keeps beside the replicas (files' blocks). */
+  readonly storage: StorageAdapter
+  /** The account's crypto provider (files hash and seal blocks with its native primitives). */
+  readonly crypto: CryptoProvider
+  /** Content-addressed blocks kept per space in the account's storage (files' encrypted blocks). */
+  readonly blocks: BlockStore
 }
 
 /**

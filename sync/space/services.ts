@@ -1,6 +1,7 @@
 import { SvcError } from '../core/errors.ts'
 import { MemoryAccountData, type AccountData } from './account-data.ts'
 import type { Doc } from './rows.ts'
+import type { StorageAdapter } from '../storage/adapter.ts'
 import { BundlesService } from './bundles/index.ts'
 import { History } from './history.ts'
 import { spacePolicy } from './schema.ts'
@@ -25,6 +26,10 @@ export class SpaceServices implements ModuleContext {
   private readonly recordOverlays: Array<(objectId: string, dataset: string, docs: Doc[]) => Doc[] | Promise<Doc[]>> = []
   private readonly rowOverlays: Array<(objectId: string, doc: Doc) => Doc | Promise<Doc>> = []
   readonly account: AccountData
+  /** The replica's storage adapter (ModuleContext.storage). */
+  get storage(): StorageAdapter {
+    return this.space.replica.storage
+  }
   private readonly rowGroups = new Map<string, BoundRowGroup>()
 
   constructor(

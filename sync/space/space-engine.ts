@@ -3,8 +3,10 @@ import { SerialQueue } from '../core/serial-queue.ts'
 import type { KeyPair } from '../crypto/keys.ts'
 import type { Json, JsonObject, Op } from '../crdt/ops.ts'
 import type { UserOp } from '../crdt/resolve.ts'
-import { derivedObjectId, SpaceReplica, type ReplicaDeps } from '../replica/space-replica.ts'
+import { derivedObjectId, SpaceReplica, type MaterializedRecord, type ReplicaDeps } from '../replica/space-replica.ts'
 import { modifyRecords } from './modify.ts'
+import { ROW_ALIAS } from './history.ts'
+import { AUTO_SORT } from '../query/sorted-index.ts'
 import type { CommitInfo, WriteResult } from '../replica/types.ts'
 import { InMemoryIndex, type QuerySource } from '../query/source.ts'
 import { DatasetCache } from './dataset-cache.ts'
@@ -74,7 +76,7 @@ export class SpaceEngine {
    * (`id`, `core.types`, authorship), so `{S}/objects/query` visits only candidates; other
    * paths that equality filters keep using get an index on demand (OBJECT_AUTO_INDEX).
    */
-  private readonly rows = new InMemoryIndex(OBJECT_INDEX_PATHS, [], { autoIndex: OBJECT_AUTO_INDEX })
+  private readonly rows = new InMemoryIndex(OBJECT_INDEX_PATHS, [], { autoIndex: OBJECT_AUTO_INDEX, autoSort: AUTO_SORT })
   /** Changes and ACL moves, in commit order (live feeds, the directory and the account listen). */
   readonly events = new Emitter<SpaceEvents>()
   /** The commit feed: each commit's row refresh, hooks and events, in commit order. */
@@ -126,7 +128,17 @@ export class SpaceEngine {
     // Not known yet (sync fills it): its index root is accepted when it arrives.
     else if (!replica.treeMeta(indexId)) await replica.expectDerived(SPACE_INDEX_SEED)
     const e = new SpaceEngine(replica, indexId, modules, env, opts)
-    for (const t of replica.treeIds()) await e.refreshRow(t)
+    // Every row, read ROW_READ_CHUNK at a time: a read per object made opening a 10k-object
+    // space on IndexedDB take seconds (bench/browser.ts, coldOpenMs).
+    // The next chunk is read while this one enters the index.
+    const trees = replica.treeIds()
+    const read = (i: number) => (i < trees.length ? replica.getRecordsOf(trees.slice(i, i + ROW_READ_CHUNK), ROW_DS, ROW_ID) : undefined)
+    let next = read(0)
+    for (let i = 0; next; i += ROW_READ_CHUNK) {
+      const rows = await next
+      next = read(i + ROW_READ_CHUNK)
+      for (let j = 0; j < rows.length; j++) await e.refreshRow(trees[i + j], { rec: rows[j] })
+    }
     // Commits are announced in order: each waits for the previous one's row refresh.
     replica.addCommitListener((info) => {
       e.feed.run(() => e.onCommit(info)).catch(() => undefined)
@@ -283,7 +295,7 @@ export class SpaceEngine {
   /** `/modify`: one change; ops a handler drops come back in `rejections`. */
   async modify(body: ModifyBody): Promise<WriteResult> {
     this.requireObject(body.objectId)
-    if (body.dataset === ROW_DS) throw new SvcError('dataset.unknown', 'the object row is written through the properties routes')
+    if (body.dataset === ROW_DS || body.dataset === ROW_ALIAS) throw new SvcError('dataset.unknown', 'the object row is written through the properties routes')
     return this.readable(await modifyRecords(this.replica, body.objectId, body.dataset, body.records.map((r) => ({ id: r.id, ops: r.ops })), body.traceIds))
   }
 
@@ -314,9 +326,10 @@ export class SpaceEngine {
     return this.feed.run(() => undefined)
   }
 
-  private async refreshRow(objectId: string) {
+  /** Re-reads an object's row into the index (`read`: its row record, already read). */
+  private async refreshRow(objectId: string, read?: { rec: MaterializedRecord | undefined }) {
     const meta = this.replica.treeMeta(objectId)
-    const rec = meta && !meta.deleted ? await this.replica.getRecord(objectId, ROW_DS, ROW_ID) : undefined
+    const rec = meta && !meta.deleted ? (read ? read.rec : await this.replica.getRecord(objectId, ROW_DS, ROW_ID)) : undefined
     if (rec && !rec.deleted && rec.value !== undefined) this.rows.upsert(await this.services.overlayRow(objectId, objectRowDoc(objectId, this.spaceId, rec)))
     else this.rows.remove(objectId)
   }
@@ -378,6 +391,9 @@ export class SpaceEngine {
 }
 
 /** Object row paths with an equality index (see SpaceEngine.rows). */
+/** Object rows read per storage call when a space opens. */
+const ROW_READ_CHUNK = 1_000
+
 export const OBJECT_INDEX_PATHS = ['id', 'core.types', 'author', 'modifiedBy'] as const
 
 /**

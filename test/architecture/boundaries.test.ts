@@ -28,6 +28,16 @@ const forbiddenInSync = (spec: string) =>
   spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0]) ||
   /^(libp2p|@libp2p\/|@chainsafe\/|fastify|@fastify\/|better-sqlite3)/.test(spec)
 
+/**
+ * sync/browser is the browser tier: it assembles sync/ with libp2p's browser transports (and
+ * the daemon's own head-sync transport, which is plain libp2p, so both ends frame alike) into
+ * the bundle of `npm run build:browser`. No Node builtin, Fastify or SQLite there either; the
+ * bundle's build (platform browser) fails on any that slips in through a dependency.
+ */
+const forbiddenInBrowser = (spec: string) =>
+  spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0]) || /^(fastify|@fastify\/|better-sqlite3|@libp2p\/(tcp|mdns))/.test(spec)
+const BROWSER_NODE_IMPORTS = ['node/p2p/libp2p-transport.ts', 'node/p2p/constants.ts', 'node/p2p/libp2p-node.ts']
+
 describe('layer boundaries (DESIGN 1)', () => {
   it('the checker sees the imports it must refuse', () => {
     const sample = `import fs from 'node:fs'\nimport { x } from "libp2p"\nexport * from 'better-sqlite3'\nconst f = await import('fastify')\nimport 'path'`
@@ -39,8 +49,25 @@ describe('layer boundaries (DESIGN 1)', () => {
     const files = sourceFiles(join(root, 'sync'))
     expect(files.length).toBeGreaterThan(10)
     for (const f of files) {
+      // sync/browser is the browser tier (below): it may use libp2p's browser transports.
+      const browserTier = relative(root, f).startsWith(join('sync', 'browser') + sep)
       for (const spec of importsOf(readFileSync(f, 'utf8'))) {
-        if (forbiddenInSync(spec)) offenders.push(`${relative(root, f)} imports ${spec}`)
+        if (browserTier ? forbiddenInBrowser(spec) : forbiddenInSync(spec)) offenders.push(`${relative(root, f)} imports ${spec}`)
+      }
+    }
+    expect(offenders).toEqual([])
+  })
+
+  it('sync/browser reaches node/ only for the libp2p transport and its limits, and nothing imports sync/browser', () => {
+    const offenders: string[] = []
+    for (const { file, target } of relativeImports('sync/browser')) {
+      const to = relative(root, target).split(sep).join('/')
+      if (to.startsWith('node/') && !BROWSER_NODE_IMPORTS.includes(to)) offenders.push(`${relative(root, file)} imports ${to}`)
+    }
+    for (const dir of ['sync', 'node', 'server', 'sim']) {
+      for (const { file, target } of relativeImports(dir)) {
+        const from = relative(root, file).split(sep).join('/')
+        if (!from.startsWith('sync/browser/') && relative(root, target).split(sep).join('/').startsWith('sync/browser/')) offenders.push(`${from} imports sync/browser`)
       }
     }
     expect(offenders).toEqual([])
@@ -80,8 +107,11 @@ const SYNC_NEIGHBOURS: Record<string, readonly string[]> = {
   replica: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage'],
   protocol: ['core', 'crypto', 'dag', 'acl', 'replica'],
   // crypto: hashes only (chat's change-derived message ids and read-state content keys).
-  modules: ['core', 'crypto', 'crdt', 'query', 'replica', 'space'],
+  // storage: the adapter interface the seam hands a module for stores of its own (search's index).
+  modules: ['core', 'crypto', 'crdt', 'query', 'replica', 'space', 'storage'],
   space: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage', 'query', 'replica'],
+  // The browser entry: everything a web app needs, assembled (nothing imports it back).
+  browser: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage', 'query', 'replica', 'protocol', 'space', 'modules'],
 }
 
 /** `sync/<folder>` of a file or resolved import, or undefined outside sync/. */

@@ -14,7 +14,8 @@ afterAll(() => b.close())
 
 async function svc(...args: string[]) {
   const m = memoryIO('', { SVC_URL: url })
-  const code = await main(args, m.io)
+  // --json: these assertions read the API's JSON (test/cli/ covers the tables).
+  const code = await main([...args, '--json'], m.io)
   return { code, out: m.out(), err: m.err(), json: () => JSON.parse(m.out()) }
 }
 

@@ -18,7 +18,8 @@ afterAll(async () => {
 
 async function svc(who: 'a' | 'b', ...args: string[]) {
   const m = memoryIO('', { SVC_URL: urls[who] })
-  const code = await main(args, m.io)
+  // --json: these assertions read the API's JSON, not the tables.
+  const code = await main([...args, '--json'], m.io)
   return { code, out: m.out(), err: m.err(), json: () => JSON.parse(m.out()) }
 }
 

@@ -79,7 +79,7 @@ describe('error status table', () => {
   })
 
   it('uses only statuses the API answers with', () => {
-    for (const status of Object.values(table)) expect([400, 401, 403, 404, 405, 409, 413, 415, 500, 501, 503]).toContain(status)
+    for (const status of Object.values(table)) expect([400, 401, 403, 404, 405, 408, 409, 413, 415, 431, 500, 501, 503]).toContain(status)
   })
 
   it('builds the envelope, with details only when given', () => {

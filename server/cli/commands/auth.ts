@@ -16,6 +16,7 @@ export const authCommand: Command = {
   async run(args, io) {
     const { ctx, values, positionals } = parseClientArgs(args, { index: { type: 'string' }, replace: { type: 'boolean' } }, io, USAGE)
     const [sub, ...rest] = positionals
+    if (sub === undefined) throw new UsageError(`svc auth: missing a subcommand (status, create, restore, select, logout)\n${USAGE}`)
     const replace = values.replace === true ? { replace: true } : {}
     switch (sub) {
       case 'status':
@@ -37,6 +38,7 @@ export const authCommand: Command = {
         return call(ctx, 'POST', '/v1/auth', { body: { mnemonic, ...index, ...replace }, control: true })
       }
       case 'select':
+        if (rest.length === 0) throw new UsageError(`svc auth select: missing ACCOUNT_ID\n${USAGE}`)
         if (rest.length !== 1) break
         return call(ctx, 'POST', '/v1/auth', { body: { accountId: rest[0], ...replace }, control: true })
       case 'logout':

@@ -16,6 +16,16 @@ import { joinCommand } from './join.ts'
 import { membersCommand } from './members.ts'
 import { chatCommand } from './chat.ts'
 import { eventsCommand } from './events.ts'
+import { agentsCommand } from './agents.ts'
+import { typesCommand } from './types.ts'
+import { propsCommand } from './props.ts'
+import { mdCommand } from './md.ts'
+import { historyCommand } from './history.ts'
+import { bundlesCommand } from './bundles.ts'
+import { catalogCommand } from './catalog.ts'
+import { aggregateCommand } from './aggregate.ts'
+import { searchCommand } from './search.ts'
+import { filesCommand } from './files.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -36,4 +46,14 @@ export const COMMANDS: readonly Command[] = [
   membersCommand,
   chatCommand,
   eventsCommand,
+  agentsCommand,
+  typesCommand,
+  propsCommand,
+  mdCommand,
+  historyCommand,
+  bundlesCommand,
+  catalogCommand,
+  aggregateCommand,
+  searchCommand,
+  filesCommand,
 ]

@@ -16,7 +16,8 @@ export const inviteCommand: Command = {
   async run(args, io) {
     const { ctx, values, positionals } = parseClientArgs(args, { permission: { type: 'string' } }, io, USAGE)
     const [sub, spaceId, ...rest] = positionals
-    if (spaceId === undefined) throw new UsageError(USAGE)
+    if (sub === undefined) throw new UsageError(`svc invite: missing a subcommand (create, list, revoke)\n${USAGE}`)
+    if (spaceId === undefined) throw new UsageError(`svc invite ${sub}: missing SPACE_ID\n${USAGE}`)
     const S = `/v1/spaces/${enc(spaceId)}`
     switch (sub) {
       case 'create':

@@ -1,4 +1,4 @@
-import { call, parseClientArgs } from '../client.ts'
+import { call, need, parseClientArgs } from '../client.ts'
 import { UsageError, type Command } from '../io.ts'
 import { COMMON_HELP } from './args.ts'
 
@@ -14,7 +14,7 @@ export const joinCommand: Command = {
   usage: USAGE,
   async run(args, io) {
     const { ctx, values, positionals } = parseClientArgs(args, { name: { type: 'string' } }, io, USAGE)
-    if (positionals.length !== 1) throw new UsageError(USAGE)
+    need('join', positionals, ['TOKEN'], USAGE)
     const body = { inviteToken: positionals[0], ...(values.name !== undefined ? { metadata: { name: values.name } } : {}) }
     return call(ctx, 'POST', '/v1/spaces/join', { body })
   },

@@ -21,7 +21,7 @@ export const membersCommand: Command = {
     const { ctx, values, positionals } = parseClientArgs(args, { all: { type: 'boolean' }, permission: { type: 'string' } }, io, USAGE)
     const [first, ...others] = positionals
     const [sub, spaceId, ...rest] = first !== undefined && SUBCOMMANDS.has(first) ? [first, ...others] : ['list', ...positionals]
-    if (spaceId === undefined) throw new UsageError(USAGE)
+    if (spaceId === undefined) throw new UsageError(`svc members ${sub}: missing SPACE_ID\n${USAGE}`)
     const S = `/v1/spaces/${enc(spaceId)}`
     if (sub !== 'list' && values.all) throw new UsageError(USAGE)
     if (sub !== 'add' && values.permission !== undefined) throw new UsageError(USAGE)

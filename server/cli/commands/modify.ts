@@ -1,4 +1,4 @@
-import { call, parseClientArgs } from '../client.ts'
+import { call, need, parseClientArgs } from '../client.ts'
 import { UsageError, type Command } from '../io.ts'
 import { assignment, COMMON_HELP, enc } from './args.ts'
 
@@ -17,7 +17,8 @@ export const modifyCommand: Command = {
       io,
       USAGE,
     )
-    if (positionals.length !== 3 || values.record === undefined) throw new UsageError(USAGE)
+    need('modify', positionals, ['SPACE_ID', 'OBJECT_ID', 'DATASET'], USAGE)
+    if (values.record === undefined) throw new UsageError(`svc modify: missing --record ID\n${USAGE}`)
     const [space, objectId, dataset] = positionals
     const ops = [
       ...((values.set as string[] | undefined) ?? []).map((a) => ({ type: '$set', ...assignment(a, USAGE) })),

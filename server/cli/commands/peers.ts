@@ -1,4 +1,4 @@
-import { call, parseClientArgs, type ClientContext } from '../client.ts'
+import { call, parseClientArgs, unreachable, type ClientContext } from '../client.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
 import { COMMON_HELP, enc } from './args.ts'
 
@@ -18,8 +18,7 @@ export async function getJson(ctx: ClientContext, path: string): Promise<{ ok: t
   try {
     res = await fetch(ctx.url + path, { headers: { accept: 'application/json' } })
   } catch {
-    ctx.io.stderr.write(`svc: cannot reach ${ctx.url}\n`)
-    return { ok: false, code: EXIT.unreachable }
+    return { ok: false, code: unreachable(ctx) }
   }
   const body = await res.json().catch(() => undefined)
   if (!res.ok) {

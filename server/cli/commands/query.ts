@@ -1,4 +1,4 @@
-import { call, parseClientArgs } from '../client.ts'
+import { call, need, parseClientArgs } from '../client.ts'
 import { UsageError, type Command } from '../io.ts'
 import { COMMON_HELP, enc, WINDOW_OPTIONS, windowBody } from './args.ts'
 
@@ -11,7 +11,7 @@ export const queryCommand: Command = {
   usage: USAGE,
   async run(args, io) {
     const { ctx, values, positionals } = parseClientArgs(args, { ...WINDOW_OPTIONS, total: { type: 'boolean' } }, io, USAGE)
-    if (positionals.length !== 3) throw new UsageError(USAGE)
+    need('query', positionals, ['SPACE_ID', 'OBJECT_ID', 'DATASET'], USAGE)
     const [space, objectId, dataset] = positionals
     const body = { objectId, dataset, ...windowBody(values, USAGE), ...(values.total ? { includeTotal: true } : {}) }
     return call(ctx, 'POST', `/v1/spaces/${enc(space)}/query`, { body })

@@ -1,12 +1,16 @@
-import { call, parseClientArgs } from '../client.ts'
+import { need, parseClientArgs, show } from '../client.ts'
 import { UsageError, type Command } from '../io.ts'
-import { COMMON_HELP, enc } from './args.ts'
+import { table } from '../table.ts'
+import { COMMON_HELP } from './args.ts'
 
 const USAGE = `usage: svc spaces [list] [--status all|active|deleted|...]
-       svc spaces create NAME [--description TEXT]
+       svc spaces create NAME [--description TEXT]      (prints the new space's id)
        svc spaces get SPACE_ID
        svc spaces delete SPACE_ID
+  list shows name, your role, status and id.
 ${COMMON_HELP}`
+
+const SUBCOMMANDS = new Set(['list', 'create', 'get', 'delete'])
 
 export const spacesCommand: Command = {
   name: 'spaces',
@@ -15,19 +19,30 @@ export const spacesCommand: Command = {
   async run(args, io) {
     const { ctx, values, positionals } = parseClientArgs(args, { status: { type: 'string' }, description: { type: 'string' } }, io, USAGE)
     const [sub = 'list', ...rest] = positionals
+    if (!SUBCOMMANDS.has(sub)) throw new UsageError(`svc spaces: unknown subcommand ${sub}\n${USAGE}`)
     switch (sub) {
-      case 'list':
-        if (rest.length > 0) break
-        return call(ctx, 'GET', `/v1/spaces${values.status !== undefined ? `?status=${enc(values.status as string)}` : ''}`)
-      case 'create':
-        if (rest.length !== 1) break
-        return call(ctx, 'POST', '/v1/spaces', { body: { name: rest[0], ...(values.description !== undefined ? { description: values.description } : {}) } })
-      case 'get':
-        if (rest.length !== 1) break
-        return call(ctx, 'GET', `/v1/spaces/${enc(rest[0])}`)
-      case 'delete':
-        if (rest.length !== 1) break
-        return call(ctx, 'DELETE', `/v1/spaces/${enc(rest[0])}`)
+      case 'list': {
+        need('spaces list', rest, [], USAGE)
+        const query = values.status !== undefined ? { status: values.status as string } : {}
+        return show(
+          ctx,
+          (c) => c.GET('/v1/spaces', { params: { query } as never }),
+          (d) => table(['NAME', 'ROLE', 'STATUS', 'ID'], (d as { name: string; ownRole: string; status: string; id: string }[]).map((s) => [s.name, s.ownRole, s.status, s.id])),
+        )
+      }
+      case 'create': {
+        const [name] = need('spaces create', rest, ['NAME'], USAGE) as [string]
+        const body = { name, ...(values.description !== undefined ? { description: values.description as string } : {}) }
+        return show(ctx, (c) => c.POST('/v1/spaces', { body }), (d) => `${(d as { id: string }).id}\n`)
+      }
+      case 'get': {
+        const [spaceId] = need('spaces get', rest, ['SPACE_ID'], USAGE) as [string]
+        return show(ctx, (c) => c.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId } } }))
+      }
+      case 'delete': {
+        const [spaceId] = need('spaces delete', rest, ['SPACE_ID'], USAGE) as [string]
+        return show(ctx, (c) => c.DELETE('/v1/spaces/{spaceId}', { params: { path: { spaceId } } }))
+      }
     }
     throw new UsageError(USAGE)
   },

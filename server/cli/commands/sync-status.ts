@@ -1,17 +1,31 @@
-import { parseClientArgs } from '../client.ts'
+import { PassThrough } from 'node:stream'
+import { parseClientArgs, unreachable } from '../client.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
 import { COMMON_HELP, enc } from './args.ts'
 import { getJson } from './peers.ts'
 import { readSseFrames } from '../sse-frames.ts'
 
 const USAGE = `usage: svc sync-status [SPACE_ID] [--watch] [--json]
-  The sync state of every space (or one): unknown, offline, syncing, synced or error, with
+  The sync state of every space (or one), by name and id (the account's internal space, which
+  syncs only between its own devices, is labelled so): unknown, offline, syncing, synced or error, with
   connected peers, the last completed round and changes not yet carried.
   --watch keeps printing a line whenever a space's state changes (Ctrl-C to stop).
 ${COMMON_HELP}`
 
-const line = (s: any) =>
-  `${s.spaceId}  ${String(s.state).padEnd(8)}  peers ${s.peers}  pending ${s.pending}  last sync ${s.lastSyncAt?.$date ?? 'never'}${s.lastErr ? `  error ${s.lastErr}` : ''}`
+/**
+ * Names by space id. A held space that `GET /v1/spaces` does not list is the account's own
+ * (tech) space, which syncs only between the account's devices: it is labelled, not hidden, so
+ * its state stays visible.
+ */
+async function spaceNames(ctx: Parameters<typeof getJson>[0]): Promise<Map<string, string>> {
+  const r = await getJson({ ...ctx, io: { ...ctx.io, stderr: new PassThrough() } }, '/v1/spaces?status=all')
+  return new Map(r.ok && Array.isArray(r.body) ? r.body.map((s: { id: string; name: string }) => [s.id, s.name] as const) : [])
+}
+
+const label = (names: Map<string, string>, id: string) => (names.has(id) ? names.get(id) || '(unnamed)' : '(internal: this account\'s devices)')
+
+const line = (names: Map<string, string>, s: any) =>
+  `${label(names, s.spaceId).padEnd(24)}  ${s.spaceId}  ${String(s.state).padEnd(8)}  peers ${s.peers}  pending ${s.pending}  last sync ${s.lastSyncAt?.$date ?? 'never'}${s.lastErr ? `  error ${s.lastErr}` : ''}`
 
 export const syncStatusCommand: Command = {
   name: 'sync-status',
@@ -21,7 +35,8 @@ export const syncStatusCommand: Command = {
     const { ctx, values, positionals } = parseClientArgs(args, { watch: { type: 'boolean' }, json: { type: 'boolean' } }, io, USAGE)
     if (positionals.length > 1) throw new UsageError(USAGE)
     const only = positionals[0]
-    const print = (s: any) => io.stdout.write(values.json ? `${JSON.stringify(s)}\n` : `${line(s)}\n`)
+    const names = values.json ? new Map<string, string>() : await spaceNames(ctx)
+    const print = (s: any) => io.stdout.write(values.json ? `${JSON.stringify(s)}\n` : `${line(names, s)}\n`)
     if (!values.watch) {
       const r = await getJson(ctx, only ? `/v1/spaces/${enc(only)}/sync-status` : '/v1/sync-status')
       if (!r.ok) return r.code
@@ -35,8 +50,7 @@ export const syncStatusCommand: Command = {
     try {
       res = await fetch(`${ctx.url}/v1/sync-status/subscribe`, { headers: { accept: 'text/event-stream' }, signal: ac.signal })
     } catch {
-      ctx.io.stderr.write(`svc: cannot reach ${ctx.url}\n`)
-      return EXIT.unreachable
+      return unreachable(ctx)
     }
     if (!res.ok || !res.body) return res.status >= 500 ? EXIT.server : EXIT.user
     let closed = false

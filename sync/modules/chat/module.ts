@@ -23,6 +23,7 @@ export const chatModule = defineModule({
       canonicalKey: 'messages',
       canonicalCollection: CHAT_MESSAGES,
       sharedOnly: true,
+      search: { scope: 'chat', fields: ['text'] },
       history: false,
       // chat.md: only the server-installed general-chat root carries a chat type.
       reservedCarrier: true,

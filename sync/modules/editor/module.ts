@@ -24,6 +24,7 @@ export const editorModule = defineModule({
       canonicalKey: 'blocks',
       canonicalCollection: EDITOR_BLOCKS,
       sharedOnly: false,
+      search: { scope: 'editor', fields: ['text'] },
       schema: {
         type: 'object',
         properties: {

@@ -1,0 +1,153 @@
+/**
+ * Files benchmark (issue 19; `npm run bench -- --json --only files`, inside
+ * ../shared/tools/netns-run for mDNS, else the daemons are introduced through `POST /v1/peers`).
+ * Sizes shrink with BENCH_FILES_MB (default 200) and BENCH_FILES_COUNT (default 10,000); every
+ * figure with a target is a ratio against a baseline timed in the same run.
+ *
+ * - attachVsBareLoop: `POST {O}/files` of BENCH_FILES_MB on a real daemon, against the bare
+ *   chunk+seal+address loop (sealBlock over 1 MiB chunks, the same crypto provider) on the same
+ *   bytes in this process: throughput ratio (target >= 0.7).
+ * - lanVsRawStream: the other account's daemon downloads the whole file from the first (block
+ *   exchange over libp2p on loopback), against the same bytes sent over a raw libp2p stream
+ *   between two fresh nodes: throughput ratio (target >= 0.5).
+ * - rangeP50Ms: `Range` reads of 1 MiB at random offsets of the cached file (target <= 10 ms).
+ * - freeMs: `POST /v1/files/cache/free` of BENCH_FILES_COUNT deleted files of 100 KiB each
+ *   (1 GB at the defaults): the unreferenced tier of free, the one a single daemon can reach
+ *   without a second copy of live files.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { createSvcNode } from '../node/p2p/libp2p-node.ts'
+import { nodeCryptoProvider } from '../node/crypto/node-provider.ts'
+import { keyPairFromSeed } from '../sync/crypto/keys.ts'
+import { filesSecret, sealBlock } from '../sync/modules/files/blocks.ts'
+import { FILES } from '../sync/modules/files/limits.ts'
+import { addPeer, Fleet, inviteAndAccept, S, type Account } from '../test/e2e/accounts.ts'
+import { ok, until } from '../test/e2e/daemons.ts'
+
+const progress = (m: string) => process.stderr.write(`[bench files] ${m}\n`)
+const MB = 1024 * 1024
+const SIZE_MB = Number(process.env.BENCH_FILES_MB ?? 200)
+const COUNT = Number(process.env.BENCH_FILES_COUNT ?? 10_000)
+const RANGE_SAMPLES = 50
+const IN_NETNS = process.env.NETNS_RUN_INSIDE === '1'
+const r3 = (x: number) => Math.round(x * 1000) / 1000
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+
+async function attach(a: Account, spaceId: string, objectId: string, bytes: Uint8Array, name: string): Promise<string> {
+  const res = await fetch(`${a.d.url}${S(spaceId)}/objects/${objectId}/files?name=${name}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: bytes as unknown as BodyInit })
+  const body = await res.json()
+  if (res.status !== 201) throw new Error(`attach -> ${res.status} ${JSON.stringify(body)}`)
+  return body.fileId
+}
+
+async function download(a: Account, spaceId: string, fileId: string, range?: string): Promise<Buffer> {
+  const res = await fetch(`${a.d.url}${S(spaceId)}/files/${fileId}/content`, { headers: range ? { range } : {} })
+  if (res.status >= 300) throw new Error(`download -> ${res.status} ${await res.text()}`)
+  return Buffer.from(await res.arrayBuffer())
+}
+
+/** The bare loop attach runs per block, on the same bytes: address of the plaintext, convergent key, seal, address of the ciphertext. */
+function bareLoop(bytes: Uint8Array): number {
+  const crypto = nodeCryptoProvider({ verify: 'threadpool' })
+  const secret = filesSecret(randomBytes(32))
+  const t0 = performance.now()
+  for (let off = 0; off < bytes.length; off += FILES.blockSize) sealBlock(secret, bytes.subarray(off, off + FILES.blockSize), crypto.aead, crypto.sha256)
+  return performance.now() - t0
+}
+
+/** The same bytes over one raw libp2p stream between two fresh nodes on loopback, until the receiver has read them all. */
+async function rawStream(bytes: Uint8Array): Promise<number> {
+  const a = await createSvcNode({ deviceKey: keyPairFromSeed(new Uint8Array(randomBytes(32))), listen: ['/ip4/127.0.0.1/tcp/0'] })
+  const b = await createSvcNode({ deviceKey: keyPairFromSeed(new Uint8Array(randomBytes(32))), listen: ['/ip4/127.0.0.1/tcp/0'] })
+  try {
+    let received = 0
+    let done!: () => void
+    const all = new Promise<void>((r) => (done = r))
+    await b.handle('/bench/raw/1.0.0', (stream) => {
+      stream.addEventListener('message', (evt) => {
+        received += (evt.data as { byteLength: number }).byteLength
+        if (received >= bytes.length) done()
+      })
+    })
+    const stream = await a.dialProtocol(b.getMultiaddrs()[0], '/bench/raw/1.0.0')
+    const t0 = performance.now()
+    for (let off = 0; off < bytes.length; off += MB) {
+      if (!stream.send(bytes.subarray(off, off + MB))) await stream.onDrain()
+    }
+    await all
+    return performance.now() - t0
+  } finally {
+    await a.stop()
+    await b.stop()
+  }
+}
+
+export async function benchFiles(): Promise<Record<string, unknown>> {
+  const fleet = new Fleet()
+  try {
+    progress(`two daemons (mDNS ${IN_NETNS ? 'on' : 'off: introduced through POST /v1/peers'}), ${SIZE_MB} MB`)
+    const [alice, bob] = await Promise.all(['alice', 'bob'].map((n) => fleet.account(n, { mdns: IN_NETNS })))
+    if (!IN_NETNS) await addPeer(bob, alice)
+    const space = await ok(alice.d, 'POST', '/v1/spaces', { name: 'Bench files' })
+    const { objectId } = await ok(alice.d, 'POST', `${S(space.id)}/objects`, {})
+    await inviteAndAccept(alice, space.id, bob, 'writer')
+    const bytes = new Uint8Array(randomBytes(SIZE_MB * MB))
+
+    progress('attach')
+    const t0 = performance.now()
+    const fileId = await attach(alice, space.id, objectId, bytes, 'big.bin')
+    const attachMs = performance.now() - t0
+    const bareMs = bareLoop(bytes)
+
+    progress('range reads')
+    const rangeMs: number[] = []
+    for (let i = 0; i < RANGE_SAMPLES; i++) {
+      const start = Math.floor(Math.random() * (bytes.length - MB))
+      const t = performance.now()
+      const got = await download(alice, space.id, fileId, `bytes=${start}-${start + MB - 1}`)
+      rangeMs.push(performance.now() - t)
+      if (got.length !== MB) throw new Error('short range read')
+    }
+
+    progress('LAN transfer')
+    await until('bob holds the record', async () => (await ok(bob.d, 'GET', `${S(space.id)}/files/${fileId}`).catch(() => undefined)) ?? false, 120_000, 200)
+    const t1 = performance.now()
+    const got = await download(bob, space.id, fileId)
+    const lanMs = performance.now() - t1
+    if (createHash('sha256').update(got).digest('hex') !== createHash('sha256').update(bytes).digest('hex')) throw new Error('transfer differs')
+    const rawMs = await rawStream(bytes)
+
+    progress(`cache/free over ${COUNT} files`)
+    const small = new Uint8Array(randomBytes(100 * 1024))
+    const ids: string[] = []
+    for (let i = 0; i < COUNT; i++) {
+      // Distinct content per file (no dedup): the first bytes carry the index.
+      new DataView(small.buffer).setUint32(0, i)
+      ids.push(await attach(alice, space.id, objectId, small, `f${i}`))
+      if (i % 1000 === 999) progress(`  ${i + 1} attached`)
+    }
+    for (const id of ids) await ok(alice.d, 'DELETE', `${S(space.id)}/files/${id}`)
+    const before = (await ok(alice.d, 'GET', '/v1/files/cache')).size
+    const t2 = performance.now()
+    const { freed } = await ok(alice.d, 'POST', '/v1/files/cache/free', { bytes: before })
+    const freeMs = performance.now() - t2
+
+    return {
+      sizeMB: SIZE_MB,
+      attachMBps: r3(SIZE_MB / (attachMs / 1000)),
+      bareLoopMBps: r3(SIZE_MB / (bareMs / 1000)),
+      attachVsBareLoop: r3(bareMs / attachMs),
+      lanMBps: r3(SIZE_MB / (lanMs / 1000)),
+      rawStreamMBps: r3(SIZE_MB / (rawMs / 1000)),
+      lanVsRawStream: r3(rawMs / lanMs),
+      rangeP50Ms: r3(pct(rangeMs, 50)),
+      rangeP99Ms: r3(pct(rangeMs, 99)),
+      freeFiles: COUNT,
+      freeMB: r3(freed / MB),
+      freeMs: Math.round(freeMs),
+      targets: { attachVsBareLoop: '>= 0.7', lanVsRawStream: '>= 0.5', rangeP50Ms: '<= 10' },
+    }
+  } finally {
+    await fleet.close()
+  }
+}

@@ -1,0 +1,267 @@
+import { SerialQueue } from '../../sync/core/serial-queue.ts'
+import { FILES } from '../../sync/modules/files/limits.ts'
+import type { BlockSource } from '../../sync/modules/files/network.ts'
+import type { FilesService } from '../../sync/modules/files/service.ts'
+import { BLOCKS_WIRE, decodeBlocksMessage, encodeBlocksMessage, MalformedBlocks, type BlocksMessage } from '../../sync/protocol/blocks-wire.ts'
+import type { Role } from '../../sync/acl/records.ts'
+import { Libp2pTransport } from '../p2p/libp2p-transport.ts'
+import { P2P } from '../p2p/constants.ts'
+import type { P2pProtocolContext } from '../p2p/protocols/protocol.ts'
+
+/** Roles that read a space, guests included (they read attachments too); pending, removed and revoked accounts hold none. */
+const READERS: ReadonlySet<Role> = new Set<Role>(['owner', 'admin', 'writer', 'reader', 'guest'])
+
+/** Requests (want or has) one peer may have queued with us; one more is a fault and is dropped. */
+const MAX_QUEUED_REQUESTS = 4
+/** Wants we keep in flight to one peer while fetching (the pipeline depth). */
+const PIPELINE = 2
+
+interface Pending {
+  peer: string
+  onMessage: (m: BlocksMessage) => void
+}
+
+/**
+ * Files' block exchange (`/svc/blocks/1.0.0`, docs/files.md "Block exchange"): serves our blocks
+ * to peers that may read their space, and fetches missing ones from such peers for the files
+ * service (it is the service's BlockSource).
+ *
+ * Serving: a peer's want or has is answered only when the account it proved on head sync
+ * (`identityOf`) may read the space at our ACL state (a member of any role, a guest too); otherwise, and for a stranger
+ * that proved nothing, every id is answered `none`, exactly like blocks we do not hold. Each
+ * peer's requests are answered one at a time, at most MAX_QUEUED_REQUESTS wait (more is a
+ * fault), each want names at most 16 blocks, and every block waits for the peer to drain the
+ * previous ones: a peer costs bounded memory and gets bandwidth only as fast as it reads.
+ *
+ * Fetching: asks peers that may read the space in turn, 16 blocks per want, two wants in
+ * flight; every block is checked against its address by the files service before it is stored
+ * (a peer sending a block that does not match is a fault). Blocks stored stay stored, so a
+ * fetch cut off by a peer leaving resumes with the blocks still missing.
+ */
+export class BlockExchange implements BlockSource {
+  private readonly queues = new Map<string, { queue: SerialQueue; waiting: number }>()
+  private readonly pending = new Map<string, Pending>()
+  private nextReq = 1
+  /** Frames refused or dropped, by reason (debug and the security tests). */
+  readonly drops: Record<string, number> = {}
+  /** Requests answered, by outcome. */
+  readonly served = { blocks: 0, none: 0, has: 0 }
+  /** Blocks fetched from peers that checked out and were stored. */
+  fetched = 0
+
+  private constructor(private readonly o: P2pProtocolContext & { files: FilesService }, private readonly transport: Libp2pTransport) {}
+
+  static async start(o: P2pProtocolContext & { files: FilesService }): Promise<BlockExchange> {
+    const transport = await Libp2pTransport.start(o.node, {
+      protocol: BLOCKS_WIRE.protocol,
+      maxFrameBytes: BLOCKS_WIRE.maxFrameBytes,
+      maxQueuedSendBytes: 8 * 1024 * 1024,
+      sendWatermarkBytes: 2 * 1024 * 1024,
+      maxQueuedFrames: 16,
+      maxReadBufferBytes: BLOCKS_WIRE.maxFrameBytes + 16 + P2P.maxStreamWindowBytes,
+    })
+    transport.setPeerFilter(o.refused)
+    transport.onPeerFault((peer) => o.fault(peer, 'max'))
+    const x = new BlockExchange(o, transport)
+    transport.onMessage((peer, bytes) => x.receive(peer, bytes))
+    transport.onPeerDown((peer) => x.peerDown(peer))
+    o.files.attachNetwork(x)
+    return x
+  }
+
+  async close(): Promise<void> {
+    this.o.files.attachNetwork(undefined)
+    for (const p of this.pending.values()) p.onMessage({ kind: 'none', reqId: -1, ids: [] })
+    await this.transport.close()
+  }
+
+  /** Whether a peer may get blocks of a space: it proved an account that may read it at our ACL state. */
+  mayRead(peer: string, spaceId: string): boolean {
+    const identity = this.o.identityOf(peer)
+    if (identity === undefined) return false
+    const space = this.o.account.held(spaceId)
+    if (!space || spaceId === this.o.account.tech.spaceId) return false
+    const st = space.replica.acl.current()
+    return st.readKeyId !== undefined && READERS.has(st.roleOf(identity))
+  }
+
+  private receive(peer: string, bytes: Uint8Array): void {
+    let m: BlocksMessage
+    try {
+      m = decodeBlocksMessage(bytes)
+    } catch (err) {
+      this.count(err instanceof MalformedBlocks ? 'malformed' : 'error')
+      this.o.fault(peer)
+      return
+    }
+    if (m.kind === 'want' || m.kind === 'has') return this.enqueue(peer, m)
+    const p = this.pending.get(`${peer}/${m.reqId}`)
+    // A late answer to a request that timed out is honest; it is counted, not faulted.
+    if (!p || p.peer !== peer) return this.count('unsolicited')
+    p.onMessage(m)
+  }
+
+  /** Requests are answered in the background, one at a time per peer: reading never waits on serving. */
+  private enqueue(peer: string, m: Extract<BlocksMessage, { kind: 'want' | 'has' }>) {
+    let q = this.queues.get(peer)
+    if (!q) this.queues.set(peer, (q = { queue: new SerialQueue(), waiting: 0 }))
+    if (q.waiting >= MAX_QUEUED_REQUESTS) {
+      this.count('over_queue')
+      this.o.fault(peer)
+      return
+    }
+    q.waiting++
+    const entry = q
+    void entry.queue
+      .run(() => (m.kind === 'want' ? this.serveWant(peer, m) : this.serveHas(peer, m)))
+      .catch(() => this.count('serve_failed'))
+      .finally(() => entry.waiting--)
+  }
+
+  private async serveWant(peer: string, m: Extract<BlocksMessage, { kind: 'want' }>) {
+    const allowed = this.mayRead(peer, m.spaceId)
+    if (!allowed) this.count('not_member')
+    const none: string[] = []
+    for (const id of m.ids) {
+      const bytes = allowed ? await this.o.files.store.get(m.spaceId, id) : undefined
+      if (!bytes || id.startsWith('variant.')) {
+        none.push(id)
+        continue
+      }
+      await this.transport.drain(peer)
+      this.transport.send(peer, encodeBlocksMessage({ kind: 'block', reqId: m.reqId, id, bytes }))
+      this.served.blocks++
+    }
+    if (none.length) {
+      this.served.none += none.length
+      this.transport.send(peer, encodeBlocksMessage({ kind: 'none', reqId: m.reqId, ids: none }))
+    }
+  }
+
+  private async serveHas(peer: string, m: Extract<BlocksMessage, { kind: 'has' }>) {
+    const allowed = this.mayRead(peer, m.spaceId)
+    const all = allowed && m.ids.length > 0 && (await this.o.files.store.has(m.spaceId, m.ids)).every(Boolean)
+    this.served.has++
+    this.transport.send(peer, encodeBlocksMessage({ kind: 'have', reqId: m.reqId, all }))
+  }
+
+  private peerDown(peer: string) {
+    this.queues.delete(peer)
+    for (const [k, p] of this.pending) if (p.peer === peer) p.onMessage({ kind: 'none', reqId: -1, ids: [] })
+  }
+
+  /** Connected peers whose proved account may read the space (ours included), in peer id order. */
+  private candidates(spaceId: string): string[] {
+    return this.transport.peers().filter((p) => this.mayRead(p, spaceId))
+  }
+
+  async fetch(spaceId: string, ids: readonly string[], onBlock: (id: string, bytes: Uint8Array) => Promise<boolean>): Promise<string[]> {
+    const remaining = new Set(ids)
+    for (const peer of this.candidates(spaceId)) {
+      if (remaining.size === 0) break
+      const chunks: string[][] = []
+      const list = [...remaining]
+      for (let i = 0; i < list.length; i += BLOCKS_WIRE.wantMax) chunks.push(list.slice(i, i + BLOCKS_WIRE.wantMax))
+      let next = 0
+      const lane = async () => {
+        while (next < chunks.length) {
+          const chunk = chunks[next++]
+          const got = await this.want(peer, spaceId, chunk, onBlock)
+          for (const id of got) remaining.delete(id)
+          if (got.length === 0) return
+        }
+      }
+      await Promise.all(Array.from({ length: PIPELINE }, lane))
+    }
+    return [...remaining]
+  }
+
+  /** One want to one peer: the ids it delivered (and that checked out), once every id is answered or it went quiet. */
+  private want(peer: string, spaceId: string, ids: string[], onBlock: (id: string, bytes: Uint8Array) => Promise<boolean>): Promise<string[]> {
+    const reqId = this.nextReq++
+    const key = `${peer}/${reqId}`
+    const open = new Set(ids)
+    const got: string[] = []
+    return new Promise<string[]>((resolve) => {
+      let stopTimer = () => undefined as void
+      let storing = Promise.resolve()
+      const finish = () => {
+        stopTimer()
+        this.pending.delete(key)
+        void storing.then(() => resolve(got))
+      }
+      const arm = () => {
+        stopTimer()
+        stopTimer = this.o.env.setTimer(FILES.blockTimeoutMs, finish)
+      }
+      this.pending.set(key, {
+        peer,
+        onMessage: (m) => {
+          if (m.reqId === -1) return finish()
+          if (m.kind === 'block') {
+            if (!open.delete(m.id)) {
+              this.count('unasked_block')
+              this.o.fault(peer)
+              return
+            }
+            arm()
+            storing = storing.then(async () => {
+              if (await onBlock(m.id, m.bytes).catch(() => false)) {
+                got.push(m.id)
+                this.fetched++
+              }
+              else {
+                this.count('bad_block')
+                this.o.fault(peer, 'max')
+              }
+            })
+          } else if (m.kind === 'none') for (const id of m.ids) open.delete(id)
+          else this.count('unexpected')
+          if (open.size === 0) finish()
+        },
+      })
+      arm()
+      try {
+        this.transport.send(peer, encodeBlocksMessage({ kind: 'want', reqId, spaceId, ids }))
+      } catch {
+        finish()
+      }
+    })
+  }
+
+  async confirm(spaceId: string, ids: readonly string[]): Promise<string | undefined> {
+    if (ids.length === 0 || ids.length > BLOCKS_WIRE.hasMax) return undefined
+    for (const peer of this.candidates(spaceId)) {
+      const all = await this.has(peer, spaceId, [...ids])
+      if (all) return this.o.identityOf(peer)
+    }
+    return undefined
+  }
+
+  private has(peer: string, spaceId: string, ids: string[]): Promise<boolean> {
+    const reqId = this.nextReq++
+    const key = `${peer}/${reqId}`
+    return new Promise<boolean>((resolve) => {
+      const stop = this.o.env.setTimer(FILES.blockTimeoutMs, () => done(false))
+      const done = (all: boolean) => {
+        stop()
+        this.pending.delete(key)
+        resolve(all)
+      }
+      this.pending.set(key, { peer, onMessage: (m) => done(m.kind === 'have' && m.all) })
+      try {
+        this.transport.send(peer, encodeBlocksMessage({ kind: 'has', reqId, spaceId, ids }))
+      } catch {
+        done(false)
+      }
+    })
+  }
+
+  stats() {
+    return { peers: this.transport.peers().length, served: { ...this.served }, fetched: this.fetched, drops: { ...this.drops } }
+  }
+
+  private count(reason: string) {
+    this.drops[reason] = (this.drops[reason] ?? 0) + 1
+  }
+}

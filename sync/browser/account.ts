@@ -1,0 +1,111 @@
+import { SvcError } from '../core/errors.ts'
+import type { Env } from '../core/env.ts'
+import { accountKeyFromMnemonic, identityOf, keyPairFromSeed, newDeviceKey, DEFAULT_DERIVATION_INDEX } from '../crypto/keys.ts'
+import type { WalletKeys } from '../crypto/wallet.ts'
+import { defaultCryptoProvider, type CryptoProvider } from '../crypto/provider.ts'
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
+import { IndexedDbStorageAdapter } from '../storage/indexeddb.ts'
+import type { StorageAdapter } from '../storage/adapter.ts'
+import { AccountEngine } from '../space/account-engine.ts'
+import type { AnyModule } from '../space/module.ts'
+import { DEFAULT_MODULES } from '../modules/index.ts'
+import { browserEnv } from './env.ts'
+
+/** Where the page keeps what is its own and not the account's: this device's key. */
+const DEVICE_STORE = 'browser-device'
+const DEVICE_KEY = 'key'
+
+export interface OpenAccountOptions {
+  /** The account's BIP39 phrase; the account key is derived from it in the page. */
+  mnemonic: string
+  /** Derivation index (default 1, as the daemon's). */
+  index?: number
+  /** IndexedDB database of this account (default `svc-<accountId>`). */
+  dbName?: string
+  /** Shown in the account's device list (default `browser <short id>`). */
+  deviceName?: string
+  /** The modules every space runs (default the release's, as the daemon's). */
+  modules?: readonly AnyModule[]
+  /** Tests and benchmarks pass their own; default the best this browser has. */
+  crypto?: CryptoProvider
+  env?: Env
+  /** Default a fresh IndexedDB adapter on `dbName`. */
+  storage?: StorageAdapter
+}
+
+/** An account opened in the page: the engine, its keys and the storage under it. */
+export interface BrowserAccount {
+  readonly account: AccountEngine
+  readonly keys: WalletKeys
+  /** This browser's device id (its libp2p peer id's key), listed in `GET /v1/devices`. */
+  readonly deviceId: string
+  readonly storage: StorageAdapter
+  readonly crypto: CryptoProvider
+  readonly env: Env
+  close(): Promise<void>
+}
+
+/**
+ * The page's crypto: WebCrypto Ed25519 when this browser has it (probed with a real sign and
+ * verify, sync/crypto/provider.ts), noble otherwise; the payload cipher and SHA-256 are noble's
+ * (WebCrypto has no ChaCha20-Poly1305 and only an asynchronous SHA-256).
+ */
+export async function browserCryptoProvider(): Promise<CryptoProvider> {
+  const p = await defaultCryptoProvider()
+  return { ...p, name: `browser-${p.name}`, sha256: p.sha256 ?? ((b) => nobleSha256(b)) }
+}
+
+/**
+ * Restores an account from its mnemonic in the page: the account key is derived here, this
+ * browser's device key is made once and kept in the account's IndexedDB database (so a reload
+ * is the same device), the engine opens on IndexedDB, and the device records itself in the
+ * tech space's device list, which reaches the account's other devices with the next sync.
+ */
+export async function openBrowserAccount(o: OpenAccountOptions): Promise<BrowserAccount> {
+  const env = o.env ?? browserEnv
+  const accountKey = accountKeyFromMnemonic(o.mnemonic, o.index ?? DEFAULT_DERIVATION_INDEX)
+  const accountId = identityOf(accountKey.publicKey)
+  const storage = o.storage ?? new IndexedDbStorageAdapter({ dbName: o.dbName ?? `svc-${accountId}` })
+  let account: AccountEngine | undefined
+  try {
+    const device = await deviceKey(storage, env, accountId)
+    const crypto = o.crypto ?? (await browserCryptoProvider())
+    account = await AccountEngine.open({ storage, crypto, env, accountKey, modules: o.modules ?? DEFAULT_MODULES })
+    const deviceId = identityOf(device.publicKey)
+    await account.devices.register(deviceId, o.deviceName ?? `browser ${deviceId.slice(-6)}`)
+    const engine = account
+    const keys: WalletKeys = { account: accountKey, device, index: o.index ?? DEFAULT_DERIVATION_INDEX }
+    return {
+      account: engine, keys, deviceId, storage, crypto, env,
+      async close() {
+        await engine.close()
+        await storage.close()
+      },
+    }
+  } catch (err) {
+    await account?.close().catch(() => undefined)
+    await storage.close().catch(() => undefined)
+    throw err
+  }
+}
+
+/**
+ * This browser's device key for the account: read from the database, or made and stored on
+ * first use. A database that holds another account's device is refused rather than mixed.
+ */
+async function deviceKey(storage: StorageAdapter, env: Env, accountId: string) {
+  const stored = await storage.get(DEVICE_STORE, DEVICE_KEY)
+  if (stored) {
+    if (stored.length !== 32 + accountId.length || new TextDecoder().decode(stored.subarray(32)) !== accountId) {
+      throw new SvcError('auth.device_key_corrupt', 'this database belongs to another account')
+    }
+    return keyPairFromSeed(stored.slice(0, 32))
+  }
+  const key = newDeviceKey(env)
+  const tag = new TextEncoder().encode(accountId)
+  const value = new Uint8Array(32 + tag.length)
+  value.set(key.privateKey)
+  value.set(tag, 32)
+  await storage.commit({ puts: [{ store: DEVICE_STORE, key: DEVICE_KEY, value }], dels: [] })
+  return key
+}

@@ -1,0 +1,162 @@
+import { createLibp2p, type Libp2p } from 'libp2p'
+import { webSockets } from '@libp2p/websockets'
+import { noise } from '@chainsafe/libp2p-noise'
+import { yamux } from '@chainsafe/libp2p-yamux'
+import { identify } from '@libp2p/identify'
+import { generateKeyPairFromSeed } from '@libp2p/crypto/keys'
+import { multiaddr } from '@multiformats/multiaddr'
+import { SyncSession } from '../protocol/session.ts'
+import { SyncDriver, type RoundResult } from '../protocol/sync-driver.ts'
+import { ScheduledPeers, SyncScheduler, type RoundEvent, type SchedulerOptions } from '../protocol/sync-scheduler.ts'
+import type { SvcLibp2p } from '../../node/p2p/libp2p-node.ts'
+import { Libp2pTransport } from '../../node/p2p/libp2p-transport.ts'
+import { P2P } from '../../node/p2p/constants.ts'
+import type { Env } from '../core/env.ts'
+import type { BrowserAccount } from './account.ts'
+import { browserTimer, installSetImmediate } from './env.ts'
+
+/**
+ * Answer steps whose ingest may still run while the next message is read (SyncSession
+ * `ingestAhead`): in a page, storage commits (IndexedDB, a round trip to the browser process
+ * per request) cost as much as checking the changes, so checking the next batch while the last
+ * one commits nearly halves a backlog's time (bench/browser.ts). The daemon keeps 0 to answer
+ * its HTTP API sooner (node/p2p/constants.ts); a page has no API to keep waiting.
+ */
+export const BROWSER_INGEST_AHEAD = 2
+
+export interface BrowserSyncOptions {
+  scheduler?: SchedulerOptions
+  /** A round not finished after this long is abandoned (default 10 s, as the daemon's). */
+  roundTimeoutMs?: number
+}
+
+/**
+ * Head sync between this page and daemons of the account, over libp2p WebSockets with Noise
+ * and Yamux: the daemon's own transport (node/p2p/libp2p-transport.ts: the same protocol id,
+ * framing, frame and queue limits), session, driver and scheduler, so there is no second
+ * protocol. The page only dials (a page cannot listen); the daemon then treats it as any
+ * device of the account. Every change received is verified and checked by the replica's
+ * ingest exactly as in the daemon.
+ */
+export class BrowserSync {
+  private constructor(
+    readonly node: Libp2p,
+    readonly transport: Libp2pTransport,
+    readonly session: SyncSession,
+    readonly driver: SyncDriver,
+    readonly scheduler: SyncScheduler,
+    private readonly stops: Array<() => void>,
+    private readonly env: Env,
+  ) {}
+
+  static async start(acc: BrowserAccount, o: BrowserSyncOptions = {}): Promise<BrowserSync> {
+    installSetImmediate()
+    const { account, keys, crypto, env } = acc
+    const node = await createLibp2p({
+      privateKey: await generateKeyPairFromSeed('Ed25519', keys.device.privateKey),
+      addresses: { listen: [] },
+      transports: [webSockets()],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux({ streamOptions: { maxStreamWindowSize: P2P.maxStreamWindowBytes } })],
+      services: { identify: identify() },
+      connectionManager: { maxConnections: 8 },
+      // libp2p's browser default refuses ws:// and private addresses; the page dials only the
+      // daemons it is told to, and a daemon on this machine is both.
+      connectionGater: { denyDialMultiaddr: () => false },
+    })
+    const transport = await Libp2pTransport.start(node as unknown as SvcLibp2p)
+    const session = new SyncSession({
+      host: {
+        space: (spaceId) => account.held(spaceId)?.replica,
+        // Spaces of this account the page has not opened yet (the daemon created them).
+        accept: async (spaceId, identity) => (identity === account.accountId ? (await account.adopt(spaceId).catch(() => undefined))?.replica : undefined),
+      },
+      key: keys.account,
+      peerId: transport.peerId,
+      crypto,
+      env,
+      ingestAhead: BROWSER_INGEST_AHEAD,
+    })
+    let scheduler!: SyncScheduler
+    let scheduled!: ScheduledPeers
+    // The driver takes the transport's one handler per event; the scheduler hears of peers here.
+    const tapped = {
+      get peerId() { return transport.peerId },
+      get maxFrameBytes() { return transport.maxFrameBytes },
+      get ordered() { return transport.ordered },
+      send: (p: string, b: Uint8Array) => transport.send(p, b),
+      drain: (p: string) => transport.drain(p),
+      onMessage: (h: (from: string, bytes: Uint8Array) => void | Promise<void>) => transport.onMessage(h),
+      onPeerUp: (h: (p: string) => void | Promise<void>) => transport.onPeerUp(async (p) => { await h(p); scheduled.up(p) }),
+      onPeerDown: (h: (p: string) => void | Promise<void>) => transport.onPeerDown(async (p) => { scheduled.down(p); await h(p) }),
+      peers: () => transport.peers(),
+      close: () => transport.close(),
+    }
+    const driver = new SyncDriver({ transport: tapped, session, timer: browserTimer, timeoutMs: o.roundTimeoutMs })
+    scheduled = new ScheduledPeers(() => scheduler, session, () => transport.peers())
+    scheduler = new SyncScheduler(driver, () => account.openSpaces().map((s) => s.spaceId), browserTimer, () => env.now(), o.scheduler)
+    const stops: Array<() => void> = [() => scheduled.stop()]
+    const watch = (s: ReturnType<typeof account.openSpaces>[number]) => stops.push(s.replica.addCommitListener((info) => scheduler.changed(s.spaceId, info.local)))
+    for (const s of account.openSpaces()) watch(s)
+    stops.push(
+      account.events.on('spacesOpened', ({ spaceIds }) => {
+        for (const id of spaceIds) {
+          const s = account.held(id)
+          if (s) watch(s)
+        }
+        scheduler.spacesAdded(spaceIds)
+      }),
+    )
+    return new BrowserSync(node, transport, session, driver, scheduler, stops, env)
+  }
+
+  /** This page's peer id (the device id). */
+  get peerId(): string {
+    return this.transport.peerId
+  }
+
+  /**
+   * Dials a daemon at a WebSocket multiaddr ending in `/p2p/<peer id>` and resolves once the
+   * link is up and the daemon proved it holds this account (or `timeoutMs` passed: rejects).
+   * Rounds for every held space start by themselves from then on.
+   */
+  async dial(addr: string, timeoutMs = 30_000): Promise<string> {
+    const ma = multiaddr(addr)
+    const peer = ma.getComponents().findLast((c) => c.name === 'p2p')?.value
+    if (!peer) throw new Error('the address must end in /p2p/<peer id>')
+    await this.node.dial(ma, { signal: AbortSignal.timeout(timeoutMs) })
+    const end = this.env.now() + timeoutMs
+    while (!(this.transport.peers().includes(peer) && this.session.identityOf(peer))) {
+      if (this.env.now() > end) throw new Error(`no authenticated link to ${peer} after ${timeoutMs} ms`)
+      await new Promise<void>((r) => this.env.setTimer(50, r))
+    }
+    return peer
+  }
+
+  /** Closes every connection to a peer (the page goes offline for it). */
+  async hangUp(peer: string): Promise<void> {
+    for (const c of this.node.getConnections()) if (c.remotePeer.toString() === peer) await c.close().catch(() => c.abort(new Error('hang up')))
+  }
+
+  /** Authenticated peers with a link up now. */
+  peers(): string[] {
+    return this.scheduler.connectedPeers()
+  }
+
+  /** A round with every connected peer about the space; resolves when all are done. */
+  syncNow(spaceId: string): Promise<RoundResult[]> {
+    return this.scheduler.syncNow(spaceId)
+  }
+
+  onRound(fn: (e: RoundEvent) => void): () => void {
+    return this.scheduler.onRound(fn)
+  }
+
+  async stop(): Promise<void> {
+    this.scheduler.stop()
+    for (const s of this.stops) s()
+    await this.driver.close()
+    await this.transport.close()
+    await this.node.stop()
+  }
+}

@@ -1,0 +1,93 @@
+import { hmac } from '@noble/hashes/hmac.js'
+import { concatBytes, utf8 } from '../../core/encoding.ts'
+import { SvcError } from '../../core/errors.ts'
+import { toBase58 } from '../../core/ids.ts'
+import type { JsonObject } from '../../crdt/ops.ts'
+import { sha256 } from '../../crypto/hash.ts'
+import type { CryptoProvider } from '../../crypto/provider.ts'
+import type { SpaceEngine } from '../../space/space-engine.ts'
+import { toBase64 } from './base64.ts'
+import { filesSecret, rootContentId, sealBlock } from './blocks.ts'
+import { chunks } from './chunker.ts'
+import { FILES } from './limits.ts'
+import type { BlockStore } from './stores.ts'
+
+export interface AttachMeta {
+  name: string
+  mime: string
+}
+
+/** The record fields attach computed (the service adds id, creator and createdAt). */
+export interface AttachedContent {
+  fields: JsonObject
+  size: number
+  inline: boolean
+  hash: string
+  blockIds: string[]
+}
+
+/** Blocks written per storage batch: one commit per few MiB instead of one per block. */
+const BATCH_BLOCKS = 8
+
+/** The space's current files secret; 409 `file.not_available` while the space has no read key here. */
+export function currentSecret(space: SpaceEngine): Uint8Array {
+  const keyId = space.replica.acl.current().readKeyId
+  const readKey = keyId === undefined ? undefined : space.replica.keyring.get(keyId)
+  if (!readKey) throw new SvcError('file.not_available', 'this device holds no read key of the space yet')
+  return filesSecret(readKey)
+}
+
+/**
+ * Reads an attach body through: chunk, seal and store each block (a block already stored in
+ * the space is not written again: dedup), or keep the bytes inline when the whole body fits
+ * `inlineMax`. Memory stays at a few blocks whatever the body's size.
+ */
+export async function ingestContent(space: SpaceEngine, store: BlockStore, crypto: CryptoProvider, body: AsyncIterable<Uint8Array>, blockSize = FILES.blockSize, max = FILES.attachMax): Promise<AttachedContent> {
+  const secret = currentSecret(space)
+  const hash = crypto.sha256 ?? sha256
+  const ids: string[] = []
+  const keys: string[] = []
+  let size = 0
+  let first: Uint8Array | undefined
+  let pending: Array<{ id: string; bytes: Uint8Array }> = []
+  const flush = async () => {
+    if (pending.length === 0) return
+    const have = await store.has(space.spaceId, pending.map((b) => b.id))
+    await store.put(space.spaceId, pending.filter((_, i) => !have[i]))
+    pending = []
+  }
+  const seal = (plain: Uint8Array) => {
+    const b = sealBlock(secret, plain, crypto.aead, hash)
+    ids.push(b.id)
+    keys.push(toBase58(b.key))
+    pending.push({ id: b.id, bytes: b.bytes })
+  }
+  for await (const chunk of chunks(body, blockSize, max)) {
+    size += chunk.length
+    // The first chunk waits: if it is the whole body and small, the file is inline.
+    if (first === undefined && ids.length === 0) {
+      first = chunk.slice()
+      continue
+    }
+    if (first) {
+      seal(first)
+      first = undefined
+    }
+    seal(chunk)
+    if (pending.length >= BATCH_BLOCKS) await flush()
+    await space.env.yield?.()
+  }
+  if (first && first.length <= FILES.inlineMax) {
+    const h = rootContentId(secret, hash(first))
+    return { fields: { size, hash: h, inline: toBase64(first) }, size, inline: true, hash: h, blockIds: [] }
+  }
+  if (first) seal(first)
+  if (size === 0) {
+    const h = rootContentId(secret, hash(new Uint8Array(0)))
+    return { fields: { size: 0, hash: h, inline: '' }, size: 0, inline: true, hash: h, blockIds: [] }
+  }
+  await flush()
+  // Equal plaintext gives equal block ids in one space, so the keyed root over them is equal too.
+  const root = toBase58(hmac(sha256, secret, concatBytes(utf8('root-blocks'), utf8(ids.join('.')))))
+  return { fields: { size, hash: root, blockSize, blocks: ids, keys }, size, inline: false, hash: root, blockIds: ids }
+}

@@ -1,0 +1,44 @@
+import { defineModule, type SvcModule } from '../../space/module.ts'
+import type { FtsIndex } from './fts-index.ts'
+import { SEARCH_LIMITS } from './limits.ts'
+import { SearchIndex } from './service.ts'
+import { settingsEmbedder, type EmbedderFactory } from './vector-indexer.ts'
+
+/**
+ * Search as a module (docs/search.md): no dataset of its own; one SearchIndex per space, fed
+ * by the commit hook (local writes and changes from peers alike, deletes and tombstones
+ * included), persisted in the device's storage under the module's own store names. It offers
+ * the space's object rows a text index, so a document-level `$text` filter in an objects
+ * query is answered by the same index. Its routes plugin is server/modules/search.ts.
+ */
+export function createSearchModule(opts: { embedders?: EmbedderFactory } = {}): SvcModule<SearchIndex> {
+  const embedders = opts.embedders ?? settingsEmbedder
+  return defineModule({
+    name: 'search',
+    service: (ctx) => {
+      const idx = new SearchIndex(ctx, embedders)
+      ctx.space.objectSource().textMatch = (search) => {
+        if (idx.state !== 'ready') return undefined
+        // Re-asked whenever the index moved, so a live window's later tests see current text.
+        let index: FtsIndex | undefined
+        let version = -1
+        let ids = new Set<string>()
+        return (doc) => {
+          idx.catchUpRows()
+          if (index !== idx.index || version !== idx.index.version) {
+            index = idx.index
+            version = index.version
+            ids = new Set()
+            for (const h of index.search(search, { limit: SEARCH_LIMITS.maxTextIds, prefixAll: true })) ids.add(h.key.slice(0, h.key.indexOf('/')))
+          }
+          return ids.has(doc.id as string)
+        }
+      }
+      return idx
+    },
+    onCommit: (change, idx) => idx.committed(change),
+  })
+}
+
+/** The release's search module: embedders from each space's settings. */
+export const searchModule = createSearchModule()

@@ -1,0 +1,298 @@
+import { SerialQueue } from '../../core/serial-queue.ts'
+import type { Json } from '../../crdt/ops.ts'
+import type { ModuleContext } from '../../space/module.ts'
+import { ROW_DS, ROW_ID } from '../../space/schema.ts'
+import { objectRowDoc, type Doc } from '../../space/rows.ts'
+import type { SpaceChange } from '../../space/space-engine.ts'
+import { readCatalog, recordText, rowOps, rowTexts, type Catalog } from './catalog.ts'
+import { docKey, parseDocKey } from './doc-key.ts'
+import { FtsIndex, type IndexOp } from './fts-index.ts'
+import { FtsStore, type FtsMeta } from './fts-store.ts'
+import { SEARCH_LIMITS, SEARCH_SETTINGS } from './limits.ts'
+import { IndexWork } from './processes.ts'
+import { VectorIndexer, type EmbedderFactory } from './vector-indexer.ts'
+
+export type IndexState = 'starting' | 'building' | 'ready' | 'disabled'
+
+
+/**
+ * The search index of one space. Commits only mark what moved (the hook must stay cheap: it
+ * runs inside the commit feed); a drain, scheduled right after and serialized in `lane`,
+ * re-reads what moved, updates minisearch and saves the step's operations as one delta
+ * (fts-store.ts). A search first drains what is pending, so it sees every commit before it.
+ *
+ * On start the saved index is loaded when it reflects the replica's current version and the
+ * current catalog; otherwise it is rebuilt in the background (`index.fts.<spaceId>`), and
+ * searches wait for the build.
+ */
+export class SearchIndex {
+  state: IndexState = 'starting'
+  index = FtsIndex.empty()
+  catalog?: Catalog
+  private meta?: FtsMeta
+  private readonly store: FtsStore
+  private readonly lane = new SerialQueue()
+  private readonly dirtyRows = new Set<string>()
+  private readonly dirtyRecords = new Map<string, Set<string>>()
+  private readonly reload = new Set<string>()
+  /** Operations applied (by a `$text` catch-up) but not saved yet. */
+  private unsaved: IndexOp[] = []
+  private lastVersion: string
+  private scheduled = false
+  private readonly started: Promise<void>
+  readonly work: IndexWork
+  readonly vectors: VectorIndexer
+  /** Counters for tests and the bench: full builds run, and loads from disk. */
+  readonly stats = { builds: 0, loads: 0 }
+
+  constructor(
+    private readonly ctx: ModuleContext,
+    embedders: EmbedderFactory,
+  ) {
+    this.store = new FtsStore(ctx.storage, ctx.space.spaceId)
+    this.lastVersion = ctx.space.replica.versionId()
+    this.work = new IndexWork(ctx.space.spaceId, () => ctx.space.env.now())
+    this.vectors = new VectorIndexer(ctx, this, embedders)
+    // After the space has opened (the constructor runs while it is being built).
+    this.started = this.later().then(() => this.lane.run(() => this.start()))
+    this.started.catch(() => undefined)
+    ctx.account.onChange((touched) => {
+      if (touched === 'reloaded' || touched.get('settings')?.includes(ctx.space.spaceId)) void this.lane.run(() => this.readSettings(true)).catch(() => undefined)
+    })
+  }
+
+  /** A turn of the space's clock (the simulator's event queue, the daemon's timers). */
+  private later(): Promise<void> {
+    return new Promise((r) => this.ctx.space.env.setTimer(0, r))
+  }
+
+  get spaceId() {
+    return this.ctx.space.spaceId
+  }
+
+  /** The commit hook: remember what moved, drain soon. */
+  committed(change: SpaceChange) {
+    this.lastVersion = change.versionId
+    if (this.state === 'disabled') return
+    for (const o of change.objects) this.dirtyRows.add(o)
+    for (const o of change.reloaded) this.reload.add(o)
+    for (const [o, perDs] of change.records) {
+      let set = this.dirtyRecords.get(o)
+      for (const [ds, perRec] of perDs) {
+        if (this.catalog && !this.catalog.collections.has(ds)) continue
+        if (!set) this.dirtyRecords.set(o, (set = new Set()))
+        for (const id of perRec.keys()) set.add(`${ds}\u0000${id}`)
+      }
+    }
+    this.schedule()
+  }
+
+  /** Resolves once every commit so far is in the index (and the index is built). */
+  async settled(): Promise<void> {
+    await this.started
+    while (this.pending() || this.unsaved.length) await this.lane.run(() => this.drainStep())
+    await this.lane.run(() => undefined)
+  }
+
+  private pending(): boolean {
+    return this.dirtyRows.size > 0 || this.dirtyRecords.size > 0 || this.reload.size > 0
+  }
+
+  private schedule() {
+    if (this.scheduled) return
+    this.scheduled = true
+    void this.later().then(async () => {
+      this.scheduled = false
+      await this.started
+      while (this.pending()) await this.lane.run(() => this.drainStep())
+    }).catch(() => undefined)
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  private async start() {
+    if (await this.readSettings(false)) return
+    const meta = await this.store.meta()
+    this.catalog = await readCatalog(this.ctx)
+    const current = this.ctx.space.replica.versionId()
+    if (meta && meta.versionSeq === current && meta.catalog === this.catalog.sig) {
+      const loaded = await this.store.load(meta)
+      if (loaded) {
+        this.index = loaded
+        this.meta = meta
+        this.state = 'ready'
+        this.stats.loads++
+        this.vectors.start().catch(() => undefined)
+        return
+      }
+    }
+    await this.rebuild(meta)
+  }
+
+  /** Reads `indexDisabled`; on a move, clears or rebuilds. True when indexing is off. */
+  private async readSettings(moved: boolean): Promise<boolean> {
+    const rows = await this.ctx.account.list('settings')
+    const own = rows.find((r) => r.id === this.ctx.space.spaceId)?.value as Record<string, Json> | undefined
+    const off = own?.[SEARCH_SETTINGS.disabled] === true
+    this.vectors.configure(own ?? {})
+    if (off && this.state !== 'disabled') {
+      this.state = 'disabled'
+      this.index = FtsIndex.empty()
+      this.dirtyRows.clear()
+      this.dirtyRecords.clear()
+      this.reload.clear()
+      this.unsaved = []
+      await this.store.clear(this.meta ?? (await this.store.meta()))
+      this.meta = undefined
+    } else if (!off && this.state === 'disabled' && moved) {
+      this.catalog = await readCatalog(this.ctx)
+      await this.rebuild(undefined)
+    }
+    return off
+  }
+
+  /** Indexes every object anew, yielding between batches; saves it as a new base. */
+  private async rebuild(prev: FtsMeta | undefined) {
+    this.state = 'building'
+    this.stats.builds++
+    const replica = this.ctx.space.replica
+    const version = replica.versionId()
+    // What commits during the build is drained after it (a re-read is idempotent).
+    const trees = replica.treeIds().filter((t) => t !== this.spaceId)
+    const progress = this.work.start('index.fts', trees.length)
+    try {
+      const catalog = (this.catalog = await readCatalog(this.ctx))
+      const index = FtsIndex.empty()
+      let done = 0
+      for (const t of trees) {
+        for (const op of await this.objectOps(t, index, catalog, true)) index.apply(op)
+        if (++done % SEARCH_LIMITS.drainBatch === 0) {
+          progress(done)
+          // Other work (requests, sync) runs between batches; the simulator runs events one at a time.
+          await this.ctx.space.env.yield?.()
+        }
+      }
+      this.index = index
+      this.meta = await this.store.save(prev, index, [], version, catalog.sig, true)
+      this.state = 'ready'
+    } finally {
+      this.work.end('index.fts')
+    }
+    this.vectors.start().catch(() => undefined)
+  }
+
+  // ------------------------------------------------------------------ drain
+
+  /** One batch of what moved: re-read, index, save one delta. */
+  private async drainStep() {
+    if (this.state === 'disabled') return
+    // A start or build that failed (storage error): try again; failing again fails the caller.
+    if (this.state !== 'ready') return this.rebuild(this.meta)
+    const catalog = await readCatalog(this.ctx)
+    if (catalog.sig !== this.catalog?.sig) {
+      // What is indexed changed (a property's meta.index, a dataset's search): index anew.
+      this.catalog = catalog
+      this.dirtyRows.clear()
+      this.dirtyRecords.clear()
+      this.reload.clear()
+      this.unsaved = []
+      await this.rebuild(this.meta)
+      return
+    }
+    // Applied as soon as computed: a `$text` catch-up between two awaits never sees its
+    // newer text overwritten by an older one computed before it.
+    const applied: IndexOp[] = this.unsaved
+    this.unsaved = []
+    const ops = { push: (...list: IndexOp[]) => { for (const op of list) if (this.index.apply(op)) applied.push(op) } }
+    let n = 0
+    for (const o of this.reload) {
+      if (n++ >= SEARCH_LIMITS.drainBatch) break
+      this.reload.delete(o)
+      this.dirtyRows.delete(o)
+      this.dirtyRecords.delete(o)
+      ops.push(...(await this.objectOps(o, this.index, catalog, false)))
+    }
+    for (const o of this.dirtyRows) {
+      if (n++ >= SEARCH_LIMITS.drainBatch) break
+      this.dirtyRows.delete(o)
+      const row = this.ctx.space.objectDoc(o)
+      if (!row) {
+        // Deleted (or tombstoned): every document of the object goes.
+        this.dirtyRecords.delete(o)
+        for (const k of this.index.keysOf(o)) ops.push({ k })
+      } else ops.push(...rowOps(o, this.index.keysOf(o), rowTexts(row, catalog)))
+    }
+    for (const [o, recs] of this.dirtyRecords) {
+      if (n++ >= SEARCH_LIMITS.drainBatch) break
+      this.dirtyRecords.delete(o)
+      if (!this.ctx.space.objectDoc(o)) continue
+      for (const r of recs) {
+        const [ds, id] = r.split('\u0000')
+        const spec = catalog.collections.get(ds)
+        if (!spec) continue
+        const rec = await this.ctx.space.replica.getRecord(o, ds, id)
+        const k = docKey({ objectId: o, scope: spec.scope, collection: ds, recordId: id })
+        ops.push({ k, t: rec && !rec.deleted ? recordText(rec.value as Doc, spec) : '' })
+      }
+    }
+    this.vectors.moved(applied)
+    // The saved version is the replica's only once nothing is left to drain.
+    const caughtUp = !this.pending()
+    const version = caughtUp ? this.lastVersion : (this.meta?.versionSeq ?? '')
+    this.meta = await this.store.save(this.meta, this.index, applied, version, catalog.sig, false, caughtUp)
+  }
+
+  /** Every document of one object, read from the replica (a build, or a wholesale reload). */
+  private async objectOps(objectId: string, index: FtsIndex, catalog: Catalog, fresh: boolean): Promise<IndexOp[]> {
+    const replica = this.ctx.space.replica
+    const meta = replica.treeMeta(objectId)
+    const rec = meta && !meta.deleted ? await replica.getRecord(objectId, ROW_DS, ROW_ID) : undefined
+    const ops: IndexOp[] = fresh ? [] : [...index.keysOf(objectId)].map((k) => ({ k }))
+    if (!rec || rec.deleted || rec.value === undefined) return ops
+    for (const [k, t] of rowTexts(objectRowDoc(objectId, this.spaceId, rec), catalog)) ops.push({ k, t })
+    for (const [ds, spec] of catalog.collections) {
+      for (const r of await replica.listRecords(objectId, ds)) {
+        if (r.deleted || r.value === undefined) continue
+        const t = recordText(r.value as Doc, spec)
+        if (t) ops.push({ k: docKey({ objectId, scope: spec.scope, collection: ds, recordId: r.id }), t })
+      }
+    }
+    return ops
+  }
+
+  /**
+   * Brings the row-level documents of objects that moved up to date at once, without a storage
+   * read (rows are in memory): `$text` filters evaluate synchronously. Records wait for the
+   * drain. The operations are saved with the next delta.
+   */
+  catchUpRows() {
+    if (this.state !== 'ready' || !this.catalog || this.dirtyRows.size === 0) return
+    for (const o of this.dirtyRows) {
+      const row = this.ctx.space.objectDoc(o)
+      const ops = row ? rowOps(o, this.index.keysOf(o), rowTexts(row, this.catalog)) : [...this.index.keysOf(o)].map((k) => ({ k }))
+      if (!row) this.dirtyRecords.delete(o)
+      for (const op of ops) if (this.index.apply(op)) this.unsaved.push(op)
+    }
+    this.dirtyRows.clear()
+    this.schedule()
+  }
+
+  /** The current text of an indexed document (snippets, embeddings), or '' when it is gone. */
+  async textOf(key: string): Promise<string> {
+    const ref = parseDocKey(key)
+    const catalog = this.catalog
+    if (!catalog) return ''
+    if (ref.collection === undefined) {
+      const row = this.ctx.space.objectDoc(ref.objectId)
+      return row ? (rowTexts(row, catalog).get(key) ?? '') : ''
+    }
+    const spec = catalog.collections.get(ref.collection)
+    const rec = spec ? await this.ctx.space.replica.getRecord(ref.objectId, ref.collection, ref.recordId!) : undefined
+    return rec && !rec.deleted && spec ? recordText(rec.value as Doc, spec) : ''
+  }
+
+  /** Bytes of the saved index (bench). */
+  diskBytes(): Promise<number> {
+    return this.store.bytes()
+  }
+}

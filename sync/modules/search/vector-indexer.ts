@@ -1,0 +1,177 @@
+import type { Json } from '../../crdt/ops.ts'
+import type { ModuleContext } from '../../space/module.ts'
+import { emptyBatch } from '../../storage/adapter.ts'
+import { EmbedderUnavailable, HttpEmbedder, type Embedder } from './embedder.ts'
+import type { IndexOp } from './fts-index.ts'
+import { SEARCH_LIMITS, SEARCH_SETTINGS } from './limits.ts'
+import type { IndexWork } from './processes.ts'
+import { VectorStore } from './vectors.ts'
+
+/** `disabled`: no embedder configured; `unavailable`: configured but not answering. */
+export type VectorStatus = 'disabled' | 'unavailable' | 'ready'
+
+/** The embedder a space's settings configure, or none. */
+export type EmbedderFactory = (settings: Readonly<Record<string, Json>>) => Embedder | undefined
+
+/** Default: the space's `searchEmbedUrl` and `searchEmbedModel` settings name an HTTP embedder. */
+export const settingsEmbedder: EmbedderFactory = (s) => {
+  const url = s[SEARCH_SETTINGS.embedUrl]
+  const model = s[SEARCH_SETTINGS.embedModel]
+  if (typeof url !== 'string' || typeof model !== 'string' || !/^https?:\/\//.test(url)) return undefined
+  return new HttpEmbedder(url, model)
+}
+
+/** After a failure, the embedder is tried again no sooner than this. */
+const RETRY_MS = 30_000
+
+/** What the vector side needs of the full-text index. */
+export interface IndexedKeys {
+  readonly index: { keysOf(objectId: string): ReadonlySet<string>; objectIds(): IterableIterator<string> }
+  readonly state: string
+  readonly work: IndexWork
+  textOf(key: string): Promise<string>
+}
+
+/**
+ * Vectors of the indexed documents: a backfill embeds every document without a vector
+ * (`index.embed.<spaceId>`), then each document that moves; deletes drop their vector.
+ */
+export class VectorIndexer {
+  embedder?: Embedder
+  store?: VectorStore
+  status: VectorStatus = 'disabled'
+  private readonly queue = new Set<string>()
+  private running = false
+  private failedAt = -Infinity
+  private sig = ''
+
+  constructor(
+    private readonly ctx: ModuleContext,
+    private readonly fts: IndexedKeys,
+    private readonly embedders: EmbedderFactory,
+  ) {}
+
+  configure(settings: Readonly<Record<string, Json>>) {
+    const e = this.embedders(settings)
+    const sig = e ? `${(e as { url?: string }).url ?? ''}\u0000${e.model}` : ''
+    if (sig === this.sig) return
+    this.sig = sig
+    this.embedder = e
+    this.queue.clear()
+    this.store = e ? new VectorStore(this.ctx.storage, this.ctx.space.spaceId, e.model) : undefined
+    this.status = e ? 'ready' : 'disabled'
+    this.failedAt = -Infinity
+    if (this.fts.state === 'ready') this.start().catch(() => undefined)
+  }
+
+  /** Loads saved vectors and queues every document without one. */
+  async start() {
+    const store = this.store
+    if (!store) return
+    await store.load()
+    if (store !== this.store) return
+    for (const o of this.fts.index.objectIds()) for (const k of this.fts.index.keysOf(o)) if (!store.has(k)) this.queue.add(k)
+    this.kick()
+  }
+
+  /** Documents the full-text side just changed. */
+  moved(ops: readonly IndexOp[]) {
+    const store = this.store
+    if (!store) return
+    const batch = emptyBatch()
+    for (const op of ops) {
+      if (op.t) this.queue.add(op.k)
+      else {
+        this.queue.delete(op.k)
+        store.remove(op.k, batch)
+      }
+    }
+    if (batch.dels.length) void this.ctx.storage.commit(batch).catch(() => undefined)
+    this.kick()
+  }
+
+  /** The query's vector; throws EmbedderUnavailable (and marks the status) when it cannot. */
+  async embedQuery(text: string): Promise<Float32Array> {
+    const e = this.embedder
+    if (!e) throw new EmbedderUnavailable('no embedder')
+    try {
+      const [v] = await e.embed([text])
+      if (this.status === 'unavailable') {
+        this.status = 'ready'
+        this.kick()
+      }
+      return v
+    } catch (err) {
+      this.fail()
+      throw err
+    }
+  }
+
+  /** Tries an embedder that failed again once RETRY_MS passed (searches call it). */
+  retry() {
+    if (this.status === 'unavailable' && this.ctx.space.env.now() - this.failedAt >= RETRY_MS) {
+      this.status = 'ready'
+      this.kick()
+    }
+  }
+
+  private fail() {
+    if (this.embedder) this.status = 'unavailable'
+    this.failedAt = this.ctx.space.env.now()
+  }
+
+  /** Runs the backfill in the background; a storage failure (storage closing) ends it quietly. */
+  private kick() {
+    this.run().catch(() => undefined)
+  }
+
+  private async run() {
+    if (this.running || this.status !== 'ready') return
+    const store = this.store
+    const e = this.embedder
+    if (!store || !e || this.queue.size === 0) return
+    this.running = true
+    const total = this.queue.size
+    const progress = this.fts.work.start('index.embed', total)
+    let done = 0
+    try {
+      while (this.queue.size > 0 && store === this.store && this.status === 'ready' && !store.full) {
+        const keys = [...this.queue].slice(0, SEARCH_LIMITS.embedBatch)
+        for (const k of keys) this.queue.delete(k)
+        const texts: string[] = []
+        const live: string[] = []
+        for (const k of keys) {
+          const t = await this.fts.textOf(k)
+          if (t) {
+            texts.push(t)
+            live.push(k)
+          }
+        }
+        let vs: Float32Array[]
+        try {
+          vs = await e.embed(texts)
+        } catch (err) {
+          for (const k of keys) this.queue.add(k)
+          if (err instanceof EmbedderUnavailable) this.fail()
+          break
+        }
+        const batch = emptyBatch()
+        live.forEach((k, i) => store.put(k, vs[i], batch))
+        await this.ctx.storage.commit(batch)
+        done += keys.length
+        progress(done, Math.max(total, done + this.queue.size))
+      }
+    } finally {
+      this.fts.work.end('index.embed')
+      this.running = false
+    }
+  }
+
+  /** Resolves once the backfill has nothing left it can do now (tests). */
+  async idle(): Promise<void> {
+    while (this.running || (this.queue.size > 0 && this.status === 'ready' && this.store && !this.store.full)) {
+      if (!this.running) this.kick()
+      await new Promise<void>((r) => this.ctx.space.env.setTimer(5, r))
+    }
+  }
+}

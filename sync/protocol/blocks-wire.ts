@@ -1,0 +1,97 @@
+import { decodeCanonical, encodeCanonical } from '../core/encoding.ts'
+import { isBase58 } from '../core/ids.ts'
+
+/**
+ * The wire form of files' block exchange (`/svc/blocks/1.0.0`, docs/files.md "Block exchange"):
+ * one CBOR array per frame, version first.
+ *
+ * ```
+ * want  [1, 1, reqId, spaceId, [blockId...]]   ask for blocks (at most wantMax ids)
+ * block [1, 2, reqId, blockId, bytes]          one requested block
+ * none  [1, 3, reqId, [blockId...]]            requested blocks not served (absent, or the asker may not read the space: indistinguishable)
+ * has   [1, 4, reqId, spaceId, [blockId...]]   does the peer store every one of these (at most hasMax ids)
+ * have  [1, 5, reqId, bool]                    the answer to has
+ * ```
+ *
+ * Blocks are sealed (docs/files.md "Keys and addresses"), so the network and any peer that
+ * relays them sees addresses, sizes and timing, never content. Pure functions: bytes in,
+ * values out; anything malformed is a MalformedBlocks error.
+ */
+export const BLOCKS_WIRE_VERSION = 1
+
+export const BLOCKS_WIRE = {
+  protocol: '/svc/blocks/1.0.0',
+  /** Ids per want: the most block bytes one request can make a peer send. */
+  wantMax: 16,
+  /** Ids per has (a whole 1 GiB file at 1 MiB blocks). */
+  hasMax: 1024,
+  maxSpaceIdChars: 128,
+  maxBlockIdChars: 64,
+  /** Largest frame: one full block (files' 1 MiB, FILES.blockSize), its 16-byte tag and the envelope (test/files/blocks.test.ts checks the two agree). */
+  maxFrameBytes: 1024 * 1024 + 16 + 1024,
+} as const
+
+export type BlocksMessage =
+  | { kind: 'want'; reqId: number; spaceId: string; ids: string[] }
+  | { kind: 'block'; reqId: number; id: string; bytes: Uint8Array }
+  | { kind: 'none'; reqId: number; ids: string[] }
+  | { kind: 'has'; reqId: number; spaceId: string; ids: string[] }
+  | { kind: 'have'; reqId: number; all: boolean }
+
+const KIND = { want: 1, block: 2, none: 3, has: 4, have: 5 } as const
+
+export class MalformedBlocks extends Error {}
+
+export function encodeBlocksMessage(m: BlocksMessage): Uint8Array {
+  switch (m.kind) {
+    case 'want':
+      return encodeCanonical([BLOCKS_WIRE_VERSION, KIND.want, m.reqId, m.spaceId, m.ids])
+    case 'block':
+      return encodeCanonical([BLOCKS_WIRE_VERSION, KIND.block, m.reqId, m.id, m.bytes])
+    case 'none':
+      return encodeCanonical([BLOCKS_WIRE_VERSION, KIND.none, m.reqId, m.ids])
+    case 'has':
+      return encodeCanonical([BLOCKS_WIRE_VERSION, KIND.has, m.reqId, m.spaceId, m.ids])
+    case 'have':
+      return encodeCanonical([BLOCKS_WIRE_VERSION, KIND.have, m.reqId, m.all])
+  }
+}
+
+const fail = (why: string): never => {
+  throw new MalformedBlocks(why)
+}
+
+const reqIdOf = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : fail('reqId'))
+const spaceIdOf = (v: unknown) => (typeof v === 'string' && v.length > 0 && v.length <= BLOCKS_WIRE.maxSpaceIdChars ? v : fail('spaceId'))
+const blockIdOf = (v: unknown) => (isBase58(v) && v.length <= BLOCKS_WIRE.maxBlockIdChars ? v : fail('blockId'))
+const idsOf = (v: unknown, max: number) => (Array.isArray(v) && v.length <= max ? v.map(blockIdOf) : fail('ids'))
+
+export function decodeBlocksMessage(bytes: Uint8Array): BlocksMessage {
+  if (bytes.length > BLOCKS_WIRE.maxFrameBytes) fail('frame too large')
+  let w: unknown
+  try {
+    w = decodeCanonical(bytes)
+  } catch {
+    return fail('not canonical CBOR')
+  }
+  if (!Array.isArray(w) || w[0] !== BLOCKS_WIRE_VERSION) return fail('version')
+  switch (w[1]) {
+    case KIND.want:
+      if (w.length !== 5) fail('want arity')
+      return { kind: 'want', reqId: reqIdOf(w[2]), spaceId: spaceIdOf(w[3]), ids: idsOf(w[4], BLOCKS_WIRE.wantMax) }
+    case KIND.block:
+      if (w.length !== 5 || !(w[4] instanceof Uint8Array)) fail('block shape')
+      return { kind: 'block', reqId: reqIdOf(w[2]), id: blockIdOf(w[3]), bytes: w[4] as Uint8Array }
+    case KIND.none:
+      if (w.length !== 4) fail('none arity')
+      return { kind: 'none', reqId: reqIdOf(w[2]), ids: idsOf(w[3], BLOCKS_WIRE.wantMax) }
+    case KIND.has:
+      if (w.length !== 5) fail('has arity')
+      return { kind: 'has', reqId: reqIdOf(w[2]), spaceId: spaceIdOf(w[3]), ids: idsOf(w[4], BLOCKS_WIRE.hasMax) }
+    case KIND.have:
+      if (w.length !== 4 || typeof w[3] !== 'boolean') fail('have shape')
+      return { kind: 'have', reqId: reqIdOf(w[2]), all: w[3] as boolean }
+    default:
+      return fail('kind')
+  }
+}

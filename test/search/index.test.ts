@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
+import { SEARCH_STORES } from '../../sync/modules/search/limits.ts'
+import { searchModule } from '../../sync/modules/search/module.ts'
+import { IndexWork } from '../../sync/modules/search/processes.ts'
+import { reciprocalRankFusion } from '../../sync/modules/search/rrf.ts'
+import { runSearch } from '../../sync/modules/search/search.ts'
+import { snippet } from '../../sync/modules/search/text.ts'
+import { SpaceEngine } from '../../sync/space/space-engine.ts'
+import { LiveWindow } from '../../sync/query/live.ts'
+import { MemoryStorageAdapter } from '../../sync/storage/memory.ts'
+import { deps, keyFor } from '../helpers.ts'
+import { twoMembers } from '../space/helpers.ts'
+
+const idx = (e: SpaceEngine) => e.services.of(searchModule)
+const ids = async (e: SpaceEngine, query: string) => (await runSearch(idx(e), { query, mode: 'fts', limit: 200 })).hits.map((h) => h.objectId)
+const named = (name: string, description = '') => ({ initialProperties: { core: { name, description } } })
+
+describe('peers: edits and deletes that arrive by sync show in results', () => {
+  it("B's index follows A's creates, renames and deletes after each sync, and the other way", async () => {
+    const { a, b, sync } = await twoMembers()
+    const o1 = await a.createObject(named('Aurora borealis'))
+    const o2 = await a.createObject(named('Zodiacal light'))
+    await sync()
+    expect(await ids(b, 'aurora')).toEqual([o1])
+    await a.services.types.setValues(o1, 'core', { name: 'Noctilucent clouds' })
+    await a.deleteObject(o2)
+    await sync()
+    expect(await ids(b, 'aurora')).toEqual([])
+    expect(await ids(b, 'noctilucent')).toEqual([o1])
+    expect(await ids(b, 'zodiacal')).toEqual([])
+    const o3 = await b.createObject(named('Gegenschein'))
+    await sync()
+    expect(await ids(a, 'gegenschein')).toEqual([o3])
+  })
+})
+
+describe('restart: the saved index is loaded, not rebuilt', () => {
+  async function openAgain(storage: MemoryStorageAdapter, spaceId: string) {
+    const e = await SpaceEngine.open(await deps(1, storage), spaceId, keyFor(1), { modules: DEFAULT_MODULES })
+    await idx(e).settled()
+    return e
+  }
+
+  it('loads base and deltas on reopen (no build); a missing index is rebuilt in the background', async () => {
+    const storage = new MemoryStorageAdapter()
+    const a = await SpaceEngine.create(await deps(1, storage), keyFor(1), { modules: DEFAULT_MODULES })
+    await idx(a).settled()
+    const made: string[] = []
+    for (let i = 0; i < 60; i++) made.push(await a.createObject(named(`Comet ${i}`, i % 2 ? 'periodic tail' : 'sungrazer')))
+    await idx(a).settled()
+    expect(idx(a).stats.builds).toBe(1)
+
+    const b = await openAgain(storage, a.spaceId)
+    expect(idx(b).stats).toEqual({ builds: 0, loads: 1 })
+    expect((await ids(b, 'sungrazer')).length).toBe(30)
+    // More writes after the restart land in deltas; a second restart replays them.
+    await b.deleteObject(made[1])
+    await b.createObject(named('Halley'))
+    await idx(b).settled()
+    const c = await openAgain(storage, a.spaceId)
+    expect(idx(c).stats).toEqual({ builds: 0, loads: 1 })
+    expect((await ids(c, 'periodic')).length).toBe(29)
+    expect((await ids(c, 'halley')).length).toBe(1)
+
+    // The index's rows gone (a wiped cache): the next open builds it again, with the same answers.
+    const rows = await storage.scan(SEARCH_STORES.fts, { prefix: a.spaceId + '/' })
+    await storage.commit({ puts: [], dels: rows.map(([key]) => ({ store: SEARCH_STORES.fts, key })) })
+    const d = await openAgain(storage, a.spaceId)
+    expect(idx(d).stats).toEqual({ builds: 1, loads: 0 })
+    expect((await ids(d, 'periodic')).length).toBe(29)
+  })
+
+  it('a replica that moved on without the index (changes not drained before a crash) rebuilds', async () => {
+    const storage = new MemoryStorageAdapter()
+    const a = await SpaceEngine.create(await deps(1, storage), keyFor(1), { modules: DEFAULT_MODULES })
+    await a.createObject(named('Pulsar'))
+    await idx(a).settled()
+    // A write the index never saw: the saved version is behind the replica's.
+    await a.replica.createObject({})
+    const b = await SpaceEngine.open(await deps(1, storage), a.spaceId, keyFor(1), { modules: DEFAULT_MODULES })
+    await idx(b).settled()
+    expect(idx(b).stats.builds).toBe(1)
+    expect((await ids(b, 'pulsar')).length).toBe(1)
+  })
+})
+
+describe('$text in a live window follows the index', () => {
+  it('a window opened with $text tests later rows against the current index', async () => {
+    const { a } = await twoMembers()
+    const first = await a.createObject(named('Meteor shower'))
+    await idx(a).settled()
+    const w = new LiveWindow(a.objectSource(), { filter: { $text: { $search: 'meteor' } }, limit: 10 })
+    expect(w.snapshot.records.map((r) => r.id)).toEqual([first])
+    expect(w.query.filter.textVia).toBe('index')
+    const later = await a.createObject(named('Meteorite'))
+    expect(w.query.filter.test(a.objectDoc(later)!)).toBe(true)
+    // "eteor" is a substring of both, but no word starts with it: the index says no.
+    const w2 = new LiveWindow(a.objectSource(), { filter: { $text: { $search: 'eteor' } }, limit: 10 })
+    expect(w2.snapshot.records).toEqual([])
+    expect(w2.query.filter.test(a.objectDoc(later)!)).toBe(false)
+  })
+})
+
+describe('processes: index work announces itself only after 3 s', () => {
+  it('lists a build past 3 s with its progress, and nothing once it ends', () => {
+    let now = 1_000
+    const w = new IndexWork('S1', () => now)
+    const progress = w.start('index.fts', 100)
+    progress(40)
+    now += 2_999
+    expect(w.list()).toEqual([])
+    now += 1
+    expect(w.list()).toEqual([{ id: 'index.fts.S1', kind: 'index.fts', state: 'running', startedAt: { $date: new Date(1_000).toISOString() }, spaceId: 'S1', progress: { done: 40, total: 100 } }])
+    w.end('index.fts')
+    expect(w.list()).toEqual([])
+  })
+})
+
+describe('fusion and snippets', () => {
+  it('reciprocal rank fusion ranks a document both lists hold first', () => {
+    const fused = reciprocalRankFusion([
+      ['a', 'b', 'c'],
+      ['c', 'd', 'a'],
+    ])
+    expect(fused.map((f) => f.key).slice(0, 2)).toEqual(['a', 'c'])
+    expect(fused[0].score).toBeCloseTo(1 / 61 + 1 / 63)
+  })
+
+  it('a snippet marks matched words (prefix, folded) and never cuts a surrogate pair', () => {
+    const s = snippet('Über das Café: 😀 große Kaffeebohnen', ['cafe', 'kaffee'])
+    expect(s.ranges.map(([x, y]) => s.text.slice(x, y))).toEqual(['Café', 'Kaffeebohnen'])
+    const long = '😀'.repeat(200) + ' needle'
+    const t = snippet(long, ['needle'])
+    expect(t.text.endsWith('needle')).toBe(true)
+    expect(t.text.charCodeAt(0) >= 0xd800 && t.text.charCodeAt(0) <= 0xdbff).toBe(true)
+  })
+})
