@@ -105,7 +105,7 @@ describe('push from chat writes', () => {
 
   it('a read sends a silent notice to the account\'s own identity topic, through the token the reconcile loop registered', async () => {
     const s = await setup()
-    s.push.setToken({ platform: 'ntfy', token: `${s.ntfy.url}/a-phone` })
+    await s.push.setToken({ platform: 'ntfy', token: `${s.ntfy.url}/a-phone` })
     await s.push.reconcile()
     expect(s.push.subscriptions()).toEqual(expect.arrayContaining([{ spaceKey: expect.any(String), topic: 'chats' }, { spaceKey: expect.any(String), topic: identityTopic(idFor(1)) }]))
     // B writes; A receives it (unread), then reads it.
@@ -141,10 +141,32 @@ describe('push from chat writes', () => {
     expect(s.receiverOf(s.space.replica).receive(data)).toMatchObject({ kind: 'message', payload: { newMessage: { text: 'after removal' } } })
   })
 
+  it('a registered token is kept in the device\'s storage: an engine reopened on it has it, a deleted one stays deleted', async () => {
+    const storage = new MemoryStorageAdapter()
+    const open = () => AccountEngine.open({ storage, crypto, env: seededEnv(3, Date.now()), accountKey: keyFor(3), modules: DEFAULT_MODULES })
+    // Never reached: the token routes answer from local state.
+    const link = wireLink(() => Promise.reject(new Error('no push node in this test')), crypto)
+    const first = await open()
+    first.services.of(pushModule).attach(link)
+    await first.services.of(pushModule).setToken({ platform: 'android', token: 'fcm-token-1' })
+    await first.close()
+    const second = await open()
+    closers.push(() => second.close())
+    const again = second.services.of(pushModule)
+    again.attach(link)
+    expect(await again.getToken()).toEqual({ registered: true, platform: 'android' })
+    await again.deleteToken()
+    await second.close()
+    const third = await open()
+    closers.push(() => third.close())
+    third.services.of(pushModule).attach(link)
+    expect(await third.services.of(pushModule).getToken()).toEqual({ registered: false })
+  })
+
   it('unconfigured push: routes refuse with push.disabled; writes queue nothing', async () => {
     const s = await setup()
     s.push.detach()
-    expect(() => s.push.getToken()).toThrow(expect.objectContaining({ code: 'push.disabled' }))
+    await expect(s.push.getToken()).rejects.toMatchObject({ code: 'push.disabled' })
     const q = s.push.outbox.stats.queued
     await s.chat.send(s.chatId, { text: 'x' })
     expect(s.push.outbox.stats.queued).toBe(q)

@@ -14,6 +14,13 @@ export interface PushToken {
   token: string
 }
 
+/**
+ * Where this device's token is kept: the account's device-local storage (never synced: a token
+ * names this device's push channel), so an acknowledged registration survives a restart.
+ */
+const TOKEN_STORE = 'push_device'
+const TOKEN_KEY = 'token'
+
 /** What the account engine offers beyond the module context (duck-typed: the simulator's may not). */
 interface AccountExtras {
   openSpaces?(): SpaceEngine[]
@@ -41,8 +48,12 @@ export class PushService {
   private closed = false
   readonly reconcileStats = { passes: 0, subscribeRequests: 0, skippedSpaces: 0, failures: 0 }
 
+  /** The kept token, read once; every token route waits for it. */
+  private readonly loaded: Promise<void>
+
   constructor(private readonly ctx: AccountModuleContext) {
     this.outbox = new PushOutbox(ctx.env, () => this.link)
+    this.loaded = this.loadToken()
     const x = ctx as AccountModuleContext & AccountExtras
     ctx.events.on('spacesOpened', () => this.schedule())
     ctx.events.on('members', () => this.schedule())
@@ -100,13 +111,17 @@ export class PushService {
 
   // ------------------------------------------------------------------ token
 
-  getToken(): { registered: boolean; platform?: PushPlatform } {
+  async getToken(): Promise<{ registered: boolean; platform?: PushPlatform }> {
     this.requireEnabled()
+    await this.loaded
     return this.token ? { registered: true, platform: this.token.platform } : { registered: false }
   }
 
-  setToken(t: PushToken): void {
+  /** Resolves once the token is kept: a restart registers it again. */
+  async setToken(t: PushToken): Promise<void> {
     this.requireEnabled()
+    await this.loaded
+    await this.keepToken(t)
     const old = this.token
     this.token = t
     if (old && (old.token !== t.token || old.platform !== t.platform)) this.unregister(old)
@@ -115,12 +130,30 @@ export class PushService {
   }
 
   /** Local delete wins: the node is told when reachable, never waited for. */
-  deleteToken(): void {
+  async deleteToken(): Promise<void> {
     this.requireEnabled()
+    await this.loaded
+    await this.keepToken(undefined)
     const old = this.token
     this.token = undefined
     this.held = new Map()
     if (old) this.unregister(old)
+  }
+
+  private async loadToken(): Promise<void> {
+    try {
+      const raw = await this.ctx.storage.get(TOKEN_STORE, TOKEN_KEY)
+      if (!raw || this.token) return
+      const t = JSON.parse(new TextDecoder().decode(raw)) as Partial<PushToken>
+      if (typeof t.platform === 'string' && typeof t.token === 'string') this.token = { platform: t.platform as PushPlatform, token: t.token }
+    } catch {
+      // Unreadable: as if none was registered (the app registers again).
+    }
+  }
+
+  private keepToken(t: PushToken | undefined): Promise<void> {
+    const key = { store: TOKEN_STORE, key: TOKEN_KEY }
+    return this.ctx.storage.commit(t ? { puts: [{ ...key, value: new TextEncoder().encode(JSON.stringify(t)) }], dels: [] } : { puts: [], dels: [key] })
   }
 
   private unregister(t: PushToken) {
