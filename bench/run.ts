@@ -26,6 +26,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   search: async () => (await import('./search.ts')).benchSearch as Bench,
   ytext: async () => (await import('./ytext.ts')).benchYtext as Bench,
   files: async () => (await import('./files.ts')).benchFiles as Bench,
+  push: async () => (await import('./push.ts')).benchPush as Bench,
 }
 
 const args = process.argv.slice(2)

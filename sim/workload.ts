@@ -66,7 +66,10 @@ export async function randomWrite(p: SimPeer, r: Prng, acked: AckedWrite[], now:
   const obj = objects.length ? r.pick(objects) : ''
   const ds = r.pick(DATASETS)
   const id = r.pick(RECORDS)
-  const ack = (changeId: string, tree: string) => acked.push({ id: changeId, tree, peer: p.id, account: p.account, kind, at: now })
+  // A write that changed nothing signs no change (changeId ''): there is nothing it could lose.
+  const ack = (changeId: string, tree: string) => {
+    if (changeId) acked.push({ id: changeId, tree, peer: p.id, account: p.account, kind, at: now })
+  }
   const modify = async (dset: string, records: Array<{ id: string; ops: UserOp[] }>) => {
     const res = await modifyRecords(rep, obj, dset, records)
     ack(res.changeId, obj)

@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import type { PushConfig } from '../push/config.ts'
 import { SvcError } from '../../sync/core/errors.ts'
 import { systemEnv, type Env } from '../../sync/core/env.ts'
 import { nodeCryptoProvider } from '../crypto/node-provider.ts'
@@ -23,6 +24,8 @@ export interface DaemonHostOptions extends AccountHostOptions {
   p2p?: boolean
   /** Peers to dial by address besides those added over the API (config key `peers`). */
   peers?: readonly string[]
+  /** The push node to link the push module to (config key `push`, docs/push.md). */
+  push?: PushConfig
   /** Redial delays of added peers (tests shorten them). */
   redial?: { baseMs?: number; maxMs?: number }
   /** Retry delays of this account's joins over the wire (tests shorten them). */
@@ -63,7 +66,7 @@ export class DaemonHost implements AccountHost {
           : await P2PService.start({
               account, keys: booted.keys, crypto, env: this.env, mdns: !this.options.noMdns, listen, scheduler: this.options.scheduler,
               peersFile: join(booted.dir, P2P.peersFile), configPeers: this.options.peers, redial: this.options.redial, durability: this.options.durability,
-              joinRetry: this.options.joinRetry,
+              joinRetry: this.options.joinRetry, push: this.options.push,
             })
       if (p2p) account.attachNetwork(p2p.sharing)
       const status = new SyncStatusService(account, p2p)

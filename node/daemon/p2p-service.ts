@@ -1,4 +1,5 @@
 import type { Env } from '../../sync/core/env.ts'
+import type { PushConfig } from '../push/config.ts'
 import type { CryptoProvider } from '../../sync/crypto/provider.ts'
 import type { WalletKeys } from '../../sync/crypto/wallet.ts'
 import { SyncSession } from '../../sync/protocol/session.ts'
@@ -47,6 +48,8 @@ export interface P2POptions {
   durability?: Durability
   /** Protocols beside head sync (default DEFAULT_P2P_PROTOCOLS). */
   protocols?: readonly P2pProtocol[]
+  /** The push node configuration, handed to the protocols (the push client reads it). */
+  push?: PushConfig
 }
 
 export const realTimer: Timer = {
@@ -216,7 +219,7 @@ export class P2PService {
     const peers = new AddedPeers(node, book, (p) => session.identityOf(p), realTimer, () => o.env.now(), o.redial)
     stops.push(() => peers.stop())
     // Protocols beside head sync trust only what head sync proved, and share its guard.
-    const ctx = { node, account, keys: o.keys, crypto: o.crypto, env: o.env, identityOf: (p: string) => session.identityOf(p), refused: (p: string) => guard.refused(p), fault: (p: string, w?: 'max') => guard.fault(p, w === 'max' ? guard.maxFaults : 1) && hangUp(p) }
+    const ctx = { node, account, keys: o.keys, crypto: o.crypto, env: o.env, push: o.push, identityOf: (p: string) => session.identityOf(p), refused: (p: string) => guard.refused(p), fault: (p: string, w?: 'max') => guard.fault(p, w === 'max' ? guard.maxFaults : 1) && hangUp(p) }
     for (const protocol of o.protocols ?? DEFAULT_P2P_PROTOCOLS) {
       const handle = await protocol.start(ctx)
       if (handle) stops.push(() => void handle.close())

@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createSvcClient, DEFAULT_BASE_URL, type SvcClient } from '../client/index.ts'
 import { EXIT, UsageError, type CliIO } from './io.ts'
+import { terminalSafe } from './table.ts'
 
 export const DEFAULT_URL = DEFAULT_BASE_URL
 
@@ -85,7 +86,7 @@ export function unreachable(ctx: ClientContext): number {
 /** Writes an error envelope (or the status text) to stderr; returns the exit code of the status. */
 export function reportError(ctx: ClientContext, status: number, body: unknown, statusText = ''): number {
   const err = (body as { error?: { code?: string; message?: string } } | undefined)?.error
-  ctx.io.stderr.write(`svc: ${status} ${err?.code ?? 'error'}: ${err?.message ?? statusText}\n`)
+  ctx.io.stderr.write(terminalSafe(`svc: ${status} ${err?.code ?? 'error'}: ${err?.message ?? statusText}`) + '\n')
   return status >= 500 ? EXIT.server : EXIT.user
 }
 
@@ -124,6 +125,7 @@ export async function show<T>(ctx: ClientContext, run: (client: SvcClient) => Pr
   const r = await fetchApi(ctx, run)
   if (!r.ok) return r.code
   if (r.data === undefined) return EXIT.ok
+  // JSON escapes control characters itself; a table's cells are made safe by `table`.
   ctx.io.stdout.write(render && !ctx.json ? render(r.data) : JSON.stringify(r.data, null, 2) + '\n')
   return EXIT.ok
 }

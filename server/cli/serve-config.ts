@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { envHasPush, pushConfigFromEnv, pushConfigFromFile, type PushConfig } from '../../node/push/config.ts'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -29,6 +30,10 @@ export interface ServeConfig {
   durability: Durability
   /** Peers to dial by address for this run (multiaddrs with /p2p/<peer id>), besides those added over the API. */
   peers?: string[]
+  /** The push node (docs/push.md): config key `push`, env SVC_PUSH_ENABLED, SVC_PUSH_PEER_ID, SVC_PUSH_ADDRS. */
+  push?: PushConfig
+  /** How long a live cursor lasts unrenewed (docs/editor.md "Cursors"); env only, for tests. */
+  cursorTimeoutMs?: number
   /** Agent control API port (chat.md: DEFAULT_AGENTS_PORT when absent; 0 = any free port; -1 = no agents). */
   agentsPort?: number
   /** The agents' model provider (OpenAI-compatible chat completions); absent: chat-watch stays off. */
@@ -65,6 +70,7 @@ export const SERVE_USAGE = `usage: svc serve [--data DIR] [--port N] [--host ADD
   --model NAME     model name sent to it                                        env SVC_MODEL
                    (bearer token: env SVC_MODEL_API_KEY)
   --files-gc-interval MS  sweep the files cache every MS milliseconds (0: off)  env SVC_FILES_GC_INTERVAL
+  env SVC_CURSOR_TIMEOUT_MS: how long an unrenewed editor cursor lasts (default 30000)
   --config FILE    JSON file with keys data, port, host, managed, noMdns, passkey, account, durability,
                    p2pListen, peers, log, agentsPort, modelUrl, model, files ({gcInterval})`
 
@@ -79,14 +85,16 @@ interface Layer {
   p2pListen?: string[]
   durability?: Durability
   peers?: string[]
+  cursorTimeoutMs?: number
   log?: boolean
   agentsPort?: number
   modelUrl?: string
   model?: string
   filesGcInterval?: number
+  push?: PushConfig
 }
 
-const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers', 'log', 'agentsPort', 'modelUrl', 'model', 'files'] as const
+const CONFIG_KEYS = ['data', 'port', 'host', 'managed', 'noMdns', 'passkey', 'account', 'durability', 'p2pListen', 'peers', 'log', 'agentsPort', 'modelUrl', 'model', 'files', 'push'] as const
 
 function parseAgentsPort(v: unknown, source: string): number {
   if (v === -1 || v === '-1' || v === 'off') return -1
@@ -188,6 +196,11 @@ function readConfigFile(path: string): Layer {
     if (typeof f !== 'object' || f === null || Array.isArray(f) || Object.keys(f).some((k) => k !== 'gcInterval')) throw new UsageError(`--config ${path}: files must be an object with the key gcInterval`)
     if (f.gcInterval !== undefined) out.filesGcInterval = parseInterval(f.gcInterval, `--config ${path}: files.gcInterval`)
   }
+  if (cfg.push !== undefined) {
+    const push = pushConfigFromFile(cfg.push)
+    if (typeof push === 'string') throw new UsageError(`--config ${path}: ${push}`)
+    out.push = push
+  }
   // A relative data root is relative to the file that names it.
   if (out.data !== undefined) out.data = resolve(dirname(path), out.data)
   return out
@@ -208,6 +221,12 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   if (env.SVC_DURABILITY) out.durability = parseDurability(env.SVC_DURABILITY, 'SVC_DURABILITY')
   if (env.SVC_FILES_GC_INTERVAL) out.filesGcInterval = parseInterval(env.SVC_FILES_GC_INTERVAL, 'SVC_FILES_GC_INTERVAL')
   if (env.SVC_PEERS !== undefined) out.peers = checkPeers(parseListen(env.SVC_PEERS) ?? [], 'SVC_PEERS')
+  if (envHasPush(env)) out.push = pushConfigFromEnv(env)
+  if (env.SVC_CURSOR_TIMEOUT_MS) {
+    const ms = Number(env.SVC_CURSOR_TIMEOUT_MS)
+    if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000) throw new UsageError('SVC_CURSOR_TIMEOUT_MS must be an integer number of ms in 100..3600000')
+    out.cursorTimeoutMs = ms
+  }
   if (env.SVC_AGENTS_PORT !== undefined && env.SVC_AGENTS_PORT !== '') out.agentsPort = parseAgentsPort(env.SVC_AGENTS_PORT, 'SVC_AGENTS_PORT')
   if (env.SVC_MODEL_URL) out.modelUrl = env.SVC_MODEL_URL
   if (env.SVC_MODEL) out.model = env.SVC_MODEL
@@ -280,6 +299,8 @@ export function resolveServeConfig(args: string[], env: NodeJS.ProcessEnv): Serv
     ...(merged.account !== undefined ? { account: merged.account } : {}),
     ...(merged.p2pListen !== undefined && merged.p2pListen.length > 0 ? { p2pListen: merged.p2pListen } : {}),
     ...(merged.peers !== undefined && merged.peers.length > 0 ? { peers: merged.peers } : {}),
+    ...(merged.push !== undefined ? { push: merged.push } : {}),
+    ...(merged.cursorTimeoutMs !== undefined ? { cursorTimeoutMs: merged.cursorTimeoutMs } : {}),
     ...(merged.agentsPort !== undefined ? { agentsPort: merged.agentsPort } : {}),
     ...(merged.modelUrl ? { modelUrl: merged.modelUrl, model: merged.model ?? 'default' } : {}),
     ...(env.SVC_MODEL_API_KEY ? { modelApiKey: env.SVC_MODEL_API_KEY } : {}),

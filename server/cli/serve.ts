@@ -9,6 +9,7 @@ import { isSvcError } from '../../sync/core/errors.ts'
 import { buildApp } from '../app.ts'
 import { stopGracefully } from '../lifecycle.ts'
 import { EXIT, readAll, stripNewline, UsageError, type CliIO, type Command } from './io.ts'
+import { CursorPresence } from '../../sync/modules/editor/cursors.ts'
 import { DEFAULT_AGENTS_PORT, resolveServeConfig, SERVE_USAGE, type ServeConfig } from './serve-config.ts'
 import { buildAgentControlApp, listenAgentControl } from '../modules/agents.ts'
 import { noAccountHint, spaceOpenProgress } from './serve-messages.ts'
@@ -27,6 +28,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   // Hex: safe as a command-line argument (a base64url token may start with '-').
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
   // One modules list for the engine's account and the app's routes.
+  if (config.cursorTimeoutMs !== undefined) CursorPresence.defaultTimeoutMs = config.cursorTimeoutMs
   const modules = config.filesGcInterval ? withFilesSettings(SERVER_MODULES, { gcIntervalMs: config.filesGcInterval }) : SERVER_MODULES
   const agentsPort = config.agentsPort ?? DEFAULT_AGENTS_PORT
   const engine = engineFactory({
@@ -38,6 +40,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     onSpaceOpened: spaceOpenProgress((line) => io.stderr.write(line)),
     ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}),
     ...(config.peers ? { peers: config.peers } : {}),
+    ...(config.push ? { push: config.push } : {}),
   })
   const session = new AccountLifecycle({
     dataRoot: config.data,

@@ -1,5 +1,6 @@
 import { fetchApi, type ClientContext } from './client.ts'
 import { UsageError } from './io.ts'
+import { terminalSafe } from './table.ts'
 
 /**
  * Readable paths for object rows. A row keeps a type's values under `<typeId>.<propId>` (a
@@ -37,7 +38,7 @@ export async function loadSchema(ctx: ClientContext, spaceId: string): Promise<S
 }
 
 const ambiguous = (key: string, candidates: string[]) =>
-  new UsageError(`svc: "${key}" is ambiguous: it names ${candidates.join(', ')}; write one of those (TYPE.KEY) or the ids`)
+  new UsageError(terminalSafe(`svc: "${key}" is ambiguous: it names ${candidates.join(', ')}; write one of those (TYPE.KEY) or the ids`))
 
 /** One type by id, xKey, or (when no xKey matches) its name; undefined when none. */
 function findType(schema: SpaceSchema, key: string): TypeEntry | undefined {
@@ -66,7 +67,7 @@ function findProp(type: TypeEntry, key: string) {
 /** A type's key in rows and in `/properties/:objectId/set/:typeKey`: its id. */
 export function resolveType(schema: SpaceSchema, key: string): string {
   const t = findType(schema, key)
-  if (!t) throw new UsageError(`svc: no type "${key}" in this space (types: ${schema.types.map((x) => x.xKey).join(', ')})`)
+  if (!t) throw new UsageError(terminalSafe(`svc: no type "${key}" in this space (types: ${schema.types.map((x) => x.xKey).join(', ')})`))
   return t.id
 }
 
@@ -88,7 +89,7 @@ export function resolvePath(schema: SpaceSchema, path: string): string {
     if (!prop && type.id === type.xKey && type.id === head) return path
     if (!prop) {
       const known = type.props.map((p) => p.xKey ?? p.id).join(', ') || 'none'
-      throw new UsageError(`svc: type ${type.xKey} has no property "${second}" (properties: ${known})`)
+      throw new UsageError(terminalSafe(`svc: type ${type.xKey} has no property "${second}" (properties: ${known})`))
     }
     return [type.id, prop.id, ...rest].join('.')
   }

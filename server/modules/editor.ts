@@ -101,12 +101,7 @@ const editorRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
   })
 
   // ---------------------------------------------------------------- cursors (docs/editor.md "Cursors")
-  const timeout = Number(process.env.SVC_CURSOR_TIMEOUT_MS)
-  const presence = () => {
-    const p = engine.account().services.of(editorModule).bind(engine.account().services.of(eventsModule))
-    if (Number.isInteger(timeout) && timeout > 0) p.timeoutMs = timeout
-    return p
-  }
+  const presence = () => engine.account().services.of(editorModule).bind(engine.account().services.of(eventsModule))
   const cursorsOf = async (spaceId: string, objectId: string, collection: string) =>
     (await presence().list(space(engine, spaceId), objectId)).filter((c) => c.collection === collection)
 

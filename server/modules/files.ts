@@ -45,6 +45,8 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
     `${S}/objects/:objectId/files`,
     {
       bodyLimit: Number.MAX_SAFE_INTEGER,
+      // A large upload may take longer than the app's 10 s body timeout (server/http/body-timeout.ts).
+      config: { streamedBody: true },
       schema: { summary: `Attach a file: the body is its bytes (${RAW}); 413 file.too_large past the attach limit`, params: AttachParams, querystring: AttachQuery, response: { 201: Attached } },
     },
     async (request, reply) => {

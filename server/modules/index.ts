@@ -5,6 +5,7 @@ import { eventsServerModule } from './events.ts'
 import { agentsServerModule } from './agents.ts'
 import { searchServerModule } from './search.ts'
 import { filesServerModule } from './files.ts'
+import { pushServerModule } from './push.ts'
 import type { AnyServerModule } from './module.ts'
 
 export { withRoutes, type ServerModule, type AnyServerModule, type ModuleRouteOptions } from './module.ts'
@@ -14,4 +15,4 @@ export { withRoutes, type ServerModule, type AnyServerModule, type ModuleRouteOp
  * and `buildApp`. The same modules, in the same order, as sync/modules/index.ts
  * DEFAULT_MODULES (test/routes/module-seam.test.ts checks it).
  */
-export const SERVER_MODULES: readonly AnyServerModule[] = [editorServerModule, chatServerModule, chatReadServerModule, eventsServerModule, agentsServerModule, searchServerModule, filesServerModule]
+export const SERVER_MODULES: readonly AnyServerModule[] = [editorServerModule, chatServerModule, chatReadServerModule, eventsServerModule, agentsServerModule, searchServerModule, filesServerModule, pushServerModule]

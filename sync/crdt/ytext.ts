@@ -27,8 +27,16 @@ export const YTEXT_ROOT = 't'
  * merge checks every inserted item carries this id, so nobody writes under another's.
  */
 export function clientIdFor(author: string, salt: string): number {
-  return idFrom(`w\u0000${author}\u0000${salt}`)
+  const key = `w\u0000${author}\u0000${salt}`
+  let id = writerIds.get(key)
+  if (id === undefined) {
+    // A sync backlog folds many updates of few writers: hash each writer once (bounded cache).
+    if (writerIds.size >= 1024) writerIds.clear()
+    writerIds.set(key, (id = idFrom(key)))
+  }
+  return id
 }
+const writerIds = new Map<string, number>()
 
 /**
  * The client id of a seed: an item that puts a whole string at the start of an empty text. It is
@@ -47,6 +55,13 @@ function idFrom(s: string): number {
   return h[0] * 2 ** 40 + h[1] * 2 ** 32 + ((h[2] << 24) >>> 0) + (h[3] << 16) + (h[4] << 8) + h[5] || 1
 }
 
+/**
+ * A scratch Y.Doc. A guid is given: Yjs would otherwise draw a random UUID, about 30 calls to the
+ * platform's CSPRNG, which made a doc cost more than the edit it carries. Docs here are never
+ * synced as documents, so their guid is never read.
+ */
+export const newDoc = (): Y.Doc => new Y.Doc({ gc: true, guid: 'svc-ytext' })
+
 /** A text path's merge state; stored (JSON) as `{s, u}`, held live as a Y.Doc while cached. */
 export class YTextField {
   private doc: Y.Doc | undefined
@@ -63,17 +78,19 @@ export class YTextField {
 
   liveDoc(): Y.Doc {
     if (!this.doc) {
-      this.doc = new Y.Doc({ gc: true })
-      if (this.u) Y.applyUpdate(this.doc, fromB64(this.u))
+      const doc = (this.doc = newDoc())
+      if (this.u) Y.applyUpdate(doc, fromB64(this.u))
+      const text = doc.getText(YTEXT_ROOT)
+      text.observe((_e, tr) => (this.text = this.text === undefined ? undefined : patchedText(this.text, text, tr)))
     }
     return this.doc
   }
 
-  /** Folds one update in (Yjs merge) and moves the stamp forward. */
+  /** Folds one update in (Yjs merge) and moves the stamp forward; the text follows (patchedText). */
   absorb(update: Uint8Array, s: Stamp) {
     Y.applyUpdate(this.liveDoc(), update)
     if (compareStamps(s, this.s) > 0) this.s = s
-    this.bytes = this.text = this.u = undefined
+    this.bytes = this.u = undefined
   }
 
   value(): string {
@@ -94,6 +111,67 @@ export class YTextField {
   toJSON(): { s: Stamp; u: string } {
     return { s: this.s, u: (this.u ??= toB64(this.state())) }
   }
+}
+
+/**
+ * The string after a transaction, from the string before, without walking the whole text when
+ * it can: the common edit (one run of characters typed by one writer, nothing deleted) is put
+ * at its index, counted from the end of the text (typing happens mostly near the end). Anything
+ * else gives undefined, and the next read takes the whole text from Yjs. Observers run before
+ * Yjs merges or collects items, so the transaction's new item is intact here.
+ */
+function patchedText(before: string, text: Y.Text, tr: Y.Transaction): string | undefined {
+  if (tr.deleteSet.clients.size > 0) return deletedText(before, text, tr)
+  let added: Y.Item | undefined
+  for (const [client, after] of tr.afterState) {
+    const from = tr.beforeState.get(client) ?? 0
+    if (after === from) continue
+    if (added) return undefined
+    const st = Y.getItem(tr.doc.store, Y.createID(client, from))
+    if (!(st instanceof Y.Item) || st.id.clock !== from || st.length !== after - from) return undefined
+    added = st
+  }
+  if (!added || added.deleted || added.parent !== text || !(added.content instanceof Y.ContentString)) return undefined
+  let right = 0
+  for (let n = added.right; n !== null; n = n.right) if (!n.deleted && n.countable) right += n.length
+  const at = text.length - added.length - right
+  if (at < 0 || at > before.length || before.length + added.length !== text.length) return undefined
+  return before.slice(0, at) + added.content.str + before.slice(at)
+}
+
+/**
+ * A transaction that only deleted: each deleted item's index in the string before is counted
+ * from the end (visible items right of it, plus the ones this transaction deleted), and the
+ * items are cut from the right. Undefined when the transaction also added anything, or names
+ * something that is not a whole string item.
+ */
+function deletedText(before: string, text: Y.Text, tr: Y.Transaction): string | undefined {
+  for (const [client, after] of tr.afterState) if (after !== (tr.beforeState.get(client) ?? 0)) return undefined
+  const gone = new Set<Y.Item>()
+  for (const [client, ranges] of tr.deleteSet.clients) {
+    for (const r of ranges) {
+      for (let clock = r.clock; clock < r.clock + r.len; ) {
+        const st = Y.getItem(tr.doc.store, Y.createID(client, clock))
+        if (!(st instanceof Y.Item) || st.id.clock !== clock || st.parent !== text || !st.countable) return undefined
+        gone.add(st)
+        clock += st.length
+      }
+    }
+  }
+  if (gone.size > 64) return undefined
+  const cuts: Array<[number, number]> = []
+  for (const d of gone) {
+    let right = 0
+    for (let n = d.right; n !== null; n = n.right) if (n.countable && (!n.deleted || gone.has(n))) right += n.length
+    cuts.push([before.length - right - d.length, d.length])
+  }
+  cuts.sort((a, b) => b[0] - a[0])
+  let out = before
+  for (const [at, len] of cuts) {
+    if (at < 0 || at + len > out.length) return undefined
+    out = out.slice(0, at) + out.slice(at + len)
+  }
+  return out.length === text.length ? out : undefined
 }
 
 export type YTextMap = Record<string, YTextField | { s: Stamp; u: string }>
@@ -195,7 +273,7 @@ export function liveFields(yt: YTextMap): Record<string, YTextField> {
 export function textUpdate(field: YTextField | undefined, current: string, next: string, client: number): Uint8Array | undefined {
   if (field && field.value() === current && current === next) return undefined
   if (!field && current === next) return undefined
-  const doc = new Y.Doc({ gc: true })
+  const doc = newDoc()
   if (field) Y.applyUpdate(doc, field.state())
   const text = doc.getText(YTEXT_ROOT)
   const parts: Uint8Array[] = []
@@ -235,7 +313,7 @@ export function textUpdate(field: YTextField | undefined, current: string, next:
 /** The seed of a string (seedClientFor): the one update every writer makes for it. */
 export function seedUpdate(s: string): Uint8Array | undefined {
   if (s === '') return undefined
-  const d = new Y.Doc()
+  const d = newDoc()
   d.clientID = seedClientFor(s)
   d.getText(YTEXT_ROOT).insert(0, s)
   const u = Y.encodeStateAsUpdate(d)

@@ -358,13 +358,6 @@ export class SpaceReplica {
     const meta = s.trees.get(objectId)
     if (!meta || objectId === this.spaceId) throw new SvcError('object.not_found', 'object not found', { objectId })
     if (meta.deleted) throw new SvcError('object.not_found', 'object was deleted', { objectId })
-    // A write that changes nothing commits nothing (no change, no history entry, no sync).
-    const unchanged = await changesNothing(ops, async (ds, id) => {
-      const st = await s.records.load(recordKey(this.spaceId, objectId, ds, id))
-      return st && !st.deleted ? st.value : undefined
-    })
-    if (unchanged) return { versionId: String(s.versionSeq), changeId: '', recordIds: [] }
-    const cite = await this.citation()
     const payload: ChangePayload = traceIds?.length ? { ops, traceIds } : { ops }
     // A local write that would make a malformed change is the caller's fault, not a 500.
     try {
@@ -372,6 +365,13 @@ export class SpaceReplica {
     } catch (err) {
       throw new SvcError('request.invalid_field', `the write cannot be stored: ${err instanceof InvalidOp ? err.reason : 'invalid'}`, { field: 'ops' })
     }
+    // A write that changes nothing commits nothing (no change, no history entry, no sync).
+    const unchanged = await changesNothing(ops, async (ds, id) => {
+      const st = await s.records.load(recordKey(this.spaceId, objectId, ds, id))
+      return st && !st.deleted ? st.value : undefined
+    })
+    if (unchanged) return { versionId: String(s.versionSeq), changeId: '', recordIds: [] }
+    const cite = await this.citation()
     const change = await signChange(this.deps.crypto, s.key, {
       spaceId: this.spaceId, treeId: objectId, prevIds: meta.heads, aclHeadId: cite.aclHeadId, seq: ++s.seq,
       lamport: meta.maxLamport + 1, timestamp: this.deps.env.now(), readKeyId: cite.readKeyId, payload: seal(this.deps.env, cite.readKey, encodeCanonical(payload), undefined, this.deps.crypto.aead),

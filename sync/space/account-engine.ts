@@ -10,7 +10,7 @@ import { derivedRoot } from '../dag/change.ts'
 import { encodeAclRecord } from '../acl/records.ts'
 import { Emitter } from '../core/emitter.ts'
 import { SpaceEngine, type SpaceChange, type SpaceOptions } from './space-engine.ts'
-import { ModuleSet, type AccountModuleContext, type AnyModule } from './module.ts'
+import { ModuleSet, type AccountModuleContext, type AnyModule, type SpaceRowFields } from './module.ts'
 import { AccountServices } from './account-services.ts'
 import { Devices } from './devices.ts'
 import { AccountScopedValues } from './scoped-values.ts'
@@ -38,6 +38,8 @@ export interface SpaceInfo {
   author: string
   ownRole: string
   settings: Record<string, Json>
+  /** The push module's key mirror (absent until it ran, or without the module). */
+  push?: SpaceRowFields['push']
   derived: boolean
   status: SpaceStatus
 }
@@ -444,7 +446,10 @@ export class AccountEngine implements AccountModuleContext {
     if (row.spaceType === 'svc.onetoone' && !idx.name) idx.name = this.oneToOne.displayName(row)
     const acl = engine?.replica.acl.current()
     const settingsRec = await this.tech.replica.getRecord(this.techObjectId, TECH_DS.settings, row.spaceId)
+    const moduleFields: Partial<SpaceRowFields> = {}
+    if (engine) for (const m of this.modules.list) if (m.spaceRow) Object.assign(moduleFields, m.spaceRow(engine))
     return {
+      ...moduleFields,
       id: row.spaceId,
       ...idx,
       spaceIndexObjectId: engine?.spaceIndexObjectId ?? '',

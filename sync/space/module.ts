@@ -58,6 +58,16 @@ export interface SvcModule<S = unknown, A = unknown> {
   readonly overlay?: ModuleOverlay<S>
   readonly rowGroups?: Readonly<Record<string, ModuleRowGroup<S>>>
   readonly errorCodes?: readonly (keyof ModuleErrorCodes)[]
+  /**
+   * Fields it lays on the space's row (`GET /v1/spaces`, `GET {S}`), computed from the held space
+   * whenever the row is read (push's key mirror: `push`); undefined adds nothing.
+   */
+  readonly spaceRow?: (space: SpaceEngine) => Partial<SpaceRowFields> | undefined
+}
+
+/** Row fields modules may add (chat.md "Push keys and payload": `push`). */
+export interface SpaceRowFields {
+  push: { spaceKey: string; encKey: string; encKeyId: string }
 }
 
 /** A module of any service type (lists hold modules of different service types). */

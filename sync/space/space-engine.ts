@@ -54,6 +54,8 @@ export interface SpaceChange {
   reloaded: Set<string>
   /** Per object, the ops merge applied to its row (live object queries frame them). */
   rowOps: Map<string, Array<{ type: '$set' | '$unset'; path: string; value?: unknown }>>
+  /** Written here, not received from a peer (push sends only for its own writes). Absent on overlay moves. */
+  local?: boolean
 }
 
 /** What a space engine announces (`engine.events`); the account engine forwards them all. */
@@ -356,7 +358,7 @@ export class SpaceEngine {
   }
 
   private async onCommit(info: CommitInfo) {
-    const change: SpaceChange = { versionId: info.versionId, objects: new Set(), records: new Map(), reloaded: new Set(info.rebuiltTrees), rowOps: new Map() }
+    const change: SpaceChange = { versionId: info.versionId, objects: new Set(), records: new Map(), reloaded: new Set(info.rebuiltTrees), rowOps: new Map(), local: info.local }
     let acl = false
     for (const t of info.treeIds) {
       if (t === this.spaceId) {

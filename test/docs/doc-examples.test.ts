@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { REPO, serve, stop, type Served } from '../server/process.ts'
+import { REPO, spawnSvc } from '../server/process.ts'
 import { jsonMatches, runnableBlocks, textMatches, type DocBlock } from './doc-blocks.ts'
 
 /**
@@ -15,16 +15,37 @@ import { jsonMatches, runnableBlocks, textMatches, type DocBlock } from './doc-b
 const FILES = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)]
 const BLOCK_TIMEOUT_MS = 120_000
 
-let daemon: Served
+const START_TIMEOUT_MS = 90_000
+
+let daemon: ReturnType<typeof spawnSvc> & { url: string }
 let data: string
 beforeAll(async () => {
   data = mkdtempSync(join(tmpdir(), 'svc-docs-'))
-  daemon = await serve(['--data', data], { env: { SVC_NO_MDNS: '1' } })
-}, 60_000)
+  // A real `svc serve` on a random port; its first stdout line is the base URL. The wait is
+  // generous: start-up is slow on a loaded machine.
+  const s = spawnSvc(['serve', '--port', '0', '--data', data], { env: { SVC_NO_MDNS: '1' } })
+  let timer: NodeJS.Timeout | undefined
+  const url = await new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const [first, ...more] = s.stdout().split('\n')
+      if (more.length > 0) resolve(first!)
+    }
+    s.proc.stdout!.on('data', check)
+    s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
+    timer = setTimeout(() => {
+      s.proc.kill('SIGKILL')
+      reject(new Error(`svc serve did not start: ${s.stderr()}`))
+    }, START_TIMEOUT_MS)
+  }).finally(() => clearTimeout(timer))
+  daemon = { ...s, url }
+}, START_TIMEOUT_MS + 5_000)
 afterAll(async () => {
-  if (daemon) await stop(daemon)
+  if (daemon && daemon.proc.exitCode === null) {
+    daemon.proc.kill('SIGTERM')
+    await daemon.exited
+  }
   rmSync(data, { recursive: true, force: true })
-})
+}, 30_000)
 
 const END = (i: number) => `@@svc-doc-block-end ${i}@@`
 
@@ -72,7 +93,8 @@ describe('runnable doc examples', () => {
     it(`${file}: every runnable block runs and prints what the doc shows`, async () => {
       const run = await runFile(blocks)
       const failed = blocks[run.outputs.length]
-      expect(run.code, failed ? `${file}:${failed.line} failed:\n${failed.code}\n--- stderr:\n${run.stderr.slice(-3000)}` : run.stderr.slice(-3000)).toBe(0)
+      const daemonState = `--- daemon (exit ${daemon.proc.exitCode ?? 'running'}, signal ${daemon.proc.signalCode ?? 'none'}) stderr:\n${daemon.stderr().slice(-3000)}`
+      expect(run.code, failed ? `${file}:${failed.line} failed:\n${failed.code}\n--- stderr:\n${run.stderr.slice(-3000)}\n${daemonState}` : run.stderr.slice(-3000)).toBe(0)
       for (const [i, b] of blocks.entries()) {
         if (!b.expect) continue
         const actual = run.outputs[i]!

@@ -55,3 +55,17 @@ describe('history of the object fields', () => {
     expectError(await call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: '@row', records: [{ id: 'x', ops: [{ type: '$set', path: 'a', value: 1 }] }] }), 400, 'dataset.unknown')
   })
 })
+
+describe('/modify that changes nothing', () => {
+  it('an identical $set and an all-rejected write answer changeId "" and recordIds [], and add no version', async () => {
+    const body = (ops: unknown[]) => ({ objectId: obj, dataset: 'notes', records: [{ id: 'n', ops }] })
+    const first = await ok(call(b.app, 'POST', `${S}/modify`, body([{ type: '$set', path: 's', value: 'text' }])))
+    expect(first.changeId).not.toBe('')
+    const before = (await ok(call(b.app, 'GET', `${O}/history?dataset=notes`))).changes.length
+    expect(await ok(call(b.app, 'POST', `${S}/modify`, body([{ type: '$set', path: 's', value: 'text' }])))).toMatchObject({ changeId: '', recordIds: [] })
+    const rejected = await ok(call(b.app, 'POST', `${S}/modify`, body([{ type: '$inc', path: 's', value: 1 }])))
+    expect(rejected).toMatchObject({ changeId: '', recordIds: [] })
+    expect(rejected.rejections).toHaveLength(1)
+    expect((await ok(call(b.app, 'GET', `${O}/history?dataset=notes`))).changes.length).toBe(before)
+  })
+})

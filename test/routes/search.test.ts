@@ -190,6 +190,8 @@ describe('GET /v1/processes', () => {
   it('shows index.embed.<spaceId> with progress while a backfill runs past 3 s, and not after', { timeout: 60_000 }, async () => {
     const S = await newSpace(b.app, 'Slow model')
     for (let i = 0; i < 40; i++) await newObject(b.app, S, named(`Item ${i}`))
+    // A search drains what is pending (the background drain waits for commits to pause).
+    await ok(search(S, { query: 'item', mode: 'fts' }))
     let release!: () => void
     emb.hold = new Promise<void>((r) => (release = r))
     try {

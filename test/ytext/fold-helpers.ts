@@ -49,6 +49,11 @@ export class FoldReplica {
   /** Digest of what every peer must agree on: the value and each text path's state bytes. */
   digest(): string {
     const st = this.state!
+    // The text merge keeps up incrementally is the text Yjs reads from the state bytes.
+    for (const p of Object.keys(st.yt ?? {})) {
+      const j = YTextField.from(st.yt![p]).toJSON()
+      if (new YTextField(j.s, j.u).value() !== YTextField.from(st.yt![p]).value()) throw new Error(`text of ${p} drifted from its Yjs state`)
+    }
     const yt = st.yt ? Object.keys(st.yt).sort().map((p) => [p, YTextField.from(st.yt![p]).toJSON()]) : []
     return Buffer.from(sha256(new TextEncoder().encode(JSON.stringify([st.value, yt])))).toString('hex')
   }

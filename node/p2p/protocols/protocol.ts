@@ -1,4 +1,5 @@
 import type { Env } from '../../../sync/core/env.ts'
+import type { PushConfig } from '../../push/config.ts'
 import type { CryptoProvider } from '../../../sync/crypto/provider.ts'
 import type { WalletKeys } from '../../../sync/crypto/wallet.ts'
 import type { AccountEngine } from '../../../sync/space/account-engine.ts'
@@ -22,6 +23,8 @@ export interface P2pProtocolContext {
   refused: (peer: string) => boolean
   /** Scores a fault of a peer (`weight` 'max' backs it off at once) and hangs up on it past the limit. */
   fault: (peer: string, weight?: 'max') => void
+  /** The daemon's push node configuration (`svc serve` config key `push`; docs/push.md). */
+  push?: PushConfig
 }
 
 /** A running protocol: stopped with the node. */

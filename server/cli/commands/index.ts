@@ -26,6 +26,7 @@ import { catalogCommand } from './catalog.ts'
 import { aggregateCommand } from './aggregate.ts'
 import { searchCommand } from './search.ts'
 import { filesCommand } from './files.ts'
+import { pushNodeCommand } from './push-node.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -56,4 +57,5 @@ export const COMMANDS: readonly Command[] = [
   aggregateCommand,
   searchCommand,
   filesCommand,
+  pushNodeCommand,
 ]

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { fetchApi, need, parseClientArgs, show } from '../client.ts'
 import { EXIT, readAll, UsageError, type Command } from '../io.ts'
 import { COMMON_HELP } from './args.ts'
+import { terminalSafe } from '../table.ts'
 
 const USAGE = `usage: svc md get SPACE_ID OBJECT_ID
        svc md put SPACE_ID OBJECT_ID [--file FILE]        (markdown on stdin without --file)
@@ -45,7 +46,11 @@ export const mdCommand: Command = {
     const content = async () => (values.file !== undefined ? readFileSync(values.file as string, 'utf8') : readAll(io.stdin))
     switch (sub) {
       case 'get':
-        return show(ctx, (c) => c.GET('/v1/spaces/{spaceId}/objects/{objectId}/editor/{collection}/markdown', params), (d) => d.markdown)
+        // Raw into a file or a pipe (`svc md get ... > doc.md` round-trips); on a terminal, control
+        // characters a member wrote into the document are shown, not obeyed.
+        return show(ctx, (c) => c.GET('/v1/spaces/{spaceId}/objects/{objectId}/editor/{collection}/markdown', params), (d) =>
+          (io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(d.markdown, '\n\t') : d.markdown,
+        )
       case 'put': {
         const body = { content: await content() }
         return show(ctx, (c) => c.PUT('/v1/spaces/{spaceId}/objects/{objectId}/editor/{collection}/markdown', { ...params, body }), summary)

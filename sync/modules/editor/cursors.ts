@@ -3,7 +3,7 @@ import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwareness
 import { SvcError } from '../../core/errors.ts'
 import type { Env } from '../../core/env.ts'
 import { getPath } from '../../crdt/path.ts'
-import { clientIdFor, fromB64, seedUpdate, toB64, YTEXT_ROOT, YTextField } from '../../crdt/ytext.ts'
+import { clientIdFor, fromB64, newDoc, seedUpdate, toB64, YTEXT_ROOT, YTextField } from '../../crdt/ytext.ts'
 import type { SpaceEngine } from '../../space/space-engine.ts'
 import type { EventBus, Subscription } from '../events/bus.ts'
 import type { DeliveredEvent } from '../events/envelope.ts'
@@ -76,7 +76,7 @@ function asCursorState(v: unknown): CursorState | undefined {
 
 /** An awareness without y-protocols' own wall-clock timer: expiry runs on the Env clock here. */
 function quietAwareness(clientId?: number): Awareness {
-  const doc = new Y.Doc()
+  const doc = newDoc()
   if (clientId !== undefined) doc.clientID = clientId
   const a = new Awareness(doc)
   clearInterval(a._checkInterval)
@@ -97,6 +97,8 @@ function quietAwareness(clientId?: number): Awareness {
  * clients per sender (CURSOR_LIMITS).
  */
 export class CursorPresence {
+  /** The timeout of presences built from now on; `svc serve` sets it from SVC_CURSOR_TIMEOUT_MS (one account per daemon). */
+  static defaultTimeoutMs: number = CURSOR_LIMITS.timeoutMs
   private readonly spaces = new Map<string, SpacePresence>()
   private bus: EventBus | undefined
   private readonly salt: string
@@ -104,8 +106,8 @@ export class CursorPresence {
   constructor(
     private readonly accountId: string,
     private readonly env: Env,
-    /** Settable (server/modules/editor.ts reads SVC_CURSOR_TIMEOUT_MS), so a test need not wait 30 s. */
-    public timeoutMs: number = CURSOR_LIMITS.timeoutMs,
+    /** Settable, so a test need not wait 30 s. */
+    public timeoutMs: number = CursorPresence.defaultTimeoutMs,
   ) {
     this.salt = toB64(env.randomBytes(8))
   }
@@ -290,7 +292,7 @@ function textOf(value: unknown, yt: Record<string, unknown> | undefined): { doc:
     const doc = YTextField.from(yt[TEXT_FIELD] as YTextField).liveDoc()
     return { doc, type: doc.getText(YTEXT_ROOT), done: () => undefined }
   }
-  const doc = new Y.Doc()
+  const doc = newDoc()
   const s = getPath(value as never, TEXT_FIELD)
   const seed = typeof s === 'string' ? seedUpdate(s) : undefined
   if (seed) Y.applyUpdate(doc, seed)

@@ -13,6 +13,10 @@ export const SEARCH_LIMITS = {
   maxLimit: 200,
   /** Text of one indexed document kept for indexing (longer text is cut here). */
   maxDocChars: 65_536,
+  /** The background drain starts once commits pause this long (indexing yields to a burst). */
+  drainQuietMs: 100,
+  /** ...or once this many objects and records wait, so what waits stays bounded. */
+  maxDeferred: 200_000,
   /** Objects indexed per step of the background drain before yielding the event loop. */
   drainBatch: 2_000,
   /**

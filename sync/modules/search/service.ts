@@ -35,8 +35,14 @@ export class SearchIndex {
   private readonly dirtyRows = new Set<string>()
   private readonly dirtyRecords = new Map<string, Set<string>>()
   private readonly reload = new Set<string>()
-  /** Operations applied (by a `$text` catch-up) but not saved yet. */
+  /**
+   * Operations applied but not saved yet: a `$text` catch-up's, and a burst's until the drain
+   * catches up (only then does the saved version move, so saving earlier would buy nothing).
+   * Past the compaction bound they are dropped and `saveAsBase` set: a base is written instead.
+   */
   private unsaved: IndexOp[] = []
+  private saveAsBase = false
+  private lastCommitAt = 0
   private lastVersion: string
   private scheduled = false
   private readonly started: Promise<void>
@@ -62,8 +68,8 @@ export class SearchIndex {
   }
 
   /** A turn of the space's clock (the simulator's event queue, the daemon's timers). */
-  private later(): Promise<void> {
-    return new Promise((r) => this.ctx.space.env.setTimer(0, r))
+  private later(ms = 0): Promise<void> {
+    return new Promise((r) => this.ctx.space.env.setTimer(ms, r))
   }
 
   get spaceId() {
@@ -73,6 +79,7 @@ export class SearchIndex {
   /** The commit hook: remember what moved, drain soon. */
   committed(change: SpaceChange) {
     this.lastVersion = change.versionId
+    this.lastCommitAt = this.ctx.space.env.now()
     if (this.state === 'disabled') return
     for (const o of change.objects) this.dirtyRows.add(o)
     for (const o of change.reloaded) this.reload.add(o)
@@ -90,7 +97,7 @@ export class SearchIndex {
   /** Resolves once every commit so far is in the index (and the index is built). */
   async settled(): Promise<void> {
     await this.started
-    while (this.pending() || this.unsaved.length) await this.lane.run(() => this.drainStep())
+    while (this.pending() || this.unsaved.length || this.saveAsBase) await this.lane.run(() => this.drainStep())
     await this.lane.run(() => undefined)
   }
 
@@ -98,11 +105,24 @@ export class SearchIndex {
     return this.dirtyRows.size > 0 || this.dirtyRecords.size > 0 || this.reload.size > 0
   }
 
+  private dirtyCount(): number {
+    return this.dirtyRows.size + this.dirtyRecords.size + this.reload.size
+  }
+
+  /**
+   * Drains once commits pause for `drainQuietMs`: indexing yields to a burst (a sync backlog)
+   * and catches up right after it. A search or `$text` never waits for the pause (they drain
+   * or catch up first); `maxDeferred` objects pending drain anyway, so memory stays bounded.
+   */
   private schedule() {
     if (this.scheduled) return
     this.scheduled = true
-    void this.later().then(async () => {
+    void this.later(SEARCH_LIMITS.drainQuietMs).then(async () => {
       this.scheduled = false
+      if (this.ctx.space.env.now() - this.lastCommitAt < SEARCH_LIMITS.drainQuietMs && this.dirtyCount() < SEARCH_LIMITS.maxDeferred) {
+        this.schedule()
+        return
+      }
       await this.started
       while (this.pending()) await this.lane.run(() => this.drainStep())
     }).catch(() => undefined)
@@ -142,6 +162,7 @@ export class SearchIndex {
       this.dirtyRecords.clear()
       this.reload.clear()
       this.unsaved = []
+      this.saveAsBase = false
       await this.store.clear(this.meta ?? (await this.store.meta()))
       this.meta = undefined
     } else if (!off && this.state === 'disabled' && moved) {
@@ -196,13 +217,13 @@ export class SearchIndex {
       this.dirtyRecords.clear()
       this.reload.clear()
       this.unsaved = []
+      this.saveAsBase = false
       await this.rebuild(this.meta)
       return
     }
     // Applied as soon as computed: a `$text` catch-up between two awaits never sees its
     // newer text overwritten by an older one computed before it.
-    const applied: IndexOp[] = this.unsaved
-    this.unsaved = []
+    const applied: IndexOp[] = []
     const ops = { push: (...list: IndexOp[]) => { for (const op of list) if (this.index.apply(op)) applied.push(op) } }
     let n = 0
     for (const o of this.reload) {
@@ -236,10 +257,23 @@ export class SearchIndex {
       }
     }
     this.vectors.moved(applied)
-    // The saved version is the replica's only once nothing is left to drain.
-    const caughtUp = !this.pending()
-    const version = caughtUp ? this.lastVersion : (this.meta?.versionSeq ?? '')
-    this.meta = await this.store.save(this.meta, this.index, applied, version, catalog.sig, false, caughtUp)
+    this.keepUnsaved(applied)
+    // Saved only once nothing is left to drain: the saved version is then the replica's.
+    if (this.pending()) return
+    const base = this.saveAsBase
+    const ops2 = base ? [] : this.unsaved
+    this.unsaved = []
+    this.saveAsBase = false
+    this.meta = await this.store.save(this.meta, this.index, ops2, this.lastVersion, catalog.sig, base)
+  }
+
+  private keepUnsaved(ops: readonly IndexOp[]) {
+    if (this.saveAsBase) return
+    this.unsaved.push(...ops)
+    if (this.unsaved.length > Math.max(SEARCH_LIMITS.compactAfterOps, this.index.size * SEARCH_LIMITS.compactFraction)) {
+      this.unsaved = []
+      this.saveAsBase = true
+    }
   }
 
   /** Every document of one object, read from the replica (a build, or a wholesale reload). */
@@ -271,7 +305,9 @@ export class SearchIndex {
       const row = this.ctx.space.objectDoc(o)
       const ops = row ? rowOps(o, this.index.keysOf(o), rowTexts(row, this.catalog)) : [...this.index.keysOf(o)].map((k) => ({ k }))
       if (!row) this.dirtyRecords.delete(o)
-      for (const op of ops) if (this.index.apply(op)) this.unsaved.push(op)
+      const applied = ops.filter((op) => this.index.apply(op))
+      this.vectors.moved(applied)
+      this.keepUnsaved(applied)
     }
     this.dirtyRows.clear()
     this.schedule()

@@ -81,16 +81,23 @@ export class ChatReadService {
     })
   }
 
+  /** Told after a read or read-all moved this account's marks (push wakes the account's other devices). */
+  private readonly readListeners = new Set<(chatId: string) => void>()
+  onRead(listener: (chatId: string) => void): () => void {
+    this.readListeners.add(listener)
+    return () => void this.readListeners.delete(listener)
+  }
+
   // ------------------------------------------------------------------ routes
 
   /** `POST {O}/chat/read-all`. */
   readAll(chatId: string): Promise<void> {
-    return this.mark(chatId, (st) => readAll(st.messages.values(), this.me, st.marks))
+    return this.mark(chatId, (st) => readAll(st.messages.values(), this.me, st.marks), true)
   }
 
   /** `POST {O}/chat/messages/:msgId/read`: this message and every held one at or below it. */
   read(chatId: string, msgId: string): Promise<void> {
-    return this.mark(chatId, (st) => readUpTo(st.messages.values(), this.held(st, msgId), this.me, st.marks))
+    return this.mark(chatId, (st) => readUpTo(st.messages.values(), this.held(st, msgId), this.me, st.marks), true)
   }
 
   /** `POST {O}/chat/messages/:msgId/reactions-read`. */
@@ -132,7 +139,7 @@ export class ChatReadService {
    * and counters that moved. Idempotent: nothing to add writes nothing. Local only, so it works
    * offline; the marks reach the account's other devices when the tech space syncs.
    */
-  private async mark(chatId: string, compute: (st: ChatState) => MarkAdds | Promise<MarkAdds>): Promise<void> {
+  private async mark(chatId: string, compute: (st: ChatState) => MarkAdds | Promise<MarkAdds>, isRead = false): Promise<void> {
     await this.requireChat(chatId)
     const announced = await this.lane.run(async () => {
       const st = await this.load(chatId)
@@ -143,6 +150,7 @@ export class ChatReadService {
       return { done: this.moveMarks(chatId, st, (m) => applyAdds(m, adds)) }
     })
     await announced?.done
+    if (announced && isRead) for (const l of this.readListeners) l(chatId)
   }
 
   /**

@@ -1,0 +1,143 @@
+/**
+ * Push benchmark (issue 15), in one process on loopback with real sockets: a push node
+ * (`PushNodeServer`: libp2p listener, SQLite store) and a fake UnifiedPush/ntfy provider
+ * (`test/push/fakes.ts`), an account engine with the push module linked over libp2p.
+ *
+ * - sendToProvider: from `ChatMessages.send` (the route's service call) until the fake provider
+ *   has the sealed payload, p50/p99 over BENCH_PUSH_SENDS (1,000) sends, one at a time.
+ * - forwarding: sealed sends through the node (libp2p request, signature check, store lookup,
+ *   provider POST; every one must be delivered), 16 in flight, BENCH_PUSH_FORWARDS (2,000).
+ *   Against a raw HTTP POST loop of the same body to the same fake at the same concurrency:
+ *   ratio = node rate / raw rate (target >= 0.5). The node runs with its send rate raised
+ *   (`rates`): the default 600/min per peer would refuse most of a benchmark's sends, which
+ *   measures the limit, not forwarding.
+ * - reconcile: one pass over 100 spaces (the engine's real reconcile, each space with its general chat,
+ *   one signed subscribe per space, answered in process), and the
+ *   topic computation alone for 100 spaces x 20 chats (a space has one chat today: only the
+ *   general-chat root may carry the chat type).
+ */
+import { randomBytes } from 'node:crypto'
+import { defaultCryptoProvider, nobleProvider } from '../sync/crypto/provider.ts'
+import { DEFAULT_MODULES } from '../sync/modules/index.ts'
+import { chatModule } from '../sync/modules/chat/module.ts'
+import { pushModule } from '../sync/modules/push/module.ts'
+import { pushKeysOf } from '../sync/modules/push/keys.ts'
+import { topicsFor, type SpaceModes } from '../sync/modules/push/reconcile.ts'
+import { AccountEngine } from '../sync/space/account-engine.ts'
+import { MemoryStorageAdapter } from '../sync/storage/memory.ts'
+import { systemEnv } from '../sync/core/env.ts'
+import { keyPairFromSeed } from '../sync/crypto/keys.ts'
+import { encodePushRequest, signSend, signSubscribe } from '../sync/protocol/push-wire.ts'
+import { setupUsecase } from '../sync/space/catalog/setup.ts'
+import { createSvcNode } from '../node/p2p/libp2p-node.ts'
+import { PushNodeServer } from '../node/push-node/server.ts'
+import { PushNodeClient } from '../node/push/client.ts'
+import { wireLink } from '../node/push/link.ts'
+import { fakeNtfy } from '../test/push/fakes.ts'
+
+const progress = (m: string) => process.stderr.write(`[bench push] ${m}\n`)
+const SENDS = Number(process.env.BENCH_PUSH_SENDS ?? 1000)
+const FORWARDS = Number(process.env.BENCH_PUSH_FORWARDS ?? 2000)
+const CONCURRENCY = 16
+const SPACES = Number(process.env.BENCH_PUSH_SPACES ?? 100)
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]
+}
+const r2 = (x: number) => Math.round(x * 100) / 100
+
+async function pool(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0
+  const t0 = performance.now()
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < n) await fn(next++)
+  }))
+  return performance.now() - t0
+}
+
+export async function benchPush(): Promise<Record<string, unknown>> {
+  const ntfy = await fakeNtfy()
+  const server = await PushNodeServer.start({ keySeed: randomBytes(32).toString('hex'), listen: ['/ip4/127.0.0.1/tcp/0'], providers: { ntfy: { allowHttp: true } }, rates: { sendsBurst: 1_000_000, sendsPerMinute: 1_000_000 } })
+  const node = await createSvcNode({ deviceKey: keyPairFromSeed(randomBytes(32)), listen: ['/ip4/127.0.0.1/tcp/0'], mdns: false })
+  const client = new PushNodeClient(node, { peerId: server.peerId, addrs: server.addrs })
+  const account = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: systemEnv, accountKey: keyPairFromSeed(randomBytes(32)), modules: DEFAULT_MODULES })
+  try {
+    // ---- send -> provider
+    const push = account.services.of(pushModule)
+    push.attach(wireLink((b) => client.request(b), nobleProvider))
+    const info = await account.createSpace({ name: 'bench' })
+    const space = account.space(info.id)
+    const chatId = (await setupUsecase(space.services.bundles, 'general-chat')).bundles[0].bundle.rootId
+    const keys = pushKeysOf(space.replica)!
+    // The receiving device of another member, subscribed to everything of the space.
+    await client.request(encodePushRequest(await signSubscribe(nobleProvider, keys.pushKey, { platform: 'ntfy', token: `${ntfy.url}/b`, topics: ['chats'], ts: Date.now() })))
+    const chat = space.services.of(chatModule)
+    const lat: number[] = []
+    progress(`${SENDS} sends to the fake provider`)
+    for (let i = 0; i < SENDS; i++) {
+      const before = ntfy.received.length
+      const t0 = performance.now()
+      await chat.send(chatId, { text: `message ${i}` })
+      while (ntfy.received.length === before) await new Promise((r) => setImmediate(r))
+      lat.push(performance.now() - t0)
+    }
+
+    // ---- forwarding vs raw POST
+    progress(`forwarding ${FORWARDS} sends through the node vs raw POSTs`)
+    const sealed = new Uint8Array(300).fill(7)
+    const frames = await Promise.all(Array.from({ length: FORWARDS }, async () => encodePushRequest(await signSend(nobleProvider, keys.pushKey, { topics: ['chats'], keyId: keys.encKeyId, payload: sealed, silent: false, ts: Date.now() }))))
+    ntfy.received.length = 0
+    let delivered = 0
+    const viaNode = await pool(FORWARDS, CONCURRENCY, async (i) => {
+      const r = await client.request(frames[i])
+      if (r.ok) delivered += r.delivered ?? 0
+    })
+    if (delivered !== FORWARDS) throw new Error(`the node delivered ${delivered} of ${FORWARDS} sends`)
+    const body = JSON.stringify({ spaceKey: keys.spaceKey, keyId: keys.encKeyId, payload: Buffer.from(sealed).toString('base64'), silent: false })
+    const raw = await pool(FORWARDS, CONCURRENCY, async () => {
+      const res = await fetch(`${ntfy.url}/b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      await res.arrayBuffer()
+    })
+    const nodeRate = FORWARDS / (viaNode / 1000)
+    const rawRate = FORWARDS / (raw / 1000)
+
+    // ---- reconcile
+    progress(`reconcile over ${SPACES} spaces`)
+    const many = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: systemEnv, accountKey: keyPairFromSeed(randomBytes(32)), modules: DEFAULT_MODULES })
+    let reconcileMs = 0
+    let requests = 0
+    try {
+      for (let i = 0; i < SPACES; i++) {
+        const s = many.space((await many.createSpace({ name: `s${i}` })).id)
+        await setupUsecase(s.services.bundles, 'general-chat')
+      }
+      const p = many.services.of(pushModule)
+      p.attach({ subscribe: async () => ({ ok: true, validTopics: 1 }), unregister: async () => ({ ok: true }), send: async () => ({ ok: true }) })
+      p.setToken({ platform: 'ntfy', token: 'https://ntfy.example.org/x' })
+      await new Promise((r) => setTimeout(r, 50))
+      p.setToken({ platform: 'ntfy', token: 'https://ntfy.example.org/y' })
+      const t0 = performance.now()
+      requests = await p.reconcile()
+      reconcileMs = performance.now() - t0
+      p.detach()
+    } finally {
+      await many.close()
+    }
+    const modes: SpaceModes[] = Array.from({ length: 100 }, (_, s) => ({ space: 'all', chats: new Map(Array.from({ length: 20 }, (_, c) => [`chat-${s}-${c}`, c === 0 ? 'mentions' : undefined] as const)) }))
+    const t1 = performance.now()
+    let topics = 0
+    for (const m of modes) topics += topicsFor(m, 'A8LfjpNzrnB4cL1d7i3m6fKcAXydk3mSHoQzJ5WFm1dN').length
+    const topicsMs = performance.now() - t1
+    push.detach()
+    return {
+      sendToProvider: { sends: SENDS, p50Ms: r2(pct(lat, 50)), p99Ms: r2(pct(lat, 99)) },
+      forwarding: { sends: FORWARDS, concurrency: CONCURRENCY, nodePerSec: Math.round(nodeRate), rawPostPerSec: Math.round(rawRate), ratio: r2(nodeRate / rawRate), target: '>= 0.5' },
+      reconcile: { spaces: SPACES, passMs: r2(reconcileMs), subscribeRequests: requests, topicsFor100x20Ms: r2(topicsMs), topics },
+    }
+  } finally {
+    await account.close()
+    await node.stop()
+    await server.close()
+    await ntfy.close()
+  }
+}

@@ -1,0 +1,115 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
+import { keyPairFromSeed } from '../../sync/crypto/keys.ts'
+import { encodePushReply, PUSH_PROTOCOL, PUSH_WIRE_LIMITS } from '../../sync/protocol/push-wire.ts'
+import { createSvcNode, type SvcLibp2p } from '../p2p/libp2p-node.ts'
+import { readOneFrame, writeFrame } from '../push/rpc.ts'
+import { PushNodeCore, type PushNodeRates } from './core.ts'
+import { PgSubscriptionStore } from './pg-store.ts'
+import { SqliteSubscriptionStore } from './sqlite-store.ts'
+import type { SubscriptionStore } from './store.ts'
+import { ApnsProvider, type ApnsConfig } from './providers/apns.ts'
+import { FcmProvider, type FcmConfig } from './providers/fcm.ts'
+import { NtfyProvider, type NtfyConfig } from './providers/ntfy.ts'
+import type { PushProvider } from './providers/provider.ts'
+import { WebPushProvider, type WebPushConfig } from './providers/webpush.ts'
+
+/** `svc push-node`'s configuration (a JSON file; docs/push.md "Hosting a push node"). */
+export interface PushNodeConfig {
+  /** 32-byte node key seed, hex: the node's libp2p peer id is stable across restarts. */
+  keySeed: string
+  /** libp2p listen multiaddrs (TCP). */
+  listen: string[]
+  /** Loopback port of the health and counters endpoint (0: any). */
+  healthPort?: number
+  /** `sqlite:<path>` (default `sqlite::memory:`) or a `postgresql://` URL. */
+  store?: string
+  providers: { ntfy?: NtfyConfig; fcm?: FcmConfig; webpush?: WebPushConfig; apns?: ApnsConfig }
+  /** Rates per peer and per space key (default sync/modules/push/limits.ts). */
+  rates?: PushNodeRates
+}
+
+/** A request is one frame, read within this time; a silent peer does not hold a stream. */
+const REQUEST_TIMEOUT_MS = 10_000
+/** Streams one connection may hold at once: requests are short, so few are needed. */
+const STREAMS_PER_CONNECTION = 32
+
+export async function openStore(spec = 'sqlite::memory:'): Promise<SubscriptionStore> {
+  if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) return PgSubscriptionStore.open(spec)
+  if (spec.startsWith('sqlite:')) return new SqliteSubscriptionStore(spec.slice('sqlite:'.length) || ':memory:')
+  throw new Error(`unknown store ${spec}: use sqlite:<path> or a postgresql:// URL`)
+}
+
+export function providersOf(c: PushNodeConfig['providers']): PushProvider[] {
+  const out: PushProvider[] = []
+  if (c.ntfy) out.push(new NtfyProvider(c.ntfy))
+  if (c.fcm) out.push(new FcmProvider(c.fcm))
+  if (c.webpush) out.push(new WebPushProvider(c.webpush))
+  if (c.apns) out.push(new ApnsProvider(c.apns))
+  return out
+}
+
+/**
+ * A push node: a libp2p service on `/svc/push/1.0.0` (TCP, Noise, Yamux: the daemons' own
+ * stack), one request and one reply per stream, judged by PushNodeCore; and a loopback-only
+ * HTTP endpoint (`GET /health`) with its counters.
+ */
+export class PushNodeServer {
+  private constructor(
+    readonly node: SvcLibp2p,
+    readonly core: PushNodeCore,
+    private readonly store: SubscriptionStore,
+    private readonly providers: PushProvider[],
+    private readonly health: Server,
+    readonly healthUrl: string,
+  ) {}
+
+  get peerId(): string {
+    return this.node.peerId.toString()
+  }
+  get addrs(): string[] {
+    return this.node.getMultiaddrs().map((a) => a.toString())
+  }
+
+  static async start(cfg: PushNodeConfig): Promise<PushNodeServer> {
+    const crypto = await defaultCryptoProvider()
+    const store = await openStore(cfg.store)
+    const providers = providersOf(cfg.providers)
+    const core = new PushNodeCore({ store, providers, crypto, ...(cfg.rates ? { rates: cfg.rates } : {}) })
+    const node = await createSvcNode({ deviceKey: keyPairFromSeed(Buffer.from(cfg.keySeed, 'hex')), listen: cfg.listen, mdns: false })
+    await node.handle(
+      PUSH_PROTOCOL,
+      async (stream, connection) => {
+        const peer = connection.remotePeer.toString()
+        try {
+          const req = await readOneFrame(stream, PUSH_WIRE_LIMITS.maxFrameBytes, REQUEST_TIMEOUT_MS)
+          writeFrame(stream, encodePushReply(await core.handle(peer, req)))
+          await stream.close()
+        } catch {
+          stream.abort(new Error('push request failed'))
+        }
+      },
+      { maxInboundStreams: STREAMS_PER_CONNECTION },
+    )
+    const health = createServer(async (req, res) => {
+      if (req.method !== 'GET' || req.url !== '/health') return void res.writeHead(404).end()
+      const totals = await store.totals().catch(() => undefined)
+      res.writeHead(totals ? 200 : 503, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ ok: !!totals, peerId: node.peerId.toString(), addrs: node.getMultiaddrs().map((a) => a.toString()), store: store.kind, platforms: core.platforms, counters: core.counters, ...(totals ? { totals } : {}) }))
+    })
+    await new Promise<void>((resolve, reject) => {
+      health.once('error', reject)
+      health.listen(cfg.healthPort ?? 0, '127.0.0.1', resolve)
+    })
+    const url = `http://127.0.0.1:${(health.address() as AddressInfo).port}/health`
+    return new PushNodeServer(node, core, store, providers, health, url)
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((r) => this.health.close(() => r()))
+    await this.node.stop()
+    for (const p of this.providers) await p.close?.()
+    await this.store.close()
+  }
+}

@@ -1,0 +1,22 @@
+#!/bin/sh
+# postinstall: builds better-sqlite3 for the Node the npm scripts run on (the bundled Node 22 of
+# the `node` dev dependency), not for the Node that ran `npm install`.
+#
+# - node-gyp finds the bundled Node's headers through npm_package_config_node_gyp_nodedir, the
+#   setting node-gyp documents since npm 11 dropped unknown config flags (`--nodedir` printed
+#   `Unknown cli config`). It also wins over a user's `nodedir` in ~/.npmrc.
+# - node-gyp is called directly, not through a nested `npm rebuild`, which would repeat every
+#   npm config warning of the user's environment.
+# - Its output goes to build.log and is shown only when the build fails, as npm does for the
+#   install scripts of dependencies (a successful build prints compiler warnings otherwise).
+# - `prebuild-install` first, as better-sqlite3's own install script does: a prebuilt binary
+#   when one can be downloaded, unless npm_config_build_from_source names better-sqlite3.
+set -eu
+arch_dir="node-$(node -p 'process.platform + "-" + process.arch')"
+export npm_package_config_node_gyp_nodedir="$PWD/node_modules/node/node_modules/$arch_dir"
+cd node_modules/better-sqlite3
+if ! { prebuild-install || node-gyp rebuild --release; } > build.log 2>&1; then
+  cat build.log >&2
+  echo "svc postinstall: building better-sqlite3 failed (log above; a C++ toolchain and Python are needed)" >&2
+  exit 1
+fi
