@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { DATASETS_DS, PARTS_DS } from '../../sync/space/schema.ts'
 import { expectCode, newSpace, twoMembers } from './helpers.ts'
+import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
+
+/** Every module's canonical collection, with its kind, sorted: what a space lists before any type declares one. */
+const MODULE_COLLECTIONS = DEFAULT_MODULES.flatMap((m) => m.datasets ?? [])
+  .map((d) => [d.canonicalCollection, d.kind] as const)
+  .sort(([a], [b]) => (a < b ? -1 : 1))
+const moduleNames = MODULE_COLLECTIONS.map(([name]) => name)
 
 async function withType() {
   const s = await newSpace()
@@ -48,7 +55,7 @@ describe('parts', () => {
     await svc.deletePart(typeId, res.partId)
     expect((await svc.listParts(typeId)).map((x) => x.id)).toEqual([second.partId])
     expect((await engine.replica.getRecord(typeId, DATASETS_DS, 'items'))?.deleted).toBe(true)
-    expect((await svc.listDatasets()).map((d) => d.name)).toEqual(['chat_messages', 'editor_blocks'])
+    expect((await svc.listDatasets()).map((d) => d.name)).toEqual(moduleNames)
     await expectCode(svc.deletePart(typeId, res.partId), 'sdk.not_found')
     // The key is free again; its dataset gets a fresh record id past the tombstone.
     const again = await svc.createPart(typeId, { key: 'items', datasets: [{}] })
@@ -169,7 +176,7 @@ describe('GET {S}/datasets', () => {
     })
     await svc.createPart(other.id, { key: 'doc', datasets: [{ module: 'editor', shared: true }, { module: 'chat' }] })
     const list = await svc.listDatasets()
-    expect(list.map((d) => d.name)).toEqual([`${typeId}_rows`, 'chat_messages', 'editor_blocks'].sort())
+    expect(list.map((d) => d.name)).toEqual([`${typeId}_rows`, ...moduleNames].sort())
     const rows = list.find((d) => d.name === `${typeId}_rows`)!
     expect(rows).toMatchObject({ module: null, owners: [typeId] })
     expect(rows).not.toHaveProperty('shared')
@@ -195,9 +202,7 @@ describe('GET {S}/datasets', () => {
   it('module collections are listed without owners when no type declares them', async () => {
     const { svc } = await newSpace()
     const list = await svc.listDatasets()
-    expect(list.map((d) => [d.name, d.module, d.shared, d.owners])).toEqual([
-      ['chat_messages', 'chat', true, undefined],
-      ['editor_blocks', 'editor', true, undefined],
-    ])
+    expect(moduleNames).toEqual(expect.arrayContaining(['chat_messages', 'editor_blocks']))
+    expect(list.map((d) => [d.name, d.module, d.shared, d.owners])).toEqual(MODULE_COLLECTIONS.map(([name, kind]) => [name, kind, true, undefined]))
   })
 })
