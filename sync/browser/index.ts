@@ -7,6 +7,7 @@
  *   daemon's routes call them.
  * - `liveObjects` / `liveRecords` / `liveQuery`: windowed live queries.
  * - `BrowserSync`: head sync with daemons over libp2p WebSockets.
+ * - `PushReceiver`: opens push payloads with the keys space rows carry (docs/push.md).
  */
 export { openBrowserAccount, browserCryptoProvider, type BrowserAccount, type OpenAccountOptions } from './account.ts'
 export { BrowserSync, BROWSER_INGEST_AHEAD, type BrowserSyncOptions } from './sync.ts'
@@ -16,4 +17,5 @@ export { runQuery, type QueryOptions, type QueryResult, type ChangesFrame } from
 export { IndexedDbStorageAdapter } from '../storage/indexeddb.ts'
 export { newMnemonic, isValidMnemonic, accountKeyFromMnemonic, identityOf } from '../crypto/keys.ts'
 export { AccountEngine } from '../space/account-engine.ts'
+export { PushReceiver } from '../modules/push/receiver.ts'
 export type { SpaceEngine } from '../space/space-engine.ts'

@@ -63,6 +63,8 @@ describe('push from chat writes', () => {
   it('a send reaches B\'s token sealed; B\'s receiver opens it to the spec payload', async () => {
     const s = await setup()
     await s.subscribeB(s.b.replica, 'android', 'tok-b', ['chats', idFor(2)])
+    // The sender's name is the profile its account publishes in the space.
+    await s.space.replica.setProfile({ name: 'Alice' })
     const res = await s.chat.send(s.chatId, { text: 'hello B' })
     const [got] = await s.fcm.waitFor(1)
     const data = dataOf(got.body)
@@ -73,7 +75,7 @@ describe('push from chat writes', () => {
       spaceId: s.spaceId,
       payload: {
         spaceId: s.spaceId, spaceUxType: 'chat', spaceType: 'svc.space', senderId: idFor(1), type: 1,
-        newMessage: { chatId: s.chatId, msgId: res.recordIds[0], spaceName: 'team', chatName: expect.any(String), senderName: '', text: 'hello B', hasAttachments: false, attachments: [] },
+        newMessage: { chatId: s.chatId, msgId: res.recordIds[0], spaceName: 'team', chatName: expect.any(String), senderName: 'Alice', text: 'hello B', hasAttachments: false, attachments: [] },
       },
     })
     // A receiver that never saw the key shows the generic notice.

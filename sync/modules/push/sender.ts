@@ -79,6 +79,12 @@ export class PushSender {
     return { spaceId: this.space.spaceId, spaceUxType: 'chat', spaceType: 'svc.space', senderId: this.space.replica.me, type }
   }
 
+  /** The name this account publishes in the space (its profile there), '' before it published one. */
+  private senderName(): string {
+    const me = this.space.replica.me
+    return this.space.replica.profiles().find((p) => p.identity === me)?.profile?.name ?? ''
+  }
+
   private readPayload(): PushPayload {
     return this.base(PAYLOAD_READ)
   }
@@ -97,7 +103,7 @@ export class PushSender {
         msgId,
         spaceName: this.space.indexFields().name,
         chatName: typeof row?.name === 'string' ? row.name : '',
-        senderName: '',
+        senderName: this.senderName(),
         text: truncateRunes(typeof rec.text === 'string' ? rec.text : ''),
         hasAttachments: attachments.length > 0,
         attachments,
