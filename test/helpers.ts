@@ -5,22 +5,27 @@ import { SpaceReplica, type ReplicaDeps } from '../sync/replica/space-replica.ts
 import type { Env } from '../sync/core/env.ts'
 import type { StorageAdapter } from '../sync/storage/adapter.ts'
 
+/** A deterministic byte stream (xorshift32) from a seed: a test env's `randomBytes`. */
+export function xorshiftBytes(seed: number): (n: number) => Uint8Array {
+  let s = seed >>> 0 || 1
+  return (n) => {
+    const out = new Uint8Array(n)
+    for (let i = 0; i < n; i++) {
+      s ^= s << 13
+      s ^= s >>> 17
+      s ^= s << 5
+      out[i] = s & 0xff
+    }
+    return out
+  }
+}
+
 /** A deterministic env: counter clock and a xorshift byte stream from a seed (timers are real ones). */
 export function seededEnv(seed: number, clockStart = 1_700_000_000_000): Env {
-  let s = seed >>> 0 || 1
   let t = clockStart
   return {
     now: () => (t += 1),
-    randomBytes: (n) => {
-      const out = new Uint8Array(n)
-      for (let i = 0; i < n; i++) {
-        s ^= s << 13
-        s ^= s >>> 17
-        s ^= s << 5
-        out[i] = s & 0xff
-      }
-      return out
-    },
+    randomBytes: xorshiftBytes(seed),
     setTimer: (ms, fn) => {
       const timer = setTimeout(fn, ms)
       return () => clearTimeout(timer)

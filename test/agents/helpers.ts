@@ -8,14 +8,13 @@ import { AccountEngine } from '../../sync/space/account-engine.ts'
 import { setupUsecase } from '../../sync/space/catalog/setup.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { MemoryStorageAdapter } from '../../sync/storage/memory.ts'
-import { keyFor } from '../helpers.ts'
+import { keyFor, xorshiftBytes } from '../helpers.ts'
 
 export const T0 = 1_700_000_000_000
 
 /** A virtual clock: time moves only when the test says; timers fire when it passes them. */
 export function virtualEnv(start = T0): Env & { advance(ms: number): void; set(t: number): void } {
   let t = start
-  let s = 7
   const timers: Array<{ at: number; fn: () => void }> = []
   const fireDue = () => {
     timers.sort((a, b) => a.at - b.at)
@@ -23,16 +22,7 @@ export function virtualEnv(start = T0): Env & { advance(ms: number): void; set(t
   }
   return {
     now: () => t,
-    randomBytes: (n) => {
-      const out = new Uint8Array(n)
-      for (let i = 0; i < n; i++) {
-        s ^= s << 13
-        s ^= s >>> 17
-        s ^= s << 5
-        out[i] = s & 0xff
-      }
-      return out
-    },
+    randomBytes: xorshiftBytes(7),
     setTimer: (ms, fn) => {
       const timer = { at: t + ms, fn }
       timers.push(timer)

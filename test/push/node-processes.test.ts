@@ -14,7 +14,7 @@ import { UsageError } from '../../server/cli/io.ts'
 import { keyFor } from '../helpers.ts'
 import { fakeNtfy, type FakeHttp } from './fakes.ts'
 import { sendBytes, spaceKeyFor, subscribeBytes } from './node-fixture.ts'
-import { pgAvailable, startPg, type PgCluster } from './pg-fixture.ts'
+import { startPg, type PgCluster } from './pg-fixture.ts'
 
 type Proc = ReturnType<typeof spawnSvc>
 
@@ -67,10 +67,7 @@ describe('the daemon\'s push configuration', () => {
   })
 })
 
-const suite = pgAvailable ? describe : describe.skip
-if (!pgAvailable) describe('push-node processes on PostgreSQL', () => it.skip('skipped: PostgreSQL binaries (/usr/lib/postgresql/15/bin) are absent', () => undefined))
-
-suite('two push-node processes sharing one PostgreSQL, over libp2p', () => {
+describe('two push-node processes sharing one PostgreSQL, over libp2p', () => {
   let pg: PgCluster
   let ntfy: FakeHttp
   let dir: string

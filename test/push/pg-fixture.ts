@@ -5,11 +5,10 @@ import { join } from 'node:path'
 
 /**
  * A throwaway PostgreSQL cluster for tests: initdb in a temp dir, started with pg_ctl listening
- * only on a unix socket in that dir (no TCP port to collide on). Debian's postgresql-15 binaries;
- * `available` is false where they are absent, and the tests that need it say they skip.
+ * only on a unix socket in that dir (no TCP port to collide on). Debian's postgresql-15 binaries,
+ * which `.ci/run` installs when missing: where they are absent the tests fail, never skip.
  */
 export const PG_BIN = '/usr/lib/postgresql/15/bin'
-export const pgAvailable = existsSync(join(PG_BIN, 'initdb')) && existsSync(join(PG_BIN, 'pg_ctl'))
 
 export interface PgCluster {
   /** A connection string for the `postgres` database over the unix socket. */
@@ -32,6 +31,9 @@ function asOwner(dir: string): string[] {
 }
 
 export function startPg(): PgCluster {
+  for (const bin of ['initdb', 'pg_ctl']) {
+    if (!existsSync(join(PG_BIN, bin))) throw new Error(`PostgreSQL's ${bin} is not in ${PG_BIN}: install Debian's postgresql (apt-get install -y postgresql; .ci/run does)`)
+  }
   const dir = mkdtempSync(join(tmpdir(), 'svc-pg-'))
   const data = join(dir, 'data')
   const as = asOwner(dir)
