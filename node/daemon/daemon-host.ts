@@ -8,6 +8,8 @@ import { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { AnyModule } from '../../sync/space/module.ts'
 import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
 import { SqliteStorageAdapter } from '../storage/sqlite.ts'
+import { FsBlockStore } from '../storage/fs-block-store.ts'
+import { KvBlockStore } from '../../sync/storage/block-store.ts'
 import type { BootedAccount, AccountHost, AccountHostOptions } from './account-host.ts'
 import { P2PService } from './p2p-service.ts'
 import { P2P } from '../p2p/constants.ts'
@@ -41,6 +43,8 @@ export interface DaemonHostOptions extends AccountHostOptions {
 
 /** Where the engine keeps an account's data inside its directory. */
 export const ENGINE_DB_FILE = 'svc.db'
+/** Files' blocks, one file each (node/storage/fs-block-store.ts). */
+export const BLOCKS_DIR = 'blocks'
 
 /**
  * The daemon's engine: one AccountEngine over SQLite in the account directory, booted and torn
@@ -57,7 +61,9 @@ export class DaemonHost implements AccountHost {
     let account: AccountEngine | undefined
     try {
       const crypto = nodeCryptoProvider({ verify: 'threadpool' })
-      account = await AccountEngine.open({ storage, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES, ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}) })
+      // Blocks are files beside the database; blocks an older daemon kept in it stay readable.
+      const blocks = new FsBlockStore(join(booted.dir, BLOCKS_DIR), new KvBlockStore(storage))
+      account = await AccountEngine.open({ storage, blocks, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES, ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}) })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
       const listen = this.options.p2pListen
       const p2p =

@@ -57,6 +57,11 @@ export interface AccountEngineDeps {
    * the count instead of starting silently.
    */
   onSpaceOpened?: (opened: number, total: number) => void
+  /**
+   * Where files' blocks live. Default: rows of `storage` (KvBlockStore), which every adapter
+   * carries; the daemon passes its files-on-disk store (node/storage/fs-block-store.ts).
+   */
+  blocks?: BlockStore
 }
 
 /**
@@ -172,7 +177,7 @@ export class AccountEngine implements AccountModuleContext {
   }
 
   get blocks(): BlockStore {
-    return (this.blockStore ??= new KvBlockStore(this.deps.storage))
+    return (this.blockStore ??= this.deps.blocks ?? new KvBlockStore(this.deps.storage))
   }
 
   /** Feeds the account's emitter from a space's (once per opened space). */

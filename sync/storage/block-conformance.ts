@@ -1,33 +1,55 @@
 /**
- * Block operations every storage adapter must carry (files' blocks through KvBlockStore):
- * test-only, like conformance.ts. Run per adapter from test/files/block-store.test.ts.
+ * Block operations every block store must carry: test-only, like conformance.ts. The adapter
+ * form runs KvBlockStore on a storage adapter (memory, SQLite, IndexedDB; from
+ * test/files/block-store.test.ts and the browser suite); the store form runs any BlockStore,
+ * such as the daemon's files-on-disk store.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import type { StorageAdapter } from './adapter.ts'
-import { KvBlockStore } from './block-store.ts'
+import { KvBlockStore, type BlockStore } from './block-store.ts'
 import type { StorageAdapterFixture } from './conformance.ts'
 
 const block = (n: number, fill: number) => new Uint8Array(n).fill(fill)
 
+export interface BlockStoreFixture {
+  store: BlockStore
+  /** Releases the store (and what it stands on). */
+  close: () => Promise<void>
+  /** A persistent store's second instance over the same data, after close. */
+  reopen?: () => Promise<BlockStoreFixture>
+  teardown?: () => Promise<void>
+}
+
 export function runBlockStoreConformance(name: string, setup: () => Promise<StorageAdapterFixture>): void {
+  const wrap = (f: { adapter: StorageAdapterFixture['adapter']; reopen?: StorageAdapterFixture['reopen']; teardown?: StorageAdapterFixture['teardown'] }): BlockStoreFixture => {
+    const reopen = f.reopen
+    return {
+      store: new KvBlockStore(f.adapter),
+      close: () => f.adapter.close(),
+      ...(reopen ? { reopen: async () => wrap({ adapter: await reopen() }) } : {}),
+      ...(f.teardown ? { teardown: f.teardown } : {}),
+    }
+  }
+  runBlockStoreSuite(name, async () => wrap(await setup()))
+}
+
+export function runBlockStoreSuite(name: string, setup: () => Promise<BlockStoreFixture>): void {
   describe(`BlockStore conformance: ${name}`, () => {
-    const open: StorageAdapter[] = []
+    const open: BlockStoreFixture[] = []
     let teardowns: Array<() => Promise<void>> = []
     const fixture = async () => {
       const f = await setup()
-      open.push(f.adapter)
+      open.push(f)
       if (f.teardown) teardowns.push(f.teardown)
       return f
     }
     afterEach(async () => {
-      for (const a of open.splice(0)) await a.close().catch(() => undefined)
+      for (const f of open.splice(0)) await f.close().catch(() => undefined)
       for (const t of teardowns) await t()
       teardowns = []
     })
 
     it('keeps a 1 MiB block byte for byte and answers has per id', async () => {
-      const { adapter } = await fixture()
-      const store = new KvBlockStore(adapter)
+      const { store } = await fixture()
       const big = new Uint8Array(1024 * 1024 + 16)
       for (let i = 0; i < big.length; i++) big[i] = (i * 31 + 7) & 255
       await store.put('s1', [{ id: 'A', bytes: big }, { id: 'B', bytes: block(10, 2) }])
@@ -39,8 +61,7 @@ export function runBlockStoreConformance(name: string, setup: () => Promise<Stor
     })
 
     it('keeps spaces apart: an id stored under one space is absent under another', async () => {
-      const { adapter } = await fixture()
-      const store = new KvBlockStore(adapter)
+      const { store } = await fixture()
       await store.put('s1', [{ id: 'A', bytes: block(5, 1) }])
       expect(await store.get('s2', 'A')).toBeUndefined()
       expect(await store.has('s2', ['A'])).toEqual([false])
@@ -49,8 +70,7 @@ export function runBlockStoreConformance(name: string, setup: () => Promise<Stor
     })
 
     it('counts size once per block (a re-put of one id does not double it) and lists in id order', async () => {
-      const { adapter } = await fixture()
-      const store = new KvBlockStore(adapter)
+      const { store } = await fixture()
       await store.put('s1', [{ id: 'b', bytes: block(100, 1) }, { id: 'a', bytes: block(50, 1) }])
       await store.put('s1', [{ id: 'b', bytes: block(100, 1) }])
       await store.put('s2', [{ id: 'c', bytes: block(7, 1) }])
@@ -59,8 +79,7 @@ export function runBlockStoreConformance(name: string, setup: () => Promise<Stor
     })
 
     it('delete frees the bytes it removed and ignores absent ids', async () => {
-      const { adapter } = await fixture()
-      const store = new KvBlockStore(adapter)
+      const { store } = await fixture()
       await store.put('s1', [{ id: 'a', bytes: block(50, 1) }, { id: 'b', bytes: block(70, 1) }])
       expect(await store.delete('s1', ['a', 'zz'])).toBe(50)
       expect(await store.delete('s2', ['b'])).toBe(0)
@@ -72,11 +91,11 @@ export function runBlockStoreConformance(name: string, setup: () => Promise<Stor
     it('blocks survive a reopen of a persistent adapter', async () => {
       const f = await fixture()
       if (!f.reopen) return
-      await new KvBlockStore(f.adapter).put('s1', [{ id: 'a', bytes: block(33, 9) }])
-      await f.adapter.close()
+      await f.store.put('s1', [{ id: 'a', bytes: block(33, 9) }])
+      await f.close()
       const again = await f.reopen()
       open.push(again)
-      const store = new KvBlockStore(again)
+      const store = again.store
       expect(await store.get('s1', 'a')).toEqual(block(33, 9))
       expect(await store.size()).toBe(33)
     })
