@@ -28,6 +28,11 @@ export interface AttachedContent {
 
 /** Blocks written per storage batch: one commit per few MiB instead of one per block. */
 const BATCH_BLOCKS = 8
+/**
+ * Batches being written while the next blocks are sealed: sealing (CPU) and writing (I/O)
+ * overlap, and memory stays bounded at (WRITES_IN_FLIGHT + 1) batches.
+ */
+const WRITES_IN_FLIGHT = 2
 
 /** The space's current files secret; 409 `file.not_available` while the space has no read key here. */
 export function currentSecret(space: SpaceEngine): Uint8Array {
@@ -50,11 +55,26 @@ export async function ingestContent(space: SpaceEngine, store: BlockStore, crypt
   let size = 0
   let first: Uint8Array | undefined
   let pending: Array<{ id: string; bytes: Uint8Array }> = []
+  // A put of a block already stored is a no-op for every store (dedup), so no `has` first.
+  const writing: Array<Promise<void>> = []
+  let failed: unknown
   const flush = async () => {
-    if (pending.length === 0) return
-    const have = await store.has(space.spaceId, pending.map((b) => b.id))
-    await store.put(space.spaceId, pending.filter((_, i) => !have[i]))
-    pending = []
+    if (pending.length > 0) {
+      const batch = pending
+      pending = []
+      const w = store.put(space.spaceId, batch).catch((err) => {
+        failed ??= err
+      })
+      writing.push(w)
+      void w.finally(() => writing.splice(writing.indexOf(w), 1))
+    }
+    while (writing.length >= WRITES_IN_FLIGHT) await Promise.race(writing)
+    if (failed) throw failed
+  }
+  const drain = async () => {
+    await flush()
+    await Promise.all(writing)
+    if (failed) throw failed
   }
   const seal = (plain: Uint8Array) => {
     const b = sealBlock(secret, plain, crypto.aead, hash)
@@ -86,7 +106,7 @@ export async function ingestContent(space: SpaceEngine, store: BlockStore, crypt
     const h = rootContentId(secret, hash(new Uint8Array(0)))
     return { fields: { size: 0, hash: h, inline: '' }, size: 0, inline: true, hash: h, blockIds: [] }
   }
-  await flush()
+  await drain()
   // Equal plaintext gives equal block ids in one space, so the keyed root over them is equal too.
   const root = toBase58(hmac(sha256, secret, concatBytes(utf8('root-blocks'), utf8(ids.join('.')))))
   return { fields: { size, hash: root, blockSize, blocks: ids, keys }, size, inline: false, hash: root, blockIds: ids }
