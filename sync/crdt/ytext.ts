@@ -67,6 +67,8 @@ export class YTextField {
   private doc: Y.Doc | undefined
   private bytes: Uint8Array | undefined
   private text: string | undefined
+  /** The last item patchedText placed and its index: finds the next edit near it without a walk to the end. */
+  anchor: Anchor | undefined
   constructor(
     public s: Stamp,
     private u: string | undefined,
@@ -81,7 +83,10 @@ export class YTextField {
       const doc = (this.doc = newDoc())
       if (this.u) Y.applyUpdate(doc, fromB64(this.u))
       const text = doc.getText(YTEXT_ROOT)
-      text.observe((_e, tr) => (this.text = this.text === undefined ? undefined : patchedText(this.text, text, tr)))
+      text.observe((_e, tr) => {
+        if (this.text === undefined) this.anchor = undefined
+        else this.text = patchedText(this.text, text, tr, this)
+      })
     }
     return this.doc
   }
@@ -113,15 +118,31 @@ export class YTextField {
   }
 }
 
+/** An item of the text and its index (visible characters before it) when it was last placed. */
+interface Anchor {
+  item: Y.Item
+  left: number
+}
+
+/** Items walked from an insert towards the end, then towards the anchor, before the whole walk. */
+const NEAR_END = 32
+const NEAR_ANCHOR = 512
+
+const visible = (n: Y.Item) => (n.countable && !n.deleted ? n.length : 0)
+
 /**
- * The string after a transaction, from the string before, without walking the whole text when
- * it can: the common edit (one run of characters typed by one writer, nothing deleted) is put
- * at its index, counted from the end of the text (typing happens mostly near the end). Anything
- * else gives undefined, and the next read takes the whole text from Yjs. Observers run before
- * Yjs merges or collects items, so the transaction's new item is intact here.
+ * The string after a transaction, from the string before, without flattening the text: the
+ * common edit (one run of characters typed by one writer, nothing deleted) is put at its index.
+ * The index comes from the nearest known point: the end of the text (typing happens mostly
+ * there), else the anchor, the item the previous edit placed (an edit in the middle is mostly
+ * next to the previous one), else a walk to the end. Anything else gives undefined, and the next
+ * read takes the whole text from Yjs. Observers run before Yjs merges or collects items, so the
+ * transaction's new item is intact here; an anchor merged away since is simply not found.
  */
-function patchedText(before: string, text: Y.Text, tr: Y.Transaction): string | undefined {
-  if (tr.deleteSet.clients.size > 0) return deletedText(before, text, tr)
+function patchedText(before: string, text: Y.Text, tr: Y.Transaction, at: { anchor: Anchor | undefined }): string | undefined {
+  const anchor = at.anchor
+  at.anchor = undefined
+  if (tr.deleteSet.clients.size > 0) return deletedText(before, text, tr, anchor, at)
   let added: Y.Item | undefined
   for (const [client, after] of tr.afterState) {
     const from = tr.beforeState.get(client) ?? 0
@@ -132,20 +153,71 @@ function patchedText(before: string, text: Y.Text, tr: Y.Transaction): string | 
     added = st
   }
   if (!added || added.deleted || added.parent !== text || !(added.content instanceof Y.ContentString)) return undefined
+  const { index, anchor: next } = place(added, text, anchor)
+  if (index < 0 || index > before.length || before.length + added.length !== text.length) return undefined
+  at.anchor = next
+  return before.slice(0, index) + added.content.str + before.slice(index)
+}
+
+/**
+ * The index of a just-inserted item: from the end when near it, else from the anchor, else the
+ * whole walk. The anchor then follows: an insert found near the end leaves it where it was (moved
+ * right when it lies among those last items), any other becomes the anchor.
+ */
+function place(added: Y.Item, text: Y.Text, anchor: Anchor | undefined): { index: number; anchor: Anchor | undefined } {
   let right = 0
-  for (let n = added.right; n !== null; n = n.right) if (!n.deleted && n.countable) right += n.length
-  const at = text.length - added.length - right
-  if (at < 0 || at > before.length || before.length + added.length !== text.length) return undefined
-  return before.slice(0, at) + added.content.str + before.slice(at)
+  let anchorRight = false
+  let n = added.right
+  for (let k = 0; n !== null && k < NEAR_END; k++, n = n.right) {
+    if (anchor && n === anchor.item) anchorRight = true
+    right += visible(n)
+  }
+  if (n === null) {
+    const index = text.length - added.length - right
+    const kept = anchor && !anchor.item.deleted ? { item: anchor.item, left: anchorRight ? anchor.left + added.length : anchor.left } : undefined
+    return { index, anchor: kept }
+  }
+  let index = -1
+  if (anchor && !anchor.item.deleted) {
+    // The anchor's index was taken before this insert: right of the new item it already counted
+    // what is between; left of it, the new item starts after the anchor and what follows it.
+    let between = 0
+    let r: Y.Item | null = added.right
+    let l: Y.Item | null = added.left
+    for (let k = 0; k < NEAR_ANCHOR && (r !== null || l !== null) && index < 0; k++) {
+      if (r === anchor.item) index = anchor.left - between
+      else if (l === anchor.item) index = anchor.left + visible(anchor.item) + betweenLeft(added, anchor.item)
+      else {
+        if (r !== null) {
+          between += visible(r)
+          r = r.right
+        }
+        if (l !== null) l = l.left
+      }
+    }
+  }
+  if (index < 0) {
+    for (; n !== null; n = n.right) right += visible(n)
+    index = text.length - added.length - right
+  }
+  return { index, anchor: { item: added, left: index } }
+}
+
+/** Visible characters strictly between `from` (an item left of `to`) and `to`. */
+function betweenLeft(to: Y.Item, from: Y.Item): number {
+  let between = 0
+  for (let n = from.right; n !== null && n !== to; n = n.right) between += visible(n)
+  return between
 }
 
 /**
  * A transaction that only deleted: each deleted item's index in the string before is counted
  * from the end (visible items right of it, plus the ones this transaction deleted), and the
  * items are cut from the right. Undefined when the transaction also added anything, or names
- * something that is not a whole string item.
+ * something that is not a whole string item. A surviving anchor moves left by what was cut
+ * before it.
  */
-function deletedText(before: string, text: Y.Text, tr: Y.Transaction): string | undefined {
+function deletedText(before: string, text: Y.Text, tr: Y.Transaction, anchor: Anchor | undefined, at: { anchor: Anchor | undefined }): string | undefined {
   for (const [client, after] of tr.afterState) if (after !== (tr.beforeState.get(client) ?? 0)) return undefined
   const gone = new Set<Y.Item>()
   for (const [client, ranges] of tr.deleteSet.clients) {
@@ -167,11 +239,17 @@ function deletedText(before: string, text: Y.Text, tr: Y.Transaction): string | 
   }
   cuts.sort((a, b) => b[0] - a[0])
   let out = before
-  for (const [at, len] of cuts) {
-    if (at < 0 || at + len > out.length) return undefined
-    out = out.slice(0, at) + out.slice(at + len)
+  for (const [i, len] of cuts) {
+    if (i < 0 || i + len > out.length) return undefined
+    out = out.slice(0, i) + out.slice(i + len)
   }
-  return out.length === text.length ? out : undefined
+  if (out.length !== text.length) return undefined
+  if (anchor && !gone.has(anchor.item) && !anchor.item.deleted) {
+    let left = anchor.left
+    for (const [i, len] of cuts) if (i < anchor.left) left -= len
+    at.anchor = { item: anchor.item, left }
+  }
+  return out
 }
 
 export type YTextMap = Record<string, YTextField | { s: Stamp; u: string }>
