@@ -10,10 +10,17 @@ const LOG = 'log'
 const LEGACY = 'kv'
 /** A snapshot written by compaction is cut into records of about this many bytes. */
 const SNAPSHOT_CHUNK_BYTES = 1 << 20
-/** Compact once the log since the last snapshot holds this many records... */
-const COMPACT_RECORDS = 512
-/** ...or this many bytes and more than twice the snapshot (rewrites stay linear in writes). */
-const COMPACT_MIN_BYTES = 4 << 20
+/**
+ * Compact once the log's bytes beyond the live data (overwritten and deleted values, record
+ * headers) exceed both this and the live data: the database stays under about twice its data,
+ * rewrites stay linear in the bytes written, and an append-only ingest never compacts...
+ */
+const COMPACT_MIN_WASTE_BYTES = 4 << 20
+/**
+ * ...or once the log holds this many records since the last snapshot and at least an eighth
+ * of its bytes (many small records only slow the replay at open).
+ */
+const COMPACT_RECORDS = 4096
 /** Sequence numbers kept free for a snapshot's records (2^20 records of 1 MiB: plenty). */
 const SNAPSHOT_SEQ_GAP = 1 << 20
 
@@ -58,8 +65,9 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
   private readonly keyRange: typeof IDBKeyRange
   private readonly durability: IDBTransactionDurability
   private readonly mem = new MemoryStorageAdapter()
-  /** Every store name written, for snapshots (the memory adapter does not list them). */
-  private readonly stores = new Set<string>()
+  /** Bytes (key and value) of every live key by store: the memory adapter does not say. */
+  private readonly sizes = new Map<string, Map<string, number>>()
+  private liveBytes = 0
   private conn: IDBDatabase | undefined
   private loading: Promise<void> | undefined
   private nextSeq = 1
@@ -107,8 +115,7 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
     this.check()
     // Applied to memory in call order, so a read issued after commit() sees it (like a
     // transaction created after another in IndexedDB). If the write fails the adapter breaks.
-    void this.mem.commit(batch)
-    for (const p of batch.puts) this.stores.add(p.store)
+    this.apply(batch)
     const done = this.write(record)
     if (this.shouldCompact()) void this.compact().catch(() => undefined)
     return done
@@ -143,7 +150,10 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
   }
 
   private shouldCompact(): boolean {
-    return this.logRecords > COMPACT_RECORDS || (this.logBytes > COMPACT_MIN_BYTES && this.logBytes > 2 * this.snapshotBytes)
+    return (
+      (this.logBytes + this.snapshotBytes - this.liveBytes > Math.max(COMPACT_MIN_WASTE_BYTES, this.liveBytes)) ||
+      (this.logRecords > COMPACT_RECORDS && this.logBytes * 8 > this.snapshotBytes)
+    )
   }
 
   /**
@@ -157,7 +167,7 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
     if (this.compacting || !this.conn) return
     this.compacting = true
     try {
-      const scans = [...this.stores].map((s) => [s, this.mem.scan(s)] as const)
+      const scans = [...this.sizes.keys()].map((s) => [s, this.mem.scan(s)] as const)
       const first = this.nextSeq
       this.nextSeq += SNAPSHOT_SEQ_GAP
       this.logRecords = 0
@@ -241,7 +251,25 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
 
   private apply(batch: WriteBatch) {
     void this.mem.commit(batch)
-    for (const p of batch.puts) this.stores.add(p.store)
+    for (const { store, key, value } of batch.puts) {
+      let m = this.sizes.get(store)
+      if (!m) this.sizes.set(store, (m = new Map()))
+      this.forget(m.get(key))
+      const size = key.length + value.length
+      m.set(key, size)
+      this.liveBytes += size
+    }
+    for (const { store, key } of batch.dels) {
+      const m = this.sizes.get(store)
+      if (!m) continue
+      this.forget(m.get(key))
+      m.delete(key)
+    }
+  }
+
+  private forget(size: number | undefined) {
+    if (size === undefined) return
+    this.liveBytes -= size
   }
 
   /**

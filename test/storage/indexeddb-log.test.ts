@@ -43,34 +43,55 @@ describe('log record codec', () => {
 })
 
 describe('compaction', () => {
-  it('after many commits the log is a few records and reopening gives the same data', async () => {
+  const big = (i: number) => new Uint8Array(256 << 10).fill(i & 255)
+
+  it('once overwritten values outweigh the live data, the log is rewritten as a snapshot; reopening gives the same data', async () => {
     const { dbName, open } = fresh()
     let a = open()
-    for (let i = 0; i < 700; i++) {
-      await a.commit({ puts: [{ store: 's', key: `k${String(i).padStart(4, '0')}`, value: b(i & 255, 1) }], dels: i % 7 === 0 && i > 0 ? [{ store: 's', key: `k${String(i - 1).padStart(4, '0')}` }] : [] })
-    }
+    for (let i = 0; i < 40; i++) await a.commit({ puts: [{ store: 's', key: `k${i % 4}`, value: big(i) }], dels: [] })
     const before = await a.scan('s')
     await a.close()
-    // 700 commits, compacted after 513 of them: the snapshot plus the commits since.
-    expect(await rawRecords(dbName, 'log')).toBeLessThan(250)
+    // 40 records of 256 KiB for 1 MiB of data: compacted (to a snapshot and the commits since).
+    expect(await rawRecords(dbName, 'log')).toBeLessThan(30)
     a = open()
     expect(await a.scan('s')).toEqual(before)
-    expect(before.length).toBe(700 - 99)
+    expect(before.map(([k, v]) => [k, v[0]])).toEqual([['k0', 36], ['k1', 37], ['k2', 38], ['k3', 39]])
+    await a.close()
+  })
+
+  it('an append-only log is not rewritten until it holds many records', async () => {
+    const { dbName, open } = fresh()
+    let a = open()
+    for (let i = 0; i < 30; i++) await a.commit({ puts: [{ store: 's', key: `k${i}`, value: big(i) }], dels: [] })
+    await a.close()
+    expect(await rawRecords(dbName, 'log')).toBe(30)
+    // Small commits, each deleting the key the one before wrote: compacted by their count.
+    const other = fresh()
+    a = other.open()
+    for (let i = 0; i < 4200; i++) await a.commit({ puts: [{ store: 't', key: `k${i}`, value: b(1) }], dels: i > 0 ? [{ store: 't', key: `k${i - 1}` }] : [] })
+    const before = { s: await a.scan('s'), t: await a.scan('t') }
+    await a.close()
+    expect(before.s).toEqual([])
+    expect(await rawRecords(other.dbName, 'log')).toBeLessThan(4200)
+    a = other.open()
+    expect({ s: await a.scan('s'), t: await a.scan('t') }).toEqual(before)
+    expect(before.t).toEqual([['k4199', b(1)]])
     await a.close()
   })
 
   it('commits issued while a compaction is being written survive a reopen, in order', async () => {
     const { open } = fresh()
     let a = open()
-    // Commit 513 triggers compaction; the ones issued right after overwrite keys it snapshots.
+    // Compaction starts around commit 21; the commits issued after it overwrite keys it snapshots.
     const pending: Promise<void>[] = []
-    for (let i = 0; i < 520; i++) pending.push(a.commit({ puts: [{ store: 's', key: `k${i % 10}`, value: b(i & 255, i >> 8) }], dels: [] }))
+    for (let i = 0; i < 30; i++) pending.push(a.commit({ puts: [{ store: 's', key: `k${i % 5}`, value: big(i) }, { store: 't', key: `n${i}`, value: b(i) }], dels: [] }))
     await Promise.all(pending)
-    const expected = await a.scan('s')
-    expect(expected.find(([k]) => k === 'k9')![1]).toEqual(b(519 & 255, 519 >> 8))
+    const expected = { s: await a.scan('s'), t: await a.scan('t') }
+    expect(expected.s.map(([k, v]) => [k, v[0]])).toEqual([['k0', 25], ['k1', 26], ['k2', 27], ['k3', 28], ['k4', 29]])
+    expect(expected.t.length).toBe(30)
     await a.close()
     a = open()
-    expect(await a.scan('s')).toEqual(expected)
+    expect({ s: await a.scan('s'), t: await a.scan('t') }).toEqual(expected)
     await a.close()
   })
 })
