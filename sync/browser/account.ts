@@ -4,6 +4,7 @@ import { accountKeyFromMnemonic, identityOf, keyPairFromSeed, newDeviceKey, DEFA
 import type { WalletKeys } from '../crypto/wallet.ts'
 import { defaultCryptoProvider, type CryptoProvider } from '../crypto/provider.ts'
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
+import { createSHA256 } from 'hash-wasm'
 import { IndexedDbStorageAdapter } from '../storage/indexeddb.ts'
 import type { StorageAdapter } from '../storage/adapter.ts'
 import { AccountEngine } from '../space/account-engine.ts'
@@ -47,12 +48,25 @@ export interface BrowserAccount {
 
 /**
  * The page's crypto: WebCrypto Ed25519 when this browser has it (probed with a real sign and
- * verify, sync/crypto/provider.ts), noble otherwise; the payload cipher and SHA-256 are noble's
- * (WebCrypto has no ChaCha20-Poly1305 and only an asynchronous SHA-256).
+ * verify, sync/crypto/provider.ts), noble otherwise; the payload cipher is noble's (WebCrypto
+ * has no ChaCha20-Poly1305). SHA-256 (every received change's id) is hash-wasm's WebAssembly
+ * one, about twice noble's speed on change-sized inputs, checked against noble once here;
+ * noble's when WebAssembly is unavailable (WebCrypto's digest is only asynchronous).
  */
 export async function browserCryptoProvider(): Promise<CryptoProvider> {
   const p = await defaultCryptoProvider()
-  return { ...p, name: `browser-${p.name}`, sha256: p.sha256 ?? ((b) => nobleSha256(b)) }
+  return { ...p, name: `browser-${p.name}`, sha256: p.sha256 ?? (await wasmSha256().catch(() => undefined)) ?? ((b) => nobleSha256(b)) }
+}
+
+async function wasmSha256(): Promise<(bytes: Uint8Array) => Uint8Array> {
+  const hasher = await createSHA256()
+  // One hasher, reused: safe because the digest is computed synchronously in one call.
+  const hash = (bytes: Uint8Array) => hasher.init().update(bytes).digest('binary')
+  const probe = new Uint8Array(300).map((_, i) => i * 31)
+  const a = hash(probe)
+  const b = nobleSha256(probe)
+  if (a.length !== 32 || a.some((x, i) => x !== b[i])) throw new Error('hash-wasm SHA-256 disagrees with noble')
+  return hash
 }
 
 /**

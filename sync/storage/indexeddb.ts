@@ -1,10 +1,28 @@
 import { promisifyRequest } from 'idb-keyval'
 import type { ScanOptions, StorageAdapter, WriteBatch } from './adapter.ts'
-import { checkBatch, checkScanOptions, prefixSuccessorUtf16, scanLimit } from './scan.ts'
+import { decodeBatch, encodeBatch } from './indexeddb-log.ts'
+import { MemoryStorageAdapter } from './memory.ts'
+import { checkBatch, checkScanOptions } from './scan.ts'
 
-/** The one object store; records are keyed by the array key [store, key]. */
-const OBJECT_STORE = 'kv'
-const DB_VERSION = 1
+/** Commit records, keyed by an increasing sequence number; replayed in order at open. */
+const LOG = 'log'
+/** The first layout (one record per key, keyed [store, key]): read at open, migrated away. */
+const LEGACY = 'kv'
+/** A snapshot written by compaction is cut into records of about this many bytes. */
+const SNAPSHOT_CHUNK_BYTES = 1 << 20
+/**
+ * Compact once the log's bytes beyond the live data (overwritten and deleted values, record
+ * headers) exceed both this and the live data: the database stays under about twice its data,
+ * rewrites stay linear in the bytes written, and an append-only ingest never compacts...
+ */
+const COMPACT_MIN_WASTE_BYTES = 4 << 20
+/**
+ * ...or once the log holds this many records since the last snapshot and at least an eighth
+ * of its bytes (many small records only slow the replay at open).
+ */
+const COMPACT_RECORDS = 4096
+/** Sequence numbers kept free for a snapshot's records (2^20 records of 1 MiB: plenty). */
+const SNAPSHOT_SEQ_GAP = 1 << 20
 
 export interface IndexedDbStorageOptions {
   dbName: string
@@ -22,19 +40,23 @@ export interface IndexedDbStorageOptions {
 }
 
 /**
- * StorageAdapter on IndexedDB: one database with one object store holding every named store,
- * keyed by [store, key] so a store is one contiguous key range and a batch touching several
- * stores is still one transaction.
+ * StorageAdapter on IndexedDB, log-structured: a commit is one record (the whole batch,
+ * encoded by indexeddb-log.ts) put in one readwrite transaction, resolved on the
+ * transaction's `complete` event. Reads are answered from an in-memory copy of the data
+ * (MemoryStorageAdapter), loaded at open by replaying the log. Now and then the log is
+ * compacted: the whole state is written as a few large records and the older ones deleted,
+ * in one transaction.
  *
- * Key order caveat: IndexedDB compares strings by UTF-16 code unit, the spec by UTF-8 byte.
- * The two orders agree except that characters outside the BMP (stored as surrogate pairs)
- * sort below U+E000..U+FFFF here and above them in UTF-8. svc only writes keys whose order is
- * the same in both (base58/ASCII ids, ASCII separators); prefix filtering is exact either way.
+ * Why: in Chromium each IndexedDB request is a round trip to the browser process's storage
+ * backend, so writing a 10k-change backlog as ~20k records took several times as long as
+ * verifying it; as ~10 records it takes a few milliseconds. The price is memory: the page
+ * holds every value of the database (docs/browser.md).
  *
- * The database is opened like idb-keyval's `createStore` (lazily, reopened when the browser
- * closes it), but with an injectable factory, an explicit close and a durability option, which
- * `createStore` does not offer. A commit is one readwrite transaction holding every put and
- * delete of the batch and resolves on the transaction's `complete` event.
+ * One instance owns the database. Opening bumps the database version, which closes every
+ * other connection (another tab, an older instance): an instance whose connection was taken
+ * rejects every later call, so two writers never interleave their logs.
+ *
+ * Key order is the spec's UTF-8 byte order (the memory adapter's), not IndexedDB's.
  */
 export class IndexedDbStorageAdapter implements StorageAdapter {
   readonly name = 'indexeddb'
@@ -42,10 +64,20 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
   private readonly factory: IDBFactory
   private readonly keyRange: typeof IDBKeyRange
   private readonly durability: IDBTransactionDurability
-  /** The open connection, kept so a commit can start its transaction synchronously. */
+  private readonly mem = new MemoryStorageAdapter()
+  /** Bytes (key and value) of every live key by store: the memory adapter does not say. */
+  private readonly sizes = new Map<string, Map<string, number>>()
+  private liveBytes = 0
   private conn: IDBDatabase | undefined
-  private opening: Promise<IDBDatabase> | undefined
+  private loading: Promise<void> | undefined
+  private nextSeq = 1
+  private logRecords = 0
+  private logBytes = 0
+  private snapshotBytes = 0
+  private compacting = false
   private closed = false
+  /** Set when a write failed or another instance took the database: nothing is served after. */
+  private broken: Error | undefined
 
   constructor(options: IndexedDbStorageOptions) {
     this.dbName = options.dbName
@@ -56,180 +88,230 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
   }
 
   async get(store: string, key: string) {
-    const os = await this.objectStore('readonly')
-    return asBytes(await promisifyRequest(os.get([store, key])))
+    await this.ready()
+    return this.mem.get(store, key)
   }
 
   async getMany(store: string, keys: readonly string[]) {
-    if (keys.length === 0) {
-      this.check()
-      return []
-    }
-    const os = await this.objectStore('readonly')
-    const values = await Promise.all(keys.map((k) => promisifyRequest(os.get([store, k]))))
-    return values.map(asBytes)
+    await this.ready()
+    return this.mem.getMany(store, keys)
   }
 
   async scan(store: string, options: ScanOptions = {}) {
     checkScanOptions(options)
-    const range = this.range(store, options)
-    const limit = scanLimit(options)
-    const os = await this.objectStore('readonly')
-    if (range === undefined || limit === 0) return []
-    if (!options.reverse || limit === undefined) {
-      // Two bulk reads in one transaction see the same snapshot and come back in key order;
-      // far faster than a cursor, which costs an event per record.
-      const [keys, values] = await Promise.all([
-        promisifyRequest(os.getAllKeys(range, limit)),
-        promisifyRequest(os.getAll(range, limit)),
-      ])
-      const out = keys.map((k, i): [string, Uint8Array] => [(k as [string, string])[1], asBytes(values[i])!])
-      return options.reverse ? out.reverse() : out
-    }
-    // The last `limit` records: walk a cursor backwards.
-    const out: Array<[string, Uint8Array]> = []
-    const req = os.openCursor(range, 'prev')
-    await new Promise<void>((resolve, reject) => {
-      req.onerror = () => reject(req.error)
-      req.onsuccess = () => {
-        const cursor = req.result
-        if (!cursor) return resolve()
-        out.push([(cursor.key as [string, string])[1], asBytes(cursor.value)!])
-        if (limit !== undefined && out.length >= limit) return resolve()
-        cursor.continue()
-      }
-    })
-    return out
+    await this.ready()
+    return this.mem.scan(store, options)
   }
 
   async commit(batch: WriteBatch) {
     this.check()
     checkBatch(batch)
-    // With the connection open the transaction is created and filled before commit() returns,
-    // so commits (and reads issued after them) apply in call order and the caller may reuse
-    // its buffers at once. Otherwise snapshot the batch while the database opens.
-    let db = this.conn
-    if (!db) {
-      batch = snapshot(batch)
-      db = await this.open()
+    // Encoded now, so the caller may reuse its buffers as soon as commit() returns.
+    const record = encodeBatch(batch)
+    if (!this.conn) {
+      batch = decodeBatch(record)
+      await this.ready()
     }
-    const tx = db.transaction(OBJECT_STORE, 'readwrite', { durability: this.durability })
-    const done = new Promise<void>((resolve, reject) => {
-      tx.oncomplete = () => resolve()
-      // A failed request aborts the transaction (its default action); report the cause.
-      tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted'))
-    })
-    try {
-      const os = tx.objectStore(OBJECT_STORE)
-      for (const { store, key, value } of batch.puts) os.put(tight(value), [store, key])
-      for (const { store, key } of batch.dels) os.delete([store, key])
-    } catch (err) {
-      done.catch(() => {})
-      try {
-        tx.abort()
-      } catch {
-        // already finished or aborted
-      }
-      throw err
-    }
+    this.check()
+    // Applied to memory in call order, so a read issued after commit() sees it (like a
+    // transaction created after another in IndexedDB). If the write fails the adapter breaks.
+    this.apply(batch)
+    const done = this.write(record)
+    if (this.shouldCompact()) void this.compact().catch(() => undefined)
     return done
   }
 
   async close() {
     this.closed = true
-    const db = this.conn ?? (await this.opening?.catch(() => undefined))
-    this.conn = undefined
-    this.opening = undefined
+    await this.loading?.catch(() => undefined)
     // Pending transactions still complete; the connection closes after them.
-    db?.close()
+    this.conn?.close()
+    this.conn = undefined
+    await this.mem.close()
   }
 
-  private async objectStore(mode: IDBTransactionMode): Promise<IDBObjectStore> {
-    const db = this.conn ?? (await this.open())
-    return db.transaction(OBJECT_STORE, mode).objectStore(OBJECT_STORE)
+  private write(record: Uint8Array): Promise<void> {
+    const tx = this.conn!.transaction(LOG, 'readwrite', { durability: this.durability })
+    tx.objectStore(LOG).put(record, this.nextSeq++)
+    this.logRecords++
+    this.logBytes += record.length
+    return this.completion(tx)
   }
 
-  /** Key range of `store` filtered by the options, or undefined when it is empty. */
-  private range(store: string, o: ScanOptions): IDBKeyRange | undefined {
-    // [store, ''] is the smallest key of the store, and [store, []] is above all of them
-    // (arrays sort after strings).
-    let lower = ''
-    let lowerOpen = false
-    let upper: string | undefined // exclusive
-    if (o.prefix) lower = o.prefix
-    if (o.gt !== undefined && o.gt >= lower) {
-      lower = o.gt
-      lowerOpen = true
-    }
-    if (o.prefix) upper = prefixSuccessorUtf16(o.prefix)
-    if (o.lt !== undefined && (upper === undefined || o.lt < upper)) upper = o.lt
-    if (upper !== undefined && lower >= upper) return undefined
-    return this.keyRange.bound([store, lower], [store, upper ?? []], lowerOpen, true)
+  private completion(tx: IDBTransaction): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      tx.oncomplete = () => resolve()
+      tx.onabort = () => {
+        const err = tx.error ?? new Error('IndexedDB transaction aborted')
+        this.broken ??= new Error(`IndexedDB write failed, reopen the storage: ${err.message}`)
+        reject(err)
+      }
+    })
   }
 
-  private open(): Promise<IDBDatabase> {
-    this.check()
-    if (this.opening) return this.opening
-    const req = this.factory.open(this.dbName, DB_VERSION)
-    req.onupgradeneeded = () => {
-      if (!req.result.objectStoreNames.contains(OBJECT_STORE)) req.result.createObjectStore(OBJECT_STORE)
-    }
-    const opening = promisifyRequest(req).then(
-      (db) => {
-        const forget = () => {
-          if (this.conn === db) this.conn = undefined
-          if (this.opening === opening) this.opening = undefined
-        }
-        // Another tab upgrading or deleting the database: step aside, reopen on next use.
-        db.onversionchange = () => {
-          forget()
-          db.close()
-        }
-        // The browser closed the connection (e.g. storage cleared): reopen on next use.
-        db.onclose = forget
-        if (this.closed) {
-          db.close()
-          throw closedError()
-        }
-        if (this.opening === opening) this.conn = db
-        return db
-      },
-      (err) => {
-        if (this.opening === opening) this.opening = undefined
-        throw err
-      },
+  private shouldCompact(): boolean {
+    return (
+      (this.logBytes + this.snapshotBytes - this.liveBytes > Math.max(COMPACT_MIN_WASTE_BYTES, this.liveBytes)) ||
+      (this.logRecords > COMPACT_RECORDS && this.logBytes * 8 > this.snapshotBytes)
     )
-    this.opening = opening
-    return opening
+  }
+
+  /**
+   * Writes the whole state as records after every existing one and deletes those, in one
+   * transaction. The state is taken from memory when this is called (the memory adapter
+   * computes a scan's result synchronously), so it is exactly the effect of every commit
+   * issued so far, all of whose records have lower sequence numbers; commits issued while it
+   * runs get numbers above a gap reserved for the snapshot, so they replay after it.
+   */
+  private async compact(dropLegacy = false): Promise<void> {
+    if (this.compacting || !this.conn) return
+    this.compacting = true
+    try {
+      const scans = [...this.sizes.keys()].map((s) => [s, this.mem.scan(s)] as const)
+      const first = this.nextSeq
+      this.nextSeq += SNAPSHOT_SEQ_GAP
+      this.logRecords = 0
+      this.logBytes = 0
+      const entries = await Promise.all(scans.map(async ([s, p]) => [s, await p] as const))
+      if (!this.conn) return
+      const tx = this.conn.transaction(dropLegacy ? [LOG, LEGACY] : [LOG], 'readwrite', { durability: this.durability })
+      const done = this.completion(tx)
+      const log = tx.objectStore(LOG)
+      log.delete(this.keyRange.upperBound(first, true))
+      if (dropLegacy) tx.objectStore(LEGACY).clear()
+      let seq = first
+      let bytes = 0
+      let puts: WriteBatch['puts'] = []
+      let size = 0
+      const flush = () => {
+        if (puts.length === 0) return
+        const record = encodeBatch({ puts, dels: [] })
+        log.put(record, seq++)
+        bytes += record.length
+        puts = []
+        size = 0
+      }
+      for (const [store, rows] of entries) {
+        for (const [key, value] of rows) {
+          puts.push({ store, key, value })
+          size += key.length + value.length
+          if (size >= SNAPSHOT_CHUNK_BYTES) flush()
+        }
+      }
+      flush()
+      this.snapshotBytes = bytes
+      await done
+    } finally {
+      this.compacting = false
+    }
+  }
+
+  private ready(): Promise<void> {
+    this.check()
+    if (this.conn) return Promise.resolve()
+    this.loading ??= this.load()
+    return this.loading.then(() => this.check())
+  }
+
+  private async load(): Promise<void> {
+    const db = await this.takeOver()
+    const names = Array.from(db.objectStoreNames)
+    const tx = db.transaction(names, 'readonly')
+    const log = tx.objectStore(LOG)
+    const [seqs, records] = await Promise.all([promisifyRequest(log.getAllKeys()), promisifyRequest(log.getAll())])
+    let legacy: { keys: IDBValidKey[]; values: unknown[] } | undefined
+    if (names.includes(LEGACY)) {
+      const kv = tx.objectStore(LEGACY)
+      const [keys, values] = await Promise.all([promisifyRequest(kv.getAllKeys()), promisifyRequest(kv.getAll())])
+      if (keys.length > 0) legacy = { keys, values }
+    }
+    if (legacy) {
+      const puts = legacy.keys.map((k, i) => {
+        const [store, key] = k as [string, string]
+        return { store, key, value: asBytes(legacy!.values[i]) }
+      })
+      this.apply({ puts, dels: [] })
+    }
+    for (const r of records) {
+      const record = asBytes(r)
+      this.apply(decodeBatch(record))
+      this.snapshotBytes += record.length
+    }
+    // What is there counts as the snapshot; only the count of records can call for compaction.
+    this.logRecords = records.length
+    this.nextSeq = seqs.length ? (seqs[seqs.length - 1] as number) + 1 : 1
+    if (this.closed) {
+      db.close()
+      return
+    }
+    this.conn = db
+    if (legacy) await this.compact(true)
+    else if (this.shouldCompact()) void this.compact().catch(() => undefined)
+  }
+
+  private apply(batch: WriteBatch) {
+    void this.mem.commit(batch)
+    for (const { store, key, value } of batch.puts) {
+      let m = this.sizes.get(store)
+      if (!m) this.sizes.set(store, (m = new Map()))
+      this.forget(m.get(key))
+      const size = key.length + value.length
+      m.set(key, size)
+      this.liveBytes += size
+    }
+    for (const { store, key } of batch.dels) {
+      const m = this.sizes.get(store)
+      if (!m) continue
+      this.forget(m.get(key))
+      m.delete(key)
+    }
+  }
+
+  private forget(size: number | undefined) {
+    if (size === undefined) return
+    this.liveBytes -= size
+  }
+
+  /**
+   * Opens the database at a version above the current one, which asks every other connection
+   * to close (versionchange): this instance is then the database's only writer.
+   */
+  private async takeOver(): Promise<IDBDatabase> {
+    for (let attempt = 0; ; attempt++) {
+      const probe = await promisifyRequest(this.factory.open(this.dbName))
+      const version = probe.version
+      probe.close()
+      const req = this.factory.open(this.dbName, version + 1)
+      req.onupgradeneeded = () => {
+        if (!req.result.objectStoreNames.contains(LOG)) req.result.createObjectStore(LOG)
+      }
+      try {
+        const db = await promisifyRequest(req)
+        db.onversionchange = () => {
+          this.broken ??= new Error('IndexedDB storage was opened by another instance (another tab?)')
+          this.conn = undefined
+          db.close()
+        }
+        db.onclose = () => {
+          this.broken ??= new Error('the browser closed the IndexedDB database')
+          this.conn = undefined
+        }
+        return db
+      } catch (err) {
+        // Another instance bumped the version between our probe and our open: try again.
+        if ((err as DOMException)?.name === 'VersionError' && attempt < 10) continue
+        throw err
+      }
+    }
   }
 
   private check() {
-    if (this.closed) throw closedError()
+    if (this.closed) throw new Error('storage adapter is closed')
+    if (this.broken) throw this.broken
   }
 }
 
-const closedError = () => new Error('storage adapter is closed')
-
-function asBytes(v: unknown): Uint8Array | undefined {
-  if (v === undefined) return undefined
+function asBytes(v: unknown): Uint8Array {
   if (v instanceof Uint8Array) return v
   throw new Error('IndexedDB record is not a Uint8Array')
-}
-
-/**
- * Structured clone copies a view's whole underlying buffer, so a small subarray of a large
- * buffer (or a pooled Node Buffer) would store every byte of it: store exactly the view.
- */
-function tight(v: Uint8Array): Uint8Array {
-  return v.byteOffset === 0 && v.byteLength === v.buffer.byteLength && v.constructor === Uint8Array &&
-    v.buffer instanceof ArrayBuffer
-    ? v
-    : new Uint8Array(v)
-}
-
-function snapshot(batch: WriteBatch): WriteBatch {
-  return {
-    puts: batch.puts.map(({ store, key, value }) => ({ store, key, value: new Uint8Array(value) })),
-    dels: batch.dels.map(({ store, key }) => ({ store, key })),
-  }
 }

@@ -76,18 +76,36 @@ async function openEngine(h: Header) {
 }
 
 const bench = {
-  /** Raw IndexedDB: `n` puts of `bytes` each in transactions of `per`, the floor of any commit. */
+  /**
+   * Raw IndexedDB: `n` records of `bytes` each, keyed [store, key], in readwrite transactions
+   * of `per` (relaxed durability), one after another: what the ingest's puts cost written one
+   * record per key, as the first adapter did. The adapter today writes one record per commit.
+   */
   async rawIdb(n: number, bytes: number, per: number) {
-    const a = new IndexedDbStorageAdapter({ dbName: 'svc-bench-raw' })
+    const name = 'svc-bench-raw'
+    await new Promise<void>((resolve) => {
+      const req = indexedDB.deleteDatabase(name)
+      req.onsuccess = req.onerror = req.onblocked = () => resolve()
+    })
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const req = indexedDB.open(name, 1)
+      req.onupgradeneeded = () => req.result.createObjectStore('kv')
+      req.onsuccess = () => resolve(req.result)
+      req.onerror = () => reject(req.error)
+    })
     const value = new Uint8Array(bytes).fill(7)
     const t0 = performance.now()
     for (let i = 0; i < n; i += per) {
-      const puts = []
-      for (let j = i; j < Math.min(n, i + per); j++) puts.push({ store: 'changes', key: `k${String(j).padStart(8, '0')}`, value })
-      await a.commit({ puts, dels: [] })
+      const tx = db.transaction('kv', 'readwrite', { durability: 'relaxed' })
+      const os = tx.objectStore('kv')
+      for (let j = i; j < Math.min(n, i + per); j++) os.put(value, ['changes', `k${String(j).padStart(8, '0')}`])
+      await new Promise<void>((resolve, reject) => {
+        tx.oncomplete = () => resolve()
+        tx.onabort = () => reject(tx.error)
+      })
     }
     const ms = performance.now() - t0
-    await a.close()
+    db.close()
     return { ms }
   },
   /** Ingests setup, then the timed backlog, then the rest (untimed), batch by batch as head sync delivers. */
