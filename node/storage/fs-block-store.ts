@@ -10,6 +10,12 @@ import type { BlockStore } from '../../sync/storage/block-store.ts'
 const NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/
 const TMP_MARK = '.tmp-'
 const safeName = (n: string) => NAME.test(n) && !n.includes(TMP_MARK)
+/**
+ * Owner-only, like the account's database (0600): blocks are sealed, but the image variants the
+ * cache keeps beside them are not, and even sealed blocks show sizes and timing.
+ */
+const FILE_MODE = 0o600
+const DIR_MODE = 0o700
 
 /**
  * The daemon's BlockStore: one file per block, `<root>/<spaceId>/<first two chars>/<id>`.
@@ -71,9 +77,9 @@ export class FsBlockStore implements BlockStore {
         const path = this.path(spaceId, b.id)
         const before = await stat(path).catch(() => undefined)
         if (before?.size === b.bytes.length) return
-        await mkdir(join(this.spaceDir(spaceId), b.id.slice(0, 2)), { recursive: true })
+        await mkdir(join(this.spaceDir(spaceId), b.id.slice(0, 2)), { recursive: true, mode: DIR_MODE })
         const tmp = `${path}${TMP_MARK}${randomBytes(6).toString('hex')}`
-        await writeFile(tmp, b.bytes)
+        await writeFile(tmp, b.bytes, { mode: FILE_MODE })
         await rename(tmp, path)
         this.total! += b.bytes.length - (before?.size ?? 0)
       }),

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
@@ -97,6 +97,21 @@ describe('FsBlockStore', () => {
       const store = new FsBlockStore(join(dir, 'blocks'))
       await expect(store.put('s1', [{ id: '../x', bytes: new Uint8Array(1) }])).rejects.toThrow(/bad block id/)
       await expect(store.get('..', 'x')).rejects.toThrow(/bad space id/)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('FsBlockStore file modes', () => {
+  it('writes blocks owner-only (0600) in owner-only directories (0700), like the database', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-fsblocks-'))
+    try {
+      const root = join(dir, 'blocks')
+      await new FsBlockStore(root).put('s1', [{ id: 'variant.f1.w64', bytes: new Uint8Array(5) }])
+      expect((await stat(join(root, 's1', 'va', 'variant.f1.w64'))).mode & 0o777).toBe(0o600)
+      expect((await stat(join(root, 's1', 'va'))).mode & 0o777).toBe(0o700)
+      expect((await stat(join(root, 's1'))).mode & 0o777).toBe(0o700)
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
