@@ -182,6 +182,14 @@ export function runStorageAdapterConformance(
         got.forEach((v, i) => expect(v).toEqual(i % 2 === 0 ? text(keys[i]) : undefined))
       })
 
+      it('getMany answers a shuffled request with repeats in request order', async () => {
+        const stored = Array.from({ length: 600 }, (_, i) => `r${(i * 7919) % 600}`)
+        await fill('s', stored)
+        const asked = shuffled([...stored, ...stored.slice(0, 100), ...Array.from({ length: 100 }, (_, i) => `none${i}`)])
+        const got = await a.getMany('s', asked)
+        asked.forEach((k, i) => expect(got[i], k).toEqual(k.startsWith('none') ? undefined : text(k)))
+      })
+
       it('is isolated from callers mutating their buffers or the results', async () => {
         const v = bytes(1, 2, 3)
         await put('s', [['k', v]])
