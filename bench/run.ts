@@ -27,6 +27,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   ytext: async () => (await import('./ytext.ts')).benchYtext as Bench,
   files: async () => (await import('./files.ts')).benchFiles as Bench,
   push: async () => (await import('./push.ts')).benchPush as Bench,
+  sqliteLayout: async () => (await import('./sqlite-layout.ts')).benchSqliteLayout as Bench,
 }
 
 const args = process.argv.slice(2)

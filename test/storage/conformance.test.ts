@@ -29,14 +29,58 @@ runStorageAdapterConformance('indexeddb', async () => {
   }
 })
 
-runStorageAdapterConformance('sqlite', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-sqlite-'))
-  const path = join(dir, 'store.db')
-  return {
-    adapter: new SqliteStorageAdapter(path),
-    reopen: async () => new SqliteStorageAdapter(path),
-    teardown: () => rm(dir, { recursive: true, force: true }),
-  }
+for (const layout of ['split', 'inline'] as const) {
+  runStorageAdapterConformance(layout === 'split' ? 'sqlite' : 'sqlite (inline layout)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-sqlite-'))
+    const path = join(dir, 'store.db')
+    return {
+      adapter: new SqliteStorageAdapter(path, { layout }),
+      reopen: async () => new SqliteStorageAdapter(path),
+      teardown: () => rm(dir, { recursive: true, force: true }),
+    }
+  })
+}
+
+describe('SqliteStorageAdapter layouts', () => {
+  it('a database keeps the layout it was made with; a new one is split', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-sqlite-layout-'))
+    try {
+      const value = new Uint8Array([1, 2, 3])
+      for (const made of ['inline', 'split'] as const) {
+        const path = join(dir, `${made}.db`)
+        const a = new SqliteStorageAdapter(path, { layout: made })
+        await a.commit({ puts: [{ store: 's', key: 'k', value }], dels: [] })
+        await a.close()
+        // Reopened without a preference, and with the other one: the file decides.
+        for (const asked of [undefined, made === 'inline' ? ('split' as const) : ('inline' as const)]) {
+          const b = new SqliteStorageAdapter(path, asked ? { layout: asked } : {})
+          expect(b.layout).toBe(made)
+          expect(await b.get('s', 'k')).toEqual(value)
+          await b.close()
+        }
+      }
+      const fresh = new SqliteStorageAdapter(join(dir, 'fresh.db'))
+      expect(fresh.layout).toBe('split')
+      await fresh.close()
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('rewrites a value in place and frees the value of a deleted key', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-sqlite-layout-'))
+    try {
+      const a = new SqliteStorageAdapter(join(dir, 'x.db'), { layout: 'split' })
+      const count = (t: string) => (a.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n
+      await a.commit({ puts: [{ store: 's', key: 'a', value: new Uint8Array([1]) }, { store: 's', key: 'b', value: new Uint8Array([2]) }], dels: [] })
+      await a.commit({ puts: [{ store: 's', key: 'a', value: new Uint8Array([3]) }], dels: [{ store: 's', key: 'b' }] })
+      expect(await a.scan('s')).toEqual([['a', new Uint8Array([3])]])
+      expect([count('kv_keys'), count('kv_values')]).toEqual([1, 1])
+      await a.close()
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('SqliteStorageAdapter durability', () => {
