@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
-import { SEARCH_STORES } from '../../sync/modules/search/limits.ts'
+import { SEARCH_LIMITS, SEARCH_STORES } from '../../sync/modules/search/limits.ts'
+import { FtsStore } from '../../sync/modules/search/fts-store.ts'
 import { searchModule } from '../../sync/modules/search/module.ts'
 import { IndexWork } from '../../sync/modules/search/processes.ts'
 import { reciprocalRankFusion } from '../../sync/modules/search/rrf.ts'
@@ -69,6 +70,34 @@ describe('restart: the saved index is loaded, not rebuilt', () => {
     const d = await openAgain(storage, a.spaceId)
     expect(idx(d).stats).toEqual({ builds: 1, loads: 0 })
     expect((await ids(d, 'periodic')).length).toBe(29)
+  })
+
+  it('compacts the deltas into a base once commits pause, so a restart replays none', async () => {
+    const limits = SEARCH_LIMITS as { compactIdleOps: number; compactIdleMs: number }
+    const saved = { ...limits }
+    limits.compactIdleOps = 20
+    limits.compactIdleMs = 200
+    try {
+      const storage = new MemoryStorageAdapter()
+      const a = await SpaceEngine.create(await deps(1, storage), keyFor(1), { modules: DEFAULT_MODULES })
+      await idx(a).settled()
+      for (let i = 0; i < 30; i++) await a.createObject(named(`Nebula ${i}`, 'emission'))
+      await idx(a).settled()
+      const store = new FtsStore(storage, a.spaceId)
+      const before = (await store.meta())!
+      expect(before.deltas).toBeGreaterThan(0)
+      // A pause with no commit: the next turn of the timer writes a base.
+      const deadline = Date.now() + 5_000
+      while ((await store.meta())!.deltas > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      const after = (await store.meta())!
+      expect(after).toMatchObject({ deltas: 0, opsSinceBase: 0, gen: before.gen + 1 })
+      expect(after.baseDocs).toBeGreaterThanOrEqual(30)
+      const b = await openAgain(storage, a.spaceId)
+      expect(idx(b).stats).toEqual({ builds: 0, loads: 1 })
+      expect((await ids(b, 'emission')).length).toBe(30)
+    } finally {
+      Object.assign(limits, saved)
+    }
   })
 
   it('a replica that moved on without the index (changes not drained before a crash) rebuilds', async () => {

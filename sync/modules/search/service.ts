@@ -45,6 +45,9 @@ export class SearchIndex {
   private lastCommitAt = 0
   private lastVersion: string
   private scheduled = false
+  private compactionScheduled = false
+  /** Commits seen so far: a compaction waits for a pause with none (compactWhenIdle). */
+  private commits = 0
   private readonly started: Promise<void>
   readonly work: IndexWork
   readonly vectors: VectorIndexer
@@ -80,6 +83,7 @@ export class SearchIndex {
   committed(change: SpaceChange) {
     this.lastVersion = change.versionId
     this.lastCommitAt = this.ctx.space.env.now()
+    this.commits++
     if (this.state === 'disabled') return
     for (const o of change.objects) this.dirtyRows.add(o)
     for (const o of change.reloaded) this.reload.add(o)
@@ -265,6 +269,32 @@ export class SearchIndex {
     this.unsaved = []
     this.saveAsBase = false
     this.meta = await this.store.save(this.meta, this.index, ops2, this.lastVersion, catalog.sig, base)
+    if (this.meta.opsSinceBase >= SEARCH_LIMITS.compactIdleOps) this.compactWhenIdle()
+  }
+
+  /**
+   * Compacts the deltas into a base once a whole SEARCH_LIMITS.compactIdleMs passes without a
+   * commit (counted, not timed, so any clock the env gives works).
+   */
+  private compactWhenIdle() {
+    if (this.compactionScheduled) return
+    this.compactionScheduled = true
+    const seen = this.commits
+    void this.later(SEARCH_LIMITS.compactIdleMs).then(async () => {
+      this.compactionScheduled = false
+      if (this.state !== 'ready' || !this.meta || this.meta.opsSinceBase < SEARCH_LIMITS.compactIdleOps) return
+      if (this.commits !== seen || this.pending()) {
+        this.compactWhenIdle()
+        return
+      }
+      await this.lane.run(async () => {
+        // Checked again in the lane: a drain or a save may have run meanwhile.
+        if (this.state !== 'ready' || !this.meta || this.meta.opsSinceBase < SEARCH_LIMITS.compactIdleOps || this.pending()) return
+        this.unsaved = []
+        this.saveAsBase = true
+        await this.drainStep()
+      })
+    }).catch(() => undefined)
   }
 
   private keepUnsaved(ops: readonly IndexOp[]) {
