@@ -17,7 +17,8 @@
  * - bytesPerObject: the saved index (base and deltas) over OBJECTS.
  * - restart: the replica reopened from its SQLite file; `searchableMs` from the open to the first
  *   answered search (engine open included), `indexLoadMs` the module's own load, `builds` (0:
- *   nothing re-indexed).
+ *   nothing re-indexed). `restartAfterIdle`: the same after the reopened index sat idle past
+ *   SEARCH_LIMITS.compactIdleMs, which compacts its deltas into a base.
  *
  * `BENCH_SEARCH_OBJECTS` (default 100,000), `BENCH_SEARCH_QUERIES` (300).
  */
@@ -33,6 +34,7 @@ import { seal } from '../sync/crypto/box.ts'
 import { identityOf, keyPairFromSeed } from '../sync/crypto/keys.ts'
 import { derivedRoot, signChange } from '../sync/dag/change.ts'
 import { DEFAULT_MODULES } from '../sync/modules/index.ts'
+import { SEARCH_LIMITS } from '../sync/modules/search/limits.ts'
 import { searchModule } from '../sync/modules/search/module.ts'
 import { runSearch } from '../sync/modules/search/search.ts'
 import { runQuery } from '../sync/query/index.ts'
@@ -164,7 +166,19 @@ export async function benchSearch(): Promise<Record<string, unknown>> {
     const idx2 = again.services.of(searchModule)
     const first = await runSearch(idx2, { query: queries[0], mode: 'fts' })
     const searchable = performance.now()
+    // The same restart after the index sat idle past SEARCH_LIMITS.compactIdleMs (a daemon
+    // restarted some time after a sync): its deltas were compacted into a base meanwhile.
+    await new Promise((r) => setTimeout(r, SEARCH_LIMITS.compactIdleMs + 1_500))
+    await idx2.settled()
     await storage.close()
+    const t1 = performance.now()
+    const storage2 = new SqliteStorageAdapter(join(dir, 'indexed.db'))
+    const idle = await SpaceEngine.open({ storage: storage2, crypto, env: systemEnv }, backlog.spaceId, reader, { modules: DEFAULT_MODULES })
+    const openedIdle = performance.now()
+    const idx3 = idle.services.of(searchModule)
+    await runSearch(idx3, { query: queries[0], mode: 'fts' })
+    const searchableIdle = performance.now()
+    await storage2.close()
 
     return {
       machine: load,
@@ -184,6 +198,7 @@ export async function benchSearch(): Promise<Record<string, unknown>> {
       indexBytes: bytes,
       bytesPerObject: Math.round(bytes / OBJECTS),
       restart: { searchableMs: Math.round(searchable - t0), engineOpenMs: Math.round(opened - t0), indexLoadMs: Math.round(searchable - opened), builds: idx2.stats.builds, loads: idx2.stats.loads, firstHits: first.hits.length },
+      restartAfterIdle: { searchableMs: Math.round(searchableIdle - t1), engineOpenMs: Math.round(openedIdle - t1), indexLoadMs: Math.round(searchableIdle - openedIdle), builds: idx3.stats.builds, loads: idx3.stats.loads },
       machineAfter: { loadavg1m: r3(loadavg()[0]) },
     }
   } finally {

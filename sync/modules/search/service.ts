@@ -147,6 +147,7 @@ export class SearchIndex {
         this.state = 'ready'
         this.stats.loads++
         this.vectors.start().catch(() => undefined)
+        if (meta.opsSinceBase >= SEARCH_LIMITS.compactIdleOps) this.compactWhenIdle()
         return
       }
     }
