@@ -68,9 +68,15 @@ export class FrameDecoder {
     if (len === 0) throw new FrameError('empty_frame', 'zero-length frame')
     if (len > this.maxFrameBytes) throw new FrameError('frame_too_large', `frame of ${len} bytes`)
     if (this.buf.byteLength < i + len) return undefined
-    // A copy: the frame belongs to the handler, and a plain Uint8Array (not a Buffer).
+    // A copy: the frame belongs to the handler, and a plain Uint8Array (not a Buffer). Piece
+    // by piece: `subarray` of a frame spanning chunks would concatenate them first, a second
+    // copy of every large frame (a 1 MiB block arrives in many chunks).
     const frame = new Uint8Array(len)
-    frame.set(this.buf.subarray(i, i + len))
+    let at = 0
+    for (const piece of this.buf.sublist(i, i + len)) {
+      frame.set(piece, at)
+      at += piece.length
+    }
     this.buf.consume(i + len)
     return frame
   }

@@ -41,6 +41,8 @@ export class FsBlockStore implements BlockStore {
   private total?: number
   private counting?: Promise<void>
   private readonly swept = new Set<string>()
+  /** Directories made (or found) since open: a put of many blocks makes each one once. Nothing here removes one. */
+  private readonly made = new Set<string>()
 
   constructor(private readonly root: string, private readonly legacy?: BlockStore) {}
 
@@ -77,7 +79,11 @@ export class FsBlockStore implements BlockStore {
         const path = this.path(spaceId, b.id)
         const before = await stat(path).catch(() => undefined)
         if (before?.size === b.bytes.length) return
-        await mkdir(join(this.spaceDir(spaceId), b.id.slice(0, 2)), { recursive: true, mode: DIR_MODE })
+        const dir = join(this.spaceDir(spaceId), b.id.slice(0, 2))
+        if (!this.made.has(dir)) {
+          await mkdir(dir, { recursive: true, mode: DIR_MODE })
+          this.made.add(dir)
+        }
         const tmp = `${path}${TMP_MARK}${randomBytes(6).toString('hex')}`
         await writeFile(tmp, b.bytes, { mode: FILE_MODE })
         await rename(tmp, path)

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { DaemonHost, type DaemonHostOptions } from '../../node/daemon/daemon-host.ts'
+import { WorkerBlockCrypto } from '../../node/files/worker-block-crypto.ts'
 import { SERVER_MODULES } from '../modules/index.ts'
 import { withFilesSettings } from '../modules/files.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
@@ -29,7 +30,9 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
   // One modules list for the engine's account and the app's routes.
   if (config.cursorTimeoutMs !== undefined) CursorPresence.defaultTimeoutMs = config.cursorTimeoutMs
-  const modules = config.filesGcInterval ? withFilesSettings(SERVER_MODULES, { gcIntervalMs: config.filesGcInterval }) : SERVER_MODULES
+  // Files seal and open blocks on a thread of their own (node/files/worker-block-crypto.ts).
+  const blockCrypto = new WorkerBlockCrypto()
+  const modules = withFilesSettings(SERVER_MODULES, { blockCrypto, ...(config.filesGcInterval ? { gcIntervalMs: config.filesGcInterval } : {}) })
   const agentsPort = config.agentsPort ?? DEFAULT_AGENTS_PORT
   const engine = engineFactory({
     dataRoot: config.data,
@@ -59,7 +62,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   let exitCode: number = EXIT.ok
   const control = agentsPort >= 0 ? buildAgentControlApp(() => engine.agents()) : undefined
   const stop = () => {
-    stopping ??= Promise.resolve(control?.close()).catch(() => undefined).then(() => stopGracefully(app)).then(stopped, (err) => {
+    stopping ??= Promise.resolve(control?.close()).catch(() => undefined).then(() => stopGracefully(app)).then(() => blockCrypto.close()).then(stopped, (err) => {
       io.stderr.write(`svc serve: error while stopping: ${describe(err)}\n`)
       exitCode = EXIT.server
       stopped()

@@ -21,8 +21,12 @@ const MAX_DEPTH = 64
 /** Thrown by a cursor on anything it leaves to cborg; readers turn it into NOT_READ. */
 export const UNUSUAL: unique symbol = Symbol('unusual')
 
-export function readCanonical(bytes: Uint8Array): unknown {
-  const r = new Walker(bytes)
+/**
+ * `views`: byte strings come back as views into `bytes` instead of copies, for a caller that
+ * owns `bytes` and keeps them unchanged (a received block frame: its 1 MiB is not copied again).
+ */
+export function readCanonical(bytes: Uint8Array, views = false): unknown {
+  const r = new Walker(bytes, views)
   try {
     const v = r.item(0)
     return r.pos === bytes.length ? v : NOT_READ
@@ -37,11 +41,16 @@ export function readCanonical(bytes: Uint8Array): unknown {
  * in their minimal form only (what cborg's strict mode demands), arguments below 2^53.
  */
 export class CborCursor {
-  constructor(
-    protected readonly b: Uint8Array,
-    public pos: number,
-    protected readonly end: number,
-  ) {}
+  // Fields declared, not parameter properties: erasable syntax, so Node runs this file without
+  // a TypeScript loader (the files block crypto thread imports it that way).
+  protected readonly b: Uint8Array
+  pos: number
+  protected readonly end: number
+  constructor(b: Uint8Array, pos: number, end: number) {
+    this.b = b
+    this.pos = pos
+    this.end = end
+  }
 
   /** Reads an item head of `major` and returns its argument. */
   head(major: number): number {
@@ -91,8 +100,10 @@ export class CborCursor {
 
 class Walker extends CborCursor {
   private view: DataView | undefined
-  constructor(b: Uint8Array) {
+  private readonly views: boolean
+  constructor(b: Uint8Array, views: boolean) {
     super(b, 0, b.length)
+    this.views = views
   }
 
   item(depth: number): unknown {
@@ -111,6 +122,11 @@ class Walker extends CborCursor {
       case 2: {
         const n = this.arg(info)
         this.need(n)
+        if (this.views) {
+          const view = new Uint8Array(this.b.buffer, this.b.byteOffset + this.pos, n)
+          this.pos += n
+          return view
+        }
         // A plain Uint8Array of its own, as cborg gives (slice on a Buffer would give a Buffer view).
         const out = new Uint8Array(n)
         out.set(this.b.subarray(this.pos, this.pos + n))

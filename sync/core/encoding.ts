@@ -17,9 +17,10 @@ const ENCODE_OPTIONS = { ignoreUndefinedProperties: true }
  * Strict decode for bytes that arrived from a peer: duplicate map keys, undefined and
  * non-canonical forms are refused, so one logical value has exactly one accepted encoding.
  */
-export function decodeCanonical<T = unknown>(bytes: Uint8Array): T {
+export function decodeCanonical<T = unknown>(bytes: Uint8Array, opts: { byteViews?: boolean } = {}): T {
   // The common shapes are read directly; cborg reads everything else (see cbor-reader.ts).
-  const v = readCanonical(bytes)
+  // `byteViews` (readCanonical's `views`) holds only where the direct reader reads: cborg copies.
+  const v = readCanonical(bytes, opts.byteViews)
   if (v !== NOT_READ) return v as T
   return cborDecode(bytes, {
     strict: true,

@@ -5,7 +5,7 @@ import { chunks } from '../../sync/modules/files/chunker.ts'
 import { parseRange } from '../../sync/modules/files/range.ts'
 import { parseFileRecord } from '../../sync/modules/files/record.ts'
 import { BLOCKS_WIRE, decodeBlocksMessage, encodeBlocksMessage, MalformedBlocks, type BlocksMessage } from '../../sync/protocol/blocks-wire.ts'
-import { encodeCanonical } from '../../sync/core/encoding.ts'
+import { decodeCanonical, encodeCanonical } from '../../sync/core/encoding.ts'
 import { FILES } from '../../sync/modules/files/limits.ts'
 
 /* The pure parts of files (docs/files.md): block crypto, chunking, Range parsing, record checks, the wire codec. */
@@ -49,6 +49,20 @@ describe('chunks', () => {
   it('refuses past the limit with file.too_large', async () => {
     await expect(collect([bytes(100), bytes(100)], 64, 150)).rejects.toMatchObject({ code: 'file.too_large' })
   })
+  it('with reuse, the same bytes through one buffer (each chunk read before the next is asked for)', async () => {
+    const all = bytes(1000)
+    const pieces = [all.subarray(0, 7), all.subarray(7, 300), all.subarray(300, 301), all.subarray(301)]
+    const seen = new Set<ArrayBufferLike>()
+    const out: Uint8Array[] = []
+    for await (const c of chunks((async function* () { yield* pieces })(), 128, 1 << 30, true)) {
+      seen.add(c.buffer)
+      out.push(c.slice())
+    }
+    expect(out.map((c) => c.length)).toEqual([128, 128, 128, 128, 128, 128, 128, 104])
+    expect(Buffer.concat(out)).toEqual(Buffer.from(all))
+    // One chunk buffer, and the input's own buffer for a chunk that sits whole in one piece.
+    expect(seen.size).toBeLessThanOrEqual(2)
+  })
 })
 
 describe('parseRange', () => {
@@ -86,6 +100,15 @@ describe('parseFileRecord refuses what a hostile member may write', () => {
 describe('blocks wire', () => {
   it('a frame holds the largest block files write', () => {
     expect(BLOCKS_WIRE.maxFrameBytes).toBeGreaterThanOrEqual(encodeBlocksMessage({ kind: 'block', reqId: 2 ** 40, id: '1'.repeat(BLOCKS_WIRE.maxBlockIdChars), bytes: new Uint8Array(FILES.blockSize + 16) }).length)
+  })
+  it("a block's bytes are a view of the received frame, not a copy; other decodes still copy", () => {
+    const frame = encodeBlocksMessage({ kind: 'block', reqId: 1, id: '2NEpo7TZRRrLZSi2U', bytes: bytes(5000) })
+    const m = decodeBlocksMessage(frame) as Extract<BlocksMessage, { kind: 'block' }>
+    expect(m.bytes.buffer).toBe(frame.buffer)
+    expect(Object.getPrototypeOf(m.bytes)).toBe(Uint8Array.prototype)
+    expect(m.bytes).toEqual(bytes(5000))
+    const w = decodeCanonical<Uint8Array[]>(encodeCanonical([bytes(10)]))
+    expect(w[0].buffer.byteLength).toBe(10)
   })
   it('round-trips every message', () => {
     const msgs: BlocksMessage[] = [

@@ -33,6 +33,19 @@ describe('FrameDecoder', () => {
     expect(d.bufferedBytes).toBe(0)
   })
 
+  it('a frame arriving in many pieces is one plain Uint8Array of its own, byte for byte', () => {
+    const d = new FrameDecoder(1 << 20)
+    const body = new Uint8Array(200_000).map((_, i) => (i * 7) & 255)
+    const bytes = framed(body, new Uint8Array([5]))
+    for (let o = 0; o < bytes.length; o += 999) d.push(Buffer.from(bytes.subarray(o, Math.min(bytes.length, o + 999))))
+    const frame = d.next()!
+    expect(Object.getPrototypeOf(frame)).toBe(Uint8Array.prototype)
+    expect(frame.byteOffset).toBe(0)
+    expect(frame.buffer.byteLength).toBe(body.length)
+    expect(Buffer.from(frame).equals(Buffer.from(body))).toBe(true)
+    expect(d.next()).toEqual(new Uint8Array([5]))
+  })
+
   it('a chunk of a million tiny frames materializes only the frames pulled', () => {
     const d = new FrameDecoder(4 * 1024 * 1024)
     const chunk = new Uint8Array(2_000_000)

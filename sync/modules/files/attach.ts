@@ -7,7 +7,8 @@ import { sha256 } from '../../crypto/hash.ts'
 import type { CryptoProvider } from '../../crypto/provider.ts'
 import type { SpaceEngine } from '../../space/space-engine.ts'
 import { toBase64 } from './base64.ts'
-import { filesSecret, rootContentId, sealBlock } from './blocks.ts'
+import type { BlockCrypto } from './block-crypto.ts'
+import { filesSecret, rootContentId, type SealedBlock } from './blocks.ts'
 import { chunks } from './chunker.ts'
 import { FILES } from './limits.ts'
 import type { BlockStore } from './stores.ts'
@@ -32,7 +33,12 @@ const BATCH_BLOCKS = 8
  * Batches being written while the next blocks are sealed: sealing (CPU) and writing (I/O)
  * overlap, and memory stays bounded at (WRITES_IN_FLIGHT + 1) batches.
  */
-const WRITES_IN_FLIGHT = 2
+const WRITES_IN_FLIGHT = 4
+/**
+ * Blocks handed to the block crypto and not yet back: where it runs on another thread, the
+ * next blocks are read from the body while these are sealed. Bounded, so memory is too.
+ */
+const SEALS_IN_FLIGHT = 8
 
 /** The space's current files secret; 409 `file.not_available` while the space has no read key here. */
 export function currentSecret(space: SpaceEngine): Uint8Array {
@@ -47,7 +53,7 @@ export function currentSecret(space: SpaceEngine): Uint8Array {
  * the space is not written again: dedup), or keep the bytes inline when the whole body fits
  * `inlineMax`. Memory stays at a few blocks whatever the body's size.
  */
-export async function ingestContent(space: SpaceEngine, store: BlockStore, crypto: CryptoProvider, body: AsyncIterable<Uint8Array>, blockSize = FILES.blockSize, max = FILES.attachMax): Promise<AttachedContent> {
+export async function ingestContent(space: SpaceEngine, store: BlockStore, crypto: CryptoProvider, blockCrypto: BlockCrypto, body: AsyncIterable<Uint8Array>, blockSize = FILES.blockSize, max = FILES.attachMax): Promise<AttachedContent> {
   const secret = currentSecret(space)
   const hash = crypto.sha256 ?? sha256
   const ids: string[] = []
@@ -71,37 +77,54 @@ export async function ingestContent(space: SpaceEngine, store: BlockStore, crypt
     while (writing.length >= WRITES_IN_FLIGHT) await Promise.race(writing)
     if (failed) throw failed
   }
+  // Seals in body order; each settles into `ids`, `keys` and the write batch in that order.
+  const sealing: Array<Promise<SealedBlock>> = []
+  const settleOne = async () => {
+    const b = await sealing.shift()!
+    ids.push(b.id)
+    keys.push(toBase58(b.key))
+    pending.push({ id: b.id, bytes: b.bytes })
+    if (pending.length >= BATCH_BLOCKS) await flush()
+  }
+  const seal = async (plain: Uint8Array) => {
+    const p = blockCrypto.seal(secret, plain)
+    // Awaited in order below; this only keeps a failure while it waits its turn from being unhandled.
+    p.catch(() => undefined)
+    sealing.push(p)
+    while (sealing.length > SEALS_IN_FLIGHT) await settleOne()
+  }
   const drain = async () => {
+    while (sealing.length > 0) await settleOne()
     await flush()
     await Promise.all(writing)
     if (failed) throw failed
   }
-  const seal = (plain: Uint8Array) => {
-    const b = sealBlock(secret, plain, crypto.aead, hash)
-    ids.push(b.id)
-    keys.push(toBase58(b.key))
-    pending.push({ id: b.id, bytes: b.bytes })
-  }
-  for await (const chunk of chunks(body, blockSize, max)) {
-    size += chunk.length
-    // The first chunk waits: if it is the whole body and small, the file is inline.
-    if (first === undefined && ids.length === 0) {
-      first = chunk.slice()
-      continue
+  try {
+    // One block buffer for the whole body: seal reads a chunk before it returns (BlockCrypto).
+    for await (const chunk of chunks(body, blockSize, max, true)) {
+      size += chunk.length
+      // The first chunk waits: if it is the whole body and small, the file is inline.
+      if (first === undefined && size === chunk.length) {
+        first = chunk.slice()
+        continue
+      }
+      if (first) {
+        await seal(first)
+        first = undefined
+      }
+      await seal(chunk)
+      await space.env.yield?.()
     }
-    if (first) {
-      seal(first)
-      first = undefined
-    }
-    seal(chunk)
-    if (pending.length >= BATCH_BLOCKS) await flush()
-    await space.env.yield?.()
+  } catch (err) {
+    // Seals still out settle before the error goes up (nothing of theirs is stored).
+    await Promise.allSettled(sealing)
+    throw err
   }
   if (first && first.length <= FILES.inlineMax) {
     const h = rootContentId(secret, hash(first))
     return { fields: { size, hash: h, inline: toBase64(first) }, size, inline: true, hash: h, blockIds: [] }
   }
-  if (first) seal(first)
+  if (first) await seal(first)
   if (size === 0) {
     const h = rootContentId(secret, hash(new Uint8Array(0)))
     return { fields: { size: 0, hash: h, inline: '' }, size: 0, inline: true, hash: h, blockIds: [] }

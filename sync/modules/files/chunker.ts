@@ -4,8 +4,13 @@ import { SvcError } from '../../core/errors.ts'
  * Cuts a byte stream into fixed-size chunks (the last one shorter), copying only where a chunk
  * spans input pieces. Refuses with 413 `file.too_large` as soon as more than `max` bytes came,
  * so an endless body costs at most one chunk of memory.
+ *
+ * With `reuse`, every chunk is a view of one buffer the next chunk overwrites: the consumer
+ * must be done with a chunk before it asks for the next (attach is: block crypto reads a block
+ * before it returns), and a 1 GiB body then allocates one buffer instead of a thousand.
+ * Without it each chunk is the consumer's own.
  */
-export async function* chunks(input: AsyncIterable<Uint8Array>, size: number, max: number): AsyncGenerator<Uint8Array> {
+export async function* chunks(input: AsyncIterable<Uint8Array>, size: number, max: number, reuse = false): AsyncGenerator<Uint8Array> {
   let buf = new Uint8Array(size)
   let fill = 0
   let total = 0
@@ -15,7 +20,7 @@ export async function* chunks(input: AsyncIterable<Uint8Array>, size: number, ma
     let off = 0
     while (off < piece.length) {
       if (fill === 0 && piece.length - off >= size) {
-        yield piece.slice(off, off + size)
+        yield reuse ? piece.subarray(off, off + size) : piece.slice(off, off + size)
         off += size
         continue
       }
@@ -25,7 +30,7 @@ export async function* chunks(input: AsyncIterable<Uint8Array>, size: number, ma
       off += n
       if (fill === size) {
         yield buf
-        buf = new Uint8Array(size)
+        if (!reuse) buf = new Uint8Array(size)
         fill = 0
       }
     }

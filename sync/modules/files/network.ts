@@ -7,8 +7,8 @@
 export interface BlockSource {
   /**
    * Asks connected peers that may read the space for these blocks, in order; hands each one
-   * received to `onBlock` (which checks its address before storing). Resolves with the ids no
-   * peer delivered.
+   * received to `onBlock` (which checks its address before storing) and gives it the bytes:
+   * they are no view of anything the source still uses. Resolves with the ids no peer delivered.
    */
   fetch(spaceId: string, ids: readonly string[], onBlock: (id: string, bytes: Uint8Array) => Promise<boolean>): Promise<string[]>
   /** The identity of a connected peer that says it stores every one of these blocks, if any. */

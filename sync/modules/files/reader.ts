@@ -1,15 +1,24 @@
 import { SvcError } from '../../core/errors.ts'
-import type { CryptoProvider } from '../../crypto/provider.ts'
-import { sha256 } from '../../crypto/hash.ts'
+import type { BlockCrypto } from './block-crypto.ts'
 import type { BlockStore } from './stores.ts'
-import { isBlock, openBlock } from './blocks.ts'
 import type { BlockSource } from './network.ts'
 import { blockLength, type FileRecord } from './record.ts'
 
 /** Block ids handed to the network at once (it splits them into wants and pipelines them). */
 const FETCH_BATCH = 64
-/** Blocks a download fetches ahead of the consumer, in the background, window by window. */
-const READ_AHEAD = 32
+/** Blocks per window a download fetches ahead of the consumer, in the background. */
+const READ_AHEAD = 16
+/**
+ * Windows in flight at once: the next one is asked for while the one before is still
+ * arriving, so the transfer does not stall at each window's end for a round trip.
+ */
+const WINDOWS_AHEAD = 2
+/**
+ * Blocks just fetched, kept in memory for the download that asked for them (the windows in
+ * flight and the one being read), so a transfer does not read back from disk what it just
+ * wrote. Oldest out first; a fetch nobody reads (a pin) only cycles through it.
+ */
+const FRESH_MAX = (WINDOWS_AHEAD + 1) * READ_AHEAD
 
 /**
  * Local blocks, and missing ones fetched from peers block by block: every fetched block is
@@ -18,11 +27,12 @@ const READ_AHEAD = 32
  */
 export class BlockReader {
   private readonly inflight = new Map<string, Promise<void>>()
+  private readonly fresh = new Map<string, Uint8Array>()
   source: BlockSource | undefined
 
   constructor(
     private readonly store: BlockStore,
-    private readonly crypto: CryptoProvider,
+    private readonly crypto: BlockCrypto,
   ) {}
 
   /** Which of the file's blocks are stored here. */
@@ -64,10 +74,12 @@ export class BlockReader {
   private async fetchNow(spaceId: string, ids: string[]): Promise<void> {
     const source = this.source
     if (!source) throw new SvcError('file.not_available', 'blocks of this file are not on this device and no peer is reachable', { missing: ids.length })
-    const hash = this.crypto.sha256 ?? sha256
-    const missing = await source.fetch(spaceId, ids, async (id, bytes) => {
-      if (!ids.includes(id) || !isBlock(id, bytes, hash)) return false
+    const missing = await source.fetch(spaceId, ids, async (id, received) => {
+      const bytes = ids.includes(id) ? await this.crypto.isBlock(id, received) : undefined
+      if (!bytes) return false
       await this.store.put(spaceId, [{ id, bytes }])
+      this.fresh.set(`${spaceId}/${id}`, bytes)
+      if (this.fresh.size > FRESH_MAX) this.fresh.delete(this.fresh.keys().next().value!)
       return true
     })
     if (missing.length) throw new SvcError('file.not_available', 'no reachable peer holds some blocks of this file; retry later', { missing: missing.length })
@@ -75,11 +87,15 @@ export class BlockReader {
 
   /** The plaintext of block `i` (which must be local). */
   async plain(spaceId: string, rec: FileRecord, i: number): Promise<Uint8Array> {
-    const bytes = await this.store.get(spaceId, rec.blocks![i])
+    const key = `${spaceId}/${rec.blocks![i]}`
+    const kept = this.fresh.get(key)
+    if (kept) this.fresh.delete(key)
+    const bytes = kept ?? (await this.store.get(spaceId, rec.blocks![i]))
     if (!bytes) throw new SvcError('file.not_available', 'a block of this file went missing; retry', { block: i })
     let p: Uint8Array
     try {
-      p = openBlock(rec.keys![i], bytes, this.crypto.aead)
+      // Kept bytes are ours to give (the store holds its own copy); a store's may be its own.
+      p = await this.crypto.open(rec.keys![i], bytes, kept !== undefined)
     } catch {
       // A member wrote a record whose keys do not open its blocks: the file is unreadable.
       throw new SvcError('file.not_available', 'a block of this file does not open with its key', { block: i })
@@ -104,22 +120,29 @@ export class BlockReader {
     const first = Math.floor(start / bs)
     const last = Math.floor(end / bs)
     // The first blocks before the answer starts (a failure is still an error response); the
-    // rest window by window in the background while the consumer reads the previous window.
+    // rest window by window in the background, WINDOWS_AHEAD of them ahead of the consumer.
     let ready = Math.min(last, first + 3)
     await this.ensure(spaceId, rec, first, ready)
     const self = this
-    const window = (from: number) => {
-      const p = self.ensure(spaceId, rec, from, Math.min(last, from + READ_AHEAD - 1))
-      p.catch(() => undefined)
-      return p
+    let asked = ready
+    const ahead: Array<{ to: number; done: Promise<void> }> = []
+    const askAhead = () => {
+      while (ahead.length < WINDOWS_AHEAD && asked < last) {
+        const to = Math.min(last, asked + READ_AHEAD)
+        const done = self.ensure(spaceId, rec, asked + 1, to)
+        done.catch(() => undefined)
+        ahead.push({ to, done })
+        asked = to
+      }
     }
     return (async function* () {
-      let next = ready < last ? window(ready + 1) : undefined
+      askAhead()
       for (let i = first; i <= last; i++) {
         if (i > ready) {
-          await next
-          ready = Math.min(last, ready + READ_AHEAD)
-          next = ready < last ? window(ready + 1) : undefined
+          const w = ahead.shift()!
+          await w.done
+          ready = w.to
+          askAhead()
         }
         const p = await self.plain(spaceId, rec, i)
         const lo = i === first ? start - i * bs : 0

@@ -7,6 +7,7 @@ import type { AccountModuleContext } from '../../space/module.ts'
 import { instant } from '../../space/rows.ts'
 import type { SpaceEngine } from '../../space/space-engine.ts'
 import { ingestContent, type AttachMeta } from './attach.ts'
+import { inlineBlockCrypto, type BlockCrypto } from './block-crypto.ts'
 import { Background } from './background.ts'
 import { FileCache } from './cache.ts'
 import { FileIndex } from './file-index.ts'
@@ -26,6 +27,8 @@ export interface FilesOptions {
   attachMax?: number
   /** `files.gcInterval`: a background sweep every this many ms; 0 or absent: only `POST /v1/files/cache/sweep` sweeps. */
   gcIntervalMs?: number
+  /** Where block crypto runs (the daemon: a worker thread); default inline, with the account's crypto provider. */
+  blockCrypto?: BlockCrypto
 }
 
 /** File info (`GET {S}/files/:fileId`): the record's fields without key material, and local facts. */
@@ -85,6 +88,7 @@ export class FilesService {
   readonly graceMs: number
   readonly blockSize: number
   readonly attachMax: number
+  readonly blockCrypto: BlockCrypto
   /** Ids of every space the account opened (the sweep and `free` walk them). */
   readonly spaceIds = new Set<string>()
   closed = false
@@ -97,7 +101,8 @@ export class FilesService {
     this.attachMax = opts.attachMax ?? FILES.attachMax
     this.store = account.blocks
     this.local = new LocalStates(account.storage)
-    this.reader = new BlockReader(this.store, account.crypto)
+    this.blockCrypto = opts.blockCrypto ?? inlineBlockCrypto(account.crypto)
+    this.reader = new BlockReader(this.store, this.blockCrypto)
     this.index = new FileIndex((space, fileId, objectId, live) => {
       if (live) void this.announce(space, fileId).catch(() => undefined)
     })
@@ -178,7 +183,7 @@ export class FilesService {
     checkMeta(meta)
     // Before any block is stored: a guest's or removed member's body is refused unread.
     if (!space.replica.acl.current().canWrite(space.replica.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
-    const content = await ingestContent(space, this.store, this.account.crypto, body, this.blockSize, this.attachMax)
+    const content = await ingestContent(space, this.store, this.account.crypto, this.blockCrypto, body, this.blockSize, this.attachMax)
     const fileId = toBase58(space.env.randomBytes(16))
     const value: JsonObject = { name: meta.name, mime: meta.mime, ...content.fields, creator: space.replica.me, createdAt: instant(space.env.now()) }
     await this.local.update(spaceId, fileId, { origin: true, lastAccess: space.env.now(), ...(content.inline ? { durable: true } : {}) })
