@@ -2,7 +2,7 @@ import { SerialQueue } from '../../sync/core/serial-queue.ts'
 import { FILES } from '../../sync/modules/files/limits.ts'
 import type { BlockSource } from '../../sync/modules/files/network.ts'
 import type { FilesService } from '../../sync/modules/files/service.ts'
-import { BLOCKS_WIRE, decodeBlocksMessage, encodeBlocksMessage, MalformedBlocks, type BlocksMessage } from '../../sync/protocol/blocks-wire.ts'
+import { BLOCKS_WIRE, decodeBlocksMessage, encodeBlockFrameParts, encodeBlocksMessage, MalformedBlocks, type BlocksMessage } from '../../sync/protocol/blocks-wire.ts'
 import type { Role } from '../../sync/acl/records.ts'
 import { Libp2pTransport } from '../p2p/libp2p-transport.ts'
 import { P2P } from '../p2p/constants.ts'
@@ -129,7 +129,7 @@ export class BlockExchange implements BlockSource {
         continue
       }
       await this.transport.drain(peer)
-      this.transport.send(peer, encodeBlocksMessage({ kind: 'block', reqId: m.reqId, id, bytes }))
+      this.transport.sendParts(peer, encodeBlockFrameParts(m.reqId, id, bytes))
       this.served.blocks++
     }
     if (none.length) {

@@ -1,5 +1,6 @@
 import type { Connection, PeerId, Stream } from '@libp2p/interface'
 import * as lp from 'it-length-prefixed'
+import { Uint8ArrayList } from 'uint8arraylist'
 import { TransportError, type Transport } from '../../sync/protocol/transport.ts'
 import type { SvcLibp2p } from './libp2p-node.ts'
 import { P2P } from './constants.ts'
@@ -83,16 +84,29 @@ export class Libp2pTransport implements Transport {
   }
 
   send(peer: string, bytes: Uint8Array): void {
+    this.sendFrame(peer, bytes)
+  }
+
+  /**
+   * One frame whose bytes are the concatenation of `parts`, written as they are: a large
+   * payload (a file block) goes to the stream without first being copied into one buffer.
+   */
+  sendParts(peer: string, parts: readonly Uint8Array[]): void {
+    this.sendFrame(peer, new Uint8ArrayList(...parts))
+  }
+
+  private sendFrame(peer: string, frame: Uint8Array | Uint8ArrayList): void {
     if (this.closed) throw new TransportError('closed', 'transport is closed')
-    if (bytes.length > this.maxFrameBytes) throw new TransportError('frame_too_large', `frame of ${bytes.length} bytes exceeds ${this.maxFrameBytes}`)
+    const size = frame.byteLength
+    if (size > this.maxFrameBytes) throw new TransportError('frame_too_large', `frame of ${size} bytes exceeds ${this.maxFrameBytes}`)
     const link = this.links.get(peer)
     if (!link?.up && this.opening.has(peer) && this.inboundOpenFrom(peer)) {
       // The peer reached us first (its stream is in, ours is still opening) and we answer at
       // once, e.g. its auth challenge: hold the frame for our stream instead of losing it.
       const q = this.early.get(peer) ?? { frames: [], bytes: 0 }
-      if (q.bytes + bytes.length > this.maxQueuedSendBytes) throw new TransportError('peer_unavailable', 'peer is not connected yet and its send queue is full')
-      q.frames.push(lp.encode.single(bytes).subarray())
-      q.bytes += bytes.length
+      if (q.bytes + size > this.maxQueuedSendBytes) throw new TransportError('peer_unavailable', 'peer is not connected yet and its send queue is full')
+      q.frames.push(lp.encode.single(frame).subarray())
+      q.bytes += size
       this.early.set(peer, q)
       return
     }
@@ -100,7 +114,7 @@ export class Libp2pTransport implements Transport {
     // send() returning false means libp2p is buffering; past maxWriteBufferLength it resets
     // the stream, which takes the link down: a stalled peer cannot grow our memory. A sender
     // that waits for `drain` stays far below that.
-    link.out.send(lp.encode.single(bytes))
+    link.out.send(lp.encode.single(frame))
   }
 
   /**

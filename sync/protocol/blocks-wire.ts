@@ -42,6 +42,33 @@ const KIND = { want: 1, block: 2, none: 3, has: 4, have: 5 } as const
 
 export class MalformedBlocks extends Error {}
 
+/** The head of a CBOR byte string of `n` bytes, in its minimal (canonical) form. */
+function byteStringHead(n: number): Uint8Array {
+  if (n < 24) return Uint8Array.of(0x40 | n)
+  if (n < 0x100) return Uint8Array.of(0x58, n)
+  if (n < 0x10000) return Uint8Array.of(0x59, n >> 8, n & 0xff)
+  return Uint8Array.of(0x5a, n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff)
+}
+
+/**
+ * A block frame as two parts, the envelope up to the bytes' head and the block's bytes
+ * themselves: their concatenation is exactly `encodeBlocksMessage` of the block (a CBOR array
+ * is its head followed by its items' encodings), and the sender hands both to the stream
+ * without copying the block into one buffer first.
+ */
+export function encodeBlockFrameParts(reqId: number, id: string, bytes: Uint8Array): [Uint8Array, Uint8Array] {
+  const items = [BLOCKS_WIRE_VERSION, KIND.block, reqId, id].map((v) => encodeCanonical(v))
+  const head = byteStringHead(bytes.length)
+  const envelope = new Uint8Array(1 + items.reduce((n, b) => n + b.length, 0) + head.length)
+  envelope[0] = 0x85 // an array of 5 items
+  let at = 1
+  for (const b of [...items, head]) {
+    envelope.set(b, at)
+    at += b.length
+  }
+  return [envelope, bytes]
+}
+
 export function encodeBlocksMessage(m: BlocksMessage): Uint8Array {
   switch (m.kind) {
     case 'want':

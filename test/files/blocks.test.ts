@@ -4,7 +4,7 @@ import { filesSecret, isBlock, openBlock, sealBlock } from '../../sync/modules/f
 import { chunks } from '../../sync/modules/files/chunker.ts'
 import { parseRange } from '../../sync/modules/files/range.ts'
 import { parseFileRecord } from '../../sync/modules/files/record.ts'
-import { BLOCKS_WIRE, decodeBlocksMessage, encodeBlocksMessage, MalformedBlocks, type BlocksMessage } from '../../sync/protocol/blocks-wire.ts'
+import { BLOCKS_WIRE, decodeBlocksMessage, encodeBlockFrameParts, encodeBlocksMessage, MalformedBlocks, type BlocksMessage } from '../../sync/protocol/blocks-wire.ts'
 import { decodeCanonical, encodeCanonical } from '../../sync/core/encoding.ts'
 import { FILES } from '../../sync/modules/files/limits.ts'
 
@@ -109,6 +109,18 @@ describe('blocks wire', () => {
     expect(m.bytes).toEqual(bytes(5000))
     const w = decodeCanonical<Uint8Array[]>(encodeCanonical([bytes(10)]))
     expect(w[0].buffer.byteLength).toBe(10)
+  })
+  it('a block frame sent as envelope and bytes is byte for byte the encoded message, at every length form', () => {
+    for (const n of [0, 1, 23, 24, 255, 256, 65_535, 65_536, FILES.blockSize + 16]) {
+      for (const reqId of [0, 23, 24, 70_000, 2 ** 40]) {
+        const id = '2NEpo7TZRRrLZSi2U'
+        const b = bytes(n, reqId & 255)
+        const [envelope, body] = encodeBlockFrameParts(reqId, id, b)
+        expect(body).toBe(b)
+        const whole = Buffer.concat([envelope, body])
+        expect(whole.equals(Buffer.from(encodeBlocksMessage({ kind: 'block', reqId, id, bytes: b }))), `${n} bytes, reqId ${reqId}`).toBe(true)
+      }
+    }
   })
   it('round-trips every message', () => {
     const msgs: BlocksMessage[] = [
