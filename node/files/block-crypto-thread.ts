@@ -13,11 +13,25 @@ const hash = nodeCryptoProvider({ verify: 'sync' }).sha256!
 /** A buffer that may be transferred: the whole of its own ArrayBuffer (a small Buffer can be a view into Node's shared pool). */
 const own = (b: Uint8Array): Uint8Array => (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b : b.slice())
 
+/** The slots the daemon shares (worker-block-crypto.ts), sent before any request that uses them. */
+let slots: { buffer: SharedArrayBuffer; slotBytes: number } | undefined
+
 parentPort!.on('message', (req: BlockCryptoRequest) => {
+  if (req.op === 'slots') {
+    slots = { buffer: req.buffer, slotBytes: req.slotBytes }
+    return
+  }
   let reply: BlockCryptoReply
   const transfer: ArrayBuffer[] = []
   try {
-    if (req.op === 'seal') {
+    if (req.op === 'sealSlot') {
+      // The ciphertext (plaintext + tag) goes over the plaintext in the same slot.
+      const at = req.slot * slots!.slotBytes
+      const b = sealBlock(req.secret, new Uint8Array(slots!.buffer, at, req.length), nodeAead, hash)
+      if (b.bytes.length > slots!.slotBytes) throw new Error('sealed block does not fit its slot')
+      new Uint8Array(slots!.buffer, at, b.bytes.length).set(b.bytes)
+      reply = { n: req.n, ok: true, id: b.id, key: b.key, length: b.bytes.length }
+    } else if (req.op === 'seal') {
       const b = sealBlock(req.secret, req.bytes, nodeAead, hash)
       const bytes = own(b.bytes)
       transfer.push(bytes.buffer as ArrayBuffer)

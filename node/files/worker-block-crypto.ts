@@ -1,14 +1,17 @@
 import { isMarkedAsUntransferable, Worker } from 'node:worker_threads'
-import type { BlockCrypto } from '../../sync/modules/files/block-crypto.ts'
-import type { SealedBlock } from '../../sync/modules/files/blocks.ts'
+import type { BlockCrypto, HeldBlock } from '../../sync/modules/files/block-crypto.ts'
+import { FILES } from '../../sync/modules/files/limits.ts'
+import { SharedSlots } from './shared-slots.ts'
 
 export type BlockCryptoRequest =
+  | { op: 'slots'; n: number; buffer: SharedArrayBuffer; slotBytes: number }
+  | { op: 'sealSlot'; n: number; secret: Uint8Array; slot: number; length: number }
   | { op: 'seal'; n: number; secret: Uint8Array; bytes: Uint8Array }
   | { op: 'open'; n: number; key: Uint8Array; bytes: Uint8Array }
   | { op: 'isBlock'; n: number; id: string; bytes: Uint8Array }
 
 export type BlockCryptoReply =
-  | { n: number; ok: true; id?: string; key?: Uint8Array; bytes?: Uint8Array; is?: boolean }
+  | { n: number; ok: true; id?: string; key?: Uint8Array; bytes?: Uint8Array; is?: boolean; length?: number }
   | { n: number; ok: false; message: string }
 
 /**
@@ -16,6 +19,14 @@ export type BlockCryptoReply =
  * one Node marked (its pool of small Buffers, shared by many): those are copied.
  */
 const movable = (bytes: Uint8Array): ArrayBuffer[] => (bytes.buffer instanceof ArrayBuffer && !isMarkedAsUntransferable(bytes.buffer) ? [bytes.buffer] : [])
+
+/**
+ * Slots shared with the thread for sealing: a block and its tag fit one. As many as an attach
+ * holds at once (8 sealing, a batch of 8 filling, 2 batches writing) and one more batch; a seal
+ * that finds none free is posted as a copy instead, so nothing ever waits for a slot.
+ */
+const SLOT_BYTES = FILES.blockSize + 64
+const SLOT_COUNT = 40
 
 /** A thread idle this long is stopped (it holds about 26 MB); the next block starts one again. */
 const IDLE_MS = 60_000
@@ -37,6 +48,8 @@ interface Waiting {
  */
 export class WorkerBlockCrypto implements BlockCrypto {
   private worker: Worker | undefined
+  /** The slots the current thread shares (made with it, dropped with it). */
+  private slots: SharedSlots | undefined
   private readonly waiting = new Map<number, Waiting>()
   private next = 1
   private idleTimer: ReturnType<typeof setTimeout> | undefined
@@ -50,6 +63,7 @@ export class WorkerBlockCrypto implements BlockCrypto {
     const fail = (err: Error) => {
       if (this.worker !== w) return
       this.worker = undefined
+      this.slots = undefined
       const out = [...this.waiting.values()]
       this.waiting.clear()
       for (const x of out) x.reject(err)
@@ -58,6 +72,8 @@ export class WorkerBlockCrypto implements BlockCrypto {
     w.on('exit', (code) => fail(new Error(`block crypto thread exited (${code})`)))
     w.unref()
     this.worker = w
+    this.slots = new SharedSlots(SLOT_BYTES, SLOT_COUNT)
+    w.postMessage({ op: 'slots', n: 0, buffer: this.slots.buffer, slotBytes: SLOT_BYTES } satisfies BlockCryptoRequest)
     return w
   }
 
@@ -79,6 +95,7 @@ export class WorkerBlockCrypto implements BlockCrypto {
     this.idleTimer = setTimeout(() => {
       if (this.worker === w && this.waiting.size === 0) {
         this.worker = undefined
+        this.slots = undefined
         void w.terminate()
       }
     }, IDLE_MS)
@@ -100,9 +117,33 @@ export class WorkerBlockCrypto implements BlockCrypto {
     return reply
   }
 
-  async seal(secret: Uint8Array, plain: Uint8Array): Promise<SealedBlock> {
-    const r = await this.call({ op: 'seal', n: this.next++, secret, bytes: plain })
-    return { id: r.id!, key: r.key!, bytes: r.bytes! }
+  /**
+   * Through a shared slot when one is free: the plaintext is copied in, the thread seals it and
+   * writes the ciphertext over it, and the caller holds the slot until it releases the block.
+   * Otherwise posted as a copy, the ciphertext coming back by transfer.
+   */
+  async seal(secret: Uint8Array, plain: Uint8Array): Promise<HeldBlock> {
+    this.thread()
+    const slots = this.slots!
+    const slot = plain.length + 16 <= slots.slotBytes ? slots.take() : undefined
+    if (slot === undefined) {
+      const r = await this.call({ op: 'seal', n: this.next++, secret, bytes: plain })
+      return { id: r.id!, key: r.key!, bytes: r.bytes! }
+    }
+    slots.view(slot, plain.length).set(plain)
+    let r: Extract<BlockCryptoReply, { ok: true }>
+    try {
+      r = await this.call({ op: 'sealSlot', n: this.next++, secret, slot, length: plain.length })
+    } catch (err) {
+      slots.give(slot)
+      throw err
+    }
+    let held = true
+    const release = () => {
+      if (held) slots.give(slot)
+      held = false
+    }
+    return { id: r.id!, key: r.key!, bytes: slots.view(slot, r.length!), release }
   }
 
   async open(key: Uint8Array, bytes: Uint8Array, give = false): Promise<Uint8Array> {

@@ -7,8 +7,8 @@ import { sha256 } from '../../crypto/hash.ts'
 import type { CryptoProvider } from '../../crypto/provider.ts'
 import type { SpaceEngine } from '../../space/space-engine.ts'
 import { toBase64 } from './base64.ts'
-import type { BlockCrypto } from './block-crypto.ts'
-import { filesSecret, rootContentId, type SealedBlock } from './blocks.ts'
+import type { BlockCrypto, HeldBlock } from './block-crypto.ts'
+import { filesSecret, rootContentId } from './blocks.ts'
 import { chunks } from './chunker.ts'
 import { FILES } from './limits.ts'
 import type { BlockStore } from './stores.ts'
@@ -33,7 +33,7 @@ const BATCH_BLOCKS = 8
  * Batches being written while the next blocks are sealed: sealing (CPU) and writing (I/O)
  * overlap, and memory stays bounded at (WRITES_IN_FLIGHT + 1) batches.
  */
-const WRITES_IN_FLIGHT = 4
+const WRITES_IN_FLIGHT = 2
 /**
  * Blocks handed to the block crypto and not yet back: where it runs on another thread, the
  * next blocks are read from the body while these are sealed. Bounded, so memory is too.
@@ -60,17 +60,27 @@ export async function ingestContent(space: SpaceEngine, store: BlockStore, crypt
   const keys: string[] = []
   let size = 0
   let first: Uint8Array | undefined
-  let pending: Array<{ id: string; bytes: Uint8Array }> = []
+  let pending: HeldBlock[] = []
   // A put of a block already stored is a no-op for every store (dedup), so no `has` first.
   const writing: Array<Promise<void>> = []
   let failed: unknown
+  const release = (blocks: readonly HeldBlock[]) => {
+    for (const b of blocks) b.release?.()
+  }
   const flush = async () => {
     if (pending.length > 0) {
       const batch = pending
       pending = []
-      const w = store.put(space.spaceId, batch).catch((err) => {
-        failed ??= err
-      })
+      const w = store
+        .put(
+          space.spaceId,
+          batch.map((b) => ({ id: b.id, bytes: b.bytes })),
+        )
+        .catch((err) => {
+          failed ??= err
+        })
+        // Written (or failed): the bytes' memory goes back to the block crypto.
+        .finally(() => release(batch))
       writing.push(w)
       void w.finally(() => writing.splice(writing.indexOf(w), 1))
     }
@@ -78,12 +88,12 @@ export async function ingestContent(space: SpaceEngine, store: BlockStore, crypt
     if (failed) throw failed
   }
   // Seals in body order; each settles into `ids`, `keys` and the write batch in that order.
-  const sealing: Array<Promise<SealedBlock>> = []
+  const sealing: Array<Promise<HeldBlock>> = []
   const settleOne = async () => {
     const b = await sealing.shift()!
     ids.push(b.id)
     keys.push(toBase58(b.key))
-    pending.push({ id: b.id, bytes: b.bytes })
+    pending.push(b)
     if (pending.length >= BATCH_BLOCKS) await flush()
   }
   const seal = async (plain: Uint8Array) => {
@@ -92,6 +102,13 @@ export async function ingestContent(space: SpaceEngine, store: BlockStore, crypt
     p.catch(() => undefined)
     sealing.push(p)
     while (sealing.length > SEALS_IN_FLIGHT) await settleOne()
+  }
+  // On a failure: seals still out settle (nothing of theirs is stored), and every block not
+  // being written gives its memory back before the error goes up.
+  const abandon = async () => {
+    for (const r of await Promise.allSettled(sealing.splice(0))) if (r.status === 'fulfilled') r.value.release?.()
+    release(pending.splice(0))
+    await Promise.allSettled(writing)
   }
   const drain = async () => {
     while (sealing.length > 0) await settleOne()
@@ -116,20 +133,24 @@ export async function ingestContent(space: SpaceEngine, store: BlockStore, crypt
       await space.env.yield?.()
     }
   } catch (err) {
-    // Seals still out settle before the error goes up (nothing of theirs is stored).
-    await Promise.allSettled(sealing)
+    await abandon()
     throw err
   }
   if (first && first.length <= FILES.inlineMax) {
     const h = rootContentId(secret, hash(first))
     return { fields: { size, hash: h, inline: toBase64(first) }, size, inline: true, hash: h, blockIds: [] }
   }
-  if (first) await seal(first)
   if (size === 0) {
     const h = rootContentId(secret, hash(new Uint8Array(0)))
     return { fields: { size: 0, hash: h, inline: '' }, size: 0, inline: true, hash: h, blockIds: [] }
   }
-  await drain()
+  try {
+    if (first) await seal(first)
+    await drain()
+  } catch (err) {
+    await abandon()
+    throw err
+  }
   // Equal plaintext gives equal block ids in one space, so the keyed root over them is equal too.
   const root = toBase58(hmac(sha256, secret, concatBytes(utf8('root-blocks'), utf8(ids.join('.')))))
   return { fields: { size, hash: root, blockSize, blocks: ids, keys }, size, inline: false, hash: root, blockIds: ids }

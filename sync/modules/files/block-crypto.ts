@@ -15,8 +15,15 @@ import { isBlock, openBlock, sealBlock, type SealedBlock } from './blocks.ts'
  * `open` takes them when told they are the caller's to give. A given buffer may move to the
  * worker whole (no copy either way); the caller must not touch it after the call.
  */
+/**
+ * A sealed block whose bytes may sit in memory the block crypto lends (the daemon's buffers
+ * shared with its thread): they stay valid until `release`, which the holder calls once it is
+ * done with them (written). Without `release` the bytes are the holder's.
+ */
+export type HeldBlock = SealedBlock & { release?: () => void }
+
 export interface BlockCrypto {
-  seal(secret: Uint8Array, plain: Uint8Array): Promise<SealedBlock>
+  seal(secret: Uint8Array, plain: Uint8Array): Promise<HeldBlock>
   /**
    * The plaintext; rejects when the key does not open the bytes. With `give`, the bytes are
    * the caller's own (not a store's) and it is done with them.
