@@ -134,6 +134,19 @@ export const nodeAead: Aead = {
     out.set(c.getAuthTag(), head.length + tail.length)
     return out
   },
+  sealInto(key, nonce, plaintext, aad, dst) {
+    if (dst.length < plaintext.length + TAG_BYTES) throw new Error('xchacha20poly1305: no room for the ciphertext')
+    const [sub, iv] = subkeyAndNonce(key, nonce)
+    const c = createCipheriv('chacha20-poly1305', sub, iv, { authTagLength: TAG_BYTES })
+    if (aad) c.setAAD(aad, { plaintextLength: plaintext.length })
+    // update reads the whole plaintext before anything is written to dst (which may overlap it).
+    const head = c.update(plaintext)
+    const tail = c.final()
+    dst.set(head)
+    dst.set(tail, head.length)
+    dst.set(c.getAuthTag(), head.length + tail.length)
+    return head.length + tail.length + TAG_BYTES
+  },
   open(key, nonce, ciphertext, aad) {
     if (ciphertext.length < TAG_BYTES) throw new Error('xchacha20poly1305: ciphertext too short')
     const [sub, iv] = subkeyAndNonce(key, nonce)

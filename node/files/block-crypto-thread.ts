@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads'
-import { isBlock, openBlock, sealBlock } from '../../sync/modules/files/blocks.ts'
+import { isBlock, openBlock, sealBlock, sealBlockInto } from '../../sync/modules/files/blocks.ts'
 import { nodeAead, nodeCryptoProvider } from '../crypto/node-provider.ts'
 import type { BlockCryptoReply, BlockCryptoRequest } from './worker-block-crypto.ts'
 
@@ -27,9 +27,7 @@ parentPort!.on('message', (req: BlockCryptoRequest) => {
     if (req.op === 'sealSlot') {
       // The ciphertext (plaintext + tag) goes over the plaintext in the same slot.
       const at = req.slot * slots!.slotBytes
-      const b = sealBlock(req.secret, new Uint8Array(slots!.buffer, at, req.length), nodeAead, hash)
-      if (b.bytes.length > slots!.slotBytes) throw new Error('sealed block does not fit its slot')
-      new Uint8Array(slots!.buffer, at, b.bytes.length).set(b.bytes)
+      const b = sealBlockInto(req.secret, new Uint8Array(slots!.buffer, at, req.length), nodeAead, hash, new Uint8Array(slots!.buffer, at, slots!.slotBytes))
       reply = { n: req.n, ok: true, id: b.id, key: b.key, length: b.bytes.length }
     } else if (req.op === 'seal') {
       const b = sealBlock(req.secret, req.bytes, nodeAead, hash)

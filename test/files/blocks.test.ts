@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { nobleAead } from '../../sync/crypto/aead.ts'
-import { filesSecret, isBlock, openBlock, sealBlock } from '../../sync/modules/files/blocks.ts'
+import { filesSecret, isBlock, openBlock, sealBlock, sealBlockInto } from '../../sync/modules/files/blocks.ts'
+import { nodeAead } from '../../node/crypto/node-provider.ts'
+import { sha256 } from '../../sync/crypto/hash.ts'
 import { chunks } from '../../sync/modules/files/chunker.ts'
 import { parseRange } from '../../sync/modules/files/range.ts'
 import { parseFileRecord } from '../../sync/modules/files/record.ts'
@@ -22,6 +24,20 @@ describe('block crypto', () => {
     expect(b.id).toBe(a.id)
     expect(c.id).not.toBe(a.id)
     expect(a.bytes.length).toBe(1016)
+  })
+  it('sealing into given memory, the plaintext\'s own too, gives the same block (native and noble)', () => {
+    for (const aead of [nodeAead, nobleAead]) {
+      for (const n of [0, 1, 1000, 70_000]) {
+        const want = sealBlock(s1, bytes(n), nobleAead)
+        const slot = new Uint8Array(n + 64)
+        slot.set(bytes(n))
+        const got = sealBlockInto(s1, slot.subarray(0, n), aead, sha256, slot)
+        expect(got.id).toBe(want.id)
+        expect(got.key).toEqual(want.key)
+        expect(Buffer.from(got.bytes).equals(Buffer.from(want.bytes))).toBe(true)
+        expect(got.bytes.buffer).toBe(slot.buffer)
+      }
+    }
   })
   it('the address checks the ciphertext, the key opens it, a flipped bit fails both', () => {
     const a = sealBlock(s1, bytes(500), nobleAead)

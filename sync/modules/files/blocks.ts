@@ -38,10 +38,29 @@ export interface SealedBlock {
 export const filesSecret = (readKey: Uint8Array): Uint8Array => deriveKey(readKey, 'svc/files/v1')
 
 export function sealBlock(secret: Uint8Array, plain: Uint8Array, aead: Aead, hash: Hash = sha256): SealedBlock {
-  const key = hmac(sha256, secret, concatBytes(KEY_LABEL, hash(plain)))
+  const key = blockKey(secret, plain, hash)
   const bytes = aead.seal(key, ZERO_NONCE, plain, BLOCK_AAD)
   return { id: toBase58(hash(bytes)), key, bytes }
 }
+
+/**
+ * `sealBlock` writing the block's bytes into `dst` (room for the plaintext and its tag; it may
+ * be the plaintext's own memory) instead of a new buffer: the same id, key and bytes.
+ */
+export function sealBlockInto(secret: Uint8Array, plain: Uint8Array, aead: Aead, hash: Hash, dst: Uint8Array): SealedBlock {
+  const key = blockKey(secret, plain, hash)
+  let length: number
+  if (aead.sealInto) length = aead.sealInto(key, ZERO_NONCE, plain, BLOCK_AAD, dst)
+  else {
+    const sealed = aead.seal(key, ZERO_NONCE, plain, BLOCK_AAD)
+    dst.set(sealed)
+    length = sealed.length
+  }
+  const bytes = dst.subarray(0, length)
+  return { id: toBase58(hash(bytes)), key, bytes }
+}
+
+const blockKey = (secret: Uint8Array, plain: Uint8Array, hash: Hash) => hmac(sha256, secret, concatBytes(KEY_LABEL, hash(plain)))
 
 /** The plaintext of a block; throws on a wrong key or tampered bytes. */
 export function openBlock(key: Uint8Array, bytes: Uint8Array, aead: Aead): Uint8Array {
