@@ -60,6 +60,17 @@ export function runBlockStoreSuite(name: string, setup: () => Promise<BlockStore
       expect(await store.get('s1', 'C')).toBeUndefined()
     })
 
+    it("get answers the caller's own bytes: changing (or handing off) them leaves the block as stored", async () => {
+      const { store } = await fixture()
+      const bytes = block(5000, 3)
+      await store.put('s1', [{ id: 'D', bytes }])
+      bytes.fill(0)
+      const first = (await store.get('s1', 'D'))!
+      expect(Buffer.from(first).equals(Buffer.from(block(5000, 3)))).toBe(true)
+      first.fill(9)
+      expect(Buffer.from((await store.get('s1', 'D'))!).equals(Buffer.from(block(5000, 3)))).toBe(true)
+    })
+
     it('keeps spaces apart: an id stored under one space is absent under another', async () => {
       const { store } = await fixture()
       await store.put('s1', [{ id: 'A', bytes: block(5, 1) }])

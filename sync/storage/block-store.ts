@@ -7,7 +7,9 @@ import type { StorageAdapter } from './adapter.ts'
  * `put`; the store keeps bytes, not trust.
  */
 export interface BlockStore {
+  /** Keeps its own copy: the caller may change or reuse `bytes` once the promise settles. */
   put(spaceId: string, blocks: ReadonlyArray<{ id: string; bytes: Uint8Array }>): Promise<void>
+  /** The caller's own bytes (never a view of what the store keeps): it may change them or hand them off. */
   get(spaceId: string, id: string): Promise<Uint8Array | undefined>
   /** For each id, whether the block is stored. */
   has(spaceId: string, ids: readonly string[]): Promise<boolean[]>

@@ -94,8 +94,8 @@ export class BlockReader {
     if (!bytes) throw new SvcError('file.not_available', 'a block of this file went missing; retry', { block: i })
     let p: Uint8Array
     try {
-      // Kept bytes are ours to give (the store holds its own copy); a store's may be its own.
-      p = await this.crypto.open(rec.keys![i], bytes, kept !== undefined)
+      // Ours to give: kept bytes (the store holds its own copy) and a store's answer alike (BlockStore.get).
+      p = await this.crypto.open(rec.keys![i], bytes, true)
     } catch {
       // A member wrote a record whose keys do not open its blocks: the file is unreadable.
       throw new SvcError('file.not_available', 'a block of this file does not open with its key', { block: i })
