@@ -6,6 +6,8 @@ import { blockLength, type FileRecord } from './record.ts'
 
 /** Block ids handed to the network at once (it splits them into wants and pipelines them). */
 const FETCH_BATCH = 64
+/** Reads of at most this many blocks open them on the calling thread (BlockReader `near`). */
+const SHORT_READ_BLOCKS = 2
 /** Blocks per window a download fetches ahead of the consumer, in the background. */
 const READ_AHEAD = 16
 /**
@@ -30,9 +32,15 @@ export class BlockReader {
   private readonly fresh = new Map<string, Uint8Array>()
   source: BlockSource | undefined
 
+  /**
+   * `crypto` does the bulk (the daemon's thread); `near`, where given, opens the blocks of a
+   * short read (SHORT_READ_BLOCKS or fewer) on the calling thread: for a Range of a block or
+   * two, a round trip to another thread costs more than the opening it saves.
+   */
   constructor(
     private readonly store: BlockStore,
     private readonly crypto: BlockCrypto,
+    private readonly near: BlockCrypto = crypto,
   ) {}
 
   /** Which of the file's blocks are stored here. */
@@ -86,7 +94,7 @@ export class BlockReader {
   }
 
   /** The plaintext of block `i` (which must be local). */
-  async plain(spaceId: string, rec: FileRecord, i: number): Promise<Uint8Array> {
+  async plain(spaceId: string, rec: FileRecord, i: number, crypto = this.crypto): Promise<Uint8Array> {
     const key = `${spaceId}/${rec.blocks![i]}`
     const kept = this.fresh.get(key)
     if (kept) this.fresh.delete(key)
@@ -95,7 +103,7 @@ export class BlockReader {
     let p: Uint8Array
     try {
       // Ours to give: kept bytes (the store holds its own copy) and a store's answer alike (BlockStore.get).
-      p = await this.crypto.open(rec.keys![i], bytes, true)
+      p = await crypto.open(rec.keys![i], bytes, true)
     } catch {
       // A member wrote a record whose keys do not open its blocks: the file is unreadable.
       throw new SvcError('file.not_available', 'a block of this file does not open with its key', { block: i })
@@ -119,6 +127,7 @@ export class BlockReader {
     const bs = rec.blockSize!
     const first = Math.floor(start / bs)
     const last = Math.floor(end / bs)
+    const opener = last - first < SHORT_READ_BLOCKS ? this.near : this.crypto
     // The first blocks before the answer starts (a failure is still an error response); the
     // rest window by window in the background, WINDOWS_AHEAD of them ahead of the consumer.
     let ready = Math.min(last, first + 3)
@@ -144,7 +153,7 @@ export class BlockReader {
           ready = w.to
           askAhead()
         }
-        const p = await self.plain(spaceId, rec, i)
+        const p = await self.plain(spaceId, rec, i, opener)
         const lo = i === first ? start - i * bs : 0
         const hi = i === last ? end - i * bs + 1 : p.length
         yield p.subarray(lo, hi)

@@ -101,8 +101,9 @@ export class FilesService {
     this.attachMax = opts.attachMax ?? FILES.attachMax
     this.store = account.blocks
     this.local = new LocalStates(account.storage)
-    this.blockCrypto = opts.blockCrypto ?? inlineBlockCrypto(account.crypto)
-    this.reader = new BlockReader(this.store, this.blockCrypto)
+    const inline = inlineBlockCrypto(account.crypto)
+    this.blockCrypto = opts.blockCrypto ?? inline
+    this.reader = new BlockReader(this.store, this.blockCrypto, inline)
     this.index = new FileIndex((space, fileId, objectId, live) => {
       if (live) void this.announce(space, fileId).catch(() => undefined)
     })
