@@ -28,7 +28,10 @@ const movable = (bytes: Uint8Array): ArrayBuffer[] => (bytes.buffer instanceof A
 const SLOT_BYTES = FILES.blockSize + 64
 const SLOT_COUNT = 40
 
-/** A thread idle this long is stopped (it holds about 26 MB); the next block starts one again. */
+/**
+ * A thread idle this long is stopped with its slots (about 26 MB, and up to 40 MiB more once an
+ * attach has touched every slot); the next block starts one again.
+ */
 const IDLE_MS = 60_000
 
 interface Waiting {
@@ -38,9 +41,9 @@ interface Waiting {
 
 /**
  * The daemon's block crypto: files' sealing, address checks and opening on one worker thread,
- * so an attach or a transfer leaves the event loop to HTTP, head sync and the disk, and the
- * garbage of 1 MiB ciphertexts is collected in the worker's small heap instead of the daemon's
- * (docs/files.md "Where the work runs").
+ * so an attach or a transfer leaves the event loop to HTTP, head sync and the disk. Attach's
+ * blocks cross through slots shared with the thread, and other bytes move by transfer, so the
+ * daemon's heap sees no new 1 MiB buffer per block (docs/files.md "Where the work runs").
  *
  * The thread starts at the first block and stops after IDLE_MS without one; it holds the
  * process open only while a request is out. A thread that dies fails what was out with its
