@@ -163,6 +163,7 @@ export class WorkerBlockCrypto implements BlockCrypto {
     clearTimeout(this.idleTimer)
     const w = this.worker
     this.worker = undefined
+    this.slots = undefined
     if (w) await w.terminate()
     const out = [...this.waiting.values()]
     this.waiting.clear()

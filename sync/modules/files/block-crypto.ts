@@ -3,6 +3,13 @@ import { sha256 } from '../../crypto/hash.ts'
 import { isBlock, openBlock, sealBlock, type SealedBlock } from './blocks.ts'
 
 /**
+ * A sealed block whose bytes may sit in memory the block crypto lends (the daemon's buffers
+ * shared with its thread): they stay valid until `release`, which the holder calls once it is
+ * done with them (written). Without `release` the bytes are the holder's.
+ */
+export type HeldBlock = SealedBlock & { release?: () => void }
+
+/**
  * The byte work files do on whole blocks: seal a plaintext block (attach), check a fetched
  * block against its address and open a stored one (download). It is most of the CPU an attach
  * or a transfer costs, so a host with threads runs it off the event loop
@@ -15,18 +22,11 @@ import { isBlock, openBlock, sealBlock, type SealedBlock } from './blocks.ts'
  * `open` takes them when told they are the caller's to give. A given buffer may move to the
  * worker whole (no copy either way); the caller must not touch it after the call.
  */
-/**
- * A sealed block whose bytes may sit in memory the block crypto lends (the daemon's buffers
- * shared with its thread): they stay valid until `release`, which the holder calls once it is
- * done with them (written). Without `release` the bytes are the holder's.
- */
-export type HeldBlock = SealedBlock & { release?: () => void }
-
 export interface BlockCrypto {
   seal(secret: Uint8Array, plain: Uint8Array): Promise<HeldBlock>
   /**
    * The plaintext; rejects when the key does not open the bytes. With `give`, the bytes are
-   * the caller's own (not a store's) and it is done with them.
+   * the caller's own (a store's `get` answers such bytes) and it is done with them.
    */
   open(key: Uint8Array, bytes: Uint8Array, give?: boolean): Promise<Uint8Array>
   /** The same bytes back (maybe a new view of them) when they are the block `id` names, else undefined. */

@@ -16,9 +16,10 @@ const READ_AHEAD = 16
  */
 const WINDOWS_AHEAD = 2
 /**
- * Blocks just fetched, kept in memory for the download that asked for them (the windows in
- * flight and the one being read), so a transfer does not read back from disk what it just
- * wrote. Oldest out first; a fetch nobody reads (a pin) only cycles through it.
+ * Blocks a download just fetched, kept in memory for it (the windows in flight and the one
+ * being read), so a transfer does not read back from disk what it just wrote. Oldest out
+ * first; a download drops what it did not read when it ends, and other fetches (a pin) keep
+ * nothing.
  */
 const FRESH_MAX = (WINDOWS_AHEAD + 1) * READ_AHEAD
 
@@ -51,16 +52,16 @@ export class BlockReader {
   /**
    * Makes blocks `[from, to]` of the file local, fetching what is missing. 409
    * `file.not_available` when no peer delivers one (nothing is half-stored: each block is whole
-   * or absent).
+   * or absent). `keep`: a download will read them soon (FRESH_MAX).
    */
-  async ensure(spaceId: string, rec: FileRecord, from: number, to: number): Promise<void> {
+  async ensure(spaceId: string, rec: FileRecord, from: number, to: number, keep = false): Promise<void> {
     const ids = rec.blocks!.slice(from, to + 1)
     const have = await this.store.has(spaceId, ids)
     const missing = [...new Set(ids.filter((_, i) => !have[i]))]
-    for (let i = 0; i < missing.length; i += FETCH_BATCH) await this.fetch(spaceId, missing.slice(i, i + FETCH_BATCH))
+    for (let i = 0; i < missing.length; i += FETCH_BATCH) await this.fetch(spaceId, missing.slice(i, i + FETCH_BATCH), keep)
   }
 
-  private async fetch(spaceId: string, ids: string[]): Promise<void> {
+  private async fetch(spaceId: string, ids: string[], keep: boolean): Promise<void> {
     const waits: Promise<void>[] = []
     const mine: string[] = []
     for (const id of ids) {
@@ -69,7 +70,7 @@ export class BlockReader {
       else mine.push(id)
     }
     if (mine.length) {
-      const run = this.fetchNow(spaceId, mine)
+      const run = this.fetchNow(spaceId, mine, keep)
       for (const id of mine) this.inflight.set(`${spaceId}/${id}`, run)
       waits.push(run)
       run.finally(() => {
@@ -79,15 +80,17 @@ export class BlockReader {
     await Promise.all(waits)
   }
 
-  private async fetchNow(spaceId: string, ids: string[]): Promise<void> {
+  private async fetchNow(spaceId: string, ids: string[], keep: boolean): Promise<void> {
     const source = this.source
     if (!source) throw new SvcError('file.not_available', 'blocks of this file are not on this device and no peer is reachable', { missing: ids.length })
     const missing = await source.fetch(spaceId, ids, async (id, received) => {
       const bytes = ids.includes(id) ? await this.crypto.isBlock(id, received) : undefined
       if (!bytes) return false
       await this.store.put(spaceId, [{ id, bytes }])
-      this.fresh.set(`${spaceId}/${id}`, bytes)
-      if (this.fresh.size > FRESH_MAX) this.fresh.delete(this.fresh.keys().next().value!)
+      if (keep) {
+        this.fresh.set(`${spaceId}/${id}`, bytes)
+        if (this.fresh.size > FRESH_MAX) this.fresh.delete(this.fresh.keys().next().value!)
+      }
       return true
     })
     if (missing.length) throw new SvcError('file.not_available', 'no reachable peer holds some blocks of this file; retry later', { missing: missing.length })
@@ -131,32 +134,37 @@ export class BlockReader {
     // The first blocks before the answer starts (a failure is still an error response); the
     // rest window by window in the background, WINDOWS_AHEAD of them ahead of the consumer.
     let ready = Math.min(last, first + 3)
-    await this.ensure(spaceId, rec, first, ready)
+    await this.ensure(spaceId, rec, first, ready, true)
     const self = this
     let asked = ready
     const ahead: Array<{ to: number; done: Promise<void> }> = []
     const askAhead = () => {
       while (ahead.length < WINDOWS_AHEAD && asked < last) {
         const to = Math.min(last, asked + READ_AHEAD)
-        const done = self.ensure(spaceId, rec, asked + 1, to)
+        const done = self.ensure(spaceId, rec, asked + 1, to, true)
         done.catch(() => undefined)
         ahead.push({ to, done })
         asked = to
       }
     }
     return (async function* () {
-      askAhead()
-      for (let i = first; i <= last; i++) {
-        if (i > ready) {
-          const w = ahead.shift()!
-          await w.done
-          ready = w.to
-          askAhead()
+      try {
+        askAhead()
+        for (let i = first; i <= last; i++) {
+          if (i > ready) {
+            const w = ahead.shift()!
+            await w.done
+            ready = w.to
+            askAhead()
+          }
+          const p = await self.plain(spaceId, rec, i, opener)
+          const lo = i === first ? start - i * bs : 0
+          const hi = i === last ? end - i * bs + 1 : p.length
+          yield p.subarray(lo, hi)
         }
-        const p = await self.plain(spaceId, rec, i, opener)
-        const lo = i === first ? start - i * bs : 0
-        const hi = i === last ? end - i * bs + 1 : p.length
-        yield p.subarray(lo, hi)
+      } finally {
+        // Ended or cut off (the client went away): what it fetched and did not read goes.
+        for (let i = first; i <= last; i++) self.fresh.delete(`${spaceId}/${rec.blocks![i]}`)
       }
     })()
   }
