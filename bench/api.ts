@@ -22,6 +22,8 @@
  * - sortOffsetP50Ms: `POST {S}/objects/query` sorted by `core.name`, offset 5,000, limit 50,
  *   served from the kept sort order; baseline: the same page selected from every row with a
  *   bounded heap, in this process. Target: p50 <= 5 ms at 100k objects.
+ * - peakRssBeforeHealthLoadMB: the process's peak RSS before the health probe below (the
+ *   run's `peakRssMB` includes the probe's 50 connections of full scans).
  * - healthP99UnderQueryLoadMs: `GET /v1/health` p99 while 50 connections send full-scan
  *   queries back to back (healthUnderLoad); baseline: the idle p99. Target: <= 50 ms.
  *
@@ -395,6 +397,9 @@ export async function benchApi(): Promise<Record<string, unknown>> {
     progress(`sseFanout: ${JSON.stringify(out.sseFanout)}`)
 
     // ------------------------------------------------------------ (e) health under query load
+    // The process's peak so far: the stages before the health probe, which (50 connections of
+    // full scans for 5 s) grows V8's young generation to its bound on its own.
+    out.peakRssBeforeHealthLoadMB = Math.round(process.resourceUsage().maxRSS / 1024)
     out.healthUnderQueryLoad = await healthUnderLoad(base, S)
     out.healthP99UnderQueryLoadMs = (out.healthUnderQueryLoad as { loadedP99Ms: number }).loadedP99Ms
     progress(`healthUnderQueryLoad: ${JSON.stringify(out.healthUnderQueryLoad)}`)

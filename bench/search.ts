@@ -108,6 +108,9 @@ async function ingestAll(dir: string, name: string, backlog: Awaited<ReturnType<
   const setupRep = await e.replica.ingest(backlog.setup)
   if (setupRep.rejected.length) throw new Error(`setup rejected: ${JSON.stringify(setupRep.rejected[0])}`)
   await e.settled()
+  // In memory before the backlog, as in a space someone searches: the ingest then pays the
+  // indexing itself (an index left on disk only logs what moved, service.ts).
+  if (modules.includes(searchModule)) await e.services.of(searchModule).searchable()
   const t0 = performance.now()
   for (let i = 0; i < backlog.items.length; i += BATCH) {
     const rep = await e.replica.ingest(backlog.items.slice(i, i + BATCH))
@@ -144,7 +147,8 @@ export async function benchSearch(): Promise<Record<string, unknown>> {
     await plain.storage.close()
     const indexed = await ingestAll(dir, 'indexed', backlog, DEFAULT_MODULES)
     const idx = indexed.e.services.of(searchModule)
-    if (idx.index.size < OBJECTS) throw new Error(`index holds ${idx.index.size} documents`)
+    const held = idx.loaded?.size ?? 0
+    if (held < OBJECTS) throw new Error(`index holds ${held} documents`)
 
     const queries = Array.from({ length: QUERIES }, (_, i) => (i % 3 === 2 ? words(2) : words(1)))
     await timeMany(20, (i) => runSearch(idx, { query: queries[i], mode: 'fts' }))
@@ -194,7 +198,7 @@ export async function benchSearch(): Promise<Record<string, unknown>> {
       textP50Ms: r3(pct(text, 50)),
       textScanP50Ms: r3(pct(scan, 50)),
       textVsScan: r3(pct(text, 50) / pct(scan, 50)),
-      indexDocuments: idx.index.size,
+      indexDocuments: held,
       indexBytes: bytes,
       bytesPerObject: Math.round(bytes / OBJECTS),
       restart: { searchableMs: Math.round(searchable - t0), engineOpenMs: Math.round(opened - t0), indexLoadMs: Math.round(searchable - opened), builds: idx2.stats.builds, loads: idx2.stats.loads, firstHits: first.hits.length },

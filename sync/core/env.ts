@@ -9,8 +9,12 @@ export interface Env {
   now(): number
   /** `n` random bytes. Key material in the daemon; seeded in the simulator. */
   randomBytes(n: number): Uint8Array
-  /** Runs `fn` once, `ms` from now on this env's clock; returns the function that cancels it. */
-  setTimer(ms: number, fn: () => void): () => void
+  /**
+   * Runs `fn` once, `ms` from now on this env's clock; returns the function that cancels it.
+   * A `background` timer (housekeeping, such as freeing memory after a long pause) does not by
+   * itself keep a Node process alive.
+   */
+  setTimer(ms: number, fn: () => void, background?: boolean): () => void
   /**
    * Gives the event loop a turn (a macrotask): long work (a large ingest) calls it every few
    * milliseconds so timers, the HTTP API and other peers run in between. Absent where events
@@ -22,8 +26,10 @@ export interface Env {
 export const systemEnv: Env = {
   now: () => Date.now(),
   randomBytes: (n) => globalThis.crypto.getRandomValues(new Uint8Array(n)),
-  setTimer: (ms, fn) => {
+  setTimer: (ms, fn, background) => {
     const timer = setTimeout(fn, ms)
+    // A number in a browser, which has no process to keep alive.
+    if (background && typeof timer === 'object') timer.unref()
     return () => clearTimeout(timer)
   },
   // setImmediate runs after pending I/O callbacks; a browser has none, and a 0 ms timer serves.

@@ -53,22 +53,25 @@ describe('restart: the saved index is loaded, not rebuilt', () => {
     expect(idx(a).stats.builds).toBe(1)
 
     const b = await openAgain(storage, a.spaceId)
-    expect(idx(b).stats).toEqual({ builds: 0, loads: 1 })
+    // Current on disk: it stays there until the first search loads it.
+    expect(idx(b).stats).toEqual({ builds: 0, loads: 0, evictions: 0 })
+    expect(idx(b).loaded).toBeUndefined()
     expect((await ids(b, 'sungrazer')).length).toBe(30)
+    expect(idx(b).stats).toEqual({ builds: 0, loads: 1, evictions: 0 })
     // More writes after the restart land in deltas; a second restart replays them.
     await b.deleteObject(made[1])
     await b.createObject(named('Halley'))
     await idx(b).settled()
     const c = await openAgain(storage, a.spaceId)
-    expect(idx(c).stats).toEqual({ builds: 0, loads: 1 })
     expect((await ids(c, 'periodic')).length).toBe(29)
+    expect(idx(c).stats).toEqual({ builds: 0, loads: 1, evictions: 0 })
     expect((await ids(c, 'halley')).length).toBe(1)
 
     // The index's rows gone (a wiped cache): the next open builds it again, with the same answers.
     const rows = await storage.scan(SEARCH_STORES.fts, { prefix: a.spaceId + '/' })
     await storage.commit({ puts: [], dels: rows.map(([key]) => ({ store: SEARCH_STORES.fts, key })) })
     const d = await openAgain(storage, a.spaceId)
-    expect(idx(d).stats).toEqual({ builds: 1, loads: 0 })
+    expect(idx(d).stats).toEqual({ builds: 1, loads: 0, evictions: 0 })
     expect((await ids(d, 'periodic')).length).toBe(29)
   })
 
@@ -80,7 +83,8 @@ describe('restart: the saved index is loaded, not rebuilt', () => {
     try {
       const storage = new MemoryStorageAdapter()
       const a = await SpaceEngine.create(await deps(1, storage), keyFor(1), { modules: DEFAULT_MODULES })
-      await idx(a).settled()
+      // Compaction rewrites the index from memory: a searched space's.
+      await idx(a).searchable()
       for (let i = 0; i < 30; i++) await a.createObject(named(`Nebula ${i}`, 'emission'))
       await idx(a).settled()
       const store = new FtsStore(storage, a.spaceId)
@@ -93,10 +97,61 @@ describe('restart: the saved index is loaded, not rebuilt', () => {
       expect(after).toMatchObject({ deltas: 0, opsSinceBase: 0, gen: before.gen + 1 })
       expect(after.baseDocs).toBeGreaterThanOrEqual(30)
       const b = await openAgain(storage, a.spaceId)
-      expect(idx(b).stats).toEqual({ builds: 0, loads: 1 })
       expect((await ids(b, 'emission')).length).toBe(30)
+      expect(idx(b).stats).toEqual({ builds: 0, loads: 1, evictions: 0 })
     } finally {
       Object.assign(limits, saved)
+    }
+  })
+
+  it('an index left on disk saves what moves as deltas (deletes included), and a load shows all of it', async () => {
+    const storage = new MemoryStorageAdapter()
+    const a = await SpaceEngine.create(await deps(1, storage), keyFor(1), { modules: DEFAULT_MODULES })
+    const made: string[] = []
+    for (let i = 0; i < 10; i++) made.push(await a.createObject(named(`Quasar ${i}`, 'radio loud')))
+    await idx(a).settled()
+    const b = await openAgain(storage, a.spaceId)
+    expect(idx(b).loaded).toBeUndefined()
+    await b.deleteObject(made[0])
+    await b.services.types.setValues(made[1], 'core', { name: 'Blazar', description: '' })
+    const fresh = await b.createObject(named('Seyfert galaxy'))
+    await idx(b).settled()
+    // Still on disk: the drain wrote its operations without loading anything.
+    expect(idx(b).loaded).toBeUndefined()
+    const meta = (await new FtsStore(storage, a.spaceId).meta())!
+    expect(meta.versionSeq).toBe(b.replica.versionId())
+    expect(meta.deltas).toBeGreaterThan(0)
+    // Each answer is what a replica that had the index in memory all along gives.
+    const expectAnswers = async (e: SpaceEngine) => {
+      expect((await ids(e, 'radio')).sort()).toEqual(made.slice(2).sort())
+      expect(await ids(e, 'quasar')).not.toContain(made[0])
+      expect(await ids(e, 'blazar')).toEqual([made[1]])
+      expect(await ids(e, 'seyfert')).toEqual([fresh])
+    }
+    await expectAnswers(b)
+    expect(idx(b).stats).toEqual({ builds: 0, loads: 1, evictions: 0 })
+    const c = await openAgain(storage, a.spaceId)
+    await expectAnswers(c)
+    expect(idx(c).stats.builds).toBe(0)
+  })
+
+  it('leaves memory after a pause with no search, and the next search loads it with what came meanwhile', async () => {
+    const limits = SEARCH_LIMITS as { residentIdleMs: number }
+    const saved = limits.residentIdleMs
+    limits.residentIdleMs = 150
+    try {
+      const a = await SpaceEngine.create(await deps(1, new MemoryStorageAdapter()), keyFor(1), { modules: DEFAULT_MODULES })
+      const o = await a.createObject(named('Magnetar'))
+      expect(await ids(a, 'magnetar')).toEqual([o])
+      const deadline = Date.now() + 5_000
+      while (idx(a).loaded && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+      expect(idx(a).stats.evictions).toBe(1)
+      await a.deleteObject(o)
+      const p = await a.createObject(named('Magnetic star'))
+      expect(await ids(a, 'magne')).toEqual([p])
+      expect(idx(a).stats).toMatchObject({ builds: 1, loads: 2, evictions: 1 })
+    } finally {
+      limits.residentIdleMs = saved
     }
   })
 
@@ -118,7 +173,8 @@ describe('$text in a live window follows the index', () => {
   it('a window opened with $text tests later rows against the current index', async () => {
     const { a } = await twoMembers()
     const first = await a.createObject(named('Meteor shower'))
-    await idx(a).settled()
+    // In memory, as once anything has searched the space.
+    await idx(a).searchable()
     const w = new LiveWindow(a.objectSource(), { filter: { $text: { $search: 'meteor' } }, limit: 10 })
     expect(w.snapshot.records.map((r) => r.id)).toEqual([first])
     expect(w.query.filter.textVia).toBe('index')
@@ -128,6 +184,23 @@ describe('$text in a live window follows the index', () => {
     const w2 = new LiveWindow(a.objectSource(), { filter: { $text: { $search: 'eteor' } }, limit: 10 })
     expect(w2.snapshot.records).toEqual([])
     expect(w2.query.filter.test(a.objectDoc(later)!)).toBe(false)
+  })
+
+  it('with the index on disk, $text scans once and brings the index into memory for the next query', async () => {
+    const storage = new MemoryStorageAdapter()
+    const a = await SpaceEngine.create(await deps(1, storage), keyFor(1), { modules: DEFAULT_MODULES })
+    const o = await a.createObject(named('Meteor shower'))
+    await idx(a).settled()
+    const b = await SpaceEngine.open(await deps(1, storage), a.spaceId, keyFor(1), { modules: DEFAULT_MODULES })
+    await idx(b).settled()
+    const w = new LiveWindow(b.objectSource(), { filter: { $text: { $search: 'meteor' } }, limit: 10 })
+    expect(w.query.filter.textVia).toBe('scan')
+    expect(w.snapshot.records.map((r) => r.id)).toEqual([o])
+    const deadline = Date.now() + 5_000
+    while (!idx(b).loaded && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    const w2 = new LiveWindow(b.objectSource(), { filter: { $text: { $search: 'meteor' } }, limit: 10 })
+    expect(w2.query.filter.textVia).toBe('index')
+    expect(w2.snapshot.records.map((r) => r.id)).toEqual([o])
   })
 })
 

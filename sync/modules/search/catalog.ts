@@ -22,6 +22,8 @@ export interface Catalog {
   collections: Map<string, { scope: string; fields: readonly string[] | null }>
   /** Type id -> its indexed synced properties. */
   props: Map<string, Array<{ propId: string; scope: string }>>
+  /** Every scope an object row can hold a document in: `basic` and the properties' scopes. */
+  rowScopes: ReadonlySet<string>
 }
 
 export const DATA_SCOPE = 'data'
@@ -56,7 +58,9 @@ export async function readCatalog(ctx: ModuleContext): Promise<Catalog> {
     }
   }
   const sig = JSON.stringify([[...collections].sort(), [...props].sort()])
-  return { sig, collections, props }
+  const rowScopes = new Set([BASIC_SCOPE])
+  for (const list of props.values()) for (const p of list) rowScopes.add(p.scope)
+  return { sig, collections, props, rowScopes }
 }
 
 const cut = (s: string) => (s.length > SEARCH_LIMITS.maxDocChars ? s.slice(0, SEARCH_LIMITS.maxDocChars) : s)
@@ -108,6 +112,16 @@ export function rowOps(objectId: string, held: ReadonlySet<string>, texts: Reado
   for (const k of held) if (isRowKey(k, objectId) && !texts.has(k)) ops.push({ k })
   for (const [k, t] of texts) ops.push({ k, t })
   return ops
+}
+
+/**
+ * Every row-level key an object can hold under `catalog`: what `rowOps` must clear when the
+ * keys the object holds are not known (the index is not in memory, service.ts).
+ */
+export function rowKeysOf(objectId: string, catalog: Catalog): Set<string> {
+  const out = new Set<string>()
+  for (const scope of catalog.rowScopes) out.add(docKey({ objectId, scope }))
+  return out
 }
 
 /** A row-level key (`<objectId>/<scope>`, no record part). */

@@ -9,10 +9,22 @@ export interface IndexedDoc {
 }
 
 /** An index operation as the deltas persist it: text to (re)index, or none to remove the key. */
-export interface IndexOp {
+export interface DocOp {
   k: string
   t?: string
 }
+
+/**
+ * Every document of object `o` goes. Written by a drain that runs while the index is not in
+ * memory (service.ts), which cannot list what the object held; a replay resolves it.
+ */
+export interface DropObjectOp {
+  o: string
+}
+
+export type IndexOp = DocOp | DropObjectOp
+
+export const isDropObject = (op: IndexOp): op is DropObjectOp => (op as DropObjectOp).o !== undefined
 
 export interface FtsHit {
   key: string
@@ -69,6 +81,11 @@ export class FtsIndex {
 
   /** Applies one operation; returns it when it changed the index (for the delta log). */
   apply(op: IndexOp): boolean {
+    if (isDropObject(op)) {
+      let moved = false
+      for (const k of [...this.keysOf(op.o)]) moved = this.apply({ k }) || moved
+      return moved
+    }
     const had = this.ms.has(op.k)
     if (op.t === undefined || op.t === '') {
       if (!had) return false

@@ -51,14 +51,21 @@ export class FtsStore {
     }
   }
 
-  /** The saved index, or undefined when none is saved or it cannot be read (then rebuild). */
-  async load(meta: FtsMeta): Promise<FtsIndex | undefined> {
+  /**
+   * The saved index, or undefined when none is saved or it cannot be read (then rebuild).
+   * `progress` hears the documents loaded and operations replayed so far.
+   */
+  async load(meta: FtsMeta, progress?: (done: number) => void): Promise<FtsIndex | undefined> {
     try {
       const chunks = await this.storage.scan(this.S, { prefix: this.key('base', meta.gen) + '/' })
       if (chunks.length !== meta.chunks) return undefined
       const index = meta.chunks === 0 ? FtsIndex.empty() : FtsIndex.load(chunks.map(([, v]) => dec.decode(v)).join(''))
+      let done = index.size
+      progress?.(done)
       for (const [, v] of await this.storage.scan(this.S, { prefix: this.key('delta', meta.gen) + '/' })) {
-        for (const op of JSON.parse(dec.decode(v)) as IndexOp[]) index.apply(op)
+        const ops = JSON.parse(dec.decode(v)) as IndexOp[]
+        for (const op of ops) index.apply(op)
+        progress?.((done += ops.length))
       }
       return index
     } catch {
@@ -69,14 +76,15 @@ export class FtsStore {
   /**
    * Saves one step: its operations as a delta, or a new base when the deltas grew past the
    * compaction bound and `mayCompact` (the drain has caught up: during a burst such as a sync
-   * backlog one compaction at its end replaces many), or `forceBase` (after a rebuild).
+   * backlog one compaction at its end replaces many), or `forceBase` (after a rebuild). Without
+   * `index` (it is not in memory) only a delta can be written; a first save needs it.
    * Returns the meta now on disk.
    */
-  async save(prev: FtsMeta | undefined, index: FtsIndex, ops: readonly IndexOp[], versionSeq: string, catalog: string, forceBase = false, mayCompact = true): Promise<FtsMeta> {
+  async save(prev: FtsMeta | undefined, index: FtsIndex | undefined, ops: readonly IndexOp[], versionSeq: string, catalog: string, forceBase = false, mayCompact = true): Promise<FtsMeta> {
     const batch: WriteBatch = { puts: [], dels: [] }
     const opsSinceBase = (prev?.opsSinceBase ?? 0) + ops.length
     let meta: FtsMeta
-    if (!prev || forceBase || (mayCompact && opsSinceBase > Math.max(SEARCH_LIMITS.compactAfterOps, prev.baseDocs * SEARCH_LIMITS.compactFraction))) {
+    if (index && (!prev || forceBase || (mayCompact && opsSinceBase > Math.max(SEARCH_LIMITS.compactAfterOps, prev.baseDocs * SEARCH_LIMITS.compactFraction)))) {
       const gen = (prev?.gen ?? 0) + 1
       const text = index.serialize()
       let chunks = 0
@@ -86,6 +94,7 @@ export class FtsStore {
       if (prev) this.dropGeneration(prev, batch)
       meta = { format: FORMAT, gen, chunks, deltas: 0, opsSinceBase: 0, baseDocs: index.size, versionSeq, catalog }
     } else {
+      if (!prev) throw new Error('a first save of the search index needs the index')
       meta = { ...prev, deltas: prev.deltas + (ops.length ? 1 : 0), opsSinceBase, versionSeq, catalog }
       if (ops.length) batch.puts.push({ store: this.S, key: this.key('delta', prev.gen, prev.deltas), value: enc.encode(JSON.stringify(ops)) })
     }

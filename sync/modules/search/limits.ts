@@ -34,6 +34,12 @@ export const SEARCH_LIMITS = {
    */
   compactIdleMs: 2_000,
   compactIdleOps: 2_000,
+  /**
+   * The index leaves memory once nothing has searched it (nor a `$text` filter used it) for
+   * this long; the next use loads it from disk (a base, not re-tokenized, plus the deltas
+   * since). A space nobody searches then costs no memory for its index.
+   */
+  residentIdleMs: 10 * 60_000,
   /** Bytes per base chunk in storage. */
   chunkBytes: 1 << 20,
   /** Characters either side of the first match in a snippet. */

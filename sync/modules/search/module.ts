@@ -19,14 +19,24 @@ export function createSearchModule(opts: { embedders?: EmbedderFactory } = {}): 
       const idx = new SearchIndex(ctx, embedders)
       ctx.space.objectSource().textMatch = (search) => {
         if (idx.state !== 'ready') return undefined
+        // On disk: this query scans (explain says so), and the index comes into memory for
+        // the next one.
+        if (!idx.forText()) {
+          idx.warm()
+          return undefined
+        }
         // Re-asked whenever the index moved, so a live window's later tests see current text.
         let index: FtsIndex | undefined
         let version = -1
         let ids = new Set<string>()
         return (doc) => {
           idx.catchUpRows()
-          if (index !== idx.index || version !== idx.index.version) {
-            index = idx.index
+          // Left memory since (a live window outlives the idle bound): load it again, and
+          // answer from the ids already resolved meanwhile.
+          const now = idx.forText()
+          if (!now) idx.warm()
+          else if (index !== now || version !== now.version) {
+            index = now
             version = index.version
             ids = new Set()
             for (const h of index.search(search, { limit: SEARCH_LIMITS.maxTextIds, prefixAll: true })) ids.add(h.key.slice(0, h.key.indexOf('/')))

@@ -1,5 +1,6 @@
 import { SvcError } from '../../core/errors.ts'
 import { parseDocKey, scopeOfKey } from './doc-key.ts'
+import type { FtsIndex } from './fts-index.ts'
 import { EmbedderUnavailable } from './embedder.ts'
 import { SEARCH_LIMITS } from './limits.ts'
 import { reciprocalRankFusion } from './rrf.ts'
@@ -82,14 +83,14 @@ export async function runSearch(idx: SearchIndex, body: SearchRequest): Promise<
   if (idx.state === 'disabled') throw new SvcError('index.disabled', 'indexing is turned off for this space (setting indexDisabled)')
   const vec = idx.vectors
   if (req.mode === 'vector' && !vec.embedder) throw new SvcError('index.no_embedder', 'no embedder is configured for this space (settings searchEmbedUrl, searchEmbedModel)')
-  await idx.settled()
+  const index = await idx.searchable()
   // Turned off while this search waited for the index.
-  if ((idx.state as string) === 'disabled') throw new SvcError('index.disabled', 'indexing is turned off for this space (setting indexDisabled)')
+  if (!index || (idx.state as string) === 'disabled') throw new SvcError('index.disabled', 'indexing is turned off for this space (setting indexDisabled)')
   vec.retry()
   const terms = queryTerms(req.query)
   const scopes = req.scopes
   const depth = req.mode === 'fts' ? req.limit : Math.max(req.limit, SEARCH_LIMITS.fuseDepth)
-  const ftsKeys = () => (terms.length === 0 ? [] : idx.index.search(terms.join(' '), { scopes, require: req.require, exclude: req.exclude, limit: depth }))
+  const ftsKeys = () => (terms.length === 0 ? [] : index.search(terms.join(' '), { scopes, require: req.require, exclude: req.exclude, limit: depth }))
 
   let ranked: Array<{ key: string; score: number }>
   let mode: SearchMode = req.mode
@@ -108,7 +109,7 @@ export async function runSearch(idx: SearchIndex, body: SearchRequest): Promise<
       mode = 'fts'
       ranked = ftsKeys()
     } else {
-      const allowed = await wordFilter(idx, req.require, req.exclude, scopes)
+      const allowed = wordFilter(index, req.require, req.exclude, scopes)
       const near = vec.store!.nearest(q, depth, allowed)
       ranked = req.mode === 'vector' ? near : reciprocalRankFusion([ftsKeys().map((h) => h.key), near.map((h) => h.key)])
     }
@@ -131,11 +132,11 @@ export async function runSearch(idx: SearchIndex, body: SearchRequest): Promise<
 }
 
 /** The scope, `require` and `exclude` rules for vector candidates (answered by the full-text index). */
-async function wordFilter(idx: SearchIndex, require: string[], exclude: string[], scopes: ReadonlySet<string> | undefined): Promise<((key: string) => boolean) | undefined> {
-  const all = (words: string[]) => new Set(idx.index.search(words.join(' '), { limit: Number.MAX_SAFE_INTEGER }).map((h) => h.key))
+function wordFilter(index: FtsIndex, require: string[], exclude: string[], scopes: ReadonlySet<string> | undefined): ((key: string) => boolean) | undefined {
+  const all = (words: string[]) => new Set(index.search(words.join(' '), { limit: Number.MAX_SAFE_INTEGER }).map((h) => h.key))
   const any = (words: string[]) => {
     const out = new Set<string>()
-    for (const w of words) for (const h of idx.index.search(w, { limit: Number.MAX_SAFE_INTEGER })) out.add(h.key)
+    for (const w of words) for (const h of index.search(w, { limit: Number.MAX_SAFE_INTEGER })) out.add(h.key)
     return out
   }
   const req = require.length ? all(require) : undefined

@@ -4,9 +4,9 @@ import type { ModuleContext } from '../../space/module.ts'
 import { ROW_DS, ROW_ID } from '../../space/schema.ts'
 import { objectRowDoc, type Doc } from '../../space/rows.ts'
 import type { SpaceChange } from '../../space/space-engine.ts'
-import { readCatalog, recordText, rowOps, rowTexts, type Catalog } from './catalog.ts'
+import { readCatalog, recordText, rowKeysOf, rowOps, rowTexts, type Catalog } from './catalog.ts'
 import { docKey, parseDocKey } from './doc-key.ts'
-import { FtsIndex, type IndexOp } from './fts-index.ts'
+import { FtsIndex, isDropObject, type IndexOp } from './fts-index.ts'
 import { FtsStore, type FtsMeta } from './fts-store.ts'
 import { SEARCH_LIMITS, SEARCH_SETTINGS } from './limits.ts'
 import { IndexWork } from './processes.ts'
@@ -21,13 +21,18 @@ export type IndexState = 'starting' | 'building' | 'ready' | 'disabled'
  * re-reads what moved, updates minisearch and saves the step's operations as one delta
  * (fts-store.ts). A search first drains what is pending, so it sees every commit before it.
  *
- * On start the saved index is loaded when it reflects the replica's current version and the
- * current catalog; otherwise it is rebuilt in the background (`index.fts.<spaceId>`), and
- * searches wait for the build.
+ * The index is in memory only while something uses it (a search, a `$text` filter, the
+ * vectors): minisearch costs about a kilobyte per document, and a daemon holds many spaces
+ * most of which nobody searches. On start the saved index is kept on disk when it reflects
+ * the replica's current version and the current catalog, and loaded at the first use;
+ * otherwise it is rebuilt in the background (`index.fts.<spaceId>`), and searches wait for the
+ * build. While it is not in memory a drain only saves its operations as deltas, and once
+ * nothing has used it for `residentIdleMs` it leaves memory again.
  */
 export class SearchIndex {
   state: IndexState = 'starting'
-  index = FtsIndex.empty()
+  /** The index in memory, or undefined while it stays on disk (see the class comment). */
+  private mem?: FtsIndex
   catalog?: Catalog
   private meta?: FtsMeta
   private readonly store: FtsStore
@@ -48,11 +53,16 @@ export class SearchIndex {
   private compactionScheduled = false
   /** Commits seen so far: a compaction waits for a pause with none (compactWhenIdle). */
   private commits = 0
+  /** Uses of the in-memory index so far: it leaves memory after a pause with none (evictWhenIdle). */
+  private uses = 0
+  /** Something asked for the index in memory (a search, `$text`) since it last left it. */
+  private wanted = false
+  private evictionScheduled = false
   private readonly started: Promise<void>
   readonly work: IndexWork
   readonly vectors: VectorIndexer
-  /** Counters for tests and the bench: full builds run, and loads from disk. */
-  readonly stats = { builds: 0, loads: 0 }
+  /** Counters for tests and the bench: full builds run, loads from disk, and evictions from memory. */
+  readonly stats = { builds: 0, loads: 0, evictions: 0 }
 
   constructor(
     private readonly ctx: ModuleContext,
@@ -71,8 +81,8 @@ export class SearchIndex {
   }
 
   /** A turn of the space's clock (the simulator's event queue, the daemon's timers). */
-  private later(ms = 0): Promise<void> {
-    return new Promise((r) => this.ctx.space.env.setTimer(ms, r))
+  private later(ms = 0, background = false): Promise<void> {
+    return new Promise((r) => this.ctx.space.env.setTimer(ms, r, background))
   }
 
   get spaceId() {
@@ -96,6 +106,36 @@ export class SearchIndex {
       }
     }
     this.schedule()
+  }
+
+  /** The index in memory now, if it is. */
+  get loaded(): FtsIndex | undefined {
+    return this.mem
+  }
+
+  /** The index in memory for a `$text` filter (which answers synchronously), counted as a use. */
+  forText(): FtsIndex | undefined {
+    if (this.mem) this.used()
+    return this.mem
+  }
+
+  /**
+   * The index in memory with every commit so far in it, loaded first when it was on disk
+   * (a search). Undefined when indexing is off.
+   */
+  async searchable(): Promise<FtsIndex | undefined> {
+    this.wanted = true
+    await this.started
+    await this.lane.run(() => this.ensureLoaded())
+    await this.settled()
+    if (this.mem) this.used()
+    return this.mem
+  }
+
+  /** Loads the index into memory in the background (a `$text` filter that found it on disk). */
+  warm() {
+    this.wanted = true
+    void this.started.then(() => this.lane.run(() => this.ensureLoaded())).catch(() => undefined)
   }
 
   /** Resolves once every commit so far is in the index (and the index is built). */
@@ -140,18 +180,68 @@ export class SearchIndex {
     this.catalog = await readCatalog(this.ctx)
     const current = this.ctx.space.replica.versionId()
     if (meta && meta.versionSeq === current && meta.catalog === this.catalog.sig) {
-      const loaded = await this.store.load(meta)
-      if (loaded) {
-        this.index = loaded
-        this.meta = meta
-        this.state = 'ready'
-        this.stats.loads++
-        this.vectors.start().catch(() => undefined)
-        if (meta.opsSinceBase >= SEARCH_LIMITS.compactIdleOps) this.compactWhenIdle()
-        return
-      }
+      // Current: it stays on disk until something uses it.
+      this.meta = meta
+      this.state = 'ready'
+      if (this.vectors.embedder) await this.ensureLoaded()
+      return
     }
     await this.rebuild(meta)
+  }
+
+  /** In the lane: brings the saved index into memory (or rebuilds it when it cannot be read). */
+  private async ensureLoaded() {
+    if (this.state !== 'ready' || this.mem) return
+    const meta = this.meta
+    const progress = this.work.start('index.fts', meta ? meta.baseDocs + meta.opsSinceBase : 0)
+    let loaded: FtsIndex | undefined
+    try {
+      loaded = meta && (await this.store.load(meta, progress))
+    } finally {
+      this.work.end('index.fts')
+    }
+    if (!loaded) return this.rebuild(meta)
+    this.mem = loaded
+    this.stats.loads++
+    this.used()
+    this.vectors.start().catch(() => undefined)
+    if (meta!.opsSinceBase >= SEARCH_LIMITS.compactIdleOps) this.compactWhenIdle()
+  }
+
+  private used() {
+    this.uses++
+    this.evictWhenIdle()
+  }
+
+  /**
+   * Drops the in-memory index once `residentIdleMs` pass without a use (counted, like the
+   * compaction's pause), when everything it applied is saved. The vectors keep it in memory:
+   * their backfill and filters read it.
+   */
+  private evictWhenIdle() {
+    if (this.evictionScheduled) return
+    this.evictionScheduled = true
+    const seen = this.uses
+    void this.later(SEARCH_LIMITS.residentIdleMs, true).then(async () => {
+      this.evictionScheduled = false
+      if (!this.mem) return
+      if (this.uses !== seen || this.vectors.embedder) {
+        this.evictWhenIdle()
+        return
+      }
+      await this.lane.run(async () => {
+        if (!this.mem || this.uses !== seen || this.vectors.embedder) return
+        // Applied but unsaved operations (a `$text` catch-up's) are saved first.
+        if (this.pending() || this.unsaved.length || this.saveAsBase) await this.drainStep()
+        if (this.pending() || this.unsaved.length || this.saveAsBase) {
+          this.evictWhenIdle()
+          return
+        }
+        this.mem = undefined
+        this.wanted = false
+        this.stats.evictions++
+      })
+    }).catch(() => undefined)
   }
 
   /** Reads `indexDisabled`; on a move, clears or rebuilds. True when indexing is off. */
@@ -162,7 +252,7 @@ export class SearchIndex {
     this.vectors.configure(own ?? {})
     if (off && this.state !== 'disabled') {
       this.state = 'disabled'
-      this.index = FtsIndex.empty()
+      this.mem = undefined
       this.dirtyRows.clear()
       this.dirtyRecords.clear()
       this.reload.clear()
@@ -198,9 +288,13 @@ export class SearchIndex {
           await this.ctx.space.env.yield?.()
         }
       }
-      this.index = index
       this.meta = await this.store.save(prev, index, [], version, catalog.sig, true)
       this.state = 'ready'
+      // Kept in memory only when something waits for it (a search, the vectors).
+      if (this.wanted || this.vectors.embedder) {
+        this.mem = index
+        this.used()
+      } else this.mem = undefined
     } finally {
       this.work.end('index.fts')
     }
@@ -227,16 +321,18 @@ export class SearchIndex {
       return
     }
     // Applied as soon as computed: a `$text` catch-up between two awaits never sees its
-    // newer text overwritten by an older one computed before it.
+    // newer text overwritten by an older one computed before it. On disk only, every
+    // operation is kept: what it changes is known once a load replays it.
+    const mem = this.mem
     const applied: IndexOp[] = []
-    const ops = { push: (...list: IndexOp[]) => { for (const op of list) if (this.index.apply(op)) applied.push(op) } }
+    const ops = { push: (...list: IndexOp[]) => { for (const op of list) if (!mem || mem.apply(op)) applied.push(op) } }
     let n = 0
     for (const o of this.reload) {
       if (n++ >= SEARCH_LIMITS.drainBatch) break
       this.reload.delete(o)
       this.dirtyRows.delete(o)
       this.dirtyRecords.delete(o)
-      ops.push(...(await this.objectOps(o, this.index, catalog, false)))
+      ops.push(...(await this.objectOps(o, mem, catalog, false)))
     }
     for (const o of this.dirtyRows) {
       if (n++ >= SEARCH_LIMITS.drainBatch) break
@@ -245,8 +341,9 @@ export class SearchIndex {
       if (!row) {
         // Deleted (or tombstoned): every document of the object goes.
         this.dirtyRecords.delete(o)
-        for (const k of this.index.keysOf(o)) ops.push({ k })
-      } else ops.push(...rowOps(o, this.index.keysOf(o), rowTexts(row, catalog)))
+        if (mem) for (const k of mem.keysOf(o)) ops.push({ k })
+        else ops.push({ o })
+      } else ops.push(...rowOps(o, mem ? mem.keysOf(o) : rowKeysOf(o, catalog), rowTexts(row, catalog)))
     }
     for (const [o, recs] of this.dirtyRecords) {
       if (n++ >= SEARCH_LIMITS.drainBatch) break
@@ -262,6 +359,12 @@ export class SearchIndex {
       }
     }
     this.vectors.moved(applied)
+    if (!mem) {
+      // Nothing in memory to hold them: saved at once, each step its delta. The saved version
+      // moves only once nothing is left to drain (a crash before that rebuilds).
+      this.meta = await this.store.save(this.meta, undefined, applied, this.pending() ? this.meta!.versionSeq : this.lastVersion, catalog.sig)
+      return
+    }
     this.keepUnsaved(applied)
     // Saved only once nothing is left to drain: the saved version is then the replica's.
     if (this.pending()) return
@@ -269,7 +372,7 @@ export class SearchIndex {
     const ops2 = base ? [] : this.unsaved
     this.unsaved = []
     this.saveAsBase = false
-    this.meta = await this.store.save(this.meta, this.index, ops2, this.lastVersion, catalog.sig, base)
+    this.meta = await this.store.save(this.meta, mem, ops2, this.lastVersion, catalog.sig, base)
     if (this.meta.opsSinceBase >= SEARCH_LIMITS.compactIdleOps) this.compactWhenIdle()
   }
 
@@ -283,14 +386,14 @@ export class SearchIndex {
     const seen = this.commits
     void this.later(SEARCH_LIMITS.compactIdleMs).then(async () => {
       this.compactionScheduled = false
-      if (this.state !== 'ready' || !this.meta || this.meta.opsSinceBase < SEARCH_LIMITS.compactIdleOps) return
+      if (this.state !== 'ready' || !this.mem || !this.meta || this.meta.opsSinceBase < SEARCH_LIMITS.compactIdleOps) return
       if (this.commits !== seen || this.pending()) {
         this.compactWhenIdle()
         return
       }
       await this.lane.run(async () => {
         // Checked again in the lane: a drain or a save may have run meanwhile.
-        if (this.state !== 'ready' || !this.meta || this.meta.opsSinceBase < SEARCH_LIMITS.compactIdleOps || this.pending()) return
+        if (this.state !== 'ready' || !this.mem || !this.meta || this.meta.opsSinceBase < SEARCH_LIMITS.compactIdleOps || this.pending()) return
         this.unsaved = []
         this.saveAsBase = true
         await this.drainStep()
@@ -299,20 +402,23 @@ export class SearchIndex {
   }
 
   private keepUnsaved(ops: readonly IndexOp[]) {
-    if (this.saveAsBase) return
+    if (this.saveAsBase || !this.mem) return
     this.unsaved.push(...ops)
-    if (this.unsaved.length > Math.max(SEARCH_LIMITS.compactAfterOps, this.index.size * SEARCH_LIMITS.compactFraction)) {
+    if (this.unsaved.length > Math.max(SEARCH_LIMITS.compactAfterOps, this.mem.size * SEARCH_LIMITS.compactFraction)) {
       this.unsaved = []
       this.saveAsBase = true
     }
   }
 
-  /** Every document of one object, read from the replica (a build, or a wholesale reload). */
-  private async objectOps(objectId: string, index: FtsIndex, catalog: Catalog, fresh: boolean): Promise<IndexOp[]> {
+  /**
+   * Every document of one object, read from the replica (a build, or a wholesale reload), after
+   * removals of what it held unless `fresh` (`index` undefined: the index is on disk).
+   */
+  private async objectOps(objectId: string, index: FtsIndex | undefined, catalog: Catalog, fresh: boolean): Promise<IndexOp[]> {
     const replica = this.ctx.space.replica
     const meta = replica.treeMeta(objectId)
     const rec = meta && !meta.deleted ? await replica.getRecord(objectId, ROW_DS, ROW_ID) : undefined
-    const ops: IndexOp[] = fresh ? [] : [...index.keysOf(objectId)].map((k) => ({ k }))
+    const ops: IndexOp[] = fresh ? [] : index ? [...index.keysOf(objectId)].map((k) => ({ k })) : [{ o: objectId }]
     if (!rec || rec.deleted || rec.value === undefined) return ops
     for (const [k, t] of rowTexts(objectRowDoc(objectId, this.spaceId, rec), catalog)) ops.push({ k, t })
     for (const [ds, spec] of catalog.collections) {
@@ -331,12 +437,13 @@ export class SearchIndex {
    * drain. The operations are saved with the next delta.
    */
   catchUpRows() {
-    if (this.state !== 'ready' || !this.catalog || this.dirtyRows.size === 0) return
+    const mem = this.mem
+    if (this.state !== 'ready' || !mem || !this.catalog || this.dirtyRows.size === 0) return
     for (const o of this.dirtyRows) {
       const row = this.ctx.space.objectDoc(o)
-      const ops = row ? rowOps(o, this.index.keysOf(o), rowTexts(row, this.catalog)) : [...this.index.keysOf(o)].map((k) => ({ k }))
+      const ops = row ? rowOps(o, mem.keysOf(o), rowTexts(row, this.catalog)) : [...mem.keysOf(o)].map((k) => ({ k }))
       if (!row) this.dirtyRecords.delete(o)
-      const applied = ops.filter((op) => this.index.apply(op))
+      const applied = ops.filter((op) => mem.apply(op))
       this.vectors.moved(applied)
       this.keepUnsaved(applied)
     }

@@ -2,7 +2,7 @@ import type { Json } from '../../crdt/ops.ts'
 import type { ModuleContext } from '../../space/module.ts'
 import { emptyBatch } from '../../storage/adapter.ts'
 import { EmbedderUnavailable, HttpEmbedder, type Embedder } from './embedder.ts'
-import type { IndexOp } from './fts-index.ts'
+import { isDropObject, type IndexOp } from './fts-index.ts'
 import { SEARCH_LIMITS, SEARCH_SETTINGS } from './limits.ts'
 import type { IndexWork } from './processes.ts'
 import { VectorStore } from './vectors.ts'
@@ -26,7 +26,9 @@ const RETRY_MS = 30_000
 
 /** What the vector side needs of the full-text index. */
 export interface IndexedKeys {
-  readonly index: { keysOf(objectId: string): ReadonlySet<string>; objectIds(): IterableIterator<string> }
+  /** The full-text index when in memory (the service loads it for the vectors: `warm`). */
+  readonly loaded: { keysOf(objectId: string): ReadonlySet<string>; objectIds(): IterableIterator<string> } | undefined
+  warm(): void
   readonly state: string
   readonly work: IndexWork
   textOf(key: string): Promise<string>
@@ -61,7 +63,11 @@ export class VectorIndexer {
     this.store = e ? new VectorStore(this.ctx.storage, this.ctx.space.spaceId, e.model) : undefined
     this.status = e ? 'ready' : 'disabled'
     this.failedAt = -Infinity
-    if (this.fts.state === 'ready') this.start().catch(() => undefined)
+    // The vectors need the full-text index in memory; it starts them once loaded.
+    if (this.fts.state === 'ready') {
+      if (this.fts.loaded) this.start().catch(() => undefined)
+      else this.fts.warm()
+    }
   }
 
   /** Loads saved vectors and queues every document without one. */
@@ -70,7 +76,9 @@ export class VectorIndexer {
     if (!store) return
     await store.load()
     if (store !== this.store) return
-    for (const o of this.fts.index.objectIds()) for (const k of this.fts.index.keysOf(o)) if (!store.has(k)) this.queue.add(k)
+    const index = this.fts.loaded
+    if (!index) return
+    for (const o of index.objectIds()) for (const k of index.keysOf(o)) if (!store.has(k)) this.queue.add(k)
     this.kick()
   }
 
@@ -80,7 +88,8 @@ export class VectorIndexer {
     if (!store) return
     const batch = emptyBatch()
     for (const op of ops) {
-      if (op.t) this.queue.add(op.k)
+      if (isDropObject(op)) store.removeObject(op.o, batch)
+      else if (op.t) this.queue.add(op.k)
       else {
         this.queue.delete(op.k)
         store.remove(op.k, batch)

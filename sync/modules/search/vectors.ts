@@ -51,6 +51,12 @@ export class VectorStore {
     batch.dels.push({ store: this.S, key: this.prefix() + key })
   }
 
+  /** Every vector of one object's documents (keys `<objectId>/...`). */
+  removeObject(objectId: string, batch: WriteBatch) {
+    const head = objectId + '/'
+    for (const key of [...this.vecs.keys()]) if (key.startsWith(head)) this.remove(key, batch)
+  }
+
   /** The `k` nearest documents (cosine), best first, among keys `accept` lets through. */
   nearest(q: Float32Array, k: number, accept?: (key: string) => boolean): Array<{ key: string; score: number }> {
     const best: Array<{ key: string; score: number }> = []
