@@ -135,6 +135,14 @@ describe('docs kept from writing to folding', () => {
     expect(taken).toBeGreaterThan(300)
   })
 
+  it('a doc written over Yjs state is not kept: folding the update into nothing would give another state', () => {
+    const client = clientIdFor('alice', 'a1')
+    const first = writeTextUpdate(undefined, 'one', 'one two', client)!
+    const field = YTextField.holding({ l: 1, c: 'c1', i: 0 }, first.doc)
+    expect(ownTextUpdate(field, 'one two', 'one two three', client)).toBeDefined()
+    expect(writtenDocCount()).toBe(0)
+  })
+
   it('keeps at most WRITTEN_DOCS_MAX docs', () => {
     for (let i = 0; i < 50; i++) ownTextUpdate(undefined, `block ${i}`, `block ${i} edited`, clientIdFor('alice', 'a1'))
     expect(writtenDocCount()).toBe(WRITTEN_DOCS_MAX)
