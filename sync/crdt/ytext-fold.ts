@@ -16,12 +16,15 @@ export function foldYtext(st: RecordState, info: StampInfo, op: { p: string; u: 
   if (!checkUpdate(bytes, clientIdFor(info.a, op.salt))) return { state: st, outcome: 'dropped_invalid' }
   const stamp: Stamp = { l: info.l, c: info.c, i: info.i }
   const yt = st.yt ? liveFields(st.yt) : {}
-  if (Object.prototype.hasOwnProperty.call(yt, op.p)) yt[op.p].absorb(bytes, stamp)
+  let field: YTextField
+  if (Object.prototype.hasOwnProperty.call(yt, op.p)) (field = yt[op.p]).absorb(bytes, stamp)
   else {
     const written = takeWrittenDoc(op.u)
-    if (written) yt[op.p] = YTextField.holding(stamp, written)
-    else (yt[op.p] = new YTextField(stamp, undefined)).absorb(bytes, stamp)
+    if (written) field = yt[op.p] = YTextField.holding(stamp, written)
+    else (field = yt[op.p] = new YTextField(stamp, undefined)).absorb(bytes, stamp)
   }
+  field.folded++
+  field.lastFolded = op.u
   st.yt = yt
   st.value = overlayTexts(st.value, st.log, yt, op.p)
   return { state: st, outcome: 'applied' }

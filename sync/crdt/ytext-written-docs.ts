@@ -1,5 +1,4 @@
 import type * as Y from 'yjs'
-import { toB64, writeTextUpdate, type YTextField } from './ytext.ts'
 
 /**
  * Docs a writer built for the first update of a text that had no Yjs state (ytext.ts,
@@ -13,19 +12,6 @@ import { toB64, writeTextUpdate, type YTextField } from './ytext.ts'
  * write that never folds (refused, or a remote update reached the text first) leaves its doc
  * to be pushed out by later ones.
  */
-
-/**
- * textUpdate as the op carries it (base64), for a replica that folds its own op next: the doc
- * it was written in is kept for that fold when it is exact (WrittenText.exactFold).
- */
-export function ownTextUpdate(field: YTextField | undefined, current: string, next: string, client: number): string | undefined {
-  const written = writeTextUpdate(field, current, next, client)
-  if (!written) return undefined
-  const update = toB64(written.update)
-  if (written.exactFold) offerWrittenDoc(update, written.doc)
-  else written.doc.destroy()
-  return update
-}
 
 /** Docs kept at most: a writer's update is folded right after it is written, so a few suffice. */
 export const WRITTEN_DOCS_MAX = 4

@@ -73,6 +73,9 @@ export class YTextField {
   private text: string | undefined
   /** The last item patchedText placed and its index: finds the next edit near it without a walk to the end. */
   anchor: Anchor | undefined
+  /** Updates folded into this instance, and the last one as its op carried it (ytext-writer-docs.ts checks a kept doc by them). */
+  folded = 0
+  lastFolded: string | undefined
   constructor(
     public s: Stamp,
     private u: string | undefined,
@@ -375,28 +378,35 @@ export interface WrittenText {
   update: Uint8Array
   doc: Y.Doc
   /**
-   * The doc holds exactly what folding `update` into a text without Yjs state gives: the field
-   * had none, and every string the doc was given is well-formed UTF-16. (A lone surrogate stays
-   * in the writer's doc but is U+FFFD once encoded, so every other peer would hold another text.)
+   * Every string the doc was given is well-formed UTF-16, so the doc holds what any peer holds
+   * after decoding the field's state and the update. (A lone surrogate stays in the writer's doc
+   * but is U+FFFD once encoded: every other peer would hold another text.)
    */
+  wellFormed: boolean
+  /** The field had no Yjs state and wellFormed: the doc is exactly the fold of `update` into nothing. */
   exactFold: boolean
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-/** textUpdate, keeping the doc it wrote in (ytext-written-docs.ts hands it to the fold). */
-export function writeTextUpdate(field: YTextField | undefined, current: string, next: string, client: number): WrittenText | undefined {
+/**
+ * textUpdate, keeping the doc it wrote in (ytext-own-update.ts keeps it for the fold or the
+ * next write). `warm`: a doc holding the field's state already, written in instead of decoding
+ * the state into a new one (it is then the returned doc).
+ */
+export function writeTextUpdate(field: YTextField | undefined, current: string, next: string, client: number, warm?: Y.Doc): WrittenText | undefined {
   if (field && field.value() === current && current === next) return undefined
   if (!field && current === next) return undefined
-  const doc = newDoc()
+  const doc = warm ?? newDoc()
   const ownId = doc.clientID
-  if (field) Y.applyUpdate(doc, field.state())
-  let exactFold = doc.store.clients.size === 0 && !LONE_SURROGATE.test(current)
+  if (field && !warm) Y.applyUpdate(doc, field.state())
+  const fromEmpty = doc.store.clients.size === 0
+  let wellFormed = !LONE_SURROGATE.test(current)
   const text = doc.getText(YTEXT_ROOT)
   // A text without Yjs state (a block's first edit) takes the seed as an insert, not as an update
   // decoded from bytes; the update then carries the seed's bytes, written without a doc.
   let seed: Uint8Array | undefined
-  if (doc.store.clients.size === 0 && current !== '') {
+  if (fromEmpty && current !== '') {
     seed = seedUpdate(current)
     writeSeed(doc, current)
   }
@@ -426,7 +436,7 @@ export function writeTextUpdate(field: YTextField | undefined, current: string, 
       if (kind === diff.EQUAL) at += s.length
       else if (kind === diff.DELETE) text.delete(at, s.length)
       else {
-        if (exactFold && LONE_SURROGATE.test(s)) exactFold = false
+        if (wellFormed && LONE_SURROGATE.test(s)) wellFormed = false
         text.insert(at, s)
         at += s.length
       }
@@ -442,7 +452,7 @@ export function writeTextUpdate(field: YTextField | undefined, current: string, 
     doc.destroy()
     return undefined
   }
-  return { update, doc, exactFold }
+  return { update, doc, wellFormed, exactFold: fromEmpty && wellFormed }
 }
 
 /** The seed of a string (seedClientFor): the one update every writer makes for it. */

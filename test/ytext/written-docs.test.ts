@@ -1,17 +1,18 @@
-import diff from 'fast-diff'
 import fc from 'fast-check'
 import * as Y from 'yjs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { getPath } from '../../sync/crdt/path.ts'
-import { applyToRecord, type MergeOp, type RecordState, type StampInfo } from '../../sync/crdt/record.ts'
+import { applyToRecord, type StampInfo } from '../../sync/crdt/record.ts'
 import { clientIdFor, fromB64, newDoc, writeTextUpdate, YTEXT_ROOT, YTextField } from '../../sync/crdt/ytext.ts'
-import { clearWrittenDocs, ownTextUpdate, WRITTEN_DOCS_MAX, writtenDocCount } from '../../sync/crdt/ytext-written-docs.ts'
-import { encodeStoredRecord } from '../../sync/replica/record-codec.ts'
+import { ownTextUpdate } from '../../sync/crdt/ytext-own-update.ts'
+import { clearWriterDocs } from '../../sync/crdt/ytext-writer-docs.ts'
+import { clearWrittenDocs, WRITTEN_DOCS_MAX, writtenDocCount } from '../../sync/crdt/ytext-written-docs.ts'
+import { diffable, textArb } from './text-arbs.ts'
 
 /**
- * A writer's own fold takes the doc its update was written in (sync/crdt/ytext-written-docs.ts)
- * instead of building one. What it stores must not depend on that: byte for byte what a replica
- * that never keeps a doc stores, and what a peer folding the same ops stores.
+ * A writer's own fold of a text's first update takes the doc the update was written in
+ * (sync/crdt/ytext-written-docs.ts): only where that doc is exactly the fold. (own-update.test.ts
+ * compares whole writers keeping docs and keeping none.)
  */
 
 const coldFold = (update: Uint8Array) => {
@@ -22,64 +23,10 @@ const coldFold = (update: Uint8Array) => {
   return out
 }
 
-/** Strings with emoji (surrogate pairs) and now and then a lone surrogate. */
-const textArb = fc.array(fc.oneof({ weight: 8, arbitrary: fc.string({ maxLength: 4, unit: 'grapheme' }) }, { weight: 2, arbitrary: fc.constantFrom('😀', '😁', 'é', '\n') }, { weight: 1, arbitrary: fc.constantFrom('\uD83D', '\uDE00') }), { maxLength: 12 }).map((xs) => xs.join(''))
-
-/**
- * fast-diff recurses without end on some pairs with lone surrogates ("😀" to "😁\uDE00"), in
- * textUpdate as before these docs were kept; such pairs are left out here.
- */
-function diffable(a: string, b: string): boolean {
-  try {
-    diff(a, b)
-    return true
-  } catch (err) {
-    if (err instanceof RangeError) return false
-    throw err
-  }
-}
-
-/** A replica of some records at the merge layer, writing as withTextDeltas does (ownTextUpdate). */
-class Writer {
-  records = new Map<string, RecordState>()
-  seq = 0
-  taken = 0
-  constructor(private readonly keepsDocs: boolean) {}
-
-  text(id: string): string {
-    const v = getPath(this.records.get(id)?.value, 'text')
-    return typeof v === 'string' ? v : ''
-  }
-
-  /** The ops of one change: a first `set` of a record, a plain set of its text, or a text write. */
-  ops(edits: Array<{ id: string; next: string; plain: boolean }>): Array<{ id: string; op: MergeOp }> {
-    return edits.flatMap(({ id, next, plain }) => {
-      const st = this.records.get(id)
-      if (!st) return [{ id, op: { k: 'set', p: '', v: { text: next } } as MergeOp }]
-      if (plain || !diffable(this.text(id), next)) return [{ id, op: { k: 'set', p: 'text', v: next } as MergeOp }]
-      const yt = st.yt?.text ? YTextField.from(st.yt.text) : undefined
-      const u = ownTextUpdate(yt, this.text(id), next, clientIdFor('alice', 'a1'))
-      return u ? [{ id, op: { k: 'ytext', p: 'text', u, salt: 'a1' } as MergeOp }] : []
-    })
-  }
-
-  fold(change: Array<{ id: string; op: MergeOp }>) {
-    this.seq++
-    change.forEach(({ id, op }, i) => {
-      if (!this.keepsDocs) clearWrittenDocs()
-      const before = writtenDocCount()
-      const info: StampInfo = { l: this.seq, c: `change-${String(this.seq).padStart(6, '0')}`, i, a: 'alice', t: 0 }
-      this.records.set(id, applyToRecord(this.records.get(id), info, op, []).state)
-      if (writtenDocCount() < before) this.taken++
-    })
-  }
-
-  stored(): string[] {
-    return [...this.records.keys()].sort().map((id) => new TextDecoder().decode(encodeStoredRecord({ ...this.records.get(id)!, v: 0 })))
-  }
-}
-
-afterEach(() => clearWrittenDocs())
+afterEach(() => {
+  clearWrittenDocs()
+  clearWriterDocs()
+})
 
 describe('docs kept from writing to folding', () => {
   it('a doc kept for the fold is the cold fold of its update, byte for byte', () => {
@@ -106,51 +53,22 @@ describe('docs kept from writing to folding', () => {
     w.doc.destroy()
   })
 
-  it('a replica keeping docs stores every record as one that never keeps them, and as a peer folding its ops', () => {
-    const editArb = fc.record({ id: fc.constantFrom('b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'b7'), next: textArb, plain: fc.boolean() }, { requiredKeys: ['id', 'next'] }).map((e) => ({ ...e, plain: e.plain === true && e.next.length % 5 === 0 }))
-    let taken = 0
-    fc.assert(
-      fc.property(fc.array(fc.uniqueArray(editArb, { selector: (e) => e.id, minLength: 1, maxLength: WRITTEN_DOCS_MAX + 2 }), { minLength: 1, maxLength: 25 }), (changes) => {
-        clearWrittenDocs()
-        const warm = new Writer(true)
-        const cold = new Writer(false)
-        const peer = new Writer(false)
-        for (const edits of changes) {
-          const ops = warm.ops(edits)
-          expect(cold.ops(edits)).toEqual(ops)
-          clearWrittenDocs()
-          // The warm writer writes again so that its docs are the ones kept for its fold.
-          expect(warm.ops(edits)).toEqual(ops)
-          warm.fold(ops)
-          cold.fold(ops)
-          peer.fold(ops)
-          expect(warm.stored()).toEqual(cold.stored())
-          expect(peer.stored()).toEqual(warm.stored())
-        }
-        taken += warm.taken
-      }),
-      { numRuns: 300 },
-    )
-    // The docs were taken, not just offered: the comparison covered them.
-    expect(taken).toBeGreaterThan(300)
-  })
-
   it('a doc written over Yjs state is not kept: folding the update into nothing would give another state', () => {
     const client = clientIdFor('alice', 'a1')
     const first = writeTextUpdate(undefined, 'one', 'one two', client)!
     const field = YTextField.holding({ l: 1, c: 'c1', i: 0 }, first.doc)
-    expect(ownTextUpdate(field, 'one two', 'one two three', client)).toBeDefined()
+    expect(ownTextUpdate('b1', field, 'one two', 'one two three', client)).toBeDefined()
     expect(writtenDocCount()).toBe(0)
   })
 
   it('keeps at most WRITTEN_DOCS_MAX docs', () => {
-    for (let i = 0; i < 50; i++) ownTextUpdate(undefined, `block ${i}`, `block ${i} edited`, clientIdFor('alice', 'a1'))
+    for (let i = 0; i < 50; i++) ownTextUpdate(`b${i}`, undefined, `block ${i}`, `block ${i} edited`, clientIdFor('alice', 'a1'))
     expect(writtenDocCount()).toBe(WRITTEN_DOCS_MAX)
   })
 
   it('a fold where the text has state already absorbs the update and leaves the kept doc alone', () => {
     const client = clientIdFor('alice', 'a1')
-    const u = ownTextUpdate(undefined, 'one', 'one two', client)!
+    const u = ownTextUpdate('b1', undefined, 'one', 'one two', client)!
     const info: StampInfo = { l: 1, c: 'c1', i: 0, a: 'alice', t: 0 }
     // A record whose text already has Yjs state (another writer's edit of it).
     const other = writeTextUpdate(undefined, 'one', 'one!', clientIdFor('bob', 'b1'))!
