@@ -11,10 +11,7 @@ import { offerWrittenDoc } from './ytext-written-docs.ts'
 export function ownTextUpdate(text: string, field: YTextField | undefined, current: string, next: string, client: number): string | undefined {
   const warm = field ? takeWriterDoc(text, field) : undefined
   const written = writeTextUpdate(field, current, next, client, warm)
-  if (!written) {
-    warm?.destroy()
-    return undefined
-  }
+  if (!written) return undefined
   const update = toB64(written.update)
   if (written.exactFold) offerWrittenDoc(update, written.doc)
   else if (field && written.wellFormed) keepWriterDoc(text, written.doc, field, update)

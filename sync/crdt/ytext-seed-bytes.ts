@@ -4,9 +4,10 @@ import * as decoding from 'lib0/decoding'
 /**
  * The seed update (ytext.ts, seedUpdate) written byte by byte in Yjs's update format (v1), and
  * the join of a seed with the update that edits on top of it. A block's first text edit carries
- * both in one update; building the seed in a Y.Doc, encoding it, and merging the two with
- * Y.mergeUpdates cost about a fifth of that edit's PUT (bench/ytext.ts, `putVsPlainSet`).
- * test/ytext/seed-bytes.test.ts checks these bytes against Yjs's own for many strings.
+ * both in one update; building the seed in a Y.Doc of its own, encoding it, decoding it into the
+ * writer's doc and merging the two updates with Y.mergeUpdates was the largest part of what text
+ * deltas added to a markdown PUT (bench/ytext.ts, `putVsPlainSet`). test/ytext/seed-bytes.test.ts
+ * checks these bytes against Yjs's own for many strings.
  */
 
 /** Yjs's content ref of a string item (ContentString), as the low bits of an item's info byte. */

@@ -3,8 +3,8 @@ import type * as Y from 'yjs'
 /**
  * Docs a writer built for the first update of a text that had no Yjs state (ytext.ts,
  * writeTextUpdate): such a doc holds exactly what folding that update into nothing gives, so
- * the fold of the writer's own change takes it instead of building a new doc and decoding the
- * update into it again (the second of two Y.Docs built per block edited by a markdown PUT).
+ * the fold of the writer's own change takes it instead of building a second doc and decoding
+ * the update into it (a markdown PUT's first edit of a block then builds one doc, not three).
  *
  * Keyed by the update (base64, as the op carries it): whichever record folds those bytes into
  * an empty text gets the same state, so a doc can only be taken where it is exact. The fold

@@ -73,7 +73,12 @@ export class YTextField {
   private text: string | undefined
   /** The last item patchedText placed and its index: finds the next edit near it without a walk to the end. */
   anchor: Anchor | undefined
-  /** Updates folded into this instance, and the last one as its op carried it (ytext-writer-docs.ts checks a kept doc by them). */
+  /**
+   * Updates folded into this instance, and the last one as its op carried it: a writer's kept
+   * doc is used only on the field it was written on once that folded its update and nothing
+   * else (ytext-writer-docs.ts). The update is at most YTEXT_LIMITS.maxUpdateBytes, and no more
+   * than what it added to the state this field holds anyway.
+   */
   folded = 0
   lastFolded: string | undefined
   constructor(
@@ -392,11 +397,13 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF]
 /**
  * textUpdate, keeping the doc it wrote in (ytext-own-update.ts keeps it for the fold or the
  * next write). `warm`: a doc holding the field's state already, written in instead of decoding
- * the state into a new one (it is then the returned doc).
+ * the state into a new one; it is the returned doc, or destroyed when nothing changes.
  */
 export function writeTextUpdate(field: YTextField | undefined, current: string, next: string, client: number, warm?: Y.Doc): WrittenText | undefined {
-  if (field && field.value() === current && current === next) return undefined
-  if (!field && current === next) return undefined
+  if ((field && field.value() === current && current === next) || (!field && current === next)) {
+    warm?.destroy()
+    return undefined
+  }
   const doc = warm ?? newDoc()
   const ownId = doc.clientID
   if (field && !warm) Y.applyUpdate(doc, field.state())
