@@ -1,6 +1,7 @@
 import type { Op } from './ops.ts'
 import { touchesPin, type ApplyOutcome, type MergeOp, type RecordState, type Stamp, type StampInfo } from './record.ts'
 import { checkUpdate, clientIdFor, fromB64, liveFields, overlayTexts, YTextField } from './ytext.ts'
+import { takeWrittenDoc } from './ytext-written-docs.ts'
 
 /**
  * Folds a `ytext` op into `st` (a copy whose created/modified the caller settled). The update
@@ -15,8 +16,15 @@ export function foldYtext(st: RecordState, info: StampInfo, op: { p: string; u: 
   if (!checkUpdate(bytes, clientIdFor(info.a, op.salt))) return { state: st, outcome: 'dropped_invalid' }
   const stamp: Stamp = { l: info.l, c: info.c, i: info.i }
   const yt = st.yt ? liveFields(st.yt) : {}
-  const field = Object.prototype.hasOwnProperty.call(yt, op.p) ? yt[op.p] : (yt[op.p] = new YTextField(stamp, undefined))
-  field.absorb(bytes, stamp)
+  let field: YTextField
+  if (Object.prototype.hasOwnProperty.call(yt, op.p)) (field = yt[op.p]).absorb(bytes, stamp)
+  else {
+    const written = takeWrittenDoc(op.u)
+    if (written) field = yt[op.p] = YTextField.holding(stamp, written)
+    else (field = yt[op.p] = new YTextField(stamp, undefined)).absorb(bytes, stamp)
+  }
+  field.folded++
+  field.lastFolded = op.u
   st.yt = yt
   st.value = overlayTexts(st.value, st.log, yt, op.p)
   return { state: st, outcome: 'applied' }

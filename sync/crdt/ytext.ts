@@ -5,6 +5,7 @@ import { compareStamps, type LogEntry, type Stamp } from './record.ts'
 import type { Json } from './ops.ts'
 import { coversPath, withPath } from './path.ts'
 import { YTEXT_LIMITS } from './ytext-limits.ts'
+import { joinSeed, seedBytes } from './ytext-seed-bytes.ts'
 
 /**
  * The text kind (docs/architecture.md "Text fields"): a path whose string merges as a Yjs
@@ -45,8 +46,11 @@ const writerIds = new Map<string, number>()
  * `set`'s string from being doubled when two replicas start editing it concurrently.
  */
 export function seedClientFor(text: string): number {
-  return idFrom(`s\u0000${text}`)
+  // The writer seeds a block's text and its own fold checks the same seed right after: hash once.
+  if (text !== lastSeed?.text) lastSeed = { text, id: idFrom(`s\u0000${text}`) }
+  return lastSeed.id
 }
+let lastSeed: { text: string; id: number } | undefined
 
 const enc = new TextEncoder()
 function idFrom(s: string): number {
@@ -69,6 +73,14 @@ export class YTextField {
   private text: string | undefined
   /** The last item patchedText placed and its index: finds the next edit near it without a walk to the end. */
   anchor: Anchor | undefined
+  /**
+   * Updates folded into this instance, and the last one as its op carried it: a writer's kept
+   * doc is used only on the field it was written on once that folded its update and nothing
+   * else (ytext-writer-docs.ts). The update is at most YTEXT_LIMITS.maxUpdateBytes, and no more
+   * than what it added to the state this field holds anyway.
+   */
+  folded = 0
+  lastFolded: string | undefined
   constructor(
     public s: Stamp,
     private u: string | undefined,
@@ -78,17 +90,29 @@ export class YTextField {
     return x instanceof YTextField ? x : new YTextField(x.s, x.u)
   }
 
+  /** A field whose state is `doc` (a doc nothing else holds or writes in any more). */
+  static holding(s: Stamp, doc: Y.Doc): YTextField {
+    const field = new YTextField(s, undefined)
+    field.attach(doc)
+    return field
+  }
+
   liveDoc(): Y.Doc {
     if (!this.doc) {
-      const doc = (this.doc = newDoc())
+      const doc = newDoc()
       if (this.u) Y.applyUpdate(doc, fromB64(this.u))
-      const text = doc.getText(YTEXT_ROOT)
-      text.observe((_e, tr) => {
-        if (this.text === undefined) this.anchor = undefined
-        else this.text = patchedText(this.text, text, tr, this)
-      })
+      this.attach(doc)
     }
-    return this.doc
+    return this.doc!
+  }
+
+  private attach(doc: Y.Doc) {
+    this.doc = doc
+    const text = doc.getText(YTEXT_ROOT)
+    text.observe((_e, tr) => {
+      if (this.text === undefined) this.anchor = undefined
+      else this.text = patchedText(this.text, text, tr, this)
+    })
   }
 
   /** Folds one update in (Yjs merge) and moves the stamp forward; the text follows (patchedText). */
@@ -349,21 +373,61 @@ export function liveFields(yt: YTextMap): Record<string, YTextField> {
  * `set` replaced it), the update first deletes the Yjs text and seeds `current`.
  */
 export function textUpdate(field: YTextField | undefined, current: string, next: string, client: number): Uint8Array | undefined {
-  if (field && field.value() === current && current === next) return undefined
-  if (!field && current === next) return undefined
-  const doc = newDoc()
-  if (field) Y.applyUpdate(doc, field.state())
+  const written = writeTextUpdate(field, current, next, client)
+  written?.doc.destroy()
+  return written?.update
+}
+
+/** textUpdate's update, with the doc it was written in: the field's state plus the update. */
+export interface WrittenText {
+  update: Uint8Array
+  doc: Y.Doc
+  /**
+   * Every string the doc was given is well-formed UTF-16, so the doc holds what any peer holds
+   * after decoding the field's state and the update. (A lone surrogate stays in the writer's doc
+   * but is U+FFFD once encoded: every other peer would hold another text.)
+   */
+  wellFormed: boolean
+  /** The field had no Yjs state and wellFormed: the doc is exactly the fold of `update` into nothing. */
+  exactFold: boolean
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * textUpdate, keeping the doc it wrote in (ytext-own-update.ts keeps it for the fold or the
+ * next write). `warm`: a doc holding the field's state already, written in instead of decoding
+ * the state into a new one; it is the returned doc, or destroyed when nothing changes.
+ */
+export function writeTextUpdate(field: YTextField | undefined, current: string, next: string, client: number, warm?: Y.Doc): WrittenText | undefined {
+  if ((field && field.value() === current && current === next) || (!field && current === next)) {
+    warm?.destroy()
+    return undefined
+  }
+  const doc = warm ?? newDoc()
+  const ownId = doc.clientID
+  if (field && !warm) Y.applyUpdate(doc, field.state())
+  const fromEmpty = doc.store.clients.size === 0
+  let wellFormed = !LONE_SURROGATE.test(current)
   const text = doc.getText(YTEXT_ROOT)
+  // A text without Yjs state (a block's first edit) takes the seed as an insert, not as an update
+  // decoded from bytes; the update then carries the seed's bytes, written without a doc.
+  let seed: Uint8Array | undefined
+  if (fromEmpty && current !== '') {
+    seed = seedUpdate(current)
+    writeSeed(doc, current)
+  }
   const parts: Uint8Array[] = []
-  doc.on('update', (u: Uint8Array) => parts.push(u))
+  const collect = (u: Uint8Array) => parts.push(u)
+  doc.on('update', collect)
   if (text.toString() !== current) {
-    const seeded = seedUpdate(current)
     // Set the writer's id only after every foreign update: Yjs renews a doc's client id when a
     // remote update touches its own.
     if (text.length > 0) {
       doc.clientID = client
       text.delete(0, text.length)
     }
+    const seeded = seedUpdate(current)
     if (seeded) Y.applyUpdate(doc, seeded)
     if (text.toString() !== current) {
       // The seed was there already (deleted since): write the string as the writer's own.
@@ -379,22 +443,37 @@ export function textUpdate(field: YTextField | undefined, current: string, next:
       if (kind === diff.EQUAL) at += s.length
       else if (kind === diff.DELETE) text.delete(at, s.length)
       else {
+        if (wellFormed && LONE_SURROGATE.test(s)) wellFormed = false
         text.insert(at, s)
         at += s.length
       }
     }
   })
-  doc.destroy()
-  return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : Y.mergeUpdates(parts)
+  doc.off('update', collect)
+  // Back to the doc's own random id: folded into, it must not take the writer's next update
+  // for its own (Yjs would then pick itself a new id, with a warning).
+  doc.clientID = ownId
+  const edit = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : Y.mergeUpdates(parts)
+  const update = seed && edit ? joinSeed(seed, edit) : (seed ?? edit)
+  if (!update) {
+    doc.destroy()
+    return undefined
+  }
+  return { update, doc, wellFormed, exactFold: fromEmpty && wellFormed }
 }
 
 /** The seed of a string (seedClientFor): the one update every writer makes for it. */
 export function seedUpdate(s: string): Uint8Array | undefined {
-  if (s === '') return undefined
-  const d = newDoc()
-  d.clientID = seedClientFor(s)
-  d.getText(YTEXT_ROOT).insert(0, s)
-  const u = Y.encodeStateAsUpdate(d)
-  d.destroy()
-  return u
+  return s === '' ? undefined : seedBytes(seedClientFor(s), YTEXT_ROOT, s)
+}
+
+/**
+ * Writes the seed of `s` into a doc that holds no item yet: inserted at the start of an empty
+ * text, it has no origins, so it is the very item seedUpdate encodes.
+ */
+function writeSeed(doc: Y.Doc, s: string) {
+  const writer = doc.clientID
+  doc.clientID = seedClientFor(s)
+  doc.getText(YTEXT_ROOT).insert(0, s)
+  doc.clientID = writer
 }

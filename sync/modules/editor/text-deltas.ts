@@ -1,6 +1,7 @@
 import type { Op } from '../../crdt/ops.ts'
 import { getPath } from '../../crdt/path.ts'
-import { clientIdFor, textUpdate, toB64, YTextField } from '../../crdt/ytext.ts'
+import { clientIdFor, YTextField } from '../../crdt/ytext.ts'
+import { ownTextUpdate } from '../../crdt/ytext-own-update.ts'
 import type { SpaceEngine } from '../../space/space-engine.ts'
 
 /** The block field that is a text (sync/crdt/ytext.ts): concurrent edits of it merge character by character. */
@@ -31,8 +32,8 @@ export async function withTextDeltas(space: SpaceEngine, objectId: string, ops: 
     }
     const cur = getPath(rec.value, TEXT_FIELD)
     const yt = rec.yt && Object.prototype.hasOwnProperty.call(rec.yt, TEXT_FIELD) ? YTextField.from(rec.yt[TEXT_FIELD]) : undefined
-    const update = textUpdate(yt, typeof cur === 'string' ? cur : '', op.value, client)
-    if (update) out.push({ op: 'ytext', ds: op.ds, id: op.id, path: TEXT_FIELD, update: toB64(update), salt })
+    const update = ownTextUpdate(`${space.spaceId}\u0000${objectId}\u0000${op.ds}\u0000${op.id}\u0000${TEXT_FIELD}`, yt, typeof cur === 'string' ? cur : '', op.value, client)
+    if (update) out.push({ op: 'ytext', ds: op.ds, id: op.id, path: TEXT_FIELD, update, salt })
   }
   return out
 }
