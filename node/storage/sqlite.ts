@@ -69,6 +69,7 @@ export class SqliteStorageAdapter implements StorageAdapter {
   private readonly pairs: string
   private readonly getStmt: Database.Statement<[string, string], Buffer>
   private readonly scanStmts = new Map<string, Database.Statement<unknown[], Row>>()
+  private readonly groupStmts = new Map<number, Database.Statement<string[], [string, Buffer]>>()
   private readonly applyBatch: (batch: WriteBatch) => void
 
   constructor(path: string, options: SqliteStorageOptions = {}) {
@@ -141,7 +142,33 @@ export class SqliteStorageAdapter implements StorageAdapter {
   async getMany(store: string, keys: readonly string[]) {
     this.check()
     // Synchronous, so all reads see the same state without an explicit transaction.
-    return keys.map((k) => bytes(this.getStmt.get(store, k)))
+    if (keys.length < GET_MANY_GROUP) return keys.map((k) => bytes(this.getStmt.get(store, k)))
+    // A statement per GET_MANY_GROUP keys: a point read per key costs mostly the call into
+    // SQLite (opening a 100k-object space reads every row: 1.1-1.6 s one by one, 0.6-0.7 s in
+    // groups of 64, measured on its SQLite file).
+    const found = new Map<string, Buffer>()
+    for (let i = 0; i < keys.length; i += GET_MANY_GROUP) {
+      const part = keys.slice(i, i + GET_MANY_GROUP)
+      for (const [k, v] of this.getGroupStmt(part.length).all(store, ...part)) found.set(k, v)
+    }
+    // A key asked twice gets a view of its own (a caller may keep or change what it got).
+    const given = new Set<string>()
+    return keys.map((k) => {
+      const v = found.get(k)
+      if (v === undefined) return undefined
+      if (given.has(k)) return new Uint8Array(v)
+      given.add(k)
+      return bytes(v)
+    })
+  }
+
+  private getGroupStmt(n: number): Database.Statement<string[], [string, Buffer]> {
+    let stmt = this.groupStmts.get(n)
+    if (!stmt) {
+      stmt = this.db.prepare<string[], [string, Buffer]>(`SELECT key, value FROM ${this.pairs} WHERE store = ? AND key IN (${new Array(n).fill('?').join(', ')})`).raw() as unknown as Database.Statement<string[], [string, Buffer]>
+      this.groupStmts.set(n, stmt)
+    }
+    return stmt
   }
 
   async scan(store: string, options: ScanOptions = {}) {
@@ -197,6 +224,9 @@ export class SqliteStorageAdapter implements StorageAdapter {
 }
 
 /** better-sqlite3 returns Buffers; hand out plain Uint8Arrays (Buffer#slice does not copy). */
+/** Keys read by one statement in getMany (SQLite allows 32,766 parameters). */
+const GET_MANY_GROUP = 64
+
 function bytes(b: Buffer | undefined): Uint8Array | undefined {
   return b === undefined ? undefined : new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
 }

@@ -190,6 +190,15 @@ export function runStorageAdapterConformance(
         asked.forEach((k, i) => expect(got[i], k).toEqual(k.startsWith('none') ? undefined : text(k)))
       })
 
+      it('getMany gives each repeat of a key bytes of its own, in large requests too', async () => {
+        const keys = Array.from({ length: 200 }, (_, i) => `q${i}`)
+        await fill('s', keys)
+        const got = await a.getMany('s', [...keys, ...keys])
+        got[0]![0] = 0
+        expect(got[200]).toEqual(text('q0'))
+        expect(await a.get('s', 'q0')).toEqual(text('q0'))
+      })
+
       it('is isolated from callers mutating their buffers or the results', async () => {
         const v = bytes(1, 2, 3)
         await put('s', [['k', v]])
