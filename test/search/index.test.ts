@@ -135,6 +135,29 @@ describe('restart: the saved index is loaded, not rebuilt', () => {
     expect(idx(c).stats.builds).toBe(0)
   })
 
+  it('on disk, deltas past maxOpsOnDisk are compacted once commits pause (a first search then replays little)', async () => {
+    const limits = SEARCH_LIMITS as { maxOpsOnDisk: number; compactIdleMs: number }
+    const saved = { ...limits }
+    limits.maxOpsOnDisk = 5
+    limits.compactIdleMs = 100
+    try {
+      const storage = new MemoryStorageAdapter()
+      const a = await SpaceEngine.create(await deps(1, storage), keyFor(1), { modules: DEFAULT_MODULES })
+      for (let i = 0; i < 10; i++) await a.createObject(named(`Pulsar ${i}`, 'millisecond'))
+      await idx(a).settled()
+      const store = new FtsStore(storage, a.spaceId)
+      const before = (await store.meta())!
+      expect(before.opsSinceBase).toBeGreaterThan(5)
+      const deadline = Date.now() + 5_000
+      while ((await store.meta())!.deltas > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+      expect(await store.meta()).toMatchObject({ deltas: 0, opsSinceBase: 0, gen: before.gen + 1 })
+      expect(idx(a).stats.loads).toBe(1)
+      expect((await ids(a, 'millisecond')).length).toBe(10)
+    } finally {
+      Object.assign(limits, saved)
+    }
+  })
+
   it('leaves memory after a pause with no search, and the next search loads it with what came meanwhile', async () => {
     const limits = SEARCH_LIMITS as { residentIdleMs: number }
     const saved = limits.residentIdleMs

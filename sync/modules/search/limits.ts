@@ -40,6 +40,12 @@ export const SEARCH_LIMITS = {
    * since). A space nobody searches then costs no memory for its index.
    */
   residentIdleMs: 10 * 60_000,
+  /**
+   * Operations the deltas may hold while the index is on disk (a space nobody searches):
+   * past this many, once commits pause, it is loaded and compacted (and leaves memory again),
+   * so the first search after a long unsearched stretch replays at most about this many.
+   */
+  maxOpsOnDisk: 500_000,
   /** Bytes per base chunk in storage. */
   chunkBytes: 1 << 20,
   /** Characters either side of the first match in a snippet. */

@@ -363,6 +363,7 @@ export class SearchIndex {
       // Nothing in memory to hold them: saved at once, each step its delta. The saved version
       // moves only once nothing is left to drain (a crash before that rebuilds).
       this.meta = await this.store.save(this.meta, undefined, applied, this.pending() ? this.meta!.versionSeq : this.lastVersion, catalog.sig)
+      if (this.meta.opsSinceBase > SEARCH_LIMITS.maxOpsOnDisk) this.compactWhenIdle()
       return
     }
     this.keepUnsaved(applied)
@@ -384,16 +385,22 @@ export class SearchIndex {
     if (this.compactionScheduled) return
     this.compactionScheduled = true
     const seen = this.commits
+    // In memory, compacting costs only the write; on disk it costs a load first, so only past
+    // maxOpsOnDisk (which bounds what a first search replays).
+    const due = () => this.state === 'ready' && !!this.meta && this.meta.opsSinceBase >= (this.mem ? SEARCH_LIMITS.compactIdleOps : SEARCH_LIMITS.maxOpsOnDisk + 1)
     void this.later(SEARCH_LIMITS.compactIdleMs).then(async () => {
       this.compactionScheduled = false
-      if (this.state !== 'ready' || !this.mem || !this.meta || this.meta.opsSinceBase < SEARCH_LIMITS.compactIdleOps) return
+      if (!due()) return
       if (this.commits !== seen || this.pending()) {
         this.compactWhenIdle()
         return
       }
       await this.lane.run(async () => {
         // Checked again in the lane: a drain or a save may have run meanwhile.
-        if (this.state !== 'ready' || !this.mem || !this.meta || this.meta.opsSinceBase < SEARCH_LIMITS.compactIdleOps || this.pending()) return
+        if (!due() || this.pending()) return
+        // Loaded for this, it leaves memory again once unused for residentIdleMs.
+        if (!this.mem) await this.ensureLoaded()
+        if (!this.mem || this.pending()) return
         this.unsaved = []
         this.saveAsBase = true
         await this.drainStep()
