@@ -439,7 +439,7 @@ export function writeTextUpdate(field: YTextField | undefined, current: string, 
   doc.clientID = client
   let at = 0
   doc.transact(() => {
-    for (const [kind, s] of diff(current, next)) {
+    for (const [kind, s] of characterDiff(current, next)) {
       if (kind === diff.EQUAL) at += s.length
       else if (kind === diff.DELETE) text.delete(at, s.length)
       else {
@@ -460,6 +460,23 @@ export function writeTextUpdate(field: YTextField | undefined, current: string, 
     return undefined
   }
   return { update, doc, wellFormed, exactFold: fromEmpty && wellFormed }
+}
+
+/**
+ * fast-diff's edit script from `current` to `next`, or, when it cannot compute one, the whole
+ * text replaced: on some pairs holding lone surrogates ("😀" to "😁\uDE00") it recurses until
+ * the stack overflows, and an edit must never fail for that (test/routes/editor-surrogates.test.ts).
+ */
+function characterDiff(current: string, next: string): diff.Diff[] {
+  try {
+    return diff(current, next)
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err
+    const whole: diff.Diff[] = []
+    if (current !== '') whole.push([diff.DELETE, current])
+    if (next !== '') whole.push([diff.INSERT, next])
+    return whole
+  }
 }
 
 /** The seed of a string (seedClientFor): the one update every writer makes for it. */

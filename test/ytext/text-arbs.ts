@@ -7,8 +7,9 @@ export const textArb = fc
   .map((xs) => xs.join(''))
 
 /**
- * fast-diff recurses without end on some pairs with lone surrogates ("😀" to "😁\uDE00"), in
- * textUpdate as before any doc was kept; tests leave such pairs out or write them as plain sets.
+ * fast-diff recurses without end on some pairs with lone surrogates ("😀" to "😁\uDE00"); textUpdate
+ * then replaces the whole text (ytext.ts characterDiff, test/routes/editor-surrogates.test.ts).
+ * These tests compare character edits, so they leave such pairs out or write them as plain sets.
  */
 export function diffable(a: string, b: string): boolean {
   try {
