@@ -465,7 +465,7 @@ export function writeTextUpdate(field: YTextField | undefined, current: string, 
 /**
  * fast-diff's edit script from `current` to `next`, or, when it cannot compute one, the whole
  * text replaced: on some pairs holding lone surrogates ("😀" to "😁\uDE00") it recurses until
- * the stack overflows, and an edit must never fail for that (test/routes/editor-surrogates.test.ts).
+ * the stack overflows, and an edit must never fail for that (test/routes/editor.test.ts "PUT lands an edit whose character diff cannot be computed").
  */
 function characterDiff(current: string, next: string): diff.Diff[] {
   try {

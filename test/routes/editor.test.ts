@@ -27,6 +27,19 @@ const blocks = async (obj: string, dataset = 'editor_blocks') =>
 const lastChange = async (obj: string, dataset = 'editor_blocks') => (await ok(call(b.app, 'GET', `${S}/objects/${obj}/history?dataset=${dataset}&limit=1`))).changes[0]
 
 describe('editor markdown routes', () => {
+  // fast-diff recurses without end on some pairs holding lone surrogates (a RangeError): the
+  // edit must still land, as a whole-text replacement (sync/crdt/ytext.ts characterDiff).
+  it('PUT lands an edit whose character diff cannot be computed', async () => {
+    const { obj, E } = await doc()
+    await ok(call(b.app, 'PUT', `${E}/markdown`, { content: 'a 😀 b\n' }))
+    const res = await call(b.app, 'PUT', `${E}/markdown`, { content: 'a 😁\uDE00 b\n' })
+    expect(res.statusCode).toBe(200)
+    const after = await blocks(obj)
+    expect(after).toHaveLength(1)
+    expect(after[0].text.startsWith('a 😁')).toBe(true)
+    expect(after[0].text.endsWith(' b')).toBe(true)
+  })
+
   it('PUT then GET round-trips normalized markdown; an empty document is ""', async () => {
     const { obj, E } = await doc()
     expect(await md(E)).toBe('')

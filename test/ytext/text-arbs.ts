@@ -8,7 +8,7 @@ export const textArb = fc
 
 /**
  * fast-diff recurses without end on some pairs with lone surrogates ("😀" to "😁\uDE00"); textUpdate
- * then replaces the whole text (ytext.ts characterDiff, test/routes/editor-surrogates.test.ts).
+ * then replaces the whole text (ytext.ts characterDiff, test/routes/editor.test.ts "PUT lands an edit whose character diff cannot be computed").
  * These tests compare character edits, so they leave such pairs out or write them as plain sets.
  */
 export function diffable(a: string, b: string): boolean {

@@ -58,6 +58,8 @@ export class SearchIndex {
   /** Something asked for the index in memory (a search, `$text`) since it last left it. */
   private wanted = false
   private evictionScheduled = false
+  /** The load `warm` started, until it ends. */
+  private warming?: Promise<void>
   private readonly started: Promise<void>
   readonly work: IndexWork
   readonly vectors: VectorIndexer
@@ -135,7 +137,12 @@ export class SearchIndex {
   /** Loads the index into memory in the background (a `$text` filter that found it on disk). */
   warm() {
     this.wanted = true
-    void this.started.then(() => this.lane.run(() => this.ensureLoaded())).catch(() => undefined)
+    // Once while a load waits: a live window's filter asks for every row it tests.
+    if (this.warming) return
+    this.warming = this.started
+      .then(() => this.lane.run(() => this.ensureLoaded()))
+      .catch(() => undefined)
+      .finally(() => (this.warming = undefined))
   }
 
   /** Resolves once every commit so far is in the index (and the index is built). */
