@@ -1,4 +1,5 @@
 import type { Env } from '../../sync/core/env.ts'
+import { nextTurn } from '../../sync/core/turns.ts'
 import type { PushConfig } from '../push/config.ts'
 import type { CryptoProvider } from '../../sync/crypto/provider.ts'
 import type { WalletKeys } from '../../sync/crypto/wallet.ts'
@@ -58,7 +59,7 @@ export const realTimer: Timer = {
     t.unref?.()
     return () => clearTimeout(t)
   },
-  yield: () => new Promise<void>((resolve) => setImmediate(resolve)),
+  yield: nextTurn,
 }
 
 /** Malformed or refused messages a peer has sent so far, by the session's counters. */

@@ -1,4 +1,5 @@
 import type { Connection, PeerId, Stream } from '@libp2p/interface'
+import { nextTurn } from '../../sync/core/turns.ts'
 import * as lp from 'it-length-prefixed'
 import { Uint8ArrayList } from 'uint8arraylist'
 import { TransportError, type Transport } from '../../sync/protocol/transport.ts'
@@ -337,5 +338,9 @@ export class Libp2pTransport implements Transport {
   }
 }
 
-/** A macrotask turn: timers, I/O and other peers run before the next batch of frames. */
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
+/**
+ * A turn of the event loop: timers, I/O and other peers run before the next batch of frames. The
+ * process's shared turns (sync/core/turns.ts), so a peer's frames are one slice of an iteration
+ * like an ingest's, not one more on top of it.
+ */
+const yieldToEventLoop = nextTurn

@@ -1,3 +1,4 @@
+import { nextTurn } from '../../sync/core/turns.ts'
 import { runQuerySteps, type CompiledQuery, type Doc, type QueryOptions, type QueryResult, type QuerySource, type Steps } from '../../sync/query/index.ts'
 
 /**
@@ -15,8 +16,9 @@ interface Job {
 
 /**
  * Runs stepped query evaluations (sync/query `runQuerySteps`) round-robin, one step each in
- * turn, for up to QUERY_SLICE_MS per turn, then yields with setImmediate. One queue per
- * process: the slice bounds all query work together, not each query.
+ * turn, for up to QUERY_SLICE_MS per turn, then waits for the process's next turn
+ * (sync/core/turns.ts: an ingest's or a peer's slice takes the iterations between). One queue
+ * per process: the slice bounds all query work together, not each query.
  */
 export class QueryScheduler {
   private readonly queue: Job[] = []
@@ -37,7 +39,7 @@ export class QueryScheduler {
       this.queue.push({ steps, resolve: resolve as (v: unknown) => void, reject })
       if (!this.scheduled) {
         this.scheduled = true
-        setImmediate(() => this.drive())
+        void nextTurn().then(() => this.drive())
       }
     })
   }
@@ -56,7 +58,7 @@ export class QueryScheduler {
       if (r.done) job.resolve(r.value)
       else this.queue.push(job)
     }
-    if (this.queue.length > 0) setImmediate(() => this.drive())
+    if (this.queue.length > 0) void nextTurn().then(() => this.drive())
     else this.scheduled = false
   }
 }

@@ -1,3 +1,5 @@
+import { nextTurn } from './turns.ts'
+
 /**
  * Everything nondeterministic enters sync/ through this environment: the daemon passes the
  * real clock, timers and CSPRNG, the simulator a virtual clock, its event queue and a seeded
@@ -17,8 +19,10 @@ export interface Env {
   setTimer(ms: number, fn: () => void, background?: boolean): () => void
   /**
    * Gives the event loop a turn (a macrotask): long work (a large ingest) calls it every few
-   * milliseconds so timers, the HTTP API and other peers run in between. Absent where events
-   * run one at a time (the simulator): there nothing waits, and work is never cut.
+   * milliseconds so timers, the HTTP API and other peers run in between. The system env's turns
+   * are the process's (turns.ts): an iteration resumes waiting slices, in order, for about 10 ms.
+   * Absent where events run one at a time (the simulator): there nothing waits, and work is
+   * never cut.
    */
   yield?(): Promise<void>
 }
@@ -32,6 +36,6 @@ export const systemEnv: Env = {
     if (background && typeof timer === 'object') timer.unref()
     return () => clearTimeout(timer)
   },
-  // setImmediate runs after pending I/O callbacks; a browser has none, and a 0 ms timer serves.
-  yield: () => new Promise<void>((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0))),
+  // Slices of every workload share the loop's iterations (turns.ts says why).
+  yield: nextTurn,
 }
