@@ -29,6 +29,8 @@ import { browserFixture } from '../test/browser/harness.ts'
 const OBJECTS = Number(process.env.BENCH_BROWSER_OBJECTS ?? 10_000)
 const BACKLOG = Number(process.env.BENCH_BROWSER_BACKLOG ?? 10_000)
 const COLD_RUNS = 3
+/** Verify workers of the page's ingest (default: as openBrowserAccount starts them; 0: verify on the page's thread). */
+const VERIFY_WORKERS = process.env.BENCH_BROWSER_VERIFY_WORKERS === undefined ? undefined : Number(process.env.BENCH_BROWSER_VERIFY_WORKERS)
 const OWNER_SEED = new Array(32).fill(9)
 const progress = (m: string) => process.stderr.write(`[bench browser] ${m}\n`)
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -60,7 +62,7 @@ async function fixture() {
 }
 
 function encodeFixture(f: Awaited<ReturnType<typeof fixture>>, backlog: number): Uint8Array {
-  const header = new TextEncoder().encode(JSON.stringify({ spaceId: f.spaceId, ownerSeed: OWNER_SEED, readKey: [...f.readKey], setup: f.setup.length, backlog }))
+  const header = new TextEncoder().encode(JSON.stringify({ spaceId: f.spaceId, ownerSeed: OWNER_SEED, readKey: [...f.readKey], setup: f.setup.length, backlog, verifyWorkers: VERIFY_WORKERS }))
   const items = [...f.setup, ...f.body]
   const ids = items.map((c) => new TextEncoder().encode(c.id))
   const size = 4 + header.length + items.reduce((n, c, i) => n + 2 + ids[i].length + 4 + c.raw.length, 0)

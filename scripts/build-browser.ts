@@ -61,11 +61,11 @@ export async function buildBrowserTests(): Promise<string> {
   await build({
     ...common,
     minify: false,
-    entryPoints: { app: join(page, 'app.ts'), conformance: join(page, 'conformance.ts'), bench: join(page, 'bench.ts') },
+    entryPoints: { app: join(page, 'app.ts'), conformance: join(page, 'conformance.ts'), bench: join(page, 'bench.ts'), verify: join(page, 'verify.ts') },
     outdir: BROWSER_TEST_DIST,
     alias: { vitest: join(page, 'runner.ts') },
   })
-  for (const f of ['index.html', 'conformance.html', 'bench.html']) await copyFile(join(page, f), join(BROWSER_TEST_DIST, f))
+  for (const f of ['index.html', 'conformance.html', 'bench.html', 'verify.html']) await copyFile(join(page, f), join(BROWSER_TEST_DIST, f))
   return BROWSER_TEST_DIST
 }
 

@@ -11,6 +11,7 @@ import { AccountEngine } from '../space/account-engine.ts'
 import type { AnyModule } from '../space/module.ts'
 import { DEFAULT_MODULES } from '../modules/index.ts'
 import { browserEnv } from './env.ts'
+import { verifyInWorkers, type WorkerVerifier } from './verify-workers.ts'
 
 /** Where the page keeps what is its own and not the account's: this device's key. */
 const DEVICE_STORE = 'browser-device'
@@ -81,9 +82,13 @@ export async function openBrowserAccount(o: OpenAccountOptions): Promise<Browser
   const accountId = identityOf(accountKey.publicKey)
   const storage = o.storage ?? new IndexedDbStorageAdapter({ dbName: o.dbName ?? `svc-${accountId}` })
   let account: AccountEngine | undefined
+  let ownWorkers: WorkerVerifier | undefined
   try {
     const device = await deviceKey(storage, env, accountId)
-    const crypto = o.crypto ?? (await browserCryptoProvider())
+    // Signatures of received changes verify in workers, off the page's thread (verify-workers.ts).
+    if (!o.crypto) ownWorkers = verifyInWorkers(await browserCryptoProvider())
+    const crypto = o.crypto ?? ownWorkers!
+    const workers = ownWorkers
     account = await AccountEngine.open({ storage, crypto, env, accountKey, modules: o.modules ?? DEFAULT_MODULES })
     const deviceId = identityOf(device.publicKey)
     await account.devices.register(deviceId, o.deviceName ?? `browser ${deviceId.slice(-6)}`)
@@ -94,11 +99,13 @@ export async function openBrowserAccount(o: OpenAccountOptions): Promise<Browser
       async close() {
         await engine.close()
         await storage.close()
+        workers?.close()
       },
     }
   } catch (err) {
     await account?.close().catch(() => undefined)
     await storage.close().catch(() => undefined)
+    ownWorkers?.close()
     throw err
   }
 }

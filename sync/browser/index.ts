@@ -13,6 +13,7 @@ export { openBrowserAccount, browserCryptoProvider, type BrowserAccount, type Op
 export { BrowserSync, BROWSER_INGEST_AHEAD, type BrowserSyncOptions } from './sync.ts'
 export { liveQuery, liveObjects, liveRecords, type LiveQuery, type LiveQueryOptions } from './live.ts'
 export { browserEnv, macrotask } from './env.ts'
+export { verifyInWorkers, type VerifyWorkerOptions, type WorkerVerifier } from './verify-workers.ts'
 export { runQuery, type QueryOptions, type QueryResult, type ChangesFrame } from '../query/index.ts'
 export { IndexedDbStorageAdapter } from '../storage/indexeddb.ts'
 export { newMnemonic, isValidMnemonic, accountKeyFromMnemonic, identityOf } from '../crypto/keys.ts'

@@ -53,8 +53,8 @@ describe('a page syncs with a real daemon over libp2p WebSockets (real Chromium)
     const opened = await app<{ accountId: string; deviceId: string; crypto: string }>('restore', mnemonic)
     expect(opened.accountId).toBe(accountId)
     deviceId = opened.deviceId
-    // Chromium has Ed25519 in WebCrypto: the page verifies with it, not with noble.
-    expect(opened.crypto).toBe('browser-webcrypto')
+    // Chromium has Ed25519 in WebCrypto: the page verifies with it, not with noble, in workers.
+    expect(opened.crypto).toBe('browser-webcrypto+workers')
     await app('connect', await wsAddress(d))
 
     const total = (await ok(d, 'POST', `${S()}/objects/query`, { limit: 0, includeTotal: true })).total
@@ -70,6 +70,9 @@ describe('a page syncs with a real daemon over libp2p WebSockets (real Chromium)
       throw new Error(`${e.message}: ${JSON.stringify(last)}\n${why()}`)
     })
     expect(last.page).toMatch(/^[0-9a-f]{64}$/)
+    // The signatures of the changes head sync brought were verified off the page's thread.
+    const by = await app<{ workers: number; page: number }>('verifiedBy')
+    expect(by.workers, JSON.stringify(by)).toBeGreaterThan(total)
     mkdirSync(join(REPO, 'test-results'), { recursive: true })
     await page.screenshot({ path: SCREENSHOT, fullPage: true })
   })

@@ -3,7 +3,7 @@
  * small status view (what the suite's screenshot shows) and `window.app`, the handles the
  * tests drive through playwright's `page.evaluate`.
  */
-import { BrowserSync, liveRecords, openBrowserAccount, type BrowserAccount, type ChangesFrame, type LiveQuery } from '../../../sync/browser/index.ts'
+import { BrowserSync, liveRecords, openBrowserAccount, type BrowserAccount, type ChangesFrame, type LiveQuery, type WorkerVerifier } from '../../../sync/browser/index.ts'
 
 let acc: BrowserAccount | undefined
 let sync: BrowserSync | undefined
@@ -40,6 +40,10 @@ const app = {
   },
   async spaces() {
     return (await need().account.listSpaces()).map((s) => ({ id: s.id, name: s.name }))
+  },
+  /** Signatures verified in the account's verify workers and on the page's thread. */
+  verifiedBy() {
+    return (need().crypto as Partial<WorkerVerifier>).verifiedBy?.()
   },
   objectCount(spaceId: string) {
     const space = need().account.held(spaceId)

@@ -6,7 +6,7 @@
  * The fixture comes as one binary file (bench/browser.ts writes it): a JSON header (space id,
  * owner seed, read key, how many items are setup and backlog) and every change, length-prefixed.
  */
-import { BROWSER_INGEST_AHEAD, browserCryptoProvider, browserEnv, IndexedDbStorageAdapter, runQuery } from '../../../sync/browser/index.ts'
+import { BROWSER_INGEST_AHEAD, browserCryptoProvider, browserEnv, IndexedDbStorageAdapter, runQuery, verifyInWorkers } from '../../../sync/browser/index.ts'
 import { SpaceEngine } from '../../../sync/space/space-engine.ts'
 import { DEFAULT_MODULES } from '../../../sync/modules/index.ts'
 import { keyPairFromSeed, publicKeyOf } from '../../../sync/crypto/keys.ts'
@@ -19,6 +19,8 @@ interface Header {
   readKey: number[]
   setup: number
   backlog: number
+  /** Verify workers (undefined: the default openBrowserAccount uses). */
+  verifyWorkers?: number
 }
 
 const DB = 'svc-bench'
@@ -70,7 +72,8 @@ function timed(a: IndexedDbStorageAdapter): IndexedDbStorageAdapter {
 
 async function openEngine(h: Header) {
   const storage = timed(new IndexedDbStorageAdapter({ dbName: DB }))
-  const crypto = await browserCryptoProvider()
+  // The page's crypto as openBrowserAccount makes it: signatures verify in workers.
+  const crypto = verifyInWorkers(await browserCryptoProvider(), { workers: h.verifyWorkers })
   const engine = await SpaceEngine.open({ storage, crypto, env: browserEnv }, h.spaceId, keyPairFromSeed(new Uint8Array(h.ownerSeed)), { modules: DEFAULT_MODULES })
   return { storage, crypto, engine }
 }
@@ -140,7 +143,10 @@ const bench = {
     await feed(items.slice(h.setup + h.backlog))
     const objects = [...engine.objectDocs()].length
     await storage.close()
-    return { ingestMs, storageWaitMs, changes: h.backlog, objects, verifier: crypto.name }
+    const workers = crypto.workersReady()
+    const by = crypto.verifiedBy()
+    crypto.close()
+    return { ingestMs, storageWaitMs, changes: h.backlog, objects, verifier: `${crypto.name} (${workers} ready; ${by.workers} in workers, ${by.page} on the page)` }
   },
 
   /**
@@ -179,11 +185,12 @@ const bench = {
   /** In a freshly loaded page: open the space from IndexedDB and answer a first object query. */
   async coldOpen(spaceId: string, ownerSeed: number[], name: string) {
     const t0 = performance.now()
-    const { storage, engine } = await openEngine({ spaceId, ownerSeed } as Header)
+    const { storage, crypto, engine } = await openEngine({ spaceId, ownerSeed } as Header)
     const first = runQuery(engine.objectSource(), { filter: { 'core.name': { $eq: name } }, limit: 10 })
     const ms = performance.now() - t0
     const objects = [...engine.objectDocs()].length
     await storage.close()
+    crypto.close()
     return { ms, found: first.records.length, objects }
   },
 }
