@@ -67,6 +67,20 @@ describe('FtsIndex binary base', () => {
     const longer = new Uint8Array(bytes.length + 4)
     longer.set(bytes)
     expect(() => FtsIndex.loadBinary(longer)).toThrow()
+    // Words in another byte order than this platform's (a database moved across platforms).
+    const dv = new DataView(bytes.buffer, bytes.byteOffset)
+    const hlen = dv.getUint32(4, true)
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + hlen))) as { little: boolean }
+    expect(typeof header.little).toBe('boolean')
+    const other = enc.encode(JSON.stringify({ ...header, little: !header.little }))
+    const start = 8 + hlen + ((4 - (hlen % 4)) % 4)
+    const otherStart = 8 + other.length + ((4 - (other.length % 4)) % 4)
+    const flipped = new Uint8Array(otherStart + bytes.length - start)
+    flipped.set(bytes.subarray(0, 4))
+    new DataView(flipped.buffer).setUint32(4, other.length, true)
+    flipped.set(other, 8)
+    flipped.set(bytes.subarray(start), otherStart)
+    expect(() => FtsIndex.loadBinary(flipped)).toThrow(/byte order/)
   })
 
   it('the store writes bases in the binary form across chunks; a base in the earlier JSON form still loads', async () => {

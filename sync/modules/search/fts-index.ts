@@ -197,13 +197,17 @@ const MAGIC = 0x31425446
 const NONE = 0xffffffff
 const te = new TextEncoder()
 const td = new TextDecoder()
+/** The words are in the writer's byte order, named in the header: another order reads as no base (rebuilt). */
+const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 
 /**
  * Layout: u32 magic, u32 byte length of a JSON header, the header (counters, field ids,
  * average lengths, stored fields, every document id and every term, in minisearch's own
- * iteration order), zero padding to 4 bytes, then u32 words: per document its short id; per
- * document its field lengths (count, then each, NONE for a hole); per term its fields (count,
- * then per field: id, posting count, then short id and frequency pairs). Little-endian.
+ * iteration order), zero padding to 4 bytes, then u32 words in the platform's byte order (named
+ * in the header; little-endian wherever svc runs): per document its short id; per document its
+ * field lengths (count, then each, NONE for a hole); per term its fields (count, then per
+ * field: id, posting count, then short id and frequency pairs). The two u32 before the header
+ * are little-endian.
  */
 function encodeBinary(ms: MsState): Uint8Array {
   const ids: string[] = []
@@ -229,7 +233,7 @@ function encodeBinary(ms: MsState): Uint8Array {
   }
   const header = te.encode(JSON.stringify({
     documentCount: ms._documentCount, nextId: ms._nextId, fieldIds: ms._fieldIds, averageFieldLength: ms._avgFieldLength, dirtCount: ms._dirtCount,
-    storedFields: [...ms._storedFields], ids, terms,
+    storedFields: [...ms._storedFields], little: LITTLE, ids, terms,
   }))
   const start = 8 + header.length + ((4 - (header.length % 4)) % 4)
   const out = new Uint8Array(start + words.length * 4)
@@ -248,8 +252,9 @@ function decodeBinary(bytes: Uint8Array): { ms: MiniSearch<IndexedDoc>; keys: st
   const hlen = dv.getUint32(4, true)
   const h = JSON.parse(td.decode(bytes.subarray(8, 8 + hlen))) as {
     documentCount: number; nextId: number; fieldIds: Record<string, number>; averageFieldLength: number[]; dirtCount: number
-    storedFields: Array<[number, Record<string, unknown>]>; ids: string[]; terms: string[]
+    storedFields: Array<[number, Record<string, unknown>]>; little: boolean; ids: string[]; terms: string[]
   }
+  if (h.little !== LITTLE) throw new Error('binary search index written in another byte order')
   const start = 8 + hlen + ((4 - (hlen % 4)) % 4)
   if ((bytes.byteLength - start) % 4 !== 0) throw new Error('truncated binary search index')
   // Aligned copy when the bytes do not sit on a 4-byte boundary (a storage read's own buffer).
