@@ -120,12 +120,6 @@ export class InMemoryIndex implements QuerySource {
   private readonly slotDocs: Array<Doc | undefined> = []
   private readonly freeSlots: number[] = []
   private readonly indexes = new Map<string, PathIndex>()
-  /**
-   * `id` is among the declared paths: answered from `docs` and `slotOf` (ids are unique), not
-   * from postings, which would cost a Map and a slot list per document (opening a
-   * 100,000-object space built 100,000 of each).
-   */
-  private readonly byId: boolean = false
   private readonly auto: AutoIndexOptions | undefined
   private readonly built: string[] = []
   private readonly misses = new Map<string, number>()
@@ -137,8 +131,7 @@ export class InMemoryIndex implements QuerySource {
     for (const p of paths) {
       const segs = parsePath(p)
       if (!segs) throw new TypeError(`malformed index path ${p}`)
-      if (p === 'id') this.byId = true
-      else this.indexes.set(p, { segs, byValue: new Map() })
+      this.indexes.set(p, { segs, byValue: new Map() })
     }
     this.auto = options.autoIndex
     this.autoSort = options.autoSort
@@ -151,7 +144,7 @@ export class InMemoryIndex implements QuerySource {
 
   /** Every indexed path, declared and built on demand. */
   get paths(): string[] {
-    return this.byId ? ['id', ...this.indexes.keys()] : [...this.indexes.keys()]
+    return [...this.indexes.keys()]
   }
 
   /** The paths indexed on demand, oldest first. */
@@ -201,10 +194,6 @@ export class InMemoryIndex implements QuerySource {
   }
 
   lookup(path: string, value: Scalar): ReadonlyMap<string, Doc> | undefined {
-    if (path === 'id' && this.byId) {
-      const doc = typeof value === 'string' ? this.docs.get(value) : undefined
-      return doc ? new Map([[value as string, doc]]) : EMPTY
-    }
     const ix = this.indexes.get(path) ?? this.onDemand(path)
     if (!ix) return undefined
     const k = scalarKey(value)
@@ -218,10 +207,6 @@ export class InMemoryIndex implements QuerySource {
   intersect(constraints: ReadonlyArray<{ path: string; values: readonly Scalar[] }>): Doc[] | undefined {
     const lists: Int32Array[] = []
     for (const c of constraints) {
-      if (c.path === 'id' && this.byId) {
-        lists.push(this.idSlots(c.values))
-        continue
-      }
       const ix = this.indexes.get(c.path)
       if (!ix) return undefined
       const parts: Int32Array[] = []
@@ -239,20 +224,6 @@ export class InMemoryIndex implements QuerySource {
     const out = new Array<Doc>(cur.length)
     for (let i = 0; i < cur.length; i++) out[i] = this.slotDocs[cur[i]] as Doc
     return out
-  }
-
-  /** Ascending slots of the documents whose id is one of `values`. */
-  private idSlots(values: readonly Scalar[]): Int32Array {
-    const slots: number[] = []
-    for (const v of values) {
-      const slot = typeof v === 'string' ? this.slotOf.get(v) : undefined
-      if (slot !== undefined) slots.push(slot)
-    }
-    slots.sort((a, b) => a - b)
-    const out = new Int32Array(slots.length)
-    let n = 0
-    for (const x of slots) if (n === 0 || out[n - 1] !== x) out[n++] = x
-    return out.subarray(0, n)
   }
 
   /** The kept order of this sort; the `afterQueries`-th query with it builds it (see AutoSortOptions). */

@@ -107,35 +107,6 @@ describe('InMemoryIndex.intersect and candidatesFor', () => {
     )
   })
 
-  it('the id path (answered from the documents, not postings) looks up and intersects like the brute force', () => {
-    fc.assert(
-      fc.property(
-        historyArb,
-        fc.uniqueArray(fc.integer({ min: 0, max: 29 }), { minLength: 1, maxLength: 8 }),
-        fc.uniqueArray(fc.integer({ min: 0, max: 20 }), { minLength: 1, maxLength: 4 }),
-        (history, ns, ps) => {
-          const ix = new InMemoryIndex(['id', 'p'])
-          const truth = replay(history, ix)
-          const wanted = [...new Set(ns.map((n) => rec(n).id))]
-          // Values repeated and out of order, and values no id can equal.
-          const values = [...wanted, ...wanted.slice().reverse(), 7, true]
-          const got = ix.intersect([
-            { path: 'id', values },
-            { path: 'p', values: ps },
-          ])!
-          const want = [...truth.values()].filter((d) => wanted.includes(d.id) && ps.includes(d.p as number))
-          expect(ids(got).sort()).toEqual(ids(want).sort())
-          for (const d of got) expect(d).toBe(truth.get(d.id))
-          expect(ids(ix.intersect([{ path: 'id', values }])!).sort()).toEqual(wanted.filter((id) => truth.has(id)).sort())
-          for (const id of wanted) expect([...ix.lookup('id', id)!.values()]).toEqual(truth.has(id) ? [truth.get(id)] : [])
-          expect(ix.lookup('id', 7)!.size).toBe(0)
-          expect(ix.paths).toEqual(['id', 'p'])
-        },
-      ),
-      { numRuns: 300 },
-    )
-  })
-
   it('intersecting several equality indexes gives the same results as a scan, exact when only equalities remain', () => {
     const docs = Array.from({ length: 60 }, (_, i) => rec(i, { core: { types: [TYPES[i % 3]], status: STATUS[Math.floor(i / 3) % 3] }, p: (i * 7) % 11 }))
     const ix = new InMemoryIndex(['core.types', 'core.status'], docs)
