@@ -23,7 +23,7 @@ import { openProfiles, type MemberProfile } from './member-profiles.ts'
 import { applyChecked, rebuildTree } from './apply-batch.ts'
 import { checkStage } from './check-stage.ts'
 import { changesNothing } from './unchanged.ts'
-import { decodeStoredRecord, type StoredRecord } from './record-codec.ts'
+import { decodeStoredHead, type StoredHead } from './record-codec.ts'
 import { aclEntryOf, ReplicaState, type ReplicaDeps, type TreeMeta } from './replica-state.ts'
 import { changeKey, datasetPrefix, rebuildKey, recordKey, treePrefix, VERSION_SEQ_KEY, unesc } from './storage-keys.ts'
 import type { TreeIndex } from './tree-index.ts'
@@ -185,14 +185,15 @@ export class SpaceReplica {
   /**
    * The same record of many objects in one storage read (opening a space reads every object's
    * row: one `getMany` per chunk instead of a read per object, which on IndexedDB is a
-   * transaction each). Reads only; nothing is cached.
+   * transaction each). Reads only; nothing is cached, and only the records' heads are decoded
+   * (record-codec.ts: their op logs are not parsed).
    */
   async getRecordsOf(objectIds: readonly string[], ds: string, id: string): Promise<Array<MaterializedRecord | undefined>> {
     const keys = objectIds.map((o) => recordKey(this.spaceId, o, ds, id))
     const raws = await this.deps.storage.getMany(STORES.records, keys)
     return keys.map((k, i) => {
       const raw = raws[i]
-      const st = this.s.records.peek(k) ?? (raw ? decodeStoredRecord(raw) : undefined)
+      const st = this.s.records.peek(k) ?? (raw ? decodeStoredHead(raw) : undefined)
       return st ? materialize(id, st) : undefined
     })
   }
@@ -211,7 +212,7 @@ export class SpaceReplica {
     const prefix = datasetPrefix(this.spaceId, objectId, ds)
     const out: MaterializedRecord[] = []
     for (const [k, v] of await this.deps.storage.scan(STORES.records, { prefix })) {
-      const st = this.s.records.peek(k) ?? decodeStoredRecord(v)
+      const st = this.s.records.peek(k) ?? decodeStoredHead(v)
       out.push(materialize(unesc(k.slice(prefix.length)), st))
     }
     return out
@@ -230,7 +231,7 @@ export class SpaceReplica {
       parts.push([k, [...m.heads].sort(), m.deleted ?? null])
     }
     for (const [k, v] of await storage.scan(STORES.records, { prefix: `${this.spaceId}/` })) {
-      const r = decodeStoredRecord(v)
+      const r = decodeStoredHead(v)
       parts.push(r.yt ? [k, r.value ?? null, r.deleted ?? null, r.created, r.modified, ytextDigestPart(r.yt)] : [k, r.value ?? null, r.deleted ?? null, r.created, r.modified])
     }
     return toHex(sha256(encodeCanonical(parts)))
@@ -563,7 +564,7 @@ export class SpaceReplica {
   }
 }
 
-function materialize(id: string, st: StoredRecord): MaterializedRecord {
+function materialize(id: string, st: StoredHead): MaterializedRecord {
   return { id, value: st.value, deleted: !!st.deleted, verId: verIdOf(st.created), created: st.created, modified: st.modified, versionId: st.v, ...(st.yt ? { yt: st.yt } : {}) }
 }
 

@@ -13,7 +13,8 @@ import { SEARCH_LIMITS, SEARCH_STORES } from './limits.ts'
  * a load that finds another version is stale and the service rebuilds.
  */
 export interface FtsMeta {
-  format: 1
+  /** 2: the base is FtsIndex's binary form; 1 (earlier builds): minisearch's JSON. Deltas are JSON either way. */
+  format: 1 | 2
   gen: number
   chunks: number
   deltas: number
@@ -24,7 +25,8 @@ export interface FtsMeta {
   catalog: string
 }
 
-const FORMAT = 1
+/** The format new bases are written in; a meta of format 1 still loads until its next base. */
+const FORMAT = 2
 const pad = (n: number) => String(n).padStart(8, '0')
 const enc = new TextEncoder()
 const dec = new TextDecoder()
@@ -45,7 +47,7 @@ export class FtsStore {
     if (!raw) return undefined
     try {
       const m = JSON.parse(dec.decode(raw)) as FtsMeta
-      return m.format === FORMAT ? m : undefined
+      return m.format === 1 || m.format === 2 ? m : undefined
     } catch {
       return undefined
     }
@@ -59,7 +61,7 @@ export class FtsStore {
     try {
       const chunks = await this.storage.scan(this.S, { prefix: this.key('base', meta.gen) + '/' })
       if (chunks.length !== meta.chunks) return undefined
-      const index = meta.chunks === 0 ? FtsIndex.empty() : FtsIndex.load(chunks.map(([, v]) => dec.decode(v)).join(''))
+      const index = meta.chunks === 0 ? FtsIndex.empty() : meta.format === 1 ? FtsIndex.load(chunks.map(([, v]) => dec.decode(v)).join('')) : FtsIndex.loadBinary(concat(chunks.map(([, v]) => v)))
       let done = index.size
       progress?.(done)
       for (const [, v] of await this.storage.scan(this.S, { prefix: this.key('delta', meta.gen) + '/' })) {
@@ -86,10 +88,10 @@ export class FtsStore {
     let meta: FtsMeta
     if (index && (!prev || forceBase || (mayCompact && opsSinceBase > Math.max(SEARCH_LIMITS.compactAfterOps, prev.baseDocs * SEARCH_LIMITS.compactFraction)))) {
       const gen = (prev?.gen ?? 0) + 1
-      const text = index.serialize()
+      const bytes = index.serializeBinary()
       let chunks = 0
-      for (let i = 0; i < text.length; i += SEARCH_LIMITS.chunkBytes) {
-        batch.puts.push({ store: this.S, key: this.key('base', gen, chunks++), value: enc.encode(text.slice(i, i + SEARCH_LIMITS.chunkBytes)) })
+      for (let i = 0; i < bytes.length; i += SEARCH_LIMITS.chunkBytes) {
+        batch.puts.push({ store: this.S, key: this.key('base', gen, chunks++), value: bytes.slice(i, i + SEARCH_LIMITS.chunkBytes) })
       }
       if (prev) this.dropGeneration(prev, batch)
       meta = { format: FORMAT, gen, chunks, deltas: 0, opsSinceBase: 0, baseDocs: index.size, versionSeq, catalog }
@@ -122,4 +124,15 @@ export class FtsStore {
     for (let i = 0; i < m.chunks; i++) batch.dels.push({ store: this.S, key: this.key('base', m.gen, i) })
     for (let i = 0; i < m.deltas; i++) batch.dels.push({ store: this.S, key: this.key('delta', m.gen, i) })
   }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.byteLength
+  }
+  return out
 }
