@@ -1,4 +1,5 @@
 import type { StorageAdapter, WriteBatch } from '../../storage/adapter.ts'
+import { concatBytes } from '../../core/encoding.ts'
 import { FtsIndex, type IndexOp } from './fts-index.ts'
 import { SEARCH_LIMITS, SEARCH_STORES } from './limits.ts'
 
@@ -61,7 +62,7 @@ export class FtsStore {
     try {
       const chunks = await this.storage.scan(this.S, { prefix: this.key('base', meta.gen) + '/' })
       if (chunks.length !== meta.chunks) return undefined
-      const index = meta.chunks === 0 ? FtsIndex.empty() : meta.format === 1 ? FtsIndex.load(chunks.map(([, v]) => dec.decode(v)).join('')) : FtsIndex.loadBinary(concat(chunks.map(([, v]) => v)))
+      const index = meta.chunks === 0 ? FtsIndex.empty() : meta.format === 1 ? FtsIndex.load(chunks.map(([, v]) => dec.decode(v)).join('')) : FtsIndex.loadBinary(concatBytes(...chunks.map(([, v]) => v)))
       let done = index.size
       progress?.(done)
       for (const [, v] of await this.storage.scan(this.S, { prefix: this.key('delta', meta.gen) + '/' })) {
@@ -124,15 +125,4 @@ export class FtsStore {
     for (let i = 0; i < m.chunks; i++) batch.dels.push({ store: this.S, key: this.key('base', m.gen, i) })
     for (let i = 0; i < m.deltas; i++) batch.dels.push({ store: this.S, key: this.key('delta', m.gen, i) })
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.byteLength
-  }
-  return out
 }
