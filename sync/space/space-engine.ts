@@ -87,6 +87,13 @@ export class SpaceEngine {
   private readonly datasets = new DatasetCache()
   /** The space's services (types, bundles, one per module), built when the space opens. */
   readonly services: SpaceServices
+  /**
+   * Resolves once every object row is in the object index. Services are built before the rows
+   * are read; one that reads rows on its own schedule (a timer) waits for this first, since
+   * over storage that answers in later tasks (IndexedDB) its timer fires while they load.
+   */
+  readonly rowsLoaded: Promise<void>
+  private rowsDone!: () => void
 
   private constructor(
     readonly replica: SpaceReplica,
@@ -97,6 +104,7 @@ export class SpaceEngine {
     opts: SpaceOptions = {},
   ) {
     this.spaceIndexObjectId = spaceIndexObjectId
+    this.rowsLoaded = new Promise((r) => (this.rowsDone = r))
     this.services = new SpaceServices(this, modules, opts.scopedValues, opts.accountData)
   }
 
@@ -141,6 +149,7 @@ export class SpaceEngine {
       next = read(i + ROW_READ_CHUNK)
       for (let j = 0; j < rows.length; j++) await e.refreshRow(trees[i + j], { rec: rows[j] })
     }
+    e.rowsDone()
     // Commits are announced in order: each waits for the previous one's row refresh.
     replica.addCommitListener((info) => {
       e.feed.run(() => e.onCommit(info)).catch(() => undefined)

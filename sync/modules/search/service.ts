@@ -74,8 +74,9 @@ export class SearchIndex {
     this.lastVersion = ctx.space.replica.versionId()
     this.work = new IndexWork(ctx.space.spaceId, () => ctx.space.env.now())
     this.vectors = new VectorIndexer(ctx, this, embedders)
-    // After the space has opened (the constructor runs while it is being built).
-    this.started = this.later().then(() => this.lane.run(() => this.start()))
+    // After the space has opened: the constructor runs before the object rows are read, and the
+    // catalog (types, properties) and the rebuild read them.
+    this.started = ctx.space.rowsLoaded.then(() => this.lane.run(() => this.start()))
     this.started.catch(() => undefined)
     ctx.account.onChange((touched) => {
       if (touched === 'reloaded' || touched.get('settings')?.includes(ctx.space.spaceId)) void this.lane.run(() => this.readSettings(true)).catch(() => undefined)
