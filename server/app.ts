@@ -145,6 +145,19 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   )
   app.register(authRoutes(session))
   const { engine } = opts
+  if (engine) {
+    // A restart serves once the account's replicas are open; a space's object rows may still be
+    // loading (AccountEngineDeps.spacesInBackground): a route of that space waits for them.
+    // The space may be named in the path, the query (events, agents) or the body (usecase setup).
+    app.addHook('preHandler', async (request) => {
+      if (request.routeOptions.config.whileSpaceLoads === true || !session.authorized) return
+      const named = [request.params, request.query, request.body].flatMap((part) => {
+        const v = part && typeof part === 'object' ? (part as { spaceId?: unknown }).spaceId : undefined
+        return (Array.isArray(v) ? v : [v]).filter((id): id is string => typeof id === 'string')
+      })
+      for (const spaceId of named) await engine.account().loaded(spaceId)
+    })
+  }
   app.register(identityRoutes(hub, engine ? { watch: (emit) => watchDirectory(engine.account(), emit) } : undefined))
   if (engine) {
     for (const routes of engineRoutes(engine)) app.register(routes)

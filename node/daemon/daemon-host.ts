@@ -63,7 +63,7 @@ export class DaemonHost implements AccountHost {
       const crypto = nodeCryptoProvider({ verify: 'threadpool' })
       // Blocks are files beside the database; blocks an older daemon kept in it stay readable.
       const blocks = new FsBlockStore(join(booted.dir, BLOCKS_DIR), new KvBlockStore(storage))
-      account = await AccountEngine.open({ storage, blocks, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES, ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}) })
+      account = await AccountEngine.open({ storage, blocks, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES, spacesInBackground: true, ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}) })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
       const listen = this.options.p2pListen
       const p2p =

@@ -15,6 +15,11 @@ declare module 'fastify' {
      * apply to it. docs/api.md "HTTP edges".
      */
     streamedBody?: boolean
+    /**
+     * The route serves a space whose object rows still load after a restart (the search, from
+     * its saved index). Every other route with a `spaceId` waits for them first (server/app.ts).
+     */
+    whileSpaceLoads?: boolean
   }
 }
 

@@ -4,7 +4,6 @@ import { searchModule } from '../../sync/modules/search/module.ts'
 import { runSearch } from '../../sync/modules/search/search.ts'
 import type { SearchIndex } from '../../sync/modules/search/service.ts'
 import { typed } from '../http/type-provider.ts'
-import { spaceServices } from '../routes/context.ts'
 import { SearchBody, SearchReply } from '../schemas/search.ts'
 import { SpaceParams } from '../schemas/spaces.ts'
 import { withRoutes, type ModuleRouteOptions } from './module.ts'
@@ -20,7 +19,8 @@ const searchRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
   if (registry instanceof ProcessRegistry) {
     const remove = registry.addSource(() => {
       const out: ProcessRecord[] = []
-      for (const sp of engine.account().openSpaces()) {
+      const account = engine.account()
+      for (const sp of [...account.openSpaces(), ...account.loadingSpaces()]) {
         let idx: SearchIndex
         try {
           idx = sp.services.of(searchModule)
@@ -36,8 +36,9 @@ const searchRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
 
   app.post(
     '/v1/spaces/:spaceId/search',
-    { schema: { summary: 'Search the space (full-text, vector or hybrid) in the local index', params: SpaceParams, body: SearchBody, response: { 200: SearchReply } } },
-    async (request) => runSearch(spaceServices(engine, request.params.spaceId).of(searchModule), request.body),
+    // Answered from the saved index while the space's rows still load after a restart.
+    { config: { whileSpaceLoads: true }, schema: { summary: 'Search the space (full-text, vector or hybrid) in the local index', params: SpaceParams, body: SearchBody, response: { 200: SearchReply } } },
+    async (request) => runSearch(engine.account().searchable(request.params.spaceId).services.of(searchModule), request.body),
   )
 }
 

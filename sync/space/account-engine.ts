@@ -58,6 +58,14 @@ export interface AccountEngineDeps {
    */
   onSpaceOpened?: (opened: number, total: number) => void
   /**
+   * The listed spaces' object rows load after `open` returns (the daemon: a restart serves once
+   * the replicas are open, not once every row of a large space is in memory). A space is held,
+   * announced and reached through `space()`/`held()` only once its rows are in; until then
+   * `loaded(spaceId)` waits for it and `searchable(spaceId)` reaches it for a search, which
+   * answers from its saved index. Default: `open` returns with every space whole.
+   */
+  spacesInBackground?: boolean
+  /**
    * Where files' blocks live. Default: rows of `storage` (KvBlockStore), which every adapter
    * carries; the daemon passes its files-on-disk store (node/storage/fs-block-store.ts).
    */
@@ -111,6 +119,9 @@ export class AccountEngine implements AccountModuleContext {
   /** The account's private datasets, as modules of every held space reach them. */
   readonly accountData: TechAccountData
   private readonly spaces = new Map<string, SpaceEngine>()
+  /** Spaces opened in the background whose rows still load (AccountEngineDeps.spacesInBackground). */
+  private readonly loading = new Map<string, { engine: SpaceEngine; held: Promise<void> }>()
+  private closed = false
   readonly events = new Emitter<AccountEvents>()
   /** Invites, joins, members and the rows they move (sync/space/sharing). */
   readonly sharing: Sharing
@@ -202,7 +213,7 @@ export class AccountEngine implements AccountModuleContext {
     const engine = new AccountEngine(deps, tech, techObjectId, modules)
     engine.stopProfiles = followProfiles(engine)
     await engine.sharing.refreshGates()
-    await engine.followSpaceRows(deps.onSpaceOpened)
+    await engine.followSpaceRows(deps.onSpaceOpened, deps.spacesInBackground === true)
     // Another device of this account may add or delete spaces: follow the tech space's rows.
     tech.events.on('change', (c) => {
       if (c.records.get(techObjectId)?.has(TECH_DS.spaces) || c.reloaded.has(techObjectId)) {
@@ -216,7 +227,7 @@ export class AccountEngine implements AccountModuleContext {
   private readonly following = new SerialQueue()
 
   /** Opens every listed space not open yet (empty until sync fills it), drops deleted ones. */
-  private async followSpaceRows(progress?: (opened: number, total: number) => void) {
+  private async followSpaceRows(progress?: (opened: number, total: number) => void, background = false) {
     const added: string[] = []
     const rows = await this.spaceRows()
     for (const [i, row] of rows.entries()) {
@@ -227,9 +238,12 @@ export class AccountEngine implements AccountModuleContext {
       }
       if (rowStatus(row) === 'deleted') {
         this.spaces.delete(row.spaceId)
+        this.loading.delete(row.spaceId)
         continue
       }
-      if (!this.spaces.has(row.spaceId)) {
+      if (this.spaces.has(row.spaceId) || this.loading.has(row.spaceId)) continue
+      if (background) await this.openInBackground(row.spaceId)
+      else {
         await this.openSpace(row.spaceId)
         added.push(row.spaceId)
       }
@@ -321,6 +335,8 @@ export class AccountEngine implements AccountModuleContext {
 
   /** SpaceInfo rows; `status` is 'all' or one status, default active. */
   async listSpaces(status: SpaceStatus | 'all' = 'active'): Promise<SpaceInfo[]> {
+    // Names and members come from the spaces' rows.
+    await this.allLoaded()
     const out: SpaceInfo[] = []
     for (const row of await this.spaceRows()) {
       if (status !== 'all' && rowStatus(row) !== status) continue
@@ -332,6 +348,7 @@ export class AccountEngine implements AccountModuleContext {
   async info(spaceId: string): Promise<SpaceInfo> {
     const row = await this.spaceRow(spaceId)
     if (!row) throw new SvcError('space.not_found', 'space not found', { spaceId })
+    await this.loaded(spaceId)
     return this.infoOf(row)
   }
 
@@ -441,7 +458,58 @@ export class AccountEngine implements AccountModuleContext {
 
   private async openSpace(spaceId: string) {
     if (this.spaces.has(spaceId)) return
+    const pending = this.loading.get(spaceId)
+    if (pending) return pending.held
     this.hold(await SpaceEngine.open(this.replicaDeps, spaceId, this.deps.accountKey, this.spaceOptions))
+  }
+
+  /**
+   * Opens a space's replica now and its rows after: held and announced once they are in (a
+   * space whose row was deleted meanwhile, or an account closed meanwhile, is not). A load that
+   * fails leaves the space unheld, as a failed `open` would.
+   */
+  private async openInBackground(spaceId: string) {
+    const engine = await SpaceEngine.openLoading(this.replicaDeps, spaceId, this.deps.accountKey, this.spaceOptions)
+    const entry = { engine, held: Promise.resolve() }
+    entry.held = engine.rowsLoaded.then(
+      () => {
+        if (this.loading.get(spaceId) !== entry) return
+        this.loading.delete(spaceId)
+        if (this.closed || this.spaces.has(spaceId)) return
+        this.hold(engine)
+        this.announce([spaceId])
+      },
+      () => {
+        if (this.loading.get(spaceId) === entry) this.loading.delete(spaceId)
+      },
+    )
+    this.loading.set(spaceId, entry)
+  }
+
+  /** Spaces opened in the background whose rows still load (their index work shows in processes). */
+  loadingSpaces(): SpaceEngine[] {
+    return [...this.loading.values()].map((l) => l.engine)
+  }
+
+  /** Resolves once a space opened in the background is held (at once for any other id). */
+  async loaded(spaceId: string): Promise<void> {
+    await this.loading.get(spaceId)?.held
+  }
+
+  /** Resolves once every space opened in the background is held (or failed to load). */
+  async allLoaded(): Promise<void> {
+    while (this.loading.size) await Promise.all([...this.loading.values()].map((l) => l.held))
+  }
+
+  /**
+   * The engine a search of a space uses: the held one, or one still loading its rows (its
+   * search answers from the saved index; sync/modules/search/service.ts). Codes as `space()`.
+   */
+  searchable(spaceId: string): SpaceEngine {
+    const pending = this.loading.get(spaceId)
+    if (!pending) return this.space(spaceId)
+    this.sharing.gate(spaceId)
+    return pending.engine
   }
 
   private async infoOf(row: SpaceRow): Promise<SpaceInfo> {
@@ -469,6 +537,9 @@ export class AccountEngine implements AccountModuleContext {
   }
 
   async close(): Promise<void> {
+    this.closed = true
+    // Loads still reading rows finish first: the storage closes after this.
+    await Promise.allSettled([...this.loading.values()].map((l) => l.engine.rowsLoaded))
     await this.services.close()
     this.stopProfiles()
     this.scopedValues.close()

@@ -93,7 +93,9 @@ export class SpaceEngine {
    * over storage that answers in later tasks (IndexedDB) its timer fires while they load.
    */
   readonly rowsLoaded: Promise<void>
-  private rowsDone!: () => void
+  private rowsAreLoaded = false
+  private readonly rowsDone: () => void
+  private readonly rowsFailed: (err: unknown) => void
 
   private constructor(
     readonly replica: SpaceReplica,
@@ -104,7 +106,16 @@ export class SpaceEngine {
     opts: SpaceOptions = {},
   ) {
     this.spaceIndexObjectId = spaceIndexObjectId
-    this.rowsLoaded = new Promise((r) => (this.rowsDone = r))
+    let done!: () => void
+    let failed!: (err: unknown) => void
+    this.rowsLoaded = new Promise((r, f) => ((done = r), (failed = f)))
+    // A failed load rejects `open`; a caller of `openLoading` that never awaits it is not told twice.
+    this.rowsLoaded.catch(() => undefined)
+    this.rowsDone = () => {
+      this.rowsAreLoaded = true
+      done()
+    }
+    this.rowsFailed = failed
     this.services = new SpaceServices(this, modules, opts.scopedValues, opts.accountData)
   }
 
@@ -118,6 +129,7 @@ export class SpaceEngine {
     const modules = ModuleSet.of(opts.modules)
     const replica = await SpaceReplica.create(SpaceEngine.depsWithPolicy(deps, modules), owner, { seed: opts.seed })
     const engine = await SpaceEngine.attach(replica, modules, deps.env, opts)
+    await engine.rowsLoaded
     const core: JsonObject = { types: ['spaceIndex'] }
     if (opts.name !== undefined) core.name = opts.name
     if (opts.description !== undefined) core.description = opts.description
@@ -127,6 +139,19 @@ export class SpaceEngine {
   }
 
   static async open(deps: ReplicaDeps, spaceId: string, me: KeyPair, opts: SpaceOptions = {}): Promise<SpaceEngine> {
+    const e = await SpaceEngine.openLoading(deps, spaceId, me, opts)
+    await e.rowsLoaded
+    return e
+  }
+
+  /**
+   * Opens a space and returns once its replica has loaded (ACL, trees), before the object rows
+   * are read: they load in the commit feed, so commits and `settled()` wait for them, and the
+   * synchronous readers (`objectDoc`, `objectDocs`, `objectSource`, ...) see only part of them
+   * until `rowsLoaded` resolves. The caller gates those readers on it; what may serve earlier
+   * (a search, from its own saved index) does so.
+   */
+  static async openLoading(deps: ReplicaDeps, spaceId: string, me: KeyPair, opts: SpaceOptions = {}): Promise<SpaceEngine> {
     const modules = ModuleSet.of(opts.modules)
     return SpaceEngine.attach(await SpaceReplica.open(SpaceEngine.depsWithPolicy(deps, modules), spaceId, me), modules, deps.env, opts)
   }
@@ -138,23 +163,38 @@ export class SpaceEngine {
     // Not known yet (sync fills it): its index root is accepted when it arrives.
     else if (!replica.treeMeta(indexId)) await replica.expectDerived(SPACE_INDEX_SEED)
     const e = new SpaceEngine(replica, indexId, modules, env, opts)
-    // Every row, read ROW_READ_CHUNK at a time: a read per object made opening a 10k-object
-    // space on IndexedDB take seconds (bench/browser.ts, coldOpenMs).
-    // The next chunk is read while this one enters the index.
+    // The row load is the feed's first task: a commit during it is announced after it, and its
+    // refresh re-reads what the load may have read before the commit.
     const trees = replica.treeIds()
-    const read = (i: number) => (i < trees.length ? replica.getRecordsOf(trees.slice(i, i + ROW_READ_CHUNK), ROW_DS, ROW_ID) : undefined)
-    let next = read(0)
-    for (let i = 0; next; i += ROW_READ_CHUNK) {
-      const rows = await next
-      next = read(i + ROW_READ_CHUNK)
-      for (let j = 0; j < rows.length; j++) await e.refreshRow(trees[i + j], { rec: rows[j] })
-    }
-    e.rowsDone()
+    e.feed.run(() => e.loadRows(trees)).then(e.rowsDone, e.rowsFailed)
     // Commits are announced in order: each waits for the previous one's row refresh.
     replica.addCommitListener((info) => {
       e.feed.run(() => e.onCommit(info)).catch(() => undefined)
     })
     return e
+  }
+
+  /** True once every object row is in the object index (`rowsLoaded`). */
+  get rowsReady(): boolean {
+    return this.rowsAreLoaded
+  }
+
+  /**
+   * Every row, read ROW_READ_CHUNK at a time: a read per object made opening a 10k-object
+   * space on IndexedDB take seconds (bench/browser.ts, coldOpenMs). The next chunk is read
+   * while this one enters the index; between chunks other work runs (a search of a space still
+   * loading, requests of other spaces).
+   */
+  private async loadRows(trees: readonly string[]) {
+    const replica = this.replica
+    const read = (i: number) => (i < trees.length ? replica.getRecordsOf(trees.slice(i, i + ROW_READ_CHUNK), ROW_DS, ROW_ID) : undefined)
+    let next = read(0)
+    for (let i = 0; next; i += ROW_READ_CHUNK) {
+      const rows = await next
+      next = read(i + ROW_READ_CHUNK)
+      for (let j = 0; j < rows.length; j++) await this.refreshRow(trees[i + j], { rec: rows[j] })
+      if (next) await this.env.yield?.()
+    }
   }
 
   get spaceId() {

@@ -57,10 +57,29 @@ export async function readCatalog(ctx: ModuleContext): Promise<Catalog> {
       }
     }
   }
-  const sig = JSON.stringify([[...collections].sort(), [...props].sort()])
+  return catalogOf(JSON.stringify([[...collections].sort(), [...props].sort()]), collections, props)
+}
+
+function catalogOf(sig: string, collections: Catalog['collections'], props: Catalog['props']): Catalog {
   const rowScopes = new Set([BASIC_SCOPE])
   for (const list of props.values()) for (const p of list) rowScopes.add(p.scope)
   return { sig, collections, props, rowScopes }
+}
+
+/**
+ * The catalog a saved index was built under, from its signature (which holds all of it). A
+ * space still loading its object rows cannot read its types yet; its saved index is answered
+ * under this until the rows are in, then the catalog is read again (SearchIndex.start).
+ * Undefined when the signature does not parse as one.
+ */
+export function catalogFromSig(sig: string): Catalog | undefined {
+  try {
+    const [collections, props] = JSON.parse(sig) as [Array<[string, { scope: string; fields: string[] | null }]>, Array<[string, Array<{ propId: string; scope: string }>]>]
+    if (!Array.isArray(collections) || !Array.isArray(props)) return undefined
+    return catalogOf(sig, new Map(collections), new Map(props))
+  } catch {
+    return undefined
+  }
 }
 
 const cut = (s: string) => (s.length > SEARCH_LIMITS.maxDocChars ? s.slice(0, SEARCH_LIMITS.maxDocChars) : s)

@@ -4,7 +4,7 @@ import type { ModuleContext } from '../../space/module.ts'
 import { ROW_DS, ROW_ID } from '../../space/schema.ts'
 import { objectRowDoc, type Doc } from '../../space/rows.ts'
 import type { SpaceChange } from '../../space/space-engine.ts'
-import { readCatalog, recordText, rowKeysOf, rowOps, rowTexts, type Catalog } from './catalog.ts'
+import { catalogFromSig, readCatalog, recordText, rowKeysOf, rowOps, rowTexts, type Catalog } from './catalog.ts'
 import { docKey, parseDocKey } from './doc-key.ts'
 import { FtsIndex, type IndexOp } from './fts-index.ts'
 import { FtsStore, type FtsMeta } from './fts-store.ts'
@@ -74,9 +74,9 @@ export class SearchIndex {
     this.lastVersion = ctx.space.replica.versionId()
     this.work = new IndexWork(ctx.space.spaceId, () => ctx.space.env.now())
     this.vectors = new VectorIndexer(ctx, this, embedders)
-    // After the space has opened: the constructor runs before the object rows are read, and the
-    // catalog (types, properties) and the rebuild read them.
-    this.started = ctx.space.rowsLoaded.then(() => this.lane.run(() => this.start()))
+    // After the space is built (the constructor runs while it is); its object rows may still be
+    // loading then (see start).
+    this.started = this.later().then(() => this.lane.run(() => this.start()))
     this.started.catch(() => undefined)
     ctx.account.onChange((touched) => {
       if (touched === 'reloaded' || touched.get('settings')?.includes(ctx.space.spaceId)) void this.lane.run(() => this.readSettings(true)).catch(() => undefined)
@@ -182,15 +182,27 @@ export class SearchIndex {
 
   // ------------------------------------------------------------------ lifecycle
 
+  /**
+   * Keeps the saved index when it is current: saved at the replica's version (nothing committed
+   * since) and under the catalog the space declares. The catalog comes from the object rows
+   * (types, properties); while they still load (SpaceEngine.openLoading), the saved index's
+   * own catalog stands in: at an unchanged version the rows it was read from are the rows now,
+   * so searches are answered before the rows are in. Once they are, the catalog is read again
+   * and a difference (a module's declarations changed with the code) rebuilds, as a drain does.
+   */
   private async start() {
     if (await this.readSettings(false)) return
     const meta = await this.store.meta()
-    this.catalog = await readCatalog(this.ctx)
-    const current = this.ctx.space.replica.versionId()
+    const space = this.ctx.space
+    const current = space.replica.versionId()
+    const early = !space.rowsReady && meta && meta.versionSeq === current ? catalogFromSig(meta.catalog) : undefined
+    if (!early && !space.rowsReady) await space.rowsLoaded
+    this.catalog = early ?? (await readCatalog(this.ctx))
     if (meta && meta.versionSeq === current && meta.catalog === this.catalog.sig) {
       // Current: it stays on disk until something uses it.
       this.meta = meta
       this.state = 'ready'
+      if (early) void space.rowsLoaded.then(() => this.lane.run(() => this.recheckCatalog())).catch(() => undefined)
       if (this.vectors.embedder) await this.ensureLoaded()
       return
     }
@@ -311,23 +323,33 @@ export class SearchIndex {
 
   // ------------------------------------------------------------------ drain
 
+  /** What is indexed changed (a property's meta.index, a dataset's search): index anew. */
+  private async reindexUnder(catalog: Catalog) {
+    this.catalog = catalog
+    this.dirtyRows.clear()
+    this.dirtyRecords.clear()
+    this.reload.clear()
+    this.unsaved = []
+    this.saveAsBase = false
+    await this.rebuild(this.meta)
+  }
+
+  /** After a start under the saved index's catalog: the one the loaded rows declare. */
+  private async recheckCatalog() {
+    if (this.state !== 'ready') return
+    const catalog = await readCatalog(this.ctx)
+    if (catalog.sig !== this.catalog?.sig) await this.reindexUnder(catalog)
+  }
+
   /** One batch of what moved: re-read, index, save one delta. */
   private async drainStep() {
     if (this.state === 'disabled') return
+    // Drains read the catalog and rows from the object index: not before it is whole.
+    if (!this.ctx.space.rowsReady) await this.ctx.space.rowsLoaded
     // A start or build that failed (storage error): try again; failing again fails the caller.
     if (this.state !== 'ready') return this.rebuild(this.meta)
     const catalog = await readCatalog(this.ctx)
-    if (catalog.sig !== this.catalog?.sig) {
-      // What is indexed changed (a property's meta.index, a dataset's search): index anew.
-      this.catalog = catalog
-      this.dirtyRows.clear()
-      this.dirtyRecords.clear()
-      this.reload.clear()
-      this.unsaved = []
-      this.saveAsBase = false
-      await this.rebuild(this.meta)
-      return
-    }
+    if (catalog.sig !== this.catalog?.sig) return this.reindexUnder(catalog)
     // Applied as soon as computed: a `$text` catch-up between two awaits never sees its
     // newer text overwritten by an older one computed before it. On disk only, every
     // operation is kept: what it changes is known once a load replays it.
@@ -472,12 +494,25 @@ export class SearchIndex {
     const catalog = this.catalog
     if (!catalog) return ''
     if (ref.collection === undefined) {
-      const row = this.ctx.space.objectDoc(ref.objectId)
+      const row = this.ctx.space.rowsReady ? this.ctx.space.objectDoc(ref.objectId) : await this.storedRow(ref.objectId)
       return row ? (rowTexts(row, catalog).get(key) ?? '') : ''
     }
     const spec = catalog.collections.get(ref.collection)
     const rec = spec ? await this.ctx.space.replica.getRecord(ref.objectId, ref.collection, ref.recordId!) : undefined
     return rec && !rec.deleted && spec ? recordText(rec.value as Doc, spec) : ''
+  }
+
+  /**
+   * An object's row read from the replica, for a search answered while the object index still
+   * loads. Without module overlays: those hold account- and device-scope values, which are
+   * never indexed text.
+   */
+  private async storedRow(objectId: string): Promise<Doc | undefined> {
+    const replica = this.ctx.space.replica
+    const meta = replica.treeMeta(objectId)
+    if (!meta || meta.deleted) return undefined
+    const rec = await replica.getRecord(objectId, ROW_DS, ROW_ID)
+    return rec && !rec.deleted && rec.value !== undefined ? objectRowDoc(objectId, this.spaceId, rec) : undefined
   }
 
   /** Bytes of the saved index (bench). */
