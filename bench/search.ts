@@ -10,7 +10,7 @@
  * - ingestRatio: the backlog's ingest rate on a replica running the search module against one
  *   without it (target >= 0.8), ingest settled (rows and hooks) at the end; `ingestRatioIndexed`
  *   the same until the index has also drained everything (the index's whole cost). Four
- *   ingests in the order without, with, with, without (the sums compared): the machine's load
+ *   ingests in the order with, without, without, with (the sums compared): the machine's load
  *   drifts over the minutes they take, and this order cancels a steady drift. `ingestPairs`
  *   has each pair's own ratio.
  * - ftsP50Ms / ftsP99Ms: `runSearch` mode fts (one or two vocabulary words, limit 20; target p50
@@ -144,6 +144,42 @@ async function timeMany(n: number, fn: (i: number) => Promise<unknown> | unknown
   return out
 }
 
+/**
+ * Query figures on the ingested replica (its index in memory), then closed: returned are only
+ * numbers, so its engine is garbage before the restarts (a restarted daemon holds no other).
+ */
+async function queryFigures(indexed: Awaited<ReturnType<typeof ingestAll>>) {
+  const idx = indexed.e.services.of(searchModule)
+  const held = idx.loaded?.size ?? 0
+  if (held < OBJECTS) throw new Error(`index holds ${held} documents`)
+  const queries = Array.from({ length: QUERIES }, (_, i) => (i % 3 === 2 ? words(2) : words(1)))
+  await timeMany(20, (i) => runSearch(idx, { query: queries[i], mode: 'fts' }))
+  let hits = 0
+  const fts = await timeMany(QUERIES, async (i) => (hits += (await runSearch(idx, { query: queries[i], mode: 'fts' })).hits.length))
+  const source = indexed.e.objectSource()
+  const textQ = (i: number) => ({ filter: { $text: { $search: queries[i * 3 % QUERIES].split(' ')[0] } }, limit: 20 })
+  const text = await timeMany(Math.min(QUERIES, 100), (i) => runQuery(source, textQ(i)))
+  const rows = [...indexed.e.objectDocs()]
+  const scan = await timeMany(10, (i) => runQuery(rows, textQ(i)))
+  const bytes = await idx.diskBytes()
+  await indexed.storage.close()
+  return {
+    ingest: { ingestMs: indexed.ingestMs, indexedMs: indexed.indexedMs },
+    firstQuery: queries[0],
+    figures: {
+      ftsP50Ms: r3(pct(fts, 50)),
+      ftsP99Ms: r3(pct(fts, 99)),
+      ftsMeanHits: r3(hits / QUERIES),
+      textP50Ms: r3(pct(text, 50)),
+      textScanP50Ms: r3(pct(scan, 50)),
+      textVsScan: r3(pct(text, 50) / pct(scan, 50)),
+      indexDocuments: held,
+      indexBytes: bytes,
+      bytesPerObject: Math.round(bytes / OBJECTS),
+    },
+  }
+}
+
 /** Reopens the space as a restarted daemon does and times its first search (see the header). */
 async function restartOnce(file: string, spaceId: string, query: string, before?: (idx: SearchIndex) => Promise<void>) {
   const t0 = performance.now()
@@ -171,58 +207,40 @@ export async function benchSearch(): Promise<Record<string, unknown>> {
   try {
     progress(`building a backlog of ${OBJECTS} objects`)
     const backlog = await buildBacklog()
-    const plain = await ingestAll(dir, 'plain', backlog, WITHOUT_SEARCH)
-    await plain.storage.close()
-    const indexed = await ingestAll(dir, 'indexed', backlog, DEFAULT_MODULES)
-    const indexed2 = await ingestAll(dir, 'indexed2', backlog, DEFAULT_MODULES)
-    await indexed2.e.services.of(searchModule).settled()
-    await indexed2.storage.close()
-    const plain2 = await ingestAll(dir, 'plain2', backlog, WITHOUT_SEARCH)
-    await plain2.storage.close()
-    const plainMs = plain.ingestMs + plain2.ingestMs
-    const idx = indexed.e.services.of(searchModule)
-    const held = idx.loaded?.size ?? 0
-    if (held < OBJECTS) throw new Error(`index holds ${held} documents`)
-
-    const queries = Array.from({ length: QUERIES }, (_, i) => (i % 3 === 2 ? words(2) : words(1)))
-    await timeMany(20, (i) => runSearch(idx, { query: queries[i], mode: 'fts' }))
-    let hits = 0
-    const fts = await timeMany(QUERIES, async (i) => (hits += (await runSearch(idx, { query: queries[i], mode: 'fts' })).hits.length))
-    const source = indexed.e.objectSource()
-    const textQ = (i: number) => ({ filter: { $text: { $search: queries[i * 3 % QUERIES].split(' ')[0] } }, limit: 20 })
-    const text = await timeMany(Math.min(QUERIES, 100), (i) => runQuery(source, textQ(i)))
-    const rows = [...indexed.e.objectDocs()]
-    const scan = await timeMany(10, (i) => runQuery(rows, textQ(i)))
-    const bytes = await idx.diskBytes()
-    await indexed.storage.close()
-
+    // With, without, without, with: a steady drift of the machine's load cancels in the sums.
+    // The last run's engine stays for the queries; the others are closed and let go first, so
+    // no ingest runs beside another's heap.
+    const timed = async (name: string, modules: typeof DEFAULT_MODULES) => {
+      const run = await ingestAll(dir, name, backlog, modules)
+      if (modules.includes(searchModule)) await run.e.services.of(searchModule).settled()
+      await run.storage.close()
+      return { ingestMs: run.ingestMs, indexedMs: run.indexedMs }
+    }
+    const indexedA = await timed('indexedA', DEFAULT_MODULES)
+    const plainA = await timed('plain', WITHOUT_SEARCH)
+    const plainB = await timed('plainB', WITHOUT_SEARCH)
+    const q = await queryFigures(await ingestAll(dir, 'indexed', backlog, DEFAULT_MODULES))
+    const indexedB = q.ingest
+    const plainMs = plainA.ingestMs + plainB.ingestMs
     progress('restart')
-    const restart = await restartOnce(join(dir, 'indexed.db'), backlog.spaceId, queries[0], async (idx2) => {
+    const restart = await restartOnce(join(dir, 'indexed.db'), backlog.spaceId, q.firstQuery, async (idx2) => {
       // The same restart after the index sat idle past SEARCH_LIMITS.compactIdleMs (a daemon
       // restarted some time after a sync): its deltas were compacted into a base meanwhile.
       await new Promise((r) => setTimeout(r, SEARCH_LIMITS.compactIdleMs + 1_500))
       await idx2.settled()
     })
-    const restartAfterIdle = await restartOnce(join(dir, 'indexed.db'), backlog.spaceId, queries[0])
+    const restartAfterIdle = await restartOnce(join(dir, 'indexed.db'), backlog.spaceId, q.firstQuery)
 
     return {
       machine: load,
       objects: OBJECTS,
       backlogItems: backlog.items.length,
-      ingestPlainMs: [Math.round(plain.ingestMs), Math.round(plain2.ingestMs)],
-      ingestIndexedMs: [Math.round(indexed.ingestMs), Math.round(indexed2.ingestMs)],
-      ingestRatio: r3(plainMs / (indexed.ingestMs + indexed2.ingestMs)),
-      ingestRatioIndexed: r3(plainMs / (indexed.indexedMs + indexed2.indexedMs)),
-      ingestPairs: [r3(plain.ingestMs / indexed.ingestMs), r3(plain2.ingestMs / indexed2.ingestMs)],
-      ftsP50Ms: r3(pct(fts, 50)),
-      ftsP99Ms: r3(pct(fts, 99)),
-      ftsMeanHits: r3(hits / QUERIES),
-      textP50Ms: r3(pct(text, 50)),
-      textScanP50Ms: r3(pct(scan, 50)),
-      textVsScan: r3(pct(text, 50) / pct(scan, 50)),
-      indexDocuments: held,
-      indexBytes: bytes,
-      bytesPerObject: Math.round(bytes / OBJECTS),
+      ingestPlainMs: [Math.round(plainA.ingestMs), Math.round(plainB.ingestMs)],
+      ingestIndexedMs: [Math.round(indexedA.ingestMs), Math.round(indexedB.ingestMs)],
+      ingestRatio: r3(plainMs / (indexedA.ingestMs + indexedB.ingestMs)),
+      ingestRatioIndexed: r3(plainMs / (indexedA.indexedMs + indexedB.indexedMs)),
+      ingestPairs: [r3(plainA.ingestMs / indexedA.ingestMs), r3(plainB.ingestMs / indexedB.ingestMs)],
+      ...q.figures,
       restart,
       restartAfterIdle,
       machineAfter: { loadavg1m: r3(loadavg()[0]) },
