@@ -148,14 +148,18 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   if (engine) {
     // A restart serves once the account's replicas are open; a space's object rows may still be
     // loading (AccountEngineDeps.spacesInBackground): a route of that space waits for them.
-    // The space may be named in the path, the query (events, agents) or the body (usecase setup).
+    // The space may be named in the path, the query (events, agents) or the body (usecase
+    // setup); a route naming none may read any space (lists, agents), so it waits for all.
     app.addHook('preHandler', async (request) => {
-      if (request.routeOptions.config.whileSpaceLoads === true || !session.authorized) return
+      const config = request.routeOptions.config
+      if (config.whileSpaceLoads === true || config.public === true || !session.authorized) return
       const named = [request.params, request.query, request.body].flatMap((part) => {
         const v = part && typeof part === 'object' ? (part as { spaceId?: unknown }).spaceId : undefined
         return (Array.isArray(v) ? v : [v]).filter((id): id is string => typeof id === 'string')
       })
-      for (const spaceId of named) await engine.account().loaded(spaceId)
+      const account = engine.account()
+      if (named.length === 0) await account.allLoaded()
+      for (const spaceId of named) await account.loaded(spaceId)
     })
   }
   app.register(identityRoutes(hub, engine ? { watch: (emit) => watchDirectory(engine.account(), emit) } : undefined))

@@ -16,8 +16,9 @@ declare module 'fastify' {
      */
     streamedBody?: boolean
     /**
-     * The route serves a space whose object rows still load after a restart (the search, from
-     * its saved index). Every other route with a `spaceId` waits for them first (server/app.ts).
+     * The route serves while spaces' object rows still load after a restart (the search, from
+     * its saved index; the process list). Every other route waits first: for the space it names
+     * (`spaceId` in path, query or body), or for every space when it names none (server/app.ts).
      */
     whileSpaceLoads?: boolean
   }

@@ -114,7 +114,8 @@ export function syncRoutes(engine: DaemonHost) {
     app.get('/v1/sync-status/peers', { schema: { summary: 'Per-peer sync status (not implemented: 501)' } }, notImplemented)
     app.get('/v1/sync-status/peers/subscribe', { schema: { summary: 'Per-peer sync status stream (not implemented: 501)' } }, notImplemented)
 
-    app.get('/v1/processes', { schema: { summary: 'Long-running work (announced after 3 s)' } }, async () => ({ processes: engine.processes.list() }))
+    // Not held back by spaces still loading after a restart: their index loads are listed here.
+    app.get('/v1/processes', { config: { whileSpaceLoads: true }, schema: { summary: 'Long-running work (announced after 3 s)' } }, async () => ({ processes: engine.processes.list() }))
 
     // Devices of the account (records of the tech space).
     app.get('/v1/devices', { schema: { summary: "The account's devices" } }, async () => ({ devices: await engine.account().devices.docs(), self: selfId(engine) }))
