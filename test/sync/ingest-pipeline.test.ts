@@ -2,8 +2,12 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { nodeCryptoProvider } from '../../node/crypto/node-provider.ts'
 import type { Env } from '../../sync/core/env.ts'
 import type { CryptoProvider } from '../../sync/crypto/provider.ts'
-import { assembleChange, decodeChange } from '../../sync/dag/change.ts'
-import { decodeMessage } from '../../sync/protocol/messages.ts'
+import { assembleChange, decodeChange, derivedRoot, detached } from '../../sync/dag/change.ts'
+import { encodeCanonical } from '../../sync/core/encoding.ts'
+import { publicKeyOf } from '../../sync/crypto/keys.ts'
+import { ParkedChanges } from '../../sync/replica/parked-changes.ts'
+import { DerivedRoots } from '../../sync/replica/derived-roots.ts'
+import { decodeMessage, encodeMessage, type StepMsg } from '../../sync/protocol/messages.ts'
 import { SyncSession } from '../../sync/protocol/session.ts'
 import { SpaceReplica, type ReplicaDeps } from '../../sync/replica/space-replica.ts'
 import type { IngestItem } from '../../sync/replica/types.ts'
@@ -175,5 +179,43 @@ describe("head sync checks a reader's next answer step ahead of its turn", () =>
     nb.session.upcoming('a', steps[1].bytes)
     await new Promise((r) => setImmediate(r))
     expect(count.calls()).toBeGreaterThan(linked)
+  })
+})
+
+describe("a step's changes are views into its frame; what outlives the step holds its own bytes", () => {
+  it('decodes a step without copying its changes, and a parked or held change keeps a copy of its own, equal to it', async () => {
+    const r = await SpaceReplica.create({ storage: new MemoryStorageAdapter(), crypto: base, env: seededEnv(9) }, keyFor(1))
+    const obj = await r.createObject()
+    await r.write(obj, [{ op: 'set', ds: 'd', id: 'a', path: 'v', value: 1 }])
+    await r.write(obj, [{ op: 'set', ds: 'd', id: 'a', path: 'v', value: 2 }])
+    const all = await r.allChanges()
+    const step = encodeMessage({ type: 'step', spaceId: r.spaceId, req: 1, hop: 1, ranges: [], heads: [], wants: [], changes: all.map((c) => c.raw) })
+    const m = decodeMessage(step) as StepMsg
+    for (const c of m.changes) expect(c.buffer).toBe(step.buffer)
+    // The last write, without its parent: it parks.
+    const child = decodeChange(m.changes[m.changes.length - 1])
+    const parked = new ParkedChanges()
+    parked.park(child, 'peer', child.prevIds)
+    const [back] = parked.wake(child.prevIds, 0, new Map())
+    expect(back.raw.buffer).not.toBe(step.buffer)
+    expect(back.raw.byteLength).toBe(back.raw.buffer.byteLength)
+    expect(back.raw).toEqual(child.raw)
+    for (const k of ['signed', 'payload', 'signature'] as const) {
+      expect(back[k].buffer).toBe(back.raw.buffer)
+      expect(back[k]).toEqual(child[k])
+    }
+    expect(await base.verify(publicKeyOf(back.author), back.signed, back.signature)).toBe(true)
+    // A change with bytes of its own is kept as it is.
+    const own = decodeChange(all[0].raw.slice())
+    expect(detached(own)).toBe(own)
+    // Held derived roots too.
+    const roots = new DerivedRoots(1 << 20)
+    const root = derivedRoot(r.spaceId, encodeCanonical({ kind: 'object', seed: 's' }))
+    const frame = new Uint8Array(root.raw.length + 100)
+    frame.set(root.raw, 50)
+    roots.hold(decodeChange(frame.subarray(50, 50 + root.raw.length)))
+    const held = roots.take(root.id)!
+    expect(held.raw.byteLength).toBe(held.raw.buffer.byteLength)
+    expect(held.raw).toEqual(root.raw)
   })
 })
