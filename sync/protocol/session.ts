@@ -105,6 +105,8 @@ export class SyncSession {
   private readonly removedAsks = new BoundedMap<string, number>(PEER_LIMITS.maxPeerCounters)
   /** Messages decoded ahead of their turn (see `upcoming`), by their bytes. */
   private readonly decodedAhead = new WeakMap<Uint8Array, Message>()
+  /** Frames told of as upcoming whose checks ahead have not started yet. */
+  private readonly awaited = new WeakSet<Uint8Array>()
   /** The last unexpected error a handler swallowed (for debugging; counted as dropped.internal). */
   lastError: unknown
   /** A peer proved an account on its link; an exchange this peer opened ended. */
@@ -265,20 +267,32 @@ export class SyncSession {
    * its turn; a peer that has not authenticated gets nothing done ahead, not even decoding.
    */
   upcoming(peer: string, bytes: Uint8Array): void {
-    const identity = this.auth.identityOf(peer)
-    if (!identity) return
-    let m: Message
-    try {
-      m = decodeMessage(bytes)
-    } catch {
-      return
+    if (!this.auth.identityOf(peer)) return
+    this.awaited.add(bytes)
+    // Told from the transport's read callback: the decoding and the first slice of checks wait
+    // for a turn (Env.yield), like every other slice of work, instead of lengthening whatever
+    // this iteration of the event loop is already doing.
+    const go = () => {
+      // Its turn may have come meanwhile: then it was handled the ordinary way.
+      if (!this.awaited.delete(bytes)) return
+      const identity = this.auth.identityOf(peer)
+      if (!identity) return
+      let m: Message
+      try {
+        m = decodeMessage(bytes)
+      } catch {
+        return
+      }
+      if (m.type !== 'step') return
+      try {
+        if (this.responder.checkAhead(peer, identity, m)) this.decodedAhead.set(bytes, m)
+      } catch (err) {
+        this.lastError = err
+      }
     }
-    if (m.type !== 'step') return
-    try {
-      if (this.responder.checkAhead(peer, identity, m)) this.decodedAhead.set(bytes, m)
-    } catch (err) {
-      this.lastError = err
-    }
+    const turn = this.opts.env.yield?.()
+    if (turn) void turn.then(go)
+    else go()
   }
 
   /** Handles one message from a peer and returns every reply, built (tests, small replies). */
@@ -300,6 +314,7 @@ export class SyncSession {
     c.bytesIn += bytes.length
     let m: Message
     try {
+      this.awaited.delete(bytes)
       m = this.decodedAhead.get(bytes) ?? decodeMessage(bytes)
       this.decodedAhead.delete(bytes)
     } catch (err) {

@@ -154,6 +154,43 @@ describe("head sync checks a reader's next answer step ahead of its turn", () =>
     expect(await nb.replica.stateDigest()).toBe(await na.replica.stateDigest())
   })
 
+  it('where the env yields, the work ahead waits for a turn, and is not done at all once the step was handled first', async () => {
+    const { na, nb, count } = await peers()
+    let turns: Array<() => void> = []
+    const yielding = new SyncSession({
+      host: { space: (id) => (id === nb.replica.spaceId ? nb.replica : undefined) }, key: keyFor(2), peerId: 'b', crypto: count.crypto,
+      env: { ...seededEnv(26), yield: () => new Promise<void>((r) => turns.push(r)) },
+    })
+    const b = { ...nb, session: yielding }
+    await link(na, b)
+    const opened = await b.session.open('a', na.replica.spaceId)
+    const answer = (await pump([na, b], frames(b, opened.out), { tap: (f) => (f.to === 'b' ? undefined : f) })).filter((f) => f.to === 'a')
+    const steps = await na.session.handle('b', answer[0].bytes)
+    expect(steps.length).toBeGreaterThanOrEqual(3)
+    await b.session.handle('a', steps[0].bytes)
+    const before = count.calls()
+    b.session.upcoming('a', steps[1].bytes)
+    await new Promise((r) => setImmediate(r))
+    // Nothing decoded or checked until the turn comes.
+    expect(count.calls()).toBe(before)
+    const pending = turns
+    turns = []
+    pending.forEach((r) => r())
+    await new Promise((r) => setImmediate(r))
+    expect(count.calls()).toBeGreaterThan(before)
+    await b.session.handle('a', steps[1].bytes)
+    const checked = count.calls()
+    expect(checked - before).toBe((decodeMessage(steps[1].bytes) as StepMsg).changes.length)
+    // Told of, but handled before its turn for work ahead came: checked once, by its own turn.
+    b.session.upcoming('a', steps[2].bytes)
+    await b.session.handle('a', steps[2].bytes)
+    const afterTurn = count.calls()
+    turns.forEach((r) => r())
+    await new Promise((r) => setImmediate(r))
+    expect(count.calls()).toBe(afterTurn)
+    expect(afterTurn - checked).toBe((decodeMessage(steps[2].bytes) as StepMsg).changes.length)
+  })
+
   it('nothing is done ahead for a peer that has not authenticated, nor for one that may not read the space', async () => {
     const { na, nb, count } = await peers()
     await link(na, nb)
