@@ -518,6 +518,9 @@ export class SpaceReplica {
     const voided: string[] = []
     const missing = new Set<string>()
     for (let i = 0; i < chunks.length; i++) {
+      // Each chunk's apply cuts its own slices from its own start, so the event loop gets its
+      // turn between chunks too (back to back, chunks of a step held it for tens of ms).
+      if (i > 0 && this.s.deps.env.yield) await this.s.deps.env.yield()
       const verified = await verifiedOf(report, chunks[i])
       const last = i === chunks.length - 1
       await this.queue.run(async () => {

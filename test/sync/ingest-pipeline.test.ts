@@ -83,6 +83,27 @@ describe('an ingest applies checked changes in chunks', () => {
     expect(await r.stateDigest()).toBe(await source.stateDigest())
   })
 
+  it('gives the event loop a turn between chunks, even when no chunk is long enough to be cut into slices', async () => {
+    const deps: ReplicaDeps = {
+      storage: new MemoryStorageAdapter(), crypto: base, env: yieldingEnv(5),
+      limits: { ingestChunkItems: 32, checkSliceItems: 1_000_000, applySliceChanges: 1_000_000, applySliceMs: 1e9 },
+    }
+    const r = await SpaceReplica.open(deps, source.spaceId, keyFor(1))
+    let turns = 0
+    let running = true
+    const tick = () => {
+      if (!running) return
+      turns++
+      setImmediate(tick)
+    }
+    setImmediate(tick)
+    const rep = await r.ingest(items)
+    running = false
+    expect(rep.accepted.length).toBe(items.length)
+    // One turn at least between each two of the ~8 chunks.
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(items.length / 32) - 1)
+  })
+
   it('ends in the same state as one whole batch, with children ahead of parents across chunks and a forged change in a later chunk', async () => {
     // Every object's changes reversed: most children arrive a chunk or more before their parents.
     const acl = items.filter((it) => decodeChange(it.raw).treeId === source.spaceId || it.id === source.spaceId)
