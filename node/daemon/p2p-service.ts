@@ -104,6 +104,8 @@ function tap(t: Transport, up: (p: string) => void, down: (p: string) => void, s
     // Backpressure passes through: without it replies would overflow the peer's stream.
     drain: (p) => t.drain?.(p),
     onMessage: (h) => t.onMessage((from, bytes) => scored(from, async () => void (await h(from, bytes)))),
+    // A hint only: the frame is scored when it is delivered.
+    ...(t.onUpcoming ? { onUpcoming: (h: (from: string, bytes: Uint8Array) => void) => t.onUpcoming!(h) } : {}),
     onPeerUp: (h) =>
       t.onPeerUp(async (p) => {
         await h(p)

@@ -54,6 +54,7 @@ export class Libp2pTransport implements Transport {
   private readonly maxQueuedFrames: number
   private readonly maxReadBufferBytes: number
   private messageHandler: Handler<[string, Uint8Array]> = () => undefined
+  private upcomingHandler: ((from: string, bytes: Uint8Array) => void) | undefined
   private upHandler: Handler<[string]> = () => undefined
   private downHandler: Handler<[string]> = () => undefined
   private faultHandler: (peer: string, reason: FrameFault) => void = () => undefined
@@ -140,6 +141,9 @@ export class Libp2pTransport implements Transport {
 
   onMessage(handler: Handler<[string, Uint8Array]>) {
     this.messageHandler = handler
+  }
+  onUpcoming(handler: (from: string, bytes: Uint8Array) => void) {
+    this.upcomingHandler = handler
   }
   onPeerUp(handler: Handler<[string]>) {
     this.upHandler = handler
@@ -239,6 +243,20 @@ export class Libp2pTransport implements Transport {
     const queue: Uint8Array[] = []
     let failed = false
     let draining = false
+    /** The frame last told of as upcoming (each is told of once, and only the next in line). */
+    let told: Uint8Array | undefined
+    // While a frame is being handled, the next one in line is told of, so its handler can start
+    // work ahead (a sync step's signature checks, while the one before it applies).
+    const tellNext = () => {
+      const next = queue[0]
+      if (!draining || !next || next === told || !this.upcomingHandler || failed) return
+      told = next
+      try {
+        this.upcomingHandler(from, next)
+      } catch {
+        this.count('handler_error')
+      }
+    }
     // After a clean close the frames that arrived whole are still handled; after a reset or an
     // abort (our hang-up included) nothing more of this stream is.
     stream.addEventListener('close', () => {
@@ -295,6 +313,7 @@ export class Libp2pTransport implements Transport {
             break
           }
           const frame = queue.shift()!
+          tellNext()
           try {
             await this.messageHandler(from, frame)
           } catch {
@@ -321,6 +340,7 @@ export class Libp2pTransport implements Transport {
       }
       if (!fill()) return
       if (queue.length >= this.maxQueuedFrames && stream.readStatus === 'readable') setReading(false)
+      tellNext()
       void drain()
     })
     // A peer whose connection came in before our dial still gets our outbound stream.

@@ -95,6 +95,12 @@ export const REPLICA_LIMITS = {
   applySliceMs: 10,
   /** The check stage (decoding, ids) yields as often, outside the serial queue. */
   checkSliceItems: 512,
+  /**
+   * Where the env can yield, an ingest applies its checked changes in chunks of this many, each
+   * as soon as its signatures are checked: the thread pool verifies the next chunks while one
+   * applies, instead of idling through the apply of a whole sync step.
+   */
+  ingestChunkItems: 512,
 } as const
 
 /*

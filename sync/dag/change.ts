@@ -123,6 +123,23 @@ export function decodeChange(raw: Uint8Array, hash?: (b: Uint8Array) => Uint8Arr
   } as Change
 }
 
+/**
+ * The change with bytes of its own: `raw` may be a view into a larger buffer (a sync step's
+ * frame, whose changes are decoded in place), and `signed`, `payload` and `signature` views into
+ * `raw`. What keeps a change beyond its ingest (parked changes, held roots) keeps this, so it
+ * holds its own bytes and not a whole frame: their bounds count `raw.byteLength`.
+ */
+export function detached(c: Change): Change {
+  const raw = c.raw
+  if (raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength) return c
+  const copy = raw.slice()
+  const from = raw.byteOffset
+  const end = from + raw.byteLength
+  // A part decoded by cborg (the generic path) is a copy already; only views into raw move.
+  const part = (v: Uint8Array) => (v.buffer === raw.buffer && v.byteOffset >= from && v.byteOffset + v.byteLength <= end ? copy.subarray(v.byteOffset - from, v.byteOffset - from + v.byteLength) : v)
+  return { ...c, raw: copy, signed: part(c.signed), payload: part(c.payload), signature: part(c.signature) }
+}
+
 /** The generic path (cborg, strict), for whatever readEnvelope leaves to it. */
 export function decodeEnvelope(raw: Uint8Array): EnvelopeParts {
   let outer: unknown

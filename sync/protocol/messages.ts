@@ -296,7 +296,10 @@ export function decodeMessage(bytes: Uint8Array): Message {
   if (bytes.length > SYNC_LIMITS.maxMessageBytes) throw new ProtocolError('oversized', `message of ${bytes.length} bytes`)
   let w: unknown
   try {
-    w = decodeCanonical(bytes)
+    // Byte strings are views into `bytes`, which belong to the handler (transport.ts): a step's
+    // changes are not copied one by one (an allocation each, a backlog's hundred thousand).
+    // Whatever keeps one beyond its message copies it (change.ts `detached`; a join's change).
+    w = decodeCanonical(bytes, { byteViews: true })
   } catch {
     throw new ProtocolError('malformed', 'not canonical CBOR')
   }
@@ -354,7 +357,7 @@ export function decodeMessage(bytes: Uint8Array): Message {
       const change = w[4]
       if (!isBytes(change) || change.length === 0) return fail('join change')
       if (change.length > JOIN_LIMITS.maxJoinChangeBytes) over(`join change of ${change.length} bytes`)
-      return { type: 'join', spaceId: id(w[2], 'space'), req: req(w[3]), change }
+      return { type: 'join', spaceId: id(w[2], 'space'), req: req(w[3]), change: change.slice() }
     }
     case MSG.joined: {
       arity(5)

@@ -3,8 +3,10 @@ import { decodeChange } from '../dag/change.ts'
 import { readEnvelope } from '../dag/envelope-reader.ts'
 import type { SpaceReplica } from '../replica/space-replica.ts'
 import type { RawItem } from '../replica/types.ts'
+import type { IngestChecks } from '../replica/check-stage.ts'
+import { BoundedMap } from './bounded-map.ts'
 import { MAX_QUESTIONS_ANSWERED, type Answered, type ExchangeLedger } from './exchange-ledger.ts'
-import { SYNC_LIMITS } from './limits.ts'
+import { PEER_LIMITS, SYNC_LIMITS } from './limits.ts'
 import { isQuestion, type HeadsItem, type RangeItem, type StepMsg, type SyncMsg } from './messages.ts'
 import { bump, type PeerCounters } from './peer-counters.ts'
 import { SpaceRangeIndex } from './range-index.ts'
@@ -55,6 +57,13 @@ export class Responder {
   private readonly pushState = new Map<string, PushState>()
   private readonly notices: RemovalNotices
 
+  /**
+   * Per peer, answer steps whose check stage started before their turn (checkAhead), with the
+   * items they check, oldest first: at most two, the step being handled (told of before its
+   * turn came) and the next in line. A turn takes its own over and drops any older one.
+   */
+  private readonly checked = new BoundedMap<string, Array<{ m: StepMsg; r: SpaceReplica; items: RawItem[]; checks: IngestChecks }>>(PEER_LIMITS.maxPeerCounters)
+
   /** Per replica, ingests of answer steps still running (at most `ingestAhead`). */
   private readonly ahead = new WeakMap<SpaceReplica, Array<Promise<unknown>>>()
 
@@ -100,8 +109,28 @@ export class Responder {
     return idx
   }
 
+  /**
+   * Starts the check stage of a peer's step before its turn (SyncSession.upcoming): only a plain
+   * answer step carrying changes, from an account that may read the space at our ACL state now,
+   * within the hop limit, for a replica held now. Its turn judges everything again (rights,
+   * known changes, the hop) and applies only what passed; checks it does not take are wasted
+   * work, one step per peer at most. True when the checks started.
+   */
+  checkAhead(peer: string, identity: string, m: StepMsg): boolean {
+    if (isQuestion(m) || m.changes.length === 0 || m.hop > SYNC_LIMITS.maxHops) return false
+    const r = this.host.space(m.spaceId)
+    if (!r || r instanceof Promise || !this.mayRead(r, identity)) return false
+    const items: RawItem[] = m.changes.map((raw) => ({ raw }))
+    let list = this.checked.get(peer)
+    if (!list) this.checked.set(peer, (list = []))
+    if (list.length >= 2) list.shift()
+    list.push({ m, r, items, checks: r.checkAhead(items) })
+    return true
+  }
+
   /** The link went down: its push bookkeeping goes with it. */
   forget(peer: string) {
+    this.checked.delete(peer)
     this.pushState.delete(peer)
     this.notices.forget(peer)
   }
@@ -272,12 +301,18 @@ export class Responder {
 
   /** Ingests a peer's changes; returns the trees to ask about again when some wait for parents. */
   private async ingest(c: PeerCounters, peer: string, r: SpaceReplica, changes: Uint8Array[], fromNonReader = false): Promise<Set<string>> {
+    // Checks started ahead for exactly these changes (the whole step, from a reader) are taken
+    // over; any other step's are dropped, as its turn has come and gone.
+    const list = this.checked.peek(peer)
+    const at = list ? list.findIndex((x) => x.m.changes === changes) : -1
+    const ahead = at >= 0 ? list!.splice(0, at + 1)[at] : undefined
+    const taken = ahead && ahead.r === r && !fromNonReader ? ahead : undefined
     // No claimed ids: the replica's check stage derives them while decoding, on the way yielding
     // to the event loop (hashing a step's few thousand changes here held it for tens of ms).
-    const items: RawItem[] = changes.map((raw) => ({ raw }))
+    const items: RawItem[] = taken ? taken.items : changes.map((raw) => ({ raw }))
     // The peer is the origin: the replica bounds what it parks per peer. A non-reader's joins
     // come through the join message only (SpaceReplica.ingestJoin).
-    const rep = await r.ingest(items, { origin: peer, fromNonReader })
+    const rep = await r.ingest(items, { origin: peer, fromNonReader, ...(taken ? { checked: taken.checks } : {}) })
     c.changesIn += items.length
     c.changesAccepted += rep.accepted.length
     for (const x of rep.rejected) bump(c.rejected, x.reason)

@@ -103,6 +103,10 @@ export class SyncSession {
   private readonly strangerCounters = new BoundedMap<string, PeerCounters>(PEER_LIMITS.maxStrangerCounters)
   /** Per (peer, space) we were removed from: the scheduled chances so far (see mayOpen). */
   private readonly removedAsks = new BoundedMap<string, number>(PEER_LIMITS.maxPeerCounters)
+  /** Messages decoded ahead of their turn (see `upcoming`), by their bytes. */
+  private readonly decodedAhead = new WeakMap<Uint8Array, Message>()
+  /** Frames told of as upcoming whose checks ahead have not started yet. */
+  private readonly awaited = new WeakSet<Uint8Array>()
   /** The last unexpected error a handler swallowed (for debugging; counted as dropped.internal). */
   lastError: unknown
   /** A peer proved an account on its link; an exchange this peer opened ended. */
@@ -254,6 +258,43 @@ export class SyncSession {
 
   // ------------------------------------------------------------------ one incoming message
 
+  /**
+   * A message from a peer that waits behind the one being handled (the transport's
+   * `onUpcoming` hint): `respond` will get the same bytes. Nothing is decided here. For a plain
+   * answer step of an authenticated reader (a backlog's bulk), the replica starts its check
+   * stage (decoding, ids, signatures on the thread pool) now, so the pool works on it while the
+   * step before it applies; its turn then applies what was checked. Everything else waits for
+   * its turn; a peer that has not authenticated gets nothing done ahead, not even decoding.
+   */
+  upcoming(peer: string, bytes: Uint8Array): void {
+    if (!this.auth.identityOf(peer)) return
+    this.awaited.add(bytes)
+    // Told from the transport's read callback: the decoding and the first slice of checks wait
+    // for a turn (Env.yield), like every other slice of work, instead of lengthening whatever
+    // this iteration of the event loop is already doing.
+    const go = () => {
+      // Its turn may have come meanwhile: then it was handled the ordinary way.
+      if (!this.awaited.delete(bytes)) return
+      const identity = this.auth.identityOf(peer)
+      if (!identity) return
+      let m: Message
+      try {
+        m = decodeMessage(bytes)
+      } catch {
+        return
+      }
+      if (m.type !== 'step') return
+      try {
+        if (this.responder.checkAhead(peer, identity, m)) this.decodedAhead.set(bytes, m)
+      } catch (err) {
+        this.lastError = err
+      }
+    }
+    const turn = this.opts.env.yield?.()
+    if (turn) void turn.then(go)
+    else go()
+  }
+
   /** Handles one message from a peer and returns every reply, built (tests, small replies). */
   async handle(peer: string, bytes: Uint8Array): Promise<Outgoing[]> {
     const out: Outgoing[] = []
@@ -273,7 +314,9 @@ export class SyncSession {
     c.bytesIn += bytes.length
     let m: Message
     try {
-      m = decodeMessage(bytes)
+      this.awaited.delete(bytes)
+      m = this.decodedAhead.get(bytes) ?? decodeMessage(bytes)
+      this.decodedAhead.delete(bytes)
     } catch (err) {
       bump(c.dropped, err instanceof ProtocolError ? err.code : 'malformed')
       return NONE

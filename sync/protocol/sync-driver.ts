@@ -85,6 +85,8 @@ export class SyncDriver {
       ws?.forEach((w) => w())
     })
     transport.onMessage((from, bytes) => this.fire(() => this.receive(from, bytes)))
+    // Outside the serial queue: only work ahead that the message's own turn takes up.
+    transport.onUpcoming?.((from, bytes) => session.upcoming(from, bytes))
     transport.onPeerUp((peer) => this.fire(() => this.post(peer, session.peerUp(peer))))
     transport.onPeerDown((peer) => this.fire(() => session.peerDown(peer)))
   }

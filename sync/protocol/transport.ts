@@ -24,6 +24,12 @@
  *   transport fires afterwards, and `send` throws `closed`.
  * Handlers may return a promise; a transport that can (the simulator) waits for it before
  * delivering the next event, so processing is sequential and reproducible.
+ * - `onUpcoming(from, bytes)` (optional, a hint): a frame has arrived whole and waits behind the
+ *   one being handled; `onMessage` delivers the same bytes later, unless the link goes down
+ *   first. A transport tells of each frame at most once, and only of the next one in line per
+ *   peer, so a handler that starts work ahead for it (SyncSession.upcoming) holds at most one
+ *   frame's worth per peer. A transport that delivers one event at a time (the simulator)
+ *   leaves it out.
  */
 export interface Transport {
   /** This peer's id on the network. */
@@ -36,6 +42,8 @@ export interface Transport {
   /** Backpressure (see the contract above); a transport without it may leave it out. */
   drain?(peer: string): Promise<void> | undefined
   onMessage(handler: (from: string, bytes: Uint8Array) => void | Promise<void>): void
+  /** Told of the next frame in line from a peer (see the contract above); a transport may leave it out. */
+  onUpcoming?(handler: (from: string, bytes: Uint8Array) => void): void
   onPeerUp(handler: (peer: string) => void | Promise<void>): void
   onPeerDown(handler: (peer: string) => void | Promise<void>): void
   /** Peers whose link is up now. */

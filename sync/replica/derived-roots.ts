@@ -1,5 +1,5 @@
 import { REPLICA_LIMITS } from '../core/limits.ts'
-import type { Change } from '../dag/change.ts'
+import { detached, type Change } from '../dag/change.ts'
 
 /**
  * Derived object roots are unsigned: anyone can make one for any seed. So one from a peer
@@ -32,6 +32,7 @@ export class DerivedRoots {
 
   hold(root: Change) {
     if (this.held.has(root.id) || root.raw.byteLength > this.maxBytes) return
+    root = detached(root)
     while (this.total + root.raw.byteLength > this.maxBytes) {
       const [id, oldest] = this.held.entries().next().value!
       this.held.delete(id)

@@ -1,5 +1,5 @@
 import { REPLICA_LIMITS } from '../core/limits.ts'
-import type { Change } from '../dag/change.ts'
+import { detached, type Change } from '../dag/change.ts'
 
 interface Parked {
   c: Change
@@ -53,6 +53,7 @@ export class ParkedChanges {
    */
   park(c: Change, origin: string, waits: string[]) {
     this.drop(c.id)
+    c = detached(c)
     const bytes = c.raw.byteLength + REPLICA_LIMITS.parkedOverheadBytes + waits.length * REPLICA_LIMITS.parkedWaitOverheadBytes
     if (bytes > this.limits.perOrigin || bytes > this.limits.perSpace) return
     let mine = this.byOrigin.get(origin)

@@ -21,7 +21,7 @@ import type { JoinStatus } from '../acl/requests.ts'
 import { joinGate } from './join-entry.ts'
 import { openProfiles, type MemberProfile } from './member-profiles.ts'
 import { applyChecked, rebuildTree } from './apply-batch.ts'
-import { checkStage } from './check-stage.ts'
+import { checkChunks, checkStage, verifiedOf, type IngestChecks } from './check-stage.ts'
 import { changesNothing } from './unchanged.ts'
 import { decodeStoredHead, type StoredHead } from './record-codec.ts'
 import { aclEntryOf, ReplicaState, type ReplicaDeps, type TreeMeta } from './replica-state.ts'
@@ -502,24 +502,69 @@ export class SpaceReplica {
    * read the space here (head sync takes only its leading ACL records), so `join` and `cancel`
    * records are refused: those come through `ingestJoin`.
    */
-  async ingest(items: RawItem[], opts: { origin?: string; fromNonReader?: boolean } = {}): Promise<IngestReport> {
-    const { report, verified } = await checkStage(this.s, items, false, (c) => this.knownOutside(c))
-    return this.queue.run(async () => {
-      const fresh: Change[] = []
-      for (const c of verified) {
-        // Rights before work: a non-member's join or cancel enters through `ingestJoin` only,
-        // whose checks (live invite, one pending request per joiner, the bound) head sync skips.
-        if (opts.fromNonReader && c.treeId === this.spaceId && isRequestChange(c)) {
-          report.rejected.push({ id: c.id, reason: 'not_member' })
-          continue
-        }
-        const known = this.s.hasChange(c)
-        if (!(known instanceof Promise ? await known : known)) fresh.push(c)
+  async ingest(items: RawItem[], opts: { origin?: string; fromNonReader?: boolean; checked?: IngestChecks } = {}): Promise<IngestReport> {
+    const { report, chunks } = await (opts.checked ?? this.checkAhead(items))
+    if (chunks.length <= 1) {
+      const verified = chunks.length ? await verifiedOf(report, chunks[0]) : []
+      return this.queue.run(async () => {
+        const rep = await this.applyFresh(verified, report, opts)
+        await this.heal()
+        return rep
+      })
+    }
+    // Each chunk is its own turn of the serial queue (local writes are not held up by a step's
+    // signature checks) and its own apply batch, so its own commits, as the slices of one batch
+    // would be. Changes parked by one chunk wake when a later chunk brings what they wait for.
+    const voided: string[] = []
+    const missing = new Set<string>()
+    for (let i = 0; i < chunks.length; i++) {
+      // Each chunk's apply cuts its own slices from its own start, so the event loop gets its
+      // turn between chunks too (back to back, chunks of a step held it for tens of ms).
+      if (i > 0 && this.s.deps.env.yield) await this.s.deps.env.yield()
+      const verified = await verifiedOf(report, chunks[i])
+      const last = i === chunks.length - 1
+      await this.queue.run(async () => {
+        const rep = await this.applyFresh(verified, { accepted: report.accepted, rejected: report.rejected, missing: [], ...(report.held ? { held: report.held } : {}) }, opts)
+        if (rep.held) report.held = rep.held
+        if (rep.voided) voided.push(...rep.voided)
+        for (const m of rep.missing) missing.add(m)
+        if (last) await this.heal()
+      })
+    }
+    // What an earlier chunk lacked and a later one brought is not missing any more.
+    for (const id of report.accepted) missing.delete(id)
+    report.missing = [...missing].sort()
+    report.voided = voided
+    return report
+  }
+
+  /**
+   * Stage one for `items`, started now: `ingest(items, { checked })` applies what it passes. For
+   * changes that wait for their turn (head sync's next step, while this one applies): nothing
+   * of the replica changes here, and the apply stage judges every change again in the queue.
+   */
+  checkAhead(items: RawItem[]): IngestChecks {
+    // Where the env yields, the apply stage takes the changes chunk by chunk as their signatures
+    // are checked, so the pool verifies the later chunks while the earlier ones apply; the
+    // simulator (no yield) checks and applies every batch whole, as one event.
+    const chunkItems = this.s.deps.env.yield ? this.s.limits.ingestChunkItems : Infinity
+    return checkChunks(this.s, items, false, (c) => this.knownOutside(c), chunkItems)
+  }
+
+  /** Stage two for checked changes of an ingest (inside the queue): those not known by now. */
+  private async applyFresh(verified: Change[], report: IngestReport, opts: { origin?: string; fromNonReader?: boolean }): Promise<IngestReport> {
+    const fresh: Change[] = []
+    for (const c of verified) {
+      // Rights before work: a non-member's join or cancel enters through `ingestJoin` only,
+      // whose checks (live invite, one pending request per joiner, the bound) head sync skips.
+      if (opts.fromNonReader && c.treeId === this.spaceId && isRequestChange(c)) {
+        report.rejected.push({ id: c.id, reason: 'not_member' })
+        continue
       }
-      const rep = await applyChecked(this.s, fresh, report, { origin: opts.origin })
-      await this.heal()
-      return rep
-    })
+      const known = this.s.hasChange(c)
+      if (!(known instanceof Promise ? await known : known)) fresh.push(c)
+    }
+    return applyChecked(this.s, fresh, report, { origin: opts.origin })
   }
 
   /**

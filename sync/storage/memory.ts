@@ -27,9 +27,21 @@ export class MemoryStorageAdapter implements StorageAdapter {
   async getMany(store: string, keys: readonly string[]) {
     this.check()
     const s = this.stores.get(store)
-    return keys.map((k) => {
-      const v = s?.get(k)
-      return v && v.slice()
+    const found = keys.map((k) => s?.get(k))
+    // Copies into one buffer for the whole answer, each value a view of its own bytes: an
+    // ArrayBuffer per value cost more than the copying (head sync reads a reply's changes here,
+    // a thousand at a time). A caller keeping one value keeps the answer's buffer; none keeps
+    // them (change bytes go out on the wire, records are decoded).
+    let total = 0
+    for (const v of found) if (v) total += v.length
+    const buf = new Uint8Array(total)
+    let at = 0
+    return found.map((v) => {
+      if (!v) return undefined
+      const out = buf.subarray(at, at + v.length)
+      out.set(v)
+      at += v.length
+      return out
     })
   }
 

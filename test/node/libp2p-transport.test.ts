@@ -67,6 +67,39 @@ describe('libp2p transport', () => {
     expect(ta.peers()).toEqual([tb.peerId])
   })
 
+  it('tells of the next frame in line, once each, while the one before it is handled, with the bytes delivered later', async () => {
+    const { ta, tb } = await pair()
+    const events: string[] = []
+    const told: Uint8Array[] = []
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    const all = new Promise<void>((resolve) => {
+      tb.onMessage(async (from, bytes) => {
+        expect(from).toBe(ta.peerId)
+        const n = bytes[0]
+        events.push(`msg ${n}`)
+        expect(told.includes(bytes) || n === 0).toBe(true)
+        // The first frame is slow to handle: the others queue behind it meanwhile.
+        if (n === 0) await held
+        if (n === 4) resolve()
+      })
+    })
+    tb.onUpcoming((from, bytes) => {
+      expect(from).toBe(ta.peerId)
+      told.push(bytes)
+      events.push(`next ${bytes[0]}`)
+    })
+    for (let i = 0; i < 5; i++) ta.send(tb.peerId, new Uint8Array([i, 1, 2, 3]))
+    for (let i = 0; i < 200 && !(events.includes('next 1') && events.includes('msg 0')); i++) await new Promise((r) => setTimeout(r, 10))
+    // Every frame is in by now; only the next in line is told of while frame 0 is handled.
+    await new Promise((r) => setTimeout(r, 200))
+    expect([...events].sort()).toEqual(['msg 0', 'next 1'])
+    release()
+    await all
+    // Then each frame in turn, the one after it told of as its turn comes.
+    expect(events.slice(2)).toEqual(['next 2', 'msg 1', 'next 3', 'msg 2', 'next 4', 'msg 3', 'msg 4'])
+  })
+
   it('an answer to the first frame of a peer, sent while our own stream is still opening, is delivered', async () => {
     const a = await createSvcNode({ deviceKey: keyFor(33), listen: ['/ip4/127.0.0.1/tcp/0'] })
     const b = await createSvcNode({ deviceKey: keyFor(34), listen: ['/ip4/127.0.0.1/tcp/0'] })
