@@ -18,9 +18,9 @@
  * - textP50Ms: an objects query with `{$text: {$search: word}}` (limit 20) answered by the index;
  *   baseline: the same filter as a substring scan (the query engine without the index).
  * - bytesPerObject: the saved index (base and deltas) over OBJECTS.
- * - restart: the space reopened from its SQLite file as the daemon reopens it after a restart
- *   (SpaceEngine.openLoading: the object rows load after the replica, and a search answers
- *   from the saved index meanwhile); `searchableMs` from the open to the first answered search,
+ * - restart: the space reopened from its SQLite file as the daemon reopens it after a restart,
+ *   in a process of its own (bench/search-restart.ts; SpaceEngine.openLoading: the object rows
+ *   load after the replica, and a search answers from the saved index meanwhile); `searchableMs` from the open to the first answered search,
  *   `replicaOpenMs` the replica's load, `indexLoadMs` the search's own (the saved index and
  *   the first answer), `rowsLoadedMs` until every object row is in the object index, `builds`
  *   (0: nothing re-indexed). `restartAfterIdle`: the same after the reopened index sat idle
@@ -28,6 +28,7 @@
  *
  * `BENCH_SEARCH_OBJECTS` (default 100,000), `BENCH_SEARCH_QUERIES` (300).
  */
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -43,7 +44,6 @@ import { DEFAULT_MODULES } from '../sync/modules/index.ts'
 import { SEARCH_LIMITS } from '../sync/modules/search/limits.ts'
 import { searchModule } from '../sync/modules/search/module.ts'
 import { runSearch } from '../sync/modules/search/search.ts'
-import type { SearchIndex } from '../sync/modules/search/service.ts'
 import { runQuery } from '../sync/query/index.ts'
 import { ROW_DS, ROW_ID } from '../sync/space/schema.ts'
 import { SpaceEngine } from '../sync/space/space-engine.ts'
@@ -180,25 +180,15 @@ async function queryFigures(indexed: Awaited<ReturnType<typeof ingestAll>>) {
   }
 }
 
-/** Reopens the space as a restarted daemon does and times its first search (see the header). */
-async function restartOnce(file: string, spaceId: string, query: string, before?: (idx: SearchIndex) => Promise<void>) {
-  const t0 = performance.now()
-  const storage = new SqliteStorageAdapter(file)
-  const e = await SpaceEngine.openLoading({ storage, crypto, env: systemEnv }, spaceId, reader, { modules: DEFAULT_MODULES })
-  const opened = performance.now()
-  const idx = e.services.of(searchModule)
-  const first = await runSearch(idx, { query, mode: 'fts' })
-  const searchable = performance.now()
-  const earlyAnswer = !e.rowsReady
-  await e.rowsLoaded
-  const rowsLoaded = performance.now()
-  await before?.(idx)
-  await idx.settled()
-  await storage.close()
-  return {
-    searchableMs: Math.round(searchable - t0), replicaOpenMs: Math.round(opened - t0), indexLoadMs: Math.round(searchable - opened), rowsLoadedMs: Math.round(rowsLoaded - t0),
-    answeredBeforeRows: earlyAnswer, builds: idx.stats.builds, loads: idx.stats.loads, firstHits: first.hits.length,
-  }
+/**
+ * Reopens the space as a restarted daemon does, in a process of its own (bench/search-restart.ts:
+ * a restarted daemon carries no heap of the ingests before), and returns its timings.
+ */
+function restartOnce(file: string, spaceId: string, query: string, idleMs?: number): Record<string, unknown> {
+  const args = [...process.execArgv, join(import.meta.dirname, 'search-restart.ts'), file, spaceId, query, ...(idleMs ? [String(idleMs)] : [])]
+  const run = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 300_000 })
+  if (run.status !== 0) throw new Error(`restart failed (${run.status}): ${run.stderr.slice(-2_000)}`)
+  return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>
 }
 
 export async function benchSearch(): Promise<Record<string, unknown>> {
@@ -223,13 +213,10 @@ export async function benchSearch(): Promise<Record<string, unknown>> {
     const indexedB = q.ingest
     const plainMs = plainA.ingestMs + plainB.ingestMs
     progress('restart')
-    const restart = await restartOnce(join(dir, 'indexed.db'), backlog.spaceId, q.firstQuery, async (idx2) => {
-      // The same restart after the index sat idle past SEARCH_LIMITS.compactIdleMs (a daemon
-      // restarted some time after a sync): its deltas were compacted into a base meanwhile.
-      await new Promise((r) => setTimeout(r, SEARCH_LIMITS.compactIdleMs + 1_500))
-      await idx2.settled()
-    })
-    const restartAfterIdle = await restartOnce(join(dir, 'indexed.db'), backlog.spaceId, q.firstQuery)
+    // The same restart after the index sat idle past SEARCH_LIMITS.compactIdleMs (a daemon
+    // restarted some time after a sync): its deltas were compacted into a base meanwhile.
+    const restart = restartOnce(join(dir, 'indexed.db'), backlog.spaceId, q.firstQuery, SEARCH_LIMITS.compactIdleMs + 1_500)
+    const restartAfterIdle = restartOnce(join(dir, 'indexed.db'), backlog.spaceId, q.firstQuery)
 
     return {
       machine: load,
