@@ -4,9 +4,9 @@
  * daemon does (SpaceEngine.openLoading: object rows load after the replica, and a search
  * answers from the saved index meanwhile) and prints one JSON line of timings.
  *
- * `node --import tsx bench/search-restart.ts <sqlite file> <spaceId> <query> [idleMs]`: with
- * idleMs, it then waits that long with the index in memory (it compacts its deltas into a base
- * when idle) before closing.
+ * `node --import tsx bench/search-restart.ts <sqlite file> <spaceId> <query>`. It then stops as
+ * the daemon does (SpaceEngine.close: the search index saves what it holds, deltas compacted
+ * into a base), so the next restart starts from a clean stop.
  */
 import { nodeCryptoProvider } from '../node/crypto/node-provider.ts'
 import { SqliteStorageAdapter } from '../node/storage/sqlite.ts'
@@ -17,7 +17,7 @@ import { searchModule } from '../sync/modules/search/module.ts'
 import { runSearch } from '../sync/modules/search/search.ts'
 import { SpaceEngine } from '../sync/space/space-engine.ts'
 
-const [file, spaceId, query, idle] = process.argv.slice(2)
+const [file, spaceId, query] = process.argv.slice(2)
 // The reader of bench/search.ts's fixture.
 const reader = keyPairFromSeed(new Uint8Array(32).fill(3))
 const t0 = performance.now()
@@ -30,8 +30,7 @@ const searchable = performance.now()
 const answeredBeforeRows = !e.rowsReady
 await e.rowsLoaded
 const rowsLoaded = performance.now()
-if (idle) await new Promise((r) => setTimeout(r, Number(idle)))
-await idx.settled()
+await e.close()
 await storage.close()
 process.stdout.write(
   JSON.stringify({

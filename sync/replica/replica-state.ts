@@ -13,6 +13,7 @@ import { ParkedChanges } from './parked-changes.ts'
 import { RecordCache } from './record-cache.ts'
 import { treePrefix } from './storage-keys.ts'
 import { TreeIndex, type TreeNode } from './tree-index.ts'
+import { TreeMetas } from './tree-metas.ts'
 import type { CommitInfo, RecordTouch } from './types.ts'
 
 export interface ReplicaDeps {
@@ -44,7 +45,7 @@ export class ReplicaState {
   readonly keyring: Keyring
   readonly me: string
   readonly policy: MergePolicy
-  readonly trees = new Map<string, TreeMeta>()
+  readonly trees = new TreeMetas()
   readonly indexes = new Map<string, TreeIndex>()
   readonly records: RecordCache
   readonly parked: ParkedChanges

@@ -145,7 +145,7 @@ export class SpaceReplica {
     const seq = await storage.get(STORES.meta, VERSION_SEQ_KEY)
     s.versionSeq = seq ? decodeCanonical<number>(seq) : 0
     for (const [k, v] of await storage.scan(STORES.trees, { prefix: `${this.spaceId}/` })) {
-      s.trees.set(k.slice(this.spaceId.length + 1), decodeCanonical<TreeMeta>(v))
+      s.trees.setStored(k.slice(this.spaceId.length + 1), v)
     }
     const aclChanges = (await storage.scan(STORES.changes, { prefix: treePrefix(this.spaceId, this.spaceId) })).map(([, raw]) => decodeChange(raw))
     for (const c of aclChanges.sort((a, b) => a.lamport - b.lamport)) s.acl.add(aclEntryOf(c, decodeAclRecord(c.payload)))

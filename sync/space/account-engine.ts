@@ -539,7 +539,10 @@ export class AccountEngine implements AccountModuleContext {
   async close(): Promise<void> {
     this.closed = true
     // Loads still reading rows finish first: the storage closes after this.
-    await Promise.allSettled([...this.loading.values()].map((l) => l.engine.rowsLoaded))
+    const loading = [...this.loading.values()].map((l) => l.engine)
+    await Promise.allSettled(loading.map((e) => e.rowsLoaded))
+    // The spaces' services before the account's: a space service may use an account one.
+    await Promise.allSettled([...new Set([...this.spaces.values(), ...loading, this.tech])].map((e) => e.close()))
     await this.services.close()
     this.stopProfiles()
     this.scopedValues.close()

@@ -28,6 +28,7 @@ import type { TypesService } from './types/index.ts'
  * - `pins`: merge pins of its datasets (first write wins on those paths, on every peer);
  * - a dataset's `writeRule`: who may write what in it, judged at merge on every peer;
  * - `service`: the per-space service it builds when a space opens (`space.services.of(module)`);
+ *   closed with the space (SpaceEngine.close, when the account closes) when it has a `close`;
  * - `accountService`: the one service per account it builds when the account engine opens
  *   (`account.services.of(module)`), for what belongs to the account rather than to a space
  *   (the event bus); closed with the account when it has a `close`;

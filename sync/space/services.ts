@@ -31,6 +31,7 @@ export class SpaceServices implements ModuleContext {
     return this.space.replica.storage
   }
   private readonly rowGroups = new Map<string, BoundRowGroup>()
+  private closed = false
 
   constructor(
     readonly space: SpaceEngine,
@@ -105,6 +106,25 @@ export class SpaceServices implements ModuleContext {
 
   get hasHooks(): boolean {
     return this.hooks.length > 0
+  }
+
+  /**
+   * Closes every module service that has a `close` (the space closes: the account stops), in
+   * reverse module order, as the account's services close (account-services.ts).
+   */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    for (const service of [...this.byModule.values()].reverse()) {
+      const close = (service as { close?: unknown } | null | undefined)?.close
+      if (typeof close !== 'function') continue
+      try {
+        await close.call(service)
+      } catch (err) {
+        // The space closes whatever a module does: one failing close leaves no other open.
+        console.error('module space service failed to close', err)
+      }
+    }
   }
 }
 

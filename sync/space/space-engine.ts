@@ -377,6 +377,16 @@ export class SpaceEngine {
     return this.feed.run(() => undefined)
   }
 
+  /**
+   * Closes the modules' services of this space (those with a `close`: the search index saves
+   * what it holds) once every commit so far has reached their hooks. The replica and its
+   * storage stay open: the account closes those after its spaces.
+   */
+  async close(): Promise<void> {
+    await this.settled().catch(() => undefined)
+    await this.services.close()
+  }
+
   /** Re-reads an object's row into the index (`read`: its row record, already read). */
   private async refreshRow(objectId: string, read?: { rec: MaterializedRecord | undefined }) {
     const meta = this.replica.treeMeta(objectId)

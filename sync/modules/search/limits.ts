@@ -35,6 +35,12 @@ export const SEARCH_LIMITS = {
   compactIdleMs: 2_000,
   compactIdleOps: 2_000,
   /**
+   * What closing a space (a daemon stop) spends at most draining the commits still pending
+   * into the index; past it the stop goes on and the next start rebuilds (a drain of a whole
+   * 200k-object backlog takes about this long on two cores).
+   */
+  closeBudgetMs: 10_000,
+  /**
    * The index leaves memory once nothing has searched it (nor a `$text` filter used it) for
    * this long; the next use loads it from disk (a base, not re-tokenized, plus the deltas
    * since). A space nobody searches then costs no memory for its index.

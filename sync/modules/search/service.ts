@@ -60,6 +60,9 @@ export class SearchIndex {
   private evictionScheduled = false
   /** The load `warm` started, until it ends. */
   private warming?: Promise<void>
+  /** Set by close: timers and hooks do nothing more, a running build stops. */
+  private closed = false
+  private closing?: Promise<void>
   private readonly started: Promise<void>
   readonly work: IndexWork
   readonly vectors: VectorIndexer
@@ -97,7 +100,7 @@ export class SearchIndex {
     this.lastVersion = change.versionId
     this.lastCommitAt = this.ctx.space.env.now()
     this.commits++
-    if (this.state === 'disabled') return
+    if (this.state === 'disabled' || this.closed) return
     for (const o of change.objects) this.dirtyRows.add(o)
     for (const o of change.reloaded) this.reload.add(o)
     for (const [o, perDs] of change.records) {
@@ -171,6 +174,7 @@ export class SearchIndex {
     this.scheduled = true
     void this.later(SEARCH_LIMITS.drainQuietMs).then(async () => {
       this.scheduled = false
+      if (this.closed) return
       if (this.ctx.space.env.now() - this.lastCommitAt < SEARCH_LIMITS.drainQuietMs && this.dirtyCount() < SEARCH_LIMITS.maxDeferred) {
         this.schedule()
         return
@@ -244,7 +248,7 @@ export class SearchIndex {
     const seen = this.uses
     void this.later(SEARCH_LIMITS.residentIdleMs, true).then(async () => {
       this.evictionScheduled = false
-      if (!this.mem) return
+      if (!this.mem || this.closed) return
       if (this.uses !== seen || this.vectors.embedder) {
         this.evictWhenIdle()
         return
@@ -301,6 +305,8 @@ export class SearchIndex {
       const index = FtsIndex.empty()
       let done = 0
       for (const t of trees) {
+        // Not saved: the next start builds again.
+        if (this.closed) return
         for (const op of await this.objectOps(t, index, catalog, true)) index.apply(op)
         if (++done % SEARCH_LIMITS.drainBatch === 0) {
           progress(done)
@@ -420,7 +426,7 @@ export class SearchIndex {
     const due = () => this.state === 'ready' && !!this.meta && this.meta.opsSinceBase >= (this.mem ? SEARCH_LIMITS.compactIdleOps : SEARCH_LIMITS.maxOpsOnDisk + 1)
     void this.later(SEARCH_LIMITS.compactIdleMs).then(async () => {
       this.compactionScheduled = false
-      if (!due()) return
+      if (!due() || this.closed) return
       if (this.commits !== seen || this.pending()) {
         this.compactWhenIdle()
         return
@@ -513,6 +519,38 @@ export class SearchIndex {
     if (!meta || meta.deleted) return undefined
     const rec = await replica.getRecord(objectId, ROW_DS, ROW_ID)
     return rec && !rec.deleted && rec.value !== undefined ? objectRowDoc(objectId, this.spaceId, rec) : undefined
+  }
+
+  /**
+   * The space closes (the daemon stops): drains what commits left pending, within
+   * `closeBudgetMs` (past it the saved version lags and the next start rebuilds), and writes
+   * the deltas into a new base when they hold `compactIdleOps` or more and the index is in
+   * memory. A stop right after a sync backlog then leaves what a pause would have: the next
+   * start loads a base instead of replaying tens of thousands of operations (docs/search.md
+   * "Restart"). After it, commits are not followed and timers do nothing.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeNow()
+    return this.closing
+  }
+
+  private async closeNow() {
+    this.closed = true
+    await this.started.catch(() => undefined)
+    const env = this.ctx.space.env
+    const until = env.now() + SEARCH_LIMITS.closeBudgetMs
+    await this.lane
+      .run(async () => {
+        if (this.state !== 'ready') return
+        while ((this.pending() || this.unsaved.length || this.saveAsBase) && env.now() < until) await this.drainStep()
+        if (this.pending() || !this.mem || !this.meta || this.meta.opsSinceBase < SEARCH_LIMITS.compactIdleOps) return
+        this.unsaved = []
+        this.saveAsBase = true
+        await this.drainStep()
+      })
+      .catch(() => undefined)
+    await this.vectors.close()
+    this.mem = undefined
   }
 
   /** Bytes of the saved index (bench). */

@@ -44,6 +44,9 @@ export class VectorIndexer {
   status: VectorStatus = 'disabled'
   private readonly queue = new Set<string>()
   private running = false
+  /** The backfill's run while one is going (close waits for it). */
+  private current?: Promise<void>
+  private closed = false
   private failedAt = -Infinity
   private sig = ''
 
@@ -131,7 +134,17 @@ export class VectorIndexer {
 
   /** Runs the backfill in the background; a storage failure (storage closing) ends it quietly. */
   private kick() {
-    this.run().catch(() => undefined)
+    if (this.closed) return
+    const was = this.running
+    const run = this.run().catch(() => undefined)
+    if (!was && this.running) this.current = run
+  }
+
+  /** Stops the backfill (the space closes) after the batch it is on; what it saved stays. */
+  async close(): Promise<void> {
+    this.closed = true
+    this.queue.clear()
+    await this.current
   }
 
   private async run() {
@@ -144,7 +157,7 @@ export class VectorIndexer {
     const progress = this.fts.work.start('index.embed', total)
     let done = 0
     try {
-      while (this.queue.size > 0 && store === this.store && this.status === 'ready' && !store.full) {
+      while (!this.closed && this.queue.size > 0 && store === this.store && this.status === 'ready' && !store.full) {
         const keys = [...this.queue].slice(0, SEARCH_LIMITS.embedBatch)
         for (const k of keys) this.queue.delete(k)
         const texts: string[] = []
