@@ -1,4 +1,5 @@
 import { SvcError } from '../core/errors.ts'
+import { closeServices } from './close-services.ts'
 import type { AccountModuleContext, ModuleSet, SvcModule } from './module.ts'
 
 /**
@@ -34,15 +35,6 @@ export class AccountServices {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    for (const service of [...this.byModule.values()].reverse()) {
-      const close = (service as { close?: unknown } | null | undefined)?.close
-      if (typeof close !== 'function') continue
-      try {
-        await close.call(service)
-      } catch (err) {
-        // The account closes whatever a module does: one failing close leaves no other open.
-        console.error('module account service failed to close', err)
-      }
-    }
+    await closeServices(this.byModule.values(), 'account')
   }
 }

@@ -1,4 +1,5 @@
 import { SvcError } from '../core/errors.ts'
+import { closeServices } from './close-services.ts'
 import { MemoryAccountData, type AccountData } from './account-data.ts'
 import type { Doc } from './rows.ts'
 import type { StorageAdapter } from '../storage/adapter.ts'
@@ -115,16 +116,7 @@ export class SpaceServices implements ModuleContext {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    for (const service of [...this.byModule.values()].reverse()) {
-      const close = (service as { close?: unknown } | null | undefined)?.close
-      if (typeof close !== 'function') continue
-      try {
-        await close.call(service)
-      } catch (err) {
-        // The space closes whatever a module does: one failing close leaves no other open.
-        console.error('module space service failed to close', err)
-      }
-    }
+    await closeServices(this.byModule.values(), 'space')
   }
 }
 

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
 import { AccountEngine, type AccountEvents } from '../../sync/space/account-engine.ts'
 import { defineModule, ModuleSet, type AccountModuleContext } from '../../sync/space/module.ts'
-import { spacePolicy } from '../../sync/space/schema.ts'
+import { ROW_DS, ROW_ID, spacePolicy } from '../../sync/space/schema.ts'
 import { SpaceEngine, type SpaceChange } from '../../sync/space/space-engine.ts'
 import { editorModule } from '../../sync/modules/editor/module.ts'
 import { eventsModule } from '../../sync/modules/events/module.ts'
@@ -144,6 +144,40 @@ describe('account services', () => {
       } finally {
         quiet.mockRestore()
       }
+    }
+  })
+
+  it('space services with a close are closed with the account, every space and the tech space, after their commits reached the hooks', async () => {
+    const log: string[] = []
+    const hooked = new Map<string, number>()
+    const watcher = defineModule({
+      name: 'watcher',
+      service: ({ space }) => ({ close: () => void log.push(`close ${space.spaceId === a.tech.spaceId ? 'tech' : space.spaceId} after ${hooked.get(space.spaceId) ?? 0} commits`) }),
+      // Slow hooks: a close that did not wait for the commit feed would come first.
+      onCommit: async (_change, _service, { space }) => {
+        await new Promise((r) => setTimeout(r, 15))
+        hooked.set(space.spaceId, (hooked.get(space.spaceId) ?? 0) + 1)
+      },
+    })
+    const failing = defineModule({ name: 'failing', service: () => ({ close: () => Promise.reject(new Error('close failed')) }) })
+    const a = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(5), accountKey: keyFor(1), modules: [watcher, failing] })
+    const info = await a.createSpace({ name: 'S' })
+    const space = a.space(info.id)
+    // Written through the replica: committed, not yet through the commit feed; the close waits for their hooks.
+    const before = hooked.get(info.id) ?? 0
+    for (let i = 0; i < 3; i++) await space.replica.write(space.spaceIndexObjectId, [{ op: 'set', ds: ROW_DS, id: ROW_ID, path: 'core.name', value: `n${i}` }])
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    try {
+      await a.close()
+      const commits = hooked.get(info.id)!
+      expect(commits).toBe(before + 3)
+      expect(log).toContain(`close ${info.id} after ${commits} commits`)
+      expect(log.filter((l) => l.startsWith('close tech'))).toHaveLength(1)
+      expect(quiet).toHaveBeenCalledWith('module space service failed to close', expect.any(Error))
+      await a.close()
+      expect(log).toHaveLength(2)
+    } finally {
+      quiet.mockRestore()
     }
   })
 
