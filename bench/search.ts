@@ -23,7 +23,8 @@
  *   load after the replica, and a search answers from the saved index meanwhile); `searchableMs`
  *   from the open to the first answered search, `replicaOpenMs` the replica's load,
  *   `indexLoadMs` the search's own (the saved index and the first answer), `rowsLoadedMs` until
- *   every object row is in the object index, `builds` (0: nothing re-indexed).
+ *   every object row is in the object index, `builds` (0: nothing re-indexed), `closeMs` the
+ *   clean stop that follows (SpaceEngine.close).
  *   `restartAfterCrash` comes first: the ingesting replica's storage is closed under it right
  *   after the backlog, as a crash leaves it (the index's deltas not compacted: the restart
  *   replays them). That restart then stops cleanly (SpaceEngine.close: the search index
