@@ -63,6 +63,8 @@ export class SearchIndex {
   /** Set by close: timers and hooks do nothing more, a running build stops. */
   private closed = false
   private closing?: Promise<void>
+  /** The start's turn came (close waits for a start under way, not for its timer). */
+  private startBegun = false
   private readonly started: Promise<void>
   readonly work: IndexWork
   readonly vectors: VectorIndexer
@@ -79,7 +81,12 @@ export class SearchIndex {
     this.vectors = new VectorIndexer(ctx, this, embedders)
     // After the space is built (the constructor runs while it is); its object rows may still be
     // loading then (see start).
-    this.started = this.later().then(() => this.lane.run(() => this.start()))
+    this.started = this.later().then(() => {
+      // Closed before its first turn: nothing was loaded, so nothing is left to save.
+      if (this.closed) return
+      this.startBegun = true
+      return this.lane.run(() => this.start())
+    })
     this.started.catch(() => undefined)
     ctx.account.onChange((touched) => {
       if (touched === 'reloaded' || touched.get('settings')?.includes(ctx.space.spaceId)) void this.lane.run(() => this.readSettings(true)).catch(() => undefined)
@@ -536,7 +543,9 @@ export class SearchIndex {
 
   private async closeNow() {
     this.closed = true
-    await this.started.catch(() => undefined)
+    // A clock that is not running (a simulated peer's, once its workload ended) never fires the
+    // start's timer: a start that has not begun is not waited for.
+    if (this.startBegun) await this.started.catch(() => undefined)
     const env = this.ctx.space.env
     const until = env.now() + SEARCH_LIMITS.closeBudgetMs
     await this.lane
