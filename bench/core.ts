@@ -39,7 +39,7 @@ const progress = (msg: string) => process.stderr.write(`[bench core] ${msg}\n`)
 // The daemon's provider (node:crypto, verifies on the thread pool): the fastest verify path
 // this platform has, used by ingest and by the bare baseline alike.
 let provider: CryptoProvider | undefined
-const benchCrypto = (): CryptoProvider => (provider ??= nodeCryptoProvider({ verify: 'threads' }))
+const benchCrypto = (): CryptoProvider => (provider ??= nodeCryptoProvider({ verify: 'threadpool' }))
 
 export interface Fixture {
   spaceId: string

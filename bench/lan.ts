@@ -21,7 +21,7 @@ import * as lp from 'it-length-prefixed'
 
 const progress = (m: string) => process.stderr.write(`[bench lan] ${m}\n`)
 // The daemon's provider (node-provider.ts), so the figure is what two daemons achieve.
-const crypto = nodeCryptoProvider({ verify: 'threads' })
+const crypto = nodeCryptoProvider({ verify: 'threadpool' })
 const account = keyPairFromSeed(new Uint8Array(32).fill(1))
 const device = (n: number): KeyPair => keyPairFromSeed(new Uint8Array(32).fill(200 + n))
 

@@ -6,29 +6,24 @@
  * about 5x faster than @noble/ciphers. Signatures are identical on every path (Ed25519 is
  * deterministic), so peers on different providers interoperate.
  *
- * `verify: 'threads'` (the daemon) verifies on threads of its own, 64 signatures to a message
- * (verify-threads.ts), and on libuv's pool until they answer; `'threadpool'` runs each verify
- * on libuv's pool, so big backlogs use every core without blocking the event loop, at the
- * price of a pool job and a callback per signature on the event loop; `'sync'` (the simulator,
- * which runs one event at a time) verifies inline, without a pool round trip per call.
+ * `verify: 'threadpool'` (the daemon) runs each verify on libuv's pool so big backlogs use
+ * every core without blocking the event loop; `'sync'` (the simulator, which runs one event at
+ * a time) verifies inline, without a pool round trip per call.
  */
 import { createCipheriv, createDecipheriv, createPrivateKey, hash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
 import { hchacha } from '@noble/ciphers/chacha.js'
 import type { Aead } from '../../sync/crypto/aead.ts'
 import type { CryptoProvider } from '../../sync/crypto/provider.ts'
-import { verifyInWorkers } from '../../sync/browser/verify-workers.ts'
-import { VERIFY_THREADS, spawnVerifyThread } from './verify-threads.ts'
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
 const TAG_BYTES = 16
 
 export interface NodeCryptoOptions {
-  verify: 'sync' | 'threadpool' | 'threads'
+  verify: 'sync' | 'threadpool'
 }
 
 export function nodeCryptoProvider(opts: NodeCryptoOptions = { verify: 'threadpool' }): CryptoProvider {
-  if (opts.verify === 'threads') return verifyInWorkers(nodeCryptoProvider({ verify: 'threadpool' }), { spawn: spawnVerifyThread, workers: VERIFY_THREADS })
   const privs = new Map<string, KeyObject>()
   const pubs = new Map<string, KeyObject>()
   // Keys are cached by value: peers sign many changes with one key, and building a KeyObject

@@ -4,7 +4,6 @@ import { SvcError } from '../../sync/core/errors.ts'
 import { systemEnv, type Env } from '../../sync/core/env.ts'
 import { nodeCryptoProvider } from '../crypto/node-provider.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
-import type { CryptoProvider } from '../../sync/crypto/provider.ts'
 import { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { AnyModule } from '../../sync/space/module.ts'
 import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
@@ -61,7 +60,7 @@ export class DaemonHost implements AccountHost {
     const storage = new SqliteStorageAdapter(join(booted.dir, ENGINE_DB_FILE), { synchronous: this.options.durability ?? 'normal' })
     let account: AccountEngine | undefined
     try {
-      const crypto = daemonCrypto()
+      const crypto = nodeCryptoProvider({ verify: 'threadpool' })
       // Blocks are files beside the database; blocks an older daemon kept in it stay readable.
       const blocks = new FsBlockStore(join(booted.dir, BLOCKS_DIR), new KvBlockStore(storage))
       account = await AccountEngine.open({ storage, blocks, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES, spacesInBackground: true, ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}) })
@@ -156,10 +155,3 @@ export class DaemonHost implements AccountHost {
 }
 
 export const daemonEngineFactory = (opts: DaemonHostOptions) => new DaemonHost(opts)
-
-/**
- * One provider per process: its verify threads (node/crypto/verify-threads.ts) serve every
- * account booted in turn instead of each boot starting threads of its own.
- */
-let sharedCrypto: CryptoProvider | undefined
-const daemonCrypto = () => (sharedCrypto ??= nodeCryptoProvider({ verify: 'threads' }))

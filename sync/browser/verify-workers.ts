@@ -28,21 +28,6 @@ export interface VerifyWorkerOptions {
   workers?: number
   /** Most signatures in one message to a worker (default 64). */
   chunk?: number
-  /**
-   * Starts one worker running a verifier that speaks this module's messages (`WORKER_SOURCE`
-   * is the page's); undefined where none can start. Default: a Web Worker from a blob: URL.
-   * The daemon passes threads of its own (node/crypto/verify-threads.ts).
-   */
-  spawn?: () => WorkerLike | undefined
-}
-
-/** What this module uses of a worker: a Web Worker, or a Node thread wrapped to look like one. */
-export interface WorkerLike {
-  postMessage(message: unknown, transfer: Transferable[]): void
-  terminate(): void
-  onmessage: ((e: MessageEvent<{ id: number; out: Uint8Array }>) => void) | null
-  onerror: ((e: unknown) => void) | null
-  onmessageerror: ((e: unknown) => void) | null
 }
 
 /** The worker, as source (a blob: URL): self-contained, nothing of the bundle in it. */
@@ -101,7 +86,7 @@ interface Req {
 }
 
 interface Slot {
-  worker: WorkerLike
+  worker: Worker
   ready: boolean
   dead: boolean
   /** Messages sent and not answered yet, by id. */
@@ -125,20 +110,6 @@ export interface WorkerVerifier extends CryptoProvider {
 function defaultWorkers(): number {
   const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ?? 2
   return Math.max(1, Math.min(4, cores))
-}
-
-/** Web Workers running WORKER_SOURCE, where the page can start them. */
-function pageWorkers(): (() => WorkerLike) | undefined {
-  if (typeof Worker === 'undefined' || typeof Blob === 'undefined' || typeof URL?.createObjectURL !== 'function') return undefined
-  let url: string
-  try {
-    url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }))
-  } catch {
-    return undefined
-  }
-  // Every worker has fetched the source once it runs; the URL is not needed after.
-  setTimeout(() => URL.revokeObjectURL(url), 1000)
-  return () => new Worker(url) as unknown as WorkerLike
 }
 
 /** `base` with its `verify` moved to Web Workers where it can be (see above); everything else is `base`'s. */
@@ -205,11 +176,9 @@ export function verifyInWorkers(base: CryptoProvider, o: VerifyWorkerOptions = {
       fail(slot)
       return
     }
-    const stall = setTimeout(() => {
+    setTimeout(() => {
       if (slot.sent.has(id)) fail(slot)
-    }, STALL_MS) as unknown as { unref?: () => void }
-    // In Node this timer must not keep the process alive (a page has no process to keep).
-    stall.unref?.()
+    }, STALL_MS)
   }
 
   /**
@@ -250,21 +219,24 @@ export function verifyInWorkers(base: CryptoProvider, o: VerifyWorkerOptions = {
   }
 
   const start = () => {
-    if (want <= 0) return
-    const spawn = o.spawn ?? pageWorkers()
-    if (!spawn) return
+    if (want <= 0 || typeof Worker === 'undefined' || typeof Blob === 'undefined' || typeof URL?.createObjectURL !== 'function') return
+    let url: string
+    try {
+      url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }))
+    } catch {
+      return
+    }
     const pub = hex(PROBE_PUB)
     const sig = hex(PROBE_SIG)
     const bad = sig.slice()
     bad[0] ^= 1
     for (let i = 0; i < want; i++) {
-      let worker: WorkerLike | undefined
+      let worker: Worker
       try {
-        worker = spawn()
+        worker = new Worker(url)
       } catch {
         break
       }
-      if (!worker) break
       const slot: Slot = { worker, ready: false, dead: false, sent: new Map() }
       slots.push(slot)
       worker.onerror = () => fail(slot)
@@ -287,6 +259,8 @@ export function verifyInWorkers(base: CryptoProvider, o: VerifyWorkerOptions = {
       const probe = (s: Uint8Array): Req => ({ pub, msg: new Uint8Array(0), sig: s, resolve: () => undefined })
       send(slot, [probe(sig), probe(bad)], 0)
     }
+    // Every worker has fetched the source once it runs; the URL is not needed after.
+    setTimeout(() => URL.revokeObjectURL(url), 1000)
   }
   start()
 
