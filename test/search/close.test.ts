@@ -16,10 +16,14 @@ async function savedMeta(storage: MemoryStorageAdapter, spaceId: string) {
   return raw ? (JSON.parse(new TextDecoder().decode(raw)) as { opsSinceBase: number; versionSeq: string; deltas: number }) : undefined
 }
 
+/** Opens (and reopens) account `n` over one storage, as a daemon restarting does. */
+const opener = (storage: MemoryStorageAdapter, n: number) => async () =>
+  AccountEngine.open({ storage, crypto: await defaultCryptoProvider(), env: seededEnv(n), accountKey: keyFor(n), modules: DEFAULT_MODULES, spacesInBackground: true })
+
 describe('closing the account saves the search index (a clean daemon stop)', () => {
   it('commits still waiting for the drain are saved, and the next start rebuilds nothing', async () => {
     const storage = new MemoryStorageAdapter()
-    const open = async () => AccountEngine.open({ storage, crypto: await defaultCryptoProvider(), env: seededEnv(1), accountKey: keyFor(1), modules: DEFAULT_MODULES, spacesInBackground: true })
+    const open = opener(storage, 1)
     const first = await open()
     const { id: spaceId } = await first.createSpace({ name: 'Sky' })
     const space = first.space(spaceId)
@@ -41,7 +45,7 @@ describe('closing the account saves the search index (a clean daemon stop)', () 
 
   it('deltas of a burst are compacted into a base at close, so the next start replays none', async () => {
     const storage = new MemoryStorageAdapter()
-    const open = async () => AccountEngine.open({ storage, crypto: await defaultCryptoProvider(), env: seededEnv(2), accountKey: keyFor(2), modules: DEFAULT_MODULES, spacesInBackground: true })
+    const open = opener(storage, 2)
     const first = await open()
     const { id: spaceId } = await first.createSpace({ name: 'Sky' })
     const space = first.space(spaceId)

@@ -1,15 +1,15 @@
 import { SerialQueue } from '../../core/serial-queue.ts'
 import type { Json } from '../../crdt/ops.ts'
 import type { ModuleContext } from '../../space/module.ts'
-import { ROW_DS, ROW_ID } from '../../space/schema.ts'
-import { objectRowDoc, type Doc } from '../../space/rows.ts'
+import type { Doc } from '../../space/rows.ts'
 import type { SpaceChange } from '../../space/space-engine.ts'
 import { catalogFromSig, readCatalog, recordText, rowKeysOf, rowOps, rowTexts, type Catalog } from './catalog.ts'
-import { docKey, parseDocKey } from './doc-key.ts'
+import { docKey } from './doc-key.ts'
 import { FtsIndex, type IndexOp } from './fts-index.ts'
 import { FtsStore, type FtsMeta } from './fts-store.ts'
 import { SEARCH_LIMITS, SEARCH_SETTINGS } from './limits.ts'
 import { IndexWork } from './processes.ts'
+import { documentText, objectTexts } from './space-text.ts'
 import { VectorIndexer, type EmbedderFactory } from './vector-indexer.ts'
 
 export type IndexState = 'starting' | 'building' | 'ready' | 'disabled'
@@ -284,11 +284,7 @@ export class SearchIndex {
     if (off && this.state !== 'disabled') {
       this.state = 'disabled'
       this.mem = undefined
-      this.dirtyRows.clear()
-      this.dirtyRecords.clear()
-      this.reload.clear()
-      this.unsaved = []
-      this.saveAsBase = false
+      this.forgetPending()
       await this.store.clear(this.meta ?? (await this.store.meta()))
       this.meta = undefined
     } else if (!off && this.state === 'disabled' && moved) {
@@ -339,12 +335,17 @@ export class SearchIndex {
   /** What is indexed changed (a property's meta.index, a dataset's search): index anew. */
   private async reindexUnder(catalog: Catalog) {
     this.catalog = catalog
+    this.forgetPending()
+    await this.rebuild(this.meta)
+  }
+
+  /** Drops what waits to be indexed or saved (indexing turned off, or a rebuild follows). */
+  private forgetPending() {
     this.dirtyRows.clear()
     this.dirtyRecords.clear()
     this.reload.clear()
     this.unsaved = []
     this.saveAsBase = false
-    await this.rebuild(this.meta)
   }
 
   /** After a start under the saved index's catalog: the one the loaded rows declare. */
@@ -444,11 +445,16 @@ export class SearchIndex {
         // Loaded for this, it leaves memory again once unused for residentIdleMs.
         if (!this.mem) await this.ensureLoaded()
         if (!this.mem || this.pending()) return
-        this.unsaved = []
-        this.saveAsBase = true
-        await this.drainStep()
+        await this.compactNow()
       })
     }).catch(() => undefined)
+  }
+
+  /** In the lane, with the index in memory and nothing pending: writes it as a new base. */
+  private async compactNow() {
+    this.unsaved = []
+    this.saveAsBase = true
+    await this.drainStep()
   }
 
   private keepUnsaved(ops: readonly IndexOp[]) {
@@ -465,19 +471,8 @@ export class SearchIndex {
    * removals of what it held unless `fresh` (`index` undefined: the index is on disk).
    */
   private async objectOps(objectId: string, index: FtsIndex | undefined, catalog: Catalog, fresh: boolean): Promise<IndexOp[]> {
-    const replica = this.ctx.space.replica
-    const meta = replica.treeMeta(objectId)
-    const rec = meta && !meta.deleted ? await replica.getRecord(objectId, ROW_DS, ROW_ID) : undefined
     const ops: IndexOp[] = fresh ? [] : index ? [...index.keysOf(objectId)].map((k) => ({ k })) : [{ o: objectId }]
-    if (!rec || rec.deleted || rec.value === undefined) return ops
-    for (const [k, t] of rowTexts(objectRowDoc(objectId, this.spaceId, rec), catalog)) ops.push({ k, t })
-    for (const [ds, spec] of catalog.collections) {
-      for (const r of await replica.listRecords(objectId, ds)) {
-        if (r.deleted || r.value === undefined) continue
-        const t = recordText(r.value as Doc, spec)
-        if (t) ops.push({ k: docKey({ objectId, scope: spec.scope, collection: ds, recordId: r.id }), t })
-      }
-    }
+    for (const [k, t] of await objectTexts(this.ctx.space, objectId, catalog)) ops.push({ k, t })
     return ops
   }
 
@@ -503,29 +498,7 @@ export class SearchIndex {
 
   /** The current text of an indexed document (snippets, embeddings), or '' when it is gone. */
   async textOf(key: string): Promise<string> {
-    const ref = parseDocKey(key)
-    const catalog = this.catalog
-    if (!catalog) return ''
-    if (ref.collection === undefined) {
-      const row = this.ctx.space.rowsReady ? this.ctx.space.objectDoc(ref.objectId) : await this.storedRow(ref.objectId)
-      return row ? (rowTexts(row, catalog).get(key) ?? '') : ''
-    }
-    const spec = catalog.collections.get(ref.collection)
-    const rec = spec ? await this.ctx.space.replica.getRecord(ref.objectId, ref.collection, ref.recordId!) : undefined
-    return rec && !rec.deleted && spec ? recordText(rec.value as Doc, spec) : ''
-  }
-
-  /**
-   * An object's row read from the replica, for a search answered while the object index still
-   * loads. Without module overlays: those hold account- and device-scope values, which are
-   * never indexed text.
-   */
-  private async storedRow(objectId: string): Promise<Doc | undefined> {
-    const replica = this.ctx.space.replica
-    const meta = replica.treeMeta(objectId)
-    if (!meta || meta.deleted) return undefined
-    const rec = await replica.getRecord(objectId, ROW_DS, ROW_ID)
-    return rec && !rec.deleted && rec.value !== undefined ? objectRowDoc(objectId, this.spaceId, rec) : undefined
+    return this.catalog ? documentText(this.ctx.space, this.catalog, key) : ''
   }
 
   /**
@@ -553,9 +526,7 @@ export class SearchIndex {
         if (this.state !== 'ready') return
         while ((this.pending() || this.unsaved.length || this.saveAsBase) && env.now() < until) await this.drainStep()
         if (this.pending() || !this.mem || !this.meta || this.meta.opsSinceBase < SEARCH_LIMITS.compactIdleOps) return
-        this.unsaved = []
-        this.saveAsBase = true
-        await this.drainStep()
+        await this.compactNow()
       })
       .catch(() => undefined)
     await this.vectors.close()
