@@ -12,6 +12,7 @@ import type { SimNetwork, SimTransport } from './network.ts'
 import type { Prng } from './prng.ts'
 import type { Scheduler } from './scheduler.ts'
 import { CrashableStorage } from './storage.ts'
+import { SIM_POLICY } from './module-workload.ts'
 
 /** Virtual time 0 is this wall-clock instant (ms), so change timestamps look real. */
 export const EPOCH_MS = 1_700_000_000_000
@@ -96,7 +97,7 @@ export class SimPeer {
   /** Creates the space (the owner, before the run starts). */
   async createSpace(crypto: CryptoProvider): Promise<string> {
     this.storage = this.newStorage()
-    this.replica = await SpaceReplica.create({ storage: this.storage, crypto, env: this.env }, this.key)
+    this.replica = await SpaceReplica.create({ storage: this.storage, crypto, env: this.env, policy: SIM_POLICY }, this.key)
     return this.replica.spaceId
   }
 
@@ -105,7 +106,7 @@ export class SimPeer {
     const ctx = this.ctx()
     if (this.alive) return
     if (!this.storage || this.storage.crashed) this.storage = this.newStorage()
-    const deps = { storage: this.storage, crypto: ctx.crypto, env: this.env }
+    const deps = { storage: this.storage, crypto: ctx.crypto, env: this.env, policy: SIM_POLICY }
     this.replica = await SpaceReplica.open(deps, ctx.spaceId, this.key)
     const replica = this.replica
     // Joins arrive over the wire as in the daemon: the replica judges them (SpaceReplica.ingestJoin).

@@ -6,6 +6,7 @@ import type { SimPeer } from './peer.ts'
 import { SimCrash } from './storage.ts'
 import { modifyRecords } from '../sync/space/modify.ts'
 import { textEdit } from './ytext-workload.ts'
+import { moduleWrite } from './module-workload.ts'
 
 /** A write the engine acknowledged (its promise resolved): it must never be lost. */
 export interface AckedWrite {
@@ -40,7 +41,7 @@ const value = (r: Prng): Json => {
 }
 
 const KINDS: Array<[string, number]> = [
-  ['set', 34], ['multi', 8], ['unset', 10], ['upsert', 12], ['inc', 6], ['deleteRecord', 8], ['row', 8], ['deleteObject', 2], ['create', 4], ['text', 30],
+  ['set', 34], ['multi', 8], ['unset', 10], ['upsert', 12], ['inc', 6], ['deleteRecord', 8], ['row', 8], ['deleteObject', 2], ['create', 4], ['text', 30], ['module', 24],
 ]
 
 function weighted(r: Prng): string {
@@ -56,7 +57,8 @@ function weighted(r: Prng): string {
 /**
  * One random write at a peer: concurrent sets of shared paths, unsets, upserts of whole
  * records, increments (resolved at write time), record deletes, object-row sets, object
- * deletes and new objects. Returns a trace label; acknowledged writes go into `acked`.
+ * deletes, new objects, and contested writes in the module datasets that merge under a rule
+ * (sim/module-workload.ts). Returns a trace label; acknowledged writes go into `acked`.
  */
 export async function randomWrite(p: SimPeer, r: Prng, acked: AckedWrite[], now: number): Promise<string> {
   const rep = p.replica
@@ -102,6 +104,11 @@ export async function randomWrite(p: SimPeer, r: Prng, acked: AckedWrite[], now:
         const label = await textEdit(rep, obj, r, `${p.id}.${p.incarnation}`)
         const last = label.split(' ')[1]
         if (last) ack(last, obj)
+        return label
+      }
+      case 'module': {
+        const { label, changeId, tree } = await moduleWrite(rep, objects, r)
+        ack(changeId, tree)
         return label
       }
       case 'deleteRecord': {

@@ -83,7 +83,11 @@ export interface MergePolicy {
 
 export const noPins: MergePolicy = { pinnedPaths: () => [] }
 
-export type ApplyOutcome = 'applied' | 'dropped_pinned' | 'dropped_rule' | 'dropped_invalid' | 'ignored_deleted'
+/**
+ * `refold`: the op changes which op is a ruled record's create (ruled-record.ts); the state is
+ * unchanged and the caller must fold the record's ops again in stamp order.
+ */
+export type ApplyOutcome = 'applied' | 'dropped_pinned' | 'dropped_rule' | 'dropped_invalid' | 'ignored_deleted' | 'refold'
 
 export const minInfo = (a: StampInfo, b: StampInfo) => (compareStamps(a, b) <= 0 ? a : b)
 export const maxInfo = (a: StampInfo, b: StampInfo) => (compareStamps(a, b) >= 0 ? a : b)

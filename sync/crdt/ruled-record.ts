@@ -10,9 +10,19 @@ import { compareStamps, maxInfo, mergeInto, minInfo, newRecordState, type ApplyO
  *   order); when the create arrives, those stamped after it are judged again, in order, and the
  *   rest are dropped for good. The log holds accepted ops only, so log pruning (a later set
  *   covering an earlier one) never loses an op that could still flip.
- * - Once the create is known, an op stamped before it is refused (a concurrent forgery with a
- *   low lamport cannot pre-empt the create), and a later op's verdict depends only on the op,
- *   its signer and the creator (the rule's contract), so it is final when it is first judged.
+ * - Once the create is known, an op stamped before it that the rule would not accept as a
+ *   create is refused (a concurrent forgery with a low lamport cannot pre-empt the create),
+ *   and a later op's verdict depends only on the op, its signer and the creator (the rule's
+ *   contract), so it is final when it is first judged.
+ * - An op stamped before the create that the rule would accept as a create (two accounts
+ *   creating one record id concurrently, under a rule that lets anyone create) is the record's
+ *   real create: in stamp order it comes first. The fold here cannot re-judge what it already
+ *   judged under the other creator (the log is pruned and holds no signers), so it answers
+ *   `refold` and leaves the state as it was; the replica then folds the record's tree again
+ *   from its changes in stamp order (apply-batch.ts, rebuildTree), where the lowest create
+ *   comes first and no refold arises. Every peer thus ends with the lowest-stamped create as
+ *   the creator, whatever the arrival order. A rule whose create is bound to one change (chat:
+ *   the record id derives from the change id) never refolds.
  * - `created` is the create's stamp and `modified` the newest accepted op's, so `_ver.id` and
  *   the instants never come from a refused op. Until the create is known they are the min/max
  *   over every op seen (the record is invisible then: it has no value).
@@ -29,7 +39,12 @@ export function applyRuled(
   if (state?.first) {
     const st: RecordState = { ...state }
     const first = st.first!
-    if (compareStamps(first, info) >= 0 || !judge(info, op, first)) return { state: st, outcome: 'dropped_rule' }
+    const order = compareStamps(first, info)
+    // Stamped before the create and a create itself: in stamp order this op is the record's
+    // create, and every op judged since was judged under the wrong creator. Only a fold of the
+    // record's ops in stamp order can say what stands (the caller re-folds).
+    if (order > 0 && judge(info, op, undefined)) return { state: st, outcome: 'refold' }
+    if (order >= 0 || !judge(info, op, first)) return { state: st, outcome: 'dropped_rule' }
     st.modified = maxInfo(st.modified, info)
     return mergeInto(st, info, op, pins)
   }

@@ -188,6 +188,9 @@ export class ApplyBatch {
       if (outcome === 'applied') this.touch(k, tree, op.ds, recordId, mop.k === 'ytext' ? { k: 'set', p: mop.p, v: getPath(state.value, mop.p) ?? '' } : mop)
       if (outcome === 'dropped_pinned') this.drops?.push({ recordId, index: i, code: 'merge.pinned', reason: 'a pinned path already holds another value' })
       if (outcome === 'dropped_invalid') this.drops?.push({ recordId, index: i, code: 'merge.invalid', reason: 'the text update is not a valid update by its writer' })
+      // The op may be the record's true create (a concurrent create stamped lower): the tree is
+      // folded again from its changes at commit, in stamp order, like a voided change's tree.
+      if (outcome === 'refold') s.toRebuild.add(tree)
       if (outcome === 'dropped_rule') this.drops?.push({ recordId, index: i, code: 'merge.refused', reason: "the dataset's write rule refused this op" })
     }
   }
