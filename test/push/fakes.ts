@@ -11,6 +11,14 @@ export interface Received {
   path: string
   headers: IncomingMessage['headers'] | Record<string, string | string[] | undefined>
   body: string
+  /** Wall-clock ms when it arrived (retry tests check the pause between attempts). */
+  at: number
+}
+
+/** One scripted answer: its status and extra headers (a `retry-after`). */
+export interface Answer {
+  status: number
+  headers?: Record<string, string>
 }
 
 const readBody = (req: IncomingMessage) =>
@@ -20,6 +28,12 @@ const readBody = (req: IncomingMessage) =>
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
   })
 
+/** Closes a fake, keep-alive sockets too: a node's pooled connection never holds a test open. */
+function closeAll(server: Server): Promise<void> {
+  server.closeAllConnections()
+  return new Promise<void>((r) => server.close(() => r()))
+}
+
 async function listen(server: Server | Http2Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -28,16 +42,22 @@ async function listen(server: Server | Http2Server): Promise<string> {
 export interface FakeHttp {
   url: string
   received: Received[]
-  /** Status for the next requests (default 200). */
+  /** Status for the next requests (default 200), once `script` is used up. */
   status: number
+  /** Answers for the next requests, first one first; `status` afterwards. */
+  script: Answer[]
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>
   close(): Promise<void>
 }
 
-function recorder(): Pick<FakeHttp, 'received' | 'status' | 'waitFor'> {
+function recorder(): Pick<FakeHttp, 'received' | 'status' | 'waitFor' | 'script'> & { answer(): Answer } {
   const r = {
     received: [] as Received[],
     status: 200,
+    script: [] as Answer[],
+    answer(): Answer {
+      return r.script.shift() ?? { status: r.status }
+    },
     async waitFor(n: number, timeoutMs = 20_000) {
       const until = Date.now() + timeoutMs
       while (r.received.length < n) {
@@ -55,12 +75,13 @@ export async function fakeNtfy(): Promise<FakeHttp> {
   const rec = recorder()
   const server = createServer(async (req, res) => {
     const body = await readBody(req)
-    rec.received.push({ path: req.url ?? '', headers: req.headers, body })
-    res.writeHead(rec.status).end('{}')
+    rec.received.push({ path: req.url ?? '', headers: req.headers, body, at: Date.now() })
+    const a = rec.answer()
+    res.writeHead(a.status, a.headers ?? {}).end('{}')
   })
   server.keepAliveTimeout = 1000
   const url = await listen(server)
-  return Object.assign(rec, { url, close: () => new Promise<void>((r) => server.close(() => r())).then(() => undefined), get status() { return rec.status }, set status(s: number) { rec.status = s } }) as FakeHttp
+  return Object.assign(rec, { url, close: () => closeAll(server) }) as FakeHttp
 }
 
 export interface FakeFcm extends FakeHttp {
@@ -93,15 +114,16 @@ export async function fakeFcm(): Promise<FakeFcm> {
     }
     const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '')
     if (!issued.has(bearer)) return void res.writeHead(401).end('{}')
-    rec.received.push({ path: req.url ?? '', headers: req.headers, body })
-    res.writeHead(rec.status).end('{"name":"projects/p/messages/1"}')
+    rec.received.push({ path: req.url ?? '', headers: req.headers, body, at: Date.now() })
+    const a = rec.answer()
+    res.writeHead(a.status, a.headers ?? {}).end('{"name":"projects/p/messages/1"}')
   })
   server.keepAliveTimeout = 1000
   const url = await listen(server)
   const fake = Object.assign(rec, {
     url,
     serviceAccount: { projectId: 'p', clientEmail: 'push@test.iam', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), tokenUri: `${url}/token`, endpoint: url },
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () => closeAll(server),
   })
   Object.defineProperty(fake, 'tokenRequests', { get: () => tokenRequests })
   return fake as unknown as FakeFcm
@@ -124,8 +146,9 @@ export async function fakeApns(): Promise<FakeApns> {
       const [h, c, s] = jwt.split('.')
       const ok = !!s && verifyRaw('sha256', Buffer.from(`${h}.${c}`), { key: publicKey as KeyObject, dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url'))
       if (!ok) return stream.respond({ ':status': 403 }), stream.end('{"reason":"InvalidProviderToken"}')
-      rec.received.push({ path: String(headers[':path']), headers: headers as Record<string, string>, body: Buffer.concat(chunks).toString() })
-      stream.respond({ ':status': rec.status })
+      rec.received.push({ path: String(headers[':path']), headers: headers as Record<string, string>, body: Buffer.concat(chunks).toString(), at: Date.now() })
+      const a = rec.answer()
+      stream.respond({ ':status': a.status, ...(a.headers ?? {}) })
       stream.end()
     })
   })
