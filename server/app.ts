@@ -8,7 +8,8 @@ import { ErrorStatuses } from './errors.ts'
 import { gate } from './http/gate.ts'
 import { installOpenApi } from './http/openapi.ts'
 import './http/route-config.ts'
-import { guardRequest } from './http/security.ts'
+import { installReadOnly } from './http/read-only.ts'
+import { guardRequest, passiveHeaders } from './http/security.ts'
 import { AJV_OPTIONS, coerceQuery, dropUnknownKeys } from './http/validation.ts'
 import { watchDirectory } from '../sync/space/directory.ts'
 import { SERVER_MODULES, type AnyServerModule } from './modules/index.ts'
@@ -115,6 +116,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   app.addHook('onRequest', async (request, reply) => guardRequest(request, reply))
   app.addHook('onRequest', gate({ authorized: () => session.authorized, closing: () => closing }))
+  installReadOnly(app, session)
   app.addHook('onRequest', bodyTimeout(opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS))
   app.addHook('preValidation', async (request) => {
     coerceQuery(request)
@@ -122,7 +124,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   })
 
   // While draining, answers close their connection so the server can finish closing.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', async (request, reply) => {
+    passiveHeaders(request, reply)
     if (closing) reply.header('connection', 'close')
   })
 

@@ -21,6 +21,19 @@ declare module 'fastify' {
      * (`spaceId` in path, query or body), or for every space when it names none (server/app.ts).
      */
     whileSpaceLoads?: boolean
+    /**
+     * The route serves file bytes as passive content (server/http/content-policy.ts), so a
+     * document of the API's own origin may load it: a video or image opened in a tab fetches
+     * its own ranges. Every other route refuses requests a browser marks `Sec-Fetch-Site:
+     * same-origin` (server/http/security.ts).
+     */
+    passiveContent?: boolean
+    /**
+     * A mutating method that only reads (a snapshot query, an aggregate, a search, a live
+     * query): it keeps working when the account was written by a newer release and the server
+     * is read-only (server/http/read-only.ts). Routes of other files get it from that file's list.
+     */
+    reads?: boolean
   }
 }
 

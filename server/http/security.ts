@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { SvcError } from '../../sync/core/errors.ts'
+import { NOSNIFF, SANDBOX_CSP } from './content-policy.ts'
 
 /**
  * Browser-facing guards (spec Authentication 1 and 7), run first on every request:
@@ -7,6 +8,7 @@ import { SvcError } from '../../sync/core/errors.ts'
  *   (`checkHost`: one Host header, and an absolute-form target names loopback too);
  * - an `Origin` header must be on the allowlist, so a foreign page cannot drive the daemon with
  *   a no-preflight request; requests without `Origin` (curl, the SDKs) are unaffected;
+ * - a document of the API's own origin may only load file content (`checkFetchSite`);
  * - CORS headers for allowlisted origins, and preflights answered here.
  */
 export const ALLOWED_ORIGINS: ReadonlySet<string> = new Set([
@@ -59,9 +61,26 @@ function checkHost(request: FastifyRequest): void {
   if (!isLoopbackHost(authority)) throw new SvcError('request.forbidden_host', 'the request target must name a loopback address')
 }
 
+/**
+ * The API serves no page of its own, so a request a browser marks as coming from the API's own
+ * origin was made by a document the API served: a file opened in a tab. Such a document cannot
+ * run script (content-policy.ts, CSP sandbox), and if a browser ever let it, it must still not
+ * read the space list, push keys or invite tokens, which its same-origin GETs would otherwise
+ * get without an `Origin` header. Only the file content route, which serves passive bytes, is
+ * open to it (a video fetching its own ranges). Clients outside a browser send no
+ * `Sec-Fetch-Site` and are unaffected; pages on allowlisted origins send `same-site` or
+ * `cross-site` with their `Origin`.
+ */
+function checkFetchSite(request: FastifyRequest): void {
+  if (request.headers['sec-fetch-site'] !== 'same-origin') return
+  if (request.method === 'GET' && request.routeOptions.config?.passiveContent === true) return
+  throw new SvcError('request.forbidden_origin', "documents served from the API's own origin may not call it")
+}
+
 /** onRequest hook. Returns the reply when it answered (a preflight), else undefined. */
 export function guardRequest(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
   checkHost(request)
+  checkFetchSite(request)
   const origin = request.headers.origin
   if (origin === undefined) return undefined
   if (!ALLOWED_ORIGINS.has(origin)) throw new SvcError('request.forbidden_origin', 'this origin is not allowed')
@@ -77,4 +96,10 @@ export function guardRequest(request: FastifyRequest, reply: FastifyReply): Fast
       .send()
   }
   return undefined
+}
+
+/** onSend hook: no response of the API is ever sniffed into, or rendered as, active content. */
+export function passiveHeaders(_request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Content-Type-Options', NOSNIFF)
+  reply.header('Content-Security-Policy', SANDBOX_CSP)
 }

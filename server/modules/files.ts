@@ -9,6 +9,7 @@ import type { FilesOptions, FilesService } from '../../sync/modules/files/servic
 import { parseSubscribeBody } from '../../sync/query/index.ts'
 import { datasetFeed } from '../../sync/space/live-feeds.ts'
 import { variantBytes, variantsOf } from '../../node/files/variants.ts'
+import { servedAs } from '../http/content-policy.ts'
 import { forwarder } from '../http/forwarder.ts'
 import { typed } from '../http/type-provider.ts'
 import { space } from '../routes/context.ts'
@@ -98,29 +99,33 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
 
   app.get(
     `${F}/content`,
-    { schema: { summary: 'Download: 200 whole, 206 with Range, 416 bad range; ?variant=w<width> for images', params: FileParams, querystring: VariantQuery } },
+    {
+      // The one route a document of the API's own origin may load (server/http/security.ts): it
+      // serves passive bytes only.
+      config: { passiveContent: true },
+      schema: { summary: 'Download: 200 whole, 206 with Range, 416 bad range; ?variant=w<width> for images. Passive types inline, everything else as an application/octet-stream attachment', params: FileParams, querystring: VariantQuery },
+    },
     async (request, reply) => {
       const { spaceId, fileId } = request.params
       const svc = files()
       let size: number
-      let mime: string
       let open: (start: number, end: number) => Promise<AsyncIterable<Uint8Array>>
       let etag: string
       const variant = request.query.variant
+      const rec = await svc.record(spaceId, fileId)
       if (variant !== undefined) {
-        const v = await variantBytes(svc, spaceId, fileId, variant)
+        const v = await variantBytes(svc, spaceId, fileId, variant, request.log.child({ scope: 'files.variants' }))
         size = v.bytes.length
-        mime = v.mime
         etag = `"${fileId}.${variant}"`
         open = async (start, end) => (async function* () { if (end >= start) yield v.bytes.subarray(start, end + 1) })()
       } else {
-        const rec = await svc.record(spaceId, fileId)
         size = rec.size
-        mime = rec.mime
         etag = `"${rec.hash}"`
         open = async (start, end) => (await svc.read(spaceId, fileId, start, end)).body
       }
-      reply.header('accept-ranges', 'bytes').header('etag', etag).header('content-type', mime)
+      // The record's type and name are whatever a member wrote: the policy picks what is served.
+      const served = servedAs(rec.mime, rec.name)
+      reply.header('accept-ranges', 'bytes').header('etag', etag).header('content-type', served.contentType).header('content-disposition', served.disposition)
       const range = parseRange(request.headers.range, size)
       if (range === 'invalid') {
         return reply
@@ -170,7 +175,7 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
 
   app.post(
     `${S}/objects/:objectId/files/query/subscribe`,
-    { schema: { summary: "Live file records of one object (SSE, windowed frames)", params: ObjectParams, body: ObjectsSubscribeBody, response: { 200: EventStream('ready, snapshot, changes, closed') } } },
+    { config: { reads: true }, schema: { summary: "Live file records of one object (SSE, windowed frames)", params: ObjectParams, body: ObjectsSubscribeBody, response: { 200: EventStream('ready, snapshot, changes, closed') } } },
     async (request, reply) => {
       const body = parseSubscribeBody(request.body)
       const sp = space(engine, request.params.spaceId)

@@ -25,6 +25,22 @@ export const FILES = {
   statusBuffer: 16,
   /** Image variant widths (`?variant=w<width>`), the only ones accepted. */
   variantWidths: [64, 128, 256, 512, 1024, 2048] as readonly number[],
-  /** Images larger than this are not resized (sharp decodes the whole image in memory). */
+  /** Images larger than this are not resized: the source is read whole before it is decoded. */
   variantSourceMax: 64 * 1024 * 1024,
+  /**
+   * Images of more pixels than this are not resized, whatever their format (read from the
+   * header before anything is decoded). 50 MP keeps an 8000 x 6000 camera photo; a 10000 x
+   * 10000 PNG of 400 KB, which takes hundreds of MB to decode, is refused.
+   */
+  variantPixelsMax: 50_000_000,
+  /**
+   * Formats libvips cannot decode a strip at a time (interlaced PNG, progressive JPEG, WebP,
+   * GIF, AVIF) hold the whole decoded image: at most this many bytes of it, so the variants in
+   * flight stay within the daemon's memory budget (docs/files.md "Variants").
+   */
+  variantDecodeMax: 48 * 1024 * 1024,
+  /** Variants generated at once per daemon; more wait their turn. Each holds one libuv thread. */
+  variantConcurrency: 2,
+  /** A variant that takes longer than this to generate is abandoned (file.variant_invalid). */
+  variantTimeoutS: 20,
 } as const
