@@ -467,7 +467,7 @@ export function writeTextUpdate(field: YTextField | undefined, current: string, 
  * text replaced: on some pairs holding lone surrogates ("😀" to "😁\uDE00") it recurses until
  * the stack overflows, and an edit must never fail for that (test/routes/editor.test.ts "PUT lands an edit whose character diff cannot be computed").
  */
-function characterDiff(current: string, next: string): diff.Diff[] {
+export function characterDiff(current: string, next: string): diff.Diff[] {
   try {
     return diff(current, next)
   } catch (err) {
