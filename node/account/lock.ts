@@ -10,8 +10,10 @@ import { LOCK_FILE } from './layout.ts'
  * owner is: this process holding it (a lock in our own pid we do not hold was left by an
  * earlier process that had our pid, common in containers, where every start gets the same
  * pid), or another running process whose start time still matches (a reused pid belongs to a
- * process started later), in this boot. A live lock fails the boot with 409
- * `auth.account_in_use` (`details.pid`); any other is stale and gets taken over.
+ * process started later), in this boot. A lock of the older format (pid and nonce only) is
+ * judged by when the named process started and what it runs (`oldFormatVerdict`). A live lock
+ * fails the boot with 409 `auth.account_in_use` (`details.pid`); any other is stale and gets
+ * taken over.
  */
 export interface AccountLock {
   readonly path: string
@@ -80,24 +82,110 @@ function readPid(path: string): number | undefined {
   return parseOwner(readText(path))?.pid
 }
 
+/** Seconds since the epoch at which this machine booted (`btime` in /proc/stat). */
+function bootTimeS(): number | undefined {
+  const m = /^btime (\d+)$/m.exec(readText('/proc/stat') ?? '')
+  return m ? Number(m[1]) : undefined
+}
+
+/** Clock ticks per second of /proc's start times: USER_HZ, 100 on every Linux we run on (checked below). */
+const TICKS_PER_S = 100
+
+/** Wall-clock time a process started, in ms, from its /proc start time and the boot time. */
+export function processStartedAtMs(pid: number): number | undefined {
+  const ticks = Number(processStartTime(pid))
+  const boot = bootTimeS()
+  return Number.isFinite(ticks) && boot !== undefined ? boot * 1000 + (ticks / TICKS_PER_S) * 1000 : undefined
+}
+
+/**
+ * Whether processStartedAtMs can be compared with file times here: our own start computed that
+ * way must match the start Node knows (a different USER_HZ, or a clock stepped since boot, would
+ * make every comparison wrong, and then none is made).
+ */
+let startTimesComparable: boolean | undefined
+function canCompareStartTimes(): boolean {
+  if (startTimesComparable === undefined) {
+    const computed = processStartedAtMs(process.pid)
+    startTimesComparable = computed !== undefined && Math.abs(computed - (Date.now() - process.uptime() * 1000)) < 2_000
+  }
+  return startTimesComparable
+}
+
+/** The command line of a process (arguments joined by spaces), where /proc has it. */
+function commandLine(pid: number): string | undefined {
+  const raw = readText(`/proc/${pid}/cmdline`)
+  return raw === undefined ? undefined : raw.split('\0').join(' ').trim()
+}
+
+/**
+ * Slack when comparing a lock's modification time with a process's start: the boot time is
+ * whole seconds and a clock may drift after boot. A pid reused within it is left to the
+ * command line check.
+ */
+const START_SLACK_MS = 2_000
+
+/** Only a Node process (the daemon under node or tsx, or the `svc` launcher) can have written a lock. */
+const MAY_BE_DAEMON = /node|svc/i
+
+interface Verdict {
+  alive: boolean
+  /** Why an old-format lock naming a running process was judged stale (logged on takeover). */
+  staleBecause?: string
+}
+
+/**
+ * A lock written before locks carried start times names a pid and nothing else, and a running
+ * process with that pid is not proof: after a crash or a container restart the pid is often
+ * reused by something else, and that lock would block the account until that process ends.
+ * Such a lock is stale when the named process started after the lock was written (it cannot
+ * have written it), or when its command line shows it is not Node. Otherwise it is live: when
+ * in doubt two daemons on one database is the worse failure.
+ */
+function oldFormatVerdict(pid: number, lockWrittenMs: number | undefined): Verdict {
+  if (lockWrittenMs !== undefined && canCompareStartTimes()) {
+    const started = processStartedAtMs(pid)
+    if (started !== undefined && started > lockWrittenMs + START_SLACK_MS) return { alive: false, staleBecause: 'the process with its pid started after the lock was written' }
+  }
+  const cmd = commandLine(pid)
+  if (cmd !== undefined && !MAY_BE_DAEMON.test(cmd)) return { alive: false, staleBecause: 'the process with its pid is not a Node process' }
+  return { alive: true }
+}
+
 /** Whether the process that wrote this lock still runs. */
-function ownerAlive(text: string, owner: LockOwner): boolean {
-  if (heldHere.has(text)) return true
+function ownerVerdict(text: string, owner: LockOwner, path: string): Verdict {
+  if (heldHere.has(text)) return { alive: true }
   // Our own pid on a lock we do not hold: an earlier process that had our pid.
-  if (owner.pid === process.pid) return false
+  if (owner.pid === process.pid) return { alive: false }
   const boot = bootId()
-  if (owner.boot !== undefined && boot !== undefined && owner.boot !== boot) return false
-  if (!isPidAlive(owner.pid)) return false
+  if (owner.boot !== undefined && boot !== undefined && owner.boot !== boot) return { alive: false }
+  if (!isPidAlive(owner.pid)) return { alive: false }
+  if (owner.start === undefined) return oldFormatVerdict(owner.pid, modifiedMs(path))
   const start = processStartTime(owner.pid)
-  return owner.start === undefined || start === undefined || owner.start === start
+  return { alive: start === undefined || owner.start === start }
+}
+
+function modifiedMs(path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs
+  } catch {
+    return undefined
+  }
 }
 
 function ageMs(path: string): number {
-  try {
-    return Date.now() - statSync(path).mtimeMs
-  } catch {
-    return 0
-  }
+  const m = modifiedMs(path)
+  return m === undefined ? 0 : Date.now() - m
+}
+
+/** Where a lock takeover worth knowing about is reported. */
+export interface LockLog {
+  warn(obj: object, msg: string): void
+}
+
+/** Node's process warnings (stderr unless the embedder listens), under a code of their own. */
+const warningLog: LockLog = {
+  warn: (obj, msg) => process.emitWarning(`${msg} ${JSON.stringify(obj)}`, { code: 'SVC_ACCOUNT_LOCK' }),
 }
 
 const inUse = (pid: number | undefined) =>
@@ -116,7 +204,7 @@ function removeStale(path: string, staleText: string | undefined): void {
   }
   const movedText = readText(aside)
   const moved = parseOwner(movedText)
-  if (movedText !== staleText && moved !== undefined && ownerAlive(movedText!, moved)) {
+  if (movedText !== staleText && moved !== undefined && ownerVerdict(movedText!, moved, aside).alive) {
     // We moved a fresh lock: put it back unless yet another one appeared.
     try {
       linkSync(aside, path)
@@ -131,7 +219,7 @@ function removeStale(path: string, staleText: string | undefined): void {
   }
 }
 
-export function acquireLock(dir: string): AccountLock {
+export function acquireLock(dir: string, log: LockLog = warningLog): AccountLock {
   const path = join(dir, LOCK_FILE)
   // The pid first (what other processes read), then a nonce so a release never removes a lock
   // another holder in this same process took over.
@@ -146,8 +234,10 @@ export function acquireLock(dir: string): AccountLock {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
       const text = readText(path)
       const owner = parseOwner(text)
-      if (owner !== undefined && ownerAlive(text!, owner)) throw inUse(owner.pid)
+      const verdict = owner === undefined ? undefined : ownerVerdict(text!, owner, path)
+      if (verdict?.alive) throw inUse(owner!.pid)
       if (owner === undefined && ageMs(path) < UNREADABLE_GRACE_MS) throw inUse(undefined)
+      if (verdict?.staleBecause !== undefined) log.warn({ dir, pid: owner!.pid }, `taking over an old-format account lock: ${verdict.staleBecause}`)
       removeStale(path, text)
       continue
     }
