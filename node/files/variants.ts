@@ -112,11 +112,12 @@ async function generate(files: FilesService, spaceId: string, rec: FileRecord, v
   if (made) return made
   const known = pending.refused.get(`${spaceId}/${rec.id}`)
   if (known) throw known
-  const image = sharp(await readWhole(files, spaceId, rec), { limitInputPixels: FILES.variantPixelsMax, sequentialRead: true })
+  const source = await readWhole(files, spaceId, rec)
   try {
     let meta: Metadata
     try {
-      meta = await image.metadata()
+      // The header only; sharp's own pixel limit would fail this read without saying why.
+      meta = await sharp(source, { limitInputPixels: false }).metadata()
     } catch {
       throw notImage(variant)
     }
@@ -130,7 +131,8 @@ async function generate(files: FilesService, spaceId: string, rec: FileRecord, v
   }
   let out: Buffer
   try {
-    out = await image.resize({ width, withoutEnlargement: true }).timeout({ seconds: FILES.variantTimeoutS }).toBuffer()
+    out = await sharp(source, { limitInputPixels: FILES.variantPixelsMax, sequentialRead: true })
+      .resize({ width, withoutEnlargement: true }).timeout({ seconds: FILES.variantTimeoutS }).toBuffer()
   } catch (err) {
     variantWork.failed++
     log?.warn({ spaceId, fileId: rec.id, variant, err: (err as Error).message }, 'variant failed')
