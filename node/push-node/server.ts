@@ -1,11 +1,15 @@
 import { createServer, type Server } from 'node:http'
+import { mkdirSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
 import { keyPairFromSeed } from '../../sync/crypto/keys.ts'
 import { encodePushReply, PUSH_PROTOCOL, PUSH_WIRE_LIMITS } from '../../sync/protocol/push-wire.ts'
 import { createSvcNode, type SvcLibp2p } from '../p2p/libp2p-node.ts'
 import { readOneFrame, writeFrame } from '../push/rpc.ts'
-import { PushNodeCore, type PushNodeRates } from './core.ts'
+import { PushNodeCore, type PushNodeBounds, type PushNodeRates, type RetryPolicy } from './core.ts'
+import { errField, scopedLogger } from './log.ts'
 import { PgSubscriptionStore } from './pg-store.ts'
 import { SqliteSubscriptionStore } from './sqlite-store.ts'
 import type { SubscriptionStore } from './store.ts'
@@ -23,11 +27,20 @@ export interface PushNodeConfig {
   listen: string[]
   /** Loopback port of the health and counters endpoint (0: any). */
   healthPort?: number
-  /** `sqlite:<path>` (default `sqlite::memory:`) or a `postgresql://` URL. */
+  /**
+   * `sqlite:<path>`, a `postgresql://` URL, or (tests) `sqlite::memory:`. Default: the file
+   * `push-node.db` in `dataDir`.
+   */
   store?: string
+  /** Where the default store lives (default `$XDG_DATA_HOME/svc-push-node`, or `~/.local/share/svc-push-node`). */
+  dataDir?: string
   providers: { ntfy?: NtfyConfig; fcm?: FcmConfig; webpush?: WebPushConfig; apns?: ApnsConfig }
   /** Rates per peer and per space key (default sync/modules/push/limits.ts). */
   rates?: PushNodeRates
+  /** Subscription caps, the idle TTL and the queue's size (default core.ts PUSH_NODE_BOUNDS). */
+  bounds?: PushNodeBounds
+  /** Delivery retries (default core.ts PUSH_NODE_RETRY). */
+  retry?: RetryPolicy
 }
 
 /** A request is one frame, read within this time; a silent peer does not hold a stream. */
@@ -35,9 +48,26 @@ const REQUEST_TIMEOUT_MS = 10_000
 /** Streams one connection may hold at once: requests are short, so few are needed. */
 const STREAMS_PER_CONNECTION = 32
 
-export async function openStore(spec = 'sqlite::memory:'): Promise<SubscriptionStore> {
+/** How often a node sweeps idle registrations, and polls a shared store's queue. */
+const SWEEP_MS = 3600_000
+const SHARED_QUEUE_POLL_MS = 5_000
+
+export function defaultPushNodeDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.XDG_DATA_HOME ? join(env.XDG_DATA_HOME, 'svc-push-node') : join(homedir(), '.local', 'share', 'svc-push-node')
+}
+
+/**
+ * The store a config names. By default a file: an in-memory store grows the process with every
+ * registration a stranger makes (issue 33: 750 MB under a flood), a file only its disk, bounded
+ * by the node's caps.
+ */
+export async function openStore(spec: string | undefined, dataDir = defaultPushNodeDir()): Promise<SubscriptionStore> {
+  if (spec === undefined) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+    return new SqliteSubscriptionStore(join(dataDir, 'push-node.db'))
+  }
   if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) return PgSubscriptionStore.open(spec)
-  if (spec.startsWith('sqlite:')) return new SqliteSubscriptionStore(spec.slice('sqlite:'.length) || ':memory:')
+  if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return new SqliteSubscriptionStore(spec.slice('sqlite:'.length))
   throw new Error(`unknown store ${spec}: use sqlite:<path> or a postgresql:// URL`)
 }
 
@@ -74,9 +104,13 @@ export class PushNodeServer {
 
   static async start(cfg: PushNodeConfig): Promise<PushNodeServer> {
     const crypto = await defaultCryptoProvider()
-    const store = await openStore(cfg.store)
+    const log = scopedLogger('push-node')
+    const store = await openStore(cfg.store, cfg.dataDir)
     const providers = providersOf(cfg.providers)
-    const core = new PushNodeCore({ store, providers, crypto, ...(cfg.rates ? { rates: cfg.rates } : {}) })
+    if (cfg.providers.ntfy && !cfg.providers.ntfy.server && !cfg.providers.ntfy.allowedOrigins?.length) log.warn('ntfy has neither a server nor allowedOrigins: every UnifiedPush endpoint is refused')
+    if (cfg.providers.webpush?.allowPrivateEndpoints) log.warn('webpush.allowPrivateEndpoints is on: subscribers can aim the node at private addresses (tests only)')
+    const core = new PushNodeCore({ store, providers, crypto, log, ...(cfg.rates ? { rates: cfg.rates } : {}), ...(cfg.bounds ? { bounds: cfg.bounds } : {}), ...(cfg.retry ? { retry: cfg.retry } : {}) })
+    core.start({ sweepMs: SWEEP_MS, ...(store.kind === 'postgres' ? { pollMs: SHARED_QUEUE_POLL_MS } : {}) })
     const node = await createSvcNode({ deviceKey: keyPairFromSeed(Buffer.from(cfg.keySeed, 'hex')), listen: cfg.listen, mdns: false })
     await node.handle(
       PUSH_PROTOCOL,
@@ -86,7 +120,9 @@ export class PushNodeServer {
           const req = await readOneFrame(stream, PUSH_WIRE_LIMITS.maxFrameBytes, REQUEST_TIMEOUT_MS)
           writeFrame(stream, encodePushReply(await core.handle(peer, req)))
           await stream.close()
-        } catch {
+        } catch (err) {
+          // A peer that sent nothing in time, or hung up: its stream goes, the node carries on.
+          log.child('stream').info('push request stream failed', { err: errField(err) })
           stream.abort(new Error('push request failed'))
         }
       },
@@ -94,9 +130,12 @@ export class PushNodeServer {
     )
     const health = createServer(async (req, res) => {
       if (req.method !== 'GET' || req.url !== '/health') return void res.writeHead(404).end()
-      const totals = await store.totals().catch(() => undefined)
-      res.writeHead(totals ? 200 : 503, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ ok: !!totals, peerId: node.peerId.toString(), addrs: node.getMultiaddrs().map((a) => a.toString()), store: store.kind, platforms: core.platforms, counters: core.counters, ...(totals ? { totals } : {}) }))
+      const state = await Promise.all([store.totals(), core.queue()]).catch((err) => {
+        log.child('health').error('store unreadable', { err: errField(err) })
+        return undefined
+      })
+      res.writeHead(state ? 200 : 503, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ ok: !!state, peerId: node.peerId.toString(), addrs: node.getMultiaddrs().map((a) => a.toString()), store: store.kind, platforms: core.platforms, counters: core.counters, ...(state ? { totals: state[0], queue: state[1] } : {}) }))
     })
     await new Promise<void>((resolve, reject) => {
       health.once('error', reject)
@@ -109,6 +148,7 @@ export class PushNodeServer {
   async close(): Promise<void> {
     await new Promise<void>((r) => this.health.close(() => r()))
     await this.node.stop()
+    await this.core.close()
     for (const p of this.providers) await p.close?.()
     await this.store.close()
   }

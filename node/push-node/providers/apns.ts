@@ -1,7 +1,7 @@
 import { connect, constants, type ClientHttp2Session } from 'node:http2'
 import { createPrivateKey, type KeyObject } from 'node:crypto'
 import { signJwt } from './jwt.ts'
-import { PROVIDER_TIMEOUT_MS, resultOfStatus, type ProviderMessage, type PushProvider } from './provider.ts'
+import { PROVIDER_TIMEOUT_MS, resultOfError, resultOfStatus, type ProviderMessage, type ProviderResult, type PushProvider } from './provider.ts'
 
 export interface ApnsConfig {
   /** Token auth: the team id, the key id and the .p8 (PKCS#8 P-256) key Apple issued. */
@@ -44,14 +44,15 @@ export class ApnsProvider implements PushProvider {
   private sessionOf(): ClientHttp2Session {
     if (this.session && !this.session.closed && !this.session.destroyed) return this.session
     const s = connect(this.cfg.endpoint ?? 'https://api.push.apple.com', this.cfg.ca ? { ca: this.cfg.ca } : {})
+    // A session error fails its requests (each one retries); the next send opens a new session.
     s.on('error', () => s.destroy())
     s.on('close', () => this.session === s && (this.session = undefined))
     s.unref()
     return (this.session = s)
   }
 
-  send(token: string, m: ProviderMessage): Promise<'ok' | 'gone' | 'failed'> {
-    if (!/^[0-9a-fA-F]{16,200}$/.test(token)) return Promise.resolve('gone')
+  send(token: string, m: ProviderMessage, signal?: AbortSignal): Promise<ProviderResult> {
+    if (!/^[0-9a-fA-F]{16,200}$/.test(token)) return Promise.resolve({ kind: 'refused', why: 'not an APNs device token' })
     const body = JSON.stringify({
       aps: m.silent ? { 'content-available': 1 } : { alert: { title: 'New message' }, 'mutable-content': 1, ...(m.groupId ? { 'thread-id': m.groupId } : {}) },
       spaceKey: m.spaceKey, keyId: m.keyId, payload: m.payload,
@@ -68,21 +69,28 @@ export class ApnsProvider implements PushProvider {
           'apns-priority': m.silent ? '5' : '10',
           ...(m.groupId ? { 'apns-collapse-id': m.groupId.slice(0, 64) } : {}),
         })
-      } catch {
-        return resolve('failed')
+      } catch (err) {
+        return resolve(resultOfError(err))
       }
-      const timer = setTimeout(() => {
+      const cancel = (why: string) => {
         req.close(constants.NGHTTP2_CANCEL)
-        resolve('failed')
-      }, PROVIDER_TIMEOUT_MS)
-      req.on('response', (h) => {
+        resolve({ kind: 'retry', why })
+      }
+      const timer = setTimeout(() => cancel('timeout'), PROVIDER_TIMEOUT_MS)
+      const onAbort = () => cancel('node closing')
+      signal?.addEventListener('abort', onAbort, { once: true })
+      const done = () => {
         clearTimeout(timer)
-        resolve(resultOfStatus(Number(h[constants.HTTP2_HEADER_STATUS])))
+        signal?.removeEventListener('abort', onAbort)
+      }
+      req.on('response', (h) => {
+        done()
+        resolve(resultOfStatus(Number(h[constants.HTTP2_HEADER_STATUS]), h['retry-after'] as string | undefined))
         req.resume()
       })
-      req.on('error', () => {
-        clearTimeout(timer)
-        resolve('failed')
+      req.on('error', (err) => {
+        done()
+        resolve(resultOfError(err))
       })
       req.end(body)
     })

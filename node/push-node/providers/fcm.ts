@@ -1,5 +1,5 @@
 import { signJwt } from './jwt.ts'
-import { PROVIDER_TIMEOUT_MS, resultOfStatus, type ProviderMessage, type PushProvider } from './provider.ts'
+import { attemptSignal, PROVIDER_TIMEOUT_MS, resultOfError, resultOfStatus, type ProviderMessage, type ProviderResult, type PushProvider } from './provider.ts'
 
 export interface FcmConfig {
   projectId: string
@@ -50,7 +50,7 @@ export class FcmProvider implements PushProvider {
     return this.fetching
   }
 
-  async send(token: string, m: ProviderMessage) {
+  async send(token: string, m: ProviderMessage, signal?: AbortSignal): Promise<ProviderResult> {
     try {
       const bearer = await this.accessToken()
       const data: Record<string, string> = { spaceKey: m.spaceKey, keyId: m.keyId, payload: m.payload, silent: String(m.silent) }
@@ -61,13 +61,15 @@ export class FcmProvider implements PushProvider {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
         body: JSON.stringify({ message }),
-        signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
+        signal: attemptSignal(signal),
+        redirect: 'manual',
       })
       if (res.status === 401) this.access = undefined
       await res.arrayBuffer().catch(() => undefined)
-      return resultOfStatus(res.status)
-    } catch {
-      return 'failed' as const
+      return resultOfStatus(res.status, res.headers.get('retry-after'))
+    } catch (err) {
+      // The token endpoint down, a timeout, a reset: all worth a retry.
+      return resultOfError(err)
     }
   }
 }

@@ -1,10 +1,16 @@
-import { PROVIDER_TIMEOUT_MS, resultOfStatus, type ProviderMessage, type PushProvider } from './provider.ts'
+import { attemptSignal, resultOfError, resultOfStatus, type ProviderMessage, type ProviderResult, type PushProvider } from './provider.ts'
 
 export interface NtfyConfig {
   /**
-   * Origins (scheme://host:port) a UnifiedPush endpoint may point at; empty: any https origin.
-   * A subscriber names its endpoint, so without a list the node POSTs wherever a space-key
-   * holder says (https only, unless `allowHttp`).
+   * The operator's ntfy server (its URL). Its origin is where endpoints may point unless
+   * `allowedOrigins` says otherwise.
+   */
+  server?: string
+  /**
+   * Origins (scheme://host:port) a UnifiedPush endpoint may point at; default the `server`'s
+   * origin. A subscriber names its endpoint, and anyone can mint a space key to subscribe, so
+   * without a list the node would POST wherever a stranger says: with neither a list nor a
+   * server, no endpoint is allowed.
    */
   allowedOrigins?: string[]
   /** Plain http endpoints (a self-hoster's LAN ntfy, tests on loopback). */
@@ -13,11 +19,25 @@ export interface NtfyConfig {
 
 /**
  * UnifiedPush / ntfy: the token is the subscriber's endpoint URL, and a push is an HTTP POST of
- * the message (JSON) to it. No Google or Apple in the loop; a self-hoster runs ntfy.
+ * the message (JSON) to it. No Google or Apple in the loop; a self-hoster runs ntfy. Only the
+ * operator's allowlisted origins are reached (they may be private: the operator chose them),
+ * never by a redirect.
  */
 export class NtfyProvider implements PushProvider {
   readonly platform = 'ntfy' as const
-  constructor(private readonly cfg: NtfyConfig = {}) {}
+  private readonly origins: ReadonlySet<string>
+
+  constructor(private readonly cfg: NtfyConfig = {}) {
+    const listed = cfg.allowedOrigins ?? (cfg.server ? [cfg.server] : [])
+    // Normalised through URL: `https://Host:443/` and `https://host` are one origin.
+    this.origins = new Set(listed.flatMap((o) => {
+      try {
+        return [new URL(o).origin]
+      } catch {
+        return []
+      }
+    }))
+  }
 
   endpointOk(token: string): boolean {
     let u: URL
@@ -27,23 +47,24 @@ export class NtfyProvider implements PushProvider {
       return false
     }
     if (u.protocol !== 'https:' && !(this.cfg.allowHttp && u.protocol === 'http:')) return false
-    return !this.cfg.allowedOrigins?.length || this.cfg.allowedOrigins.includes(u.origin)
+    if (u.username || u.password) return false
+    return this.origins.has(u.origin)
   }
 
-  async send(token: string, message: ProviderMessage) {
-    if (!this.endpointOk(token)) return 'gone' as const
+  async send(token: string, message: ProviderMessage, signal?: AbortSignal): Promise<ProviderResult> {
+    if (!this.endpointOk(token)) return { kind: 'refused', why: 'ntfy endpoint outside the allowed origins' }
     try {
       const res = await fetch(token, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(message.silent ? { priority: '1' } : {}) },
         body: JSON.stringify(message),
-        signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
-        redirect: 'error',
+        signal: attemptSignal(signal),
+        redirect: 'manual',
       })
       await res.arrayBuffer().catch(() => undefined)
-      return resultOfStatus(res.status)
-    } catch {
-      return 'failed' as const
+      return resultOfStatus(res.status, res.headers.get('retry-after'))
+    } catch (err) {
+      return resultOfError(err)
     }
   }
 }

@@ -10,6 +10,11 @@ export const PUSH_LIMITS = {
   sendRetryMs: 10_000,
   /** The reconcile loop's tick. */
   reconcileTickMs: 5 * 60_000,
+  /**
+   * A held subscription unchanged this long is sent again: the node evicts registrations idle
+   * past its TTL (`idleTtlMs`, 14 days by default), so a quiet space must not lose its topics.
+   */
+  subscriptionRefreshMs: 24 * 3600_000,
   /** Sealed payload bytes a send may carry (the node refuses more). */
   maxSealedBytes: 4096,
   /** Topics one token may hold under one space key. */

@@ -29,14 +29,22 @@ export function topicsFor(modes: SpaceModes, me: string): string[] {
   return out
 }
 
-/** The chats of a space and their modes, or throws when they cannot be enumerated. */
-export async function readModes(space: SpaceEngine, spaceMode: NotifyMode | undefined, isChatRow: (row: Record<string, unknown>) => boolean | Promise<boolean>): Promise<SpaceModes> {
-  const chats = new Map<string, NotifyMode | undefined>()
+/** Each chat's own values of the account's scoped store (`chat.notifyMode` lives there), by chat id. */
+export type ScopedRowsOf = (chatIds: string[]) => Promise<ReadonlyMap<string, Readonly<Record<string, Readonly<Record<string, unknown>>>>>>
+
+/**
+ * The chats of a space and their modes, or throws when they cannot be enumerated. A chat's
+ * `notifyMode` is an account-scope value (docs/chat.md "Client writes and `chat.notifyMode`"): it
+ * lives in the account's scoped store, not on the space's synced row, so it is read from there.
+ */
+export async function readModes(space: SpaceEngine, spaceMode: NotifyMode | undefined, isChatRow: (row: Record<string, unknown>) => boolean | Promise<boolean>, scopedRowsOf: ScopedRowsOf): Promise<SpaceModes> {
+  const ids: string[] = []
   for (const doc of space.objectDocs()) {
     const row = doc as Record<string, unknown>
-    if (typeof row.id !== 'string' || !(await isChatRow(row))) continue
-    const chat = row.chat as Record<string, unknown> | undefined
-    chats.set(row.id, asMode(chat?.notifyMode))
+    if (typeof row.id === 'string' && (await isChatRow(row))) ids.push(row.id)
   }
+  const scoped = ids.length ? await scopedRowsOf(ids) : new Map()
+  const chats = new Map<string, NotifyMode | undefined>()
+  for (const id of ids) chats.set(id, asMode(scoped.get(id)?.chat?.notifyMode))
   return { space: spaceMode, chats }
 }

@@ -40,6 +40,8 @@ export class PushService {
   private readonly senders = new WeakMap<SpaceEngine, PushSender>()
   /** What the node holds for us, by space key (the last reconcile's answer). */
   private held = new Map<string, string[]>()
+  /** When each held set was last sent: the node evicts registrations idle past its TTL, so they are renewed. */
+  private heldAt = new Map<string, number>()
   /** Last-known-good modes by space id: a space whose chats cannot be read reuses them. */
   private readonly lastGood = new Map<string, SpaceModes>()
   private readonly lane = new SerialQueue()
@@ -126,6 +128,7 @@ export class PushService {
     this.token = t
     if (old && (old.token !== t.token || old.platform !== t.platform)) this.unregister(old)
     this.held = new Map()
+    this.heldAt = new Map()
     this.schedule()
   }
 
@@ -137,6 +140,7 @@ export class PushService {
     const old = this.token
     this.token = undefined
     this.held = new Map()
+    this.heldAt = new Map()
     if (old) this.unregister(old)
   }
 
@@ -207,25 +211,38 @@ export class PushService {
     }
     let requests = 0
     const next = new Map<string, string[]>()
+    const nextAt = new Map<string, number>()
+    const keep = (spaceKey: string, topics: string[] | undefined) => {
+      if (!topics) return
+      next.set(spaceKey, topics)
+      nextAt.set(spaceKey, this.heldAt.get(spaceKey) ?? 0)
+    }
     for (const [spaceKey, w] of want) {
       const have = this.held.get(spaceKey)
-      if (have && same(have, w.topics)) {
-        next.set(spaceKey, have)
+      const fresh = this.ctx.env.now() - (this.heldAt.get(spaceKey) ?? 0) < PUSH_LIMITS.subscriptionRefreshMs
+      if (have && same(have, w.topics) && fresh) {
+        keep(spaceKey, have)
         continue
       }
       const keys = pushKeysOf(w.space.replica)!
       requests++
       try {
-        const r = await link.subscribe({ pushKey: keys.pushKey, platform: token.platform, token: token.token, topics: w.topics, ts: this.ctx.env.now() })
-        if (r.ok) next.set(spaceKey, w.topics)
-        else if (have) next.set(spaceKey, have)
+        const at = this.ctx.env.now()
+        const r = await link.subscribe({ pushKey: keys.pushKey, platform: token.platform, token: token.token, topics: w.topics, ts: at })
+        if (r.ok) {
+          next.set(spaceKey, w.topics)
+          nextAt.set(spaceKey, at)
+        } else keep(spaceKey, have)
       } catch {
-        if (have) next.set(spaceKey, have)
+        keep(spaceKey, have)
       }
     }
     this.reconcileStats.subscribeRequests += requests
     // Token unchanged while we worked: what the node now holds is `next`.
-    if (this.token === token) this.held = next
+    if (this.token === token) {
+      this.held = next
+      this.heldAt = nextAt
+    }
     return requests
   }
 
@@ -233,7 +250,7 @@ export class PushService {
     try {
       const spaceMode = asMode((await x.info?.(space.spaceId))?.settings?.notifyMode)
       const read = space.services.of(chatReadModule)
-      const modes = await readModes(space, spaceMode, (row) => read.isChatRow(row as never))
+      const modes = await readModes(space, spaceMode, (row) => read.isChatRow(row as never), (ids) => space.services.types.scoped.rowsOf(space.spaceId, ids))
       this.lastGood.set(space.spaceId, modes)
       return modes
     } catch {
