@@ -65,7 +65,7 @@ describe.runIf(IN_NETNS)('push end to end: two daemons, a push node process, fak
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     const port = 20_000 + Math.floor(Math.random() * 20_000)
     const cfgPath = join(dir, 'node.json')
-    writeFileSync(cfgPath, JSON.stringify({ keySeed: randomBytes(32).toString('hex'), listen: [`/ip4/127.0.0.1/tcp/${port}`], store: `sqlite:${join(dir, 'subs.db')}`, providers: { ntfy: { allowHttp: true }, fcm: fcm.serviceAccount } }))
+    writeFileSync(cfgPath, JSON.stringify({ keySeed: randomBytes(32).toString('hex'), listen: [`/ip4/127.0.0.1/tcp/${port}`], store: `sqlite:${join(dir, 'subs.db')}`, providers: { ntfy: { allowHttp: true, allowedOrigins: [ntfy.url] }, fcm: fcm.serviceAccount } }))
     let node = await startPushNode(cfgPath)
     process.env.SVC_PUSH_PEER_ID = node.peerId
     process.env.SVC_PUSH_ADDRS = node.addrs.join(',')
