@@ -1,22 +1,35 @@
-import { getQuickJS, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten'
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
 import type { Env } from '../../sync/core/env.ts'
 import type { Json } from '../../sync/crdt/ops.ts'
 import { AGENT_LIMITS } from '../../sync/modules/agents/limits.ts'
 import type { RunEnvelope } from '../../sync/modules/agents/record.ts'
+import { consoleAgentsLog, type AgentsLog } from './log.ts'
+import type { FromThread, ToThread } from './sandbox-thread.ts'
+import { SHARED, STOP_TIMEOUT, stopMessage, type StopReason, type VmResult } from './sandbox-vm.ts'
 
 /**
  * Programs run in QuickJS compiled to WebAssembly (quickjs-emscripten), never in the daemon's
- * own realm: the sandbox's globals are QuickJS's standard library only (no `process`,
- * `require`, `fetch`, fs or timers), and the program reaches the world only through the
- * `svc` object built here from the capabilities the host passes in.
+ * realm, and never on the daemon's thread: each run goes to a sandbox thread (a worker of a
+ * small pool, sandbox-thread.ts), so a program that computes, allocates or backtracks without
+ * end holds its own thread and nothing else. The sandbox's globals are QuickJS's standard
+ * library only (no `process`, `require`, `fetch`, fs or timers), and the program reaches the
+ * world only through the `svc` object built from the capabilities passed in. Capabilities run
+ * here, on the daemon's thread: the program's thread asks for each call by message and waits
+ * for the reply.
  *
- * Budgets of one run:
- * - fuel: QuickJS calls the interrupt handler every few thousand bytecode steps; each call is
- *   one unit of fuel (`fuelUsed`), and the run is interrupted once `fuel` units are spent;
+ * Budgets of one run, each holding within a second of its value:
+ * - fuel: counted in the program's thread (interrupt checks, or its CPU time, whichever is
+ *   more: sandbox-vm.ts); a thread stuck in one native call that never reaches an interrupt
+ *   check is terminated once it has been stuck longer than its remaining fuel stands for;
  * - memory: the runtime's allocator limit (`memoryBytes`); an allocation past it throws
- *   `out of memory` inside the program;
- * - time: `timeoutMs` on the injected clock, checked by the interrupt handler while the
- *   program computes and by a timer while it awaits a capability;
+ *   `out of memory` inside the program; the thread's own heap is capped too;
+ * - time: `timeoutMs` on the injected clock: the daemon sets the thread's stop flag (a
+ *   computing program stops at its next check, a waiting one at once) and terminates the
+ *   thread if it has not answered `killGraceMs` later;
+ * - input depth: JSON entering the sandbox (args, capability results) and leaving it (capability
+ *   arguments, the returned value) nests at most `jsonDepth` levels, checked here without
+ *   recursion, so a deep value can neither overflow QuickJS's parser nor the daemon's;
  * - cost: model calls count `costUsd`, and a call once `maxCostUsd` is spent is refused (the
  *   capability itself checks, capabilities.ts).
  */
@@ -46,228 +59,346 @@ export interface SandboxResult extends RunEnvelope {
   trace: string[]
 }
 
-let wasm: Promise<QuickJSWASMModule> | undefined
-/** The WebAssembly module is compiled once per process; every run gets a fresh runtime and context. */
-export const quickjs = (): Promise<QuickJSWASMModule> => (wasm ??= getQuickJS())
+// ------------------------------------------------------------------ JSON depth
+
+/** Whether a JSON value nests at most `max` arrays/objects deep (iterative: any depth is safe to ask). */
+export function jsonDepthWithin(v: unknown, max: number = AGENT_LIMITS.jsonDepth): boolean {
+  const stack: Array<[unknown, number]> = [[v, 0]]
+  while (stack.length) {
+    const [x, d] = stack.pop()!
+    if (typeof x !== 'object' || x === null) continue
+    if (d + 1 > max) return false
+    for (const c of Array.isArray(x) ? x : Object.values(x)) if (typeof c === 'object' && c !== null) stack.push([c, d + 1])
+  }
+  return true
+}
+
+/** The same for JSON text, before it is parsed: brackets outside strings. */
+export function jsonTextDepthWithin(text: string, max: number = AGENT_LIMITS.jsonDepth): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92 /* \ */) i++
+      else if (c === 34 /* " */) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > max) return false
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--
+  }
+  return true
+}
+
+const tooDeep = (what: string) => `${what} nests deeper than ${AGENT_LIMITS.jsonDepth} levels`
+
+// ------------------------------------------------------------------ the pool
+
+interface Job {
+  run: SandboxRun
+  resolve: (r: SandboxResult) => void
+}
+
+/** What a run holds while its thread works on it. */
+interface Active {
+  job: Job
+  started: number
+  done: boolean
+  cancelTimeout: () => void
+  graceTimer?: ReturnType<typeof setTimeout>
+  stallTimer?: ReturnType<typeof setInterval>
+}
+
+class SandboxThread {
+  readonly worker: Worker
+  readonly shared = new Int32Array(new SharedArrayBuffer(SHARED.length * 4))
+  readonly ready: Promise<void>
+  active: Active | undefined
+  dead = false
+  idleTimer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(onMessage: (t: SandboxThread, m: FromThread) => void, onGone: (t: SandboxThread, err: Error) => void) {
+    // Without tsx: the thread's module graph is erasable TypeScript, which Node runs as is.
+    this.worker = new Worker(new URL('./sandbox-thread.ts', import.meta.url), {
+      execArgv: [],
+      workerData: { shared: this.shared.buffer },
+      resourceLimits: { maxOldGenerationSizeMb: AGENT_LIMITS.threadHeapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 16 },
+    })
+    let markReady: () => void = () => undefined
+    let failStart: (err: Error) => void = () => undefined
+    this.ready = new Promise<void>((resolve, reject) => {
+      markReady = resolve
+      failStart = reject
+    })
+    // A start that fails is reported to the run that waits for it, not as an unhandled rejection.
+    this.ready.catch(() => undefined)
+    this.worker.on('message', (m: FromThread) => {
+      if (m.t === 'ready') markReady()
+      else onMessage(this, m)
+    })
+    const gone = (err: Error) => {
+      if (this.dead) return
+      this.dead = true
+      failStart(err)
+      onGone(this, err)
+    }
+    this.worker.on('error', gone)
+    this.worker.on('exit', (code) => gone(new Error(`the sandbox thread exited (${code})`)))
+    this.worker.unref()
+  }
+
+  post(m: ToThread): void {
+    this.worker.postMessage(m)
+  }
+}
 
 /**
- * Builds `svc` inside the sandbox from one host entry point, then removes that entry point
- * from the global object. Arguments and results cross as JSON text, so no host object (and no
- * host prototype) ever enters the sandbox.
+ * Sandbox threads, at most `size` at once, each running one program at a time; runs beyond
+ * wait in a queue of at most `AGENT_LIMITS.runQueue`. A thread starts on demand, stops after
+ * `AGENT_LIMITS.threadIdleMs` without a run, and is replaced when a run had to be killed.
  */
-const PRELUDE = `(() => {
-  const call = globalThis.__svcHost; delete globalThis.__svcHost
-  const log = globalThis.__svcLog; delete globalThis.__svcLog
-  const via = (name) => (arg) => call(name, JSON.stringify(arg === undefined ? null : arg)).then((s) => JSON.parse(s))
-  const names = JSON.parse(globalThis.__svcNames); delete globalThis.__svcNames
-  const svc = {}
-  for (const n of names) svc[n] = via(n)
-  globalThis.svc = Object.freeze(svc)
-  const show = (v) => typeof v === 'string' ? v : (() => { try { return JSON.stringify(v) } catch { return String(v) } })()
-  globalThis.console = Object.freeze({ log: (...a) => log(a.map(show).join(' ')) })
-})()`
+export class SandboxPool {
+  private readonly threads = new Set<SandboxThread>()
+  private readonly idle: SandboxThread[] = []
+  private readonly queue: Job[] = []
+  private closed = false
 
-export async function runSandboxed(run: SandboxRun): Promise<SandboxResult> {
-  const QuickJS = await quickjs()
-  const { env, budgets } = run
-  const started = env.now()
-  const deadline = started + budgets.timeoutMs
-  const trace: string[] = []
-  let traceBytes = 0
-  let fuelUsed = 0
-  let stop: 'fuel' | 'timeout' | undefined
-  const rt = QuickJS.newRuntime()
-  rt.setMemoryLimit(budgets.memoryBytes)
-  rt.setMaxStackSize(AGENT_LIMITS.stackBytes)
-  rt.setInterruptHandler(() => {
-    fuelUsed++
-    if (fuelUsed > budgets.fuel) stop ??= 'fuel'
-    else if (env.now() > deadline) stop ??= 'timeout'
-    return stop !== undefined
-  })
-  const vm = rt.newContext()
-  const finish = (status: 'ok' | 'failed', value: Json, error: string | null): SandboxResult => ({
-    status, traceRef: run.runId, durationMs: Math.max(0, env.now() - started), fuelUsed: Math.min(fuelUsed, budgets.fuel), value, error, memPages: memoryPages(vm, rt), trace,
-  })
-  // Host calls in flight: each settles a deferred promise in the sandbox and wakes the loop.
-  let inFlight = 0
-  let wake: () => void = () => undefined
-  const deferreds = new Set<{ dispose(): void }>()
-  try {
-    const log = vm.newFunction('__svcLog', (line) => {
-      const s = vm.getString(line)
-      if (traceBytes < AGENT_LIMITS.traceInlineBytes) trace.push(s.slice(0, AGENT_LIMITS.traceInlineBytes - traceBytes))
-      traceBytes += s.length
+  constructor(
+    readonly size: number = Math.max(1, Math.min(AGENT_LIMITS.concurrentRuns, availableParallelism())),
+    private readonly log: AgentsLog = consoleAgentsLog,
+  ) {}
+
+  /** Starts one thread ahead of the first run (its QuickJS module compiles in the thread). */
+  async warm(): Promise<void> {
+    if (this.threads.size > 0) return
+    const t = this.spawn()
+    await t.ready
+    this.idle.push(t)
+    this.armIdle(t)
+  }
+
+  run(run: SandboxRun): Promise<SandboxResult> {
+    const failed = (error: string) => Promise.resolve(failedResult(run, 0, 0, error))
+    if (this.closed) return failed('the sandbox is closed')
+    if (!jsonDepthWithin(run.args)) return failed(tooDeep('args'))
+    return new Promise<SandboxResult>((resolve) => {
+      const job: Job = { run, resolve }
+      if (this.queue.length >= AGENT_LIMITS.runQueue) {
+        this.log.warn('run refused: the sandbox queue is full', { runId: run.runId, queued: this.queue.length })
+        resolve(failedResult(run, 0, 0, `the sandbox is busy: ${this.queue.length} runs are waiting`))
+        return
+      }
+      this.queue.push(job)
+      this.pump()
     })
-    vm.setProp(vm.global, '__svcLog', log)
-    log.dispose()
-    const host = vm.newFunction('__svcHost', (nameH, argH) => {
-      const name = vm.getString(nameH)
-      const argText = vm.getString(argH)
-      const deferred = vm.newPromise()
-      deferreds.add(deferred)
-      const cap = Object.hasOwn(run.capabilities, name) ? run.capabilities[name] : undefined
-      inFlight++
-      const settle = (fn: () => void) => {
-        inFlight--
-        if (vm.alive && deferred.alive) fn()
-        deferreds.delete(deferred)
-        wake()
+  }
+
+  /** Terminates every thread; runs in flight fail, queued ones too. */
+  async close(): Promise<void> {
+    this.closed = true
+    for (const j of this.queue.splice(0)) j.resolve(failedResult(j.run, 0, 0, 'the sandbox is closed'))
+    await Promise.all([...this.threads].map((t) => this.kill(t, 'the sandbox is closed')))
+  }
+
+  private spawn(): SandboxThread {
+    const t = new SandboxThread(
+      (th, m) => this.onMessage(th, m),
+      (th, err) => this.onGone(th, err),
+    )
+    this.threads.add(t)
+    return t
+  }
+
+  private pump(): void {
+    while (this.queue.length) {
+      let t = this.idle.pop()
+      if (!t) {
+        if (this.threads.size >= this.size) return
+        t = this.spawn()
       }
-      Promise.resolve()
-        .then(() => (cap ? cap(JSON.parse(argText) as Json) : Promise.reject(new Error(`no capability ${name}`))))
-        .then(
-          (value) => settle(() => {
-            const s = vm.newString(JSON.stringify(value ?? null))
-            deferred.resolve(s)
-            s.dispose()
-          }),
-          (err: unknown) => settle(() => {
-            const e = vm.newError({ name: 'CapabilityError', message: err instanceof Error ? err.message : String(err) })
-            deferred.reject(e)
-            e.dispose()
-          }),
-        )
-      return deferred.handle
+      this.start(t, this.queue.shift()!)
+    }
+  }
+
+  private armIdle(t: SandboxThread): void {
+    clearTimeout(t.idleTimer)
+    t.idleTimer = setTimeout(() => {
+      const i = this.idle.indexOf(t)
+      if (i < 0 || t.active) return
+      this.idle.splice(i, 1)
+      void this.kill(t)
+    }, AGENT_LIMITS.threadIdleMs)
+    t.idleTimer.unref()
+  }
+
+  private start(t: SandboxThread, job: Job): void {
+    clearTimeout(t.idleTimer)
+    const { run } = job
+    const { env, budgets } = run
+    const a: Active = { job, started: env.now(), done: false, cancelTimeout: () => undefined }
+    t.active = a
+    t.worker.ref()
+    Atomics.store(t.shared, SHARED.stop, 0)
+    Atomics.store(t.shared, SHARED.fuel, 0)
+    Atomics.store(t.shared, SHARED.beat, 0)
+    Atomics.store(t.shared, SHARED.busy, 0)
+    t.ready.then(
+      () => {
+        if (a.done || t.dead) return
+        t.post({
+          t: 'run',
+          run: {
+            source: run.source,
+            argsText: JSON.stringify(run.args ?? null),
+            names: Object.keys(run.capabilities),
+            budgets: {
+              fuel: budgets.fuel, fuelUnitUs: AGENT_LIMITS.fuelUnitUs, memoryBytes: budgets.memoryBytes, stackBytes: AGENT_LIMITS.stackBytes,
+              traceBytes: AGENT_LIMITS.traceInlineBytes, valueBytes: AGENT_LIMITS.valueBytes,
+            },
+          },
+        })
+      },
+      () => undefined,
+    )
+    // Time is the env's (a virtual clock in tests): at the budget the thread is asked to stop,
+    // and terminated if it has not answered a grace later (stuck in one native call).
+    a.cancelTimeout = env.setTimer(budgets.timeoutMs, () => {
+      if (a.done) return
+      Atomics.store(t.shared, SHARED.stop, STOP_TIMEOUT)
+      t.post({ t: 'stop' })
+      a.graceTimer = setTimeout(() => {
+        if (!a.done) this.abandon(t, 'timeout', 'thread terminated: it did not stop at its time budget')
+      }, AGENT_LIMITS.killGraceMs)
     })
-    vm.setProp(vm.global, '__svcHost', host)
-    host.dispose()
-    const names = vm.newString(JSON.stringify(Object.keys(run.capabilities)))
-    vm.setProp(vm.global, '__svcNames', names)
-    names.dispose()
-    vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js')).dispose()
-
-    const loaded = vm.evalCode(run.source, 'program.js', { type: 'global' })
-    if (loaded.error) return finish('failed', null, errorText(vm, loaded.error, stop))
-    loaded.value.dispose()
-    const main = vm.getProp(vm.global, 'main')
-    if (vm.typeof(main) !== 'function') {
-      main.dispose()
-      return finish('failed', null, 'the program defines no function main(args)')
-    }
-    const argsH = fromJson(vm, run.args)
-    const svcH = vm.getProp(vm.global, 'svc')
-    const called = vm.callFunction(main, vm.undefined, argsH, svcH)
-    main.dispose()
-    argsH.dispose()
-    svcH.dispose()
-    if (called.error) return finish('failed', null, errorText(vm, called.error, stop))
-    const outcome = await settlePromise(vm, rt, called.value, env, deadline, () => inFlight, (fn) => (wake = fn), () => stop)
-    if (outcome.error !== undefined) return finish('failed', null, outcome.error)
-    return finish('ok', outcome.value, null)
-  } catch (err) {
-    return finish('failed', null, stop ? stopMessage(stop) : (err as Error).message)
-  } finally {
-    // Host calls still in flight when the run ends settle into nothing.
-    for (const d of deferreds) d.dispose()
-    deferreds.clear()
-    inFlight = 0
-    vm.dispose()
-    rt.dispose()
-  }
-}
-
-/** The program's result: a plain value, or a promise driven to settlement (jobs, host calls, the deadline). */
-async function settlePromise(
-  vm: QuickJSContext,
-  rt: QuickJSRuntime,
-  handle: QuickJSHandle,
-  env: Env,
-  deadline: number,
-  inFlight: () => number,
-  onWake: (fn: () => void) => void,
-  stopped: () => 'fuel' | 'timeout' | undefined,
-): Promise<{ value: Json; error?: undefined } | { error: string }> {
-  try {
-    for (;;) {
-      const jobs = rt.executePendingJobs()
-      if (jobs.error) {
-        const e = errorText(vm, jobs.error, stopped())
-        return { error: e }
+    // Fuel is counted at interrupt checks; a thread that reaches none for longer than its
+    // remaining fuel stands for (plus the grace) is spending fuel nobody counts.
+    let lastBeat = -1
+    let stuckSince = 0
+    const every = 100
+    a.stallTimer = setInterval(() => {
+      if (a.done) return
+      const beat = Atomics.load(t.shared, SHARED.beat)
+      const busy = Atomics.load(t.shared, SHARED.busy) === 1
+      const now = performance.now()
+      if (!busy || beat !== lastBeat) {
+        lastBeat = beat
+        stuckSince = now
+        return
       }
-      const state = vm.getPromiseState(handle)
-      if (state.type === 'fulfilled') {
-        const value = toJson(vm, state.value)
-        if (!state.notAPromise) state.value.dispose()
-        return { value }
+      const leftMs = ((budgets.fuel - Atomics.load(t.shared, SHARED.fuel)) * AGENT_LIMITS.fuelUnitUs) / 1000
+      if (now - stuckSince > Math.max(0, leftMs) + AGENT_LIMITS.killGraceMs) this.abandon(t, 'fuel', 'thread terminated: one native call ran past the fuel left')
+    }, every)
+    a.stallTimer.unref()
+  }
+
+  private onMessage(t: SandboxThread, m: FromThread): void {
+    const a = t.active
+    if (!a || a.done) return
+    if (m.t === 'call') {
+      void this.capability(a.job.run, m.name, m.argText).then(
+        (text) => !a.done && t.post({ t: 'reply', call: m.call, ok: true, text }),
+        (err: unknown) => !a.done && t.post({ t: 'reply', call: m.call, ok: false, message: err instanceof Error ? err.message : String(err) }),
+      )
+    } else if (m.t === 'done') {
+      this.finish(t, a, fromVm(a.job.run, a.started, m.result))
+      if (m.result.teardownFailed === undefined) this.release(t)
+      else {
+        this.log.error('QuickJS failed tearing a run down; its thread is replaced', undefined, { runId: a.job.run.runId, message: m.result.teardownFailed })
+        void this.kill(t)
       }
-      if (state.type === 'rejected') return { error: errorText(vm, state.error, stopped()) }
-      if (stopped()) return { error: stopMessage(stopped()!) }
-      if (rt.hasPendingJob()) continue
-      // Waiting on the host: nothing in flight means the program awaits something that never settles.
-      if (inFlight() === 0) return { error: 'the program awaits a promise nothing will settle' }
-      const left = deadline - env.now()
-      if (left <= 0) return { error: stopMessage('timeout') }
-      let cancel = () => undefined as void
-      const timedOut = await new Promise<boolean>((resolve) => {
-        onWake(() => resolve(false))
-        cancel = env.setTimer(left, () => resolve(true))
-      })
-      cancel()
-      if (timedOut) return { error: stopMessage('timeout') }
+    } else if (m.t === 'crash') {
+      this.log.error('the sandbox failed inside QuickJS; its thread is replaced', undefined, { runId: a.job.run.runId, message: m.message })
+      this.finish(t, a, failedResult(a.job.run, a.started, Atomics.load(t.shared, SHARED.fuel), `the sandbox failed: ${m.message}`))
+      void this.kill(t)
     }
-  } finally {
-    if (handle.alive) handle.dispose()
   }
-}
 
-const stopMessage = (stop: 'fuel' | 'timeout') => (stop === 'fuel' ? 'fuel exhausted: the run used its whole fuel budget' : 'timeout: the run passed its time budget')
+  /** One capability call of a program: JSON text in and out, both depth-checked. */
+  private async capability(run: SandboxRun, name: string, argText: string): Promise<string> {
+    const cap = Object.hasOwn(run.capabilities, name) ? run.capabilities[name] : undefined
+    if (!cap) throw new Error(`no capability ${name}`)
+    if (argText.length > AGENT_LIMITS.capabilityArgBytes) throw new Error(`the argument of ${name} is over ${AGENT_LIMITS.capabilityArgBytes} characters`)
+    if (!jsonTextDepthWithin(argText)) throw new Error(tooDeep(`the argument of ${name}`))
+    const value = await cap(JSON.parse(argText) as Json)
+    if (!jsonDepthWithin(value)) throw new Error(tooDeep(`the result of ${name}`))
+    return JSON.stringify(value ?? null)
+  }
 
-/** The message of a thrown value (the handle is disposed); an interrupt says which budget stopped it. */
-function errorText(vm: QuickJSContext, h: QuickJSHandle, stop: 'fuel' | 'timeout' | undefined): string {
-  try {
-    const d = vm.dump(h) as unknown
-    if (stop && d && typeof d === 'object' && (d as { message?: unknown }).message === 'interrupted') return stopMessage(stop)
-    if (d && typeof d === 'object' && typeof (d as { message?: unknown }).message === 'string') {
-      const e = d as { name?: string; message: string }
-      return e.name && e.name !== 'Error' ? `${e.name}: ${e.message}` : e.message
+  private finish(t: SandboxThread, a: Active, result: SandboxResult): void {
+    if (a.done) return
+    a.done = true
+    a.cancelTimeout()
+    clearTimeout(a.graceTimer)
+    clearInterval(a.stallTimer)
+    if (t.active === a) t.active = undefined
+    a.job.resolve(result)
+  }
+
+  private release(t: SandboxThread): void {
+    if (t.dead) return
+    t.worker.unref()
+    this.idle.push(t)
+    this.armIdle(t)
+    this.pump()
+  }
+
+  /** A run that would not stop: its thread is terminated (the only way to cut native code) and replaced on demand. */
+  private abandon(t: SandboxThread, stop: StopReason, why: string): void {
+    const a = t.active
+    if (!a || a.done) return
+    this.log.warn(why, { runId: a.job.run.runId, stop })
+    this.finish(t, a, failedResult(a.job.run, a.started, stop === 'fuel' ? a.job.run.budgets.fuel : Atomics.load(t.shared, SHARED.fuel), stopMessage(stop)))
+    void this.kill(t)
+  }
+
+  private async kill(t: SandboxThread, why = 'the sandbox thread was stopped'): Promise<void> {
+    this.forget(t)
+    const a = t.active
+    if (a && !a.done) this.finish(t, a, failedResult(a.job.run, a.started, Atomics.load(t.shared, SHARED.fuel), why))
+    t.dead = true
+    await t.worker.terminate()
+    this.pump()
+  }
+
+  private forget(t: SandboxThread): void {
+    clearTimeout(t.idleTimer)
+    this.threads.delete(t)
+    const i = this.idle.indexOf(t)
+    if (i >= 0) this.idle.splice(i, 1)
+  }
+
+  /** The thread died on its own: its heap limit, or an error no run caught. */
+  private onGone(t: SandboxThread, err: Error): void {
+    this.forget(t)
+    const a = t.active
+    if (a && !a.done) {
+      const oom = (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+      this.log.error('the sandbox thread died during a run', err, { runId: a.job.run.runId })
+      this.finish(t, a, failedResult(a.job.run, a.started, Atomics.load(t.shared, SHARED.fuel), oom ? 'out of memory: the sandbox thread passed its heap limit' : `the sandbox failed: ${err.message}`))
+    } else {
+      this.log.error('an idle sandbox thread died', err)
     }
-    return typeof d === 'string' ? d : JSON.stringify(d) ?? String(d)
-  } catch {
-    return 'the program threw a value that cannot be shown'
-  } finally {
-    h.dispose()
+    this.pump()
   }
 }
 
-/** A JSON value made inside the sandbox by its own JSON.parse (no host object crosses). */
-function fromJson(vm: QuickJSContext, v: Json): QuickJSHandle {
-  const text = vm.newString(JSON.stringify(v ?? null))
-  const json = vm.getProp(vm.global, 'JSON')
-  const parse = vm.getProp(json, 'parse')
-  const res = vm.callFunction(parse, json, text)
-  text.dispose()
-  parse.dispose()
-  json.dispose()
-  return vm.unwrapResult(res)
+function failedResult(run: SandboxRun, started: number, fuelUsed: number, error: string): SandboxResult {
+  return { status: 'failed', traceRef: run.runId, durationMs: started ? Math.max(0, run.env.now() - started) : 0, fuelUsed: Math.min(fuelUsed, run.budgets.fuel), value: null, error, memPages: 0, trace: [] }
 }
 
-/** A sandbox value as JSON, through the sandbox's own JSON.stringify (undefined becomes null). */
-function toJson(vm: QuickJSContext, h: QuickJSHandle): Json {
-  const json = vm.getProp(vm.global, 'JSON')
-  const stringify = vm.getProp(json, 'stringify')
-  const res = vm.callFunction(stringify, json, h)
-  stringify.dispose()
-  json.dispose()
-  if (res.error) {
-    res.error.dispose()
-    return null
-  }
-  const s = vm.typeof(res.value) === 'string' ? vm.getString(res.value) : undefined
-  res.value.dispose()
-  if (s === undefined) return null
-  if (s.length > AGENT_LIMITS.valueBytes) return { truncated: true, bytes: s.length }
-  return JSON.parse(s) as Json
+function fromVm(run: SandboxRun, started: number, r: VmResult): SandboxResult {
+  let value: Json = null
+  if (r.status === 'ok') value = jsonTextDepthWithin(r.valueText) ? (JSON.parse(r.valueText) as Json) : { truncated: true, bytes: r.valueText.length, depth: `over ${AGENT_LIMITS.jsonDepth}` }
+  return { status: r.status, traceRef: run.runId, durationMs: Math.max(0, run.env.now() - started), fuelUsed: r.fuelUsed, value, error: r.error, memPages: r.memPages, trace: r.trace }
 }
 
-/** WebAssembly pages (64 KiB) the runtime holds, from its own accounting. */
-function memoryPages(vm: QuickJSContext, rt: QuickJSRuntime): number {
-  try {
-    const h = rt.computeMemoryUsage()
-    const usage = vm.dump(h) as { memory_used_size?: number }
-    h.dispose()
-    return Math.ceil((usage.memory_used_size ?? 0) / 65536)
-  } catch {
-    return 0
-  }
+let pool: SandboxPool | undefined
+/** The process's sandbox pool (one per daemon process: the threads are the machine's, not an account's). */
+export const sandboxPool = (): SandboxPool => (pool ??= new SandboxPool())
+
+/** Starts a sandbox thread ahead of the first run. */
+export const warmSandbox = (): Promise<void> => sandboxPool().warm()
+
+export function runSandboxed(run: SandboxRun): Promise<SandboxResult> {
+  return sandboxPool().run(run)
 }

@@ -6,10 +6,16 @@ export const AGENT_LIMITS = {
   runsListed: 20,
   /** `trigger_runs` kept per trigger (keep-last-N); the rollups' window. */
   runsKept: 50,
-  /** Interrupt-handler calls a run may spend unless its `limits.fuelPerRun` says otherwise. */
+  /**
+   * Fuel a run may spend unless its `limits.fuelPerRun` says otherwise. A unit is one call of
+   * the interrupt handler or `fuelUnitUs` of the run thread's CPU time, whichever adds up to
+   * more (node/agents/sandbox-vm.ts), so the default is at most 1 s of CPU.
+   */
   fuelPerRun: 20_000,
-  /** Upper bound a record may ask for (about a minute and a half of compute). */
+  /** Upper bound a record may ask for (at most 25 s of CPU). */
   fuelPerRunMax: 500_000,
+  /** CPU time one unit of fuel stands for, in microseconds. */
+  fuelUnitUs: 50,
   /** Wall time of a run unless `limits.timeoutS` says otherwise, and the most it may ask. */
   timeoutS: 30,
   timeoutSMax: 600,
@@ -24,8 +30,20 @@ export const AGENT_LIMITS = {
   sourceBytes: 256 * 1024,
   /** The scheduler's tick. */
   tickMs: 1000,
-  /** Triggers a device runs at once; the rest wait for the next tick. */
+  /** Programs a device runs at once (sandbox threads, fewer on a machine with fewer cores); the rest queue. */
   concurrentRuns: 4,
+  /** Runs waiting for a sandbox thread; a run past them fails at once. */
+  runQueue: 64,
+  /** A run still going this long after its time budget (or its fuel, stuck in one native call) has its thread terminated. */
+  killGraceMs: 500,
+  /** Nesting of a JSON value entering or leaving the sandbox (args, capability arguments and results, the returned value). */
+  jsonDepth: 128,
+  /** A capability argument's JSON text, in characters. */
+  capabilityArgBytes: 1024 * 1024,
+  /** The sandbox thread's own JavaScript heap (the program's is `memoryBytes`, inside QuickJS). */
+  threadHeapMb: 64,
+  /** A sandbox thread idle this long is stopped (its QuickJS memory never shrinks). */
+  threadIdleMs: 60_000,
   /** Event fires queued per trigger while one runs; more are dropped (live-only, at-most-once). */
   eventQueue: 16,
   /** Election: how long a device's claim stays live after its link to this device drops (a blip does not flap). */
