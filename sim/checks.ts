@@ -68,6 +68,13 @@ export function postRemovalKeys(acl: AclLog, identity: string, elsewhere: readon
   return out
 }
 
+/** Rotations that wrapped a key to `identity` at a state where it reads (made without seeing a removal of it). */
+function rotationGrantsOf(acl: AclLog, identity: string): string[] {
+  return [...acl.entries.values()]
+    .filter((g) => (g.record.type === 'rotate' || g.record.type === 'remove') && g.record.rotation.keys[identity] && acl.stateAtHead(g.id).canRead(identity))
+    .map((g) => g.id)
+}
+
 /**
  * Members a peer has seen removed: its ACL holds an honest record removing them (`removals`,
  * by identity) and, at its current state, they cannot read. A write this peer seals now must
@@ -108,6 +115,10 @@ export async function sealLeaks(
       // Added back after this write (even by a re-add a concurrent removal voids): it was handed
       // the history then, this write included.
       if (readdsOf(full.acl, x).some((g) => !full.acl.precedesOrEquals(g.id, aclHeadId))) continue
+      // Likewise a rotation wrapped to it by an admin that had not seen its removal, which this
+      // write's citation does not include: that rotation links every key before it, this one
+      // included (the grant postRemovalKeys allows as well).
+      if (rotationGrantsOf(full.acl, x).some((g) => !full.acl.precedesOrEquals(g, aclHeadId) && full.acl.has(keyId) && full.acl.precedesOrEquals(keyId, g))) continue
       if (ringsOf(x).some((k) => k.get(keyId))) out.push(`${w.peer} sealed ${w.id} under key ${keyId} after seeing ${x.slice(0, 6)} removed, and ${x.slice(0, 6)} can open it (leak: rules 3, 4)`)
     }
   }
