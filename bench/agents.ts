@@ -8,8 +8,22 @@
  * - `eventLatencyP50Ms`: a chat message written to the space until the event trigger's program
  *   starts, p50 of `BENCH_AGENTS_EVENTS` messages; target <= 100 ms. Baseline: the same write
  *   until the account's change feed announces it (what the trigger listens to).
+ * - `healthP99DuringRunawayMs` (issue 33): a real daemon in this process (DaemonHost over SQLite
+ *   in a temp data root, the HTTP app listening on loopback, an account booted, agents on, mDNS
+ *   and P2P off) runs runaway programs through its agents host with the default budgets (an
+ *   endless loop, a backtracking regex, an allocation loop that spends its time in the
+ *   allocator, one that allocates typed arrays) while a client asks `GET /v1/health` every 10 ms
+ *   over a real socket: p99 of those probes; target <= 50 ms. Baseline: the same probes with no
+ *   program running. `runawayStopMs` is how long each runaway ran before it was stopped.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { Agent, request as httpRequest } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { AccountLifecycle } from '../node/daemon/account-lifecycle.ts'
+import { DaemonHost } from '../node/daemon/daemon-host.ts'
+import { buildApp } from '../server/app.ts'
 import { systemEnv } from '../sync/core/env.ts'
 import { CHANGE_DERIVED_ID } from '../sync/crdt/ops.ts'
 import { defaultCryptoProvider } from '../sync/crypto/provider.ts'
@@ -21,7 +35,7 @@ import { instant } from '../sync/space/rows.ts'
 import { MemoryStorageAdapter } from '../sync/storage/memory.ts'
 import { keyPairFromSeed } from '../sync/crypto/keys.ts'
 import { AgentsHost } from '../node/agents/host.ts'
-import { quickjs, runSandboxed } from '../node/agents/sandbox.ts'
+import { runSandboxed, warmSandbox } from '../node/agents/sandbox.ts'
 
 const RUNS = Number(process.env.BENCH_AGENTS_RUNS ?? 200)
 const EVENTS = Number(process.env.BENCH_AGENTS_EVENTS ?? 50)
@@ -83,8 +97,67 @@ async function eventLatency() {
   return { toStart, toFeed }
 }
 
+const RUNAWAYS: Record<string, string> = {
+  endlessLoop: 'function main() { for (;;) {} }',
+  backtrackingRegex: 'function main() { return /^(a+)+$/.test("a".repeat(40) + "b") }',
+  allocatorLoop: 'function main() { const a = []; for (;;) a.push("x".repeat(20000) + a.length) }',
+  typedArrayLoop: 'function main() { const a = []; for (;;) a.push(new Float64Array(100000)) }',
+}
+
+async function healthDuringRunaway() {
+  const root = mkdtempSync(join(tmpdir(), 'svc-bench-agents-'))
+  const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2p: false, agents: { timers: false, election: false } })
+  const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
+  const app = buildApp({ session, engine })
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  try {
+    const auth = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
+    if (auth.statusCode !== 201) throw new Error(`auth: ${auth.body}`)
+    const base = await app.listen({ host: '127.0.0.1', port: 0 })
+    const host = engine.agents()
+    if (!host) throw new Error('the daemon runs no agents')
+    const health = () =>
+      new Promise<number>((resolve, reject) => {
+        const t = performance.now()
+        httpRequest(`${base}/v1/health`, { agent }, (res) => {
+          res.resume()
+          res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t) : reject(new Error(`health: ${res.statusCode}`))))
+        }).on('error', reject).end()
+      })
+    const probeWhile = async (work: Promise<unknown>) => {
+      let running = true
+      const out: number[] = []
+      void work.finally(() => (running = false))
+      while (running) {
+        out.push(await health())
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      return out
+    }
+    await warmSandbox()
+    const idle = await probeWhile(new Promise((r) => setTimeout(r, 2000)))
+    const during: number[] = []
+    const stopMs: Record<string, number> = {}
+    const outcome: Record<string, string> = {}
+    for (const [name, source] of Object.entries(RUNAWAYS)) {
+      progress(`runaway ${name}`)
+      const t = performance.now()
+      const run = host.run({ source })
+      during.push(...(await probeWhile(run)))
+      const res = await run
+      stopMs[name] = r3(performance.now() - t)
+      outcome[name] = res.error ?? res.status
+    }
+    return { idle, during, stopMs, outcome }
+  } finally {
+    agent.destroy()
+    await app.close()
+    rmSync(root, { recursive: true, force: true })
+  }
+}
+
 export async function benchAgents(): Promise<Record<string, unknown>> {
-  await quickjs()
+  await warmSandbox()
   progress(`empty program, ${RUNS} runs`)
   const empty: number[] = []
   const emptyRealm: number[] = []
@@ -101,6 +174,9 @@ export async function benchAgents(): Promise<Record<string, unknown>> {
   }
   progress(`event trigger latency, ${EVENTS} messages`)
   const ev = await eventLatency()
+  progress('health during runaway programs')
+  const hr = await healthDuringRunaway()
+  const healthP99DuringRunawayMs = r3(pct(hr.during, 99))
   const emptyRunP50Ms = r3(pct(empty, 50))
   const eventLatencyP50Ms = r3(pct(ev.toStart, 50))
   return {
@@ -108,5 +184,7 @@ export async function benchAgents(): Promise<Record<string, unknown>> {
     computeSandboxMs: r3(pct(sb, 50)), computeRealmMs: r3(pct(realm, 50)), computeSlowdown: r3(pct(sb, 50) / pct(realm, 50)),
     eventLatencyP50Ms, eventLatencyP99Ms: r3(pct(ev.toStart, 99)), changeFeedP50Ms: r3(pct(ev.toFeed, 50)), eventLatencyVsFeed: r3(pct(ev.toStart, 50) / pct(ev.toFeed, 50)),
     eventLatencyTargetMs: 100, eventLatencyOk: eventLatencyP50Ms <= 100,
+    healthP99DuringRunawayMs, healthMaxDuringRunawayMs: r3(Math.max(...hr.during)), healthProbesDuringRunaway: hr.during.length, healthP99IdleMs: r3(pct(hr.idle, 99)),
+    healthDuringRunawayTargetMs: 50, healthDuringRunawayOk: healthP99DuringRunawayMs <= 50, runawayStopMs: hr.stopMs, runawayOutcome: hr.outcome,
   }
 }

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSWASMModule } from 'quickjs-emscripten'
 import { AGENT_LIMITS } from '../../sync/modules/agents/limits.ts'
-import { runInVm, type VmResult, type VmRun } from './sandbox-vm.ts'
+import { prepareVm, type PreparedVm, type VmResult, type VmRun } from './sandbox-vm.ts'
 
 /**
  * The sandbox thread (started by sandbox.ts): runs one program at a time in QuickJS and asks
@@ -19,7 +19,10 @@ export type FromThread =
   | { t: 'ready' }
   | { t: 'call'; call: number; name: string; argText: string }
   | { t: 'done'; result: VmResult }
-  | { t: 'crash'; message: string }
+  /** Torn down and the next runtime prepared: the thread takes a run again. */
+  | { t: 'free' }
+  /** QuickJS failed (an abort inside the WebAssembly module): the thread must be replaced. */
+  | { t: 'broken'; message: string }
 
 const port = parentPort!
 const shared = new Int32Array((workerData as { shared: SharedArrayBuffer }).shared)
@@ -50,7 +53,14 @@ function moduleFor(memoryBytes: number): Promise<QuickJSWASMModule> {
   return m
 }
 
-await moduleFor(AGENT_LIMITS.memoryBytes)
+/** The runtime the next run gets, prepared while the thread waits. */
+let prepared: PreparedVm | undefined
+async function prepare(memoryBytes: number): Promise<PreparedVm> {
+  return prepareVm(await moduleFor(memoryBytes), memoryBytes, AGENT_LIMITS.stackBytes, shared)
+}
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
+
+prepared = await prepare(AGENT_LIMITS.memoryBytes)
 
 port.on('message', (m: ToThread) => {
   if (m.t === 'reply') {
@@ -68,10 +78,15 @@ port.on('message', (m: ToThread) => {
 
 async function start(run: VmRun): Promise<void> {
   try {
-    const result = await runInVm(
-      await moduleFor(run.budgets.memoryBytes),
+    let vm = prepared
+    prepared = undefined
+    if (!vm || vm.memoryBytes !== run.budgets.memoryBytes) {
+      const failed = vm?.teardown()
+      if (failed !== undefined) throw new Error(failed)
+      vm = await prepare(run.budgets.memoryBytes)
+    }
+    const result = await vm.run(
       run,
-      shared,
       (name, argText) => new Promise<string>((resolve, reject) => {
         const call = nextCall++
         waiting.set(call, { resolve, reject })
@@ -80,11 +95,16 @@ async function start(run: VmRun): Promise<void> {
       (wake) => (wakeWait = wake),
     )
     waiting.clear()
+    // The answer first: tearing down and preparing the next runtime happen after it.
     post({ t: 'done', result })
+    const failed = vm.teardown()
+    // QuickJS aborted freeing the runtime (a leak inside it, seen after a deep JSON.stringify
+    // overflowed): the result stood, but this instance is no longer sound.
+    if (failed !== undefined) return post({ t: 'broken', message: failed })
+    prepared = await prepare(run.budgets.memoryBytes)
+    post({ t: 'free' })
   } catch (err) {
-    // A failure of QuickJS itself (an abort inside the WebAssembly module): this runtime can no
-    // longer be trusted, so the daemon replaces the thread.
-    post({ t: 'crash', message: err instanceof Error ? err.message : String(err) })
+    post({ t: 'broken', message: message(err) })
   }
 }
 

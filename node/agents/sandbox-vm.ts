@@ -74,20 +74,24 @@ export interface VmResult {
 export type HostCall = (name: string, argText: string) => Promise<string>
 
 /**
- * Builds `svc` inside the sandbox from one host entry point, then removes that entry point
- * from the global object. Arguments and results cross as JSON text, so no host object (and no
- * host prototype) ever enters the sandbox.
+ * Builds `svc` inside the sandbox from one host entry point. The prelude runs when a runtime is
+ * prepared (before the run is known) and leaves one installer, which the host calls with the
+ * run's capability names just before the program loads; the installer and both host entry
+ * points are gone from the global object by then. Arguments and results cross as JSON text, so
+ * no host object (and no host prototype) ever enters the sandbox.
  */
 const PRELUDE = `(() => {
   const call = globalThis.__svcHost; delete globalThis.__svcHost
   const log = globalThis.__svcLog; delete globalThis.__svcLog
   const via = (name) => (arg) => call(name, JSON.stringify(arg === undefined ? null : arg)).then((s) => JSON.parse(s))
-  const names = JSON.parse(globalThis.__svcNames); delete globalThis.__svcNames
-  const svc = {}
-  for (const n of names) svc[n] = via(n)
-  globalThis.svc = Object.freeze(svc)
   const show = (v) => typeof v === 'string' ? v : (() => { try { return JSON.stringify(v) } catch { return String(v) } })()
   globalThis.console = Object.freeze({ log: (...a) => log(a.map(show).join(' ')) })
+  globalThis.__svcInstall = (namesText) => {
+    delete globalThis.__svcInstall
+    const svc = {}
+    for (const n of JSON.parse(namesText)) svc[n] = via(n)
+    globalThis.svc = Object.freeze(svc)
+  }
 })()`
 
 const cpuUs = (): number => {
@@ -95,120 +99,169 @@ const cpuUs = (): number => {
   return u.user + u.system
 }
 
-export async function runInVm(QuickJS: QuickJSWASMModule, run: VmRun, shared: Int32Array, host: HostCall, onWaiting: (wake: (() => void) | undefined) => void): Promise<VmResult> {
-  const { budgets } = run
-  const trace: string[] = []
-  let traceBytes = 0
-  let calls = 0
-  let fuelUsed = 0
-  let stop: StopReason | undefined
-  const cpu0 = cpuUs()
+/** What one run of a prepared runtime tracks; the runtime's handlers read the current one. */
+interface RunState {
+  budgets: VmBudgets
+  trace: string[]
+  traceBytes: number
+  calls: number
+  fuelUsed: number
+  cpu0: number
+  stop: StopReason | undefined
+  host: HostCall
+  inFlight: number
+  wake: () => void
+  deferreds: Set<{ dispose(): void; alive: boolean }>
+}
+
+/**
+ * A fresh QuickJS runtime and context with the prelude evaluated, made while the thread waits
+ * for its next run (so a run pays only for its own program), used by exactly one run and torn
+ * down after it.
+ */
+export interface PreparedVm {
+  readonly memoryBytes: number
+  run(run: VmRun, host: HostCall, onWaiting: (wake: (() => void) | undefined) => void): Promise<VmResult>
+  /** Frees the runtime; the message when QuickJS aborts doing so (the instance is then unsound). */
+  teardown(): string | undefined
+}
+
+export function prepareVm(QuickJS: QuickJSWASMModule, memoryBytes: number, stackBytes: number, shared: Int32Array): PreparedVm {
+  let cur: RunState | undefined
   const stopped = (): StopReason | undefined => {
-    if (stop === undefined && Atomics.load(shared, SHARED.stop) === STOP_TIMEOUT) stop = 'timeout'
-    return stop
+    if (!cur) return undefined
+    if (cur.stop === undefined && Atomics.load(shared, SHARED.stop) === STOP_TIMEOUT) cur.stop = 'timeout'
+    return cur.stop
   }
   const rt = QuickJS.newRuntime()
-  rt.setMemoryLimit(budgets.memoryBytes)
-  rt.setMaxStackSize(budgets.stackBytes)
+  rt.setMemoryLimit(memoryBytes)
+  rt.setMaxStackSize(stackBytes)
   rt.setInterruptHandler(() => {
-    calls++
-    fuelUsed = Math.max(calls, Math.floor((cpuUs() - cpu0) / budgets.fuelUnitUs))
-    Atomics.store(shared, SHARED.fuel, Math.min(fuelUsed, budgets.fuel))
+    const r = cur
+    if (!r) return false
+    r.calls++
+    r.fuelUsed = Math.max(r.calls, Math.floor((cpuUs() - r.cpu0) / r.budgets.fuelUnitUs))
+    Atomics.store(shared, SHARED.fuel, Math.min(r.fuelUsed, r.budgets.fuel))
     Atomics.add(shared, SHARED.beat, 1)
-    if (fuelUsed > budgets.fuel) stop ??= 'fuel'
+    if (r.fuelUsed > r.budgets.fuel) r.stop ??= 'fuel'
     return stopped() !== undefined
   })
   const vm = rt.newContext()
-  let result: VmResult | undefined
-  const finish = (status: 'ok' | 'failed', valueText: string, error: string | null): VmResult =>
-    (result = { status, valueText, error, fuelUsed: Math.min(fuelUsed, budgets.fuel), memPages: memoryPages(vm, rt), trace })
-  let inFlight = 0
-  let wake: () => void = () => undefined
-  const deferreds = new Set<{ dispose(): void; alive: boolean }>()
-  try {
-    const log = vm.newFunction('__svcLog', (line) => {
-      const s = vm.getString(line)
-      if (traceBytes < budgets.traceBytes) trace.push(s.slice(0, budgets.traceBytes - traceBytes))
-      traceBytes += s.length
-    })
-    vm.setProp(vm.global, '__svcLog', log)
-    log.dispose()
-    const hostFn = vm.newFunction('__svcHost', (nameH, argH) => {
-      const name = vm.getString(nameH)
-      const argText = vm.getString(argH)
-      const deferred = vm.newPromise()
-      deferreds.add(deferred)
-      inFlight++
-      const settle = (fn: () => void) => {
-        inFlight--
-        if (vm.alive && deferred.alive) fn()
-        deferreds.delete(deferred)
-        wake()
-      }
-      host(name, argText).then(
-        (text) => settle(() => {
-          const s = vm.newString(text)
-          deferred.resolve(s)
-          s.dispose()
-        }),
-        (err: unknown) => settle(() => {
-          const e = vm.newError({ name: 'CapabilityError', message: err instanceof Error ? err.message : String(err) })
-          deferred.reject(e)
-          e.dispose()
-        }),
-      )
-      return deferred.handle
-    })
-    vm.setProp(vm.global, '__svcHost', hostFn)
-    hostFn.dispose()
-    const names = vm.newString(JSON.stringify(run.names))
-    vm.setProp(vm.global, '__svcNames', names)
-    names.dispose()
-    vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js')).dispose()
+  const log = vm.newFunction('__svcLog', (line) => {
+    const r = cur
+    if (!r) return
+    const s = vm.getString(line)
+    if (r.traceBytes < r.budgets.traceBytes) r.trace.push(s.slice(0, r.budgets.traceBytes - r.traceBytes))
+    r.traceBytes += s.length
+  })
+  vm.setProp(vm.global, '__svcLog', log)
+  log.dispose()
+  const hostFn = vm.newFunction('__svcHost', (nameH, argH) => {
+    const r = cur!
+    const name = vm.getString(nameH)
+    const argText = vm.getString(argH)
+    const deferred = vm.newPromise()
+    r.deferreds.add(deferred)
+    r.inFlight++
+    const settleCall = (fn: () => void) => {
+      r.inFlight--
+      if (vm.alive && deferred.alive) fn()
+      r.deferreds.delete(deferred)
+      r.wake()
+    }
+    r.host(name, argText).then(
+      (text) => settleCall(() => {
+        const s = vm.newString(text)
+        deferred.resolve(s)
+        s.dispose()
+      }),
+      (err: unknown) => settleCall(() => {
+        const e = vm.newError({ name: 'CapabilityError', message: err instanceof Error ? err.message : String(err) })
+        deferred.reject(e)
+        e.dispose()
+      }),
+    )
+    return deferred.handle
+  })
+  vm.setProp(vm.global, '__svcHost', hostFn)
+  hostFn.dispose()
+  vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js')).dispose()
 
-    Atomics.store(shared, SHARED.busy, 1)
-    const loaded = vm.evalCode(run.source, 'program.js', { type: 'global' })
-    if (loaded.error) return finish('failed', 'null', errorText(vm, loaded.error, stopped()))
-    loaded.value.dispose()
-    const main = vm.getProp(vm.global, 'main')
-    if (vm.typeof(main) !== 'function') {
-      main.dispose()
-      return finish('failed', 'null', 'the program defines no function main(args)')
-    }
-    const args = fromJsonText(vm, run.argsText)
-    if (args.error !== undefined) {
-      main.dispose()
-      return finish('failed', 'null', `args: ${args.error}`)
-    }
-    const svcH = vm.getProp(vm.global, 'svc')
-    const called = vm.callFunction(main, vm.undefined, args.handle, svcH)
-    main.dispose()
-    args.handle.dispose()
-    svcH.dispose()
-    if (called.error) return finish('failed', 'null', errorText(vm, called.error, stopped()))
-    const outcome = await settle(vm, rt, called.value, shared, () => inFlight, (fn) => (wake = fn), stopped, onWaiting, budgets.valueBytes)
-    if (outcome.error !== undefined) return finish('failed', 'null', outcome.error)
-    return finish('ok', outcome.valueText, null)
-  } catch (err) {
-    const s = stopped()
-    // A recursion deep enough to exhaust the thread's own stack before QuickJS's check fires.
-    const message = err instanceof RangeError ? `stack overflow (${err.message})` : (err as Error).message
-    return finish('failed', 'null', s ? stopMessage(s) : message)
-  } finally {
-    Atomics.store(shared, SHARED.busy, 0)
-    onWaiting(undefined)
-    // Host calls still in flight when the run ends settle into nothing.
-    try {
-      for (const d of deferreds) if (d.alive) d.dispose()
-      deferreds.clear()
-      inFlight = 0
-      vm.dispose()
-      rt.dispose()
-    } catch (err) {
-      if (result) result.teardownFailed = err instanceof Error ? err.message : String(err)
-      else throw err
-    }
+  let used = false
+  return {
+    memoryBytes,
+    async run(run, host, onWaiting) {
+      if (used) throw new Error('a prepared runtime runs one program')
+      used = true
+      const { budgets } = run
+      const r: RunState = { budgets, trace: [], traceBytes: 0, calls: 0, fuelUsed: 0, cpu0: cpuUs(), stop: undefined, host, inFlight: 0, wake: () => undefined, deferreds: new Set() }
+      cur = r
+      const finish = (status: 'ok' | 'failed', valueText: string, error: string | null): VmResult => ({
+        status, valueText, error, fuelUsed: Math.min(r.fuelUsed, budgets.fuel), memPages: memoryPages(vm, rt), trace: r.trace,
+      })
+      try {
+        const install = vm.getProp(vm.global, '__svcInstall')
+        const names = vm.newString(JSON.stringify(run.names))
+        const installed = vm.callFunction(install, vm.undefined, names)
+        install.dispose()
+        names.dispose()
+        vm.unwrapResult(installed).dispose()
+
+        Atomics.store(shared, SHARED.busy, 1)
+        const loaded = vm.evalCode(run.source, 'program.js', { type: 'global' })
+        if (loaded.error) return finish('failed', 'null', errorText(vm, loaded.error, stopped()))
+        loaded.value.dispose()
+        const main = vm.getProp(vm.global, 'main')
+        if (vm.typeof(main) !== 'function') {
+          main.dispose()
+          return finish('failed', 'null', 'the program defines no function main(args)')
+        }
+        const args = fromJsonText(vm, run.argsText)
+        if (args.error !== undefined) {
+          main.dispose()
+          return finish('failed', 'null', `args: ${args.error}`)
+        }
+        const svcH = vm.getProp(vm.global, 'svc')
+        const called = vm.callFunction(main, vm.undefined, args.handle, svcH)
+        main.dispose()
+        args.handle.dispose()
+        svcH.dispose()
+        if (called.error) return finish('failed', 'null', errorText(vm, called.error, stopped()))
+        const outcome = await settle(vm, rt, called.value, shared, () => r.inFlight, (fn) => (r.wake = fn), stopped, onWaiting, budgets.valueBytes)
+        if (outcome.error !== undefined) return finish('failed', 'null', outcome.error)
+        return finish('ok', outcome.valueText, null)
+      } catch (err) {
+        const s = stopped()
+        // A recursion deep enough to exhaust the thread's own stack before QuickJS's check fires.
+        const message = err instanceof RangeError ? `stack overflow (${err.message})` : (err as Error).message
+        return finish('failed', 'null', s ? stopMessage(s) : message)
+      } finally {
+        Atomics.store(shared, SHARED.busy, 0)
+        onWaiting(undefined)
+      }
+    },
+    teardown() {
+      try {
+        // Host calls still in flight when the run ended settle into nothing.
+        if (cur) for (const d of cur.deferreds) if (d.alive) d.dispose()
+        cur = undefined
+        vm.dispose()
+        rt.dispose()
+        return undefined
+      } catch (err) {
+        return err instanceof Error ? err.message : String(err)
+      }
+    },
   }
+}
+
+/** Prepares, runs and tears down in one go (the thread prepares ahead instead). */
+export async function runInVm(QuickJS: QuickJSWASMModule, run: VmRun, shared: Int32Array, host: HostCall, onWaiting: (wake: (() => void) | undefined) => void): Promise<VmResult> {
+  const p = prepareVm(QuickJS, run.budgets.memoryBytes, run.budgets.stackBytes, shared)
+  const result = await p.run(run, host, onWaiting)
+  const failed = p.teardown()
+  if (failed !== undefined) result.teardownFailed = failed
+  return result
 }
 
 /** The program's result: a plain value, or a promise driven to settlement (jobs, host calls, a stop). */

@@ -144,7 +144,7 @@ class SandboxThread {
     }
     this.worker.on('error', gone)
     this.worker.on('exit', (code) => gone(new Error(`the sandbox thread exited (${code})`)))
-    this.worker.unref()
+    // Referenced while it starts and while it runs a program; an idle thread never holds the process open.
   }
 
   post(m: ToThread): void {
@@ -173,6 +173,7 @@ export class SandboxPool {
     if (this.threads.size > 0) return
     const t = this.spawn()
     await t.ready
+    t.worker.unref()
     this.idle.push(t)
     this.armIdle(t)
   }
@@ -292,7 +293,14 @@ export class SandboxPool {
   }
 
   private onMessage(t: SandboxThread, m: FromThread): void {
+    if (m.t === 'free') return this.release(t)
     const a = t.active
+    if (m.t === 'broken') {
+      this.log.error('QuickJS failed in a sandbox thread; the thread is replaced', undefined, { runId: a?.job.run.runId, message: m.message })
+      if (a && !a.done) this.finish(t, a, failedResult(a.job.run, a.started, Atomics.load(t.shared, SHARED.fuel), `the sandbox failed: ${m.message}`))
+      void this.kill(t)
+      return
+    }
     if (!a || a.done) return
     if (m.t === 'call') {
       void this.capability(a.job.run, m.name, m.argText).then(
@@ -300,16 +308,8 @@ export class SandboxPool {
         (err: unknown) => !a.done && t.post({ t: 'reply', call: m.call, ok: false, message: err instanceof Error ? err.message : String(err) }),
       )
     } else if (m.t === 'done') {
+      // The thread takes its next run once it says `free` (it tears down and prepares first).
       this.finish(t, a, fromVm(a.job.run, a.started, m.result))
-      if (m.result.teardownFailed === undefined) this.release(t)
-      else {
-        this.log.error('QuickJS failed tearing a run down; its thread is replaced', undefined, { runId: a.job.run.runId, message: m.result.teardownFailed })
-        void this.kill(t)
-      }
-    } else if (m.t === 'crash') {
-      this.log.error('the sandbox failed inside QuickJS; its thread is replaced', undefined, { runId: a.job.run.runId, message: m.message })
-      this.finish(t, a, failedResult(a.job.run, a.started, Atomics.load(t.shared, SHARED.fuel), `the sandbox failed: ${m.message}`))
-      void this.kill(t)
     }
   }
 
@@ -335,7 +335,7 @@ export class SandboxPool {
   }
 
   private release(t: SandboxThread): void {
-    if (t.dead) return
+    if (t.dead || t.active || this.idle.includes(t)) return
     t.worker.unref()
     this.idle.push(t)
     this.armIdle(t)
