@@ -17,8 +17,15 @@
  * - freeMs: `POST /v1/files/cache/free` of BENCH_FILES_COUNT deleted files of 100 KiB each
  *   (1 GB at the defaults): the unreferenced tier of free, the one a single daemon can reach
  *   without a second copy of live files.
+ * - variantBomb (issue 33): a fresh daemon's RSS growth in MB (peak of /proc/<pid>/status VmRSS
+ *   sampled every 20 ms, minus the RSS before) while the six variant widths of a 10000 x 10000
+ *   RGB PNG of a few hundred KB are asked for at once (target <= 128). variantLargest*: the same
+ *   for a 7000 x 7000 PNG, just under the pixel cap, which is resized. BENCH_FILES_VARIANTS_ONLY=1
+ *   runs only these two.
  */
 import { createHash, randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import sharp from 'sharp'
 import { request as httpRequest } from 'node:http'
 import { createSvcNode } from '../node/p2p/libp2p-node.ts'
 import { nodeCryptoProvider } from '../node/crypto/node-provider.ts'
@@ -126,8 +133,75 @@ async function rawStream(bytes: Uint8Array): Promise<number> {
   }
 }
 
+/** Resident set of a process in MB (Linux /proc). */
+function rssMB(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return m ? Number(m[1]) / 1024 : NaN
+}
+
+/** An RGB PNG of `side` x `side`: a 256-pixel gradient tile repeated, so it compresses to a few hundred KB like the issue's bomb. */
+async function largePng(side: number): Promise<Buffer> {
+  const tile = Buffer.alloc(256 * 256 * 3)
+  for (let y = 0; y < 256; y++) for (let x = 0; x < 256; x++) tile.set([x, y, (x + y) >> 1], (y * 256 + x) * 3)
+  return sharp({ create: { width: side, height: side, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+    .composite([{ input: tile, raw: { width: 256, height: 256, channels: 3 }, tile: true }])
+    .png({ compressionLevel: 9 })
+    .toBuffer()
+}
+
+/** Six widths of one image at once against a fresh daemon: its RSS growth, the time and the statuses. */
+async function variantAttack(a: Account, spaceId: string, objectId: string, image: Buffer, name: string) {
+  const res = await fetch(`${a.d.url}${S(spaceId)}/objects/${objectId}/files?name=${name}&mime=image/png`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: image as unknown as BodyInit })
+  const { fileId } = await res.json()
+  const pid = a.d.proc.pid!
+  await new Promise((r) => setTimeout(r, 500))
+  const before = rssMB(pid)
+  let peak = before
+  const sample = setInterval(() => (peak = Math.max(peak, rssMB(pid))), 20)
+  const t0 = performance.now()
+  const statuses = await Promise.all(
+    FILES.variantWidths.map(async (w) => {
+      const r = await fetch(`${a.d.url}${S(spaceId)}/files/${fileId}/content?variant=w${w}`)
+      await r.arrayBuffer()
+      return r.status
+    }),
+  )
+  const ms = performance.now() - t0
+  clearInterval(sample)
+  peak = Math.max(peak, rssMB(pid))
+  return { fileKB: Math.round(image.length / 1024), rssGrowthMB: r3(peak - before), ms: Math.round(ms), statuses: statuses.join(',') }
+}
+
+async function benchVariants(fleet: Fleet): Promise<Record<string, unknown>> {
+  progress('variant bomb: six widths of a 10000 x 10000 PNG on a fresh daemon')
+  const carol = await fleet.account('carol', { mdns: false })
+  const space = await ok(carol.d, 'POST', '/v1/spaces', { name: 'Bench variants' })
+  const { objectId } = await ok(carol.d, 'POST', `${S(space.id)}/objects`, {})
+  const bomb = await variantAttack(carol, space.id, objectId, await largePng(10_000), 'bomb.png')
+  progress(`  ${JSON.stringify(bomb)}`)
+  progress('six widths of a 7000 x 7000 PNG (under the pixel cap)')
+  const largest = await variantAttack(carol, space.id, objectId, await largePng(7_000), 'large.png')
+  progress(`  ${JSON.stringify(largest)}`)
+  return {
+    variantBomb: bomb.rssGrowthMB,
+    variantBombMs: bomb.ms,
+    variantBombFileKB: bomb.fileKB,
+    variantBombStatuses: bomb.statuses,
+    variantLargestRssMB: largest.rssGrowthMB,
+    variantLargestMs: largest.ms,
+    variantLargestStatuses: largest.statuses,
+  }
+}
+
 export async function benchFiles(): Promise<Record<string, unknown>> {
   const fleet = new Fleet()
+  if (process.env.BENCH_FILES_VARIANTS_ONLY === '1') {
+    try {
+      return { ...(await benchVariants(fleet)), targets: { variantBomb: '<= 128' } }
+    } finally {
+      await fleet.close()
+    }
+  }
   try {
     progress(`two daemons (mDNS ${IN_NETNS ? 'on' : 'off: introduced through POST /v1/peers'}), ${SIZE_MB} MB`)
     const [alice, bob] = await Promise.all(['alice', 'bob'].map((n) => fleet.account(n, { mdns: IN_NETNS })))
@@ -195,6 +269,7 @@ export async function benchFiles(): Promise<Record<string, unknown>> {
     const t2 = performance.now()
     const { freed } = await ok(alice.d, 'POST', '/v1/files/cache/free', { bytes: before })
     const freeMs = performance.now() - t2
+    const variants = await benchVariants(fleet)
 
     return {
       sizeMB: SIZE_MB,
@@ -214,7 +289,8 @@ export async function benchFiles(): Promise<Record<string, unknown>> {
       freeFiles: COUNT,
       freeMB: r3(freed / MB),
       freeMs: Math.round(freeMs),
-      targets: { attachVsBareLoop: '>= 0.7', lanVsRawStream: '>= 0.5', rangeP50Ms: '<= 10' },
+      ...variants,
+      targets: { attachVsBareLoop: '>= 0.7', lanVsRawStream: '>= 0.5', rangeP50Ms: '<= 10', variantBomb: '<= 128' },
     }
   } finally {
     await fleet.close()

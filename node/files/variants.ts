@@ -1,10 +1,10 @@
-import sharp, { type Metadata } from 'sharp'
 import { SvcError } from '../../sync/core/errors.ts'
 import { variantId } from '../../sync/modules/files/cache.ts'
 import { FILES } from '../../sync/modules/files/limits.ts'
 import type { FileRecord } from '../../sync/modules/files/record.ts'
 import type { FilesService } from '../../sync/modules/files/service.ts'
 import { Slots } from './slots.ts'
+import { runVariantProcess } from './variant-process.ts'
 
 /**
  * Image variants (`?variant=w<width>`): the file resized to a width with sharp (libvips; its npm
@@ -15,26 +15,15 @@ import { Slots } from './slots.ts'
  * large to resize here (docs/files.md "Variants").
  *
  * Any member can attach the image and any reader's request makes this daemon decode it, so the
- * work is bounded (issue 33): the header is read and checked against a pixel and a decoded-size
- * budget before any pixel is decoded; at most FILES.variantConcurrency variants are generated
- * at once, each on one libuv thread and one libvips thread, the rest wait; requests for a variant
- * being generated share that one job; each job is abandoned after FILES.variantTimeoutS.
+ * work is bounded (issue 33): each variant is made in a process of its own (variant-process.ts)
+ * that checks the header against a pixel and a decoded-size budget before any pixel is decoded,
+ * runs one libvips thread, is killed past FILES.variantTimeoutS or FILES.variantProcessRssMax,
+ * and gives its memory back when it exits; at most FILES.variantConcurrency run at once, the
+ * rest wait; requests for a variant being made share that one job; a refusal is remembered.
  */
 export const VARIANTS = FILES.variantWidths.map((w) => `w${w}`)
 
-// Process-wide libvips settings, made once. One thread per image: the variant slots are the
-// parallelism, so memory grows with them and not with the core count. No operation cache: it
-// would keep decoded images of files nobody asks for again. Only the loaders of the formats we
-// resize may run, so an SVG, PDF or anything else labelled as an image never reaches a parser
-// beyond the format sniffing (librsvg and poppler are in the binary).
-sharp.concurrency(1)
-sharp.cache(false)
-sharp.block({ operation: ['VipsForeignLoad'] })
-sharp.unblock({
-  operation: ['VipsForeignLoadPngBuffer', 'VipsForeignLoadJpegBuffer', 'VipsForeignLoadWebpBuffer', 'VipsForeignLoadNsgifBuffer', 'VipsForeignLoadGifBuffer', 'VipsForeignLoadHeifBuffer', 'VipsForeignLoadTiffBuffer'],
-})
-
-/** The record's media type and the format sharp must find in the bytes (a record saying png over jpeg bytes gets no variant). */
+/** The record's media type and the format the bytes must be in (a record saying png over jpeg bytes gets no variant). */
 const FORMAT_OF_MIME: Record<string, string> = {
   'image/png': 'png',
   'image/jpeg': 'jpeg',
@@ -43,11 +32,6 @@ const FORMAT_OF_MIME: Record<string, string> = {
   'image/avif': 'heif',
   'image/tiff': 'tiff',
 }
-
-/** Formats libvips decodes whole before it can shrink them (PNG and JPEG too when interlaced or progressive). */
-const WHOLE_DECODE = new Set(['webp', 'gif', 'heif'])
-
-const BYTES_PER_SAMPLE: Record<string, number> = { uchar: 1, char: 1, ushort: 2, short: 2, uint: 4, int: 4, float: 4, complex: 8, double: 8, dpcomplex: 16 }
 
 /** Where a variant's work is logged (Fastify's request logger, scoped by the caller). */
 export interface VariantLog {
@@ -81,30 +65,6 @@ export const variantsOf = (mime: string): string[] => (mime in FORMAT_OF_MIME ? 
 const tooLarge = (variant: string) => new SvcError('file.variant_invalid', 'the image is too large to resize here', { variant })
 const notImage = (variant: string) => new SvcError('file.variant_invalid', 'the file is not an image that can be resized', { variant })
 
-/**
- * The checks made on the header alone. Pixels bound the work of every format; formats decoded
- * whole also bound the memory one job holds (width x height x bands x sample size; a progressive
- * JPEG keeps 16-bit coefficients for every pixel).
- */
-function admit(meta: Metadata, expected: string, variant: string): void {
-  if (meta.format !== expected) throw notImage(variant)
-  const width = meta.width ?? 0
-  const height = meta.pageHeight ?? meta.height ?? 0
-  if (width <= 0 || height <= 0) throw notImage(variant)
-  const pixels = width * height
-  if (pixels > FILES.variantPixelsMax) throw tooLarge(variant)
-  const whole = WHOLE_DECODE.has(meta.format) || meta.isProgressive === true
-  if (!whole) return
-  const sample = Math.max(BYTES_PER_SAMPLE[meta.depth ?? 'uchar'] ?? 1, meta.format === 'jpeg' ? 2 : 1)
-  if (pixels * Math.max(meta.channels ?? 4, 3) * sample > FILES.variantDecodeMax) throw tooLarge(variant)
-}
-
-async function readWhole(files: FilesService, spaceId: string, rec: FileRecord): Promise<Buffer> {
-  const parts: Uint8Array[] = []
-  for await (const p of (await files.read(spaceId, rec.id, 0, rec.size - 1)).body) parts.push(p)
-  return Buffer.concat(parts)
-}
-
 async function generate(files: FilesService, spaceId: string, rec: FileRecord, variant: string, width: number, pending: Pending, log: VariantLog | undefined): Promise<Uint8Array> {
   const id = variantId(rec.id, variant)
   // A job that waited for its slot may find the variant made by one that held it.
@@ -112,36 +72,35 @@ async function generate(files: FilesService, spaceId: string, rec: FileRecord, v
   if (made) return made
   const known = pending.refused.get(`${spaceId}/${rec.id}`)
   if (known) throw known
-  const source = await readWhole(files, spaceId, rec)
-  try {
-    let meta: Metadata
-    try {
-      // The header only; sharp's own pixel limit would fail this read without saying why.
-      meta = await sharp(source, { limitInputPixels: false }).metadata()
-    } catch {
-      throw notImage(variant)
-    }
-    admit(meta, FORMAT_OF_MIME[rec.mime]!, variant)
-  } catch (err) {
+  // Missing blocks are fetched (or fail with file.not_available) before any process starts.
+  const { body } = await files.read(spaceId, rec.id, 0, rec.size - 1)
+  const outcome = await runVariantProcess({
+    source: body,
+    size: rec.size,
+    width,
+    format: FORMAT_OF_MIME[rec.mime]!,
+    pixelsMax: FILES.variantPixelsMax,
+    decodeMax: FILES.variantDecodeMax,
+    timeoutMs: FILES.variantTimeoutS * 1000,
+    rssMax: FILES.variantProcessRssMax,
+    outputMax: FILES.variantSourceMax,
+  })
+  if (outcome.kind === 'tooLarge' || outcome.kind === 'notImage') {
+    const err = outcome.kind === 'tooLarge' ? tooLarge(variant) : notImage(variant)
     variantWork.refused++
     if (pending.refused.size >= REFUSED_KEPT) pending.refused.delete(pending.refused.keys().next().value!)
-    pending.refused.set(`${spaceId}/${rec.id}`, err as SvcError)
-    log?.info({ spaceId, fileId: rec.id, variant, reason: (err as Error).message }, 'variant refused')
+    pending.refused.set(`${spaceId}/${rec.id}`, err)
+    log?.info({ spaceId, fileId: rec.id, variant, reason: err.message }, 'variant refused')
     throw err
   }
-  let out: Buffer
-  try {
-    out = await sharp(source, { limitInputPixels: FILES.variantPixelsMax, sequentialRead: true })
-      .resize({ width, withoutEnlargement: true }).timeout({ seconds: FILES.variantTimeoutS }).toBuffer()
-  } catch (err) {
+  if (outcome.kind === 'failed') {
     variantWork.failed++
-    log?.warn({ spaceId, fileId: rec.id, variant, err: (err as Error).message }, 'variant failed')
+    log?.warn({ spaceId, fileId: rec.id, variant, reason: outcome.reason }, 'variant failed')
     throw notImage(variant)
   }
-  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength)
-  await files.store.put(spaceId, [{ id, bytes }])
+  await files.store.put(spaceId, [{ id, bytes: outcome.bytes }])
   variantWork.generated++
-  return bytes
+  return outcome.bytes
 }
 
 export async function variantBytes(files: FilesService, spaceId: string, fileId: string, variant: string, log?: VariantLog): Promise<{ bytes: Uint8Array; mime: string }> {

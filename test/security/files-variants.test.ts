@@ -1,8 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { crc32, deflateSync } from 'node:zlib'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { filesModule } from '../../sync/modules/files/module.ts'
 import type { FilesService } from '../../sync/modules/files/service.ts'
+import { runVariantProcess } from '../../node/files/variant-process.ts'
 import { bootApp, expectError, newObject, newSpace, ok, type Booted } from '../routes/helpers.ts'
 
 /*
@@ -48,6 +50,30 @@ function bitmapPng(width: number, height: number): Buffer {
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))])
 }
 
+/**
+ * Variants being generated in this process at this moment: sharp's tasks here plus variant
+ * processes among our children, whichever way the daemon does the work.
+ */
+function variantWorkNow(): number {
+  let children = 0
+  for (const task of readdirSync('/proc/self/task')) {
+    let pids: string[]
+    try {
+      pids = readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(' ').filter(Boolean)
+    } catch {
+      continue
+    }
+    for (const pid of pids) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('variant-child')) children++
+      } catch {
+        /* ended meanwhile */
+      }
+    }
+  }
+  return sharp.counters().process + children
+}
+
 const attach = async (bytes: Uint8Array, name: string, mime: string) =>
   (await ok<{ fileId: string }>(a.app.inject({ method: 'POST', url: `${S}/objects/${objectId}/files?name=${name}&mime=${encodeURIComponent(mime)}`, payload: Buffer.from(bytes), headers: { 'content-type': 'application/octet-stream' } }), 201)).fileId
 const variant = (fileId: string, v: string) => a.app.inject({ method: 'GET', url: `${S}/files/${fileId}/content?variant=${v}` })
@@ -76,7 +102,7 @@ describe('variant work is bounded', () => {
     // 49 MP, just under the pixel cap: each width takes libvips a while to shrink.
     const id = await attach(bitmapPng(7000, 7000), 'large.png', 'image/png')
     let most = 0
-    const poll = setInterval(() => (most = Math.max(most, sharp.counters().process)), 1)
+    const poll = setInterval(() => (most = Math.max(most, variantWorkNow())), 2)
     try {
       const answers = await Promise.all(WIDTHS.map((w) => variant(id, w)))
       expect(answers.map((r) => r.statusCode)).toEqual(WIDTHS.map(() => 200))
@@ -112,5 +138,30 @@ describe('variant work is bounded', () => {
     expectError(await variant(await attach(svg, 'fake.png', 'image/png'), 'w64'), 400, 'file.variant_invalid')
     const jpeg = await sharp({ create: { width: 300, height: 300, channels: 3, background: { r: 9, g: 9, b: 9 } } }).jpeg().toBuffer()
     expectError(await variant(await attach(jpeg, 'jpeg.png', 'image/png'), 'w64'), 400, 'file.variant_invalid')
+  })
+})
+
+describe('the variant process is bounded from outside', () => {
+  const job = async (over: Partial<Parameters<typeof runVariantProcess>[0]>) => {
+    const png = bitmapPng(7000, 7000)
+    return runVariantProcess({ source: (async function* () { yield png })(), size: png.length, width: 2048, format: 'png', pixelsMax: 50_000_000, decodeMax: 48 << 20, timeoutMs: 20_000, rssMax: 384 << 20, outputMax: 64 << 20, ...over })
+  }
+
+  it('is killed when it takes too long', async () => {
+    expect(await job({ timeoutMs: 30 })).toEqual({ kind: 'failed', reason: 'no result within 30 ms' })
+  })
+
+  it.runIf(process.platform === 'linux')('is killed when it holds too much memory', async () => {
+    expect(await job({ rssMax: 20 << 20 })).toEqual({ kind: 'failed', reason: 'over 20 MiB of memory' })
+  })
+
+  it('is killed when its output passes the cap', async () => {
+    expect(await job({ outputMax: 100 })).toEqual({ kind: 'failed', reason: 'output too large' })
+  })
+
+  it('answers with the resized image otherwise', async () => {
+    const res = await job({})
+    expect(res.kind).toBe('ok')
+    expect(await sharp((res as { bytes: Uint8Array }).bytes).metadata()).toMatchObject({ width: 2048, height: 2048, format: 'png' })
   })
 })

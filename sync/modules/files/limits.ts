@@ -39,8 +39,15 @@ export const FILES = {
    * flight stay within the daemon's memory budget (docs/files.md "Variants").
    */
   variantDecodeMax: 48 * 1024 * 1024,
-  /** Variants generated at once per daemon; more wait their turn. Each holds one libuv thread. */
+  /** Variant processes at once per daemon; more requests wait their turn. */
   variantConcurrency: 2,
-  /** A variant that takes longer than this to generate is abandoned (file.variant_invalid). */
+  /** A variant process that takes longer than this is killed (file.variant_invalid). */
   variantTimeoutS: 20,
+  /**
+   * A variant process resident past this is killed: Node itself (about 60 MB), the source read
+   * whole (up to variantSourceMax), what libvips decodes (variantDecodeMax, or the strips of a
+   * streamed format) and the output, with room to spare. A safety net: the caps above are
+   * what keep a process well under it.
+   */
+  variantProcessRssMax: 384 * 1024 * 1024,
 } as const
