@@ -10,6 +10,7 @@ import { createTrigger, ensureAnchor, generalChatIdOf, readTrigger, readTriggers
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { unansweredBacklog } from './chat-watch.ts'
+import type { AgentsLog } from './log.ts'
 import type { ModelConfig } from './model-client.ts'
 import { ProgramRunner, resolveProgram, type RunOutcome } from './runner.ts'
 import { Scheduler, type Entry } from './scheduler.ts'
@@ -26,6 +27,8 @@ export interface AgentsOptions {
    */
   liveDevices?: () => ReadonlySet<string>
   memoryBytes?: number
+  /** Where the agents component logs (default: stderr, `[agents]`). */
+  log?: AgentsLog
 }
 
 /** Why chat-watch is off when no model is configured (its `lastStatus`). */
@@ -46,7 +49,7 @@ export class AgentsHost {
 
   constructor(readonly account: AccountEngine, readonly env: Env, readonly peerId: string, private readonly opts: AgentsOptions = {}) {
     this.election = new Election(account.accountData, env, peerId, async () => new Set((await account.devices.docs()).filter((d) => d.pruned).map((d) => d.id as string)), opts.election !== false, opts.liveDevices)
-    this.runner = new ProgramRunner({ account, env, model: opts.model, memoryBytes: opts.memoryBytes })
+    this.runner = new ProgramRunner({ account, env, model: opts.model, memoryBytes: opts.memoryBytes, log: opts.log })
     this.scheduler = new Scheduler(account, env, peerId, () => this.election.view(), this.runner.fire, {
       beforeTick: (space, view) => this.keepChatWatch(space, view),
       onAdopt: (space, e) => this.onAdopt(space, e),
@@ -197,7 +200,7 @@ export class AgentsHost {
     if (body.program === undefined && body.source === undefined) throw new SvcError('request.missing_field', 'program or source is required', { field: 'program' })
     if (body.source === undefined && body.program !== undefined) {
       const ref = requireProgram(body.program)
-      if (ref.scope !== 'internal' && (await resolveProgram(space, body.program)) === undefined) {
+      if (ref.scope !== 'internal' && (await resolveProgram(space, body.program, { account: this.account.accountId })) === undefined) {
         throw new SvcError('agents.program_not_found', ref.scope === 'registry' && !space ? 'a registry program needs spaceId (its registry is the space\'s)' : 'no such program version', { program: body.program })
       }
     }

@@ -1,16 +1,18 @@
+import { createHash } from 'node:crypto'
 import { SvcError } from '../../sync/core/errors.ts'
 import type { Env } from '../../sync/core/env.ts'
 import type { Json, JsonObject } from '../../sync/crdt/ops.ts'
 import { AGENT_LIMITS } from '../../sync/modules/agents/limits.ts'
 import { parseProgram } from '../../sync/modules/agents/program-ref.ts'
-import { budgetsOf, type TriggerDef, type TriggerLimits } from '../../sync/modules/agents/record.ts'
-import { programSource } from '../../sync/modules/agents/store.ts'
+import { budgetsOf, UNTRUSTED_PROGRAM, type TriggerLimits } from '../../sync/modules/agents/record.ts'
+import { programRecord } from '../../sync/modules/agents/store.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { BUILTIN_PROGRAMS } from './builtins.ts'
 import { capabilities, type CapabilityContext, type Spend } from './capabilities.ts'
 import { chatWatch } from './chat-watch.ts'
 import type { EventInput } from './events.ts'
+import { consoleAgentsLog, type AgentsLog } from './log.ts'
 import type { ModelConfig } from './model-client.ts'
 import { runSandboxed } from './sandbox.ts'
 import type { FireRunner } from './scheduler.ts'
@@ -23,14 +25,44 @@ export interface RunnerDeps {
   model?: ModelConfig
   /** The sandbox's heap per run (default AGENT_LIMITS.memoryBytes). */
   memoryBytes?: number
+  log?: AgentsLog
 }
 
-/** The source of a program spec: shipped (`agent:`), or the space's registry version; undefined when absent. */
-export async function resolveProgram(space: SpaceEngine | undefined, spec: string): Promise<string | undefined> {
+export const sourceHash = (source: string): string => createHash('sha256').update(source, 'utf8').digest('hex')
+
+/** What vouches for the code a run may execute: the account it runs as, and a content pin. */
+export interface ProgramTrust {
+  /** The account whose keys the run uses (the trigger's creator: the scheduler adopts only its own account's records). */
+  account: string
+  /** Hex SHA-256 the source must hash to (the trigger's `programHash`). */
+  programHash?: string
+}
+
+export type Resolved = { source: string } | { untrusted: string } | undefined
+
+/**
+ * The source of a program spec: shipped (`agent:`), or the space's registry version; undefined
+ * when absent. A registry version is a name any writer of the space can claim first (merge pins
+ * keep the first write), so it runs only if the trusted account created it, or if the trigger
+ * pins its content (`programHash`); otherwise the answer says why it is untrusted. A pin holds
+ * for shipped programs too.
+ */
+export async function resolveProgram(space: SpaceEngine | undefined, spec: string, trust: ProgramTrust): Promise<Resolved> {
   const ref = parseProgram(spec)
   if (!ref || ref.scope === 'internal') return undefined
-  if (ref.scope === 'agent') return BUILTIN_PROGRAMS[ref.id]
-  return space ? programSource(space, ref.id) : undefined
+  let source: string | undefined
+  let creator: string | undefined
+  if (ref.scope === 'agent') source = BUILTIN_PROGRAMS[ref.id]
+  else if (space) ({ source, creator } = (await programRecord(space, ref.id)) ?? {})
+  if (source === undefined) return undefined
+  if (trust.programHash !== undefined) {
+    const got = sourceHash(source)
+    return got === trust.programHash.toLowerCase() ? { source } : { untrusted: `${UNTRUSTED_PROGRAM}: program ${spec} hashes to ${got}, not to the trigger's programHash ${trust.programHash}` }
+  }
+  if (creator !== undefined && creator !== trust.account) {
+    return { untrusted: `${UNTRUSTED_PROGRAM}: program ${spec} was created by another account (${creator}); pin its source with programHash to run it` }
+  }
+  return { source }
 }
 
 /**
@@ -39,12 +71,16 @@ export async function resolveProgram(space: SpaceEngine | undefined, spec: strin
  * control API's `POST /run`.
  */
 export class ProgramRunner {
-  constructor(private readonly deps: RunnerDeps) {}
+  private readonly log: AgentsLog
+
+  constructor(private readonly deps: RunnerDeps) {
+    this.log = deps.log ?? consoleAgentsLog
+  }
 
   /** A trigger's fire (the scheduler's FireRunner). */
-  readonly fire: FireRunner = async (space, def, args, runId) => this.run({ space, program: def.program, args, limits: def.limits, runId })
+  readonly fire: FireRunner = async (space, def, args, runId) => this.run({ space, program: def.program, programHash: def.programHash, args, limits: def.limits, runId })
 
-  async run(req: { space?: SpaceEngine; program?: string; source?: string; args: JsonObject; limits?: TriggerLimits; runId: string }): Promise<RunOutcome> {
+  async run(req: { space?: SpaceEngine; program?: string; programHash?: string; source?: string; args: JsonObject; limits?: TriggerLimits; runId: string }): Promise<RunOutcome> {
     const { env } = this.deps
     const started = env.now()
     const budgets = budgetsOf(req.limits ?? {})
@@ -64,7 +100,15 @@ export class ProgramRunner {
         return failed((err as Error).message)
       }
     }
-    const source = req.source ?? (req.program !== undefined ? await resolveProgram(req.space, req.program) : undefined)
+    let source = req.source
+    if (source === undefined && req.program !== undefined) {
+      const resolved = await resolveProgram(req.space, req.program, { account: this.deps.account.accountId, programHash: req.programHash })
+      if (resolved && 'untrusted' in resolved) {
+        this.log.warn('a program was not run: nothing vouches for its source', { runId: req.runId, program: req.program, spaceId: req.space?.spaceId, why: resolved.untrusted })
+        return { ...failed(resolved.untrusted), marker: UNTRUSTED_PROGRAM }
+      }
+      source = resolved?.source
+    }
     if (source === undefined) return failed(`program ${req.program ?? ''} not found`)
     const res = await runSandboxed({
       source, args: req.args as Json, capabilities: ctx ? capabilities(ctx) : {}, env, runId: req.runId,

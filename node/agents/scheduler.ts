@@ -11,7 +11,7 @@ import type { SpaceChange, SpaceEngine } from '../../sync/space/space-engine.ts'
 import { isMessageFromAgent, type EventInput } from './events.ts'
 
 /** What runs one fire: the program of a trigger with its args (node/agents/runner.ts). */
-export type FireRunner = (space: SpaceEngine, def: TriggerDef, args: JsonObject, runId: string) => Promise<RunEnvelope & { memPages: number; costUsd: number; tokens: number; trace: string[] }>
+export type FireRunner = (space: SpaceEngine, def: TriggerDef, args: JsonObject, runId: string) => Promise<RunEnvelope & { memPages: number; costUsd: number; tokens: number; trace: string[]; marker?: string }>
 
 /** A trigger this device adopted (its registry entry). */
 export interface Entry {
@@ -228,7 +228,7 @@ export class Scheduler {
     e.window.length = Math.min(e.window.length, AGENT_LIMITS.runsKept)
     e.failures = res.status === 'failed' ? e.failures + 1 : 0
     const set: Record<string, Json> = {
-      lastRunAt: ts, lastDurationMs: res.durationMs, lastStatus: res.status, runCount: e.def.runCount + 1, lastRunRef: runId,
+      lastRunAt: ts, lastDurationMs: res.durationMs, lastStatus: res.marker ?? res.status, runCount: e.def.runCount + 1, lastRunRef: runId,
       lastFuel: res.fuelUsed, lastCostUsd: res.costUsd, lastMemPages: res.memPages,
       avgDurationMs: Math.round(e.window.reduce((s, r) => s + r.durationMs, 0) / e.window.length),
       failureRate: e.window.filter((r) => r.status === 'failed').length / e.window.length,

@@ -26,6 +26,8 @@ export interface TriggerDef {
   kind: string
   spec: Json
   program: string
+  /** Hex SHA-256 of the source the trigger runs; set, the program runs only if its source hashes to it. */
+  programHash?: string
   args: JsonObject
   owner: string
   enabled: boolean
@@ -41,7 +43,14 @@ export interface TriggerDef {
 export const ROLLUP_FIELDS = ['lastRunAt', 'lastDurationMs', 'lastStatus', 'runCount', 'lastRunRef', 'lastFuel', 'lastCostUsd', 'lastMemPages', 'avgDurationMs', 'failureRate'] as const
 
 /** The fields whose edit rebuilds the trigger and re-arms it forward (chat.md States, "definition edit"). */
-export const DEFINITION_FIELDS = ['kind', 'spec', 'program', 'args', 'name', 'limits', 'maxConsecutiveFailures'] as const
+export const DEFINITION_FIELDS = ['kind', 'spec', 'program', 'programHash', 'args', 'name', 'limits', 'maxConsecutiveFailures'] as const
+
+/**
+ * `lastStatus` of a trigger whose program was not run because nothing vouches for its source:
+ * a registry version another account created, not pinned by `programHash`, or a source that
+ * does not hash to the pin. A run outcome (the run failed), not an evaluation marker.
+ */
+export const UNTRUSTED_PROGRAM = 'untrusted_program'
 
 /** The run envelope of chat.md "Agent control API" (`POST /run`). */
 export interface RunEnvelope {
@@ -97,6 +106,7 @@ export function readTrigger(id: string, v: Json): TriggerDef {
     kind: typeof r.kind === 'string' ? r.kind : '',
     spec: r.spec ?? null,
     program: typeof r.program === 'string' ? r.program : '',
+    ...(typeof r.programHash === 'string' ? { programHash: r.programHash.toLowerCase() } : {}),
     args: isObj(r.args) ? r.args : {},
     owner: typeof r.owner === 'string' ? r.owner : '',
     enabled: r.enabled === true,

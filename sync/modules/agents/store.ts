@@ -91,10 +91,19 @@ export async function appendRun(space: SpaceEngine, runId: string, run: RunRecor
   if (old.length) await space.deleteRecords({ objectId: anchor, dataset: RUNS_DS, recordIds: old })
 }
 
-/** A registry program version's source, or undefined. */
-export async function programSource(space: SpaceEngine, id: string): Promise<string | undefined> {
+/**
+ * A registry program version: its source and `creator`, the account whose change created the
+ * record (the dataset's write rule keeps every later op to that account, so the creator is
+ * who wrote the source). Undefined when absent.
+ */
+export async function programRecord(space: SpaceEngine, id: string): Promise<{ source: string; creator: string } | undefined> {
   const anchor = anchorIdOf(space.spaceId)
   if (!space.objectDoc(anchor)) return undefined
   const r = await space.replica.getRecord(anchor, PROGRAMS_DS, id)
-  return r && !r.deleted && isObj(r.value) && typeof r.value.source === 'string' ? r.value.source : undefined
+  return r && !r.deleted && isObj(r.value) && typeof r.value.source === 'string' ? { source: r.value.source, creator: r.created.a } : undefined
+}
+
+/** A registry program version's source, or undefined (whoever wrote it: see programRecord). */
+export async function programSource(space: SpaceEngine, id: string): Promise<string | undefined> {
+  return (await programRecord(space, id))?.source
 }
