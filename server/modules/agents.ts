@@ -4,6 +4,8 @@ import type { JsonObject } from '../../sync/crdt/ops.ts'
 import { agentsModule } from '../../sync/modules/agents/module.ts'
 import type { AgentsHost } from '../../node/agents/host.ts'
 import { installBodyParsing } from '../http/body.ts'
+import { BODY_TIMEOUT_MS, bodyTimeout } from '../http/body-timeout.ts'
+import { clientErrorHandler } from '../http/client-errors.ts'
 import { installErrorHandling, sendError, toSvcError } from '../http/error-handler.ts'
 import { guardRequest } from '../http/security.ts'
 import { typed } from '../http/type-provider.ts'
@@ -25,23 +27,51 @@ export const agentsServerModule = withRoutes(agentsModule, undefined, AGENTS_STA
 export const DEFAULT_CONTROL_PORT = 7010
 
 /**
+ * The control API's edges, the main API's (docs/api.md "HTTP edges"): the header section within
+ * 10 s (server/app.ts HEADERS_TIMEOUT_MS, not imported: app.ts imports this module through the
+ * module list) and a body within 10 s of its headers, each answered 408 `request.timeout`.
+ * Without them a client that sends half a request holds a connection for Node's defaults
+ * (60 s for headers, checked every 30 s; 5 minutes for a body).
+ */
+export const CONTROL_TIMEOUTS = { headersTimeoutMs: 10_000, bodyTimeoutMs: BODY_TIMEOUT_MS } as const
+
+export interface ControlAppOptions {
+  /** How long the request headers may take (default CONTROL_TIMEOUTS; tests shorten it). */
+  headersTimeoutMs?: number
+  /** How long a request body may take to arrive (default CONTROL_TIMEOUTS; tests shorten it). */
+  bodyTimeoutMs?: number
+}
+
+/**
  * The control API (chat.md "Agent control API", Authentication 5): loopback only, no token,
  * with the main API's Host and Origin guards (a web page cannot drive it by DNS rebinding or a
- * no-preflight POST). `host()` is the booted account's agents, undefined while none is booted
- * (401 `auth.required`). Mutations write the `agent_triggers` record; the registry follows.
+ * no-preflight POST) and its timeouts. `host()` is the booted account's agents, undefined while
+ * none is booted (401 `auth.required`). Mutations write the `agent_triggers` record; the
+ * registry follows.
  */
-export function buildAgentControlApp(host: () => AgentsHost | undefined): FastifyInstance {
+export function buildAgentControlApp(host: () => AgentsHost | undefined, opts: ControlAppOptions = {}): FastifyInstance {
   const statuses = new ErrorStatuses([agentsServerModule])
+  const headersTimeoutMs = opts.headersTimeoutMs ?? CONTROL_TIMEOUTS.headersTimeoutMs
   const app = Fastify({
     logger: false,
     bodyLimit: 1024 * 1024,
     exposeHeadRoutes: false,
     ajv: { customOptions: AJV_OPTIONS },
     frameworkErrors: (err, request, reply) => void sendError(reply, toSvcError(err, request, statuses), statuses),
+    // Parser errors (a header section that never ends among them) answer with the envelope.
+    clientErrorHandler,
+    http: {
+      // The Host rules live in server/http/security.ts, as on the main API.
+      requireHostHeader: false,
+      headersTimeout: headersTimeoutMs,
+      // Node checks the headers timeout on this interval; its 30 s default would let a slow client stay 40 s.
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, headersTimeoutMs / 4)),
+    },
   })
   installBodyParsing(app)
   installErrorHandling(app, statuses)
   app.addHook('onRequest', async (request, reply) => guardRequest(request, reply))
+  app.addHook('onRequest', bodyTimeout(opts.bodyTimeoutMs ?? CONTROL_TIMEOUTS.bodyTimeoutMs))
   app.addHook('preValidation', async (request) => coerceQuery(request))
   const agents = () => {
     const h = host()
