@@ -19,12 +19,12 @@
  *   without a second copy of live files.
  * - variantBomb (issue 33): a fresh daemon's RSS growth in MB (peak of /proc/<pid>/status VmRSS
  *   sampled every 20 ms, minus the RSS before) while the six variant widths of a 10000 x 10000
- *   RGB PNG of a few hundred KB are asked for at once (target <= 128). variantLargest*: the same
- *   for a 7000 x 7000 PNG, just under the pixel cap, which is resized. BENCH_FILES_VARIANTS_ONLY=1
- *   runs only these two.
+ *   RGB PNG of a few hundred KB are asked for at once (target <= 128); `*ChildrenPeakMB` is the
+ *   peak of its variant processes' RSS together. variantLargest*: the same for a 7000 x 7000
+ *   PNG, just under the pixel cap, which is resized. BENCH_FILES_VARIANTS_ONLY=1 runs only these.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import sharp from 'sharp'
 import { request as httpRequest } from 'node:http'
 import { createSvcNode } from '../node/p2p/libp2p-node.ts'
@@ -139,17 +139,43 @@ function rssMB(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN
 }
 
-/** An RGB PNG of `side` x `side`: a 256-pixel gradient tile repeated, so it compresses to a few hundred KB like the issue's bomb. */
+/** An RGB PNG of `side` x `side`: a horizontal gradient repeated, every row alike, so it compresses to a few hundred KB like the issue's bomb. */
 async function largePng(side: number): Promise<Buffer> {
   const tile = Buffer.alloc(256 * 256 * 3)
-  for (let y = 0; y < 256; y++) for (let x = 0; x < 256; x++) tile.set([x, y, (x + y) >> 1], (y * 256 + x) * 3)
+  for (let y = 0; y < 256; y++) for (let x = 0; x < 256; x++) tile.set([x, 255 - x, x >> 1], (y * 256 + x) * 3)
   return sharp({ create: { width: side, height: side, channels: 3, background: { r: 0, g: 0, b: 0 } } })
     .composite([{ input: tile, raw: { width: 256, height: 256, channels: 3 }, tile: true }])
     .png({ compressionLevel: 9 })
     .toBuffer()
 }
 
-/** Six widths of one image at once against a fresh daemon: its RSS growth, the time and the statuses. */
+/** Resident MB of a process's variant processes together. */
+function childrenRssMB(pid: number): number {
+  let total = 0
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    let kids: string[] = []
+    try {
+      kids = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)
+    } catch {
+      /* the thread ended */
+    }
+    for (const kid of kids) {
+      try {
+        if (!readFileSync(`/proc/${kid}/cmdline`, 'utf8').includes('variant-child')) continue
+        const mb = rssMB(Number(kid))
+        if (Number.isFinite(mb)) total += mb // a child that just exited has no VmRSS
+      } catch {
+        /* the child ended */
+      }
+    }
+  }
+  return total
+}
+
+/**
+ * Six widths of one image at once against a fresh daemon: the daemon's RSS growth, the peak
+ * of its children's (variant processes) RSS together, the time and the statuses.
+ */
 async function variantAttack(a: Account, spaceId: string, objectId: string, image: Buffer, name: string) {
   const res = await fetch(`${a.d.url}${S(spaceId)}/objects/${objectId}/files?name=${name}&mime=image/png`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: image as unknown as BodyInit })
   const { fileId } = await res.json()
@@ -157,7 +183,11 @@ async function variantAttack(a: Account, spaceId: string, objectId: string, imag
   await new Promise((r) => setTimeout(r, 500))
   const before = rssMB(pid)
   let peak = before
-  const sample = setInterval(() => (peak = Math.max(peak, rssMB(pid))), 20)
+  let children = 0
+  const sample = setInterval(() => {
+    peak = Math.max(peak, rssMB(pid))
+    children = Math.max(children, childrenRssMB(pid))
+  }, 20)
   const t0 = performance.now()
   const statuses = await Promise.all(
     FILES.variantWidths.map(async (w) => {
@@ -169,7 +199,7 @@ async function variantAttack(a: Account, spaceId: string, objectId: string, imag
   const ms = performance.now() - t0
   clearInterval(sample)
   peak = Math.max(peak, rssMB(pid))
-  return { fileKB: Math.round(image.length / 1024), rssGrowthMB: r3(peak - before), ms: Math.round(ms), statuses: statuses.join(',') }
+  return { fileKB: Math.round(image.length / 1024), rssGrowthMB: r3(peak - before), childrenPeakMB: r3(children), ms: Math.round(ms), statuses: statuses.join(',') }
 }
 
 async function benchVariants(fleet: Fleet): Promise<Record<string, unknown>> {
@@ -187,7 +217,10 @@ async function benchVariants(fleet: Fleet): Promise<Record<string, unknown>> {
     variantBombMs: bomb.ms,
     variantBombFileKB: bomb.fileKB,
     variantBombStatuses: bomb.statuses,
+    variantBombChildrenPeakMB: bomb.childrenPeakMB,
+    variantLargestFileKB: largest.fileKB,
     variantLargestRssMB: largest.rssGrowthMB,
+    variantLargestChildrenPeakMB: largest.childrenPeakMB,
     variantLargestMs: largest.ms,
     variantLargestStatuses: largest.statuses,
   }

@@ -46,10 +46,20 @@ const slots = new Slots(FILES.variantConcurrency)
 
 interface Pending {
   jobs: Map<string, Promise<Uint8Array>>
-  /** Files whose image was refused from its header: a record never changes, so neither does the answer. */
-  refused: Map<string, SvcError>
+  /**
+   * What a file's first variant found out about its image, by `spaceId/fileId`: a record never
+   * changes, so neither does the answer. 'ok' once one variant was made, else the refusal.
+   */
+  verdicts: Map<string, 'ok' | SvcError>
+  /** The job finding that out, by file: the other widths wait for it instead of decoding the same header in parallel. */
+  probes: Map<string, Promise<unknown>>
 }
-const REFUSED_KEPT = 1024
+const VERDICTS_KEPT = 1024
+
+function remember(pending: Pending, fileKey: string, verdict: 'ok' | SvcError): void {
+  if (pending.verdicts.size >= VERDICTS_KEPT) pending.verdicts.delete(pending.verdicts.keys().next().value!)
+  pending.verdicts.set(fileKey, verdict)
+}
 const pendingOf = new WeakMap<FilesService, Pending>()
 
 export function variantWidth(variant: string): number {
@@ -70,8 +80,8 @@ async function generate(files: FilesService, spaceId: string, rec: FileRecord, v
   // A job that waited for its slot may find the variant made by one that held it.
   const made = await files.store.get(spaceId, id)
   if (made) return made
-  const known = pending.refused.get(`${spaceId}/${rec.id}`)
-  if (known) throw known
+  const known = pending.verdicts.get(`${spaceId}/${rec.id}`)
+  if (known instanceof SvcError) throw known
   // Missing blocks are fetched (or fail with file.not_available) before any process starts.
   const { body } = await files.read(spaceId, rec.id, 0, rec.size - 1)
   const outcome = await runVariantProcess({
@@ -88,8 +98,7 @@ async function generate(files: FilesService, spaceId: string, rec: FileRecord, v
   if (outcome.kind === 'tooLarge' || outcome.kind === 'notImage') {
     const err = outcome.kind === 'tooLarge' ? tooLarge(variant) : notImage(variant)
     variantWork.refused++
-    if (pending.refused.size >= REFUSED_KEPT) pending.refused.delete(pending.refused.keys().next().value!)
-    pending.refused.set(`${spaceId}/${rec.id}`, err)
+    remember(pending, `${spaceId}/${rec.id}`, err)
     log?.info({ spaceId, fileId: rec.id, variant, reason: err.message }, 'variant refused')
     throw err
   }
@@ -99,6 +108,7 @@ async function generate(files: FilesService, spaceId: string, rec: FileRecord, v
     throw notImage(variant)
   }
   await files.store.put(spaceId, [{ id, bytes: outcome.bytes }])
+  remember(pending, `${spaceId}/${rec.id}`, 'ok')
   variantWork.generated++
   return outcome.bytes
 }
@@ -112,27 +122,41 @@ export async function variantBytes(files: FilesService, spaceId: string, fileId:
   if (cached) return { bytes: cached, mime: rec.mime }
 
   let pending = pendingOf.get(files)
-  if (!pending) pendingOf.set(files, (pending = { jobs: new Map(), refused: new Map() }))
+  if (!pending) pendingOf.set(files, (pending = { jobs: new Map(), verdicts: new Map(), probes: new Map() }))
   const key = `${spaceId}/${fileId}/${variant}`
   let job = pending.jobs.get(key)
   if (job) variantWork.shared++
   else {
+    job = startJob(files, pending, spaceId, rec, variant, width, log)
     const jobs = pending.jobs
-    const p = pending
-    variantWork.waiting++
-    job = slots
-      .run(async () => {
-        variantWork.waiting--
-        variantWork.running++
-        variantWork.peakRunning = Math.max(variantWork.peakRunning, variantWork.running)
-        try {
-          return await generate(files, spaceId, rec, variant, width, p, log)
-        } finally {
-          variantWork.running--
-        }
-      })
-      .finally(() => jobs.delete(key))
     jobs.set(key, job)
+    void job.catch(() => undefined).finally(() => jobs.delete(key))
   }
   return { bytes: await job, mime: rec.mime }
+}
+
+async function startJob(files: FilesService, pending: Pending, spaceId: string, rec: FileRecord, variant: string, width: number, log: VariantLog | undefined): Promise<Uint8Array> {
+  const fileKey = `${spaceId}/${rec.id}`
+  // Six widths of a file nobody resized yet: one finds out whether it can be, the rest wait for
+  // that (a bomb then costs one refused process, not one per slot).
+  const probe = pending.probes.get(fileKey)
+  if (probe !== undefined && !pending.verdicts.has(fileKey)) await probe.catch(() => undefined)
+  const known = pending.verdicts.get(fileKey)
+  if (known instanceof SvcError) throw known
+  variantWork.waiting++
+  const run = slots.run(async () => {
+    variantWork.waiting--
+    variantWork.running++
+    variantWork.peakRunning = Math.max(variantWork.peakRunning, variantWork.running)
+    try {
+      return await generate(files, spaceId, rec, variant, width, pending, log)
+    } finally {
+      variantWork.running--
+    }
+  })
+  if (!pending.verdicts.has(fileKey) && !pending.probes.has(fileKey)) {
+    pending.probes.set(fileKey, run)
+    void run.catch(() => undefined).finally(() => pending.probes.delete(fileKey))
+  }
+  return run
 }
