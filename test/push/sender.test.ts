@@ -240,3 +240,28 @@ describe('send retry', () => {
     expect(stop.stats.noTopics).toBe(1)
   })
 })
+
+describe('renewal: the node evicts idle registrations, so held ones are sent again', () => {
+  it('an unchanged set is not sent again within a day, and is after one', async () => {
+    const base = seededEnv(7, Date.now())
+    let skew = 0
+    const env: Env = { ...base, now: () => base.now() + skew }
+    const a = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env, accountKey: keyFor(7), modules: DEFAULT_MODULES })
+    closers.push(() => a.close())
+    await generalChat(a.space((await a.createSpace({ name: 'quiet' })).id))
+    const push = a.services.of(pushModule)
+    const subscribes: string[][] = []
+    push.attach({ subscribe: async (r) => (subscribes.push(r.topics), { ok: true, validTopics: r.topics.length }), unregister: async () => ({ ok: true }), send: async () => ({ ok: true }) })
+    closers.push(() => push.detach())
+    await push.setToken({ platform: 'ntfy', token: 'https://ntfy.example.org/quiet' })
+    await push.reconcile()
+    const first = subscribes.length
+    expect(first).toBeGreaterThan(0)
+    expect(await push.reconcile()).toBe(0)
+    skew += 23 * 3600_000
+    expect(await push.reconcile()).toBe(0)
+    skew += 2 * 3600_000
+    expect(await push.reconcile()).toBe(first)
+    expect(subscribes.slice(first)).toEqual(subscribes.slice(0, first))
+  })
+})
