@@ -5,6 +5,7 @@ import { eventsModule } from '../../sync/modules/events/module.ts'
 import { AGENT_LIMITS } from '../../sync/modules/agents/limits.ts'
 import { AGENT_NAME } from '../../sync/modules/agents/program-ref.ts'
 import { generalChatIdOf } from '../../sync/modules/agents/store.ts'
+import { triggerLink } from '../../sync/modules/agents/verify.ts'
 import { parseSnapshotBody } from '../../sync/query/body.ts'
 import { runQuery } from '../../sync/query/snapshot.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
@@ -27,6 +28,8 @@ export interface CapabilityContext {
   model?: ModelConfig
   maxCostUsd?: number
   spend: Spend
+  /** The trigger whose run this is (absent for `POST /run`): named in the `agent` group of what it sends. */
+  triggerId?: string
 }
 
 const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -59,7 +62,11 @@ export function capabilities(ctx: CapabilityContext): Record<string, Capability>
     chatSend: async (arg) => {
       const b = ownSpace(ctx, typeof arg === 'string' ? { text: arg } : arg)
       const objectId = typeof b.objectId === 'string' ? b.objectId : generalChatIdOf(ctx.space.spaceId)
-      const body: JsonObject = { text: b.text ?? '', agent: { name: AGENT_NAME, done: b.done !== false } }
+      // The debugLink names the trigger: readers verify the message against that trigger's
+      // record (sync/modules/agents/verify.ts); a run without a trigger sends an unverified one.
+      const agent: JsonObject = { name: AGENT_NAME, done: b.done !== false }
+      if (ctx.triggerId !== undefined) agent.debugLink = triggerLink(ctx.space.spaceId, ctx.triggerId)
+      const body: JsonObject = { text: b.text ?? '', agent }
       if (typeof b.replyToMessageId === 'string') body.replyToMessageId = b.replyToMessageId
       const res = await ctx.space.services.of(chatModule).send(objectId, body)
       return { messageId: res.recordIds[0] }

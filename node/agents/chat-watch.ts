@@ -3,7 +3,7 @@ import { CHAT_SOURCE } from '../../sync/modules/agents/program-ref.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { callModel, type CapabilityContext } from './capabilities.ts'
 import { capabilities } from './capabilities.ts'
-import { isMessageFromAgent, type EventInput } from './events.ts'
+import { isMessageFromAgent, isVerifiedAgentMessage, type EventInput } from './events.ts'
 
 /** Messages of context sent with each question, and the backlog a takeover answers at most. */
 export const CHAT_WATCH_CONTEXT = 12
@@ -25,7 +25,7 @@ export async function chatWatch(ctx: CapabilityContext, event: EventInput): Prom
   const context = (upTo >= 0 ? docs.slice(0, upTo + 1) : docs).slice(-CHAT_WATCH_CONTEXT)
   const messages = [
     { role: 'system', content: SYSTEM },
-    ...context.map((d) => ({ role: isMessageFromAgent(d) ? 'assistant' : 'user', content: typeof d.text === 'string' ? d.text : '' })),
+    ...context.map((d) => ({ role: isVerifiedAgentMessage(d) ? 'assistant' : 'user', content: typeof d.text === 'string' ? d.text : '' })),
   ]
   const answer = await callModel(ctx, messages)
   const sent = await capabilities(ctx).chatSend({ objectId: event.objectId, text: answer.text, replyToMessageId: event.messageId })
@@ -40,7 +40,7 @@ export async function chatWatch(ctx: CapabilityContext, event: EventInput): Prom
  */
 export async function unansweredBacklog(space: SpaceEngine, chatId: string): Promise<EventInput[]> {
   const docs = (await space.datasetDocs(chatId, CHAT_SOURCE)) as JsonObject[]
-  const agentDocs = docs.filter(isMessageFromAgent)
+  const agentDocs = docs.filter(isVerifiedAgentMessage)
   if (agentDocs.length === 0) return []
   const answered = new Set(agentDocs.map((d) => d.replyToMessageId).filter((x): x is string => typeof x === 'string'))
   const lastAnswer = Math.max(...agentDocs.map(createdMs))

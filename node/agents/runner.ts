@@ -78,9 +78,9 @@ export class ProgramRunner {
   }
 
   /** A trigger's fire (the scheduler's FireRunner). */
-  readonly fire: FireRunner = async (space, def, args, runId) => this.run({ space, program: def.program, programHash: def.programHash, args, limits: def.limits, runId })
+  readonly fire: FireRunner = async (space, def, args, runId) => this.run({ space, program: def.program, programHash: def.programHash, args, limits: def.limits, runId, triggerId: def.id })
 
-  async run(req: { space?: SpaceEngine; program?: string; programHash?: string; source?: string; args: JsonObject; limits?: TriggerLimits; runId: string }): Promise<RunOutcome> {
+  async run(req: { space?: SpaceEngine; program?: string; programHash?: string; source?: string; args: JsonObject; limits?: TriggerLimits; runId: string; triggerId?: string }): Promise<RunOutcome> {
     const { env } = this.deps
     const started = env.now()
     const budgets = budgetsOf(req.limits ?? {})
@@ -89,7 +89,7 @@ export class ProgramRunner {
     if (req.source !== undefined && req.source.length > AGENT_LIMITS.sourceBytes) throw new SvcError('request.invalid_field', `source is at most ${AGENT_LIMITS.sourceBytes} characters`, { field: 'source' })
     const ref = req.program !== undefined ? parseProgram(req.program) : undefined
     if (req.program !== undefined && !ref) return failed(`program ${req.program} is not <name>@v<N>, agent:<name>@v<N> or internal:chat-watch`)
-    const ctx: CapabilityContext | undefined = req.space ? { account: this.deps.account, space: req.space, model: this.deps.model, maxCostUsd: budgets.maxCostUsd, spend } : undefined
+    const ctx: CapabilityContext | undefined = req.space ? { account: this.deps.account, space: req.space, model: this.deps.model, maxCostUsd: budgets.maxCostUsd, spend, triggerId: req.triggerId } : undefined
     if (ref?.scope === 'internal' && req.source === undefined) {
       const event = req.args.event as unknown as EventInput | undefined
       if (!ctx || !event || typeof event.messageId !== 'string') return failed('internal:chat-watch runs on a chat event')

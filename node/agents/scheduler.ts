@@ -8,7 +8,7 @@ import { anchorIdOf, appendRun, readTriggers, runsOf, writeTrigger } from '../..
 import type { ElectionView } from '../../sync/modules/agents/election.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { SpaceChange, SpaceEngine } from '../../sync/space/space-engine.ts'
-import { isMessageFromAgent, type EventInput } from './events.ts'
+import { isOwnAgentMessage, type EventInput } from './events.ts'
 
 /** What runs one fire: the program of a trigger with its args (node/agents/runner.ts). */
 export type FireRunner = (space: SpaceEngine, def: TriggerDef, args: JsonObject, runId: string) => Promise<RunEnvelope & { memPages: number; costUsd: number; tokens: number; trace: string[]; marker?: string }>
@@ -187,7 +187,7 @@ export class Scheduler {
         const created = ops.find((o) => o.type === '$set' && o.path === '')
         if (!created) continue
         const v = created.value as JsonObject
-        if (isMessageFromAgent(v)) continue
+        if (isOwnAgentMessage(v, this.account.accountId)) continue
         const at = typeof (v.createdAt as { $date?: unknown } | undefined)?.$date === 'string' ? Date.parse((v.createdAt as { $date: string }).$date) : NaN
         if (!(at >= e.armedAt)) continue
         this.enqueue(e, { space: space.spaceId, objectId: e.armed.objectId, messageId: msgId, text: typeof v.text === 'string' ? v.text : '', ...(v.agent ? { agent: v.agent } : {}) })

@@ -2,6 +2,7 @@ import type { WriteRule } from '../../crdt/record.ts'
 import { defineModule } from '../../space/module.ts'
 import { AGENTS_ERROR_CODES } from './errors.ts'
 import { PROGRAMS_DS, RUNS_DS, TRIGGERS_DS } from './record.ts'
+import { AgentMessageVerifier } from './verify.ts'
 
 const obj = (description: string) => ({ type: 'object', description })
 
@@ -19,6 +20,7 @@ export const creatorOnly: WriteRule = ({ signer, creator }) => !creator || signe
  * free dataset; registry program versions are immutable through merge pins (first write wins on
  * every peer). The runtime, the scheduler and the control API are the daemon's (node/agents,
  * server/modules/agents.ts): a space without a daemon holds the records and runs nothing.
+ * Its one service marks chat messages claiming the agent as verified or not (verify.ts).
  */
 export const agentsModule = defineModule({
   name: 'agents',
@@ -75,4 +77,9 @@ export const agentsModule = defineModule({
     },
   ],
   pins: { [PROGRAMS_DS]: ['name', 'version', 'source'] },
+  // `agent.verified` on chat messages (verify.ts): whether the account that sent a message
+  // claiming the agent runs the trigger its debugLink names.
+  service: ({ space }) => new AgentMessageVerifier(space),
+  onCommit: (change, verifier) => verifier.committed(change),
+  overlay: { records: (verifier, objectId, dataset, docs) => verifier.overlay(objectId, dataset, docs) },
 })
