@@ -54,9 +54,14 @@ export const chatModule = defineModule({
           }),
           agent: R.synced({
             type: 'object',
-            properties: { name: { type: 'string', maxLength: 256 }, debugLink: { type: 'string', maxLength: 2048 }, done: { type: 'boolean' } },
+            properties: {
+              name: { type: 'string', maxLength: 256 },
+              debugLink: { type: 'string', maxLength: 2048 },
+              done: { type: 'boolean' },
+              verified: { type: 'boolean', readOnly: true, description: 'computed on read (sync/modules/agents/verify.ts): the sender created the agent trigger the debugLink names' },
+            },
             required: ['name', 'done'],
-            description: 'create-only; a hint, not signature-verified',
+            description: 'create-only; a hint, not signature-verified; read with `verified`',
           }),
           unread: R.local({ type: 'boolean', readOnly: true }),
           unreadMention: R.local({ type: 'boolean', readOnly: true }),
