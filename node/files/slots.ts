@@ -10,14 +10,6 @@ export class Slots {
     if (!(size >= 1)) throw new RangeError('Slots needs at least one slot')
   }
 
-  get busy(): number {
-    return this.running
-  }
-
-  get queued(): number {
-    return this.waiting.length
-  }
-
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve))
     else this.running++

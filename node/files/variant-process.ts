@@ -41,9 +41,6 @@ function rssOf(pid: number): number | undefined {
   }
 }
 
-/** Pids of the variant processes running now (the bench and tests count them). */
-export const runningVariantProcesses = new Set<number>()
-
 export function runVariantProcess(job: VariantJob): Promise<VariantOutcome> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CHILD, String(job.size), String(job.width), job.format, String(job.pixelsMax), String(job.decodeMax)], {
@@ -74,11 +71,9 @@ export function runVariantProcess(job: VariantJob): Promise<VariantOutcome> {
       const rss = child.pid === undefined ? undefined : rssOf(child.pid)
       if (rss !== undefined && rss > job.rssMax) stop(`over ${Math.round(job.rssMax / 1048576)} MiB of memory`)
     }, RSS_EVERY_MS)
-    if (child.pid !== undefined) runningVariantProcesses.add(child.pid)
     const done = (outcome: VariantOutcome) => {
       clearTimeout(timer)
       clearInterval(watch)
-      if (child.pid !== undefined) runningVariantProcesses.delete(child.pid)
       resolve(outcome)
     }
     child.on('error', (e) => {

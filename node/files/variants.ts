@@ -39,9 +39,6 @@ export interface VariantLog {
   warn(obj: object, msg: string): void
 }
 
-/** Counters since start (tests and the bench read them; they also show what an attack cost). */
-export const variantWork = { generated: 0, refused: 0, failed: 0, shared: 0, running: 0, waiting: 0, peakRunning: 0 }
-
 const slots = new Slots(FILES.variantConcurrency)
 
 interface Pending {
@@ -97,19 +94,16 @@ async function generate(files: FilesService, spaceId: string, rec: FileRecord, v
   })
   if (outcome.kind === 'tooLarge' || outcome.kind === 'notImage') {
     const err = outcome.kind === 'tooLarge' ? tooLarge(variant) : notImage(variant)
-    variantWork.refused++
     remember(pending, `${spaceId}/${rec.id}`, err)
     log?.info({ spaceId, fileId: rec.id, variant, reason: err.message }, 'variant refused')
     throw err
   }
   if (outcome.kind === 'failed') {
-    variantWork.failed++
     log?.warn({ spaceId, fileId: rec.id, variant, reason: outcome.reason }, 'variant failed')
     throw notImage(variant)
   }
   await files.store.put(spaceId, [{ id, bytes: outcome.bytes }])
   remember(pending, `${spaceId}/${rec.id}`, 'ok')
-  variantWork.generated++
   return outcome.bytes
 }
 
@@ -125,8 +119,7 @@ export async function variantBytes(files: FilesService, spaceId: string, fileId:
   if (!pending) pendingOf.set(files, (pending = { jobs: new Map(), verdicts: new Map(), probes: new Map() }))
   const key = `${spaceId}/${fileId}/${variant}`
   let job = pending.jobs.get(key)
-  if (job) variantWork.shared++
-  else {
+  if (!job) {
     job = startJob(files, pending, spaceId, rec, variant, width, log)
     const jobs = pending.jobs
     jobs.set(key, job)
@@ -143,17 +136,7 @@ async function startJob(files: FilesService, pending: Pending, spaceId: string, 
   if (probe !== undefined && !pending.verdicts.has(fileKey)) await probe.catch(() => undefined)
   const known = pending.verdicts.get(fileKey)
   if (known instanceof SvcError) throw known
-  variantWork.waiting++
-  const run = slots.run(async () => {
-    variantWork.waiting--
-    variantWork.running++
-    variantWork.peakRunning = Math.max(variantWork.peakRunning, variantWork.running)
-    try {
-      return await generate(files, spaceId, rec, variant, width, pending, log)
-    } finally {
-      variantWork.running--
-    }
-  })
+  const run = slots.run(() => generate(files, spaceId, rec, variant, width, pending, log))
   if (!pending.verdicts.has(fileKey) && !pending.probes.has(fileKey)) {
     pending.probes.set(fileKey, run)
     void run.catch(() => undefined).finally(() => pending.probes.delete(fileKey))
