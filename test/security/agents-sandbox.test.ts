@@ -43,12 +43,14 @@ async function probed(source: string, opts: { fuel?: number; memoryBytes?: numbe
   await health()
   const latencies: number[] = []
   let running = true
+  // Each probe is due 20 ms after the previous answer and timed from then: a blocked loop
+  // delays the probe's own timer as it would delay a client's request.
   const probing = (async () => {
     while (running) {
-      const t = performance.now()
-      await health()
-      latencies.push(performance.now() - t)
+      const due = performance.now() + 20
       await new Promise((r) => setTimeout(r, 20))
+      await health()
+      latencies.push(performance.now() - due)
     }
   })()
   const t0 = performance.now()
