@@ -132,6 +132,8 @@ export class PushNodeCore {
   private wake: { timer: NodeJS.Timeout; at: number } | undefined
   private sweepTimer: NodeJS.Timeout | undefined
   private pollMs: number | undefined
+  /** The next pump asks the store when the next delivery is due (deliveries left by an earlier run). */
+  private armOnce = false
   /** Pause before the pump tries a failing store again: doubles per failure, so a broken store is not hammered. */
   private pumpBackoffMs = 0
   private closed = false
@@ -169,6 +171,7 @@ export class PushNodeCore {
       this.sweepTimer.unref()
     }
     sweep()
+    this.armOnce = true
     this.kick()
   }
 
@@ -236,9 +239,14 @@ export class PushNodeCore {
     if (targets.length) {
       const message: ProviderMessage = { spaceKey: r.spaceKey, keyId: r.keyId, payload: toBase64(r.payload), silent: r.silent }
       if (r.groupId) message.groupId = r.groupId
-      const queued = await this.o.store.enqueue(JSON.stringify(message), targets, this.now(), this.bounds.maxQueued)
-      if (queued) this.kick()
-      else {
+      const now = this.now()
+      const free = this.closed ? 0 : Math.max(0, DELIVERY_CONCURRENCY - this.inFlight)
+      const { queued, claimed } = await this.o.store.enqueue(JSON.stringify(message), targets, now, this.bounds.maxQueued, { limit: free, leaseUntil: now + LEASE_MS })
+      if (queued) {
+        // Slots taken while the store was written are given back by the next finishing delivery.
+        for (const j of claimed) this.startDelivery(j)
+        if (claimed.length < targets.length) this.kick()
+      } else {
         this.counters.queueDropped += targets.length
         this.throttledLog('warn', 'queue full', 'the delivery queue is full: a send was dropped', { targets: targets.length, cap: this.bounds.maxQueued })
       }
@@ -268,7 +276,11 @@ export class PushNodeCore {
       this.again = true
       return
     }
-    this.pumping = this.pump().finally(() => (this.pumping = undefined))
+    this.pumping = this.pump().finally(() => {
+      this.pumping = undefined
+      // A kick that came after the pump's last look at `again` but before this: not lost.
+      if (this.again) this.kick()
+    })
   }
 
   private async pump(): Promise<void> {
@@ -283,13 +295,19 @@ export class PushNodeCore {
           for (const j of jobs) this.startDelivery(j)
           if (jobs.length < free) break
         }
-        if (!this.closed) await this.armWake()
+        // Retries arm their own wake and a finishing delivery kicks: the store is asked for the
+        // next due time only where no one else will (a start, a shared store's poll).
+        if (!this.closed && (this.armOnce || this.pollMs !== undefined)) {
+          this.armOnce = false
+          await this.armWake()
+        }
       } while (this.again && !this.closed)
       this.pumpBackoffMs = 0
     } catch (err) {
       if (this.closed) return
       this.pumpBackoffMs = Math.min(60_000, Math.max(1_000, this.pumpBackoffMs * 2))
       this.throttledLog('error', 'pump', 'delivery queue failed', { err: errField(err), retryInMs: this.pumpBackoffMs })
+      this.armOnce = true
       this.setWake(this.pumpBackoffMs)
     }
   }
@@ -309,6 +327,8 @@ export class PushNodeCore {
     if (this.wake) clearTimeout(this.wake.timer)
     const timer = setTimeout(() => {
       this.wake = undefined
+      // Later retries gave up their own wake to this earlier one: look for the next one again.
+      this.armOnce = true
       this.kick()
     }, delay)
     timer.unref()

@@ -170,17 +170,24 @@ export class PgSubscriptionStore implements SubscriptionStore {
     return { subscriptions: Number(r.rows[0].s), spaceKeys: Number(r.rows[0].k) }
   }
 
-  async enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number): Promise<number> {
-    if (targets.length === 0) return 0
+  async enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limit: number; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
+    if (targets.length === 0) return { queued: 0, claimed: [] }
     return this.tx(async (c) => {
       const depth = Number((await c.query<{ n: string }>('SELECT COUNT(*) AS n FROM push_queue')).rows[0].n)
-      if (depth + targets.length > maxDepth) return 0
+      if (depth + targets.length > maxDepth) return { queued: 0, claimed: [] }
       const m = (await c.query<{ id: string }>('INSERT INTO push_messages (body) VALUES ($1) RETURNING id', [message])).rows[0].id
-      await c.query(
-        'INSERT INTO push_queue (message, platform, token, token_hash, attempts, due_at) SELECT $1, p, t, h, 0, $5 FROM unnest($2::text[], $3::text[], $4::text[]) AS x (p, t, h)',
-        [m, targets.map((t) => t.platform), targets.map((t) => t.token), targets.map((t) => tokenHash(t.token)), now],
+      const taken = (i: number) => claim !== undefined && i < claim.limit
+      const r = await c.query<{ id: string; platform: string; token_hash: string }>(
+        `INSERT INTO push_queue (message, platform, token, token_hash, attempts, due_at)
+         SELECT $1, p, t, h, a, d FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[]) AS x (p, t, h, a, d)
+         RETURNING id, platform, token_hash`,
+        [m, targets.map((t) => t.platform), targets.map((t) => t.token), targets.map((t) => tokenHash(t.token)), targets.map((_, i) => (taken(i) ? 1 : 0)), targets.map((_, i) => (taken(i) ? claim!.leaseUntil : now))],
       )
-      return targets.length
+      // A send's targets are distinct, so (platform, token) names each row.
+      const idOf = new Map(r.rows.map((x) => [`${x.platform}\n${x.token_hash}`, Number(x.id)]))
+      const claimed: ClaimedDelivery[] = []
+      for (const [i, t] of targets.entries()) if (taken(i)) claimed.push({ id: idOf.get(`${t.platform}\n${tokenHash(t.token)}`)!, target: t, message, attempts: 1 })
+      return { queued: targets.length, claimed }
     })
   }
 

@@ -84,12 +84,12 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
       idle: p('SELECT id FROM push_registrations WHERE updated_at < ?'),
       depth: p('SELECT COUNT(*) AS n FROM push_queue'),
       insMessage: p('INSERT INTO push_messages (body) VALUES (?)'),
-      insJob: p('INSERT INTO push_queue (message, platform, token, token_hash, attempts, due_at) VALUES (?, ?, ?, ?, 0, ?)'),
+      insJob: p('INSERT INTO push_queue (message, platform, token, token_hash, attempts, due_at) VALUES (?, ?, ?, ?, ?, ?)'),
       due: p('SELECT id FROM push_queue WHERE due_at <= ? ORDER BY due_at, id LIMIT ?'),
       claim: p('UPDATE push_queue SET attempts = attempts + 1, due_at = ? WHERE id = ? RETURNING id, message, platform, token, attempts'),
       body: p('SELECT body FROM push_messages WHERE id = ?'),
-      jobMessage: p('SELECT message FROM push_queue WHERE id = ?'),
       delJob: p('DELETE FROM push_queue WHERE id = ?'),
+      finishJob: p('DELETE FROM push_queue WHERE id = ? RETURNING message'),
       delOrphan: p('DELETE FROM push_messages WHERE id = ? AND NOT EXISTS (SELECT 1 FROM push_queue WHERE message = ?)'),
       retry: p('UPDATE push_queue SET due_at = ? WHERE id = ?'),
       jobsOfToken: p('SELECT id, message FROM push_queue WHERE platform = ? AND token_hash = ?'),
@@ -169,13 +169,18 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
     return { subscriptions: r.s, spaceKeys: r.k }
   }
 
-  async enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number): Promise<number> {
-    if (targets.length === 0) return 0
+  async enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limit: number; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
+    if (targets.length === 0) return { queued: 0, claimed: [] }
     return this.db.transaction(() => {
-      if ((this.s.depth.get() as { n: number }).n + targets.length > maxDepth) return 0
+      if ((this.s.depth.get() as { n: number }).n + targets.length > maxDepth) return { queued: 0, claimed: [] }
       const m = Number(this.s.insMessage.run(message).lastInsertRowid)
-      for (const t of targets) this.s.insJob.run(m, t.platform, t.token, tokenHash(t.token), now)
-      return targets.length
+      const claimed: ClaimedDelivery[] = []
+      for (const [i, t] of targets.entries()) {
+        const taken = claim !== undefined && i < claim.limit
+        const id = Number(this.s.insJob.run(m, t.platform, t.token, tokenHash(t.token), taken ? 1 : 0, taken ? claim.leaseUntil : now).lastInsertRowid)
+        if (taken) claimed.push({ id, target: t, message, attempts: 1 })
+      }
+      return { queued: targets.length, claimed }
     })()
   }
 
@@ -197,10 +202,8 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
 
   async finish(id: number): Promise<void> {
     this.db.transaction(() => {
-      const j = this.s.jobMessage.get(id) as { message: number } | undefined
-      if (!j) return
-      this.s.delJob.run(id)
-      this.s.delOrphan.run(j.message, j.message)
+      const j = this.s.finishJob.get(id) as { message: number } | undefined
+      if (j) this.s.delOrphan.run(j.message, j.message)
     })()
   }
 

@@ -102,10 +102,10 @@ export function runSubscriptionStoreConformance(name: string, open: () => Promis
     it('the queue: enqueue, claim (leased, attempts counted), retry later, finish; bounded by maxDepth', async () => {
       const s = await make(open)
       expect(await s.nextDueAt()).toBeUndefined()
-      expect(await s.enqueue('{"m":1}', [A, B], 100, 10)).toBe(2)
-      expect(await s.enqueue('{"m":2}', [N], 200, 10)).toBe(1)
+      expect(await s.enqueue('{"m":1}', [A, B], 100, 10)).toEqual({ queued: 2, claimed: [] })
+      expect(await s.enqueue('{"m":2}', [N], 200, 10)).toEqual({ queued: 1, claimed: [] })
       // Past the bound nothing of the send is queued.
-      expect(await s.enqueue('{"m":3}', Array(8).fill(A), 300, 10)).toBe(0)
+      expect(await s.enqueue('{"m":3}', Array(8).fill(A), 300, 10)).toEqual({ queued: 0, claimed: [] })
       expect(await s.queueStats(150)).toEqual({ depth: 3, due: 2 })
       expect(await s.nextDueAt()).toBe(100)
       const first = await s.claimDue(150, 10, 10_000)
@@ -121,6 +121,20 @@ export function runSubscriptionStoreConformance(name: string, open: () => Promis
       await s.finish(again[0].id)
       await s.finish(again[0].id)
       expect(await s.queueStats(50_000)).toEqual({ depth: 1, due: 1 })
+    })
+
+    it('enqueue hands back the first deliveries already claimed; the rest wait due', async () => {
+      const s = await make(open)
+      const { queued, claimed } = await s.enqueue('{"m":1}', [A, B, N], 100, 10, { limit: 2, leaseUntil: 5_000 })
+      expect(queued).toBe(3)
+      expect(claimed.map((d) => [d.target, d.message, d.attempts])).toEqual([[A, '{"m":1}', 1], [B, '{"m":1}', 1]])
+      expect(await s.queueStats(100)).toEqual({ depth: 3, due: 1 })
+      expect((await s.claimDue(100, 10, 5_000)).map((d) => d.target)).toEqual([N])
+      // The ids are the rows': finishing and retrying them works as after claimDue.
+      await s.finish(claimed[0].id)
+      await s.retryAt(claimed[1].id, 200)
+      expect((await s.claimDue(200, 10, 6_000)).map((d) => [d.id, d.target, d.attempts])).toEqual([[claimed[1].id, B, 2]])
+      expect((await s.queueStats(0)).depth).toBe(2)
     })
 
     it('removeToken drops the token\'s queued deliveries too', async () => {

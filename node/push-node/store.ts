@@ -70,9 +70,12 @@ export interface SubscriptionStore {
 
   /**
    * Queues one message for each target, due at `now`; nothing when that would take the queue
-   * past `maxDepth`. Answers how many were queued (0 or `targets.length`).
+   * past `maxDepth`. The first `claim.limit` of them come back already claimed (as `claimDue`
+   * would: an attempt counted, hidden until `claim.leaseUntil`), so the process that queued a
+   * send starts its first attempts without another round trip. Answers how many were queued (0
+   * or `targets.length`) and the claimed ones.
    */
-  enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number): Promise<number>
+  enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limit: number; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }>
   /**
    * Takes up to `limit` deliveries due at `now`, oldest first, counting an attempt on each and
    * hiding them until `leaseUntil`: a process that dies mid-attempt leaves them due again then.

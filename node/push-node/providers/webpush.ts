@@ -73,7 +73,7 @@ export class WebPushProvider implements PushProvider {
 
   private post(url: URL, pinned: { address: string; family: number }, d: ReturnType<typeof webpush.generateRequestDetails>, signal?: AbortSignal): Promise<ProviderResult> {
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest
-    const body = Buffer.from(d.body)
+    const body = d.body ?? Buffer.alloc(0)
     return new Promise((resolve, reject) => {
       const req = request(url, {
         method: d.method,
