@@ -103,7 +103,7 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
       // The one route a document of the API's own origin may load (server/http/security.ts): it
       // serves passive bytes only.
       config: { passiveContent: true },
-      schema: { summary: 'Download: 200 whole, 206 with Range, 416 bad range; ?variant=w<width> for images. Passive types inline, everything else as an application/octet-stream attachment', params: FileParams, querystring: VariantQuery },
+      schema: { summary: 'Download: 200 whole, 206 with Range, 416 bad range; ?variant=w<width> for images', params: FileParams, querystring: VariantQuery },
     },
     async (request, reply) => {
       const { spaceId, fileId } = request.params
