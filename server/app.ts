@@ -79,7 +79,11 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     exposeHeadRoutes: false,
     ajv: { customOptions: AJV_OPTIONS },
     // Malformed URLs never reach a route: answer them with the envelope too.
-    frameworkErrors: (err, request, reply) => void sendError(reply, toSvcError(err, request, statuses), statuses),
+    frameworkErrors: (err, request, reply) => {
+      // No hook runs for these answers.
+      passiveHeaders(request, reply)
+      void sendError(reply, toSvcError(err, request, statuses), statuses)
+    },
     // Errors of the HTTP parser, before any request exists: the envelope as well.
     clientErrorHandler,
     http: {

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { ErrorCode } from '../../sync/core/errors.ts'
 import { errorBody } from '../errors.ts'
+import { NOSNIFF, SANDBOX_CSP } from './content-policy.ts'
 
 /**
  * Errors Node's HTTP parser raises before a request exists (so before Fastify sees it): a
@@ -31,6 +32,8 @@ export function clientErrorResponse(err: { code?: string }): string {
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
+    `X-Content-Type-Options: ${NOSNIFF}\r\n` +
+    `Content-Security-Policy: ${SANDBOX_CSP}\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     'Connection: close\r\n\r\n' +
     body

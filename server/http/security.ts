@@ -79,6 +79,8 @@ function checkFetchSite(request: FastifyRequest): void {
 
 /** onRequest hook. Returns the reply when it answered (a preflight), else undefined. */
 export function guardRequest(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  // Set before anything answers, so streams, which write their own head, carry them too.
+  passiveHeaders(request, reply)
   checkHost(request)
   checkFetchSite(request)
   const origin = request.headers.origin
@@ -98,7 +100,7 @@ export function guardRequest(request: FastifyRequest, reply: FastifyReply): Fast
   return undefined
 }
 
-/** onSend hook: no response of the API is ever sniffed into, or rendered as, active content. */
+/** No response of the API is ever sniffed into, or rendered as, active content (onRequest, and onSend for answers no hook saw). */
 export function passiveHeaders(_request: FastifyRequest, reply: FastifyReply): void {
   reply.header('X-Content-Type-Options', NOSNIFF)
   reply.header('Content-Security-Policy', SANDBOX_CSP)

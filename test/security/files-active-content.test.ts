@@ -1,7 +1,8 @@
+import { connect } from 'node:net'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { contentDisposition, servedAs } from '../../server/http/content-policy.ts'
-import { bootApp, call, expectError, newObject, newSpace, ok, type Booted } from '../routes/helpers.ts'
+import { bootApp, call, expectError, listen, newObject, newSpace, ok, openSse, type Booted } from '../routes/helpers.ts'
 
 /*
  * Issue 33, "a member's file runs script on the API's origin": an SVG or HTML file a member
@@ -99,11 +100,31 @@ describe('file content is never active on the API origin', () => {
 })
 
 describe('every response of the API is nosniff', () => {
-  it('JSON answers, errors and the 404 of an unknown route', async () => {
+  it('JSON answers, errors, the 404 of an unknown route, a malformed URL, an error of the HTTP parser and a stream', async () => {
     expectPassiveHeaders((await call(a.app, 'GET', '/v1/spaces')).headers)
     expectPassiveHeaders((await call(a.app, 'GET', '/v1/health')).headers)
     expectPassiveHeaders((await call(a.app, 'GET', `${S}/files/nope`)).headers)
     expectPassiveHeaders((await call(a.app, 'GET', '/v1/no-such-route')).headers)
+    expectPassiveHeaders((await call(a.app, 'GET', `${S}/files/%E0%A4%A`)).headers)
+    const base = await listen(a.app)
+    // An answer of the HTTP parser itself, before any request exists.
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(base).port), '127.0.0.1', () => socket.write('NOT HTTP\r\n\r\n'))
+      let text = ''
+      socket.on('data', (d) => (text += d.toString('latin1')))
+      socket.on('close', () => resolve(text))
+      socket.on('error', reject)
+    })
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /)
+    expect(raw).toContain('\r\nX-Content-Type-Options: nosniff\r\n')
+    expect(raw).toContain("\r\nContent-Security-Policy: default-src 'none'; sandbox\r\n")
+    const stream = await openSse(`${base}${S}/files/subscribe`)
+    try {
+      expect(stream.res.headers['content-type']).toMatch(/^text\/event-stream/)
+      expectPassiveHeaders(stream.res.headers)
+    } finally {
+      stream.destroy()
+    }
   })
 })
 
