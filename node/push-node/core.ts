@@ -134,6 +134,12 @@ export class PushNodeCore {
   private pollMs: number | undefined
   /** The next pump asks the store when the next delivery is due (deliveries left by an earlier run). */
   private armOnce = false
+  /**
+   * Whether the store may hold deliveries due now that nobody took: set where they can appear (a
+   * send with more targets than free slots, a wake, a start), so a delivery finishing in the
+   * common case (everything taken as it was queued) costs no claim round trip.
+   */
+  private maybeDue = false
   /** Pause before the pump tries a failing store again: doubles per failure, so a broken store is not hammered. */
   private pumpBackoffMs = 0
   private closed = false
@@ -172,6 +178,7 @@ export class PushNodeCore {
     }
     sweep()
     this.armOnce = true
+    this.maybeDue = true
     this.kick()
   }
 
@@ -245,7 +252,10 @@ export class PushNodeCore {
       if (queued) {
         // Slots taken while the store was written are given back by the next finishing delivery.
         for (const j of claimed) this.startDelivery(j)
-        if (claimed.length < targets.length) this.kick()
+        if (claimed.length < targets.length) {
+          this.maybeDue = true
+          this.kick()
+        }
       } else {
         this.counters.queueDropped += targets.length
         this.throttledLog('warn', 'queue full', 'the delivery queue is full: a send was dropped', { targets: targets.length, cap: this.bounds.maxQueued })
@@ -287,13 +297,15 @@ export class PushNodeCore {
     try {
       do {
         this.again = false
-        while (!this.closed) {
+        while (!this.closed && this.maybeDue) {
           const free = DELIVERY_CONCURRENCY - this.inFlight
           if (free <= 0) break
+          // Cleared before the look: rows queued while it runs set it again.
+          this.maybeDue = false
           const now = this.now()
           const jobs = await this.o.store.claimDue(now, free, now + LEASE_MS)
           for (const j of jobs) this.startDelivery(j)
-          if (jobs.length < free) break
+          if (jobs.length >= free) this.maybeDue = true
         }
         // Retries arm their own wake and a finishing delivery kicks: the store is asked for the
         // next due time only where no one else will (a start, a shared store's poll).
@@ -329,6 +341,7 @@ export class PushNodeCore {
       this.wake = undefined
       // Later retries gave up their own wake to this earlier one: look for the next one again.
       this.armOnce = true
+      this.maybeDue = true
       this.kick()
     }, delay)
     timer.unref()
@@ -342,7 +355,8 @@ export class PushNodeCore {
       .finally(() => {
         this.inFlight--
         this.running.delete(run)
-        this.kick()
+        // A slot is free: deliveries left waiting for one go now.
+        if (this.maybeDue) this.kick()
       })
     this.running.add(run)
   }

@@ -117,6 +117,18 @@ describe('push node core', () => {
     expect(String(r.headers.authorization)).toMatch(/^vapid t=.+, k=/)
   })
 
+  it('a send to more devices than the node calls at once reaches every one (the rest wait queued for a slot)', async () => {
+    const ntfy = track(await fakeNtfy())
+    const { core, store } = tracked(coreWith({ ntfy: [ntfy] }))
+    const k = spaceKeyFor(5)
+    for (let i = 0; i < 45; i++) await core.handle('p', await subscribeBytes(k, 'ntfy', `${ntfy.url}/d${i}`, ['chats']))
+    await core.handle('p', await sendBytes(k, ['chats']))
+    const got = await ntfy.waitFor(45)
+    expect(new Set(got.map((r) => r.path)).size).toBe(45)
+    await attemptsSettled(core, 45)
+    expect((await store.queueStats(Date.now())).depth).toBe(0)
+  })
+
   it('the reply codec round-trips; a request decodes to what was signed', async () => {
     const bytes = await sendBytes(spaceKeyFor(1), ['chats'])
     expect(decodePushRequest(bytes)).toMatchObject({ op: 'send', topics: ['chats'], silent: false })
