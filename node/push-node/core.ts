@@ -143,7 +143,8 @@ export class PushNodeCore {
   /** Pause before the pump tries a failing store again: doubles per failure, so a broken store is not hammered. */
   private pumpBackoffMs = 0
   private closed = false
-  private readonly abort = new AbortController()
+  /** Attempts in flight, each with its own controller: a timeout or the node closing aborts it. */
+  private readonly attempts = new Set<AbortController>()
 
   constructor(private readonly o: PushNodeCoreOptions) {
     this.now = o.now ?? Date.now
@@ -374,7 +375,7 @@ export class PushNodeCore {
     }
     let res: ProviderResult
     if (!provider) res = { kind: 'failed', why: `no ${j.target.platform} provider configured` }
-    else res = await provider.send(j.target.token, message, this.abort.signal)
+    else res = await this.attempt(provider, j.target.token, message)
     if (this.closed && res.kind === 'retry') {
       // Cut short by close: due again at once for the next run, this attempt not counted.
       await store.retryAt(j.id, this.now())
@@ -415,6 +416,18 @@ export class PushNodeCore {
     }
   }
 
+  private async attempt(provider: PushProvider, token: string, message: ProviderMessage): Promise<ProviderResult> {
+    const ac = new AbortController()
+    this.attempts.add(ac)
+    const timer = setTimeout(() => ac.abort(new Error(`no answer in ${PROVIDER_TIMEOUT_MS} ms`)), PROVIDER_TIMEOUT_MS)
+    try {
+      return await provider.send(token, message, ac.signal)
+    } finally {
+      clearTimeout(timer)
+      this.attempts.delete(ac)
+    }
+  }
+
   /** The pause after attempt `n`: doubling from `baseMs`, capped, with up to a quarter taken off at random so retries spread. */
   private backoff(n: number): number {
     const d = Math.min(this.retry.maxMs, this.retry.baseMs * 2 ** Math.min(n - 1, 30))
@@ -438,7 +451,7 @@ export class PushNodeCore {
     this.closed = true
     if (this.wake) clearTimeout(this.wake.timer)
     if (this.sweepTimer) clearTimeout(this.sweepTimer)
-    this.abort.abort()
+    for (const ac of this.attempts) ac.abort(new Error('push node closing'))
     await this.pumping
     await Promise.allSettled([...this.running])
   }

@@ -63,5 +63,9 @@ export const resultOfError = (err: unknown): ProviderResult => ({ kind: 'retry',
 /** Every provider call is bounded in time: a slow provider never holds a send forever. */
 export const PROVIDER_TIMEOUT_MS = 15_000
 
-/** The attempt's signal: the node's (closing) and the provider timeout, whichever fires first. */
-export const attemptSignal = (signal?: AbortSignal): AbortSignal => (signal ? AbortSignal.any([signal, AbortSignal.timeout(PROVIDER_TIMEOUT_MS)]) : AbortSignal.timeout(PROVIDER_TIMEOUT_MS))
+/**
+ * The attempt's signal: the caller's (the node's core gives each attempt one that fires on the
+ * timeout or when the node closes), else the provider timeout alone. Not `AbortSignal.any` over a
+ * long-lived signal: every call would hang another dependent on it for the collector to find.
+ */
+export const attemptSignal = (signal?: AbortSignal): AbortSignal => signal ?? AbortSignal.timeout(PROVIDER_TIMEOUT_MS)
