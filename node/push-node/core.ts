@@ -2,10 +2,10 @@ import type { CryptoProvider } from '../../sync/crypto/provider.ts'
 import { PUSH_LIMITS } from '../../sync/modules/push/limits.ts'
 import { toBase64 } from '../../sync/modules/push/base64.ts'
 import { RateBuckets } from '../../sync/protocol/rate-buckets.ts'
-import { decodePushRequest, MalformedPush, validTopicsOf, verifyPushRequest, type PushPlatform, type PushReply, type SendRequest, type SubscribeRequest } from '../../sync/protocol/push-wire.ts'
+import { decodePushRequest, MalformedPush, PUSH_PLATFORMS, validTopicsOf, verifyPushRequest, type PushPlatform, type PushReply, type SendRequest, type SubscribeRequest } from '../../sync/protocol/push-wire.ts'
 import { errField, scopedLogger, type Logger } from './log.ts'
 import { PROVIDER_TIMEOUT_MS, type ProviderMessage, type ProviderResult, type PushProvider } from './providers/provider.ts'
-import type { ClaimedDelivery, SubscriptionStore } from './store.ts'
+import type { ClaimedDelivery, ClaimLimits, SubscriptionStore } from './store.ts'
 
 export interface PushNodeCoreOptions {
   store: SubscriptionStore
@@ -93,8 +93,13 @@ export interface PushNodeCounters {
   refused: Record<string, number>
 }
 
-/** Provider calls in flight at once, all sends together: a send to many devices never opens thousands of sockets. */
-const DELIVERY_CONCURRENCY = 32
+/**
+ * Provider calls in flight at once per platform, all sends together: a send to many devices
+ * never opens thousands of sockets. Per platform, because a Web Push endpoint is any public host
+ * a subscriber names: hosts that stall each hold a slot for the whole timeout, and they must not
+ * hold the APNs, FCM and ntfy deliveries (operators' own providers) up as well.
+ */
+const DELIVERY_CONCURRENCY: Record<PushPlatform, number> = { ios: 32, android: 32, ntfy: 32, webpush: 16 }
 /** A claimed delivery stays hidden this long: past it, a process that died mid-attempt has its deliveries taken again. */
 const LEASE_MS = PROVIDER_TIMEOUT_MS + 15_000
 /** One log line per kind of failure per this long; the counters have the rest. */
@@ -126,6 +131,7 @@ export class PushNodeCore {
   private readonly logged = new Map<string, { at: number; suppressed: number }>()
 
   private inFlight = 0
+  private readonly inFlightOf = new Map<PushPlatform, number>()
   private readonly running = new Set<Promise<void>>()
   private pumping: Promise<void> | undefined
   private again = false
@@ -248,8 +254,9 @@ export class PushNodeCore {
       const message: ProviderMessage = { spaceKey: r.spaceKey, keyId: r.keyId, payload: toBase64(r.payload), silent: r.silent }
       if (r.groupId) message.groupId = r.groupId
       const now = this.now()
-      const free = this.closed ? 0 : Math.max(0, DELIVERY_CONCURRENCY - this.inFlight)
-      const { queued, claimed } = await this.o.store.enqueue(JSON.stringify(message), targets, now, this.bounds.maxQueued, { limit: free, leaseUntil: now + LEASE_MS })
+      const limits: ClaimLimits = {}
+      if (!this.closed) for (const p of PUSH_PLATFORMS) limits[p] = this.free(p)
+      const { queued, claimed } = await this.o.store.enqueue(JSON.stringify(message), targets, now, this.bounds.maxQueued, { limits, leaseUntil: now + LEASE_MS })
       if (queued) {
         // Slots taken while the store was written are given back by the next finishing delivery.
         for (const j of claimed) this.startDelivery(j)
@@ -298,15 +305,23 @@ export class PushNodeCore {
     try {
       do {
         this.again = false
-        while (!this.closed && this.maybeDue) {
-          const free = DELIVERY_CONCURRENCY - this.inFlight
-          if (free <= 0) break
+        if (this.maybeDue) {
           // Cleared before the look: rows queued while it runs set it again.
           this.maybeDue = false
-          const now = this.now()
-          const jobs = await this.o.store.claimDue(now, free, now + LEASE_MS)
-          for (const j of jobs) this.startDelivery(j)
-          if (jobs.length >= free) this.maybeDue = true
+          for (const p of PUSH_PLATFORMS) {
+            if (this.closed) break
+            const free = this.free(p)
+            // A full platform: its next finishing delivery looks again.
+            if (free <= 0) {
+              this.maybeDue = true
+              continue
+            }
+            const now = this.now()
+            const jobs = await this.o.store.claimDue(now, free, now + LEASE_MS, p)
+            for (const j of jobs) this.startDelivery(j)
+            // A full batch: more may be due, look again at once.
+            if (jobs.length >= free) this.maybeDue = this.again = true
+          }
         }
         // Retries arm their own wake and a finishing delivery kicks: the store is asked for the
         // next due time only where no one else will (a start, a shared store's poll).
@@ -349,12 +364,19 @@ export class PushNodeCore {
     this.wake = { timer, at }
   }
 
+  private free(p: PushPlatform): number {
+    return Math.max(0, DELIVERY_CONCURRENCY[p] - (this.inFlightOf.get(p) ?? 0))
+  }
+
   private startDelivery(j: ClaimedDelivery) {
+    const p = j.target.platform
     this.inFlight++
+    this.inFlightOf.set(p, (this.inFlightOf.get(p) ?? 0) + 1)
     const run = this.deliver(j)
-      .catch((err) => this.log.error('delivery failed', { platform: j.target.platform, err: errField(err) }))
+      .catch((err) => this.log.error('delivery failed', { platform: p, err: errField(err) }))
       .finally(() => {
         this.inFlight--
+        this.inFlightOf.set(p, (this.inFlightOf.get(p) ?? 1) - 1)
         this.running.delete(run)
         // A slot is free: deliveries left waiting for one go now.
         if (this.maybeDue) this.kick()

@@ -1,6 +1,6 @@
 import pg from 'pg'
 import type { PushPlatform } from '../../sync/protocol/push-wire.ts'
-import { tokenHash, type ClaimedDelivery, type PushTarget, type QueueStats, type Registration, type RegistrationMeta, type SubscriptionStore } from './store.ts'
+import { tokenHash, type ClaimLimits, type ClaimedDelivery, type PushTarget, type QueueStats, type Registration, type RegistrationMeta, type SubscriptionStore } from './store.ts'
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS push_registrations (
@@ -170,13 +170,19 @@ export class PgSubscriptionStore implements SubscriptionStore {
     return { subscriptions: Number(r.rows[0].s), spaceKeys: Number(r.rows[0].k) }
   }
 
-  async enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limit: number; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
+  async enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limits: ClaimLimits; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
     if (targets.length === 0) return { queued: 0, claimed: [] }
     return this.tx(async (c) => {
       const depth = Number((await c.query<{ n: string }>('SELECT COUNT(*) AS n FROM push_queue')).rows[0].n)
       if (depth + targets.length > maxDepth) return { queued: 0, claimed: [] }
       const m = (await c.query<{ id: string }>('INSERT INTO push_messages (body) VALUES ($1) RETURNING id', [message])).rows[0].id
-      const taken = (i: number) => claim !== undefined && i < claim.limit
+      const left: ClaimLimits = { ...claim?.limits }
+      const takenAt = targets.map((t) => {
+        if (claim === undefined || (left[t.platform] ?? 0) <= 0) return false
+        left[t.platform]!--
+        return true
+      })
+      const taken = (i: number) => takenAt[i]
       const r = await c.query<{ id: string; platform: string; token_hash: string }>(
         `INSERT INTO push_queue (message, platform, token, token_hash, attempts, due_at)
          SELECT $1, p, t, h, a, d FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[]) AS x (p, t, h, a, d)
@@ -191,13 +197,13 @@ export class PgSubscriptionStore implements SubscriptionStore {
     })
   }
 
-  async claimDue(now: number, limit: number, leaseUntil: number): Promise<ClaimedDelivery[]> {
+  async claimDue(now: number, limit: number, leaseUntil: number, platform?: PushPlatform): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return []
     const r = await this.pool.query<{ id: string; platform: PushPlatform; token: string; attempts: number; body: string }>(
-      `WITH due AS (SELECT id FROM push_queue WHERE due_at <= $1 ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED),
+      `WITH due AS (SELECT id FROM push_queue WHERE due_at <= $1 AND ($4::text IS NULL OR platform = $4) ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED),
        claimed AS (UPDATE push_queue q SET attempts = q.attempts + 1, due_at = $3 FROM due WHERE q.id = due.id RETURNING q.id, q.message, q.platform, q.token, q.attempts)
        SELECT c.id, c.platform, c.token, c.attempts, m.body FROM claimed c JOIN push_messages m ON m.id = c.message ORDER BY c.id`,
-      [now, limit, leaseUntil],
+      [now, limit, leaseUntil, platform ?? null],
     )
     return r.rows.map((x) => ({ id: Number(x.id), target: { platform: x.platform, token: x.token }, message: x.body, attempts: x.attempts }))
   }

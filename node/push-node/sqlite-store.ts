@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
-import { tokenHash, type ClaimedDelivery, type PushTarget, type QueueStats, type Registration, type RegistrationMeta, type SubscriptionStore } from './store.ts'
+import type { PushPlatform } from '../../sync/protocol/push-wire.ts'
+import { tokenHash, type ClaimLimits, type ClaimedDelivery, type PushTarget, type QueueStats, type Registration, type RegistrationMeta, type SubscriptionStore } from './store.ts'
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS push_registrations (
@@ -86,6 +87,7 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
       insMessage: p('INSERT INTO push_messages (body) VALUES (?)'),
       insJob: p('INSERT INTO push_queue (message, platform, token, token_hash, attempts, due_at) VALUES (?, ?, ?, ?, ?, ?)'),
       due: p('SELECT id FROM push_queue WHERE due_at <= ? ORDER BY due_at, id LIMIT ?'),
+      dueOf: p('SELECT id FROM push_queue WHERE due_at <= ? AND platform = ? ORDER BY due_at, id LIMIT ?'),
       claim: p('UPDATE push_queue SET attempts = attempts + 1, due_at = ? WHERE id = ? RETURNING id, message, platform, token, attempts'),
       body: p('SELECT body FROM push_messages WHERE id = ?'),
       delJob: p('DELETE FROM push_queue WHERE id = ?'),
@@ -169,14 +171,16 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
     return { subscriptions: r.s, spaceKeys: r.k }
   }
 
-  async enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limit: number; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
+  async enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limits: ClaimLimits; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
     if (targets.length === 0) return { queued: 0, claimed: [] }
+    const left: ClaimLimits = { ...claim?.limits }
     return this.db.transaction(() => {
       if ((this.s.depth.get() as { n: number }).n + targets.length > maxDepth) return { queued: 0, claimed: [] }
       const m = Number(this.s.insMessage.run(message).lastInsertRowid)
       const claimed: ClaimedDelivery[] = []
-      for (const [i, t] of targets.entries()) {
-        const taken = claim !== undefined && i < claim.limit
+      for (const t of targets) {
+        const taken = claim !== undefined && (left[t.platform] ?? 0) > 0
+        if (taken) left[t.platform]!--
         const id = Number(this.s.insJob.run(m, t.platform, t.token, tokenHash(t.token), taken ? 1 : 0, taken ? claim.leaseUntil : now).lastInsertRowid)
         if (taken) claimed.push({ id, target: t, message, attempts: 1 })
       }
@@ -184,13 +188,14 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
     })()
   }
 
-  async claimDue(now: number, limit: number, leaseUntil: number): Promise<ClaimedDelivery[]> {
+  async claimDue(now: number, limit: number, leaseUntil: number, platform?: PushPlatform): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return []
     // IMMEDIATE: the write lock is taken before the read, so another handle's claim waits.
     return this.db.transaction(() => {
       const out: ClaimedDelivery[] = []
       const bodies = new Map<number, string>()
-      for (const { id } of this.s.due.all(now, limit) as Array<{ id: number }>) {
+      const due = (platform ? this.s.dueOf.all(now, platform, limit) : this.s.due.all(now, limit)) as Array<{ id: number }>
+      for (const { id } of due) {
         const j = this.s.claim.get(leaseUntil, id) as { id: number; message: number; platform: PushTarget['platform']; token: string; attempts: number }
         let body = bodies.get(j.message)
         if (body === undefined) bodies.set(j.message, (body = (this.s.body.get(j.message) as { body: string }).body))

@@ -125,11 +125,13 @@ export function runSubscriptionStoreConformance(name: string, open: () => Promis
 
     it('enqueue hands back the first deliveries already claimed; the rest wait due', async () => {
       const s = await make(open)
-      const { queued, claimed } = await s.enqueue('{"m":1}', [A, B, N], 100, 10, { limit: 2, leaseUntil: 5_000 })
+      const { queued, claimed } = await s.enqueue('{"m":1}', [A, B, N], 100, 10, { limits: { android: 1, ios: 5 }, leaseUntil: 5_000 })
       expect(queued).toBe(3)
       expect(claimed.map((d) => [d.target, d.message, d.attempts])).toEqual([[A, '{"m":1}', 1], [B, '{"m":1}', 1]])
       expect(await s.queueStats(100)).toEqual({ depth: 3, due: 1 })
-      expect((await s.claimDue(100, 10, 5_000)).map((d) => d.target)).toEqual([N])
+      // By platform: only that platform's due deliveries.
+      expect(await s.claimDue(100, 10, 5_000, 'android')).toEqual([])
+      expect((await s.claimDue(100, 10, 5_000, 'ntfy')).map((d) => d.target)).toEqual([N])
       // The ids are the rows': finishing and retrying them works as after claimDue.
       await s.finish(claimed[0].id)
       await s.retryAt(claimed[1].id, 200)

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto'
 import type { PushPlatform } from '../../sync/protocol/push-wire.ts'
 
+/** Deliveries a caller takes at once, per platform (a platform absent takes none). */
+export type ClaimLimits = Partial<Record<PushPlatform, number>>
+
 /** Where a forwarded payload goes: a provider and its device token (or endpoint). */
 export interface PushTarget {
   platform: PushPlatform
@@ -70,18 +73,18 @@ export interface SubscriptionStore {
 
   /**
    * Queues one message for each target, due at `now`; nothing when that would take the queue
-   * past `maxDepth`. The first `claim.limit` of them come back already claimed (as `claimDue`
-   * would: an attempt counted, hidden until `claim.leaseUntil`), so the process that queued a
-   * send starts its first attempts without another round trip. Answers how many were queued (0
-   * or `targets.length`) and the claimed ones.
+   * past `maxDepth`. The first ones of each platform, up to `claim.limits`, come back already
+   * claimed (as `claimDue` would: an attempt counted, hidden until `claim.leaseUntil`), so the
+   * process that queued a send starts its first attempts without another round trip. Answers how
+   * many were queued (0 or `targets.length`) and the claimed ones.
    */
-  enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limit: number; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }>
+  enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limits: ClaimLimits; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }>
   /**
    * Takes up to `limit` deliveries due at `now`, oldest first, counting an attempt on each and
    * hiding them until `leaseUntil`: a process that dies mid-attempt leaves them due again then.
-   * Two processes never take the same delivery while its lease runs.
+   * Two processes never take the same delivery while its lease runs. `platform`: only its deliveries.
    */
-  claimDue(now: number, limit: number, leaseUntil: number): Promise<ClaimedDelivery[]>
+  claimDue(now: number, limit: number, leaseUntil: number, platform?: PushPlatform): Promise<ClaimedDelivery[]>
   /** A delivery is done (delivered, given up, or its token gone). */
   finish(id: number): Promise<void>
   /** A delivery to try again at `dueAt`. */

@@ -129,6 +129,34 @@ describe('push node core', () => {
     expect((await store.queueStats(Date.now())).depth).toBe(0)
   })
 
+  it('Web Push endpoints that stall hold at most their own platform\'s slots: an ntfy push still goes at once', async () => {
+    // Accepts connections and never answers: each Web Push attempt holds its slot until the timeout.
+    const { createServer } = await import('node:http')
+    const stall = createServer(() => undefined)
+    await new Promise<void>((r) => stall.listen(0, '127.0.0.1', r))
+    fakes.push({ close: () => (stall.closeAllConnections(), new Promise<void>((r) => stall.close(() => r()))) })
+    const stallUrl = `http://127.0.0.1:${(stall.address() as { port: number }).port}`
+    const ntfy = track(await fakeNtfy())
+    const vapid = webpush.generateVAPIDKeys()
+    const { createECDH, randomBytes } = await import('node:crypto')
+    const ecdh = createECDH('prime256v1')
+    ecdh.generateKeys()
+    const keys = { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') }
+    const { NtfyProvider } = await import('../../node/push-node/providers/ntfy.ts')
+    const { core } = tracked(coreWith({ providers: [new WebPushProvider({ subject: 'mailto:ops@example.org', ...vapid, allowHttp: true, allowPrivateEndpoints: true }), new NtfyProvider({ allowHttp: true, allowedOrigins: [ntfy.url] })] }))
+    const slow = spaceKeyFor(6)
+    for (let i = 0; i < 40; i++) await core.handle('p', await subscribeBytes(slow, 'webpush', JSON.stringify({ endpoint: `${stallUrl}/s${i}`, keys }), ['chats']))
+    await core.handle('p', await sendBytes(slow, ['chats']))
+    const fast = spaceKeyFor(7)
+    await core.handle('p', await subscribeBytes(fast, 'ntfy', `${ntfy.url}/phone`, ['chats']))
+    await new Promise((r) => setTimeout(r, 100))
+    const t0 = Date.now()
+    await core.handle('p', await sendBytes(fast, ['chats']))
+    await ntfy.waitFor(1, 3_000)
+    expect(Date.now() - t0).toBeLessThan(2_000)
+    expect(await core.queue()).toMatchObject({ depth: 40, inFlight: 16 })
+  })
+
   it('the reply codec round-trips; a request decodes to what was signed', async () => {
     const bytes = await sendBytes(spaceKeyFor(1), ['chats'])
     expect(decodePushRequest(bytes)).toMatchObject({ op: 'send', topics: ['chats'], silent: false })
