@@ -46,7 +46,9 @@ export function runVariantProcess(job: VariantJob): Promise<VariantOutcome> {
     const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CHILD, String(job.size), String(job.width), job.format, String(job.pixelsMax), String(job.decodeMax)], {
       stdio: ['pipe', 'pipe', 'pipe'],
       // Two arenas instead of one per thread: the child's own peak stays near what it decodes.
-      env: { ...process.env, MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '' },
+      // Nothing else of the daemon's environment: the child decodes a peer's bytes and needs
+      // none of it (and no NODE_OPTIONS loader).
+      env: { MALLOC_ARENA_MAX: '2' },
     })
     let failure: string | undefined
     const stop = (reason: string) => {
