@@ -32,7 +32,7 @@ export interface PushNodeConfig {
    * `push-node.db` in `dataDir`.
    */
   store?: string
-  /** Where the default store lives (default `$XDG_DATA_HOME/svc-push-node`, or `~/.local/share/svc-push-node`). */
+  /** Where the default store lives (default `~/.local/share/svc-push-node`). */
   dataDir?: string
   providers: { ntfy?: NtfyConfig; fcm?: FcmConfig; webpush?: WebPushConfig; apns?: ApnsConfig }
   /** Rates per peer and per space key (default sync/modules/push/limits.ts). */
@@ -52,8 +52,9 @@ const STREAMS_PER_CONNECTION = 32
 const SWEEP_MS = 3600_000
 const SHARED_QUEUE_POLL_MS = 5_000
 
-export function defaultPushNodeDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.XDG_DATA_HOME ? join(env.XDG_DATA_HOME, 'svc-push-node') : join(homedir(), '.local', 'share', 'svc-push-node')
+/** The environment is read by the CLI entry alone (test/architecture): a config's `dataDir` moves this. */
+export function defaultPushNodeDir(): string {
+  return join(homedir(), '.local', 'share', 'svc-push-node')
 }
 
 /**
