@@ -55,6 +55,9 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
   private readonly db: Database.Database
   // Prepared once: a send looks its targets up and queues its deliveries on every forward.
   private readonly s: Record<string, Database.Statement>
+  /** Deliveries finished since the last write: one transaction per event-loop turn takes them all. */
+  private finished: number[] = []
+  private finishing: Promise<void> | undefined
 
   constructor(readonly path = ':memory:') {
     this.db = new Database(path)
@@ -171,21 +174,43 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
     return { subscriptions: r.s, spaceKeys: r.k }
   }
 
-  async enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limits: ClaimLimits; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
-    if (targets.length === 0) return { queued: 0, claimed: [] }
-    const left: ClaimLimits = { ...claim?.limits }
-    return this.db.transaction(() => {
-      if ((this.s.depth.get() as { n: number }).n + targets.length > maxDepth) return { queued: 0, claimed: [] }
-      const m = Number(this.s.insMessage.run(message).lastInsertRowid)
-      const claimed: ClaimedDelivery[] = []
-      for (const t of targets) {
-        const taken = claim !== undefined && (left[t.platform] ?? 0) > 0
-        if (taken) left[t.platform]!--
-        const id = Number(this.s.insJob.run(m, t.platform, t.token, tokenHash(t.token), taken ? 1 : 0, taken ? claim.leaseUntil : now).lastInsertRowid)
-        if (taken) claimed.push({ id, target: t, message, attempts: 1 })
-      }
-      return { queued: targets.length, claimed }
-    })()
+  /** Sends queued since the last write: like finishes, one transaction per event-loop turn. */
+  private enqueues: Array<{ message: string; targets: readonly PushTarget[]; now: number; maxDepth: number; claim?: { limits: ClaimLimits; leaseUntil: number }; done: (r: { queued: number; claimed: ClaimedDelivery[] }) => void; fail: (err: unknown) => void }> = []
+
+  enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limits: ClaimLimits; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
+    if (targets.length === 0) return Promise.resolve({ queued: 0, claimed: [] })
+    return new Promise((done, fail) => {
+      if (this.enqueues.push({ message, targets, now, maxDepth, claim, done, fail }) === 1) setImmediate(() => this.flushEnqueues())
+    })
+  }
+
+  private flushEnqueues() {
+    const batch = this.enqueues
+    this.enqueues = []
+    let results: Array<{ queued: number; claimed: ClaimedDelivery[] }>
+    try {
+      results = this.db.transaction(() => {
+        let depth = (this.s.depth.get() as { n: number }).n
+        return batch.map(({ message, targets, now, maxDepth, claim }) => {
+          if (depth + targets.length > maxDepth) return { queued: 0, claimed: [] }
+          depth += targets.length
+          const left: ClaimLimits = { ...claim?.limits }
+          const m = Number(this.s.insMessage.run(message).lastInsertRowid)
+          const claimed: ClaimedDelivery[] = []
+          for (const t of targets) {
+            const taken = claim !== undefined && (left[t.platform] ?? 0) > 0
+            if (taken) left[t.platform]!--
+            const id = Number(this.s.insJob.run(m, t.platform, t.token, tokenHash(t.token), taken ? 1 : 0, taken ? claim.leaseUntil : now).lastInsertRowid)
+            if (taken) claimed.push({ id, target: t, message, attempts: 1 })
+          }
+          return { queued: targets.length, claimed }
+        })
+      })()
+    } catch (err) {
+      for (const e of batch) e.fail(err)
+      return
+    }
+    batch.forEach((e, i) => e.done(results[i]))
   }
 
   async claimDue(now: number, limit: number, leaseUntil: number, platform?: PushPlatform): Promise<ClaimedDelivery[]> {
@@ -205,10 +230,36 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
     }).immediate()
   }
 
-  async finish(id: number): Promise<void> {
+  /**
+   * Resolves once the row is gone. Finishes of one event-loop turn share a commit (a commit is
+   * most of what a finish costs on a file); a row not yet removed is still leased, so nobody
+   * takes it meanwhile.
+   */
+  finish(id: number): Promise<void> {
+    this.finished.push(id)
+    this.finishing ??= new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        try {
+          this.flushFinished()
+          resolve()
+        } catch (err) {
+          reject(err)
+        }
+      }),
+    )
+    return this.finishing
+  }
+
+  private flushFinished() {
+    const ids = this.finished
+    this.finished = []
+    this.finishing = undefined
+    if (ids.length === 0) return
     this.db.transaction(() => {
-      const j = this.s.finishJob.get(id) as { message: number } | undefined
-      if (j) this.s.delOrphan.run(j.message, j.message)
+      for (const id of ids) {
+        const j = this.s.finishJob.get(id) as { message: number } | undefined
+        if (j) this.s.delOrphan.run(j.message, j.message)
+      }
     })()
   }
 
@@ -226,6 +277,9 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
   }
 
   async close(): Promise<void> {
+    // Sends and finishes still waiting for their turn are written before the file closes.
+    if (this.enqueues.length) this.flushEnqueues()
+    if (this.finished.length) this.flushFinished()
     this.db.close()
   }
 }
