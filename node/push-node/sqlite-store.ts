@@ -174,15 +174,28 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
     return { subscriptions: r.s, spaceKeys: r.k }
   }
 
-  /** Sends queued since the last write: like finishes, one transaction per event-loop turn. */
+  /**
+   * Sends queued while another send's write is this turn's: like finishes, they share one
+   * transaction at the end of the turn. The first send of a turn is written at once, so a lone
+   * send (the common case) waits for no turn.
+   */
   private enqueues: Array<{ message: string; targets: readonly PushTarget[]; now: number; maxDepth: number; claim?: { limits: ClaimLimits; leaseUntil: number }; done: (r: { queued: number; claimed: ClaimedDelivery[] }) => void; fail: (err: unknown) => void }> = []
 
   enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limits: ClaimLimits; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
     if (targets.length === 0) return Promise.resolve({ queued: 0, claimed: [] })
     return new Promise((done, fail) => {
-      if (this.enqueues.push({ message, targets, now, maxDepth, claim, done, fail }) === 1) setImmediate(() => this.flushEnqueues())
+      this.enqueues.push({ message, targets, now, maxDepth, claim, done, fail })
+      if (this.wroteThisTurn) return
+      // The first of a turn: written now; the turn's end writes whatever queued behind it.
+      this.wroteThisTurn = true
+      this.flushEnqueues()
+      setImmediate(() => {
+        this.wroteThisTurn = false
+        this.flushEnqueues()
+      })
     })
   }
+  private wroteThisTurn = false
 
   private flushEnqueues() {
     const batch = this.enqueues
