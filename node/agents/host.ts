@@ -193,8 +193,11 @@ export class AgentsHost {
     return this.patch(id, { enabled: false }, space.spaceId)
   }
 
-  /** POST /run: a program by spec or caller-supplied source; capabilities bound to `spaceId` when given. */
-  async run(body: { program?: string; source?: string; args?: JsonObject; spaceId?: string }): Promise<RunOutcome> {
+  /**
+   * POST /run: a program by spec or caller-supplied source; capabilities bound to `spaceId` when
+   * given. A registry version another account created runs only when `programHash` pins its source.
+   */
+  async run(body: { program?: string; programHash?: string; source?: string; args?: JsonObject; spaceId?: string }): Promise<RunOutcome> {
     const space = body.spaceId !== undefined ? this.account.space(body.spaceId) : undefined
     const runId = `run.${this.env.now()}.${[...this.env.randomBytes(4)].map((b) => b.toString(16).padStart(2, '0')).join('')}`
     if (body.program === undefined && body.source === undefined) throw new SvcError('request.missing_field', 'program or source is required', { field: 'program' })
@@ -204,7 +207,7 @@ export class AgentsHost {
         throw new SvcError('agents.program_not_found', ref.scope === 'registry' && !space ? 'a registry program needs spaceId (its registry is the space\'s)' : 'no such program version', { program: body.program })
       }
     }
-    return this.runner.run({ space, program: body.program, source: body.source, args: body.args ?? {}, runId })
+    return this.runner.run({ space, program: body.program, programHash: body.programHash?.toLowerCase(), source: body.source, args: body.args ?? {}, runId })
   }
 
   /** The records of one space as this device reads them (tests, CLI). */

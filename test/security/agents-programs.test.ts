@@ -77,6 +77,9 @@ describe('a member claims the name of a program the owner’s trigger runs', () 
     const res = await host.run({ program: 'report@v1', spaceId: space.spaceId })
     expect(res).toMatchObject({ status: 'failed', error: expect.stringMatching(/^untrusted_program/) })
     expect(await texts(space, chatId)).not.toContain('pwned by the member')
+    // Pinned by the caller, exactly that source runs; a pin of another source runs nothing.
+    expect(await host.run({ program: 'report@v1', spaceId: space.spaceId, programHash: sourceHash(OWNER_SOURCE) })).toMatchObject({ status: 'failed', error: expect.stringMatching(/^untrusted_program/) })
+    expect(await host.run({ program: 'report@v1', spaceId: space.spaceId, programHash: sourceHash(MEMBER_SOURCE).toUpperCase() })).toMatchObject({ status: 'ok', value: 'member code ran' })
   })
 
   it('a trigger that pins the source by programHash runs exactly that source, whoever wrote the record', async () => {
