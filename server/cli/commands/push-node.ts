@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { PushNodeServer, type PushNodeConfig } from '../../../node/push-node/server.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
 
-const USAGE = 'usage: svc push-node --config FILE   (JSON: keySeed, listen, healthPort?, store?, providers; docs/push.md)'
+const USAGE = 'usage: svc push-node --config FILE   (JSON: keySeed, listen, providers, healthPort?, store?, dataDir?, rates?, bounds?, retry?; docs/push.md)'
 
 /**
  * `svc push-node`: runs a push node until SIGTERM/SIGINT. stdout: one JSON line
