@@ -1,6 +1,6 @@
 /**
  * Issue 14, "How it is proven", end to end: real daemons of two accounts sharing a space over
- * mDNS (inside ../shared/tools/netns-run only), plus a second device of one account and a guest.
+ * mDNS (inside scripts/netns-run.sh only), plus a second device of one account and a guest.
  * Concurrent sends, edits and reaction toggles converge; a forged edit of another's message is
  * dropped everywhere; unread counters and mention flags are right on each side; reading on one
  * device of an account clears the flags on its other device; a `space` event reaches the other

@@ -1,6 +1,6 @@
 /**
  * Issue 19, "How it is proven", end to end: real daemons of two accounts sharing a space over
- * mDNS (inside ../shared/tools/netns-run only). A 50 MB file attached on A downloads on B byte
+ * mDNS (inside scripts/netns-run.sh only). A 50 MB file attached on A downloads on B byte
  * for byte, with a Range read from the middle before the full fetch; A turns durable once B
  * stores every block; offload on A then download on A refetches from B; B killed in the middle
  * of a transfer and restarted resumes without fetching the blocks it already stored.

@@ -1,5 +1,5 @@
 /**
- * Issue 15, end to end (inside ../shared/tools/netns-run only): real daemons of two accounts
+ * Issue 15, end to end (inside scripts/netns-run.sh only): real daemons of two accounts
  * sharing a space, a `svc push-node` process, a fake FCM (with its OAuth token endpoint) and a
  * fake ntfy on loopback. The daemons dial the push node over libp2p (SVC_PUSH_PEER_ID/ADDRS).
  */

@@ -1,7 +1,7 @@
 /**
  * Issue 13, "How it is proven", end to end: real daemons of different accounts, each its own
  * process, sharing one space. The first run finds peers over mDNS (only inside
- * ../shared/tools/netns-run); the second has mDNS off and meets through `POST /v1/peers` alone.
+ * scripts/netns-run.sh); the second has mDNS off and meets through `POST /v1/peers` alone.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { Keyring } from '../../sync/acl/keyring.ts'

@@ -1,6 +1,6 @@
 /**
  * Issue 21, "How it is proven", end to end: real daemons of two accounts sharing a space over
- * mDNS (inside ../shared/tools/netns-run only). Each edits the same paragraph while the other is
+ * mDNS (inside scripts/netns-run.sh only). Each edits the same paragraph while the other is
  * down (both edits are offline, so they are concurrent for sure); once both run again, the
  * markdown on both sides holds both edits. A cursor set on one daemon shows on the other and is
  * gone after the presence timeout (SVC_CURSOR_TIMEOUT_MS, short here).
