@@ -1,7 +1,7 @@
 import { spawnSvc } from '../server/process.ts'
 import type { ChildProcess } from 'node:child_process'
 
-/** True inside `scripts/netns-run.sh` (CI): the only place a daemon may run mDNS. */
+/** True inside `scripts/netns-run.sh` or CI's runner (both set NETNS_RUN_INSIDE=1): the only place a daemon may run mDNS. */
 export const IN_NETNS = process.env.NETNS_RUN_INSIDE === '1'
 
 export interface Daemon {
