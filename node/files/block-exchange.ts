@@ -4,8 +4,8 @@ import type { BlockSource } from '../../sync/modules/files/network.ts'
 import type { FilesService } from '../../sync/modules/files/service.ts'
 import { BLOCKS_WIRE, decodeBlocksMessage, encodeBlockFrameParts, encodeBlocksMessage, MalformedBlocks, type BlocksMessage } from '../../sync/protocol/blocks-wire.ts'
 import type { Role } from '../../sync/acl/records.ts'
-import { Libp2pTransport } from '../p2p/libp2p-transport.ts'
-import { P2P } from '../p2p/constants.ts'
+import { Libp2pTransport } from '../../sync/p2p/libp2p-transport.ts'
+import { P2P } from '../../sync/p2p/constants.ts'
 import type { P2pProtocolContext } from '../p2p/protocols/protocol.ts'
 
 /** Roles that read a space, guests included (they read attachments too); pending, removed and revoked accounts hold none. */

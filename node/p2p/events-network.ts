@@ -7,8 +7,8 @@ import { isFullMember } from '../../sync/replica/full-membership.ts'
 import { encodeEventFrame, type EventBody } from '../../sync/protocol/events-wire.ts'
 import { RateBuckets } from '../../sync/protocol/rate-buckets.ts'
 import type { Json } from '../../sync/crdt/ops.ts'
-import { Libp2pTransport } from './libp2p-transport.ts'
-import { P2P } from './constants.ts'
+import { Libp2pTransport } from '../../sync/p2p/libp2p-transport.ts'
+import { P2P } from '../../sync/p2p/constants.ts'
 import type { P2pProtocolContext } from './protocols/protocol.ts'
 
 export interface EventsNetworkOptions extends P2pProtocolContext {

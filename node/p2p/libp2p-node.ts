@@ -1,13 +1,13 @@
 import { createLibp2p, type Libp2p } from 'libp2p'
 import { tcp } from '@libp2p/tcp'
 import { webSockets } from '@libp2p/websockets'
-import { noise } from '@chainsafe/libp2p-noise'
-import { yamux } from '@chainsafe/libp2p-yamux'
-import { identify } from '@libp2p/identify'
 import { mdns } from '@libp2p/mdns'
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys'
 import type { KeyPair } from '../../sync/crypto/keys.ts'
-import { P2P } from './constants.ts'
+import { P2P } from '../../sync/p2p/constants.ts'
+import { svcNodeOptions, type SvcLibp2p } from '../../sync/p2p/node-options.ts'
+
+export type { SvcLibp2p }
 
 export interface NodeOptions {
   /** The device key: its Ed25519 public key is the peer id. */
@@ -36,8 +36,6 @@ export function withWebSocketListen(listen: readonly string[]): string[] {
   return listen.some(isWebSocketAddr) ? [...listen] : [...listen, DEFAULT_WS_LISTEN]
 }
 
-export type SvcLibp2p = Libp2p<{ identify: ReturnType<ReturnType<typeof identify>> }>
-
 /**
  * A libp2p node as svc uses it: TCP and WebSockets (browsers), Noise, Yamux, identify, and
  * optionally mDNS. Peers found by mDNS are dialled at once, so two daemons on one LAN connect
@@ -47,23 +45,21 @@ export type SvcLibp2p = Libp2p<{ identify: ReturnType<ReturnType<typeof identify
 export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
   const privateKey = await generateKeyPairFromSeed('Ed25519', opts.deviceKey.privateKey)
   const refuse = opts.refuse ?? (() => false)
-  const node = await createLibp2p({
-    privateKey,
-    addresses: { listen: withWebSocketListen(opts.listen ?? ['/ip4/0.0.0.0/tcp/0']) },
-    transports: [tcp(), webSockets()],
-    connectionEncrypters: [noise()],
-    // A shallow pipe per stream (constants.ts says why).
-    streamMuxers: [yamux({ streamOptions: { maxStreamWindowSize: P2P.maxStreamWindowBytes } })],
-    peerDiscovery: opts.mdns ? [mdns({ interval: opts.mdnsIntervalMs ?? P2P.mdnsIntervalMs, serviceTag: P2P.mdnsServiceTag })] : [],
-    services: { identify: identify() },
-    connectionManager: { maxConnections: P2P.maxConnections },
-    // Checked once Noise has authenticated the remote key, before any protocol runs.
-    connectionGater: {
-      denyDialPeer: (peer) => refuse(peer.toString()),
-      denyInboundEncryptedConnection: (peer) => refuse(peer.toString()),
-      denyOutboundEncryptedConnection: (peer) => refuse(peer.toString()),
-    },
-  })
+  const node = await createLibp2p(
+    svcNodeOptions({
+      privateKey,
+      listen: withWebSocketListen(opts.listen ?? ['/ip4/0.0.0.0/tcp/0']),
+      transports: [tcp(), webSockets()],
+      peerDiscovery: opts.mdns ? [mdns({ interval: opts.mdnsIntervalMs ?? P2P.mdnsIntervalMs, serviceTag: P2P.mdnsServiceTag })] : [],
+      maxConnections: P2P.maxConnections,
+      // Checked once Noise has authenticated the remote key, before any protocol runs.
+      connectionGater: {
+        denyDialPeer: (peer) => refuse(peer.toString()),
+        denyInboundEncryptedConnection: (peer) => refuse(peer.toString()),
+        denyOutboundEncryptedConnection: (peer) => refuse(peer.toString()),
+      },
+    }),
+  )
   hardenWebSocketListeners(node)
   node.addEventListener('peer:discovery', (evt) => {
     const { id, multiaddrs } = evt.detail
@@ -71,7 +67,7 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
     // Dial what mDNS found; a failure just means that peer is not reachable now.
     node.dial(multiaddrs.length ? multiaddrs : id).catch(() => undefined)
   })
-  return node as unknown as SvcLibp2p
+  return node
 }
 
 /**

@@ -1,7 +1,7 @@
 import { multiaddr } from '@multiformats/multiaddr'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { SvcError } from '../../sync/core/errors.ts'
-import { P2P } from './constants.ts'
+import { P2P } from '../../sync/p2p/constants.ts'
 
 /** A peer added by address: its peer id (from the address's /p2p part) and the address. */
 export interface PeerAddress {

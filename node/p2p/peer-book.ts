@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { SvcError } from '../../sync/core/errors.ts'
 import { writeFileAtomic, type Durability } from '../account/files.ts'
-import { P2P } from './constants.ts'
+import { P2P } from '../../sync/p2p/constants.ts'
 import { parsePeerAddress, type PeerAddress } from './peer-address.ts'
 
 export interface AddedPeer extends PeerAddress {

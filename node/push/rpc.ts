@@ -1,6 +1,6 @@
 import type { Stream } from '@libp2p/interface'
 import * as lp from 'it-length-prefixed'
-import { FrameDecoder } from '../p2p/frames.ts'
+import { FrameDecoder } from '../../sync/p2p/frames.ts'
 
 /**
  * One length-prefixed frame in, one out, per stream: the push protocol's framing on both sides

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { P2P } from '../../node/p2p/constants.ts'
+import { P2P } from '../../sync/p2p/constants.ts'
 import { Instant } from './common.ts'
 
 /** Body of `POST /v1/peers`. */

@@ -39,7 +39,7 @@ export const browserTimer: Timer = {
 }
 
 /**
- * The daemon's libp2p transport (node/p2p/libp2p-transport.ts), which the page runs unchanged
+ * The daemon's libp2p transport (sync/p2p/libp2p-transport.ts), which the page runs unchanged
  * so both ends frame and bound head sync identically, yields between batches of frames with
  * `setImmediate`, which pages lack. The same macrotask stands in for it.
  */

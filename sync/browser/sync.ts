@@ -1,16 +1,13 @@
-import { createLibp2p, type Libp2p } from 'libp2p'
+import { createLibp2p } from 'libp2p'
 import { webSockets } from '@libp2p/websockets'
-import { noise } from '@chainsafe/libp2p-noise'
-import { yamux } from '@chainsafe/libp2p-yamux'
-import { identify } from '@libp2p/identify'
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys'
 import { multiaddr } from '@multiformats/multiaddr'
 import { SyncSession } from '../protocol/session.ts'
 import { SyncDriver, type RoundResult } from '../protocol/sync-driver.ts'
 import { ScheduledPeers, SyncScheduler, type RoundEvent, type SchedulerOptions } from '../protocol/sync-scheduler.ts'
-import type { SvcLibp2p } from '../../node/p2p/libp2p-node.ts'
-import { Libp2pTransport } from '../../node/p2p/libp2p-transport.ts'
-import { P2P } from '../../node/p2p/constants.ts'
+import { svcNodeOptions, type SvcLibp2p } from '../p2p/node-options.ts'
+import { Libp2pTransport } from '../p2p/libp2p-transport.ts'
+import { P2P } from '../p2p/constants.ts'
 import type { Env } from '../core/env.ts'
 import type { BrowserAccount } from './account.ts'
 import { browserTimer, installSetImmediate } from './env.ts'
@@ -20,7 +17,7 @@ import { browserTimer, installSetImmediate } from './env.ts'
  * `ingestAhead`): in a page, storage commits (IndexedDB, a round trip to the browser process
  * per request) cost as much as checking the changes, so checking the next batch while the last
  * one commits nearly halves a backlog's time (bench/browser.ts). The daemon keeps 0 to answer
- * its HTTP API sooner (node/p2p/constants.ts); a page has no API to keep waiting.
+ * its HTTP API sooner (sync/p2p/constants.ts); a page has no API to keep waiting.
  */
 export const BROWSER_INGEST_AHEAD = 2
 
@@ -32,7 +29,7 @@ export interface BrowserSyncOptions {
 
 /**
  * Head sync between this page and daemons of the account, over libp2p WebSockets with Noise
- * and Yamux: the daemon's own transport (node/p2p/libp2p-transport.ts: the same protocol id,
+ * and Yamux: the daemon's own transport (sync/p2p/libp2p-transport.ts: the same protocol id,
  * framing, frame and queue limits), session, driver and scheduler, so there is no second
  * protocol. The page only dials (a page cannot listen); the daemon then treats it as any
  * device of the account. Every change received is verified and checked by the replica's
@@ -40,7 +37,7 @@ export interface BrowserSyncOptions {
  */
 export class BrowserSync {
   private constructor(
-    readonly node: Libp2p,
+    readonly node: SvcLibp2p,
     readonly transport: Libp2pTransport,
     readonly session: SyncSession,
     readonly driver: SyncDriver,
@@ -52,19 +49,18 @@ export class BrowserSync {
   static async start(acc: BrowserAccount, o: BrowserSyncOptions = {}): Promise<BrowserSync> {
     installSetImmediate()
     const { account, keys, crypto, env } = acc
-    const node = await createLibp2p({
-      privateKey: await generateKeyPairFromSeed('Ed25519', keys.device.privateKey),
-      addresses: { listen: [] },
-      transports: [webSockets()],
-      connectionEncrypters: [noise()],
-      streamMuxers: [yamux({ streamOptions: { maxStreamWindowSize: P2P.maxStreamWindowBytes } })],
-      services: { identify: identify() },
-      connectionManager: { maxConnections: 8 },
-      // libp2p's browser default refuses ws:// and private addresses; the page dials only the
-      // daemons it is told to, and a daemon on this machine is both.
-      connectionGater: { denyDialMultiaddr: () => false },
-    })
-    const transport = await Libp2pTransport.start(node as unknown as SvcLibp2p)
+    const node: SvcLibp2p = await createLibp2p(
+      svcNodeOptions({
+        privateKey: await generateKeyPairFromSeed('Ed25519', keys.device.privateKey),
+        listen: [],
+        transports: [webSockets()],
+        maxConnections: 8,
+        // libp2p's browser default refuses ws:// and private addresses; the page dials only the
+        // daemons it is told to, and a daemon on this machine is both.
+        connectionGater: { denyDialMultiaddr: () => false },
+      }),
+    )
+    const transport = await Libp2pTransport.start(node)
     const session = new SyncSession({
       host: {
         space: (spaceId) => account.held(spaceId)?.replica,

@@ -97,7 +97,7 @@ export function decodeBlocksMessage(bytes: Uint8Array): BlocksMessage {
   if (bytes.length > BLOCKS_WIRE.maxFrameBytes) fail('frame too large')
   let w: unknown
   try {
-    // The frame is the handler's own (node/p2p/frames.ts), so a block's bytes may stay a view of it.
+    // The frame is the handler's own (sync/p2p/frames.ts), so a block's bytes may stay a view of it.
     w = decodeCanonical(bytes, { byteViews: true })
   } catch {
     return fail('not canonical CBOR')

@@ -58,7 +58,7 @@ export interface SessionOptions {
    * message's checks (decoding, signatures on the thread pool) overlap this one's apply. 0 (the
    * default) ingests every step before `respond` returns, which keeps a simulated run's events
    * whole. Anything but an answer step waits for them first. The daemon leaves it off too
-   * (node/p2p/constants.ts `ingestAhead`; the trade-off measured in docs/protocol.md 7a).
+   * (sync/p2p/constants.ts `ingestAhead`; the trade-off measured in docs/protocol.md 7a).
    */
   ingestAhead?: number
   /** Takes join requests that arrive over the wire (absent: every join gets the unknown-space answer). */

@@ -83,7 +83,7 @@ export function runTransportConformance(name: string, setup: () => Promise<Trans
       fx.a.send(fx.b.peerId, pattern(1, 3))
       await fx.settle()
       expect(rb.frames.map((f) => f.from)).toEqual([fx.a.peerId, fx.a.peerId])
-      // No message is empty: a receiver may refuse an empty frame as hostile (node/p2p/frames.ts).
+      // No message is empty: a receiver may refuse an empty frame as hostile (sync/p2p/frames.ts).
       const sorted = rb.frames.map((f) => f.bytes).sort((x, y) => x.length - y.length)
       expect(sorted).toEqual([pattern(1, 3), pattern(100, 1)])
       expect(ra.frames).toEqual([{ from: fx.b.peerId, bytes: pattern(3, 2) }])

@@ -29,14 +29,16 @@ const forbiddenInSync = (spec: string) =>
   /^(libp2p|@libp2p\/|@chainsafe\/|fastify|@fastify\/|better-sqlite3)/.test(spec)
 
 /**
- * sync/browser is the browser tier: it assembles sync/ with libp2p's browser transports (and
- * the daemon's own head-sync transport, which is plain libp2p, so both ends frame alike) into
- * the bundle of `npm run build:browser`. No Node builtin, Fastify or SQLite there either; the
- * bundle's build (platform browser) fails on any that slips in through a dependency.
+ * Two tiers of sync/ may use libp2p: sync/p2p (the runtime-neutral P2P parts: head sync's
+ * libp2p transport, its frames and limits, the options every svc node shares, the peer guard),
+ * which the daemon and the browser both start, and sync/browser, which assembles sync/ with
+ * libp2p's browser transports into the bundle of `npm run build:browser`. Neither may use a Node
+ * builtin, Fastify, SQLite or a Node-only libp2p transport (TCP, mDNS): the bundle's build
+ * (platform browser) fails on any that slips in through a dependency.
  */
-const forbiddenInBrowser = (spec: string) =>
+const LIBP2P_TIERS = ['p2p', 'browser']
+const forbiddenInLibp2pTier = (spec: string) =>
   spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0]) || /^(fastify|@fastify\/|better-sqlite3|@libp2p\/(tcp|mdns))/.test(spec)
-const BROWSER_NODE_IMPORTS = ['node/p2p/libp2p-transport.ts', 'node/p2p/constants.ts', 'node/p2p/libp2p-node.ts']
 
 describe('layer boundaries (DESIGN 1)', () => {
   it('the checker sees the imports it must refuse', () => {
@@ -44,25 +46,24 @@ describe('layer boundaries (DESIGN 1)', () => {
     expect(importsOf(sample).filter(forbiddenInSync).sort()).toEqual(['better-sqlite3', 'fastify', 'libp2p', 'node:fs', 'path'])
   })
 
-  it('nothing under sync/ imports node:*, Node builtins, libp2p, Fastify or better-sqlite3', () => {
+  it('nothing under sync/ imports node:*, Node builtins, libp2p, Fastify or better-sqlite3 (libp2p only in its tiers)', () => {
     const offenders: string[] = []
     const files = sourceFiles(join(root, 'sync'))
     expect(files.length).toBeGreaterThan(10)
     for (const f of files) {
-      // sync/browser is the browser tier (below): it may use libp2p's browser transports.
-      const browserTier = relative(root, f).startsWith(join('sync', 'browser') + sep)
+      const tier = LIBP2P_TIERS.includes(relative(root, f).split(sep)[1])
       for (const spec of importsOf(readFileSync(f, 'utf8'))) {
-        if (browserTier ? forbiddenInBrowser(spec) : forbiddenInSync(spec)) offenders.push(`${relative(root, f)} imports ${spec}`)
+        if (tier ? forbiddenInLibp2pTier(spec) : forbiddenInSync(spec)) offenders.push(`${relative(root, f)} imports ${spec}`)
       }
     }
     expect(offenders).toEqual([])
   })
 
-  it('sync/browser reaches node/ only for the libp2p transport and its limits, and nothing imports sync/browser', () => {
+  it('sync/ imports nothing of node/, server/ or sim/, and nothing imports sync/browser', () => {
     const offenders: string[] = []
-    for (const { file, target } of relativeImports('sync/browser')) {
-      const to = relative(root, target).split(sep).join('/')
-      if (to.startsWith('node/') && !BROWSER_NODE_IMPORTS.includes(to)) offenders.push(`${relative(root, file)} imports ${to}`)
+    for (const { file, target } of relativeImports('sync')) {
+      const to = relative(root, target).split(sep)
+      if (to[0] !== 'sync') offenders.push(`${relative(root, file)} imports ${to.join('/')}`)
     }
     for (const dir of ['sync', 'node', 'server', 'sim']) {
       for (const { file, target } of relativeImports(dir)) {
@@ -110,8 +111,10 @@ const SYNC_NEIGHBOURS: Record<string, readonly string[]> = {
   // storage: the adapter interface the seam hands a module for stores of its own (search's index).
   modules: ['core', 'crypto', 'crdt', 'query', 'replica', 'space', 'storage'],
   space: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage', 'query', 'replica'],
+  // Head sync over libp2p, shared by the daemon and the page.
+  p2p: ['core', 'protocol'],
   // The browser entry: everything a web app needs, assembled (nothing imports it back).
-  browser: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage', 'query', 'replica', 'protocol', 'space', 'modules'],
+  browser: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage', 'query', 'replica', 'protocol', 'p2p', 'space', 'modules'],
 }
 
 /** `sync/<folder>` of a file or resolved import, or undefined outside sync/. */

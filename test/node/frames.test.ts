@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as lp from 'it-length-prefixed'
-import { FrameDecoder, FrameError } from '../../node/p2p/frames.ts'
+import { FrameDecoder, FrameError } from '../../sync/p2p/frames.ts'
 
 const framed = (...frames: Uint8Array[]) => {
   const parts = frames.map((f) => lp.encode.single(f).subarray())

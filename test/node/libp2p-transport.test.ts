@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSvcNode, type SvcLibp2p } from '../../node/p2p/libp2p-node.ts'
-import { Libp2pTransport } from '../../node/p2p/libp2p-transport.ts'
+import { Libp2pTransport } from '../../sync/p2p/libp2p-transport.ts'
 import { keyFor } from '../helpers.ts'
 import { runTransportConformance } from '../../sync/protocol/transport-conformance.ts'
 

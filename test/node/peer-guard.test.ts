@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
-import { PeerGuard } from '../../node/p2p/peer-guard.ts'
+import { PeerGuard } from '../../sync/p2p/peer-guard.ts'
 
 describe('BoundedMap', () => {
   it('holds at most max entries and evicts the least recently set or read', () => {

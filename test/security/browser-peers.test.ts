@@ -17,7 +17,7 @@ import { multiaddr } from '@multiformats/multiaddr'
 import * as lp from 'it-length-prefixed'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_WS_LISTEN, withWebSocketListen, type SvcLibp2p } from '../../node/p2p/libp2p-node.ts'
-import { P2P } from '../../node/p2p/constants.ts'
+import { P2P } from '../../sync/p2p/constants.ts'
 import { pour, startTargetDaemon, type TargetDaemon } from './node-daemon.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

@@ -6,7 +6,7 @@ import { multiaddr } from '@multiformats/multiaddr'
 import type { Stream } from '@libp2p/interface'
 import { keyPairFromSeed } from '../../sync/crypto/keys.ts'
 import { createSvcNode, type SvcLibp2p } from '../../node/p2p/libp2p-node.ts'
-import { P2P } from '../../node/p2p/constants.ts'
+import { P2P } from '../../sync/p2p/constants.ts'
 import { serve, stop, type Served } from '../server/process.ts'
 
 /** A real `svc serve` child process with an account booted, reachable over libp2p on loopback. */

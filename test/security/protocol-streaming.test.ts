@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSvcNode, type SvcLibp2p } from '../../node/p2p/libp2p-node.ts'
-import { Libp2pTransport } from '../../node/p2p/libp2p-transport.ts'
+import { Libp2pTransport } from '../../sync/p2p/libp2p-transport.ts'
 import { realTimer } from '../../node/daemon/p2p-service.ts'
 import { SpaceReplica } from '../../sync/replica/space-replica.ts'
 import { SyncSession } from '../../sync/protocol/session.ts'

@@ -1,5 +1,5 @@
 import { P2P } from './constants.ts'
-import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
+import { BoundedMap } from '../protocol/bounded-map.ts'
 
 export interface PeerGuardOptions {
   now: () => number

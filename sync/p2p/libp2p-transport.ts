@@ -1,9 +1,9 @@
 import type { Connection, PeerId, Stream } from '@libp2p/interface'
-import { nextTurn } from '../../sync/core/turns.ts'
+import { nextTurn } from '../core/turns.ts'
 import * as lp from 'it-length-prefixed'
 import { Uint8ArrayList } from 'uint8arraylist'
-import { TransportError, type Transport } from '../../sync/protocol/transport.ts'
-import type { SvcLibp2p } from './libp2p-node.ts'
+import { TransportError, type Transport } from '../protocol/transport.ts'
+import type { SvcLibp2p } from './node-options.ts'
 import { P2P } from './constants.ts'
 import { FrameDecoder, FrameError, type FrameFault } from './frames.ts'
 

@@ -50,7 +50,7 @@ export const P2P = {
    */
   ingestAhead: 0,
   /**
-   * Misbehaviour (node/p2p/peer-guard.ts): every malformed or refused message scores one fault
+   * Misbehaviour (sync/p2p/peer-guard.ts): every malformed or refused message scores one fault
    * (bad framing scores maxPeerFaults at once). A peer reaching maxPeerFaults is disconnected
    * and refused for peerBackoffBaseMs, doubling with every further back-off up to
    * peerBackoffMaxMs. The score drains by peerFaultLeakPerSec, so an honest peer's occasional
