@@ -11,13 +11,16 @@ import { SqliteStorageAdapter } from '../storage/sqlite.ts'
 import { FsBlockStore } from '../storage/fs-block-store.ts'
 import { KvBlockStore } from '../../sync/storage/block-store.ts'
 import type { BootedAccount, AccountHost, AccountHostOptions } from './account-host.ts'
-import { P2PService } from './p2p-service.ts'
-import { P2P } from '../../sync/p2p/constants.ts'
+import type { P2PService } from './p2p-service.ts'
 import { ProcessRegistry } from './processes.ts'
-import { SyncStatusService } from './sync-status.ts'
+import type { SyncStatusService } from './sync-status.ts'
 import type { SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
-import { AgentsHost, type AgentsOptions } from '../agents/host.ts'
-import { linkedAccountDevices } from '../agents/live-devices.ts'
+import type { AgentsHost, AgentsOptions } from '../agents/host.ts'
+import { silentLogger, type Logger } from '../../sync/core/log.ts'
+import { startServices, stopServices, type AnyDaemonService, type BaseComponents, type DaemonComponents } from './service.ts'
+import { releaseServices } from './services.ts'
+
+type RunningServices = Awaited<ReturnType<typeof startServices>>
 
 export interface DaemonHostOptions extends AccountHostOptions {
   /** libp2p listen multiaddrs; default all interfaces, random port (`svc serve` reads SVC_P2P_LISTEN). */
@@ -39,6 +42,10 @@ export interface DaemonHostOptions extends AccountHostOptions {
   agents?: AgentsOptions
   /** Progress while the account's spaces open at boot (`svc serve` logs it). */
   onSpaceOpened?: (opened: number, total: number) => void
+  /** The daemon services to run instead of the release's (node/daemon/services.ts) built from the options above. */
+  services?: readonly AnyDaemonService[]
+  /** The daemon's logger; each service gets a child scoped to its name (default: silent). */
+  log?: Logger
 }
 
 /** Where the engine keeps an account's data inside its directory. */
@@ -51,10 +58,21 @@ export const BLOCKS_DIR = 'blocks'
  * down by the account lifecycle. Routes reach it through `account()`.
  */
 export class DaemonHost implements AccountHost {
-  private current?: { account: AccountEngine; storage: SqliteStorageAdapter; booted: BootedAccount; p2p?: P2PService; status: SyncStatusService; stopProcs: () => void; agents?: AgentsHost }
+  private current?: { account: AccountEngine; storage: SqliteStorageAdapter; booted: BootedAccount; services: RunningServices; components: DaemonComponents }
   readonly processes = new ProcessRegistry()
+  private readonly log: Logger
 
-  constructor(readonly options: DaemonHostOptions, private readonly env: Env = systemEnv) {}
+  constructor(readonly options: DaemonHostOptions, private readonly env: Env = systemEnv) {
+    this.log = options.log ?? silentLogger
+  }
+
+  /** The daemon services this host runs for a booted account: the options' list, else the release's built from the options. */
+  private services(): AnyDaemonService[] {
+    const o = this.options
+    if (o.services) return [...o.services]
+    const p2p = o.p2p === false ? false : { mdns: !o.noMdns, listen: o.p2pListen, peers: o.peers, scheduler: o.scheduler, redial: o.redial, joinRetry: o.joinRetry }
+    return releaseServices({ p2p, push: o.push, agents: o.agents })
+  }
 
   async onBoot(booted: BootedAccount): Promise<void> {
     const storage = new SqliteStorageAdapter(join(booted.dir, ENGINE_DB_FILE), { synchronous: this.options.durability ?? 'normal' })
@@ -65,36 +83,10 @@ export class DaemonHost implements AccountHost {
       const blocks = new FsBlockStore(join(booted.dir, BLOCKS_DIR), new KvBlockStore(storage))
       account = await AccountEngine.open({ storage, blocks, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES, spacesInBackground: true, ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}) })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
-      const listen = this.options.p2pListen
-      const p2p =
-        this.options.p2p === false
-          ? undefined
-          : await P2PService.start({
-              account, keys: booted.keys, crypto, env: this.env, mdns: !this.options.noMdns, listen, scheduler: this.options.scheduler,
-              peersFile: join(booted.dir, P2P.peersFile), configPeers: this.options.peers, redial: this.options.redial, durability: this.options.durability,
-              joinRetry: this.options.joinRetry, push: this.options.push,
-            })
-      if (p2p) account.attachNetwork(p2p.sharing)
-      const status = new SyncStatusService(account, p2p)
-      // A space's sync rounds are one process record while any runs (listed past 3 s).
-      const ends = new Map<string, () => void>()
-      const stopProcs = p2p
-        ? p2p.scheduler.onRound((e) => {
-            const id = `sync.${e.spaceId}`
-            if (e.phase === 'start') {
-              const end = this.processes.start(id, 'sync')
-              ends.set(`${e.peer}\u0000${e.spaceId}`, end)
-            } else {
-              const key = `${e.peer}\u0000${e.spaceId}`
-              ends.get(key)?.()
-              ends.delete(key)
-            }
-            account!.events.emit('process', { id, kind: 'sync', phase: e.phase })
-          })
-        : () => undefined
-      const agents = this.options.agents ? new AgentsHost(account, this.env, identityOf(booted.keys.device.publicKey), { ...this.options.agents, liveDevices: p2p && linkedAccountDevices(p2p, account.accountId) }) : undefined
-      await agents?.start()
-      this.current = { account, storage, booted, p2p, status, stopProcs, agents }
+      const base: BaseComponents = { env: this.env, log: this.log, crypto, account, keys: booted.keys, dir: booted.dir, durability: this.options.durability ?? 'normal', processes: this.processes }
+      const services = await startServices(this.services(), base)
+      const components: DaemonComponents = Object.assign({ ...base }, ...services.map((s) => s.running.provides ?? {}))
+      this.current = { account, storage, booted, services, components }
     } catch (err) {
       await account?.close()
       await storage.close()
@@ -106,18 +98,16 @@ export class DaemonHost implements AccountHost {
     const c = this.current
     this.current = undefined
     if (!c) return
-    await c.agents?.stop()
-    c.stopProcs()
-    c.status.stop()
-    await c.p2p?.stop()
+    await stopServices(c.services, this.log)
     await c.account.close()
     await c.storage.close()
   }
 
   /** Sync status rollups (spaces and objects). */
   syncStatus(): SyncStatusService {
-    if (!this.current) throw new SvcError('auth.required', 'no account is booted')
-    return this.current.status
+    const status = this.current?.components.syncStatus
+    if (!status) throw new SvcError('auth.required', 'no account is booted')
+    return status
   }
 
   /** The booted account's database (its connection settings are what `--durability` asked for). */
@@ -127,17 +117,17 @@ export class DaemonHost implements AccountHost {
 
   /** The booted account's agents, when the daemon runs them. */
   agents(): AgentsHost | undefined {
-    return this.current?.agents
+    return this.current?.components.agents
   }
 
   /** The P2P side, when it runs. */
   p2p(): P2PService | undefined {
-    return this.current?.p2p
+    return this.current?.components.p2p
   }
 
   /** `{S}/sync`: a round with every connected peer; resolves when all are done. */
   async syncNow(spaceId: string): Promise<void> {
-    await this.current?.p2p?.syncNow(spaceId)
+    await this.current?.components.p2p?.syncNow(spaceId)
     // What the rounds brought is readable when this resolves (object index, hooks, feeds).
     await this.current?.account.held(spaceId)?.settled()
   }

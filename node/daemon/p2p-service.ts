@@ -1,6 +1,5 @@
 import type { Env } from '../../sync/core/env.ts'
 import { nextTurn } from '../../sync/core/turns.ts'
-import type { PushConfig } from '../push/config.ts'
 import type { CryptoProvider } from '../../sync/crypto/provider.ts'
 import type { WalletKeys } from '../../sync/crypto/wallet.ts'
 import { SyncSession } from '../../sync/protocol/session.ts'
@@ -19,8 +18,7 @@ import { WireSharing } from '../../sync/protocol/sharing-wire.ts'
 import { AddedPeers } from '../p2p/added-peers.ts'
 import { PeerBook } from '../p2p/peer-book.ts'
 import type { Durability } from '../account/files.ts'
-import { DEFAULT_P2P_PROTOCOLS } from '../p2p/protocols/index.ts'
-import type { P2pProtocol } from '../p2p/protocols/protocol.ts'
+import type { PeerTrust } from '../p2p/protocols/protocol.ts'
 
 export interface P2POptions {
   account: AccountEngine
@@ -47,10 +45,6 @@ export interface P2POptions {
   /** Redial delays of added peers (tests shorten them). */
   redial?: { baseMs?: number; maxMs?: number }
   durability?: Durability
-  /** Protocols beside head sync (default DEFAULT_P2P_PROTOCOLS). */
-  protocols?: readonly P2pProtocol[]
-  /** The push node configuration, handed to the protocols (the push client reads it). */
-  push?: PushConfig
 }
 
 export const realTimer: Timer = {
@@ -144,6 +138,8 @@ export class P2PService {
     readonly sharing: WireSharing,
     /** Peers beyond the LAN, added by address and redialled. */
     readonly peers: AddedPeers,
+    /** What head sync proved about peers, for the protocols beside it (node/p2p/protocols). */
+    readonly trust: PeerTrust,
   ) {}
 
   static async start(o: P2POptions): Promise<P2PService> {
@@ -222,12 +218,12 @@ export class P2PService {
     const peers = new AddedPeers(node, book, (p) => session.identityOf(p), realTimer, () => o.env.now(), o.redial)
     stops.push(() => peers.stop())
     // Protocols beside head sync trust only what head sync proved, and share its guard.
-    const ctx = { node, account, keys: o.keys, crypto: o.crypto, env: o.env, push: o.push, identityOf: (p: string) => session.identityOf(p), refused: (p: string) => guard.refused(p), fault: (p: string, w?: 'max') => guard.fault(p, w === 'max' ? guard.maxFaults : 1) && hangUp(p) }
-    for (const protocol of o.protocols ?? DEFAULT_P2P_PROTOCOLS) {
-      const handle = await protocol.start(ctx)
-      if (handle) stops.push(() => void handle.close())
+    const trust: PeerTrust = {
+      identityOf: (p) => session.identityOf(p),
+      refused: (p) => guard.refused(p),
+      fault: (p, w) => void (guard.fault(p, w === 'max' ? guard.maxFaults : 1) && hangUp(p)),
     }
-    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard, sharing, peers)
+    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard, sharing, peers, trust)
   }
 
   /** Whether LAN discovery runs. */

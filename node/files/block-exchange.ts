@@ -79,9 +79,9 @@ export class BlockExchange implements BlockSource {
   mayRead(peer: string, spaceId: string): boolean {
     const identity = this.o.identityOf(peer)
     if (identity === undefined) return false
-    const space = this.o.account.held(spaceId)
-    if (!space || spaceId === this.o.account.tech.spaceId) return false
-    const st = space.replica.acl.current()
+    const replica = this.o.spaces.replica(spaceId)
+    if (!replica || spaceId === this.o.spaces.techSpaceId) return false
+    const st = replica.acl.current()
     return st.readKeyId !== undefined && READERS.has(st.roleOf(identity))
   }
 

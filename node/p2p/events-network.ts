@@ -41,13 +41,13 @@ export class EventsNetwork implements BusNetwork {
   private sending: Promise<void> = Promise.resolve()
 
   private constructor(private readonly o: EventsNetworkOptions, private readonly transport: Libp2pTransport) {
-    const account = o.account
+    const spaces = o.spaces
     this.outgoing = new RateBuckets(EVENTS.publishBurst, EVENTS.publishRefillMs, 1, () => o.env.now())
     this.receiver = new EventsReceiver(
       {
-        accountId: account.accountId,
-        techSpaceId: account.tech.spaceId,
-        replica: (id) => account.held(id)?.replica,
+        accountId: spaces.accountId,
+        techSpaceId: spaces.techSpaceId,
+        replica: (id) => spaces.replica(id),
         accept: (body, _scope, signer) => acceptable(body, signer),
       },
       o.crypto,
@@ -80,21 +80,20 @@ export class EventsNetwork implements BusNetwork {
 
   publish(event: BusEvent): void {
     if (event.scope === 'device') return
-    const account = this.o.account
-    const space = event.scope === 'account' ? account.tech : account.held(event.spaceId!)
-    const replica = space?.replica
+    const spaces = this.o.spaces
+    const replica = spaces.replica(event.scope === 'account' ? spaces.techSpaceId : event.spaceId!)
     if (!replica) return this.count('no_space')
     const keyId = replica.acl.current().readKeyId
     const key = keyId === undefined ? undefined : replica.keyring.get(keyId)
     if (!keyId || !key) return this.count('no_key')
     const to = this.transport.peers().filter((p) => {
       const id = this.o.identityOf(p)
-      return id !== undefined && (event.scope === 'account' ? id === account.accountId : isFullMember(replica, id))
+      return id !== undefined && (event.scope === 'account' ? id === spaces.accountId : isFullMember(replica, id))
     })
     if (to.length === 0) return this.count('no_peer')
     if (!this.outgoing.take('')) return this.count('rate')
     const body: EventBody = { type: event.type, ...(event.target !== undefined ? { target: event.target } : {}), ...(event.data !== undefined ? { data: event.data } : {}) }
-    const framed = encodeEventFrame({ scope: event.scope, spaceId: replica.spaceId, readKeyId: keyId, readKey: key, body, key: this.o.keys.account, crypto: this.o.crypto, env: this.o.env })
+    const framed = encodeEventFrame({ scope: event.scope, spaceId: replica.spaceId, readKeyId: keyId, readKey: key, body, key: this.o.accountKey, crypto: this.o.crypto, env: this.o.env })
     // Signatures run in parallel on the thread pool; frames leave in publish order.
     this.sending = this.sending
       .then(() => framed)

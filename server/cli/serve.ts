@@ -2,15 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { DaemonHost, type DaemonHostOptions } from '../../node/daemon/daemon-host.ts'
 import { WorkerBlockCrypto } from '../../node/files/worker-block-crypto.ts'
-import { SERVER_MODULES } from '../modules/index.ts'
-import { withFilesSettings } from '../modules/files.ts'
+import { serverModules } from '../modules/index.ts'
 import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { isSvcError } from '../../sync/core/errors.ts'
 import { buildApp } from '../app.ts'
 import { stopGracefully } from '../lifecycle.ts'
 import { EXIT, readAll, stripNewline, UsageError, type CliIO, type Command } from './io.ts'
-import { CursorPresence } from '../../sync/modules/editor/cursors.ts'
 import { DEFAULT_AGENTS_PORT, resolveServeConfig, SERVE_USAGE, type ServeConfig } from './serve-config.ts'
 import { buildAgentControlApp, listenAgentControl } from '../modules/agents.ts'
 import { noAccountHint, spaceOpenProgress } from './serve-messages.ts'
@@ -28,11 +26,13 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   mkdirSync(config.data, { recursive: true, mode: 0o700 })
   // Hex: safe as a command-line argument (a base64url token may start with '-').
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
-  // One modules list for the engine's account and the app's routes.
-  if (config.cursorTimeoutMs !== undefined) CursorPresence.defaultTimeoutMs = config.cursorTimeoutMs
   // Files seal and open blocks on a thread of their own (node/files/worker-block-crypto.ts).
   const blockCrypto = new WorkerBlockCrypto()
-  const modules = withFilesSettings(SERVER_MODULES, { blockCrypto, ...(config.filesGcInterval ? { gcIntervalMs: config.filesGcInterval } : {}) })
+  // One modules list, with the settings the configuration names, for the engine's account and the app's routes.
+  const modules = serverModules({
+    files: { blockCrypto, ...(config.filesGcInterval ? { gcIntervalMs: config.filesGcInterval } : {}) },
+    ...(config.cursorTimeoutMs !== undefined ? { editor: { cursorTimeoutMs: config.cursorTimeoutMs } } : {}),
+  })
   const agentsPort = config.agentsPort ?? DEFAULT_AGENTS_PORT
   const engine = engineFactory({
     dataRoot: config.data,

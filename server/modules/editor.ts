@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsync } from 'fastify'
-import { editorModule } from '../../sync/modules/editor/module.ts'
+import { editorModule, makeEditorModule, type EditorOptions } from '../../sync/modules/editor/module.ts'
 import { typed } from '../http/type-provider.ts'
 import { space, spaceServices } from '../routes/context.ts'
 import { eventsModule } from '../../sync/modules/events/module.ts'
@@ -147,9 +147,14 @@ const editorRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
   })
 }
 
-/** The editor module served over HTTP (docs/architecture.md "Adding a module"). */
-export const editorServerModule = withRoutes(editorModule, editorRoutes, {
+const EDITOR_STATUSES = {
   'markdown.no_match': 400,
   'markdown.ambiguous_match': 400,
   'markdown.overlapping_edits': 400,
-})
+} as const
+
+/** The editor module with these settings served over HTTP (`svc serve` passes the cursor timeout). */
+export const makeEditorServerModule = (o: EditorOptions = {}) => withRoutes(makeEditorModule(o), editorRoutes, EDITOR_STATUSES)
+
+/** The editor module served over HTTP (docs/architecture.md "Adding a module"). */
+export const editorServerModule = withRoutes(editorModule, editorRoutes, EDITOR_STATUSES)

@@ -188,9 +188,5 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
 /** Files served over HTTP with these options (tests shrink blocks, limits and grace). */
 export const makeFilesServerModule = (opts: FilesOptions = {}) => withRoutes(makeFilesModule(opts), filesRoutes, { 'file.too_large': 413 })
 
-/** A release's module list with the files module built with these settings (`svc serve`'s `files.gcInterval`). */
-export const withFilesSettings = <M extends { name: string }>(modules: readonly M[], opts: FilesOptions): Array<M | ReturnType<typeof makeFilesServerModule>> =>
-  modules.map((m) => (m.name === filesModule.name ? makeFilesServerModule(opts) : m))
-
 /** Files served over HTTP, and the status of the module's own code. */
 export const filesServerModule = withRoutes(filesModule, filesRoutes, { 'file.too_large': 413 })

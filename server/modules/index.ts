@@ -1,10 +1,12 @@
 import { chatServerModule } from './chat.ts'
-import { editorServerModule } from './editor.ts'
+import { makeEditorServerModule } from './editor.ts'
 import { chatReadServerModule } from './chat-read.ts'
 import { eventsServerModule } from './events.ts'
 import { agentsServerModule } from './agents.ts'
 import { searchServerModule } from './search.ts'
-import { filesServerModule } from './files.ts'
+import { makeFilesServerModule } from './files.ts'
+import type { EditorOptions } from '../../sync/modules/editor/module.ts'
+import type { FilesOptions } from '../../sync/modules/files/service.ts'
 import { pushServerModule } from './push.ts'
 import type { AnyServerModule } from './module.ts'
 
@@ -15,4 +17,15 @@ export { withRoutes, type ServerModule, type AnyServerModule, type ModuleRouteOp
  * and `buildApp`. The same modules, in the same order, as sync/modules/index.ts
  * DEFAULT_MODULES (test/routes/module-seam.test.ts checks it).
  */
-export const SERVER_MODULES: readonly AnyServerModule[] = [editorServerModule, chatServerModule, chatReadServerModule, eventsServerModule, agentsServerModule, searchServerModule, filesServerModule, pushServerModule]
+export const SERVER_MODULES: readonly AnyServerModule[] = serverModules()
+
+/** The settings a module takes, by module (`svc serve` builds them from its configuration). */
+export interface ModuleSettings {
+  editor?: EditorOptions
+  files?: FilesOptions
+}
+
+/** The release's modules with their routes, each built with its settings (the defaults where absent). */
+export function serverModules(settings: ModuleSettings = {}): AnyServerModule[] {
+  return [makeEditorServerModule(settings.editor), chatServerModule, chatReadServerModule, eventsServerModule, agentsServerModule, searchServerModule, makeFilesServerModule(settings.files), pushServerModule]
+}

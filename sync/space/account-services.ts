@@ -16,6 +16,10 @@ export class AccountServices {
 
   constructor(ctx: AccountModuleContext, modules: ModuleSet) {
     this.installed = new Set(modules.list.map((m) => m.name))
+    for (const m of modules.list) {
+      const missing = (m.dependencies ?? []).filter((d) => !this.installed.has(d))
+      if (missing.length) throw new SvcError('internal', `module ${m.name} needs module ${missing.join(', ')}, which the account's module list leaves out`)
+    }
     for (const m of modules.list) if (m.accountService) this.byModule.set(m.name, m.accountService(ctx))
   }
 

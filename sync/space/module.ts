@@ -22,7 +22,7 @@ import type { TypesService } from './types/index.ts'
  * walks through it.
  *
  * A module declares:
- * - `name`, unique in the list;
+ * - `name`, unique in the list, and `dependencies`, the modules its services use;
  * - `datasets`: the dataset kinds it serves (the `module` value of a declaration draft, its
  *   canonical key and collection, the schema `GET {S}/datasets` lists);
  * - `pins`: merge pins of its datasets (first write wins on those paths, on every peer);
@@ -50,6 +50,14 @@ import type { TypesService } from './types/index.ts'
  */
 export interface SvcModule<S = unknown, A = unknown> {
   readonly name: string
+  /**
+   * Modules whose services this one's use (push reads chat's read state; the editor's cursors
+   * ride the event bus), by name: the account engine refuses to open with one missing, so a
+   * list that leaves one out fails at boot, not at the first request that needs it. Space
+   * engines alone (tests, benches of one module) do not check: only account services and routes
+   * reach across modules.
+   */
+  readonly dependencies?: readonly string[]
   readonly datasets?: readonly ModuleDataset[]
   readonly pins?: Readonly<Record<string, readonly string[]>>
   readonly service?: (ctx: ModuleContext) => S

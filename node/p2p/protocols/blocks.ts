@@ -1,14 +1,16 @@
 import { filesModule } from '../../../sync/modules/files/module.ts'
+import type { DaemonService } from '../../daemon/service.ts'
 import { BlockExchange } from '../../files/block-exchange.ts'
-import type { P2pProtocol } from './protocol.ts'
+import { HEAD_SYNC, protocolContext, type ProtocolComponents } from './protocol.ts'
 
 /** Files' block exchange, when the files module runs for the account. */
-export const blocksProtocol: P2pProtocol = {
+export const blocksProtocol = (): DaemonService<ProtocolComponents> => ({
   name: 'blocks',
-  async start(ctx) {
-    const files = ctx.account.services.find(filesModule)
+  needs: [HEAD_SYNC],
+  async start(c) {
+    const files = c.account.services.find(filesModule)
     if (!files) return undefined
-    const exchange = await BlockExchange.start({ ...ctx, files })
-    return { close: () => exchange.close() }
+    const exchange = await BlockExchange.start({ ...protocolContext(c), files })
+    return { stop: () => exchange.close() }
   },
-}
+})

@@ -1,14 +1,16 @@
 import { eventsModule } from '../../../sync/modules/events/module.ts'
+import type { DaemonService } from '../../daemon/service.ts'
 import { EventsNetwork } from '../events-network.ts'
-import type { P2pProtocol } from './protocol.ts'
+import { HEAD_SYNC, protocolContext, type ProtocolComponents } from './protocol.ts'
 
 /** Network-scope events of the event bus, when its module runs for the account. */
-export const eventsProtocol: P2pProtocol = {
+export const eventsProtocol = (): DaemonService<ProtocolComponents> => ({
   name: 'events',
-  async start(ctx) {
-    const bus = ctx.account.services.find(eventsModule)
+  needs: [HEAD_SYNC],
+  async start(c) {
+    const bus = c.account.services.find(eventsModule)
     if (!bus) return undefined
-    const events = await EventsNetwork.start({ ...ctx, bus })
-    return { close: () => void events.close() }
+    const events = await EventsNetwork.start({ ...protocolContext(c), bus })
+    return { stop: () => events.close() }
   },
-}
+})

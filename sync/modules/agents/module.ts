@@ -24,6 +24,7 @@ export const creatorOnly: WriteRule = ({ signer, creator }) => !creator || signe
  */
 export const agentsModule = defineModule({
   name: 'agents',
+  dependencies: ['chat', 'events'],
   errorCodes: AGENTS_ERROR_CODES,
   datasets: [
     {

@@ -97,8 +97,6 @@ function quietAwareness(clientId?: number): Awareness {
  * clients per sender (CURSOR_LIMITS).
  */
 export class CursorPresence {
-  /** The timeout of presences built from now on; `svc serve` sets it from SVC_CURSOR_TIMEOUT_MS (one account per daemon). */
-  static defaultTimeoutMs: number = CURSOR_LIMITS.timeoutMs
   private readonly spaces = new Map<string, SpacePresence>()
   private bus: EventBus | undefined
   private readonly salt: string
@@ -107,7 +105,7 @@ export class CursorPresence {
     private readonly accountId: string,
     private readonly env: Env,
     /** Settable, so a test need not wait 30 s. */
-    public timeoutMs: number = CursorPresence.defaultTimeoutMs,
+    public timeoutMs: number = CURSOR_LIMITS.timeoutMs,
   ) {
     this.salt = toB64(env.randomBytes(8))
   }

@@ -15,8 +15,15 @@ import { CursorPresence } from './cursors.ts'
  * - one account service, CursorPresence (live cursors over the event bus, cursors.ts).
  * Its routes plugin is server/modules/editor.ts.
  */
-export const editorModule = defineModule({
+export interface EditorOptions {
+  /** How long a live cursor lasts unrenewed (default CURSOR_LIMITS.timeoutMs; `svc serve` reads SVC_CURSOR_TIMEOUT_MS, tests shorten it). */
+  cursorTimeoutMs?: number
+}
+
+/** The editor with these settings; `editorModule` is the release's. */
+export const makeEditorModule = (o: EditorOptions = {}) => defineModule({
   name: 'editor',
+  dependencies: ['events'],
   errorCodes: EDITOR_ERROR_CODES,
   datasets: [
     {
@@ -42,5 +49,7 @@ export const editorModule = defineModule({
   ],
   service: ({ space, types }) => new EditorService(space, types),
   // Live cursors belong to the account (they ride its event bus): cursors.ts.
-  accountService: (account) => new CursorPresence(account.accountId, account.env),
+  accountService: (account) => new CursorPresence(account.accountId, account.env, o.cursorTimeoutMs),
 })
+
+export const editorModule = makeEditorModule()

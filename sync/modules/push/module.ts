@@ -19,6 +19,7 @@ const accounts = new WeakMap<object, PushService>()
  */
 export const pushModule = defineModule({
   name: 'push',
+  dependencies: ['chat-read'],
   accountService: (ctx) => {
     const svc = new PushService(ctx)
     const data = (ctx as { accountData?: object }).accountData
