@@ -2,8 +2,6 @@ import type { FastifyInstance } from 'fastify'
 import { parseSnapshotBody, parseSubscribeBody } from '../../sync/query/index.ts'
 import { runQueryFair } from '../http/query-scheduler.ts'
 import { backlinks } from '../../sync/space/backlinks.ts'
-import { SvcError } from '../../sync/core/errors.ts'
-import type { Json } from '../../sync/crdt/ops.ts'
 import { EventStream, NoContent } from '../schemas/common.ts'
 import { Backlinks, ObjectCreateBody, ObjectCreated, ObjectParams } from '../schemas/objects.ts'
 import {
@@ -19,9 +17,6 @@ import {
   WriteResult,
 } from '../schemas/query.ts'
 import { SpaceParams } from '../schemas/spaces.ts'
-import { deleteRecordsDeclared, modifyDeclared } from '../../sync/space/types/declared-writes.ts'
-import { overlayScopedValues, unprojected } from '../../sync/space/types/index.ts'
-import { refuseReservedCarriers } from '../../sync/space/bundles/reserved-carrier.ts'
 import { objectIdOf, space, types, type RouteHost } from './context.ts'
 import { datasetFeed, objectsFeed } from '../../sync/space/live-feeds.ts'
 import { openLive } from './live.ts'
@@ -38,23 +33,7 @@ export function objectRoutes(engine: RouteHost) {
       `${S}/objects`,
       { schema: { summary: 'Create an object with types and initial values', params: SpaceParams, body: ObjectCreateBody, response: { 201: ObjectCreated } } },
       async (request, reply) => {
-        const { spaceId } = request.params
-        const body = request.body
-        const svc = types(engine, spaceId)
-        // chat.md: only the general-chat root carries a chat type (a reserved carrier); an object create never makes one.
-        await refuseReservedCarriers(svc.engine, body.types ?? [], 'types')
-        // Values are checked like a typed set (format by slug); values of removed properties are
-        // dropped; account/local-scope ones go to the scoped store once the object exists, never the row.
-        const initialProperties: Record<string, Record<string, Json>> = {}
-        const scoped: Array<[string, Record<string, Json>]> = []
-        for (const [group, values] of Object.entries(body.initialProperties ?? {})) {
-          const { dropped, scoped: scopedIds = [] } = await svc.checkValues(group, values)
-          const kept = Object.entries(values).filter(([k]) => !dropped.includes(k))
-          initialProperties[group] = Object.fromEntries(kept.filter(([k]) => !scopedIds.includes(k))) as Record<string, Json>
-          if (scopedIds.length) scoped.push([group, Object.fromEntries(kept.filter(([k]) => scopedIds.includes(k))) as Record<string, Json>])
-        }
-        const objectId = await svc.engine.createObject({ ...(body.types ? { types: body.types } : {}), initialProperties })
-        for (const [group, values] of scoped) await svc.setValues(objectId, group, values)
+        const objectId = await space(engine, request.params.spaceId).createObject(request.body)
         return reply.code(201).send({ objectId })
       },
     )
@@ -64,10 +43,7 @@ export function objectRoutes(engine: RouteHost) {
       { schema: { summary: 'Query the object rows of a space', params: SpaceParams, body: ObjectsQueryBody, response: { 200: QueryResult } } },
       async (request) => {
         const body = parseSnapshotBody(request.body)
-        const sp = space(engine, request.params.spaceId)
-        // The caller's account/local values join the page after selection (filters and sorts see synced values).
-        const page = await runQueryFair(sp.objectSource(), unprojected(body.query))
-        return overlayScopedValues(engine.account().scopedValues, sp.spaceId, page, body.query.projection)
+        return types(engine, request.params.spaceId).queryObjects(body.query, runQueryFair)
       },
     )
 
@@ -132,9 +108,13 @@ export function objectRoutes(engine: RouteHost) {
       async (request) => {
         const body = request.body
         const objectId = objectIdOf(body.objectId)
-        if (body.scope === 'local') throw new SvcError('sdk.not_implemented', 'device-local fields (scope: local) are not implemented')
-        const sp = space(engine, request.params.spaceId)
-        return await modifyDeclared(sp, { objectId, dataset: body.dataset, records: body.records, ...(body.traceIds ? { traceIds: body.traceIds } : {}) })
+        return await types(engine, request.params.spaceId).modify({
+          objectId,
+          dataset: body.dataset,
+          records: body.records,
+          ...(body.traceIds ? { traceIds: body.traceIds } : {}),
+          ...(body.scope ? { scope: body.scope } : {}),
+        })
       },
     )
 
@@ -142,8 +122,7 @@ export function objectRoutes(engine: RouteHost) {
       `${S}/upsert`,
       { schema: { summary: 'Upsert records by caller-chosen id (idRule: user datasets)', params: SpaceParams, body: UpsertBody, response: { 200: UpsertResult } } },
       async (request) => {
-        const sp = space(engine, request.params.spaceId)
-        return await types(engine, sp.spaceId).upsert(request.body)
+        return await types(engine, request.params.spaceId).upsert(request.body)
       },
     )
 
@@ -153,8 +132,7 @@ export function objectRoutes(engine: RouteHost) {
       async (request) => {
         const body = request.body
         const objectId = objectIdOf(body.objectId)
-        const sp = space(engine, request.params.spaceId)
-        return await deleteRecordsDeclared(sp, { objectId, dataset: body.dataset, recordIds: body.recordIds })
+        return await types(engine, request.params.spaceId).deleteRecords({ objectId, dataset: body.dataset, recordIds: body.recordIds })
       },
     )
   }

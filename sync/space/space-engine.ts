@@ -16,7 +16,7 @@ import { Emitter } from '../core/emitter.ts'
 import type { Env } from '../core/env.ts'
 import { ModuleSet, type AnyModule } from './module.ts'
 import { SpaceServices } from './services.ts'
-import type { ScopedValueStore } from './types/index.ts'
+import type { ObjectCreateBody, ScopedValueStore } from './types/index.ts'
 import type { AccountData } from './account-data.ts'
 
 /** How a space opens: the account's modules and its store of account- and local-scope values. */
@@ -258,9 +258,22 @@ export class SpaceEngine {
 
   /**
    * Creates an object carrying `types` with `initialProperties` grouped by type key (`core`
-   * for the universal group). Nothing else is appended server-side.
+   * for the universal group), under the rules of spec "Objects" (types/object-create.ts):
+   * reserved carriers refused, values checked like a typed set, account- and local-scope
+   * values kept out of the row. What `POST {S}/objects` does, so a page calling this directly
+   * meets the same rules.
    */
-  async createObject(opts: { types?: string[]; initialProperties?: Record<string, Record<string, Json>> } = {}): Promise<string> {
+  createObject(opts: ObjectCreateBody = {}): Promise<string> {
+    return this.services.types.createObject(opts)
+  }
+
+  /**
+   * Creates an object whose row holds exactly `initialProperties`, with no property rules
+   * (only: known types, groups of `core` or a carried type). For rows the engine itself defines,
+   * such as a type object's definition under `type`, which no property describes.
+   * Nothing else is appended server-side.
+   */
+  async createObjectRow(opts: { types?: string[]; initialProperties?: Record<string, Record<string, Json>> } = {}): Promise<string> {
     const types = opts.types ?? []
     for (const t of types) if (!this.typeExists(t)) throw new SvcError('type.not_found', 'unknown type', { typeId: t })
     for (const key of Object.keys(opts.initialProperties ?? {})) {
@@ -343,13 +356,18 @@ export class SpaceEngine {
 
   // ------------------------------------------------------------------ data plane
 
-  /** `/modify`: one change; ops a handler drops come back in `rejections`. */
+  /**
+   * Per-record ops as one change; ops a handler drops come back in `rejections`. The field rules
+   * of declared datasets are not applied here (module services write their own collections
+   * through this): `POST {S}/modify` is `services.types.modify`, which applies them.
+   */
   async modify(body: ModifyBody): Promise<WriteResult> {
     this.requireObject(body.objectId)
     if (body.dataset === ROW_DS || body.dataset === ROW_ALIAS) throw new SvcError('dataset.unknown', 'the object row is written through the properties routes')
     return this.readable(await modifyRecords(this.replica, body.objectId, body.dataset, body.records.map((r) => ({ id: r.id, ops: r.ops })), body.traceIds))
   }
 
+  /** Tombstones records, without the `deleteBy` rule of declared datasets (`services.types.deleteRecords` applies it). */
   async deleteRecords(body: { objectId: string; dataset: string; recordIds: string[] }): Promise<WriteResult> {
     this.requireObject(body.objectId)
     const res = await this.write(body.objectId, body.recordIds.map((id) => ({ op: 'delete' as const, ds: body.dataset, id })))

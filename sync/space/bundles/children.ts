@@ -4,7 +4,7 @@ import type { SpaceEngine } from '../space-engine.ts'
 import { notReady } from './install.ts'
 import { BUNDLE_MARK, bundleChildId, bundleChildSeed } from './model.ts'
 import { rootPresent } from './registry.ts'
-import { refuseReservedCarriers } from './reserved-carrier.ts'
+import { refuseReservedCarriers } from '../types/reserved-carrier.ts'
 import { requireBundle } from './resolve.ts'
 
 export interface ChildBody {

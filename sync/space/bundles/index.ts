@@ -36,7 +36,7 @@ import { bundleOf, elect, readEntries } from './registry.ts'
 import { requireBundle, resolveLoser } from './resolve.ts'
 
 export * from './model.ts'
-export { reservedKindOf, refuseReservedCarriers } from './reserved-carrier.ts'
+export { reservedKindOf, refuseReservedCarriers } from '../types/reserved-carrier.ts'
 export type { ChildBody } from './children.ts'
 
 export class BundlesService {

@@ -6,9 +6,10 @@ import { checkPartCreate } from '../types/parts.ts'
 import type { ModuleSet } from '../module.ts'
 import { checkPropertyCreate } from '../types/property-defs.ts'
 import { checkTypeCreate } from '../types/type-defs.ts'
+import { splitValues } from '../types/values.ts'
 import { isObj, type PartCreateBody, type PropertyCreateBody, type TypesService } from '../types/index.ts'
 import { checkBundleId, isSystemBundle, type BundleRequest, type InstallOptions } from './model.ts'
-import { refuseReservedCarriers } from './reserved-carrier.ts'
+import { refuseReservedCarriers } from '../types/reserved-carrier.ts'
 
 /**
  * Checks a bundle request completely before anything is written, reusing the types
@@ -88,11 +89,9 @@ async function checkRootValues(svc: TypesService, groups: unknown, rootTypes: st
   for (const [group, values] of Object.entries(groups)) {
     if (group !== 'core' && !rootTypes.includes(group)) throw invalid(`rootProperties.${group}`, 'rootProperties groups are core or a type of rootTypes')
     if (!isObj(values)) throw invalid(`rootProperties.${group}`, 'a group is an object of propId to value')
-    const { dropped, scoped = [] } = await svc.checkValues(group, values)
-    const kept = Object.entries(values).filter(([k]) => !dropped.includes(k)) as Array<[string, Json]>
-    out[group] = Object.fromEntries(kept.filter(([k]) => !scoped.includes(k)))
-    const own = kept.filter(([k]) => scoped.includes(k))
-    if (own.length) scopedOut[group] = Object.fromEntries(own)
+    const { synced, scoped } = await splitValues(svc.engine, group, values)
+    out[group] = synced
+    if (Object.keys(scoped).length) scopedOut[group] = scoped
   }
   return { synced: out, scoped: scopedOut }
 }

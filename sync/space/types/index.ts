@@ -41,7 +41,13 @@ import type { DatasetDecl, PartDef, PropertyDef, TypeInfo } from './model.ts'
 import { createProperty, deleteProperty, getProperty, listProperties, patchProperty, type PropertyCreateBody } from './property-defs.ts'
 import { attachOrDetachType, createType, deleteType, getType, listTypes, patchType, type TypeCreateBody, type TypePatchBody } from './type-defs.ts'
 import { upsert, type UpsertBody, type UpsertResult } from './upsert.ts'
-import { checkPropertyValues, MemoryScopedValueStore, scopedValues, setPropertyValues, type PropertySetResult, type ScopedGroups, type ScopedValueStore } from './values.ts'
+import { checkPropertyValues, MemoryScopedValueStore, overlayScopedValues, scopedValues, setPropertyValues, unprojected, type PropertySetResult, type ScopedGroups, type ScopedValueStore } from './values.ts'
+import { createObject, type ObjectCreateBody } from './object-create.ts'
+import { deleteRecordsDeclared, modifyDeclared } from './declared-writes.ts'
+import { runQuery, type CompiledQuery, type QueryResult, type QuerySource } from '../../query/index.ts'
+import type { ModifyBody } from '../space-engine.ts'
+import type { WriteResult } from '../../replica/types.ts'
+import { SvcError } from '../../core/errors.ts'
 
 export * from './model.ts'
 export { BUILTIN_TYPE_INFOS, CORE_PROPERTIES, builtinType, isBuiltinType } from './builtins.ts'
@@ -49,6 +55,7 @@ export { FORMAT_SLUGS, defaultSlug, slugFitsKind, currentSlug, valueViolation, i
 export { namespacedCollection, declarationsOf, allDatasetDecls, typeDatasets } from './dataset-decls.ts'
 export { RECORD_SCHEMA, type DatasetListing } from './dataset-listing.ts'
 export { MemoryScopedValueStore, groupScoped, overlayScopedValues, unprojected, type ScopedValueStore, type ScopedKey, type ScopedGroups, type PropertySetResult } from './values.ts'
+export type { ObjectCreateBody } from './object-create.ts'
 export { UPSERT_DEFAULT_PAGE_SIZE, type UpsertBody, type UpsertResult, type UpsertRejection } from './upsert.ts'
 export type { TypeCreateBody, TypePatchBody } from './type-defs.ts'
 export type { PropertyCreateBody } from './property-defs.ts'
@@ -201,7 +208,40 @@ export class TypesService {
     return declarationsOf(this.engine, collection)
   }
 
+  // ------------------------------------------------------------------ objects
+
+  /** `POST {S}/objects` -> the new objectId (rules: object-create.ts). */
+  createObject(body: ObjectCreateBody): Promise<string> {
+    return createObject(this.engine, this.store, body)
+  }
+
+  /**
+   * `POST {S}/objects/query`: a page of object rows with the caller's account and local values
+   * laid on after selection (filters and sorts see synced values; values.ts). `run` is how the
+   * query runs (the daemon passes its fair scheduler).
+   */
+  async queryObjects(query: CompiledQuery, run: (source: QuerySource, query: CompiledQuery) => QueryResult | Promise<QueryResult> = runQuery): Promise<QueryResult> {
+    const page = await run(this.engine.objectSource(), unprojected(query))
+    return overlayScopedValues(this.store, this.engine.spaceId, page, query.projection)
+  }
+
   // ------------------------------------------------------------------ data plane
+
+  /**
+   * `POST {S}/modify`: per-record ops in one change, under the field rules of declared datasets
+   * and the read-only fields of module-served ones (declared-writes.ts); dropped ops come back in
+   * `rejections`. `scope: 'local'` (device-local fields) is 501 in this release.
+   */
+  modify(body: ModifyBody & { scope?: 'synced' | 'local' }): Promise<WriteResult> {
+    const { scope, ...rest } = body
+    if (scope === 'local') return Promise.reject(new SvcError('sdk.not_implemented', 'device-local fields (scope: local) are not implemented'))
+    return modifyDeclared(this.engine, rest)
+  }
+
+  /** `POST {S}/delete-records`: tombstones, refusing records of `deleteBy: author` datasets that others created (declared-writes.ts). */
+  deleteRecords(body: { objectId: string; dataset: string; recordIds: string[] }): Promise<WriteResult> {
+    return deleteRecordsDeclared(this.engine, body)
+  }
 
   /** `POST {S}/upsert`. */
   upsert(body: UpsertBody): Promise<UpsertResult> {

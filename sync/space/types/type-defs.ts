@@ -112,7 +112,7 @@ function metaEntries(meta: unknown): Array<[string, Json]> {
  */
 export async function createType(engine: SpaceEngine, body: TypeCreateBody): Promise<TypeInfo> {
   const def = checkTypeCreate(engine, body)
-  const id = await engine.createObject({ types: ['type'], initialProperties: { [TYPE_NS]: def } })
+  const id = await engine.createObjectRow({ types: ['type'], initialProperties: { [TYPE_NS]: def } })
   return getType(engine, id)
 }
 

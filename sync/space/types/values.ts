@@ -200,6 +200,16 @@ export async function checkPropertyValues(
   return { synced, scoped, rejections }
 }
 
+/**
+ * One group's values checked as checkPropertyValues does, split by where each lives: synced ones
+ * for the object's row, account- and local-scope ones for the scoped store (written to the row
+ * they would reach every member). Values of removed properties are in neither.
+ */
+export async function splitValues(engine: SpaceEngine, typeKey: string, values: Record<string, unknown>): Promise<{ synced: Record<string, Json>; scoped: Record<string, Json> }> {
+  const { synced, scoped } = await checkPropertyValues(engine, typeKey, Object.entries(values))
+  return { synced, scoped: Object.fromEntries(scoped.map(({ def, value }) => [def.id, value])) }
+}
+
 /** Account- and local-scope values of one object, grouped like a row: `{typeKey: {propId: value}}`. */
 export async function scopedValues(engine: SpaceEngine, store: ScopedValueStore, objectId: string): Promise<ScopedGroups> {
   return (await store.rowsOf(engine.spaceId, [objectId])).get(objectId) ?? {}

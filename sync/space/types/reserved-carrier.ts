@@ -1,6 +1,6 @@
 import { SvcError } from '../../core/errors.ts'
 import type { SpaceEngine } from '../space-engine.ts'
-import { typeDatasets } from '../types/dataset-decls.ts'
+import { typeDatasets } from './dataset-decls.ts'
 
 /**
  * Reserved carriers: a module's dataset kind may be `reservedCarrier` (chat's is: chat.md "The

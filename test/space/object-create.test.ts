@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest'
+import { AccountEngine } from '../../sync/space/account-engine.ts'
+import { MemoryStorageAdapter } from '../../sync/storage/memory.ts'
+import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
+import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
+import { compileQuery } from '../../sync/query/index.ts'
+import { keyFor, seededEnv } from '../helpers.ts'
+import { expectCode, newSpace } from './helpers.ts'
+
+/**
+ * The rules `POST {S}/objects`, `{S}/objects/query` and `{S}/modify` apply hold when the engine
+ * is called directly, as a web page calls the AccountEngine of the browser bundle: no HTTP here.
+ */
+async function accountSpace() {
+  const account = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(1), accountKey: keyFor(1), modules: DEFAULT_MODULES })
+  const space = account.space((await account.createSpace({ name: 'S' })).id)
+  return { account, space, svc: space.services.types }
+}
+
+describe('object creation rules in the engine', () => {
+  it('a type that declares a chat dataset is refused (type.reserved_carrier)', async () => {
+    const { engine, svc } = await newSpace()
+    const chatType = await svc.createType({ xKey: 'mychat' })
+    await svc.createPart(chatType.id, { key: 'chat', datasets: [{ module: 'chat' }] })
+    const before = [...engine.objectDocs()].length
+    await expectCode(engine.createObject({ types: [chatType.id] }), 'type.reserved_carrier', { typeId: chatType.id, field: 'types', module: 'chat' })
+    expect([...engine.objectDocs()].length).toBe(before)
+  })
+
+  it('values are checked like a typed set: unknown property, bad format, removed property', async () => {
+    const { engine, svc } = await newSpace()
+    const t = await svc.createType({ xKey: 'task' })
+    const n = (await svc.createProperty(t.id, { name: 'n', kind: 'number' })).propId
+    const gone = (await svc.createProperty(t.id, { name: 'g', kind: 'string' })).propId
+    await svc.deleteProperty(t.id, gone)
+    await expectCode(engine.createObject({ types: [t.id], initialProperties: { [t.id]: { nope: 1 } } }), 'property.not_found')
+    await expectCode(engine.createObject({ types: [t.id], initialProperties: { [t.id]: { [n]: 'x' } } }), 'property.format_violation', { propId: n })
+    await expectCode(engine.createObject({ initialProperties: { core: { types: ['x'] } } }), 'request.invalid_field')
+    const id = await engine.createObject({ types: [t.id], initialProperties: { core: { name: 'A' }, [t.id]: { [n]: 2, [gone]: 'dropped' } } })
+    expect(engine.objectDoc(id)).toMatchObject({ core: { name: 'A', types: [t.id] }, [t.id]: { [n]: 2 } })
+    expect(engine.objectDoc(id)![t.id]).not.toHaveProperty(gone)
+  })
+
+  it('account and local values go to the scoped store, never the row; the object query lays them on', async () => {
+    const { account, space, svc } = await accountSpace()
+    const t = await svc.createType({ xKey: 'task' })
+    const synced = (await svc.createProperty(t.id, { name: 's', kind: 'number' })).propId
+    const acc = (await svc.createProperty(t.id, { name: 'a', kind: 'boolean', scope: 'account' })).propId
+    const loc = (await svc.createProperty(t.id, { name: 'l', kind: 'string', scope: 'local' })).propId
+    const id = await space.createObject({ types: [t.id], initialProperties: { [t.id]: { [synced]: 1, [acc]: true, [loc]: 'here' } } })
+    expect(space.objectDoc(id)![t.id]).toEqual({ [synced]: 1 })
+    expect(await account.scopedValues.rowsOf(space.spaceId, [id])).toEqual(new Map([[id, { [t.id]: { [acc]: true, [loc]: 'here' } }]]))
+    const page = await svc.queryObjects(compileQuery({ filter: { id } }))
+    expect(page.records[0][t.id]).toEqual({ [synced]: 1, [acc]: true, [loc]: 'here' })
+    await account.close()
+  })
+})
+
+describe('data plane rules in the library', () => {
+  it('modify: scope local is 501; declared write-once fields are screened; deleteRecords keeps to the author rule', async () => {
+    const { space, svc, account } = await accountSpace()
+    const t = await svc.createType({ xKey: 'c' })
+    const { datasets } = await svc.createPart(t.id, { key: 'items', datasets: [{ fields: { sku: { type: 'string' } } }] })
+    const ds = datasets[0].collection
+    const obj = await space.createObject({ types: [t.id] })
+    const set = (path: string, value: string) => ({ type: '$set' as const, path, value })
+    await expectCode(svc.modify({ objectId: obj, dataset: ds, scope: 'local', records: [] }), 'sdk.not_implemented')
+    await svc.modify({ objectId: obj, dataset: ds, records: [{ id: 'r', ops: [set('sku', 's1')] }] })
+    const res = await svc.modify({ objectId: obj, dataset: ds, records: [{ id: 'r', ops: [set('sku', 's2')] }] })
+    expect(res.rejections?.map((r) => r.code)).toEqual(['upsert.immutable_field'])
+    expect(await svc.deleteRecords({ objectId: obj, dataset: ds, recordIds: ['r'] })).toMatchObject({ recordIds: ['r'] })
+    await account.close()
+  })
+})
