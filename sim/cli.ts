@@ -10,8 +10,9 @@
  * without adversaries). `--jobs J` shards the seeds over J worker threads (default: 1, or one per core, up
  * to 8, when more than 50 seeds run; results are identical either way). With `--json` the last line printed is
  * one JSON object: {seeds, peers, diverged, lostWrites, leakedReads, voidApplied, memoryOver,
- * failedSeeds, traceHash, ...}.
- * A failing seed prints its failures, the tail of its trace and the command that replays it.
+ * failedSeeds, replays (when a seed failed), traceHash, ...}.
+ * A failing seed prints its failures, why its members did not converge when they did not
+ * (sim/liveness-report.ts), the tail of its trace and the command that replays it (sim/replay.ts).
  * Exit code: 0 when every seed passed, 1 otherwise, 2 on bad arguments.
  */
 import { availableParallelism } from 'node:os'
@@ -20,6 +21,8 @@ import { sha256 } from '../sync/crypto/hash.ts'
 import { toHex, utf8 } from '../sync/core/encoding.ts'
 import { nodeSyncCryptoProvider } from './node-crypto.ts'
 import { maxFigures, NO_FIGURES } from './memory.ts'
+import { describeLivenessFailure } from './liveness-report.ts'
+import { replayCommand } from './replay.ts'
 import { runSeed, type RunOptions, type SeedResult } from './runner.ts'
 import { runChatSeed, type ChatSeedResult } from './chat-workload.ts'
 
@@ -112,6 +115,26 @@ async function runRange(seeds: number[], opts: RunOptions, onResult: (r: Compact
   for (const s of seeds) onResult(await safeRun(s, { ...opts, crypto }))
 }
 
+/** Hands out seeds one by one to whichever worker is free (balanced however long seeds take). */
+async function runInWorkers(seeds: number[], opts: RunOptions, jobs: number, onResult: (r: Compact) => void) {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: Math.min(jobs, seeds.length) }, () =>
+      new Promise<void>((resolve, reject) => {
+        const w = new Worker(new URL(import.meta.url), { workerData: { opts }, execArgv: ['--import', 'tsx'] })
+        const feed = () => w.postMessage(next < seeds.length ? seeds[next++] : null)
+        w.on('online', feed)
+        w.on('message', (r: Compact) => {
+          onResult(r)
+          feed()
+        })
+        w.on('error', reject)
+        w.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited with ${code}`))))
+      }),
+    ),
+  )
+}
+
 if (!isMainThread) {
   // A worker runs the seeds the main thread hands it, one at a time, until told to stop.
   const { opts } = workerData as { opts: RunOptions }
@@ -140,9 +163,6 @@ async function main() {
   const results = new Map<number, Compact>()
   const t0 = performance.now()
   const log = (s: string) => (args.json ? process.stderr : process.stdout).write(s + '\n')
-  const replay = (seed: number) =>
-    `npm run sim -- --seed ${seed} --peers ${args.peers}${args.exactPeers ? ' --exact-peers' : ''}${args.scale !== 1 ? ` --scale ${args.scale}` : ''}` +
-    `${args.adversaries ? ` --adversaries ${args.adversaries}` : ''}${args.concurrentAdmins === true ? ' --concurrent-admins' : args.concurrentAdmins === false ? ' --owner-admin' : ''} --verbose`
   const onResult = (r: Compact) => {
     results.set(r.seed, r)
     const bad = failedSeed(r)
@@ -152,33 +172,16 @@ async function main() {
     }
     if (bad) {
       for (const f of r.failures) log(`  ${f}`)
+      if (r.livenessFailure) for (const l of describeLivenessFailure(r.livenessFailure)) log(`  ${l}`)
       const refused = Object.entries(r.stats.rejected).map(([k, v]) => `${k}=${v}`).join(' ')
       if (refused) log(`  changes honest peers refused: ${refused}`)
       if (r.tail.length) log(`  trace tail:\n    ${r.tail.join('\n    ')}`)
-      log(`  replay: ${replay(r.seed)}`)
+      log(`  replay: ${replayCommand(r.seed, opts)}`)
     }
     if (!args.json && !args.verbose && results.size % 50 === 0) log(`${results.size}/${seeds.length} seeds, ${((performance.now() - t0) / 1000).toFixed(0)} s`)
   }
   if (args.jobs <= 1) await runRange(seeds, opts, onResult)
-  else {
-    // Hand out seeds one by one to whichever worker is free (balanced however long seeds take).
-    let next = 0
-    await Promise.all(
-      Array.from({ length: Math.min(args.jobs, seeds.length) }, () =>
-        new Promise<void>((resolve, reject) => {
-          const w = new Worker(new URL(import.meta.url), { workerData: { opts }, execArgv: ['--import', 'tsx'] })
-          const feed = () => w.postMessage(next < seeds.length ? seeds[next++] : null)
-          w.on('online', feed)
-          w.on('message', (r: Compact) => {
-            onResult(r)
-            feed()
-          })
-          w.on('error', reject)
-          w.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited with ${code}`))))
-        }),
-      ),
-    )
-  }
+  else await runInWorkers(seeds, opts, args.jobs, onResult)
   const ordered = seeds.map((s) => results.get(s)!)
   const failed = ordered.filter(failedSeed)
   const secs = (performance.now() - t0) / 1000
@@ -192,6 +195,7 @@ async function main() {
     memoryOver: ordered.reduce((n, r) => n + r.memoryOver, 0),
     adversaries: args.adversaries,
     failedSeeds: failed.map((r) => r.seed),
+    ...(failed.length ? { replays: failed.map((r) => replayCommand(r.seed, opts)) } : {}),
     traceHash: toHex(sha256(utf8(ordered.map((r) => r.traceHash).join('\n')))),
     firstSeed: args.start,
     peersPerSeed: args.exactPeers ? 'exact' : `3..${args.peers}`,

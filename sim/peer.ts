@@ -3,11 +3,12 @@ import type { CryptoProvider } from '../sync/crypto/provider.ts'
 import { identityOf, keyPairFromSeed, type KeyPair } from '../sync/crypto/keys.ts'
 import { SpaceReplica } from '../sync/replica/space-replica.ts'
 import { MemoryStorageAdapter } from '../sync/storage/memory.ts'
-import { SyncSession } from '../sync/protocol/session.ts'
-import { SyncDriver, type RoundResult } from '../sync/protocol/sync-driver.ts'
-import { ScheduledPeers, SyncScheduler, type SchedulerOptions } from '../sync/protocol/sync-scheduler.ts'
-import { JoinDriver } from '../sync/protocol/join-driver.ts'
+import type { SyncSession } from '../sync/protocol/session.ts'
+import type { RoundResult, SyncDriver } from '../sync/protocol/sync-driver.ts'
+import type { SchedulerOptions, SyncScheduler } from '../sync/protocol/sync-scheduler.ts'
 import type { JoinStatusEvent } from '../sync/protocol/sharing-network.ts'
+import { SyncStack } from '../sync/protocol/sync-stack.ts'
+import { PeerGuard } from '../sync/p2p/peer-guard.ts'
 import type { SimNetwork, SimTransport } from './network.ts'
 import type { Prng } from './prng.ts'
 import type { Scheduler } from './scheduler.ts'
@@ -40,12 +41,19 @@ export interface PeerContext {
   onJoinStatus?: (p: SimPeer, e: JoinStatusEvent) => void
 }
 
+/** The names of a peer's timers in the trace, by the role the sync stack gives them. */
+const TIMER_LABEL = { rounds: 'timeout', scheduling: 'sched', joins: 'join' } as const
+
 /**
  * One simulated device: durable data that survives crashes, and an incarnation (storage view,
- * replica, session, driver, transport, scheduler) that a crash throws away. A restart opens the
- * replica again from the durable data, exactly as the daemon does after `kill -9`. The
- * scheduler is the daemon's (`SyncScheduler`) on virtual time, fed what the daemon feeds it:
- * peers coming up and going down, and every commit (local writes, changes received).
+ * replica, sync stack, transport) that a crash throws away. A restart opens the replica again
+ * from the durable data, exactly as the daemon does after `kill -9`. The sync stack is the
+ * daemon's (sync/protocol/sync-stack.ts: session, driver, sharing over the wire, the scheduler
+ * on virtual time), over the simulated network instead of libp2p.
+ *
+ * The daemon's peer guard runs too, observing: a peer it would back off is recorded in
+ * `backedOff` rather than cut, so adversaries keep attacking for the whole run (the attacks are
+ * what the checks are about), and the checks prove the guard never backs off an honest peer.
  */
 export class SimPeer {
   readonly key: KeyPair
@@ -57,17 +65,16 @@ export class SimPeer {
   crashes = 0
   storage!: CrashableStorage
   replica!: SpaceReplica
-  session!: SyncSession
-  driver!: SyncDriver
   transport!: SimTransport
-  scheduler?: SyncScheduler
+  stack!: SyncStack
   /**
    * The join (or cancel) change this account repeats while its row is `joining`: durable like
-   * the daemon's account row, so a restarted peer asks again. The driver is per incarnation.
+   * the daemon's account row, so a restarted peer asks again. The sharing is per incarnation.
    */
   joinChange?: Uint8Array
-  joinDriver?: JoinDriver
-  private unschedule?: () => void
+  /** Peers the daemon's guard would have backed off for misbehaving, by this peer's judgement. */
+  readonly backedOff = new Set<string>()
+  private guard?: PeerGuard
 
   constructor(
     readonly id: string,
@@ -111,32 +118,39 @@ export class SimPeer {
     const replica = this.replica
     // Joins arrive over the wire as in the daemon: the replica judges them (SpaceReplica.ingestJoin).
     const joins = { accept: async (spaceId: string, raw: Uint8Array, from: string) => (spaceId === ctx.spaceId ? replica.ingestJoin(raw, from) : undefined) }
-    this.session = new SyncSession({ host: { space: (id) => (id === ctx.spaceId ? replica : undefined) }, key: this.key, peerId: this.id, crypto: ctx.crypto, env: this.env, joins })
     this.transport = ctx.net.attach(this.id)
-    this.driver = new SyncDriver({ transport: this.transport, session: this.session, timer: ctx.sched.timer(`timeout ${this.id}`), timeoutMs: ctx.roundTimeoutMs })
+    const guard = (this.guard ??= new PeerGuard({ now: () => this.env.now() }))
+    this.stack = new SyncStack({
+      transport: this.transport,
+      session: { host: { space: (id) => (id === ctx.spaceId ? replica : undefined) }, key: this.key, crypto: ctx.crypto, env: this.env, joins },
+      timer: (role) => ctx.sched.timer(`${TIMER_LABEL[role]} ${this.id}`),
+      roundTimeoutMs: ctx.roundTimeoutMs,
+      spaceIds: () => [ctx.spaceId],
+      faults: { fault: (peer) => void (guard.fault(peer) && this.backedOff.add(peer)) },
+    })
+    this.stack.sharing.onJoinStatus((e) => ctx.onJoinStatus?.(this, e))
+    this.stack.watch(ctx.spaceId, replica)
     this.alive = true
     if (this.joinChange) this.askJoin(this.joinChange)
     const opts = ctx.scheduling()
     if (opts) this.schedule(opts)
   }
 
+  get session(): SyncSession {
+    return this.stack.session
+  }
+
+  get driver(): SyncDriver {
+    return this.stack.driver
+  }
+
+  get scheduler(): SyncScheduler | undefined {
+    return this.alive ? this.stack.scheduler : undefined
+  }
+
   private schedule(opts: SchedulerOptions) {
     const ctx = this.ctx()
-    const s = new SyncScheduler(this.driver, () => [ctx.spaceId], ctx.sched.timer(`sched ${this.id}`), () => ctx.sched.now, opts)
-    this.scheduler = s
-    // As the daemon's P2P service: peers that proved an account, after the driver saw them, and
-    // every commit.
-    const transport = this.transport
-    const peers = new ScheduledPeers(() => s, this.session, () => transport.peers())
-    transport.onPeerUp((p) => peers.up(p))
-    transport.onPeerDown((p) => peers.down(p))
-    const unwatch = this.replica.addCommitListener((info) => s.changed(ctx.spaceId, info.local))
-    this.unschedule = () => {
-      s.stop()
-      peers.stop()
-      unwatch()
-    }
-    s.onRound((e) => {
+    this.stack.startScheduling(opts, () => ctx.sched.now).onRound((e) => {
       if (e.phase === 'end' && e.result) ctx.onRound(this, e.result)
     })
   }
@@ -147,31 +161,17 @@ export class SimPeer {
    */
   askJoin(change: Uint8Array) {
     this.joinChange = change
-    if (!this.alive) return
-    if (!this.joinDriver) {
-      const ctx = this.ctx()
-      const driver = this.driver
-      const session = this.session
-      const jd = new JoinDriver({ send: (peer, spaceId, c) => driver.sendJoin(peer, spaceId, c), peers: () => this.transport.peers().filter((x) => session.identityOf(x) !== undefined), timer: ctx.sched.timer(`join ${this.id}`) })
-      session.events.on('joinAnswer', (e) => jd.answered(e))
-      session.events.on('authenticated', (e) => jd.peerUp(e.peer))
-      jd.events.on('status', (e) => ctx.onJoinStatus?.(this, e))
-      this.joinDriver = jd
-    }
-    this.joinDriver.ask(this.ctx().spaceId, change)
+    if (this.alive) this.stack.sharing.join(this.ctx().spaceId, change)
   }
 
   stopJoin() {
     this.joinChange = undefined
-    this.joinDriver?.close()
-    this.joinDriver = undefined
+    if (this.alive) this.stack.sharing.stopJoin(this.ctx().spaceId)
   }
 
   /** Scheduling stops (the liveness phase runs its own rounds); rounds under way finish. */
   stopScheduling() {
-    this.unschedule?.()
-    this.unschedule = undefined
-    this.scheduler = undefined
+    this.stack?.stopScheduling()
   }
 
   /** The process dies: the incarnation is dropped, durable data stays. */
@@ -179,9 +179,9 @@ export class SimPeer {
     if (!this.alive) return
     this.alive = false
     this.crashes++
-    this.stopScheduling()
-    this.joinDriver?.close()
-    this.joinDriver = undefined
+    // A crash: nothing is closed in order (the driver's rounds just never hear back).
+    this.stack.stopScheduling()
+    this.stack.sharing.close()
     void this.transport.close()
     if (!this.storage.crashed) this.storage.crashNow()
   }

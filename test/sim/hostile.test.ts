@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { ATTACK_KINDS, type AttackKind } from '../../sim/adversary.ts'
 import { drawConfig } from '../../sim/config.ts'
 import { nodeSyncCryptoProvider } from '../../sim/node-crypto.ts'
+import { describeLivenessFailure } from '../../sim/liveness-report.ts'
+import { replayCommand } from '../../sim/replay.ts'
 import { runSeed, type SeedResult } from '../../sim/runner.ts'
 
 const FROM = 1
@@ -24,7 +26,8 @@ describe(`hostile simulator seeds ${FROM}..${TO} (${ADVERSARIES} adversaries)`, 
     results.push(r)
     const counts = { diverged: r.diverged, lostWrites: r.lostWrites, leakedReads: r.leakedReads, voidApplied: r.voidApplied, memoryOver: r.memoryOver }
     const bad = Object.values(counts).some((n) => n > 0)
-    const detail = bad ? `\n${r.failures.join('\n')}\ntrace tail:\n${r.tail.join('\n')}\nreplay: npm run sim -- --seed ${seed} --peers ${MAX_PEERS} --adversaries ${ADVERSARIES} --verbose` : ''
+    const why = r.livenessFailure ? `\n${describeLivenessFailure(r.livenessFailure).join('\n')}` : ''
+    const detail = bad ? `\n${r.failures.join('\n')}${why}\ntrace tail:\n${r.tail.join('\n')}\nreplay: ${replayCommand(seed, { maxPeers: MAX_PEERS, adversaries: ADVERSARIES })}` : ''
     expect(counts, detail).toEqual({ diverged: 0, lostWrites: 0, leakedReads: 0, voidApplied: 0, memoryOver: 0 })
   })
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { FAULT_KINDS, type FaultKind } from '../../sim/config.ts'
 import { nodeSyncCryptoProvider } from '../../sim/node-crypto.ts'
+import { describeLivenessFailure } from '../../sim/liveness-report.ts'
+import { replayCommand } from '../../sim/replay.ts'
 import { runSeed, type SeedResult } from '../../sim/runner.ts'
 
 export const CI_MAX_PEERS = 20
@@ -19,7 +21,8 @@ export function seedSuite(from: number, to: number) {
       const r = await runSeed(seed, { maxPeers: CI_MAX_PEERS, crypto, tail: 30 })
       results.push(r)
       const bad = r.diverged + r.lostWrites + r.leakedReads
-      const detail = bad ? `\n${r.failures.join('\n')}\ntrace tail:\n${r.tail.join('\n')}\nreplay: npm run sim -- --seed ${seed} --peers ${CI_MAX_PEERS} --verbose` : ''
+      const why = r.livenessFailure ? `\n${describeLivenessFailure(r.livenessFailure).join('\n')}` : ''
+      const detail = bad ? `\n${r.failures.join('\n')}${why}\ntrace tail:\n${r.tail.join('\n')}\nreplay: ${replayCommand(seed, { maxPeers: CI_MAX_PEERS })}` : ''
       expect({ diverged: r.diverged, lostWrites: r.lostWrites, leakedReads: r.leakedReads }, detail).toEqual({ diverged: 0, lostWrites: 0, leakedReads: 0 })
     })
     it('covered every fault kind and peer counts from 3 to 20', () => {
