@@ -2,19 +2,20 @@ import type { Env } from '../../sync/core/env.ts'
 import { nextTurn } from '../../sync/core/turns.ts'
 import type { CryptoProvider } from '../../sync/crypto/provider.ts'
 import type { WalletKeys } from '../../sync/crypto/wallet.ts'
-import { SyncSession } from '../../sync/protocol/session.ts'
-import { SyncDriver, type RoundResult, type Timer } from '../../sync/protocol/sync-driver.ts'
-import type { Transport } from '../../sync/protocol/transport.ts'
+import { errField, silentLogger, type Logger } from '../../sync/core/log.ts'
+import type { SyncSession } from '../../sync/protocol/session.ts'
+import type { RoundResult, SyncDriver, Timer } from '../../sync/protocol/sync-driver.ts'
+import { SyncStack } from '../../sync/protocol/sync-stack.ts'
+import { accountSyncHost, followAccountSpaces } from '../../sync/p2p/account-sync.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import { createSvcNode, type SvcLibp2p } from '../p2p/libp2p-node.ts'
 import { Libp2pTransport } from '../../sync/p2p/libp2p-transport.ts'
 import { P2P } from '../../sync/p2p/constants.ts'
 import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
 import { PeerGuard } from '../../sync/p2p/peer-guard.ts'
-import type { PeerCounters } from '../../sync/protocol/session.ts'
-import { ScheduledPeers, SyncScheduler, type SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
+import type { SyncScheduler, SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
 import type { JoinHandler } from '../../sync/protocol/join-responder.ts'
-import { WireSharing } from '../../sync/protocol/sharing-wire.ts'
+import type { WireSharing } from '../../sync/protocol/sharing-wire.ts'
 import { AddedPeers } from '../p2p/added-peers.ts'
 import { PeerBook } from '../p2p/peer-book.ts'
 import type { Durability } from '../account/files.ts'
@@ -45,6 +46,7 @@ export interface P2POptions {
   /** Redial delays of added peers (tests shorten them). */
   redial?: { baseMs?: number; maxMs?: number }
   durability?: Durability
+  log?: Logger
 }
 
 export const realTimer: Timer = {
@@ -54,15 +56,6 @@ export const realTimer: Timer = {
     return () => clearTimeout(t)
   },
   yield: nextTurn,
-}
-
-/** Malformed or refused messages a peer has sent so far, by the session's counters. */
-function faultsIn(c: PeerCounters | undefined): number {
-  if (!c) return 0
-  let n = c.denied
-  for (const k in c.dropped) n += c.dropped[k]
-  for (const k in c.rejected) n += c.rejected[k]
-  return n
 }
 
 /**
@@ -80,42 +73,6 @@ function heldReplicaJoins(account: AccountEngine): JoinHandler {
 }
 
 /**
- * A Transport whose peer events also reach the scheduler (a transport has one handler each),
- * and whose every message runs through `scored` (which counts the faults it caused).
- */
-function tap(t: Transport, up: (p: string) => void, down: (p: string) => void, scored: (p: string, run: () => Promise<void>) => Promise<void>): Transport {
-  return {
-    get peerId() {
-      return t.peerId
-    },
-    get maxFrameBytes() {
-      return t.maxFrameBytes
-    },
-    get ordered() {
-      return t.ordered
-    },
-    send: (p, b) => t.send(p, b),
-    // Backpressure passes through: without it replies would overflow the peer's stream.
-    drain: (p) => t.drain?.(p),
-    onMessage: (h) => t.onMessage((from, bytes) => scored(from, async () => void (await h(from, bytes)))),
-    // A hint only: the frame is scored when it is delivered.
-    ...(t.onUpcoming ? { onUpcoming: (h: (from: string, bytes: Uint8Array) => void) => t.onUpcoming!(h) } : {}),
-    onPeerUp: (h) =>
-      t.onPeerUp(async (p) => {
-        await h(p)
-        up(p)
-      }),
-    onPeerDown: (h) =>
-      t.onPeerDown(async (p) => {
-        down(p)
-        await h(p)
-      }),
-    peers: () => t.peers(),
-    close: () => t.close(),
-  }
-}
-
-/**
  * The daemon's P2P side: a libp2p node keyed by the device key, head sync over it for every
  * space the account holds, and the scheduler deciding when rounds run. Another device of the
  * same account is let in to any space of the account (that is how a second device receives
@@ -125,8 +82,8 @@ export class P2PService {
   private constructor(
     readonly node: SvcLibp2p,
     readonly transport: Libp2pTransport,
-    readonly session: SyncSession,
-    readonly driver: SyncDriver,
+    /** Head sync over the transport: session, driver, sharing, scheduler (sync/protocol/sync-stack.ts). */
+    readonly stack: SyncStack,
     readonly scheduler: SyncScheduler,
     private readonly stopListening: Array<() => void>,
     /** When each LAN peer was first discovered (ms), for discovery-to-sync timing (LRU-bounded). */
@@ -134,8 +91,6 @@ export class P2PService {
     private readonly mdnsOn: boolean,
     /** Misbehaving peers, disconnected and backed off. */
     readonly guard: PeerGuard,
-    /** Joins and offers over the wire (the account engine's SharingNetwork). */
-    readonly sharing: WireSharing,
     /** Peers beyond the LAN, added by address and redialled. */
     readonly peers: AddedPeers,
     /** What head sync proved about peers, for the protocols beside it (node/p2p/protocols). */
@@ -161,47 +116,27 @@ export class P2PService {
     // Bad framing is never an accident: a full score at once.
     transport.onPeerFault((peer) => guard.fault(peer, guard.maxFaults) && hangUp(peer))
     const account = o.account
-    let sharing!: WireSharing
-    const session = new SyncSession({
-      host: {
-        space: (spaceId) => account.held(spaceId)?.replica,
-        // Spaces of this account that this device has not opened yet: only for the account itself.
-        accept: async (spaceId, identity) => (identity === account.accountId ? (await account.adopt(spaceId).catch(() => undefined))?.replica : undefined),
+    const log = o.log ?? silentLogger
+    const stack = new SyncStack({
+      transport,
+      session: {
+        host: accountSyncHost(account, (spaceId, err) => log.warn('a space of this account could not be opened for a device of it', { spaceId, err: errField(err) })),
+        key: o.keys.account,
+        crypto: o.crypto,
+        env: o.env,
+        ingestAhead: P2P.ingestAhead,
+        joins: o.joins ?? heldReplicaJoins(account),
       },
-      key: o.keys.account,
-      peerId: transport.peerId,
-      crypto: o.crypto,
-      env: o.env,
-      ingestAhead: P2P.ingestAhead,
-      joins: o.joins ?? heldReplicaJoins(account),
-      offered: (spaceId, identity, peer) => sharing.offered(spaceId, identity, peer),
+      timer: realTimer,
+      roundTimeoutMs: o.roundTimeoutMs,
+      spaceIds: () => account.openSpaces().map((s) => s.spaceId),
+      faults: { fault: (peer) => void (guard.fault(peer) && hangUp(peer)) },
+      joinRetry: o.joinRetry,
+      log,
     })
-    let scheduler!: SyncScheduler
-    const scored = async (peer: string, run: () => Promise<void>) => {
-      const before = faultsIn(session.allCounters().get(peer))
-      await run()
-      if (faultsIn(session.allCounters().get(peer)) > before && guard.fault(peer)) hangUp(peer)
-    }
-    let scheduled!: ScheduledPeers
-    const stops: Array<() => void> = []
-    const tapped = tap(transport, (p) => scheduled.up(p), (p) => scheduled.down(p), scored)
-    const driver = new SyncDriver({ transport: tapped, session, timer: realTimer, timeoutMs: o.roundTimeoutMs })
-    scheduled = new ScheduledPeers(() => scheduler, session, () => transport.peers())
-    sharing = new WireSharing({ session, driver, timer: realTimer, peers: () => transport.peers(), retryBaseMs: o.joinRetry?.baseMs, retryMaxMs: o.joinRetry?.maxMs })
-    stops.push(() => sharing.close())
-    scheduler = new SyncScheduler(driver, () => account.openSpaces().map((s) => s.spaceId), realTimer, () => o.env.now(), o.scheduler)
-    const watch = (spaceEngine: ReturnType<AccountEngine['openSpaces']>[number]) =>
-      stops.push(spaceEngine.replica.addCommitListener((info) => scheduler.changed(spaceEngine.spaceId, info.local)))
-    for (const s of account.openSpaces()) watch(s)
-    stops.push(
-      account.events.on('spacesOpened', ({ spaceIds: ids }) => {
-        for (const id of ids) {
-          const s = account.held(id)
-          if (s) watch(s)
-        }
-        scheduler.spacesAdded(ids)
-      }),
-    )
+    const session = stack.session
+    const scheduler = stack.startScheduling(o.scheduler, () => o.env.now())
+    const stops: Array<() => void> = [followAccountSpaces(stack, account)]
     // A connection that never proves an account only holds a slot: hang up on it.
     const authTimeout = o.authTimeoutMs ?? P2P.authTimeoutMs
     const onConnect = (evt: CustomEvent<{ toString(): string }>) => {
@@ -213,8 +148,7 @@ export class P2PService {
     node.addEventListener('peer:connect', onConnect)
     stops.push(() => node.removeEventListener('peer:connect', onConnect))
     // Peers whose link came up before the driver listened: their rounds authenticate them.
-    for (const p of transport.peers()) scheduled.adopt(p)
-    stops.push(() => scheduled.stop())
+    stack.adoptLinkedPeers()
     const peers = new AddedPeers(node, book, (p) => session.identityOf(p), realTimer, () => o.env.now(), o.redial)
     stops.push(() => peers.stop())
     // Protocols beside head sync trust only what head sync proved, and share its guard.
@@ -223,7 +157,20 @@ export class P2PService {
       refused: (p) => guard.refused(p),
       fault: (p, w) => void (guard.fault(p, w === 'max' ? guard.maxFaults : 1) && hangUp(p)),
     }
-    return new P2PService(node, transport, session, driver, scheduler, stops, discoveredAt, o.mdns, guard, sharing, peers, trust)
+    return new P2PService(node, transport, stack, scheduler, stops, discoveredAt, o.mdns, guard, peers, trust)
+  }
+
+  get session(): SyncSession {
+    return this.stack.session
+  }
+
+  get driver(): SyncDriver {
+    return this.stack.driver
+  }
+
+  /** Joins and offers over the wire (the account engine's SharingNetwork). */
+  get sharing(): WireSharing {
+    return this.stack.sharing
   }
 
   /** Whether LAN discovery runs. */
@@ -264,9 +211,8 @@ export class P2PService {
   }
 
   async stop(): Promise<void> {
-    this.scheduler.stop()
     for (const s of this.stopListening) s()
-    await this.driver.close()
+    await this.stack.close()
     await this.transport.close()
     await this.node.stop()
   }

@@ -2,9 +2,12 @@ import { createLibp2p } from 'libp2p'
 import { webSockets } from '@libp2p/websockets'
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys'
 import { multiaddr } from '@multiformats/multiaddr'
-import { SyncSession } from '../protocol/session.ts'
-import { SyncDriver, type RoundResult } from '../protocol/sync-driver.ts'
-import { ScheduledPeers, SyncScheduler, type RoundEvent, type SchedulerOptions } from '../protocol/sync-scheduler.ts'
+import type { SyncSession } from '../protocol/session.ts'
+import type { RoundResult } from '../protocol/sync-driver.ts'
+import type { RoundEvent, SchedulerOptions, SyncScheduler } from '../protocol/sync-scheduler.ts'
+import { SyncStack } from '../protocol/sync-stack.ts'
+import { accountSyncHost, followAccountSpaces } from '../p2p/account-sync.ts'
+import { errField, silentLogger, type Logger } from '../core/log.ts'
 import { svcNodeOptions, type SvcLibp2p } from '../p2p/node-options.ts'
 import { Libp2pTransport } from '../p2p/libp2p-transport.ts'
 import { P2P } from '../p2p/constants.ts'
@@ -25,6 +28,8 @@ export interface BrowserSyncOptions {
   scheduler?: SchedulerOptions
   /** A round not finished after this long is abandoned (default 10 s, as the daemon's). */
   roundTimeoutMs?: number
+  /** Where the page's sync logs (default: nowhere). */
+  log?: Logger
 }
 
 /**
@@ -39,9 +44,7 @@ export class BrowserSync {
   private constructor(
     readonly node: SvcLibp2p,
     readonly transport: Libp2pTransport,
-    readonly session: SyncSession,
-    readonly driver: SyncDriver,
-    readonly scheduler: SyncScheduler,
+    readonly stack: SyncStack,
     private readonly stops: Array<() => void>,
     private readonly env: Env,
   ) {}
@@ -61,49 +64,35 @@ export class BrowserSync {
       }),
     )
     const transport = await Libp2pTransport.start(node)
-    const session = new SyncSession({
-      host: {
-        space: (spaceId) => account.held(spaceId)?.replica,
+    const log = o.log ?? silentLogger
+    const stack = new SyncStack({
+      transport,
+      session: {
         // Spaces of this account the page has not opened yet (the daemon created them).
-        accept: async (spaceId, identity) => (identity === account.accountId ? (await account.adopt(spaceId).catch(() => undefined))?.replica : undefined),
+        host: accountSyncHost(account, (spaceId, err) => log.warn('a space of this account could not be opened for a device of it', { spaceId, err: errField(err) })),
+        key: keys.account,
+        crypto,
+        env,
+        ingestAhead: BROWSER_INGEST_AHEAD,
       },
-      key: keys.account,
-      peerId: transport.peerId,
-      crypto,
-      env,
-      ingestAhead: BROWSER_INGEST_AHEAD,
+      timer: browserTimer,
+      roundTimeoutMs: o.roundTimeoutMs,
+      spaceIds: () => account.openSpaces().map((s) => s.spaceId),
+      log,
     })
-    let scheduler!: SyncScheduler
-    let scheduled!: ScheduledPeers
-    // The driver takes the transport's one handler per event; the scheduler hears of peers here.
-    const tapped = {
-      get peerId() { return transport.peerId },
-      get maxFrameBytes() { return transport.maxFrameBytes },
-      get ordered() { return transport.ordered },
-      send: (p: string, b: Uint8Array) => transport.send(p, b),
-      drain: (p: string) => transport.drain(p),
-      onMessage: (h: (from: string, bytes: Uint8Array) => void | Promise<void>) => transport.onMessage(h),
-      onPeerUp: (h: (p: string) => void | Promise<void>) => transport.onPeerUp(async (p) => { await h(p); scheduled.up(p) }),
-      onPeerDown: (h: (p: string) => void | Promise<void>) => transport.onPeerDown(async (p) => { scheduled.down(p); await h(p) }),
-      peers: () => transport.peers(),
-      close: () => transport.close(),
-    }
-    const driver = new SyncDriver({ transport: tapped, session, timer: browserTimer, timeoutMs: o.roundTimeoutMs })
-    scheduled = new ScheduledPeers(() => scheduler, session, () => transport.peers())
-    scheduler = new SyncScheduler(driver, () => account.openSpaces().map((s) => s.spaceId), browserTimer, () => env.now(), o.scheduler)
-    const stops: Array<() => void> = [() => scheduled.stop()]
-    const watch = (s: ReturnType<typeof account.openSpaces>[number]) => stops.push(s.replica.addCommitListener((info) => scheduler.changed(s.spaceId, info.local)))
-    for (const s of account.openSpaces()) watch(s)
-    stops.push(
-      account.events.on('spacesOpened', ({ spaceIds }) => {
-        for (const id of spaceIds) {
-          const s = account.held(id)
-          if (s) watch(s)
-        }
-        scheduler.spacesAdded(spaceIds)
-      }),
-    )
-    return new BrowserSync(node, transport, session, driver, scheduler, stops, env)
+    stack.startScheduling(o.scheduler, () => env.now())
+    const stops = [followAccountSpaces(stack, account)]
+    return new BrowserSync(node, transport, stack, stops, env)
+  }
+
+  get session(): SyncSession {
+    return this.stack.session
+  }
+
+  private get scheduler(): SyncScheduler {
+    const s = this.stack.scheduler
+    if (!s) throw new Error('sync has stopped')
+    return s
   }
 
   /** This page's peer id (the device id). */
@@ -149,9 +138,8 @@ export class BrowserSync {
   }
 
   async stop(): Promise<void> {
-    this.scheduler.stop()
     for (const s of this.stops) s()
-    await this.driver.close()
+    await this.stack.close()
     await this.transport.close()
     await this.node.stop()
   }

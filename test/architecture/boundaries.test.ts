@@ -112,7 +112,7 @@ const SYNC_NEIGHBOURS: Record<string, readonly string[]> = {
   modules: ['core', 'crypto', 'crdt', 'query', 'replica', 'space', 'storage'],
   space: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage', 'query', 'replica'],
   // Head sync over libp2p, shared by the daemon and the page.
-  p2p: ['core', 'protocol'],
+  p2p: ['core', 'protocol', 'space'],
   // The browser entry: everything a web app needs, assembled (nothing imports it back).
   browser: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage', 'query', 'replica', 'protocol', 'p2p', 'space', 'modules'],
 }
