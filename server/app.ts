@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { AccountLifecycle } from '../node/daemon/account-lifecycle.ts'
 import { installBodyParsing } from './http/body.ts'
 import { BODY_TIMEOUT_MS, bodyTimeout } from './http/body-timeout.ts'
@@ -42,6 +42,12 @@ export interface AppOptions {
   requestShutdown?: () => void
   logger?: FastifyServerOptions['logger']
   /**
+   * The daemon's pino root (node/log/pino-logger.ts), used instead of `logger` so HTTP lines and
+   * component lines share one stream and level; `requestLogs` adds a line per request and answer.
+   */
+  loggerInstance?: FastifyBaseLogger
+  requestLogs?: boolean
+  /**
    * The engine the routes serve (the DaemonHost the session boots). Without it the app
    * serves only the platform routes (health, auth, control, the identities stream).
    */
@@ -73,7 +79,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const statuses = new ErrorStatuses(modules)
   const headersTimeoutMs = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS
   const app = Fastify({
-    logger: opts.logger ?? false,
+    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance, disableRequestLogging: !opts.requestLogs } : { logger: opts.logger ?? false }),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: false,
     exposeHeadRoutes: false,

@@ -10,7 +10,7 @@ import { createTrigger, ensureAnchor, generalChatIdOf, readTrigger, readTriggers
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { unansweredBacklog } from './chat-watch.ts'
-import type { AgentsLog } from './log.ts'
+import type { Logger } from '../../sync/core/log.ts'
 import type { ModelConfig } from './model-client.ts'
 import { ProgramRunner, resolveProgram, type RunOutcome } from './runner.ts'
 import { Scheduler, type Entry } from './scheduler.ts'
@@ -27,8 +27,8 @@ export interface AgentsOptions {
    */
   liveDevices?: () => ReadonlySet<string>
   memoryBytes?: number
-  /** Where the agents component logs (default: stderr, `[agents]`). */
-  log?: AgentsLog
+  /** Where the agents component logs (the daemon passes its service's scoped logger; default: nowhere). */
+  log?: Logger
 }
 
 /** Why chat-watch is off when no model is configured (its `lastStatus`). */

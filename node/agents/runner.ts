@@ -12,7 +12,7 @@ import { BUILTIN_PROGRAMS } from './builtins.ts'
 import { capabilities, type CapabilityContext, type Spend } from './capabilities.ts'
 import { chatWatch } from './chat-watch.ts'
 import type { EventInput } from './events.ts'
-import { consoleAgentsLog, type AgentsLog } from './log.ts'
+import { silentLogger, type Logger } from '../../sync/core/log.ts'
 import type { ModelConfig } from './model-client.ts'
 import { runSandboxed } from './sandbox.ts'
 import type { FireRunner } from './scheduler.ts'
@@ -25,7 +25,7 @@ export interface RunnerDeps {
   model?: ModelConfig
   /** The sandbox's heap per run (default AGENT_LIMITS.memoryBytes). */
   memoryBytes?: number
-  log?: AgentsLog
+  log?: Logger
 }
 
 export const sourceHash = (source: string): string => createHash('sha256').update(source, 'utf8').digest('hex')
@@ -71,10 +71,10 @@ export async function resolveProgram(space: SpaceEngine | undefined, spec: strin
  * control API's `POST /run`.
  */
 export class ProgramRunner {
-  private readonly log: AgentsLog
+  private readonly log: Logger
 
   constructor(private readonly deps: RunnerDeps) {
-    this.log = deps.log ?? consoleAgentsLog
+    this.log = deps.log ?? silentLogger
   }
 
   /** A trigger's fire (the scheduler's FireRunner). */
@@ -113,7 +113,7 @@ export class ProgramRunner {
     const res = await runSandboxed({
       source, args: req.args as Json, capabilities: ctx ? capabilities(ctx) : {}, env, runId: req.runId,
       budgets: { fuel: budgets.fuel, timeoutMs: budgets.timeoutMs, memoryBytes: this.deps.memoryBytes ?? AGENT_LIMITS.memoryBytes },
-    })
+    }, this.log.child('sandbox'))
     return { ...res, costUsd: spend.costUsd, tokens: spend.tokens }
   }
 }

@@ -4,7 +4,7 @@ import type { Env } from '../../sync/core/env.ts'
 import type { Json } from '../../sync/crdt/ops.ts'
 import { AGENT_LIMITS } from '../../sync/modules/agents/limits.ts'
 import type { RunEnvelope } from '../../sync/modules/agents/record.ts'
-import { consoleAgentsLog, type AgentsLog } from './log.ts'
+import { errField, silentLogger, type Logger } from '../../sync/core/log.ts'
 import type { FromThread, ToThread } from './sandbox-thread.ts'
 import { SHARED, STOP_TIMEOUT, stopMessage, type StopReason, type VmResult } from './sandbox-vm.ts'
 
@@ -165,7 +165,7 @@ export class SandboxPool {
 
   constructor(
     readonly size: number = Math.max(1, Math.min(AGENT_LIMITS.concurrentRuns, availableParallelism())),
-    private readonly log: AgentsLog = consoleAgentsLog,
+    private readonly log: Logger = silentLogger,
   ) {}
 
   /** Starts one thread ahead of the first run (its QuickJS module compiles in the thread). */
@@ -296,7 +296,7 @@ export class SandboxPool {
     if (m.t === 'free') return this.release(t)
     const a = t.active
     if (m.t === 'broken') {
-      this.log.error('QuickJS failed in a sandbox thread; the thread is replaced', undefined, { runId: a?.job.run.runId, message: m.message })
+      this.log.error('QuickJS failed in a sandbox thread; the thread is replaced', { runId: a?.job.run.runId, message: m.message })
       if (a && !a.done) this.finish(t, a, failedResult(a.job.run, a.started, Atomics.load(t.shared, SHARED.fuel), `the sandbox failed: ${m.message}`))
       void this.kill(t)
       return
@@ -373,10 +373,10 @@ export class SandboxPool {
     const a = t.active
     if (a && !a.done) {
       const oom = (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
-      this.log.error('the sandbox thread died during a run', err, { runId: a.job.run.runId })
+      this.log.error('the sandbox thread died during a run', { runId: a.job.run.runId, err: errField(err) })
       this.finish(t, a, failedResult(a.job.run, a.started, Atomics.load(t.shared, SHARED.fuel), oom ? 'out of memory: the sandbox thread passed its heap limit' : `the sandbox failed: ${err.message}`))
     } else {
-      this.log.error('an idle sandbox thread died', err)
+      this.log.error('an idle sandbox thread died', { err: errField(err) })
     }
     this.pump()
   }
@@ -393,12 +393,15 @@ function fromVm(run: SandboxRun, started: number, r: VmResult): SandboxResult {
 }
 
 let pool: SandboxPool | undefined
-/** The process's sandbox pool (one per daemon process: the threads are the machine's, not an account's). */
-export const sandboxPool = (): SandboxPool => (pool ??= new SandboxPool())
+/**
+ * The process's sandbox pool (one per daemon process: the threads are the machine's, not an
+ * account's). It logs to the logger of the first runner that asked for it.
+ */
+export const sandboxPool = (log?: Logger): SandboxPool => (pool ??= new SandboxPool(undefined, log))
 
 /** Starts a sandbox thread ahead of the first run. */
 export const warmSandbox = (): Promise<void> => sandboxPool().warm()
 
-export function runSandboxed(run: SandboxRun): Promise<SandboxResult> {
-  return sandboxPool().run(run)
+export function runSandboxed(run: SandboxRun, log?: Logger): Promise<SandboxResult> {
+  return sandboxPool(log).run(run)
 }

@@ -7,6 +7,7 @@ import { AccountLifecycle } from '../../node/daemon/account-lifecycle.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { isSvcError } from '../../sync/core/errors.ts'
 import { buildApp } from '../app.ts'
+import { daemonLoggers } from '../../node/log/pino-logger.ts'
 import { stopGracefully } from '../lifecycle.ts'
 import { EXIT, readAll, stripNewline, UsageError, type CliIO, type Command } from './io.ts'
 import { DEFAULT_AGENTS_PORT, resolveServeConfig, SERVE_USAGE, type ServeConfig } from './serve-config.ts'
@@ -24,6 +25,8 @@ const describe = (err: unknown) => (isSvcError(err) ? `${err.code}: ${err.messag
  */
 export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: DaemonHostOptions) => DaemonHost = (o) => new DaemonHost(o)): Promise<number> {
   mkdirSync(config.data, { recursive: true, mode: 0o700 })
+  // One pino root for HTTP and every component (`--log-level`); `--log` adds the request lines.
+  const loggers = daemonLoggers(config.logLevel, io.stderr)
   // Hex: safe as a command-line argument (a base64url token may start with '-').
   const controlToken = config.managed ? randomBytes(32).toString('hex') : undefined
   // Files seal and open blocks on a thread of their own (node/files/worker-block-crypto.ts).
@@ -44,6 +47,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}),
     ...(config.peers ? { peers: config.peers } : {}),
     ...(config.push ? { push: config.push } : {}),
+    log: loggers.log,
   })
   const session = new AccountLifecycle({
     dataRoot: config.data,
@@ -69,7 +73,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     })
     return stopping
   }
-  const app = buildApp({ session, engine, modules, requestShutdown: () => void stop(), logger: { level: config.log ? 'info' : 'warn', stream: io.stderr } })
+  const app = buildApp({ session, engine, modules, requestShutdown: () => void stop(), loggerInstance: loggers.root.child({ scope: 'http' }, { level: config.log ? 'info' : 'warn' }), requestLogs: config.log })
 
   try {
     const booted = await session.bootAtStart()

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentsHost } from '../../node/agents/host.ts'
-import type { AgentsLog } from '../../node/agents/log.ts'
+import { sinkLogger } from '../../sync/core/log.ts'
 import { sourceHash } from '../../node/agents/runner.ts'
 import type { JsonObject } from '../../sync/crdt/ops.ts'
 import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
@@ -28,7 +28,7 @@ const OWNER_SOURCE = 'async function main(a, svc) { await svc.chatSend({ text: "
 async function ownerAndMember() {
   const a = await agentAccount()
   const warnings: Array<{ message: string; details?: Record<string, unknown> }> = []
-  const log: AgentsLog = { warn: (message, details) => warnings.push({ message, details }), error: (message) => warnings.push({ message }) }
+  const log = sinkLogger('agents', ({ level: _level, scope: _scope, msg, ...details }) => warnings.push({ message: msg, details }), 'warn')
   const host = new AgentsHost(a.account, a.env, 'peer-A', { timers: false, log })
   cleanup.push(() => host.stop())
   await host.start()
