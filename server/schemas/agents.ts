@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { AGENT_LIMITS } from '../../sync/modules/agents/limits.ts'
 import { JsonValue } from './common.ts'
 
 /** chat.md "Agent control API": bodies, params and results of the loopback control listener. */
@@ -21,7 +22,7 @@ export const PatchTriggerBody = Type.Object(
 export const RunBody = Type.Object(
   {
     program: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: '<name>@v<N>, agent:<name>@v<N> or internal:chat-watch' })),
-    source: Type.Optional(Type.String({ maxLength: 256 * 1024, description: 'caller-supplied program text (defines main(args, svc))' })),
+    source: Type.Optional(Type.String({ maxLength: AGENT_LIMITS.sourceBytes, description: 'caller-supplied program text (defines main(args, svc))' })),
     programHash: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'hex SHA-256 of the source: runs a registry version another account created, only if its source hashes to this' })),
     args: Type.Optional(Type.Record(Type.String(), JsonValue())),
     spaceId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'binds the capability API (query, modify, chatSend, publish) to this space' })),

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox'
+import { CURSOR_LIMITS } from '../../sync/modules/editor/cursor-limits.ts'
 
 /** Bodies and answers of the cursor routes (docs/editor.md "Cursors"). */
 export const CursorBody = Type.Object(
   {
-    blockId: Type.String({ minLength: 1, maxLength: 128, description: 'the block the cursor is in' }),
-    anchor: Type.Integer({ minimum: 0, maximum: 16 * 1024 * 1024, description: 'index in the block text where the selection starts' }),
-    head: Type.Optional(Type.Integer({ minimum: 0, maximum: 16 * 1024 * 1024, description: 'index where it ends (the caret); default anchor' })),
-    name: Type.Optional(Type.String({ maxLength: 128, description: 'display name shown with the cursor' })),
+    blockId: Type.String({ minLength: 1, maxLength: CURSOR_LIMITS.maxIdChars, description: 'the block the cursor is in' }),
+    anchor: Type.Integer({ minimum: 0, maximum: CURSOR_LIMITS.maxIndex, description: 'index in the block text where the selection starts' }),
+    head: Type.Optional(Type.Integer({ minimum: 0, maximum: CURSOR_LIMITS.maxIndex, description: 'index where it ends (the caret); default anchor' })),
+    name: Type.Optional(Type.String({ maxLength: CURSOR_LIMITS.maxNameChars, description: 'display name shown with the cursor' })),
   },
   { additionalProperties: false },
 )

@@ -1,36 +1,12 @@
 import { SvcError } from '../../core/errors.ts'
 import type { Json, JsonObject } from '../../crdt/ops.ts'
 import { isObject } from '../../crdt/path.ts'
+import { ATTACHMENT_KEY_PATTERN, CHAT_LIMITS, DEBUG_LINK_PATTERN, FILE_LINK_PATTERN, STAMPED_FIELDS } from './schema.ts'
 
-/** chat.md Limits (sizes in UTF-8 bytes). */
-export const CHAT_LIMITS = {
-  textBytes: 32 * 1024,
-  replyToBytes: 256,
-  attachments: 32,
-  attachmentLinkBytes: 2 * 1024,
-  attachmentTypeBytes: 64,
-  agentNameBytes: 256,
-  agentDebugLinkBytes: 2 * 1024,
-  /** A reaction key (our bound: the spec gives none; a flag sequence with modifiers fits easily). */
-  emojiBytes: 64,
-} as const
-
-/** Attachment keys (chat.md "Chat message"). */
-export const ATTACHMENT_KEY = /^[A-Za-z0-9_-]{1,64}$/
-/** `svc://f/<spaceId>/<fileId>` */
-export const FILE_LINK = /^svc:\/\/f\/[^/\s#?]+\/[^/\s#?]+$/
-/** `svc://<spaceId>/<debugObjId>#<anchor>` */
-export const DEBUG_LINK = /^svc:\/\/[^/\s#?]+\/[^/\s#?]+#\S+$/
-/** Fields the server stamps or derives: a client supplying one is told it is read-only. */
-export const STAMPED_FIELDS = ['id', 'creator', 'createdAt', 'modifiedAt', 'mentions', 'reactions', 'unread', 'unreadMention', 'unreadReactions'] as const
-
-/** Body of `POST {O}/chat/messages`. */
-export interface SendBody {
-  text?: string
-  replyToMessageId?: string
-  attachments?: Record<string, { type: string; link: string }>
-  agent?: { name: string; debugLink?: string; done: boolean }
-}
+/** Attachment ids (chat.md "Chat message"). */
+export const ATTACHMENT_KEY = new RegExp(ATTACHMENT_KEY_PATTERN)
+export const FILE_LINK = new RegExp(FILE_LINK_PATTERN)
+export const DEBUG_LINK = new RegExp(DEBUG_LINK_PATTERN)
 
 const enc = new TextEncoder()
 /** Over `max` UTF-8 bytes? (A UTF-16 unit is 1 to 3 bytes, so the length alone often tells.) */

@@ -1,4 +1,4 @@
-/** Bounds of cursor presence (cursors.ts). */
+/** Bounds of cursor presence (cursors.ts), and of the cursor routes' bodies (server/schemas/editor-cursors.ts). */
 export const CURSOR_LIMITS = {
   /** A cursor not renewed for this long is gone (y-protocols' own outdatedTimeout). */
   timeoutMs: 30_000,
@@ -12,4 +12,6 @@ export const CURSOR_LIMITS = {
   maxNameChars: 128,
   /** A Yjs relative position, base64 characters. */
   maxPositionChars: 256,
+  /** An index a client may name in a block's text (the routes' bound; positions past the text clamp to its end). */
+  maxIndex: 16 * 1024 * 1024,
 } as const

@@ -2,6 +2,7 @@ import type { JsonObject } from '../../crdt/ops.ts'
 import type { SpaceEngine } from '../space-engine.ts'
 import { allDatasetDecls } from './dataset-decls.ts'
 import type { DatasetDecl, FieldType } from './model.ts'
+import { Instant, jsonSchemaOf } from './record-schema.ts'
 
 /**
  * `GET {S}/datasets`: one entry per collection, `{name, schema, owners?, module, shared?}`.
@@ -20,7 +21,7 @@ export interface DatasetListing {
   shared?: boolean
 }
 
-const INSTANT_SCHEMA: JsonObject = { type: 'object', properties: { $date: { type: 'string', format: 'date-time' } }, required: ['$date'], additionalProperties: false }
+const INSTANT_SCHEMA: JsonObject = jsonSchemaOf(Instant)
 
 const TYPE_SCHEMA: Record<FieldType, JsonObject> = {
   string: { type: 'string' },
