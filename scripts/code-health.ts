@@ -73,6 +73,7 @@ function main(): void {
   const longFiles: string[] = []
   const longFunctions: string[] = []
   const chatShape: string[] = []
+  const silent: string[] = []
   const castsByFolder: Record<string, number> = {}
   for (const f of [...source, ...tests]) {
     const sf = parse(f)
@@ -88,15 +89,22 @@ function main(): void {
           castsByFolder[top] = (castsByFolder[top] ?? 0) + 1
         }
       }
-      if (isSource && ts.isCatchClause(n) && n.block.statements.length === 0) silentCatches++
-      if (isSource && ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'catch' && n.arguments.length === 1 && isNoOpHandler(n.arguments[0])) silentCatches++
+      const emptyCatch = ts.isCatchClause(n) && n.block.statements.length === 0
+      const noOpCatch = ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'catch' && n.arguments.length === 1 && isNoOpHandler(n.arguments[0])
+      if (isSource && (emptyCatch || noOpCatch)) {
+        silentCatches++
+        silent.push(`${f}:${lineOf(sf, n.getStart(sf)) + 1}`)
+      }
       if (ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isConstructorDeclaration(n)) {
         const lines = lineOf(sf, n.end) - lineOf(sf, n.getStart(sf)) + 1
         // A test's describe/it callback is a list of cases, not a function anyone reads as one.
         const isTestBlock = !isSource && ts.isCallExpression(n.parent) && ts.isIdentifier(n.parent.expression) && ['describe', 'it', 'test'].includes(n.parent.expression.text)
         if (lines > 80 && !isTestBlock) longFunctions.push(`${f}:${lineOf(sf, n.getStart(sf)) + 1} (${lines})`)
       }
-      if (isSource && (ts.isPropertyAssignment(n) || ts.isPropertySignature(n)) && n.name.getText(sf).replace(/['"]/g, '') === 'replyToMessageId') chatShape.push(`${f}:${lineOf(sf, n.getStart(sf)) + 1}`)
+      // A declaration of the field (a type's member, or a schema's: its value a schema call or
+      // object), not a use of it such as `{ replyToMessageId: event.messageId }`.
+      const declaresField = ts.isPropertySignature(n) || (ts.isPropertyAssignment(n) && (ts.isCallExpression(n.initializer) || ts.isObjectLiteralExpression(n.initializer)))
+      if (isSource && declaresField && n.name.getText(sf).replace(/['"]/g, '') === 'replyToMessageId') chatShape.push(`${f}:${lineOf(sf, n.getStart(sf)) + 1}`)
     })
   }
   const configFiles = files('server/cli').filter((f) => /serve-config|config-table/.test(f))
@@ -118,7 +126,7 @@ function main(): void {
         configKeyPlaces,
         configKeyPlacesMean: Math.round((places.reduce((a, b) => a + b, 0) / places.length) * 10) / 10,
         chatMessageShapePlaces: chatShape.length,
-        detail: process.argv.includes('--detail') ? { longFiles, longFunctions, chatShape } : undefined,
+        detail: process.argv.includes('--detail') ? { longFiles, longFunctions, chatShape, silentCatches: silent } : undefined,
       },
       null,
       2,
