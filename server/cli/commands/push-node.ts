@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { PushNodeServer, type PushNodeConfig } from '../../../node/push-node/server.ts'
+import type { PushNodeConfig, PushNodeServer } from '../../../node/push-node/server.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
 
 const USAGE = 'usage: svc push-node --config FILE   (JSON: keySeed, listen, providers, healthPort?, store?, dataDir?, rates?, bounds?, retry?; docs/push.md)'
@@ -24,6 +24,9 @@ export const pushNodeCommand: Command = {
     if (typeof cfg.keySeed !== 'string' || !/^[0-9a-f]{64}$/.test(cfg.keySeed) || !Array.isArray(cfg.listen) || typeof cfg.providers !== 'object') throw new UsageError(`${USAGE}\nkeySeed must be 64 hex digits, listen a list of multiaddrs`)
     let server: PushNodeServer
     try {
+      // Loaded here, not at the top: the push node (pg, web-push) is a workspace of its own that
+      // a daemon install leaves out (docs/packages.md); every other command runs without it.
+      const { PushNodeServer } = await import('../../../node/push-node/server.ts')
       server = await PushNodeServer.start(cfg)
     } catch (err) {
       io.stderr.write(`svc push-node: cannot start: ${(err as Error).message}\n`)
