@@ -1,13 +1,16 @@
+import { errField, silentLogger, type Logger } from './log.ts'
+
 /**
  * A typed event emitter: one listener set per event name, each event with its own payload
  * type, so a misspelt event or a wrong payload is a type error. Listeners run synchronously in
  * registration order. One that throws does not stop the others nor the emitter (an event
- * reports something already done, such as a committed write): its error goes to `report`.
+ * reports something already done, such as a committed write): its error goes to `log` at error
+ * (a listener that throws is a bug), with the event's name.
  */
 export class Emitter<Events extends { [K in keyof Events]: unknown }> {
   private readonly sets = new Map<keyof Events, Set<(e: never) => void>>()
 
-  constructor(private readonly report: (err: unknown, name: keyof Events) => void = (err, name) => console.error(`listener of ${String(name)} failed`, err)) {}
+  constructor(private readonly log: Logger = silentLogger) {}
 
   /** Adds a listener; the returned function removes it. */
   on<K extends keyof Events>(name: K, fn: (e: Events[K]) => void): () => void {
@@ -26,7 +29,7 @@ export class Emitter<Events extends { [K in keyof Events]: unknown }> {
       try {
         ;(fn as (e: Events[K]) => void)(e)
       } catch (err) {
-        this.report(err, name)
+        this.log.error('event listener failed', { event: String(name), err: errField(err) })
       }
     }
   }

@@ -9,6 +9,7 @@ import { KvBlockStore, type BlockStore } from '../storage/block-store.ts'
 import { derivedRoot } from '../dag/change.ts'
 import { encodeAclRecord } from '../acl/records.ts'
 import { Emitter } from '../core/emitter.ts'
+import { errField, silentLogger, type Logger } from '../core/log.ts'
 import { SpaceEngine, type SpaceChange, type SpaceOptions } from './space-engine.ts'
 import { ModuleSet, type AccountModuleContext, type AnyModule, type SpaceRowFields } from './module.ts'
 import { AccountServices } from './account-services.ts'
@@ -70,6 +71,8 @@ export interface AccountEngineDeps {
    * carries; the daemon passes its files-on-disk store (node/storage/fs-block-store.ts).
    */
   blocks?: BlockStore
+  /** Where the account, its spaces and its modules' services log (default: nowhere); the daemon passes its scoped logger. */
+  log?: Logger
 }
 
 /**
@@ -122,7 +125,11 @@ export class AccountEngine implements AccountModuleContext {
   /** Spaces opened in the background whose rows still load (AccountEngineDeps.spacesInBackground). */
   private readonly loading = new Map<string, { engine: SpaceEngine; held: Promise<void> }>()
   private closed = false
-  readonly events = new Emitter<AccountEvents>()
+  readonly events: Emitter<AccountEvents>
+  /** The account's logger (AccountEngineDeps.log): spaces log under `space`, module services under their name. */
+  readonly log: Logger
+  /** The child every space of the account logs through. */
+  private readonly spaceLog: Logger
   /** Invites, joins, members and the rows they move (sync/space/sharing). */
   readonly sharing: Sharing
   /** One-to-one spaces (sync/space/one-to-one.ts). */
@@ -140,6 +147,9 @@ export class AccountEngine implements AccountModuleContext {
     readonly modules: ModuleSet,
   ) {
     this.accountId = identityOf(deps.accountKey.publicKey)
+    this.log = deps.log ?? silentLogger
+    this.events = new Emitter<AccountEvents>(this.log)
+    this.spaceLog = this.log.child('space')
     this.devices = new Devices(tech, techObjectId, deps.env)
     this.scopedValues = new AccountScopedValues(tech, techObjectId, deps.storage)
     this.accountData = new TechAccountData(tech, techObjectId, this.accountId)
@@ -170,6 +180,7 @@ export class AccountEngine implements AccountModuleContext {
       announce: (ids) => this.announce(ids),
       info: (id) => this.info(id),
       publishProfile: (e) => publishProfile(this, e),
+      log: this.log.child('one-to-one'),
     })
     // Before any space is followed, so an account service hears every `spacesOpened`.
     this.services = new AccountServices(this, modules)
@@ -208,7 +219,7 @@ export class AccountEngine implements AccountModuleContext {
     const replicaDeps = { storage: deps.storage, crypto: deps.crypto, env: deps.env }
     // The tech space is derived from the account: every device computes the same id.
     const modules = ModuleSet.of(deps.modules)
-    const tech = await SpaceEngine.create(replicaDeps, deps.accountKey, { seed: TECH_SPACE_SEED, modules })
+    const tech = await SpaceEngine.create(replicaDeps, deps.accountKey, { seed: TECH_SPACE_SEED, modules, log: (deps.log ?? silentLogger).child('space') })
     const techObjectId = await tech.createTree({ seed: TECH_ACCOUNT_SEED })
     const engine = new AccountEngine(deps, tech, techObjectId, modules)
     engine.stopProfiles = followProfiles(engine)
@@ -217,7 +228,7 @@ export class AccountEngine implements AccountModuleContext {
     // Another device of this account may add or delete spaces: follow the tech space's rows.
     tech.events.on('change', (c) => {
       if (c.records.get(techObjectId)?.has(TECH_DS.spaces) || c.reloaded.has(techObjectId)) {
-        engine.following.run(() => engine.followSpaceRows()).catch(() => undefined)
+        engine.following.run(() => engine.followSpaceRows()).catch((err: unknown) => engine.log.warn('opening the spaces listed by another device failed', { err: errField(err) }))
       }
     })
     return engine
@@ -302,7 +313,7 @@ export class AccountEngine implements AccountModuleContext {
 
   /** How every space of this account opens: its modules and scoped value store. */
   private get spaceOptions(): SpaceOptions {
-    return { modules: this.modules, scopedValues: this.scopedValues, accountData: this.accountData }
+    return { modules: this.modules, scopedValues: this.scopedValues, accountData: this.accountData, log: this.spaceLog }
   }
 
   // ------------------------------------------------------------------ profile

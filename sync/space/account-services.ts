@@ -14,7 +14,10 @@ export class AccountServices {
   private readonly installed: ReadonlySet<string>
   private closed = false
 
-  constructor(ctx: AccountModuleContext, modules: ModuleSet) {
+  constructor(
+    private readonly ctx: AccountModuleContext,
+    modules: ModuleSet,
+  ) {
     this.installed = new Set(modules.list.map((m) => m.name))
     for (const m of modules.list) {
       const missing = (m.dependencies ?? []).filter((d) => !this.installed.has(d))
@@ -39,6 +42,6 @@ export class AccountServices {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await closeServices(this.byModule.values(), 'account')
+    await closeServices(this.byModule.values(), 'account', this.ctx.log)
   }
 }

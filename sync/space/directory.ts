@@ -1,4 +1,5 @@
 import { SvcError } from '../core/errors.ts'
+import { errField } from '../core/log.ts'
 import type { AccountEngine } from './account-engine.ts'
 import type { SpaceEngine } from './space-engine.ts'
 import { openedProfiles, type OpenedProfile } from './profiles.ts'
@@ -38,8 +39,9 @@ async function heldSpaces(account: AccountEngine): Promise<SpaceEngine[]> {
   for (const info of await account.listSpaces('all')) {
     try {
       out.push(account.space(info.id))
-    } catch {
+    } catch (err) {
       // Not held (deleted, or not synced yet): no ACL to read.
+      account.log.debug('directory skips a space not held', { spaceId: info.id, err: errField(err) })
     }
   }
   return out
@@ -112,8 +114,9 @@ export function watchDirectory(account: AccountEngine, emit: (frame: IdentitiesF
         if (frame.added.length + frame.updated.length + frame.removed.length > 0) emit(frame)
       }
       prev = next
-    } catch {
+    } catch (err) {
       // The account is being torn down; the stream closes with it.
+      account.log.debug('recomputing the identity directory failed', { err: errField(err) })
     }
   }
   // What the directory reads: ACLs (members, joiners, profile records, keys), the profile and

@@ -9,6 +9,7 @@ import { mergeOpOf } from '../crdt/ytext-fold.ts'
 import { applyToRecord, type MergePolicy, type RecordState } from '../crdt/record.ts'
 import type { SpaceReplica } from '../replica/space-replica.ts'
 import { instant } from './rows.ts'
+import { errField, silentLogger, type Logger } from '../core/log.ts'
 
 /**
  * Datasets whose changes version history leaves out when none is given: chat's (spec: chat
@@ -100,6 +101,7 @@ export class History {
     private readonly policy: MergePolicy,
     /** Whether a dataset's changes are part of history (modules may keep theirs out). */
     readonly keeps: (ds: string) => boolean = keepsDefault,
+    private readonly log: Logger = silentLogger,
   ) {
     replica.addCommitListener((info) => {
       for (const t of info.rebuiltTrees) this.forget(t)
@@ -126,7 +128,8 @@ export class History {
       loading.catch(() => this.cache.get(objectId) === loading && this.forget(objectId))
     }
     const h = await c
-    h.ready = h.ready.catch(() => undefined).then(() => this.catchUp(objectId, h))
+    // The caller that awaited a failed catch-up was told; the next one tries again.
+    h.ready = h.ready.catch((err: unknown) => this.log.debug('an earlier history catch-up failed', { objectId, err: errField(err) })).then(() => this.catchUp(objectId, h))
     await h.ready
     return h
   }

@@ -1,6 +1,7 @@
 import { SvcError, type ModuleErrorCodes } from '../core/errors.ts'
 import type { Emitter } from '../core/emitter.ts'
 import type { Env } from '../core/env.ts'
+import type { Logger } from '../core/log.ts'
 import type { CryptoProvider } from '../crypto/provider.ts'
 import type { StorageAdapter } from '../storage/adapter.ts'
 import type { BlockStore } from '../storage/block-store.ts'
@@ -124,6 +125,8 @@ export interface ModuleContext {
   readonly account: AccountData
   /** The device's storage the space lives in, for a module's own stores (names of its own; the search index). */
   readonly storage: StorageAdapter
+  /** The space's logger; a module's service logs through a child named after it (`log.child('search')`). */
+  readonly log: Logger
 }
 
 /**
@@ -147,6 +150,8 @@ export interface AccountModuleContext {
   readonly crypto: CryptoProvider
   /** Content-addressed blocks kept per space in the account's storage (files' encrypted blocks). */
   readonly blocks: BlockStore
+  /** The account's logger; a module's account service logs through a child named after it (`log.child('files')`). */
+  readonly log: Logger
 }
 
 /**

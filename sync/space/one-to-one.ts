@@ -11,6 +11,7 @@ import { pairSpaceId } from '../acl/pair.ts'
 import { SpaceEngine, type SpaceOptions } from './space-engine.ts'
 import type { SpaceInfo, SpaceStatus } from './account-engine.ts'
 import { instant } from './rows.ts'
+import { errField, type Logger } from '../core/log.ts'
 import { openedProfiles } from './profiles.ts'
 import { TECH_DS } from './schema.ts'
 
@@ -84,6 +85,7 @@ export interface OneToOneHost {
   info(spaceId: string): Promise<SpaceInfo>
   /** Seals our profile into a space we share (no-op when it carries the current one). */
   publishProfile(space: SpaceEngine): Promise<void>
+  readonly log: Logger
 }
 
 /** An Ed25519 identity: base58 of 32 bytes that decode to a curve point. Throws 400 `request.invalid_field`. */
@@ -125,6 +127,10 @@ export class OneToOne {
   private readonly queue = new SerialQueue()
 
   constructor(private readonly host: OneToOneHost) {}
+
+  private restartCheckFailed(spaceId: string, err: unknown): void {
+    this.host.log.warn('checking whether a one-to-one space was restarted failed', { spaceId, err: errField(err) })
+  }
 
   /** Dormant pair spaces: declined or deleted, still synced so a later start reaches us. */
   dormantSpaces(): SpaceEngine[] {
@@ -265,7 +271,7 @@ export class OneToOne {
     const wasListed = !this.dormantIds.has(row.spaceId) && !opened
     this.setListed(space, listed)
     // Put aside here or by another device: a start we already hold may be later than it saw.
-    if (!listed && (opened || wasListed)) this.queue.run(() => this.checkRestart(row.spaceId)).catch(() => undefined)
+    if (!listed && (opened || wasListed)) this.queue.run(() => this.checkRestart(row.spaceId)).catch((err: unknown) => this.restartCheckFailed(row.spaceId, err))
     return opened
   }
 
@@ -305,7 +311,7 @@ export class OneToOne {
         const starts = await opened.createTree({ seed: ONE_TO_ONE_SEED })
         // A peer's later start un-declines: watch its record (only pair spaces pay for this).
         opened.events.on('change', (c) => {
-          if (c.records.has(starts) || c.reloaded.has(starts)) this.queue.run(() => this.checkRestart(spaceId)).catch(() => undefined)
+          if (c.records.has(starts) || c.reloaded.has(starts)) this.queue.run(() => this.checkRestart(spaceId)).catch((err: unknown) => this.restartCheckFailed(spaceId, err))
         })
         this.engines.set(spaceId, opened)
         if (announce) this.host.announce([spaceId])

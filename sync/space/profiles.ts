@@ -1,4 +1,5 @@
 import { SerialQueue } from '../core/serial-queue.ts'
+import { errField } from '../core/log.ts'
 import type { AccountEngine } from './account-engine.ts'
 import type { SpaceEngine } from './space-engine.ts'
 import { TECH_DS } from './schema.ts'
@@ -60,8 +61,9 @@ export async function publishProfile(account: AccountEngine, only?: SpaceEngine)
     if (sameFields(current ?? EMPTY, fields) && (current || !space.replica.acl.current().profiles().has(me))) continue
     try {
       await space.replica.setProfile(fields)
-    } catch {
+    } catch (err) {
       // No current read key (a manager must rotate) or the space is closing: skip it.
+      account.log.debug('publishing our profile into a space skipped', { spaceId: space.spaceId, err: errField(err) })
     }
   }
 }
@@ -91,10 +93,13 @@ export function followProfiles(account: AccountEngine): () => void {
       for (const id of ids) {
         const space = account.held(id)
         if (stopped || !space) continue
-        const info = await account.info(id).catch(() => undefined)
+        const info = await account.info(id).catch((err: unknown) => {
+          account.log.debug('reading a space before publishing our profile failed', { spaceId: id, err: errField(err) })
+          return undefined
+        })
         if (info?.status === 'active') await publishProfile(account, space)
       }
-    }).catch(() => undefined)
+    }).catch((err: unknown) => account.log.warn('publishing our profile failed', { err: errField(err) }))
   }
   const schedule = (spaceId: string) => {
     if (stopped || spaceId === account.tech.spaceId) return

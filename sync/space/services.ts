@@ -1,5 +1,6 @@
 import { SvcError } from '../core/errors.ts'
 import { closeServices } from './close-services.ts'
+import { errField, type Logger } from '../core/log.ts'
 import { MemoryAccountData, type AccountData } from './account-data.ts'
 import type { Doc } from './rows.ts'
 import type { StorageAdapter } from '../storage/adapter.ts'
@@ -30,6 +31,10 @@ export class SpaceServices implements ModuleContext {
   /** The replica's storage adapter (ModuleContext.storage). */
   get storage(): StorageAdapter {
     return this.space.replica.storage
+  }
+  /** The space's logger (ModuleContext.log). */
+  get log(): Logger {
+    return this.space.log
   }
   private readonly rowGroups = new Map<string, BoundRowGroup>()
   private closed = false
@@ -77,7 +82,7 @@ export class SpaceServices implements ModuleContext {
 
   /** Version history of the space's objects (built on first use: it caches decoded changes). */
   get history(): History {
-    return (this.historyCache ??= new History(this.space.replica, this.modules.policy(spacePolicy), (ds) => this.modules.keepsHistory(ds)))
+    return (this.historyCache ??= new History(this.space.replica, this.modules.policy(spacePolicy), (ds) => this.modules.keepsHistory(ds), this.space.log))
   }
 
   /** The service a module built for this space; typed by the module value itself. */
@@ -100,7 +105,7 @@ export class SpaceServices implements ModuleContext {
         await h(c)
       } catch (err) {
         // The commit is stored whatever a hook does: one failing hook starves no other.
-        console.error('module commit hook failed', err)
+        this.space.log.error('module commit hook failed', { spaceId: this.space.spaceId, err: errField(err) })
       }
     }
   }
@@ -116,7 +121,7 @@ export class SpaceServices implements ModuleContext {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await closeServices(this.byModule.values(), 'space')
+    await closeServices(this.byModule.values(), 'space', this.space.log)
   }
 }
 

@@ -13,6 +13,7 @@ import { DatasetCache } from './dataset-cache.ts'
 import { objectRowDoc, recordDoc, isJsonObject, asStringArray, type Doc } from './rows.ts'
 import { BUILTIN_TYPE_IDS, ROW_DS, ROW_ID, SPACE_INDEX_SEED, spacePolicy } from './schema.ts'
 import { Emitter } from '../core/emitter.ts'
+import { errField, silentLogger, type Logger } from '../core/log.ts'
 import type { Env } from '../core/env.ts'
 import { ModuleSet, type AnyModule } from './module.ts'
 import { SpaceServices } from './services.ts'
@@ -26,6 +27,8 @@ export interface SpaceOptions {
   scopedValues?: ScopedValueStore
   /** The account's private datasets for modules (default: in memory). */
   accountData?: AccountData
+  /** Where the space and its modules' services log (default: nowhere). */
+  log?: Logger
 }
 
 /** What moved in a module's overlay (SpaceEngine.announceOverlay). */
@@ -80,7 +83,9 @@ export class SpaceEngine {
    */
   private readonly rows = new InMemoryIndex(OBJECT_INDEX_PATHS, [], { autoIndex: OBJECT_AUTO_INDEX, autoSort: AUTO_SORT })
   /** Changes and ACL moves, in commit order (live feeds, the directory and the account listen). */
-  readonly events = new Emitter<SpaceEvents>()
+  readonly events: Emitter<SpaceEvents>
+  /** The space's logger (SpaceOptions.log); its modules' services log through children of it. */
+  readonly log: Logger
   /** The commit feed: each commit's row refresh, hooks and events, in commit order. */
   private readonly feed = new SerialQueue()
   /** Documents of recently queried datasets, kept current below (dataset-cache.ts). */
@@ -106,11 +111,14 @@ export class SpaceEngine {
     opts: SpaceOptions = {},
   ) {
     this.spaceIndexObjectId = spaceIndexObjectId
+    this.log = opts.log ?? silentLogger
+    this.events = new Emitter<SpaceEvents>(this.log)
     let done!: () => void
     let failed!: (err: unknown) => void
     this.rowsLoaded = new Promise((r, f) => ((done = r), (failed = f)))
-    // A failed load rejects `open`; a caller of `openLoading` that never awaits it is not told twice.
-    this.rowsLoaded.catch(() => undefined)
+    // A failed load rejects `open` (and `loaded` of a space opened in the background): here it
+    // is only kept from going unhandled, and noted at debug.
+    this.rowsLoaded.catch((err: unknown) => this.log.debug('loading the object rows failed', { spaceId: replica.spaceId, err: errField(err) }))
     this.rowsDone = () => {
       this.rowsAreLoaded = true
       done()
@@ -169,7 +177,7 @@ export class SpaceEngine {
     e.feed.run(() => e.loadRows(trees)).then(e.rowsDone, e.rowsFailed)
     // Commits are announced in order: each waits for the previous one's row refresh.
     replica.addCommitListener((info) => {
-      e.feed.run(() => e.onCommit(info)).catch(() => undefined)
+      e.feed.run(() => e.onCommit(info)).catch((err: unknown) => e.log.warn('refreshing rows after a commit failed', { spaceId: e.spaceId, err: errField(err) }))
     })
     return e
   }
@@ -401,7 +409,7 @@ export class SpaceEngine {
    * storage stay open: the account closes those after its spaces.
    */
   async close(): Promise<void> {
-    await this.settled().catch(() => undefined)
+    await this.settled().catch((err: unknown) => this.log.debug('waiting for pending commits before closing failed', { spaceId: this.spaceId, err: errField(err) }))
     await this.services.close()
   }
 

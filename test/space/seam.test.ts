@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
+import { memoryLogger } from '../../sync/core/log.ts'
 import { AccountEngine, type AccountEvents } from '../../sync/space/account-engine.ts'
 import { defineModule, ModuleSet, type AccountModuleContext } from '../../sync/space/module.ts'
 import { ROW_DS, ROW_ID, spacePolicy } from '../../sync/space/schema.ts'
@@ -58,21 +59,18 @@ describe('typed account events', () => {
   })
 
   it('a listener that throws starves no other listener', async () => {
-    const engine = await SpaceEngine.create(await deps(2), keyFor(1))
+    const log = memoryLogger()
+    const engine = await SpaceEngine.create(await deps(2), keyFor(1), { log })
     const heard: string[] = []
-    const errors = console.error
-    console.error = () => undefined
-    try {
-      engine.events.on('change', () => {
-        throw new Error('boom')
-      })
-      engine.events.on('change', (c) => heard.push(c.versionId))
-      const obj = await engine.createObject()
-      expect(engine.objectDoc(obj)).toBeDefined()
-      expect(heard.length).toBeGreaterThan(0)
-    } finally {
-      console.error = errors
-    }
+    engine.events.on('change', () => {
+      throw new Error('boom')
+    })
+    engine.events.on('change', (c) => heard.push(c.versionId))
+    const obj = await engine.createObject()
+    expect(engine.objectDoc(obj)).toBeDefined()
+    expect(heard.length).toBeGreaterThan(0)
+    // The throwing listener is a bug: logged at error, with the event it failed on.
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: 'error', msg: 'event listener failed', event: 'change', err: 'Error: boom' }))
   })
 })
 
@@ -113,7 +111,8 @@ describe('account services', () => {
     const second = defineModule({ name: 'second', accountService: (ctx) => new Ledger('second', ctx, log) })
     const failing = defineModule({ name: 'failing', accountService: () => ({ close: () => Promise.reject(new Error('close failed')) }) })
     const spaceOnly = defineModule({ name: 'space-only', service: () => 1 })
-    const a = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(4), accountKey: keyFor(1), modules: [first, spaceOnly, failing, second] })
+    const logged = memoryLogger('account')
+    const a = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(4), accountKey: keyFor(1), modules: [first, spaceOnly, failing, second], log: logged })
     try {
       expect(log).toEqual(['build first', 'build second'])
       // Typed by the module value: no cast, and the same instance on every call.
@@ -133,17 +132,12 @@ describe('account services', () => {
       expect(() => a.services.of(absent)).toThrow(/not installed/)
       expect(a.services.find(absent)).toBeUndefined()
     } finally {
-      const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined)
-      try {
-        await a.close()
-        // A later module may use an earlier one's service: the later closes first. A failing close stops no other.
-        expect(log).toEqual(['build first', 'build second', 'close second', 'close first'])
-        expect(quiet).toHaveBeenCalledWith('module account service failed to close', expect.any(Error))
-        await a.close()
-        expect(log.filter((l) => l.startsWith('close'))).toHaveLength(2)
-      } finally {
-        quiet.mockRestore()
-      }
+      await a.close()
+      // A later module may use an earlier one's service: the later closes first. A failing close stops no other.
+      expect(log).toEqual(['build first', 'build second', 'close second', 'close first'])
+      expect(logged.lines).toContainEqual({ level: 'warn', scope: 'account', msg: 'closing a module service failed', services: 'account', err: 'Error: close failed' })
+      await a.close()
+      expect(log.filter((l) => l.startsWith('close'))).toHaveLength(2)
     }
   })
 
@@ -160,25 +154,22 @@ describe('account services', () => {
       },
     })
     const failing = defineModule({ name: 'failing', service: () => ({ close: () => Promise.reject(new Error('close failed')) }) })
-    const a = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(5), accountKey: keyFor(1), modules: [watcher, failing] })
+    const logged = memoryLogger('account')
+    const a = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(5), accountKey: keyFor(1), modules: [watcher, failing], log: logged })
     const info = await a.createSpace({ name: 'S' })
     const space = a.space(info.id)
     // Written through the replica: committed, not yet through the commit feed; the close waits for their hooks.
     const before = hooked.get(info.id) ?? 0
     for (let i = 0; i < 3; i++) await space.replica.write(space.spaceIndexObjectId, [{ op: 'set', ds: ROW_DS, id: ROW_ID, path: 'core.name', value: `n${i}` }])
-    const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined)
-    try {
-      await a.close()
-      const commits = hooked.get(info.id)!
-      expect(commits).toBe(before + 3)
-      expect(log).toContain(`close ${info.id} after ${commits} commits`)
-      expect(log.filter((l) => l.startsWith('close tech'))).toHaveLength(1)
-      expect(quiet).toHaveBeenCalledWith('module space service failed to close', expect.any(Error))
-      await a.close()
-      expect(log).toHaveLength(2)
-    } finally {
-      quiet.mockRestore()
-    }
+    await a.close()
+    const commits = hooked.get(info.id)!
+    expect(commits).toBe(before + 3)
+    expect(log).toContain(`close ${info.id} after ${commits} commits`)
+    expect(log.filter((l) => l.startsWith('close tech'))).toHaveLength(1)
+    // Every space's failing close is logged at warn by the space's logger (a child of the account's).
+    expect(logged.lines.filter((l) => l.level === 'warn' && l.scope === 'account/space' && l.msg === 'closing a module service failed' && l.services === 'space')).toHaveLength(2)
+    await a.close()
+    expect(log).toHaveLength(2)
   })
 
   it("the event bus is the events module's account service: one per account, closed with it", async () => {

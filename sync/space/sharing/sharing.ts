@@ -1,4 +1,5 @@
 import { SvcError } from '../../core/errors.ts'
+import { errField } from '../../core/log.ts'
 import { isPairSpace } from '../one-to-one.ts'
 import { SerialQueue } from '../../core/serial-queue.ts'
 import type { Env } from '../../core/env.ts'
@@ -122,7 +123,7 @@ export class Sharing {
     // Joins left pending by an earlier run, or sent from another device of this account.
     void this.outgoingJoins().then((list) => {
       for (const j of list) net.join(j.spaceId, j.change)
-    }).catch(() => undefined)
+    }).catch((err: unknown) => this.account.log.warn('resending pending join requests failed', { err: errField(err) }))
     return () => {
       for (const stop of stops) stop()
       if (this.net === net) this.net = undefined
@@ -159,7 +160,7 @@ export class Sharing {
 
   /** Re-reads a space's ACL and moves its row to match; resolves once done. */
   settle(spaceId: string): Promise<void> {
-    return this.settling.run(() => this.reconcile(spaceId)).catch(() => undefined)
+    return this.settling.run(() => this.reconcile(spaceId)).catch((err: unknown) => this.account.log.warn("moving a space's row to match its ACL failed", { spaceId, err: errField(err) }))
   }
 
   // ------------------------------------------------------------------ members
