@@ -262,7 +262,7 @@ export async function benchApi(): Promise<Record<string, unknown>> {
     const auth = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
     if (auth.statusCode !== 201) throw new Error(`auth: ${auth.body}`)
     const created = await app.inject({ method: 'POST', url: '/v1/spaces', payload: { name: 'bench' } })
-    const spaceId = (created.json() as { id: string }).id
+    const spaceId = (created.json<{ id: string }>()).id
     const S = `/v1/spaces/${spaceId}`
     const sp = engine.account().space(spaceId)
 
@@ -273,7 +273,7 @@ export async function benchApi(): Promise<Record<string, unknown>> {
     const query = { filter: { 'core.types': TYPES[3], 'core.status': 'open' }, sort: ['-core.priority'], limit: 20 }
     const payload = JSON.stringify(query)
     const first = await app.inject({ method: 'POST', url: `${S}/objects/query`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ...query, includeTotal: true }) })
-    const firstBody = first.json() as { records: unknown[]; total: number }
+    const firstBody = first.json<{ records: unknown[]; total: number }>()
     progress(`objects query: ${firstBody.records.length} records of ${firstBody.total} matches`)
     const q = await timeInject(() => app.inject({ method: 'POST', url: `${S}/objects/query`, headers: { 'content-type': 'application/json' }, payload }), 200, 20)
     const h = await timeInject(() => hello.inject({ method: 'GET', url: '/hello' }), 2000, 200)
@@ -302,14 +302,14 @@ export async function benchApi(): Promise<Record<string, unknown>> {
     const sortQuery = { sort: ['core.name'], offset: 5_000, limit: 50 }
     const sortPayload = JSON.stringify(sortQuery)
     const sortInject = () => app.inject({ method: 'POST', url: `${S}/objects/query`, headers: { 'content-type': 'application/json' }, payload: sortPayload })
-    const sortedPage = (await sortInject()).json() as { records: Array<{ id: string }> }
+    const sortedPage = (await sortInject()).json<{ records: Array<{ id: string }> }>()
     const sorted = await timeInject(sortInject, 200, 20)
     const rows = [...sp.objectSource()]
     const full: number[] = []
     let fullPage: { records: Array<{ id: unknown }> } | undefined
     for (let i = 0; i < 23; i++) {
       const t = performance.now()
-      fullPage = runQuery(rows, sortQuery) as { records: Array<{ id: unknown }> }
+      fullPage = runQuery(rows, sortQuery)
       if (i >= 3) full.push(performance.now() - t)
     }
     if (fullPage!.records.map((r) => r.id).join() !== sortedPage.records.map((r) => r.id).join()) throw new Error('sorted page differs from the full selection')
@@ -327,7 +327,7 @@ export async function benchApi(): Promise<Record<string, unknown>> {
     progress(`sortOffset: ${JSON.stringify(out.sortOffset)}`)
 
     // ------------------------------------------------------------ (c) /modify throughput
-    const target = (await app.inject({ method: 'POST', url: `${S}/objects`, payload: { types: [] } })).json() as { objectId: string }
+    const target = (await app.inject({ method: 'POST', url: `${S}/objects`, payload: { types: [] } })).json<{ objectId: string }>()
     const mt0 = performance.now()
     for (let i = 0; i < MODIFIES; i++) {
       const res = await app.inject({

@@ -53,7 +53,7 @@ async function fixture() {
   const inObjects = new Set(objects)
   const setup = (await engine.replica.allChanges()).filter((c) => !inObjects.has(c.treeId))
   // The ACL first (allChanges puts it first), then every other tree root before its writes.
-  const ordered = [...setup.filter((c) => c.treeId === spaceId), ...(await Promise.all(setup.filter((c) => c.treeId !== spaceId).map((c) => c.treeId)).then((ids) => [...new Set(ids)]).then(async (ids) => (await Promise.all(ids.map(treeChanges))).flat()))]
+  const ordered = [...setup.filter((c) => c.treeId === spaceId), ...(await Promise.all([...new Set(setup.filter((c) => c.treeId !== spaceId).map((c) => c.treeId))].map(treeChanges))).flat()]
   const body: Array<{ id: string; raw: Uint8Array }> = []
   for (const o of objects) body.push(...(await treeChanges(o)))
   const replica = engine.replica

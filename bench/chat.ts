@@ -102,7 +102,7 @@ export async function benchChat(): Promise<Record<string, unknown>> {
 
     progress(`bob sends ${MESSAGES} messages`)
     const t0 = performance.now()
-    const ids = await sendMany(bob, space.id, chat, MESSAGES)
+    await sendMany(bob, space.id, chat, MESSAGES)
     const sendMs = performance.now() - t0
     while ((await held(alice, space.id, chat)) < MESSAGES) await sleep(200)
     progress(`alice holds them all ${Math.round(performance.now() - t0)} ms after the first send`)
@@ -134,7 +134,12 @@ export async function benchChat(): Promise<Record<string, unknown>> {
       const q = await timed(() => ok(alice.d, 'POST', `${S(space.id)}/query`, windowBody))
       const u = await timed(() => ok(alice.d, 'POST', `${S(space.id)}/query`, unreadBody))
       const x = await timed(() => ok(alice.d, 'POST', `${S(space.id)}/query`, indexBody))
-      if (i > 0) (windowMs.push(w), queryMs.push(q), unreadMs.push(u), indexMs.push(x))
+      if (i > 0) {
+        windowMs.push(w)
+        queryMs.push(q)
+        unreadMs.push(u)
+        indexMs.push(x)
+      }
     }
 
     progress('send to added on the other daemon')
@@ -146,12 +151,14 @@ export async function benchChat(): Promise<Record<string, unknown>> {
       const sent = performance.now()
       const id = (await ok(bob.d, 'POST', `${S(space.id)}/objects/${chat}/chat/messages`, { text: `timed ${i}` })).recordIds[0]
       const [there, here] = await Promise.all([remote.next(addedId(id)), local.next(addedId(id))])
-      if (i > 0) (lanMs.push(there - sent), localMs.push(here - sent))
+      if (i > 0) {
+        lanMs.push(there - sent)
+        localMs.push(here - sent)
+      }
       await sleep(50)
     }
     remote.close()
     local.close()
-    void ids
 
     const out = {
       messages: MESSAGES,

@@ -59,7 +59,10 @@ const open = (node: SvcLibp2p) => node.dialProtocol(multiaddr(addr), P2P.headSyn
 
 const zeros = new Uint8Array(4 * MiB)
 const junk = new Uint8Array(4 * MiB)
-for (let i = 0; i < junk.length; i += 2) (junk[i] = 1), (junk[i + 1] = 0xff)
+for (let i = 0; i < junk.length; i += 2) {
+  junk[i] = 1
+  junk[i + 1] = 0xff
+}
 const randomSpace = () => identityOf(fresh().publicKey)
 
 /** Well-formed messages a stranger may not send before it authenticates. */

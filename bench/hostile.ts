@@ -46,10 +46,10 @@ function startDaemon(dir: string) {
   })
   let out = ''
   let err = ''
-  proc.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c))
-  proc.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c))
+  proc.stdout.setEncoding('utf8').on('data', (c: string) => (out += c))
+  proc.stderr.setEncoding('utf8').on('data', (c: string) => (err += c))
   const url = new Promise<string>((resolve, reject) => {
-    proc.stdout!.on('data', () => out.includes('\n') && resolve(out.split('\n')[0]))
+    proc.stdout.on('data', () => out.includes('\n') && resolve(out.split('\n')[0]))
     proc.on('exit', (code) => reject(new Error(`svc serve exited ${code}: ${err}`)))
   })
   return { proc, url, stderr: () => err }
@@ -58,7 +58,7 @@ function startDaemon(dir: string) {
 async function call(url: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${url}${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined })
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
-  return res.json() as Promise<any>
+  return res.json()
 }
 
 function rssOf(pid: number): number {
@@ -117,10 +117,10 @@ function probeHealth(url: string) {
     })()`
   const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] })
   let out = ''
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c))
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c))
   const done = new Promise<void>((r) => child.on('exit', () => r()))
   return async (): Promise<number[]> => {
-    child.stdin!.end('stop')
+    child.stdin.end('stop')
     await done
     return JSON.parse(out || '[]') as number[]
   }
@@ -187,7 +187,7 @@ export async function benchHostile(): Promise<Record<string, unknown>> {
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssOf(pid))), 50)
     const flood = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench/hostile-flood.ts'), addr, String(FLOOD_MS)], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] })
     let floodOut = ''
-    flood.stdout!.setEncoding('utf8').on('data', (c: string) => (floodOut += c))
+    flood.stdout.setEncoding('utf8').on('data', (c: string) => (floodOut += c))
     let floodEnded = false
     const floodDone = new Promise<void>((r) => flood.on('exit', () => ((floodEnded = true), r())))
     // The flood alone first, then the honest peer's backlog during it.

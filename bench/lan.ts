@@ -116,7 +116,10 @@ export async function benchLan(): Promise<Record<string, unknown>> {
     const part = all.slice(i, i + 1000)
     const buf = new Uint8Array(part.reduce((n, p) => n + p.length, 0))
     let o = 0
-    for (const p of part) (buf.set(p, o), (o += p.length))
+    for (const p of part) {
+      buf.set(p, o)
+      o += p.length
+    }
     frames.push(buf)
   }
   const rawMs = await rawThroughput(frames)

@@ -77,7 +77,7 @@ async function nodeProcess(dir: string, store: string | undefined) {
   const p = spawnSvc(['push-node', '--config', cfg], { env: { SVC_NO_MDNS: '1' } })
   const line = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`push-node did not start: ${p.stderr()}`)), 60_000)
-    p.proc.stdout!.on('data', () => {
+    p.proc.stdout.on('data', () => {
       if (!p.stdout().includes('\n')) return
       clearTimeout(timer)
       resolve(p.stdout().split('\n')[0])
@@ -133,7 +133,7 @@ async function flood(dir: string, store: string | undefined) {
     for (const r of replies) if (!r.ok) refused[r.code] = (refused[r.code] ?? 0) + 1
     return { store: store ?? 'file (default)', accepted: replies.filter((r) => r.ok).length, refused, subscriptions: health.totals.subscriptions, rssBeforeMb: r2(before), rssPeakMb: r2(peak), rssAfterMb: r2(after), growthMb: r2(peak - before) }
   } finally {
-    await Promise.all(peers.map((p) => p.stop()))
+    await Promise.all(peers.map(async (p) => { await p.stop() }))
     node.p.proc.kill('SIGTERM')
     await Promise.race([node.p.exited, new Promise((r) => setTimeout(r, 10_000))])
   }
@@ -200,9 +200,9 @@ export async function benchPush(): Promise<Record<string, unknown>> {
       }
       const p = many.services.of(pushModule)
       p.attach({ subscribe: async () => ({ ok: true, validTopics: 1 }), unregister: async () => ({ ok: true }), send: async () => ({ ok: true }) })
-      p.setToken({ platform: 'ntfy', token: 'https://ntfy.example.org/x' })
+      void p.setToken({ platform: 'ntfy', token: 'https://ntfy.example.org/x' })
       await new Promise((r) => setTimeout(r, 50))
-      p.setToken({ platform: 'ntfy', token: 'https://ntfy.example.org/y' })
+      void p.setToken({ platform: 'ntfy', token: 'https://ntfy.example.org/y' })
       const t0 = performance.now()
       requests = await p.reconcile()
       reconcileMs = performance.now() - t0

@@ -137,7 +137,7 @@ async function ingestAll(dir: string, name: string, backlog: Awaited<ReturnType<
   return { e, storage, deps, ingestMs, indexedMs }
 }
 
-async function timeMany(n: number, fn: (i: number) => Promise<unknown> | unknown): Promise<number[]> {
+async function timeMany(n: number, fn: (i: number) => unknown): Promise<number[]> {
   const out: number[] = []
   for (let i = 0; i < n; i++) {
     const t = performance.now()

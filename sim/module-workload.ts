@@ -56,7 +56,7 @@ export async function moduleWrite(rep: SpaceReplica, objects: readonly string[],
 async function chatWrite(rep: SpaceReplica, obj: string, r: Prng): Promise<{ label: string; changeId: string }> {
   const live = (await rep.listRecords(obj, CHAT_MESSAGES)).filter((m) => !m.deleted && m.value !== undefined)
   const existing = live.map((m) => m.id)
-  const authors = live.map((m) => String((m.value as { creator?: Json }).creator))
+  const authors = live.map((m) => String((m.value as { creator?: unknown }).creator))
   let ops: Op[]
   if (existing.length === 0 || r.chance(0.25)) {
     ops = [{ op: 'set', ds: CHAT_MESSAGES, id: CHANGE_DERIVED_ID, path: '', value: { creator: rep.me, createdAt: instant(1), modifiedAt: instant(1), text: `m${r.int(100)}` } }]

@@ -126,7 +126,9 @@ export class SimPeer {
       timer: (role) => ctx.sched.timer(`${TIMER_LABEL[role]} ${this.id}`),
       roundTimeoutMs: ctx.roundTimeoutMs,
       spaceIds: () => [ctx.spaceId],
-      faults: { fault: (peer) => void (guard.fault(peer) && this.backedOff.add(peer)) },
+      faults: { fault: (peer) => {
+          if (guard.fault(peer)) this.backedOff.add(peer)
+        } },
     })
     this.stack.sharing.onJoinStatus((e) => ctx.onJoinStatus?.(this, e))
     this.stack.watch(ctx.spaceId, replica)

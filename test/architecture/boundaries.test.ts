@@ -76,7 +76,7 @@ describe('layer boundaries (DESIGN 1)', () => {
 
   it('sim/ never imports node/ or server/ (except its Node-only crypto entry)', () => {
     const offenders: string[] = []
-    let files: string[] = []
+    let files: string[]
     try {
       files = sourceFiles(join(root, 'sim'))
     } catch {

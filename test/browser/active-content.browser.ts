@@ -52,7 +52,7 @@ describe('a file opened in a tab', () => {
     await page.goto(content(id))
     expect(await page.evaluate(() => document.body.innerText)).toBe('plain words <script>not run</script>')
     expect(await page.evaluate(() => self.origin)).toBe('null')
-    expect(await page.evaluate(async (u) => fetch(u).then((r) => `status ${r.status}`, (e: Error) => e.name), `${base}/v1/spaces`)).toBe('TypeError')
+    expect(await page.evaluate(async (u) => fetch(u).then((r) => `status ${r.status}`, (e: unknown) => (e instanceof Error ? e.name : String(e))), `${base}/v1/spaces`)).toBe('TypeError')
     await page.close()
   })
 

@@ -19,14 +19,14 @@ let mnemonic: string
 let accountId: string
 let accountKey: KeyPair
 let spaceId: string
-let objects: string[] = []
+const objects: string[] = []
 let page: Page
 let errors: string[] = []
 let deviceId: string
 
 const S = () => `/v1/spaces/${spaceId}`
 const app = <T>(fn: string, ...args: unknown[]): Promise<T> =>
-  page.evaluate(([fn, args]) => (window as any).app[fn as string](...(args as unknown[])), [fn, args] as const) as Promise<T>
+  page.evaluate(([fn, args]) => (window as any).app[fn](...(args)), [fn, args] as const) as Promise<T>
 const why = () => `page errors:\n${errors.join('\n')}\ndaemon stderr:\n${d.stderr().slice(-4000)}`
 
 beforeAll(async () => {
@@ -59,15 +59,15 @@ describe('a page syncs with a real daemon over libp2p WebSockets (real Chromium)
 
     const total = (await ok(d, 'POST', `${S()}/objects/query`, { limit: 0, includeTotal: true })).total
     expect(total).toBeGreaterThanOrEqual(OBJECTS)
-    await until('the space and every object in the page', async () => (await app<number>('objectCount', spaceId)) >= total, 240_000, 500).catch((e) => {
-      throw new Error(`${e.message}\n${why()}`)
+    await until('the space and every object in the page', async () => (await app<number>('objectCount', spaceId)) >= total, 240_000, 500).catch((e: unknown) => {
+      throw new Error(`${(e as Error).message}\n${why()}`)
     })
     let last = { page: '', daemon: '' }
     await until('the same state digest in the page and in the daemon', async () => {
       last = { page: (await app<string>('digest', spaceId)) ?? '', daemon: await daemonDigest(d, accountId, accountKey, spaceId) }
       return last.page !== '' && last.page === last.daemon
-    }, 120_000, 1_000).catch((e) => {
-      throw new Error(`${e.message}: ${JSON.stringify(last)}\n${why()}`)
+    }, 120_000, 1_000).catch((e: unknown) => {
+      throw new Error(`${(e as Error).message}: ${JSON.stringify(last)}\n${why()}`)
     })
     expect(last.page).toMatch(/^[0-9a-f]{64}$/)
     // The signatures of the changes head sync brought were verified off the page's thread.
@@ -100,8 +100,8 @@ describe('a page syncs with a real daemon over libp2p WebSockets (real Chromium)
     await until('the daemon holds the offline writes', async () => {
       const r = await ok(d, 'POST', `${S()}/query`, { objectId: target, dataset: 'offline', sort: ['id'], limit: 100 })
       return r.records.length === ids.length && r.records.every((x: any, i: number) => x.id === ids[i] && x.v === `written offline ${ids[i]}`)
-    }, 120_000, 500).catch((e) => {
-      throw new Error(`${e.message}\n${why()}`)
+    }, 120_000, 500).catch((e: unknown) => {
+      throw new Error(`${(e as Error).message}\n${why()}`)
     })
   })
 

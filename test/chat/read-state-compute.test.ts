@@ -11,7 +11,7 @@ import {
   type MessageFacts,
 } from '../../sync/modules/chat/read-state/compute.ts'
 import { foldRecord, markOps, marksOf, MAX_MARK_OPS_PER_CHANGE } from '../../sync/modules/chat/read-state/marks.ts'
-import type { Json, JsonObject } from '../../sync/crdt/ops.ts'
+import type { JsonObject } from '../../sync/crdt/ops.ts'
 
 const ME = 'me'
 const ver = (n: number) => `${String(n).padStart(12, '0')}-c${n}`
@@ -127,7 +127,7 @@ describe('chat read state: marks records', () => {
 
   it('foreign shapes in a marks record count for nothing', () => {
     const marks = emptyMarks()
-    foldRecord(marks, 'm1', { r: 'yes', m: { k: 1 }, x: 'no' } as Json)
+    foldRecord(marks, 'm1', { r: 'yes', m: { k: 1 }, x: 'no' })
     foldRecord(marks, 'm2', 7)
     expect(marks.read.size + marks.mentionSeen.size + marks.reactionSeen.size).toBe(0)
   })
@@ -159,7 +159,7 @@ function deepMerge(a: JsonObject, b: JsonObject): JsonObject {
   const out: JsonObject = { ...a }
   for (const [k, v] of Object.entries(b)) {
     const cur = out[k]
-    out[k] = cur && typeof cur === 'object' && !Array.isArray(cur) && v && typeof v === 'object' && !Array.isArray(v) ? deepMerge(cur as JsonObject, v as JsonObject) : v
+    out[k] = cur && typeof cur === 'object' && !Array.isArray(cur) && v && typeof v === 'object' && !Array.isArray(v) ? deepMerge(cur, v) : v
   }
   return out
 }

@@ -108,7 +108,7 @@ describe('svc subscribe', () => {
     expect(await done).toBe(0)
     const frames = m.out().trim().split('\n').map((l) => JSON.parse(l) as { event: string; data: any })
     expect(frames.map((f) => f.event)).toEqual(['ready', 'snapshot', 'changes'])
-    expect(frames[2]!.data[0].added[0].doc.core.name).toBe('Live')
+    expect(frames[2].data[0].added[0].doc.core.name).toBe('Live')
     expect((await svc('subscribe', space, '--sort', 'task.nope')).err).toContain('has no property "nope"')
   })
 })
@@ -158,11 +158,11 @@ describe('svc history, bundles, catalog, aggregate', () => {
     const list = await svc('history', space, obj, '--json')
     expect(list.code).toBe(0)
     const changes = list.json().changes as { version: string; datasets: string[] }[]
-    expect(changes[0]!.datasets).toEqual(['notes'])
+    expect(changes[0].datasets).toEqual(['notes'])
     const table = await svc('history', space, obj)
     expect(table.out).toMatch(/^VERSION\s+TIME\s+AUTHOR\s+DATASETS\s+RECORDS\s+OPS$/m)
-    expect(table.out).toMatch(new RegExp(`^${changes[0]!.version}\\s+\\S+\\s+\\S+\\s+notes\\s+n\\s+1$`, 'm'))
-    const v = changes[0]!.version
+    expect(table.out).toMatch(new RegExp(`^${changes[0].version}\\s+\\S+\\s+\\S+\\s+notes\\s+n\\s+1$`, 'm'))
+    const v = changes[0].version
     expect((await svc('history', 'diff', space, obj, v)).json().datasets.notes[0]).toMatchObject({ id: 'n', before: null, after: { text: 'hello' } })
     expect((await svc('history', 'at', space, obj, v, '--dataset', 'notes')).code).toBe(0)
     expect((await svc('history', 'record', space, obj, v, 'notes', 'n')).json()).toMatchObject({ exists: true })

@@ -14,11 +14,11 @@ export function runnableBlocks(file: string, markdown: string): DocBlock[] {
   const lines = markdown.split('\n')
   const fences: { line: number; info: string; body: string; end: number }[] = []
   for (let i = 0; i < lines.length; i++) {
-    const open = /^(`{3,})(.*)$/.exec(lines[i]!)
+    const open = /^(`{3,})(.*)$/.exec(lines[i])
     if (!open) continue
-    const end = lines.findIndex((l, j) => j > i && l.startsWith(open[1]!) && l.trim() === open[1])
+    const end = lines.findIndex((l, j) => j > i && l.startsWith(open[1]) && l.trim() === open[1])
     if (end < 0) break
-    fences.push({ line: i + 1, info: open[2]!.trim(), body: lines.slice(i + 1, end).join('\n'), end })
+    fences.push({ line: i + 1, info: open[2].trim(), body: lines.slice(i + 1, end).join('\n'), end })
     i = end
   }
   const blocks: DocBlock[] = []
@@ -28,7 +28,7 @@ export function runnableBlocks(file: string, markdown: string): DocBlock[] {
     // The output block must follow the code block directly (no prose in between).
     const adjacent = next !== undefined && next.line === f.end + 2
     const kind = adjacent && (next.info === 'text output' ? 'text' : next.info === 'json output' ? 'json' : undefined)
-    blocks.push({ file, line: f.line, code: f.body, ...(kind ? { expect: { kind, body: next!.body } } : {}) })
+    blocks.push({ file, line: f.line, code: f.body, ...(kind ? { expect: { kind, body: next.body } } : {}) })
   })
   return blocks
 }
@@ -43,7 +43,7 @@ export function textMatches(expected: string, actual: string): boolean {
   if (want.length !== got.length) return false
   return want.every((w, i) => {
     const pattern = w.split(ELLIPSIS).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')
-    return new RegExp(`^${pattern}$`).test(got[i]!)
+    return new RegExp(`^${pattern}$`).test(got[i])
   })
 }
 

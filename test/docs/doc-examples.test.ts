@@ -28,10 +28,10 @@ beforeAll(async () => {
   const url = await new Promise<string>((resolve, reject) => {
     const check = () => {
       const [first, ...more] = s.stdout().split('\n')
-      if (more.length > 0) resolve(first!)
+      if (more.length > 0) resolve(first)
     }
-    s.proc.stdout!.on('data', check)
-    s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
+    s.proc.stdout.on('data', check)
+    void s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
     timer = setTimeout(() => {
       s.proc.kill('SIGKILL')
       reject(new Error(`svc serve did not start: ${s.stderr()}`))
@@ -85,7 +85,7 @@ describe('runnable doc examples', () => {
 
   it('README has a runnable quick start', () => {
     expect(withBlocks[0]?.file).toBe('README.md')
-    expect(withBlocks[0]!.blocks.length).toBeGreaterThanOrEqual(5)
+    expect(withBlocks[0].blocks.length).toBeGreaterThanOrEqual(5)
   })
 
   // Sequential: the README's quick start creates the account the other files use.
@@ -97,7 +97,7 @@ describe('runnable doc examples', () => {
       expect(run.code, failed ? `${file}:${failed.line} failed:\n${failed.code}\n--- stderr:\n${run.stderr.slice(-3000)}\n${daemonState}` : run.stderr.slice(-3000)).toBe(0)
       for (const [i, b] of blocks.entries()) {
         if (!b.expect) continue
-        const actual = run.outputs[i]!
+        const actual = run.outputs[i]
         const where = `${file}:${b.line}\n${b.code}\n--- documented:\n${b.expect.body}\n--- printed:\n${actual}`
         if (b.expect.kind === 'text') expect(textMatches(b.expect.body, actual), where).toBe(true)
         else {

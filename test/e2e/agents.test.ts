@@ -32,9 +32,9 @@ async function startAgentDaemon(name: string, modelUrl: string): Promise<AgentDa
       const m = /agent control API on (http:\/\/\S+)/.exec(s.stderr())
       if (m && s.stdout().includes('\n')) resolve(m[1])
     }
-    s.proc.stderr!.on('data', check)
-    s.proc.stdout!.on('data', check)
-    s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
+    s.proc.stderr.on('data', check)
+    s.proc.stdout.on('data', check)
+    void s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
     setTimeout(() => reject(new Error(`svc serve did not start: ${s.stderr()}`)), 90_000).unref()
   })
   const d: AgentDaemon = { dir, url: s.stdout().split('\n')[0], proc: s.proc, exited: s.exited, stderr: s.stderr, control }

@@ -23,9 +23,9 @@ export async function startDaemon(dir: string, opts: { mdns?: boolean } = {}): P
   const s = spawnSvc(['serve', '--port', '0', '--data', dir, ...(mdns ? [] : ['--no-mdns'])], { env })
   await new Promise<void>((resolve, reject) => {
     const check = () => s.stdout().includes('\n') && resolve()
-    s.proc.stdout!.on('data', check)
+    s.proc.stdout.on('data', check)
     check()
-    s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
+    void s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
     setTimeout(() => reject(new Error(`svc serve did not start: ${s.stderr()}`)), 90_000).unref()
   })
   return { dir, url: s.stdout().split('\n')[0], proc: s.proc, exited: s.exited, stderr: s.stderr }

@@ -80,7 +80,7 @@ describe.runIf(IN_NETNS)('five daemons of one account on one LAN', () => {
       }, 180_000, 1000)
     } catch (err) {
       const debug = await Promise.all(d.map(async (x) => ({ p2p: (await api(x, 'GET', '/v1/debug/p2p')).json?.peers?.length, dbg: (await api(x, 'GET', `${S}/debug`)).json, st: (await api(x, 'GET', `${S}/sync-status`)).json })))
-      throw new Error(`${(err as Error).message}: ${last} ${JSON.stringify(debug)}`)
+      throw new Error(`${(err as Error).message}: ${last} ${JSON.stringify(debug)}`, { cause: err })
     }
   }, 600_000)
 })

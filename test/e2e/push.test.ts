@@ -30,13 +30,13 @@ async function startPushNode(cfgPath: string): Promise<{ p: Proc; peerId: string
   cleanups.push(() => p.proc.exitCode === null && p.proc.kill('SIGKILL'))
   const line = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`push-node did not start: ${p.stderr()}`)), 60_000)
-    p.proc.stdout!.on('data', () => {
+    p.proc.stdout.on('data', () => {
       if (p.stdout().includes('\n')) {
         clearTimeout(timer)
         resolve(p.stdout().split('\n')[0])
       }
     })
-    p.exited.then((code) => reject(new Error(`push-node exited ${code}: ${p.stderr()}`)))
+    void p.exited.then((code) => reject(new Error(`push-node exited ${code}: ${p.stderr()}`)))
   })
   return { p, ...(JSON.parse(line) as { peerId: string; addrs: string[] }) }
 }
@@ -66,7 +66,7 @@ describe.runIf(IN_NETNS)('push end to end: two daemons, a push node process, fak
     const port = 20_000 + Math.floor(Math.random() * 20_000)
     const cfgPath = join(dir, 'node.json')
     writeFileSync(cfgPath, JSON.stringify({ keySeed: randomBytes(32).toString('hex'), listen: [`/ip4/127.0.0.1/tcp/${port}`], store: `sqlite:${join(dir, 'subs.db')}`, providers: { ntfy: { allowHttp: true, allowedOrigins: [ntfy.url] }, fcm: fcm.serviceAccount } }))
-    let node = await startPushNode(cfgPath)
+    const node = await startPushNode(cfgPath)
     process.env.SVC_PUSH_PEER_ID = node.peerId
     process.env.SVC_PUSH_ADDRS = node.addrs.join(',')
     const [alice, bob] = await Promise.all(['alice', 'bob'].map((n) => fleet.account(n)))
@@ -140,7 +140,7 @@ describe.runIf(IN_NETNS)('push end to end: two daemons, a push node process, fak
     for (let i = 0; i < 3; i++) await ok(alice.d, 'POST', `${C(space.id, chat)}/messages`, { text: `while down ${i}` })
     const texts = (await ok(alice.d, 'POST', `${S(space.id)}/query`, { objectId: chat, dataset: 'chat_messages', sort: ['_ver.id'], limit: 100 })).records.map((r: any) => r.text)
     expect(texts.filter((t: string) => t.startsWith('while down'))).toHaveLength(3)
-    node = await startPushNode(cfgPath)
+    await startPushNode(cfgPath)
     await until('the retried sends reach bob', async () => fcm.received.length >= fcmBefore + 3, 90_000, 500)
     const retried = fcmData(fcm).slice(fcmBefore).map((d) => (receiver.receive(d) as any).payload?.newMessage?.text).sort()
     expect(retried).toEqual(['while down 0', 'while down 1', 'while down 2'])

@@ -195,7 +195,7 @@ describe('diffMarkdown (PUT)', () => {
     const cur = materialize([
       { type: 'paragraph', text: 'one' },
       { type: 'paragraph', text: '' },
-      { type: 'embed', text: 'a widget only some client knows' } as BlockDraft,
+      { type: 'embed', text: 'a widget only some client knows' },
       { type: 'paragraph', text: 'two' },
       { type: 'paragraph', text: 'three' },
       { type: 'paragraph', text: 'four' },

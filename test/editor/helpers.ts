@@ -10,7 +10,7 @@ export const freshId = (prefix = 'b'): string => `${prefix}${(nextId++).toString
 /** Blocks for drafts, with ids and positions from one generator. */
 export function materialize(drafts: BlockDraft[], token = 'seed'): Block[] {
   const keys = positionsBetween(posGenerator(token), undefined, undefined, drafts.length)
-  return drafts.map((d, i) => ({ ...structuredClone(d), id: freshId(), nav: { ...(d.nav ?? {}), pos: keys[i] } }) as Block)
+  return drafts.map((d, i) => ({ ...structuredClone(d), id: freshId(), nav: { ...(d.nav ?? {}), pos: keys[i] } }))
 }
 
 export const storeOf = (blocks: Block[]): Store => new Map(blocks.map((b) => [b.id, structuredClone(b)]))
@@ -40,7 +40,7 @@ function unsetPath(obj: Record<string, unknown>, path: string): void {
 export function applyDiff(store: Store, diff: DiffResult, idPrefix = 'n'): Store {
   for (const ins of diff.inserts) {
     const id = freshId(idPrefix)
-    store.set(id, { ...structuredClone(ins.draft), id, nav: { ...(ins.draft.nav ?? {}), pos: ins.pos } } as Block)
+    store.set(id, { ...structuredClone(ins.draft), id, nav: { ...(ins.draft.nav ?? {}), pos: ins.pos } })
   }
   for (const up of diff.updates) {
     const b = store.get(up.id) as unknown as Record<string, unknown> | undefined

@@ -160,7 +160,7 @@ describe('position properties', () => {
     fc.assert(
       fc.property(tokenArb, (t) => {
         const s = tieBreak(t)
-        return s.length === TIE_BREAK_LENGTH && [...s].every((c) => DIGITS.includes(c)) && !s.endsWith('0')
+        return s.length === TIE_BREAK_LENGTH && Array.from(s).every((c) => DIGITS.includes(c)) && !s.endsWith('0')
       }),
     )
   })

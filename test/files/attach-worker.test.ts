@@ -55,7 +55,7 @@ describe('attach through the block crypto thread', () => {
     const all = slots().available
     // The answer goes out as soon as the limit is passed, before the rest of the body is read
     // (inject then reports the body it was still sending as aborted).
-    const res = await attach(randomBytes(1024 * 1024 + 64 * 1024)).catch((err: Error) => err)
+    const res = await attach(randomBytes(1024 * 1024 + 64 * 1024)).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))
     if (!(res instanceof Error)) expect(res.statusCode).toBe(413)
     else expect(res.name).toBe('AbortError')
     await vi.waitFor(() => expect(slots().available).toBe(all), { timeout: 5_000, interval: 20 })

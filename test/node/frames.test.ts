@@ -6,7 +6,10 @@ const framed = (...frames: Uint8Array[]) => {
   const parts = frames.map((f) => lp.encode.single(f).subarray())
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
   let o = 0
-  for (const p of parts) (out.set(p, o), (o += p.length))
+  for (const p of parts) {
+    out.set(p, o)
+    o += p.length
+  }
   return out
 }
 const reasonOf = (fn: () => unknown) => {
@@ -49,7 +52,10 @@ describe('FrameDecoder', () => {
   it('a chunk of a million tiny frames materializes only the frames pulled', () => {
     const d = new FrameDecoder(4 * 1024 * 1024)
     const chunk = new Uint8Array(2_000_000)
-    for (let i = 0; i < chunk.length; i += 2) (chunk[i] = 1), (chunk[i + 1] = 0xaa)
+    for (let i = 0; i < chunk.length; i += 2) {
+      chunk[i] = 1
+      chunk[i + 1] = 0xaa
+    }
     d.push(chunk)
     for (let i = 0; i < 64; i++) expect(d.next()).toEqual(new Uint8Array([0xaa]))
     expect(d.bufferedBytes).toBe(chunk.length - 128)

@@ -33,7 +33,7 @@ runTransportConformance('libp2p (TCP + Noise + Yamux on loopback)', async () => 
 
 const nodes: SvcLibp2p[] = []
 afterEach(async () => {
-  await Promise.all(nodes.splice(0).map((n) => n.stop()))
+  await Promise.all(nodes.splice(0).map(async (n) => { await n.stop() }))
 })
 
 async function pair(opts: { maxFrameBytes?: number } = {}) {
@@ -110,7 +110,7 @@ describe('libp2p transport', () => {
     b.dialProtocol = (async (...args: Parameters<typeof dial>) => {
       await new Promise((r) => setTimeout(r, 300))
       return dial(...args)
-    }) as typeof b.dialProtocol
+    })
     const ta = await Libp2pTransport.start(a)
     const tb = await Libp2pTransport.start(b)
     tb.onMessage((from, bytes) => tb.send(from, new TextEncoder().encode(`re:${new TextDecoder().decode(bytes)}`)))

@@ -22,7 +22,7 @@ async function daemon() {
   const app = buildApp({ session, engine })
   const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
   expect(res.statusCode).toBe(201)
-  const accountId = (res.json() as { accountId: string }).accountId
+  const accountId = (res.json<{ accountId: string }>()).accountId
   return {
     app, engine, accountId,
     address: () => engine.p2p()!.snapshot().listen.find((m) => m.startsWith('/ip4/127.0.0.1/'))!,
@@ -46,7 +46,7 @@ async function eventually<T>(read: () => Promise<T>, pred: (v: T) => boolean, ms
 
 const statusOf = (d: Daemon, id: string) => async () => {
   const res = await call(d.app, 'GET', `/v1/spaces/${id}`)
-  return res.statusCode === 200 ? (res.json() as { status: string }).status : `http ${res.statusCode}`
+  return res.statusCode === 200 ? (res.json<{ status: string }>()).status : `http ${res.statusCode}`
 }
 
 let a: Daemon
@@ -73,7 +73,7 @@ describe('one-to-one between daemons', () => {
     expect(ia.id).toBe(ib.id)
     expect(ia.id).toBe(pairSpaceId(a.accountId, b.accountId))
     const obj = (await ok(call(a.app, 'POST', `/v1/spaces/${ia.id}/objects`, { initialProperties: { core: { name: 'hi from a' } } }), 201)).objectId
-    const read = async () => (await call(b.app, 'POST', `/v1/spaces/${ia.id}/objects/query`, { filter: { id: obj } })).json() as { records?: Array<{ core: { name: string } }> }
+    const read = async () => (await call(b.app, 'POST', `/v1/spaces/${ia.id}/objects/query`, { filter: { id: obj } })).json<{ records?: Array<{ core: { name: string } }> }>()
     const got = await eventually(read, (r) => (r.records?.length ?? 0) > 0)
     expect(got.records![0].core.name).toBe('hi from a')
     expect(await statusOf(a, ia.id)()).toBe('active')

@@ -23,7 +23,7 @@ export async function bootP2P() {
   const app = buildApp({ session, engine })
   const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
   expect(res.statusCode).toBe(201)
-  const accountId = (res.json() as { accountId: string }).accountId
+  const accountId = (res.json<{ accountId: string }>()).accountId
   return {
     app, engine, accountId,
     multiaddr: () => `/ip4/127.0.0.1/tcp/${engine.p2p()!.snapshot().listen.map((a: string) => /\/tcp\/(\d+)/.exec(a)?.[1]).find(Boolean)}/p2p/${engine.p2p()!.transport.peerId}`,

@@ -27,7 +27,7 @@ async function bootP2P(peers?: string[], at?: string) {
   else {
     const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
     expect(res.statusCode).toBe(201)
-    accountId = (res.json() as { accountId: string }).accountId
+    accountId = (res.json<{ accountId: string }>()).accountId
   }
   return {
     app, engine, accountId, root,

@@ -66,8 +66,8 @@ describe('npm start as a process', () => {
     })
     let out = ''
     let err = ''
-    npm.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c))
-    npm.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c))
+    npm.stdout.setEncoding('utf8').on('data', (c: string) => (out += c))
+    npm.stderr.setEncoding('utf8').on('data', (c: string) => (err += c))
     const npmExited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)))
     const daemons = new Set<number>()
     cleanups.push(() => {
@@ -75,7 +75,7 @@ describe('npm start as a process', () => {
       for (const pid of [npm.pid!, ...daemons]) if (alive(pid)) process.kill(pid, 'SIGKILL')
     })
 
-    await until('the daemon URL', () => /http:\/\/127\.0\.0\.1:\d+/.test(out), 60_000).catch((e) => {
+    await until('the daemon URL', () => /http:\/\/127\.0\.0\.1:\d+/.test(out), 60_000).catch((e: unknown) => {
       throw new Error(`${(e as Error).message}; stderr: ${err}`)
     })
     const url = out.match(/http:\/\/127\.0\.0\.1:\d+/)![0]

@@ -35,8 +35,8 @@ export async function pump(nodes: Node[], queue: Frame[], opts: { max?: number; 
   const byName = new Map(nodes.map((n) => [n.name, n]))
   const seen: Frame[] = []
   while (queue.length && seen.length < (opts.max ?? 10_000)) {
-    let f: Frame | undefined = queue.shift()!
-    if (opts.tap) f = opts.tap(f)
+    const next = queue.shift()!
+    const f = opts.tap ? opts.tap(next) : next
     if (!f) continue
     seen.push(f)
     const to = byName.get(f.to)

@@ -136,7 +136,9 @@ describe('space index', () => {
     const obj = await r.createObject()
     expect(si.current().fingerprint()).toEqual(fresh())
     let seen = 0
-    r.addCommitListener(() => void seen++) // someone else listens too
+    r.addCommitListener(() => {
+      seen++
+    }) // someone else listens too
     await modifyRecords(r, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
     expect(si.current().fingerprint()).toEqual(fresh())
     await modifyRecords(r, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 2 }] }])

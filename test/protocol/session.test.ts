@@ -193,7 +193,7 @@ describe('head-sync session', () => {
     expect((await a.replica.treeIndex(obj)).has(good.id)).toBe(true)
 
     // Auth answers that are not for this link's challenge.
-    const c = await node('c', 3, a.replica.spaceId)
+    await node('c', 3, a.replica.spaceId)
     const hello = a.session.peerUp('c')
     const nonce = (decodeMessage(hello[0].bytes) as Extract<Message, { type: 'hello' }>).nonce
     const crypto2 = await defaultCryptoProvider()
@@ -205,7 +205,6 @@ describe('head-sync session', () => {
     }
     expect(a.session.countersOf('c').dropped).toMatchObject({ bad_auth: 3 })
     expect(a.session.identityOf('c')).toBeUndefined()
-    void c
   })
 
   it('handles what an unauthenticated peer sent once it authenticates', async () => {

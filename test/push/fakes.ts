@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { createServer as createH2Server, type Http2Server } from 'node:http2'
-import { createVerify, generateKeyPairSync, verify as verifyRaw, type KeyObject } from 'node:crypto'
+import { createVerify, generateKeyPairSync, verify as verifyRaw } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 
 /**
@@ -81,7 +81,7 @@ export async function fakeNtfy(): Promise<FakeHttp> {
   })
   server.keepAliveTimeout = 1000
   const url = await listen(server)
-  return Object.assign(rec, { url, close: () => closeAll(server) }) as FakeHttp
+  return Object.assign(rec, { url, close: () => closeAll(server) })
 }
 
 export interface FakeFcm extends FakeHttp {
@@ -112,7 +112,7 @@ export async function fakeFcm(): Promise<FakeFcm> {
       issued.add(token)
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token, expires_in: 3600, token_type: 'Bearer' }))
     }
-    const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '')
+    const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '')
     if (!issued.has(bearer)) return void res.writeHead(401).end('{}')
     rec.received.push({ path: req.url ?? '', headers: req.headers, body, at: Date.now() })
     const a = rec.answer()
@@ -142,11 +142,11 @@ export async function fakeApns(): Promise<FakeApns> {
     const chunks: Buffer[] = []
     stream.on('data', (c: Buffer) => chunks.push(c))
     stream.on('end', () => {
-      const jwt = String(headers.authorization ?? '').replace(/^bearer /, '')
+      const jwt = (headers.authorization ?? '').replace(/^bearer /, '')
       const [h, c, s] = jwt.split('.')
-      const ok = !!s && verifyRaw('sha256', Buffer.from(`${h}.${c}`), { key: publicKey as KeyObject, dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url'))
+      const ok = !!s && verifyRaw('sha256', Buffer.from(`${h}.${c}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url'))
       if (!ok) return stream.respond({ ':status': 403 }), stream.end('{"reason":"InvalidProviderToken"}')
-      rec.received.push({ path: String(headers[':path']), headers: headers as Record<string, string>, body: Buffer.concat(chunks).toString(), at: Date.now() })
+      rec.received.push({ path: String(headers[':path']), headers: headers, body: Buffer.concat(chunks).toString(), at: Date.now() })
       const a = rec.answer()
       stream.respond({ ':status': a.status, ...(a.headers ?? {}) })
       stream.end()
@@ -158,5 +158,5 @@ export async function fakeApns(): Promise<FakeApns> {
     config: { teamId: 'TEAM', keyId: 'KEY', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), bundleId: 'org.svc.app', endpoint: url },
     close: () => new Promise<void>((r) => server.close(() => r())),
   })
-  return fake as unknown as FakeApns
+  return fake
 }

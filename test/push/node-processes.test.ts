@@ -32,8 +32,8 @@ async function pushNodeProcess(dir: string, name: string, store: string, ntfy: F
         resolve(l)
       }
     }
-    p.proc.stdout!.on('data', check)
-    p.exited.then((code) => reject(new Error(`push-node ${name} exited ${code}: ${p.stderr()}`)))
+    p.proc.stdout.on('data', check)
+    void p.exited.then((code) => reject(new Error(`push-node ${name} exited ${code}: ${p.stderr()}`)))
   })
   return { p, ...(JSON.parse(line) as { peerId: string; addrs: string[]; health: string }) }
 }

@@ -13,7 +13,7 @@ import { expectSvcError, rec } from './helpers.ts'
 const docs = Array.from({ length: 20 }, (_, i) => rec(i, { g: 'g' + (i % 5), v: i, s: 'x'.repeat(i) }))
 
 const run = (pipeline: unknown, limits: Record<string, unknown> = {}, source: Iterable<object> = docs) =>
-  runAggregate(source, { pipeline, ...limits } as Parameters<typeof runAggregate>[1])
+  runAggregate(source, { pipeline, ...limits })
 
 describe('aggregate limits', () => {
   it('groupLimit: more distinct groups than allowed is limit_exceeded (group)', () => {

@@ -70,7 +70,7 @@ describe('a kept sort order answers like a full selection', () => {
   })
 
   it('an unfiltered page skips whole blocks: it reads only the page', () => {
-    const docs: Doc[] = Array.from({ length: 10_000 }, (_, i) => ({ id: `o${i}`, _ver: { id: 'v' }, name: `Object ${String(i).padStart(5, '0')}` }) as Doc)
+    const docs: Doc[] = Array.from({ length: 10_000 }, (_, i) => ({ id: `o${i}`, _ver: { id: 'v' }, name: `Object ${String(i).padStart(5, '0')}` }))
     const sort = compileSort(['name'])
     const ix = new SortedIndex(sort, docs)
     const seen: string[] = []
@@ -85,7 +85,7 @@ describe('a kept sort order answers like a full selection', () => {
   })
 
   it('is built on the afterQueries-th query with a sort, not for small collections, and at most maxSorts', () => {
-    const docs = Array.from({ length: 20 }, (_, i) => ({ id: `d${i}`, n: i }) as Doc)
+    const docs = Array.from({ length: 20 }, (_, i) => ({ id: `d${i}`, n: i }))
     const ix = new InMemoryIndex([], docs, { autoSort: { minDocs: 10, afterQueries: 2, maxSorts: 1 } })
     const q = compileQuery({ sort: ['-n'], limit: 3 })
     expect(ix.sortedBy(q.sort)).toBeUndefined()

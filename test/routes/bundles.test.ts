@@ -177,7 +177,7 @@ describe('/v1/catalog', () => {
 
 describe('OpenAPI', () => {
   it('documents every bundle and catalog route; bodies are strict', async () => {
-    const doc = (await call(b.app, 'GET', '/v1/openapi.json')).json() as { paths: Record<string, Record<string, Record<string, unknown>>> }
+    const doc = (await call(b.app, 'GET', '/v1/openapi.json')).json<{ paths: Record<string, Record<string, Record<string, unknown>>> }>()
     const op = (method: string, path: string) => doc.paths[path]?.[method]
     for (const [m, p] of [
       ['post', '/v1/spaces/{spaceId}/bundles'],

@@ -35,7 +35,7 @@ export async function bootApp(opts: Partial<AppOptions> & { controlToken?: strin
     app,
     engine,
     session,
-    accountId: (res.json() as { accountId: string }).accountId,
+    accountId: (res.json<{ accountId: string }>()).accountId,
     root,
     async close() {
       // Like `svc serve`: drain, then cut connections a client left open without a request

@@ -57,7 +57,7 @@ export async function bootAccount(payload: { mnemonic?: string } = {}): Promise<
   const app = buildApp({ session, engine })
   const res = await app.inject({ method: 'POST', url: '/v1/auth', payload })
   if (res.statusCode !== 201) throw new Error(`boot failed: ${res.statusCode} ${res.body}`)
-  const body = res.json() as { accountId: string; mnemonic?: string }
+  const body = res.json<{ accountId: string; mnemonic?: string }>()
   return {
     app, engine, session, root, accountId: body.accountId, ...(body.mnemonic ? { mnemonic: body.mnemonic } : {}),
     async close() {

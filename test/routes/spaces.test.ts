@@ -162,7 +162,7 @@ describe('tech-space queries and datasets', () => {
 
 describe('OpenAPI', () => {
   it('documents the routes of this area: strict bodies, except /modify which drops unknown keys', async () => {
-    const doc = (await call(b.app, 'GET', '/v1/openapi.json')).json() as { paths: Record<string, Record<string, Record<string, unknown>>> }
+    const doc = (await call(b.app, 'GET', '/v1/openapi.json')).json<{ paths: Record<string, Record<string, Record<string, unknown>>> }>()
     const op = (method: string, path: string) => doc.paths[path]?.[method]
     expect(op('post', '/v1/spaces/{spaceId}/modify')).toMatchObject({ 'x-strict': false, 'x-unknown-keys': 'drop' })
     for (const [m, p] of [

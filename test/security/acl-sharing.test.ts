@@ -293,7 +293,7 @@ describe('A joiner loops join and cancel', () => {
       expect(owner.acl.has(c2.id)).toBe(false)
     }
     const size = owner.acl.entries.size
-    const more = await joinWith(owner.spaceId, token.inviteId, token.privateKey, keyFor(JOINER), (clock += 10))
+    const more = await joinWith(owner.spaceId, token.inviteId, token.privateKey, keyFor(JOINER), clock + 10)
     expect(await owner.ingestJoin(more.raw, idFor(JOINER))).toBeUndefined()
     expect(owner.acl.entries.size).toBe(size)
   })

@@ -1,5 +1,4 @@
 import { connect } from 'node:net'
-import type { FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentsHost } from '../../node/agents/host.ts'
 import { HEADERS_TIMEOUT_MS } from '../../server/app.ts'
@@ -23,7 +22,7 @@ async function listening(timeoutMs: number) {
   const host = new AgentsHost(a.account, a.env, 'peer-A', { timers: false })
   cleanup.push(() => host.stop())
   await host.start()
-  const build = control.buildAgentControlApp as (h: () => AgentsHost | undefined, o?: { headersTimeoutMs?: number; bodyTimeoutMs?: number }) => FastifyInstance
+  const build = control.buildAgentControlApp
   const app = build(() => host, { headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs })
   cleanup.push(() => app.close())
   return control.listenAgentControl(app, { port: 0 })

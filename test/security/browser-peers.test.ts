@@ -67,7 +67,7 @@ async function wsPeer(): Promise<SvcLibp2p> {
     streamMuxers: [yamux()],
     services: { identify: identify() },
   })
-  return node as unknown as SvcLibp2p
+  return node
 }
 
 async function wsAddrOf(d: TargetDaemon): Promise<string> {
@@ -96,7 +96,7 @@ beforeAll(async () => {
   wsAddr = await wsAddrOf(d)
 }, 60_000)
 afterAll(async () => {
-  await Promise.allSettled(nodes.map((n) => n.stop()))
+  await Promise.allSettled(nodes.map(async (n) => { await n.stop() }))
   await d?.close()
 })
 

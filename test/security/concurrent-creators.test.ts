@@ -18,7 +18,7 @@ import { deps, idFor, keyFor, pushAll } from '../helpers.ts'
  * replica did the opposite: each kept its own writer's program, and the digests differed.
  */
 
-const ALICE = 1, BOB = 2, CAROL_DEVICE = 3
+const ALICE = 1, BOB = 2
 const policy = new ModuleSet([chatModule, agentsModule]).policy(spacePolicy)
 const ruledDeps = async (seed: number): Promise<ReplicaDeps> => ({ ...(await deps(seed)), policy })
 

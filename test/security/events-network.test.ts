@@ -7,7 +7,7 @@ import { encodeEventFrame, type EventBody } from '../../sync/protocol/events-wir
 import { ownerToken, ownsType } from '../../sync/modules/events/namespace.ts'
 import { defaultCryptoProvider, type CryptoProvider } from '../../sync/crypto/provider.ts'
 import type { Env } from '../../sync/core/env.ts'
-import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
+import { deps, idFor, keyFor, seededEnv } from '../helpers.ts'
 
 /**
  * Hostile peers on `/svc/events/1.0.0` (docs/security.md "Event bus"): what the receiving step

@@ -149,7 +149,7 @@ describe("a document of the API's own origin cannot read secrets", () => {
   })
 
   it('clients outside a browser, a tab the user opened and pages on allowlisted origins are unaffected', async () => {
-    const spaces = (await ok(call(a.app, 'GET', '/v1/spaces'))) as Array<{ push?: unknown }>
+    const spaces = await ok<Array<{ push?: unknown }>>(call(a.app, 'GET', '/v1/spaces'))
     expect(spaces.length).toBeGreaterThan(0)
     await ok(a.app.inject({ method: 'GET', url: `${S}/invites`, headers: { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate' } }))
     await ok(a.app.inject({ method: 'GET', url: `${S}/invites`, headers: { origin: 'http://localhost:5173', 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' } }))

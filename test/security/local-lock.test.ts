@@ -86,7 +86,7 @@ describe.runIf(linux)('an old-format lock naming a running process', () => {
     const dir = fresh('svc-oldlock-')
     const pid = await aNodeProcess()
     oldFormatLock(dir, pid)
-    expect(() => acquireLock(dir)).toThrowError(expect.objectContaining({ code: 'auth.account_in_use', details: { pid } }))
+    expect(() => acquireLock(dir)).toThrow(expect.objectContaining({ code: 'auth.account_in_use', details: { pid } }))
   })
 
   it('does not keep a daemon session from booting the account', async () => {
@@ -99,7 +99,9 @@ describe.runIf(linux)('an old-format lock naming a running process', () => {
     const again = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine: new DaemonHost({ dataRoot: root, noMdns: true, p2p: false }), env: systemEnv })
     sessions.push(again)
     const warned: string[] = []
-    const onWarning = (w: Error & { code?: string }) => void (w.code === 'SVC_ACCOUNT_LOCK' && warned.push(w.message))
+    const onWarning = (w: Error & { code?: string }) => {
+      if (w.code === 'SVC_ACCOUNT_LOCK') warned.push(w.message)
+    }
     process.on('warning', onWarning)
     try {
       expect(await again.bootAtStart()).toBe(accountId)

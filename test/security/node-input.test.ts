@@ -64,7 +64,10 @@ describe('A stranger stalls the daemon before authenticating', () => {
     // Frames of one byte (prefix 0x01, then junk), 4 MiB per burst.
     const junk = () => {
       const b = new Uint8Array(4 * MiB)
-      for (let i = 0; i < b.length; i += 2) (b[i] = 1), (b[i + 1] = 0xff)
+      for (let i = 0; i < b.length; i += 2) {
+      b[i] = 1
+      b[i + 1] = 0xff
+    }
       return [b]
     }
     const r = await underFlood(junk, 3_000)

@@ -50,7 +50,7 @@ async function canReach(node: SvcLibp2p, addr: string): Promise<boolean> {
 
 const nodes: SvcLibp2p[] = []
 afterAll(async () => {
-  await Promise.allSettled(nodes.map((n) => n.stop()))
+  await Promise.allSettled(nodes.map(async (n) => { await n.stop() }))
 })
 
 describe('A peer that sends N malformed or refused messages is disconnected and backed off', () => {
@@ -116,7 +116,7 @@ describe('Per-peer maps grow without bound and strangers mint peer ids for free'
     await svc?.stop()
     await account?.close()
   })
-  const addr = () => `${svc.node.getMultiaddrs()[0].toString()}`
+  const addr = () => svc.node.getMultiaddrs()[0].toString()
 
   it('strangers that never authenticate leave no per-peer statistics behind and are hung up on', async () => {
     const strangers: SvcLibp2p[] = []

@@ -43,7 +43,7 @@ describe('A stranger writes junk into any space', () => {
     a.replica.ingest = ((items: Parameters<typeof ingest>[0], ...rest: unknown[]) => {
       ingested.push(items.length)
       return (ingest as (...x: unknown[]) => ReturnType<typeof ingest>)(items, ...rest)
-    }) as typeof a.replica.ingest
+    })
     // As a push (an answer step), and inside a question.
     const replies = [
       ...(await a.session.handle('s', step(a.replica.spaceId, 7, junk.slice(0, 100)))),

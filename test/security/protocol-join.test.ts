@@ -197,7 +197,9 @@ describe('Peers flood offers (exchanges about spaces we do not hold)', () => {
 
   it('a sender that holds nothing of the space (an empty replica fetching its ACL) is no offer: empty replicas do not spread', async () => {
     let n = 0
-    const me = await joinNode('me', 1, { offered: async () => void n++ })
+    const me = await joinNode('me', 1, { offered: async () => {
+      n++
+    } })
     // b opened the space empty (it was offered it) and asks every peer: we must not follow suit.
     const b = await node('b', 2, contentId(new Uint8Array([5])))
     await link(me, b)
@@ -208,7 +210,9 @@ describe('Peers flood offers (exchanges about spaces we do not hold)', () => {
 
   it('our own account is never an offer (another device of ours is accepted, or refused, by the host)', async () => {
     let n = 0
-    const me = await joinNode('me', 1, { offered: async () => void n++ })
+    const me = await joinNode('me', 1, { offered: async () => {
+      n++
+    } })
     const twin = await joinNode('twin', 1)
     await link(me, twin)
     await me.session.handle('twin', encodeMessage({ type: 'sync', spaceId: contentId(new Uint8Array([3])), req: 1, fp: new Uint8Array(8), count: 3 }))
@@ -223,7 +227,7 @@ describe('A member that added us offers a space: we open it empty and fetch its 
     const obj = await a.replica.createObject()
     const S = a.replica.spaceId
     const offers: string[] = []
-    let opened: SpaceReplica | undefined
+    let opened: SpaceReplica | undefined = undefined
     const bNode: Node = await joinNode('b', 2, { offered: async (spaceId) => void offers.push(spaceId) })
     // The host serves what the offer's handler opens.
     ;(bNode.session as unknown as { opts: { host: { space: (id: string) => SpaceReplica | undefined } } }).opts.host.space = (id) => (id === opened?.spaceId ? opened : undefined)
@@ -240,10 +244,10 @@ describe('A member that added us offers a space: we open it empty and fetch its 
     // b opens a round with a about the empty replica: the ACL comes first and makes a a reader here.
     const { end } = await exchange(bNode, a)
     expect(end?.outcome).toBe('synced')
-    expect(opened!.known).toBe(true)
-    expect(opened!.acl.current().roleOf(idFor(2))).toBe('reader')
-    expect(opened!.treeIds()).toContain(obj)
-    expect(headsOf(opened!)).toBe(headsOf(a.replica))
+    expect(opened.known).toBe(true)
+    expect(opened.acl.current().roleOf(idFor(2))).toBe('reader')
+    expect(opened.treeIds()).toContain(obj)
+    expect(headsOf(opened)).toBe(headsOf(a.replica))
   })
 
   it('a space whose ACL does not list us stays empty: the holder refuses, nothing is fetched', async () => {
@@ -261,7 +265,9 @@ describe('Strangers mint accounts to flood offers', () => {
   it('all accounts together get globalBurst offers, then one per globalRefillMs', async () => {
     let now = 9_000_000
     let n = 0
-    const me = await joinNode('me', 1, { now: () => now, offered: async () => void n++ })
+    const me = await joinNode('me', 1, { now: () => now, offered: async () => {
+      n++
+    } })
     for (let i = 0; i < 40; i++) {
       const o = await joinNode(`m${i}`, 100 + i)
       await link(me, o)

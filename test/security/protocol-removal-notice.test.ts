@@ -37,7 +37,7 @@ function carried(seen: Array<{ bytes: Uint8Array }>): string[] {
   const out: string[] = []
   for (const f of seen) {
     const m = decodeMessage(f.bytes)
-    if (m.type === 'step') for (const raw of (m as StepMsg).changes) out.push(decodeChange(raw).id)
+    if (m.type === 'step') for (const raw of (m).changes) out.push(decodeChange(raw).id)
   }
   return out
 }
@@ -112,7 +112,7 @@ describe('A peer that never was a member asks about a held space', () => {
 
 describe('A removed member floods exchanges to draw notices', () => {
   it('one notice per space per link, and per account at most noticeBurst, then one per noticeRefillMs', async () => {
-    const { owner, member, removal } = await removedMember()
+    const { owner, removal } = await removedMember()
     const S = owner.replica.spaceId
     const sync = (req: number) => encodeMessage({ type: 'sync', spaceId: S, req, fp: new Uint8Array(8), count: 3 })
     const isNotice = (out: Array<{ bytes: Uint8Array }>) => out.some((o) => decodeMessage(o.bytes).type === 'step')

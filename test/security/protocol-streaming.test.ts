@@ -9,7 +9,7 @@ import { SYNC_LIMITS } from '../../sync/protocol/limits.ts'
 import { decodeMessage, encodeMessage } from '../../sync/protocol/messages.ts'
 import { nodeCryptoProvider } from '../../node/crypto/node-provider.ts'
 import { MemoryStorageAdapter } from '../../sync/storage/memory.ts'
-import { deps, idFor, keyFor, seededEnv } from '../helpers.ts'
+import { idFor, keyFor, seededEnv } from '../helpers.ts'
 import { link, node, type Node } from '../protocol/helpers.ts'
 import { modifyRecords } from '../../sync/space/modify.ts'
 
@@ -77,7 +77,7 @@ describe('Replies are built whole in memory', () => {
 
 const nodes: SvcLibp2p[] = []
 afterEach(async () => {
-  await Promise.all(nodes.splice(0).map((n) => n.stop()))
+  await Promise.all(nodes.splice(0).map(async (n) => { await n.stop() }))
 })
 
 async function endpoint(replica: SpaceReplica, account: number, device: number) {

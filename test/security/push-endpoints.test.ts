@@ -14,7 +14,7 @@ import { attemptsSettled, coreWith, sendBytes, spaceKeyFor, subscribeBytes } fro
  * at an internal URL; the node must not POST there, and its reply to a send must not tell a
  * delivered endpoint from a refused or unreachable one (else it is a port scanner).
  */
-const cleanup: Array<() => Promise<unknown> | unknown> = []
+const cleanup: Array<() => unknown> = []
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c()
 })

@@ -14,7 +14,7 @@ import { coreWith, subscribeBytes } from '../push/node-fixture.ts'
  * the node by 750 MB. Bounded now: per-peer and global caps, idle eviction, a file by default.
  * (The node's RSS under that flood is the push bench's `flood` figure.)
  */
-const cleanup: Array<() => Promise<unknown> | unknown> = []
+const cleanup: Array<() => unknown> = []
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c()
 })

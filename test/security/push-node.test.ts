@@ -22,7 +22,7 @@ describe('forged registration: a subscription not signed by the space key it nam
     const forged = encodePushRequest({ ...signed, spaceKey: identityOf(victim.publicKey) })
     expect(await core.handle('p', forged)).toEqual({ ok: false, code: 'forged' })
     // A valid signature with one topic changed after signing.
-    const tampered = <SubscribeRequest>decodePushRequest(await subscribeBytes(victim, 'ntfy', 'https://evil.example/x', ['chats']))
+    const tampered = decodePushRequest(await subscribeBytes(victim, 'ntfy', 'https://evil.example/x', ['chats'])) as SubscribeRequest
     expect(await core.handle('p', encodePushRequest({ ...tampered, topics: ['chats', identityOf(attacker.publicKey)] }))).toEqual({ ok: false, code: 'forged' })
     expect(await store.totals()).toEqual({ subscriptions: 0, spaceKeys: 0 })
     expect(core.counters.refused.forged).toBe(2)
@@ -49,7 +49,7 @@ describe('topics of another space key: a holder of one space key reaching anothe
     const { core } = coreWith({ ntfy: [ntfy] })
     const victim = spaceKeyFor(1)
     await core.handle('p', await subscribeBytes(victim, 'ntfy', `${ntfy.url}/victim`, ['chats']))
-    const req = <SendRequest>decodePushRequest(await sendBytes(spaceKeyFor(3), ['chats']))
+    const req = decodePushRequest(await sendBytes(spaceKeyFor(3), ['chats'])) as SendRequest
     expect(await core.handle('p', encodePushRequest({ ...req, spaceKey: identityOf(victim.publicKey) }))).toEqual({ ok: false, code: 'forged' })
     expect(ntfy.received).toEqual([])
   })

@@ -13,7 +13,7 @@ import { attemptsSettled, coreWith, sendBytes, spaceKeyFor, subscribeBytes } fro
  * `delivered: 0` and nothing retried). Deliveries now wait in the node's store and are retried
  * with backoff, honoring Retry-After, across a restart; 404/410 drop the token.
  */
-const cleanup: Array<() => Promise<unknown> | unknown> = []
+const cleanup: Array<() => unknown> = []
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c()
 })

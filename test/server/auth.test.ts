@@ -62,8 +62,8 @@ describe('POST /v1/auth: create', () => {
 
     expect(engine.booted).toHaveLength(1)
     expect(engine.booted[0]).toMatchObject({ accountId, dir: join(dataRoot, 'accounts', accountId) })
-    expect(identityOf(engine.booted[0]!.keys.account.publicKey)).toBe(accountId)
-    expect(meta.deviceId).toBe(identityOf(engine.booted[0]!.keys.device.publicKey))
+    expect(identityOf(engine.booted[0].keys.account.publicKey)).toBe(accountId)
+    expect(meta.deviceId).toBe(identityOf(engine.booted[0].keys.device.publicKey))
 
     const health = (await app.inject({ url: '/v1/health' })).json()
     expect(health).toMatchObject({ account: accountId, crdtVersion: { stored: 1, newer: false } })
@@ -137,7 +137,7 @@ describe('POST /v1/auth: restore and select', () => {
   it('restoring an account already on disk reuses its wallet (same device key)', async () => {
     const first = makeApp()
     await post(first.app, '/v1/auth', { mnemonic: MNEMONIC })
-    const device = first.engine.booted[0]!.keys.device.publicKey
+    const device = first.engine.booted[0].keys.device.publicKey
     await first.app.close()
 
     const second = makeApp({ dataRoot: first.dataRoot })
@@ -146,7 +146,7 @@ describe('POST /v1/auth: restore and select', () => {
     const res = await post(second.app, '/v1/auth', { mnemonic: MNEMONIC })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toEqual({ accountId: idOf(MNEMONIC), created: false })
-    expect(second.engine.booted[0]!.keys.device.publicKey).toEqual(device)
+    expect(second.engine.booted[0].keys.device.publicKey).toEqual(device)
   })
 
   it('selects an account on disk by id; lists accounts without a default when several', async () => {

@@ -26,9 +26,9 @@ describe('error status table', () => {
     const errors = section(core, '## Errors')
     const withStatus = [...errors.matchAll(/`([a-z_]+\.[a-z_]+)` \((\d{3})/g)]
     expect(withStatus.length).toBeGreaterThan(70)
-    for (const [, code, status] of withStatus) expect([code, table[code!]]).toEqual([code, Number(status)])
+    for (const [, code, status] of withStatus) expect([code, table[code]]).toEqual([code, Number(status)])
     // codes named without a status (space.not_joined) still need a row; upsert.* live inside 200s
-    const named = new Set([...errors.matchAll(/`([a-z_]+\.[a-z_]+)`/g)].map((m) => m[1]!).filter((c) => !c.startsWith('details.')))
+    const named = new Set([...errors.matchAll(/`([a-z_]+\.[a-z_]+)`/g)].map((m) => m[1]).filter((c) => !c.startsWith('details.')))
     expect(named.has('space.not_joined')).toBe(true)
     for (const code of named) if (!code.startsWith('upsert.') || code === 'upsert.requires_user_ids') expect(table).toHaveProperty([code])
     expect(table.internal).toBe(500)
@@ -38,13 +38,13 @@ describe('error status table', () => {
     const auth = section(core, '## Authentication')
     const listed = [...auth.matchAll(/(\d{3}) `([a-z_]+\.[a-z_]+)`/g)]
     expect(listed.length).toBeGreaterThanOrEqual(10)
-    for (const [, status, code] of listed) expect([code, table[code!]]).toEqual([code, Number(status)])
+    for (const [, status, code] of listed) expect([code, table[code]]).toEqual([code, Number(status)])
   })
 
   it('has every chat, events, push and process code', () => {
     const rows = [...section(chat, '## Errors').matchAll(/^\| ([a-z_]+\.[a-z_]+) \| (\d{3}) \|/gm)]
     expect(rows.length).toBeGreaterThan(10)
-    for (const [, code, status] of rows) expect([code, table[code!]]).toEqual([code, Number(status)])
+    for (const [, code, status] of rows) expect([code, table[code]]).toEqual([code, Number(status)])
   })
 
   it('gives every code of the core union a status, and no code outside it', () => {

@@ -74,7 +74,7 @@ export async function cleanup(): Promise<void> {
 export function expectError(res: LightMyRequestResponse, status: number, code: string): Record<string, unknown> | undefined {
   expect({ status: res.statusCode, body: res.json() }).toMatchObject({ status, body: { error: { code } } })
   expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
-  const { error } = res.json() as { error: { message: string; details?: Record<string, unknown> } }
+  const { error } = res.json<{ error: { message: string; details?: Record<string, unknown> } }>()
   expect(typeof error.message).toBe('string')
   return error.details
 }
@@ -86,7 +86,7 @@ export const post = (app: FastifyInstance, url: string, payload: unknown, header
 export async function createAccount(app: FastifyInstance, headers: Record<string, string> = {}) {
   const res = await post(app, '/v1/auth', {}, headers)
   expect(res.statusCode).toBe(201)
-  return res.json() as { accountId: string; mnemonic: string; created: boolean }
+  return res.json<{ accountId: string; mnemonic: string; created: boolean }>()
 }
 
 // A fixed BIP39 test vector phrase, so restore tests know the account in advance.

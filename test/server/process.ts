@@ -25,9 +25,9 @@ export function spawnSvc(args: string[], opts: { stdin?: string; env?: NodeJS.Pr
   })
   let out = ''
   let err = ''
-  proc.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c))
-  proc.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c))
-  proc.stdin!.end(opts.stdin ?? '')
+  proc.stdout.setEncoding('utf8').on('data', (c: string) => (out += c))
+  proc.stderr.setEncoding('utf8').on('data', (c: string) => (err += c))
+  proc.stdin.end(opts.stdin ?? '')
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)))
   return { proc, exited, stdout: () => out, stderr: () => err }
 }
@@ -40,12 +40,12 @@ export async function serve(args: string[], opts: { stdin?: string; env?: NodeJS
     const check = () => {
       if (s.stdout().split('\n').length > lines) resolve()
     }
-    s.proc.stdout!.on('data', check)
-    s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
+    s.proc.stdout.on('data', check)
+    void s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
     setTimeout(() => reject(new Error(`svc serve did not start: ${s.stderr()}`)), 20_000).unref()
   })
   const [url, token] = s.stdout().split('\n')
-  return { ...s, url: url!, ...(lines === 2 ? { token: token! } : {}) }
+  return { ...s, url: url, ...(lines === 2 ? { token: token } : {}) }
 }
 
 export async function stop(s: Served): Promise<number | null> {

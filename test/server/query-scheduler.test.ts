@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest'
 import { QueryScheduler, runQueryFair } from '../../server/http/query-scheduler.ts'
 import { runQuery, type Steps } from '../../sync/query/index.ts'
 import { InMemoryIndex } from '../../sync/query/source.ts'
-import type { Doc } from '../../sync/query/values.ts'
 
 function* counted(name: string, steps: number, log: string[]): Steps<string> {
   for (let i = 0; i < steps; i++) {
@@ -42,7 +41,7 @@ describe('the query scheduler', () => {
   })
 
   it('answers a large query like runQuery, and a bad body before any work', async () => {
-    const docs = Array.from({ length: 20_000 }, (_, i) => ({ id: `d${i}`, n: i % 97, s: `x${i % 13}` }) as Doc)
+    const docs = Array.from({ length: 20_000 }, (_, i) => ({ id: `d${i}`, n: i % 97, s: `x${i % 13}` }))
     const ix = new InMemoryIndex([], docs)
     const body = { filter: { n: { $gt: 40 } }, sort: ['-s', 'n'], offset: 30, limit: 25, includeTotal: true }
     expect(await runQueryFair(ix, body)).toEqual(runQuery(docs, body))

@@ -173,7 +173,7 @@ describe('POST {S}/properties/:objectId/set/:typeKey', () => {
   })
 
   it('checkValues validates without writing (for object creation and bundles)', async () => {
-    const { svc, typeId, mk, obj, row } = await setup()
+    const { svc, typeId, mk, row } = await setup()
     const n = await mk({ name: 'N', kind: 'number' })
     const gone = await mk({ name: 'G', kind: 'string' })
     await svc.deleteProperty(typeId, gone)
@@ -183,6 +183,5 @@ describe('POST {S}/properties/:objectId/set/:typeKey', () => {
     await expectCode(svc.checkValues('nope', { [n]: 1 }), 'type.not_found')
     expect(await svc.checkValues('core', { name: 'x' })).toEqual({ dropped: [] })
     expect(row()[typeId]).toBeUndefined()
-    void obj
   })
 })

@@ -24,7 +24,7 @@ function same(a: unknown, b: unknown): boolean {
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false
   if (a instanceof Uint8Array) return a.length === (b as Uint8Array).length && a.every((x, i) => x === (b as Uint8Array)[i])
   if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => same(x, (b as unknown[])[i]))
-  const ka = Object.keys(a as object)
+  const ka = Object.keys(a)
   const kb = Object.keys(b as object)
   return ka.length === kb.length && ka.every((k, i) => k === kb[i] && same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
 }

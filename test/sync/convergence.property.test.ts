@@ -58,8 +58,8 @@ async function generate(steps: Step[]) {
       const p = peers[s.author]
       if (p.treeMeta(objs[s.obj])?.deleted) continue
       // Member 3 may have learnt of its removal: its own replica then refuses the write.
-      await p.write(objs[s.obj], s.kind === 'write' ? s.ops : [{ op: 'deleteObject' }]).catch((err) => {
-        if (err.code !== 'space.read_only') throw err
+      await p.write(objs[s.obj], s.kind === 'write' ? s.ops : [{ op: 'deleteObject' }]).catch((err: unknown) => {
+        if ((err as { code?: string }).code !== 'space.read_only') throw err
       })
     }
   }

@@ -50,7 +50,6 @@ describe('space replica', () => {
     await modifyRecords(member, obj, 'd', [{ id: 'r', ops: [{ type: '$set', path: 'x', value: 1 }] }])
     expect((await pushAll(member, owner)).rejected).toEqual([])
     expect((await owner.getRecord(obj, 'd', 'r'))?.value).toEqual({ x: 1 })
-    void idFor
   })
 
   it('keeps a loaded index of the ACL tree current as records arrive', async () => {

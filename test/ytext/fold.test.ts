@@ -39,7 +39,10 @@ function run(steps: Step[], uniqueInserts: boolean) {
       const ins = uniqueInserts ? freshChars(s.ins.length) : s.ins
       for (const ch of ins) inserted.add(ch)
       const op = r.writeText(cur.slice(0, at) + ins + cur.slice(at + s.del))
-      if (op) (all.push(op), byWriter[s.who].push(op))
+      if (op) {
+        all.push(op)
+        byWriter[s.who].push(op)
+      }
     } else if (s.kind === 'set') {
       const op = reps[s.who].local({ k: 'set', p: 'text', v: s.value })
       all.push(op)
@@ -84,7 +87,7 @@ describe('ytext fold', () => {
         fc.array(fc.nat(1000), { maxLength: 10 }),
         fc.integer({ min: 1, max: 7 }),
         (steps, shuffle, dupes, batch) => {
-          const { reps, all } = run(steps as Step[], false)
+          const { reps, all } = run(steps, false)
           if (all.length === 0) return
           deliverAll(reps, all, perm(all.length, shuffle), all.length ? dupes : [], batch)
           const texts = reps.map((r) => r.text())
@@ -106,7 +109,7 @@ describe('ytext fold', () => {
   it('with plain sets on the text path: every order converges to the stamp-order rule', () => {
     fc.assert(
       fc.property(fc.array(stepArb(true, false), { minLength: 1, maxLength: 30 }), fc.array(fc.nat(1000), { minLength: 1, maxLength: 40 }), (steps, shuffle) => {
-        const { reps, all } = run(steps as Step[], false)
+        const { reps, all } = run(steps, false)
         if (all.length === 0) return
         deliverAll(reps, all, perm(all.length, shuffle), [], 3)
         const d = reps.map((r) => r.digest())
@@ -123,12 +126,12 @@ describe('ytext fold', () => {
   it('no inserted character is lost unless a replica deleted it', () => {
     fc.assert(
       fc.property(fc.array(stepArb(false, true), { minLength: 1, maxLength: 40 }), fc.array(fc.nat(1000), { minLength: 1, maxLength: 50 }), (steps, shuffle) => {
-        const { reps, all, inserted } = run(steps as Step[], true)
+        const { reps, all, inserted } = run(steps, true)
         if (all.length === 0) return
         deliverAll(reps, all, perm(all.length, shuffle), [], 4)
         const text = reps[0].text() ?? ''
         for (const ch of inserted) expect(text).toContain(ch)
-        expect([...text].length).toBe(inserted.size)
+        expect(Array.from(text).length).toBe(inserted.size)
       }),
       { numRuns: 150 },
     )

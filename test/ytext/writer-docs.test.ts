@@ -44,7 +44,7 @@ describe('a writer doc kept for the next update', () => {
     b = plainOf(b)
     // Both fields are fresh instances, each folded once after a's write: the same update.
     const u = ownTextUpdate('b1', field(a), text(a), 'one two three', alice)!
-    a = fold(a, 4, u)
+    fold(a, 4, u)
     b = fold(b, 4, u)
     const reused = writerDocsReused()
     const next = ownTextUpdate('b1', field(b), text(b), text(b) + ' four', alice)

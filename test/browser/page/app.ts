@@ -9,7 +9,7 @@ let acc: BrowserAccount | undefined
 let sync: BrowserSync | undefined
 const live: LiveQuery[] = []
 const frames: ChangesFrame[] = []
-let digests: Record<string, string> = {}
+const digests: Record<string, string> = {}
 
 const need = () => {
   if (!acc) throw new Error('no account is open')

@@ -48,7 +48,7 @@ async function load(url: string): Promise<{ h: Header; items: Array<{ id: string
 /** Wall time spent waiting on storage by operation, and the commits' puts (where ingest's time goes). */
 const waits: Record<string, number> = {}
 function timed(a: IndexedDbStorageAdapter): IndexedDbStorageAdapter {
-  const wrap = <K extends 'get' | 'getMany' | 'scan' | 'commit'>(k: K) => {
+  const wrap = (k: 'get' | 'getMany' | 'scan' | 'commit') => {
     const f = (a[k] as (...args: unknown[]) => Promise<unknown>).bind(a)
     ;(a as unknown as Record<string, unknown>)[k] = async (...args: unknown[]) => {
       const t0 = performance.now()

@@ -9,6 +9,7 @@ import { IndexedDbStorageAdapter } from '../../../sync/storage/indexeddb.ts'
 import { run, type TestResult } from './runner.ts'
 
 // The seed and bound of test/setup/fast-check.ts, so a failure here replays under npm test.
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- as in test/setup/fast-check.ts
 fc.configureGlobal({ seed: 20261123, interruptAfterTimeLimit: 45_000, markInterruptAsFailure: true })
 
 let n = 0

@@ -12,7 +12,7 @@ chai.use(JestExtend)
 chai.use(JestChaiExpect)
 chai.use(JestAsymmetricMatchers)
 
-type Fn = () => unknown | Promise<unknown>
+type Fn = () => unknown
 
 export const expect = ((value: unknown, message?: string) => {
   const { assertionCalls } = getState(expect as never)
