@@ -1,7 +1,7 @@
 /**
  * Chat benchmark (issue 14): real daemons of two accounts, each its own process, sharing a space
  * whose general chat holds CHAT_MESSAGES messages written by the other account
- * (`../shared/tools/netns-run npm run bench -- --json --only chat`; outside the namespace mDNS
+ * (`scripts/netns-run.sh npm run bench -- --json --only chat`; outside the namespace mDNS
  * stays off and the daemons are introduced through `POST /v1/peers`). Every figure with a target
  * also comes as a ratio against a baseline timed in the same run, on the same daemon.
  *

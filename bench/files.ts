@@ -1,6 +1,6 @@
 /**
  * Files benchmark (issue 19; `npm run bench -- --json --only files`, inside
- * ../shared/tools/netns-run for mDNS, else the daemons are introduced through `POST /v1/peers`).
+ * scripts/netns-run.sh for mDNS, else the daemons are introduced through `POST /v1/peers`).
  * Sizes shrink with BENCH_FILES_MB (default 200) and BENCH_FILES_COUNT (default 10,000); every
  * figure with a target is a ratio against a baseline timed in the same run.
  *

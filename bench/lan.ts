@@ -144,7 +144,7 @@ export async function benchLan(): Promise<Record<string, unknown>> {
     rawStreamVsCryptoBound: Math.round((rawMs / cryptoMs) * 1000) / 1000,
     lanBacklogVsCryptoBound: Math.round((cryptoMs / syncMs) * 1000) / 1000,
     discoveryToFirstRoundMs: discovery,
-    ...(discovery === null ? { discoveryNote: 'measured only inside ../shared/tools/netns-run (mDNS)' } : {}),
+    ...(discovery === null ? { discoveryNote: 'measured only inside scripts/netns-run.sh (mDNS)' } : {}),
   }
 }
 

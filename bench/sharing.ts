@@ -1,6 +1,6 @@
 /**
  * Sharing benchmark (issue 13): real daemons of four accounts, each its own process, on the LAN
- * of the network namespace (`../shared/tools/netns-run npm run bench -- --json --only sharing`;
+ * of the network namespace (`scripts/netns-run.sh npm run bench -- --json --only sharing`;
  * outside it mDNS stays off and the daemons are introduced through `POST /v1/peers`).
  *
  * - joinToRequestMs: from `POST /v1/spaces/join` on the joiner until the owner's

@@ -5,7 +5,7 @@ import type { AclEntry } from './state.ts'
 /**
  * The ACL fold: which records of a causally closed set take effect, and the roles and keys
  * they leave. Pure and order-free: the same set gives the same result on every peer, whatever
- * order its records arrived in. The rules (docs/architecture.md, "ACL"):
+ * order its records arrived in. The rules (docs/acl.md):
  *
  * 1. Rights come from the causal past. A record by a non-owner counts only if its author held
  *    the right in the record's causal past, counting only records valid in this fold (so a

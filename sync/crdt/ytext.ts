@@ -8,7 +8,7 @@ import { YTEXT_LIMITS } from './ytext-limits.ts'
 import { joinSeed, seedBytes } from './ytext-seed-bytes.ts'
 
 /**
- * The text kind (docs/architecture.md "Text fields"): a path whose string merges as a Yjs
+ * The text kind (docs/data-model.md, "Text fields"): a path whose string merges as a Yjs
  * `Y.Text`. A `ytext` op carries a Yjs update; every peer folds a path's updates with Yjs's own
  * merge (commutative, idempotent), so arrival order never matters. Beside the record's value
  * merge keeps, per text path, the merged Yjs state and the highest stamp of the updates folded

@@ -103,7 +103,7 @@ export function judgeKey(keyring: Keyring, c: Change): RejectReason | undefined 
 type Node = Pick<TreeNode, 'id' | 'lamport' | 'prevIds' | 'author' | 'aclHeadId'>
 
 /**
- * Removal wins, for an object change or root (docs/architecture.md, "Removal and concurrent
+ * Removal wins, for an object change or root (docs/acl.md, "Removal and concurrent
  * writes"): void when its author cannot write at its cited head counting only valid records,
  * or when an effective removal of its author is not in that head's past and did not witness
  * it. A change in a tree whose root is void is void too: that tree never materializes.
