@@ -50,7 +50,7 @@ function ownSpace(ctx: CapabilityContext, arg: Json): JsonObject {
 export function capabilities(ctx: CapabilityContext): Record<string, Capability> {
   return {
     query: async (arg) => {
-      const body = parseSnapshotBody(ownSpace(ctx, arg) as never, { perObject: true, requireDataset: true })
+      const body = parseSnapshotBody(ownSpace(ctx, arg), { perObject: true, requireDataset: true })
       const res = runQuery(await ctx.space.datasetSource(body.objectId!, body.dataset!), body.query)
       return res as unknown as Json
     },
@@ -76,7 +76,7 @@ export function capabilities(ctx: CapabilityContext): Record<string, Capability>
       const scope = typeof b.scope === 'string' ? b.scope : 'space'
       const draft: JsonObject = { ...b, scope }
       if (scope === 'space') draft.spaceId = ctx.space.spaceId
-      const delivered = ctx.account.services.of(eventsModule).publish(draft as never)
+      const delivered = ctx.account.services.of(eventsModule).publish(draft)
       return { delivered }
     },
     model: async (arg) => {

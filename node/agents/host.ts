@@ -48,7 +48,7 @@ export class AgentsHost {
   private wasActive = false
 
   constructor(readonly account: AccountEngine, readonly env: Env, readonly peerId: string, private readonly opts: AgentsOptions = {}) {
-    this.election = new Election(account.accountData, env, peerId, async () => new Set((await account.devices.docs()).filter((d) => d.pruned).map((d) => d.id as string)), opts.election !== false, opts.liveDevices)
+    this.election = new Election(account.accountData, env, peerId, async () => new Set((await account.devices.docs()).filter((d) => d.pruned).map((d) => d.id)), opts.election !== false, opts.liveDevices)
     this.runner = new ProgramRunner({ account, env, model: opts.model, memoryBytes: opts.memoryBytes, log: opts.log })
     this.scheduler = new Scheduler(account, env, peerId, () => this.election.view(), this.runner.fire, {
       beforeTick: (space, view) => this.keepChatWatch(space, view),

@@ -111,7 +111,7 @@ export class ProgramRunner {
     }
     if (source === undefined) return failed(`program ${req.program ?? ''} not found`)
     const res = await runSandboxed({
-      source, args: req.args as Json, capabilities: ctx ? capabilities(ctx) : {}, env, runId: req.runId,
+      source, args: req.args, capabilities: ctx ? capabilities(ctx) : {}, env, runId: req.runId,
       budgets: { fuel: budgets.fuel, timeoutMs: budgets.timeoutMs, memoryBytes: this.deps.memoryBytes ?? AGENT_LIMITS.memoryBytes },
     }, this.log.child('sandbox'))
     return { ...res, costUsd: spend.costUsd, tokens: spend.tokens }

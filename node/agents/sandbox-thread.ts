@@ -100,7 +100,7 @@ async function start(run: VmRun): Promise<void> {
     const failed = vm.teardown()
     // QuickJS aborted freeing the runtime (a leak inside it, seen after a deep JSON.stringify
     // overflowed): the result stood, but this instance is no longer sound.
-    if (failed !== undefined) return post({ t: 'broken', message: failed })
+    if (failed !== undefined) { post({ t: 'broken', message: failed }); return; }
     prepared = await prepare(run.budgets.memoryBytes)
     post({ t: 'free' })
   } catch (err) {

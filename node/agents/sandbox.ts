@@ -293,7 +293,7 @@ export class SandboxPool {
   }
 
   private onMessage(t: SandboxThread, m: FromThread): void {
-    if (m.t === 'free') return this.release(t)
+    if (m.t === 'free') { this.release(t); return; }
     const a = t.active
     if (m.t === 'broken') {
       this.log.error('QuickJS failed in a sandbox thread; the thread is replaced', { runId: a?.job.run.runId, message: m.message })

@@ -94,10 +94,10 @@ export class BlockExchange implements BlockSource {
       this.o.fault(peer)
       return
     }
-    if (m.kind === 'want' || m.kind === 'has') return this.enqueue(peer, m)
+    if (m.kind === 'want' || m.kind === 'has') { this.enqueue(peer, m); return; }
     const p = this.pending.get(`${peer}/${m.reqId}`)
     // A late answer to a request that timed out is honest; it is counted, not faulted.
-    if (!p || p.peer !== peer) return this.count('unsolicited')
+    if (!p || p.peer !== peer) { this.count('unsolicited'); return; }
     p.onMessage(m)
   }
 
@@ -200,7 +200,7 @@ export class BlockExchange implements BlockSource {
       this.pending.set(key, {
         peer,
         onMessage: (m) => {
-          if (m.reqId === -1) return finish()
+          if (m.reqId === -1) { finish(); return; }
           if (m.kind === 'block') {
             if (!open.delete(m.id)) {
               this.count('unasked_block')

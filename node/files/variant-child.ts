@@ -29,7 +29,7 @@ function admit(meta: Metadata, expected: string, pixelsMax: number, decodeMax: n
   if (width <= 0 || height <= 0) return VARIANT_EXIT.notImage
   const pixels = width * height
   if (pixels > pixelsMax) return VARIANT_EXIT.tooLarge
-  if (!WHOLE_DECODE.has(meta.format) && meta.isProgressive !== true) return VARIANT_EXIT.ok
+  if (!WHOLE_DECODE.has(meta.format) && !meta.isProgressive) return VARIANT_EXIT.ok
   const sample = Math.max(BYTES_PER_SAMPLE[meta.depth ?? 'uchar'] ?? 1, meta.format === 'jpeg' ? 2 : 1)
   return pixels * Math.max(meta.channels ?? 4, 3) * sample > decodeMax ? VARIANT_EXIT.tooLarge : VARIANT_EXIT.ok
 }
@@ -60,7 +60,7 @@ async function main(): Promise<number> {
   } catch {
     return VARIANT_EXIT.notImage
   }
-  const verdict = admit(meta, expected!, Number(pixelsMax), Number(decodeMax))
+  const verdict = admit(meta, expected, Number(pixelsMax), Number(decodeMax))
   if (verdict !== VARIANT_EXIT.ok) return verdict
   const out = await sharp(source, { limitInputPixels: Number(pixelsMax), sequentialRead: true }).resize({ width: Number(width), withoutEnlargement: true }).toBuffer()
   await new Promise<void>((resolve, reject) => process.stdout.write(out, (err) => (err ? reject(err) : resolve())))

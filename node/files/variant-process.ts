@@ -82,13 +82,13 @@ export function runVariantProcess(job: VariantJob): Promise<VariantOutcome> {
       failure ??= e.message
     })
     child.on('close', (code) => {
-      if (failure !== undefined) return done({ kind: 'failed', reason: failure })
+      if (failure !== undefined) { done({ kind: 'failed', reason: failure }); return; }
       if (code === VARIANT_EXIT.ok) {
         const b = Buffer.concat(out)
-        return done({ kind: 'ok', bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) })
+        done({ kind: 'ok', bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) }); return;
       }
-      if (code === VARIANT_EXIT.tooLarge) return done({ kind: 'tooLarge' })
-      if (code === VARIANT_EXIT.notImage) return done({ kind: 'notImage' })
+      if (code === VARIANT_EXIT.tooLarge) { done({ kind: 'tooLarge' }); return; }
+      if (code === VARIANT_EXIT.notImage) { done({ kind: 'notImage' }); return; }
       done({ kind: 'failed', reason: err.trim() || `exit code ${code}` })
     })
     void (async () => {

@@ -85,7 +85,7 @@ async function generate(files: FilesService, spaceId: string, rec: FileRecord, v
     source: body,
     size: rec.size,
     width,
-    format: FORMAT_OF_MIME[rec.mime]!,
+    format: FORMAT_OF_MIME[rec.mime],
     pixelsMax: FILES.variantPixelsMax,
     decodeMax: FILES.variantDecodeMax,
     timeoutMs: FILES.variantTimeoutS * 1000,

@@ -82,16 +82,16 @@ export class EventsNetwork implements BusNetwork {
     if (event.scope === 'device') return
     const spaces = this.o.spaces
     const replica = spaces.replica(event.scope === 'account' ? spaces.techSpaceId : event.spaceId!)
-    if (!replica) return this.count('no_space')
+    if (!replica) { this.count('no_space'); return; }
     const keyId = replica.acl.current().readKeyId
     const key = keyId === undefined ? undefined : replica.keyring.get(keyId)
-    if (!keyId || !key) return this.count('no_key')
+    if (!keyId || !key) { this.count('no_key'); return; }
     const to = this.transport.peers().filter((p) => {
       const id = this.o.identityOf(p)
       return id !== undefined && (event.scope === 'account' ? id === spaces.accountId : isFullMember(replica, id))
     })
-    if (to.length === 0) return this.count('no_peer')
-    if (!this.outgoing.take('')) return this.count('rate')
+    if (to.length === 0) { this.count('no_peer'); return; }
+    if (!this.outgoing.take('')) { this.count('rate'); return; }
     const body: EventBody = { type: event.type, ...(event.target !== undefined ? { target: event.target } : {}), ...(event.data !== undefined ? { data: event.data } : {}) }
     const framed = encodeEventFrame({ scope: event.scope, spaceId: replica.spaceId, readKeyId: keyId, readKey: key, body, key: this.o.accountKey, crypto: this.o.crypto, env: this.o.env })
     // Signatures run in parallel on the thread pool; frames leave in publish order.

@@ -83,7 +83,9 @@ export class PgSubscriptionStore implements SubscriptionStore {
       return out
     } catch (err) {
       // The transaction's own error is the one raised; a connection that cannot roll back is discarded.
-      await c.query('ROLLBACK').catch((e: Error) => void (broken = e))
+      await c.query('ROLLBACK').catch((e: Error) => {
+        broken = e
+      })
       throw err
     } finally {
       c.release(broken)

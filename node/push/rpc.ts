@@ -35,7 +35,7 @@ export function readOneFrame(stream: Stream, maxBytes: number, timeoutMs: number
       stream.abort(new Error('push frame timeout'))
       finish(new Error('push frame timeout'))
     }, timeoutMs)
-    stream.addEventListener('message', onMessage as never)
+    stream.addEventListener('message', onMessage)
     stream.addEventListener('close', onClose)
   })
 }

@@ -165,7 +165,7 @@ export class SqliteStorageAdapter implements StorageAdapter {
   private getGroupStmt(n: number): Database.Statement<string[], [string, Buffer]> {
     let stmt = this.groupStmts.get(n)
     if (!stmt) {
-      stmt = this.db.prepare<string[], [string, Buffer]>(`SELECT key, value FROM ${this.pairs} WHERE store = ? AND key IN (${new Array(n).fill('?').join(', ')})`).raw() as unknown as Database.Statement<string[], [string, Buffer]>
+      stmt = this.db.prepare<string[], [string, Buffer]>(`SELECT key, value FROM ${this.pairs} WHERE store = ? AND key IN (${new Array(n).fill('?').join(', ')})`).raw()
       this.groupStmts.set(n, stmt)
     }
     return stmt

@@ -28,7 +28,7 @@ export interface ClientContext {
 function joinDashValues(args: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
   const out: string[] = []
   for (let i = 0; i < args.length; i++) {
-    const a = args[i]!
+    const a = args[i]
     if (a === '--') {
       out.push(...args.slice(i))
       break
@@ -153,7 +153,7 @@ export async function call(ctx: ClientContext, method: string, path: string, opt
     url: string,
     init: { headers: Record<string, string>; body?: unknown; parseAs: 'text' },
   ) => Promise<ApiResult<string>>
-  const r = await fetchApi<string>(ctx, () => request(method.toLowerCase() as Lowercase<Method>, path, { headers, parseAs: 'text', ...(opts.body !== undefined ? { body: opts.body } : {}) }))
+  const r = await fetchApi<string>(ctx, () => request(method.toLowerCase(), path, { headers, parseAs: 'text', ...(opts.body !== undefined ? { body: opts.body } : {}) }))
   if (!r.ok) return r.code
   const text = r.data ?? ''
   if (text === '') return EXIT.ok

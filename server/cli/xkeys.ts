@@ -95,7 +95,7 @@ export function resolvePath(schema: SpaceSchema, path: string): string {
   }
   const owners = schema.types.flatMap((t) => t.props.filter((p) => p.xKey === head || p.id === head).map((p) => ({ t, p })))
   if (owners.length > 1) throw ambiguous(head, owners.map(({ t, p }) => `${t.xKey}.${p.xKey ?? p.id}`))
-  if (owners.length === 1) return [owners[0]!.t.id, owners[0]!.p.id, ...(second !== undefined ? [second, ...rest] : [])].join('.')
+  if (owners.length === 1) return [owners[0].t.id, owners[0].p.id, ...(second !== undefined ? [second, ...rest] : [])].join('.')
   return path
 }
 

@@ -50,7 +50,7 @@ export interface Served {
 
 /** `type/subtype` in lowercase, or undefined when the record's string is not a media type. */
 export function mediaEssence(mime: string): string | undefined {
-  const essence = mime.split(';', 1)[0]!.trim().toLowerCase()
+  const essence = mime.split(';', 1)[0].trim().toLowerCase()
   return /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/.test(essence) ? essence : undefined
 }
 

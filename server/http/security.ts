@@ -32,7 +32,7 @@ export function isLoopbackHost(host: string | undefined): boolean {
 /** How many Host headers the request carries (Node keeps only the first in `headers`). */
 function hostHeaderCount(rawHeaders: string[]): number {
   let n = 0
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'host') n++
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === 'host') n++
   return n
 }
 

@@ -82,7 +82,7 @@ export function validationError(
   const schema = (request.routeOptions.schema as Record<Part, ObjectSchema | undefined> | undefined)?.[part]
   const data = part === 'body' ? request.body : part === 'querystring' ? request.query : part === 'params' ? request.params : request.headers
   const path = segments(first.instancePath)
-  const params = first.params as Record<string, unknown>
+  const params = first.params
 
   if (part === 'body' && path.length === 0 && first.keyword === 'type') {
     return new SvcError('request.bad_json', 'the request body must be a JSON object')

@@ -97,7 +97,7 @@ export function buildAgentControlApp(host: () => AgentsHost | undefined, opts: C
   r.post('/run', { schema: { summary: 'Run a program by spec or caller-supplied source', body: RunBody, response: { 200: RunEnvelopeSchema } } }, async (req) => {
     const b = req.body
     if (b.program === undefined && b.source === undefined) throw new SvcError('request.missing_field', 'program or source is required', { field: 'program' })
-    const res = await agents().run({ program: b.program, programHash: b.programHash, source: b.source, args: (b.args ?? {}) as JsonObject, spaceId: b.spaceId })
+    const res = await agents().run({ program: b.program, programHash: b.programHash, source: b.source, args: (b.args ?? {}), spaceId: b.spaceId })
     return { status: res.status, traceRef: res.traceRef, durationMs: res.durationMs, fuelUsed: res.fuelUsed, value: res.value, error: res.error }
   })
   return app

@@ -53,7 +53,7 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
     async (request, reply) => {
       if (!(request.headers['content-type'] ?? '').startsWith(RAW)) throw new SvcError('request.invalid_field', `the body must be the file's bytes sent as ${RAW}`, { field: 'content-type' })
       const { spaceId, objectId } = request.params
-      const body = request.body as unknown as AsyncIterable<Uint8Array>
+      const body = request.body as AsyncIterable<Uint8Array>
       try {
         const res = await files().attach(spaceId, objectId, { name: request.query.name, mime: request.query.mime ?? RAW }, body)
         return reply.code(201).send({ ...res, objectId, uri: `svc://f/${spaceId}/${res.fileId}` })

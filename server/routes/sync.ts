@@ -100,7 +100,7 @@ export function syncRoutes(engine: DaemonHost) {
             try {
               now = JSON.stringify(status.object(spaceId, objectId))
             } catch {
-              return stream.close('sdk_closed')
+              stream.close('sdk_closed'); return;
             }
             if (now !== last) forward(JSON.parse((last = now)))
           }),

@@ -118,9 +118,9 @@ export function decodeChange(raw: Uint8Array, hash?: (b: Uint8Array) => Uint8Arr
   if (author === '' ? sig.length !== 0 : sig.length !== 64) throw new MalformedChange('bad signature length')
   if ((treeId === '') !== (prevIds.length === 0)) throw new MalformedChange('roots and only roots have no parents')
   return {
-    spaceId, treeId, prevIds: prevIds as string[], aclHeadId, author, seq, lamport, timestamp, readKeyId, payload,
+    spaceId, treeId, prevIds: prevIds, aclHeadId, author, seq, lamport, timestamp, readKeyId, payload,
     signature: sig, raw, signed: parts.signed, id: contentId(raw, hash),
-  } as Change
+  }
 }
 
 /**

@@ -119,5 +119,5 @@ export function openEventBody(f: EventFrame, readKey: Uint8Array, aead?: Aead): 
   const b = parsed as Record<string, unknown>
   for (const k of Object.keys(b)) if (k !== 'type' && k !== 'target' && k !== 'data') throw new MalformedEvent('body key')
   if (typeof b.type !== 'string' || (b.target !== undefined && typeof b.target !== 'string')) throw new MalformedEvent('type or target')
-  return { type: b.type, ...(b.target !== undefined ? { target: b.target as string } : {}), ...(b.data !== undefined ? { data: b.data } : {}) }
+  return { type: b.type, ...(b.target !== undefined ? { target: b.target } : {}), ...(b.data !== undefined ? { data: b.data } : {}) }
 }

@@ -256,7 +256,7 @@ export const inRange = (pos: number, prefix: number, len: number) => len === 0 |
 
 function checkPrefix(prefix: unknown, len: unknown) {
   if (!isU32(len) || len > SYNC_LIMITS.maxPrefixBits) fail('range length')
-  if (!isU32(prefix) || (len as number) < 32 && (prefix as number) >= 2 ** (len as number)) fail('range prefix')
+  if (!isU32(prefix) || (len as number) < 32 && (prefix) >= 2 ** (len as number)) fail('range prefix')
 }
 
 function range(x: unknown): RangeItem {
@@ -266,7 +266,7 @@ function range(x: unknown): RangeItem {
     checkPrefix(prefix, len)
     if (!isU32(bits) || bits < 1 || bits > SYNC_LIMITS.maxSplitBits || (len as number) + bits > SYNC_LIMITS.maxPrefixBits) fail('range split bits')
     if (!isBytes(fps, RANGE_FP_BYTES << (bits as number))) fail('range fingerprints length')
-    return { kind: 'fps', prefix, len, bits, fps } as RangeFps
+    return { kind: 'fps', prefix, len, bits, fps }
   }
   if (x[0] === 1 && x.length === 4) {
     const [, prefix, len, elems] = x
@@ -276,7 +276,7 @@ function range(x: unknown): RangeItem {
     if (n > SYNC_LIMITS.maxRangeElements) over(`range of ${n} elements`)
     const dv = new DataView((elems as Uint8Array).buffer, (elems as Uint8Array).byteOffset, (elems as Uint8Array).length)
     for (let i = 0; i < n; i++) if (!inRange(dv.getUint32(i * ELEMENT_BYTES), prefix as number, len as number)) fail('element outside its range')
-    return { kind: 'elems', prefix, len, elems } as RangeElems
+    return { kind: 'elems', prefix, len, elems }
   }
   return fail('range item kind')
 }
@@ -326,7 +326,7 @@ export function decodeMessage(bytes: Uint8Array): Message {
       return { type: 'sync', spaceId: id(w[2], 'space'), req: req(w[3]), fp: w[4] as Uint8Array, count: w[5] as number }
     case MSG.step: {
       arity(9)
-      if (!isU32(w[4]) || (w[4] as number) > 1_000_000) fail('hop')
+      if (!isU32(w[4]) || (w[4]) > 1_000_000) fail('hop')
       const ranges = list(w[5], SYNC_LIMITS.maxRangeItems, 'ranges', range)
       const children = ranges.reduce((n, r) => n + (r.kind === 'fps' ? 1 << r.bits : 0), 0)
       if (children > SYNC_LIMITS.maxRangeChildren) over(`${children} child fingerprints`)

@@ -156,7 +156,7 @@ export function decodePushRequest(bytes: Uint8Array): PushRequest {
       if (!spaceKeyOk(v.spaceKey) || !str(v.keyId, 128) || !(v.payload instanceof Uint8Array) || typeof v.silent !== 'boolean') throw new MalformedPush('send fields')
       if (v.groupId !== undefined && !str(v.groupId, 128)) throw new MalformedPush('groupId')
       const r: SendRequest = { op: 'send', spaceKey: v.spaceKey, topics: topicsOf(v.topics), keyId: v.keyId, payload: v.payload, silent: v.silent, ts, sig: sigOf(v.sig) }
-      if (v.groupId !== undefined) r.groupId = v.groupId as string
+      if (v.groupId !== undefined) r.groupId = v.groupId
       return r
     }
     default:

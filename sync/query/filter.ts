@@ -146,7 +146,7 @@ export function compileFilter(filter: unknown, opts: { text?: TextMatchProvider 
       for (const p of parts) if (!(p.hint && covered.has(p.hint))) rest.push(p.pred)
       if (rest.length === parts.length) return test
       if (rest.length === 0) return null
-      return (rest.length === 1 ? rest[0] : all(rest)) as (doc: Doc) => boolean
+      return (rest.length === 1 ? rest[0] : all(rest))
     },
   }
   if (keys.length === 1 && hints.length === 1 && isSingleEquality(filter[keys[0]])) out.exactHint = hints[0]
@@ -287,7 +287,7 @@ function compileOp(op: string, arg: unknown, path: string, ctx: Ctx, depth: numb
     case '$in':
     case '$nin': {
       const list = literalList(op, arg, path, ctx, depth)
-      if (op === '$in' && hints && list.every(isScalar)) hints.push({ path, values: list as Scalar[] })
+      if (op === '$in' && hints && list.every(isScalar)) hints.push({ path, values: list })
       const m = inMatcher(list)
       return op === '$in' ? m : negate(m)
     }

@@ -96,7 +96,7 @@ export class ApplyBatch {
       if (witnessArrived(s, c, tree, this.pending, this.voidedIds)) s.toRebuild.add(tree)
       this.voided.push(c.id)
       this.voidedIds.add(c.id)
-      return this.joinTree(c, tree, meta, idx)
+      this.joinTree(c, tree, meta, idx); return;
     }
     const noKey = judgeKey(s.keyring, c)
     if (noKey) return noKey
@@ -112,7 +112,7 @@ export class ApplyBatch {
     if (witnessArrived(s, c, tree, this.pending, this.voidedIds)) s.toRebuild.add(tree)
     const pending = this.applyOps(tree, meta, c, payload)
     if (pending) return pending.then(() => this.joinTree(c, tree, meta, idx))
-    return this.joinTree(c, tree, meta, idx)
+    this.joinTree(c, tree, meta, idx);
   }
 
   /** Once an object is tombstoned its changes still join the DAG, but their ops are absorbed. */

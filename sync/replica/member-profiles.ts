@@ -26,7 +26,7 @@ export function openProfiles(st: AclState, keyring: Keyring, spaceId: string): M
       try {
         const v = decodeCanonical<Record<string, unknown>>(open(key, p.sealed, profileAad(spaceId, p.identity)))
         const profile: ProfileFields = {}
-        for (const k of ['name', 'description', 'iconCid'] as const) if (typeof v?.[k] === 'string') profile[k] = v[k] as string
+        for (const k of ['name', 'description', 'iconCid'] as const) if (typeof v?.[k] === 'string') profile[k] = v[k]
         entry.profile = profile
       } catch {
         // Not resolved yet, like one without a key.

@@ -41,7 +41,7 @@ export class TechAccountData implements AccountData {
 
   onChange(fn: (touched: ReadonlyMap<string, readonly string[]> | 'reloaded') => void): () => void {
     return this.tech.events.on('change', (c: SpaceChange) => {
-      if (c.reloaded.has(this.objectId)) return fn('reloaded')
+      if (c.reloaded.has(this.objectId)) { fn('reloaded'); return; }
       const perDs = c.records.get(this.objectId)
       if (!perDs) return
       const touched = new Map<string, string[]>()

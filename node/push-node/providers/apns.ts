@@ -70,7 +70,7 @@ export class ApnsProvider implements PushProvider {
           ...(m.groupId ? { 'apns-collapse-id': m.groupId.slice(0, 64) } : {}),
         })
       } catch (err) {
-        return resolve(resultOfError(err))
+        resolve(resultOfError(err)); return;
       }
       const cancel = (why: string) => {
         req.close(constants.NGHTTP2_CANCEL)
@@ -85,7 +85,7 @@ export class ApnsProvider implements PushProvider {
       }
       req.on('response', (h) => {
         done()
-        resolve(resultOfStatus(Number(h[constants.HTTP2_HEADER_STATUS]), h['retry-after'] as string | undefined))
+        resolve(resultOfStatus(Number(h[constants.HTTP2_HEADER_STATUS]), h['retry-after']))
         req.resume()
       })
       req.on('error', (err) => {

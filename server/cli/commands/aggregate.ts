@@ -26,7 +26,7 @@ export const aggregateCommand: Command = {
     if (positionals.length > 1) throw new UsageError(`svc aggregate: unexpected argument ${positionals[1]}\n${USAGE}`)
     if (values.pipeline === undefined) throw new UsageError(`svc aggregate: missing --pipeline\n${USAGE}`)
     if ((values.object === undefined) !== (values.dataset === undefined)) throw new UsageError(`svc aggregate: --object and --dataset go together\n${USAGE}`)
-    const spaceId = positionals[0]!
+    const spaceId = positionals[0]
     let pipeline: unknown
     try {
       pipeline = JSON.parse(values.pipeline as string)

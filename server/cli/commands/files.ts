@@ -23,7 +23,7 @@ async function attach(ctx: ClientContext, spaceId: string, objectId: string, pat
   const headers: Record<string, string> = { 'content-type': 'application/octet-stream', accept: 'application/json' }
   if (path !== '-') headers['content-length'] = String(statSync(path).size)
   const q = new URLSearchParams({ name, mime })
-  return respond(ctx, () => fetch(`${ctx.url}/v1/spaces/${enc(spaceId)}/objects/${enc(objectId)}/files?${q}`, { method: 'POST', headers, body: Readable.toWeb(body as Readable) as unknown as BodyInit, duplex: 'half' } as RequestInit))
+  return respond(ctx, () => fetch(`${ctx.url}/v1/spaces/${enc(spaceId)}/objects/${enc(objectId)}/files?${q}`, { method: 'POST', headers, body: Readable.toWeb(body) as unknown as BodyInit, duplex: 'half' } as RequestInit))
 }
 
 async function get(ctx: ClientContext, spaceId: string, fileId: string, out: string | undefined, range: string | undefined, variant: string | undefined): Promise<number> {
@@ -85,7 +85,7 @@ export const filesCommand: Command = {
         return get(ctx, a, b, values.out as string | undefined, values.range as string | undefined, values.variant as string | undefined)
       case 'ls':
         if (!a || b) break
-        return call(ctx, 'GET', `${S(a)}/files${values.object ? `?objectId=${enc(values.object as string)}` : ''}`)
+        return call(ctx, 'GET', `${S(a)}/files${values.object ? `?objectId=${enc(values.object)}` : ''}`)
       case 'info':
       case 'status':
         if (!a || !b || c) break

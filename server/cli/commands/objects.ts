@@ -25,7 +25,7 @@ function groupValues(schema: SpaceSchema, pairs: string[]): Record<string, Recor
     if (propId === undefined || rest.length > 0 || !schema.types.some((t) => t.id === typeId)) {
       throw new UsageError(`svc objects: ${path} is not TYPE.PROPERTY of this space\n${USAGE}`)
     }
-    ;(out[typeId!] ??= {})[propId] = value
+    ;(out[typeId] ??= {})[propId] = value
   }
   return out
 }
@@ -44,14 +44,14 @@ function objectTable(schema: SpaceSchema, records: Record<string, unknown>[]): s
   const rank = (c: string) => {
     const [t, p] = c.split('.')
     const ti = schema.types.findIndex((x) => x.id === t)
-    return ti * 10_000 + schema.types[ti]!.props.findIndex((x) => x.id === p)
+    return ti * 10_000 + schema.types[ti].props.findIndex((x) => x.id === p)
   }
   columns.sort((a, b) => rank(a) - rank(b))
   const rows = records.map((r) => {
     const core = (r.core ?? {}) as { name?: string; types?: string[] }
     const values = columns.map((c) => {
       const [t, p] = c.split('.')
-      return ((r[t!] ?? {}) as Record<string, unknown>)[p!]
+      return ((r[t] ?? {}) as Record<string, unknown>)[p]
     })
     return [r.id, core.name ?? '', (core.types ?? []).map((t) => describePath(schema, t)).join(','), ...values]
   })

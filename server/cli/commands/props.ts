@@ -25,7 +25,7 @@ export const propsCommand: Command = {
       USAGE,
     )
     const [sub, ...rest] = positionals[0] !== undefined && SUBCOMMANDS.has(positionals[0]) ? positionals : ['list', ...positionals]
-    if (!SUBCOMMANDS.has(sub!)) throw new UsageError(USAGE)
+    if (!SUBCOMMANDS.has(sub)) throw new UsageError(USAGE)
     const names = sub === 'list' ? ['SPACE_ID', 'TYPE'] : sub === 'create' ? ['SPACE_ID', 'TYPE', 'NAME'] : ['SPACE_ID', 'TYPE', 'PROPERTY']
     const [spaceId, typeKey, third] = need(`props ${sub}`, rest, names, USAGE) as [string, string, string | undefined]
     const schema = await loadSchema(ctx, spaceId)
@@ -51,7 +51,7 @@ export const propsCommand: Command = {
         return show(ctx, (c) => c.POST('/v1/spaces/{spaceId}/types/{typeId}/properties', { params: { path }, body }), (d) => `${d.propId}\n`)
       }
       case 'delete': {
-        const propId = resolvePath(schema, `${typeId}.${third}`).split('.')[1]!
+        const propId = resolvePath(schema, `${typeId}.${third}`).split('.')[1]
         return show(ctx, (c) => c.DELETE('/v1/spaces/{spaceId}/types/{typeId}/properties/{propId}', { params: { path: { ...path, propId } } }))
       }
     }

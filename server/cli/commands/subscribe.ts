@@ -42,7 +42,7 @@ export const subscribeCommand: Command = {
     const frames = intOption('frames', values.frames, USAGE)
     if (values.object === undefined && (body.filter !== undefined || body.sort !== undefined)) {
       // Object rows: xKey paths (task.done) resolve against the space's types.
-      const schema = await loadSchema(ctx, positionals[0]!)
+      const schema = await loadSchema(ctx, positionals[0])
       if (typeof schema === 'number') return schema
       if (body.filter !== undefined) body.filter = resolveFilter(schema, body.filter as Record<string, unknown>)
       if (body.sort !== undefined) body.sort = (body.sort as string[]).map((p) => resolvePath(schema, p))

@@ -32,26 +32,26 @@ export const typesCommand: Command = {
         const [spaceId] = need('types list', rest, ['SPACE_ID'], USAGE)
         return show(
           ctx,
-          (c) => c.GET('/v1/spaces/{spaceId}/types', { params: { path: { spaceId: spaceId! }, query: { includeHidden: values.all === true } } }),
+          (c) => c.GET('/v1/spaces/{spaceId}/types', { params: { path: { spaceId: spaceId }, query: { includeHidden: values.all === true } } }),
           (d) => table(['XKEY', 'NAME', 'ID'], d.types.map((t) => [t.xKey, t.name + (t.id === t.xKey ? ' (built-in)' : '') + (t.hidden ? ' (hidden)' : ''), t.id])),
         )
       }
       case 'create': {
         const [spaceId, xKey] = need('types create', rest, ['SPACE_ID', 'XKEY'], USAGE)
         const body = {
-          xKey: xKey!,
-          name: (values.name as string | undefined) ?? xKey!,
+          xKey: xKey,
+          name: (values.name as string | undefined) ?? xKey,
           ...(values.description !== undefined ? { description: values.description as string } : {}),
           ...(values.hidden === true ? { hidden: true } : {}),
         }
-        return show(ctx, (c) => c.POST('/v1/spaces/{spaceId}/types', { params: { path: { spaceId: spaceId! } }, body }), (t) => `${t.id}\n`)
+        return show(ctx, (c) => c.POST('/v1/spaces/{spaceId}/types', { params: { path: { spaceId: spaceId } }, body }), (t) => `${t.id}\n`)
       }
       case 'get': {
         const [spaceId, key] = need('types get', rest, ['SPACE_ID', 'TYPE'], USAGE)
-        const schema = await loadSchema(ctx, spaceId!)
+        const schema = await loadSchema(ctx, spaceId)
         if (typeof schema === 'number') return schema
-        const typeId = resolveType(schema, key!)
-        return show(ctx, (c) => c.GET('/v1/spaces/{spaceId}/types/{typeId}', { params: { path: { spaceId: spaceId!, typeId } } }))
+        const typeId = resolveType(schema, key)
+        return show(ctx, (c) => c.GET('/v1/spaces/{spaceId}/types/{typeId}', { params: { path: { spaceId: spaceId, typeId } } }))
       }
       case 'part': {
         const [spaceId, typeKey, key] = need('types part', rest, ['SPACE_ID', 'TYPE', 'KEY'], USAGE) as [string, string, string]

@@ -85,7 +85,7 @@ export async function runsOf(space: SpaceEngine, triggerId: string, limit: numbe
 /** Writes a run record and tombstones the trigger's runs past the newest `keep` (keep-last-N). */
 export async function appendRun(space: SpaceEngine, runId: string, run: RunRecord, keep: number = AGENT_LIMITS.runsKept): Promise<void> {
   const anchor = anchorIdOf(space.spaceId)
-  await space.modify({ objectId: anchor, dataset: RUNS_DS, records: [{ id: runId, upsert: true, ops: [{ type: '$set', path: '', value: run as unknown as Json }] }] })
+  await space.modify({ objectId: anchor, dataset: RUNS_DS, records: [{ id: runId, upsert: true, ops: [{ type: '$set', path: '', value: run }] }] })
   const runs = await runsOf(space, run.triggerId, Number.MAX_SAFE_INTEGER)
   const old = runs.slice(keep).map((r) => r.id)
   if (old.length) await space.deleteRecords({ objectId: anchor, dataset: RUNS_DS, recordIds: old })

@@ -102,7 +102,7 @@ export class ChatMessages {
     return this.queue.run(async () => {
       const msg = await this.message(objectId, msgId)
       const path = `${REACTIONS}.${emoji}.${this.me}`
-      const op: Op = getPath(msg as Json, path) === undefined ? { op: 'set', ds: CHAT_MESSAGES, id: msgId, path, value: this.now() } : { op: 'unset', ds: CHAT_MESSAGES, id: msgId, path }
+      const op: Op = getPath(msg, path) === undefined ? { op: 'set', ds: CHAT_MESSAGES, id: msgId, path, value: this.now() } : { op: 'unset', ds: CHAT_MESSAGES, id: msgId, path }
       return this.space.write(objectId, [op])
     })
   }
@@ -112,7 +112,7 @@ export class ChatMessages {
     await this.resolve(objectId)
     const doc = await this.space.recordDoc(objectId, CHAT_MESSAGES, msgId)
     if (!doc) throw new SvcError('chat.not_found', 'no such message in this chat', { objectId, msgId })
-    return doc as JsonObject
+    return doc
   }
 
   /** A live message the caller wrote, or 404 `chat.not_found` / 403 `chat.not_author`. */

@@ -39,14 +39,14 @@ function flattenLines(children: PhrasingContent[]): PhrasingContent[] {
   return children.map((c): PhrasingContent => {
     if (c.type === 'break') return { type: 'text', value: ' ' }
     if (c.type === 'text') return { ...c, value: c.value.replace(/[ \t]*\r?\n[ \t]*/g, ' ') }
-    if ('children' in c && Array.isArray(c.children)) return { ...c, children: flattenLines(c.children as PhrasingContent[]) } as PhrasingContent
+    if ('children' in c && Array.isArray(c.children)) return { ...c, children: flattenLines(c.children) }
     return c
   })
 }
 
 function wrap(context: InlineContext, children: PhrasingContent[]): RootContent {
   if (context === 'heading') return { type: 'heading', depth: 1, children: flattenLines(children) } satisfies Heading
-  if (context === 'cell') return { type: 'tableCell', children } satisfies TableCell as unknown as RootContent
+  if (context === 'cell') return { type: 'tableCell', children } satisfies TableCell
   return { type: 'paragraph', children } satisfies Paragraph
 }
 
@@ -60,7 +60,7 @@ const trimNewline = (s: string): string => (s.endsWith('\n') ? s.slice(0, -1) : 
 /** Serialize one run of phrasing content in a context. */
 export function serializeInline(children: PhrasingContent[], context: InlineContext = 'block'): string {
   if (children.length === 0) return ''
-  return unwrap(context, trimNewline(toMarkdown(wrap(context, children) as Nodes, TO_MARKDOWN_OPTIONS)))
+  return unwrap(context, trimNewline(toMarkdown(wrap(context, children), TO_MARKDOWN_OPTIONS)))
 }
 
 /**

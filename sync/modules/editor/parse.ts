@@ -159,7 +159,7 @@ export function parse(markdown: string, known?: KnownTexts): BlockDraft[] {
           push({ type: 'raw', text: node.value.replace(/^[ \t]+/, '') }, depth)
           break
         default: {
-          const md = toMarkdown(node as Nodes, TO_MARKDOWN_OPTIONS).replace(/\n+$/, '')
+          const md = toMarkdown(node, TO_MARKDOWN_OPTIONS).replace(/\n+$/, '')
           push({ type: 'raw', text: md }, depth)
         }
       }

@@ -26,7 +26,7 @@ export class HttpEmbedder implements Embedder {
   constructor(
     readonly url: string,
     readonly model: string,
-    private readonly fetchImpl: FetchLike = globalThis.fetch as unknown as FetchLike,
+    private readonly fetchImpl: FetchLike = globalThis.fetch,
     private readonly timeoutMs: number = SEARCH_LIMITS.embedTimeoutMs,
   ) {}
 

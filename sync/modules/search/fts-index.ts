@@ -263,7 +263,7 @@ function decodeBinary(bytes: Uint8Array): { ms: MiniSearch<IndexedDoc>; keys: st
   const ms = MiniSearch.loadJS<IndexedDoc>({
     documentCount: h.documentCount, nextId: h.nextId, fieldIds: h.fieldIds, averageFieldLength: h.averageFieldLength, dirtCount: h.dirtCount,
     documentIds: {}, fieldLength: {}, storedFields: {}, index: [], serializationVersion: 2,
-  } as unknown as Parameters<typeof MiniSearch.loadJS>[0], OPTIONS)
+  }, OPTIONS)
   const st = ms as unknown as MsState
   const at = (i: number) => {
     if (i >= body.length) throw new Error('truncated binary search index')
@@ -285,7 +285,7 @@ function decodeBinary(bytes: Uint8Array): { ms: MiniSearch<IndexedDoc>; keys: st
       const v = at(p++)
       lens[j] = v === NONE ? null : v
     }
-    st._fieldLength.set(shortIds[i], lens as number[])
+    st._fieldLength.set(shortIds[i], lens)
   }
   for (const [s, f] of h.storedFields) st._storedFields.set(s, f)
   for (const term of h.terms) {

@@ -41,7 +41,7 @@ export function createSearchModule(opts: { embedders?: EmbedderFactory } = {}): 
             ids = new Set()
             for (const h of index.search(search, { limit: SEARCH_LIMITS.maxTextIds, prefixAll: true })) ids.add(h.key.slice(0, h.key.indexOf('/')))
           }
-          return ids.has(doc.id as string)
+          return ids.has(doc.id)
         }
       }
       return idx

@@ -139,7 +139,7 @@ export class SortStage implements StageDef {
     let spec: string[]
     if (Array.isArray(arg)) {
       if (!arg.every((s) => typeof s === 'string')) throw badPipeline('$sort takes {path: 1 | -1} or an array of paths', index, { op: this.op })
-      spec = arg as string[]
+      spec = arg
     } else if (isPlainObject(arg)) {
       spec = Object.keys(arg).map((k) => {
         const d = arg[k]
@@ -327,14 +327,14 @@ class ProjectStage implements StageDef {
     }
     if (include && exclude) throw badPipeline('$project cannot mix inclusion and exclusion', index, { op })
     // `id` and `_id` (record and group identities) are kept unless set to 0.
-    if (!include && !exclude) include = flags.id === true || flags._id === true || (flags.id !== false && flags._id !== false)
+    if (!include && !exclude) include = flags.id || flags._id || (flags.id && flags._id)
     this.mode = include ? 'include' : 'exclude'
     if (include) {
       const spec: Record<string, number> = {}
-      for (const k of keys) if (flags[k] === true && k !== '_id' && k !== 'id') spec[k] = 1
+      for (const k of keys) if (flags[k] && k !== '_id' && k !== 'id') spec[k] = 1
       this.paths = Object.keys(spec)
-      const keepId = flags.id !== false
-      const keepGroupId = flags._id !== false
+      const keepId = flags.id
+      const keepGroupId = flags._id
       if (this.paths.length === 0) {
         this.base = (d) => {
           const o: Rec = {}
@@ -350,7 +350,7 @@ class ProjectStage implements StageDef {
       }
     } else {
       const spec: Record<string, number> = {}
-      for (const k of keys) if (flags[k] === false) spec[k] = 0
+      for (const k of keys) if (!flags[k]) spec[k] = 0
       this.paths = Object.keys(spec)
       const p = wrapped(index, op, () => compileProjection(spec))
       this.base = p.apply as unknown as (d: Rec) => Rec
@@ -436,7 +436,7 @@ class UnwindStage implements StageDef {
     this.path = path.slice(1)
     this.segs = segs
     this.preserve = preserve
-    this.indexField = indexField as string | undefined
+    this.indexField = indexField
   }
 
   describe() {

@@ -70,7 +70,7 @@ export async function checkRequest(
 async function checkRootTypes(engine: SpaceEngine, types: unknown): Promise<string[]> {
   if (types === undefined) return []
   if (!Array.isArray(types) || !types.every((t) => typeof t === 'string')) throw invalid('rootTypes', 'rootTypes is an array of type ids')
-  const out = [...new Set(types as string[])]
+  const out = [...new Set(types)]
   for (const t of out) {
     if (t === 'type') throw invalid('rootTypes', 'declare a type on the root with xKey instead of carrying type')
     if (!engine.typeExists(t)) throw new SvcError('type.not_found', 'unknown type in rootTypes', { typeId: t, field: 'rootTypes' })

@@ -70,7 +70,7 @@ export function checkFieldDecl(name: string, f: unknown): FieldDecl {
   if (f.mutableBy !== undefined && f.mutableBy !== 'author' && f.mutableBy !== 'any') throw declInvalid('mutableBy is author or any (absent: write-once)', { field: name })
   if (f.scope !== undefined && f.scope !== 'synced' && f.scope !== 'local') throw declInvalid('scope is synced or local', { field: name })
   if (f.description !== undefined && typeof f.description !== 'string') throw declInvalid('description is a string', { field: name })
-  return f as FieldDecl
+  return f
 }
 
 function checkIdRules(out: { idRule: string; idPattern?: string; idMaxLen?: number }, d: JsonObject) {
@@ -123,7 +123,7 @@ export function checkDraft(draft: unknown, ctx: { typeId: string; partKey: strin
     key = mod.canonicalKey
     collection = mod.canonicalCollection
   } else {
-    key = (d.key as string | undefined) ?? ctx.partKey
+    key = (d.key) ?? ctx.partKey
     if (!DATASET_KEY_RE.test(key)) throw declInvalid('key is [A-Za-z][A-Za-z0-9_]{0,63}', { field: 'key' })
     collection = namespacedCollection(ctx.typeId, key)
   }
@@ -145,7 +145,7 @@ export function checkDraft(draft: unknown, ctx: { typeId: string; partKey: strin
   }
   if (d.search !== undefined) {
     if (!(typeof d.search === 'boolean' || (Array.isArray(d.search) && d.search.every((s) => typeof s === 'string')))) throw declInvalid('search is a boolean or a list of field names')
-    out.search = d.search as boolean | string[]
+    out.search = d.search
   }
   if (d.dynamic !== undefined) {
     if (typeof d.dynamic !== 'boolean') throw declInvalid('dynamic is a boolean')

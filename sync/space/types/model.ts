@@ -123,8 +123,8 @@ export function readSetUnset(body: unknown): { set: Array<[string, unknown]>; un
   if (!Array.isArray(unset) || !unset.every((p) => typeof p === 'string')) throw invalidField('unset', 'unset must be an array of paths')
   const setEntries = Object.entries(set) as Array<[string, unknown]>
   if (setEntries.length === 0 && unset.length === 0) throw new SvcError('request.missing_field', 'give at least one path in set or unset')
-  for (const p of unset as string[]) if (Object.hasOwn(set, p)) throw invalidField(p, 'the same path is in set and unset', { path: p })
-  return { set: setEntries, unset: unset as string[] }
+  for (const p of unset) if (Object.hasOwn(set, p)) throw invalidField(p, 'the same path is in set and unset', { path: p })
+  return { set: setEntries, unset: unset }
 }
 
 export const jsonClone = <T extends Json>(v: T): T => structuredClone(v)

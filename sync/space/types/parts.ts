@@ -123,7 +123,7 @@ export function checkPartCreate(body: PartCreateBody, typeId: string, modules: M
   for (const f of PART_FIELDS) {
     if (body[f] === undefined) continue
     checkPartField(f, body[f])
-    record[f] = body[f] as Json
+    record[f] = body[f]
   }
   if (body.datasets !== undefined && !Array.isArray(body.datasets)) throw invalidField('datasets', 'datasets is an array of dataset declarations')
   const drafts: DeclRecord[] = ((body.datasets as unknown[] | undefined) ?? []).map((d) => checkDraft(d, { typeId, partKey: key, modules }))

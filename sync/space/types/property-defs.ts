@@ -143,7 +143,7 @@ export function checkPropertyCreate(body: PropertyCreateBody, typeId: string): J
   xFormat.type ??= defaultSlug(kind)
   const meta = checkMeta(body.meta)
 
-  const record: JsonObject = { kind, scope, name: body.name, description: (body.description as string | undefined) ?? '', meta: meta ?? {}, xFormat, typeId }
+  const record: JsonObject = { kind, scope, name: body.name, description: (body.description) ?? '', meta: meta ?? {}, xFormat, typeId }
   if (body.items !== undefined) {
     if (kind !== 'array') throw invalidField('items', 'items is for kind array')
     record.items = checkShape(body.items, 'items')
