@@ -1,5 +1,6 @@
 import { SvcError } from '../core/errors.ts'
 import type { Env } from '../core/env.ts'
+import { errField, silentLogger, type Logger } from '../core/log.ts'
 import { accountKeyFromMnemonic, identityOf, keyPairFromSeed, newDeviceKey, DEFAULT_DERIVATION_INDEX } from '../crypto/keys.ts'
 import type { WalletKeys } from '../crypto/wallet.ts'
 import { defaultCryptoProvider, type CryptoProvider } from '../crypto/provider.ts'
@@ -33,6 +34,8 @@ export interface OpenAccountOptions {
   env?: Env
   /** Default a fresh IndexedDB adapter on `dbName`. */
   storage?: StorageAdapter
+  /** Where the account logs (default: nowhere). */
+  log?: Logger
 }
 
 /** An account opened in the page: the engine, its keys and the storage under it. */
@@ -54,9 +57,15 @@ export interface BrowserAccount {
  * one, about twice noble's speed on change-sized inputs, checked against noble once here;
  * noble's when WebAssembly is unavailable (WebCrypto's digest is only asynchronous).
  */
-export async function browserCryptoProvider(): Promise<CryptoProvider> {
+export async function browserCryptoProvider(log: Logger = silentLogger): Promise<CryptoProvider> {
   const p = await defaultCryptoProvider()
-  return { ...p, name: `browser-${p.name}`, sha256: p.sha256 ?? (await wasmSha256().catch(() => undefined)) ?? ((b) => nobleSha256(b)) }
+  const wasm = p.sha256
+    ? undefined
+    : await wasmSha256().catch((err: unknown) => {
+        log.debug('WebAssembly SHA-256 unavailable, using noble', { err: errField(err) })
+        return undefined
+      })
+  return { ...p, name: `browser-${p.name}`, sha256: p.sha256 ?? wasm ?? ((b) => nobleSha256(b)) }
 }
 
 async function wasmSha256(): Promise<(bytes: Uint8Array) => Uint8Array> {
@@ -78,6 +87,7 @@ async function wasmSha256(): Promise<(bytes: Uint8Array) => Uint8Array> {
  */
 export async function openBrowserAccount(o: OpenAccountOptions): Promise<BrowserAccount> {
   const env = o.env ?? browserEnv
+  const log = o.log ?? silentLogger
   const accountKey = accountKeyFromMnemonic(o.mnemonic, o.index ?? DEFAULT_DERIVATION_INDEX)
   const accountId = identityOf(accountKey.publicKey)
   const storage = o.storage ?? new IndexedDbStorageAdapter({ dbName: o.dbName ?? `svc-${accountId}` })
@@ -86,10 +96,10 @@ export async function openBrowserAccount(o: OpenAccountOptions): Promise<Browser
   try {
     const device = await deviceKey(storage, env, accountId)
     // Signatures of received changes verify in workers, off the page's thread (verify-workers.ts).
-    if (!o.crypto) ownWorkers = verifyInWorkers(await browserCryptoProvider())
+    if (!o.crypto) ownWorkers = verifyInWorkers(await browserCryptoProvider(log))
     const crypto = o.crypto ?? ownWorkers!
     const workers = ownWorkers
-    account = await AccountEngine.open({ storage, crypto, env, accountKey, modules: o.modules ?? DEFAULT_MODULES })
+    account = await AccountEngine.open({ storage, crypto, env, accountKey, modules: o.modules ?? DEFAULT_MODULES, log })
     const deviceId = identityOf(device.publicKey)
     await account.devices.register(deviceId, o.deviceName ?? `browser ${deviceId.slice(-6)}`)
     const engine = account
@@ -103,8 +113,9 @@ export async function openBrowserAccount(o: OpenAccountOptions): Promise<Browser
       },
     }
   } catch (err) {
-    await account?.close().catch(() => undefined)
-    await storage.close().catch(() => undefined)
+    // The open's own error goes up; these only clean up after it.
+    await account?.close().catch((e: unknown) => log.debug('closing the account after a failed open failed', { err: errField(e) }))
+    await storage.close().catch((e: unknown) => log.debug('closing storage after a failed open failed', { err: errField(e) }))
     ownWorkers?.close()
     throw err
   }

@@ -2,6 +2,7 @@ import { promisifyRequest } from 'idb-keyval'
 import type { ScanOptions, StorageAdapter, WriteBatch } from './adapter.ts'
 import { decodeBatch, encodeBatch } from './indexeddb-log.ts'
 import { MemoryStorageAdapter } from './memory.ts'
+import { errField, silentLogger, type Logger } from '../core/log.ts'
 import { checkBatch, checkScanOptions } from './scan.ts'
 
 /** Commit records, keyed by an increasing sequence number; replayed in order at open. */
@@ -37,6 +38,8 @@ export interface IndexedDbStorageOptions {
    * WAL + synchronous=NORMAL. 'strict' waits for the data to be flushed to disk.
    */
   durability?: IDBTransactionDurability
+  /** Where a failed background compaction is logged (default: nowhere). */
+  log?: Logger
 }
 
 /**
@@ -78,12 +81,14 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
   private closed = false
   /** Set when a write failed or another instance took the database: nothing is served after. */
   private broken: Error | undefined
+  private readonly log: Logger
 
   constructor(options: IndexedDbStorageOptions) {
     this.dbName = options.dbName
     this.factory = options.indexedDB ?? globalThis.indexedDB
     this.keyRange = options.IDBKeyRange ?? globalThis.IDBKeyRange
     this.durability = options.durability ?? 'relaxed'
+    this.log = options.log ?? silentLogger
     if (!this.factory || !this.keyRange) throw new Error('IndexedDB is not available')
   }
 
@@ -117,13 +122,14 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
     // transaction created after another in IndexedDB). If the write fails the adapter breaks.
     this.apply(batch)
     const done = this.write(record)
-    if (this.shouldCompact()) void this.compact().catch(() => undefined)
+    if (this.shouldCompact()) void this.compact().catch((err: unknown) => this.compactFailed(err))
     return done
   }
 
   async close() {
     this.closed = true
-    await this.loading?.catch(() => undefined)
+    // A failed load was reported to whatever awaited it.
+    await this.loading?.catch((err: unknown) => this.log.debug('closing after a failed load', { db: this.dbName, err: errField(err) }))
     // Pending transactions still complete; the connection closes after them.
     this.conn?.close()
     this.conn = undefined
@@ -246,7 +252,12 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
     }
     this.conn = db
     if (legacy) await this.compact(true)
-    else if (this.shouldCompact()) void this.compact().catch(() => undefined)
+    else if (this.shouldCompact()) void this.compact().catch((err: unknown) => this.compactFailed(err))
+  }
+
+  /** The log stays as it was (longer, still whole): tried again on a later commit. */
+  private compactFailed(err: unknown): void {
+    this.log.warn('compacting the IndexedDB write log failed', { db: this.dbName, err: errField(err) })
   }
 
   private apply(batch: WriteBatch) {

@@ -2,6 +2,7 @@ import * as Y from 'yjs'
 import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness'
 import { SvcError } from '../../core/errors.ts'
 import type { Env } from '../../core/env.ts'
+import { errField, silentLogger, type Logger } from '../../core/log.ts'
 import { getPath } from '../../crdt/path.ts'
 import { clientIdFor, fromB64, newDoc, seedUpdate, toB64, YTEXT_ROOT, YTextField } from '../../crdt/ytext.ts'
 import type { SpaceEngine } from '../../space/space-engine.ts'
@@ -106,6 +107,7 @@ export class CursorPresence {
     private readonly env: Env,
     /** Settable, so a test need not wait 30 s. */
     public timeoutMs: number = CURSOR_LIMITS.timeoutMs,
+    private readonly log: Logger = silentLogger,
   ) {
     this.salt = toB64(env.randomBytes(8))
   }
@@ -242,7 +244,11 @@ export class CursorPresence {
     const out: CursorView[] = []
     for (const e of entries) {
       const s = e.state
-      const rec = await space.replica.getRecord(s.objectId, s.collection, s.blockId).catch(() => undefined)
+      const rec = await space.replica.getRecord(s.objectId, s.collection, s.blockId).catch((err: unknown) => {
+        // Shown without its text, like a cursor in a block not synced yet.
+        space.log.debug("reading a cursor's block failed", { objectId: s.objectId, err: errField(err) })
+        return undefined
+      })
       const text = rec && !rec.deleted && rec.value !== undefined ? textOf(rec.value, rec.yt) : undefined
       const at = (rel: string): CursorPos => {
         let index: number | null = null
@@ -269,8 +275,9 @@ export class CursorPresence {
         p.local.setLocalState(null)
         try {
           this.publish(spaceId, cur.objectId, p)
-        } catch {
+        } catch (err) {
           // The bus may be closed already; the timeout then does it.
+          this.log.debug('clearing our cursors on close failed', { spaceId, err: errField(err) })
         }
       }
       p.sub.close()

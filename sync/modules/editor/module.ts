@@ -49,7 +49,7 @@ export const makeEditorModule = (o: EditorOptions = {}) => defineModule({
   ],
   service: ({ space, types }) => new EditorService(space, types),
   // Live cursors belong to the account (they ride its event bus): cursors.ts.
-  accountService: (account) => new CursorPresence(account.accountId, account.env, o.cursorTimeoutMs),
+  accountService: (account) => new CursorPresence(account.accountId, account.env, o.cursorTimeoutMs, account.log.child('cursors')),
 })
 
 export const editorModule = makeEditorModule()

@@ -1,4 +1,5 @@
 import { SvcError } from '../../core/errors.ts'
+import { errField, silentLogger, type Logger } from '../../core/log.ts'
 import type { Json } from '../../crdt/ops.ts'
 import { EVENTS } from '../../core/events-limits.ts'
 import { checkPublish, filterKey, matches, type BusEvent, type DeliveredEvent, type EventFilter, type EventSender, type PublishDraft } from './envelope.ts'
@@ -52,7 +53,11 @@ export class EventBus {
   readonly processes: PublishedProcesses
   private network?: BusNetwork
 
-  constructor(private readonly access: BusAccess, now: () => number) {
+  constructor(
+    private readonly access: BusAccess,
+    now: () => number,
+    private readonly log: Logger = silentLogger,
+  ) {
     this.processes = new PublishedProcesses(now)
   }
 
@@ -137,8 +142,9 @@ export class EventBus {
     if (event.scope !== 'device') {
       try {
         this.network?.publish(event)
-      } catch {
+      } catch (err) {
         // At most once: a network side that cannot send now loses the event, never the publish.
+        this.log.debug('sending an event to peers failed', { eventScope: event.scope, err: errField(err) })
       }
     }
     return n
@@ -159,8 +165,9 @@ export class EventBus {
         n++
         try {
           sink(event, shared)
-        } catch {
+        } catch (err) {
           // One failing subscriber starves no other.
+          this.log.debug('delivering an event to a subscriber failed', { err: errField(err) })
         }
       }
     }

@@ -14,7 +14,7 @@ import { EVENTS_ERROR_CODES } from './errors.ts'
 export const eventsModule = defineModule({
   name: 'events',
   errorCodes: EVENTS_ERROR_CODES,
-  accountService: (account) => new EventBus(busAccess(account), () => account.env.now()),
+  accountService: (account) => new EventBus(busAccess(account), () => account.env.now(), account.log.child('events')),
 })
 
 /** What the bus asks of the account: space events need this account's full membership. */

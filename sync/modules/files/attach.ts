@@ -1,6 +1,7 @@
 import { hmac } from '@noble/hashes/hmac.js'
 import { concatBytes, utf8 } from '../../core/encoding.ts'
 import { SvcError } from '../../core/errors.ts'
+import { errField } from '../../core/log.ts'
 import { toBase58 } from '../../core/ids.ts'
 import type { JsonObject } from '../../crdt/ops.ts'
 import { sha256 } from '../../crypto/hash.ts'
@@ -98,8 +99,9 @@ export async function ingestContent(space: SpaceEngine, store: BlockStore, crypt
   }
   const seal = async (plain: Uint8Array) => {
     const p = blockCrypto.seal(secret, plain)
-    // Awaited in order below; this only keeps a failure while it waits its turn from being unhandled.
-    p.catch(() => undefined)
+    // Awaited in order below (the failure goes up from there); this only keeps it from being
+    // unhandled while it waits its turn.
+    p.catch((err: unknown) => space.log.debug('sealing a block of an attached file failed', { err: errField(err) }))
     sealing.push(p)
     while (sealing.length > SEALS_IN_FLIGHT) await settleOne()
   }

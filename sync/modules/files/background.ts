@@ -1,4 +1,5 @@
 import { SvcError } from '../../core/errors.ts'
+import { errField } from '../../core/log.ts'
 import { FILES } from './limits.ts'
 import type { LocalFileState } from './local-state.ts'
 import type { FileRecord } from './record.ts'
@@ -71,8 +72,9 @@ export class Background {
     let more = true
     try {
       more = await this.run()
-    } catch {
+    } catch (err) {
       // A failed pass is retried like one that left work.
+      this.files.log.debug('a background pass over pinned and unconfirmed files failed', { err: errField(err) })
     }
     this.running = false
     if (this.rerun) {
@@ -128,7 +130,11 @@ export class Background {
   private async confirm(spaceId: string, rec: FileRecord): Promise<boolean> {
     const present = await this.files.reader.present(spaceId, rec)
     if (!present.every(Boolean)) return false
-    const by = await this.files.reader.source?.confirm(spaceId, [...new Set(rec.blocks!)]).catch(() => undefined)
+    const by = await this.files.reader.source?.confirm(spaceId, [...new Set(rec.blocks!)]).catch((err: unknown) => {
+      // Asked again on a later pass.
+      this.files.log.debug("asking peers to confirm a file's blocks failed", { spaceId, fileId: rec.id, err: errField(err) })
+      return undefined
+    })
     if (!by) return true
     await this.files.local.update(spaceId, rec.id, { durable: true, confirmedBy: by })
     await this.files.announce(spaceId, rec.id)

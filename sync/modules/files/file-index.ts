@@ -1,4 +1,5 @@
 import { SerialQueue } from '../../core/serial-queue.ts'
+import { errField, silentLogger, type Logger } from '../../core/log.ts'
 import type { SpaceChange, SpaceEngine } from '../../space/space-engine.ts'
 import { FILES_COLLECTION } from './record.ts'
 
@@ -14,7 +15,10 @@ export class FileIndex {
   private readonly spaces = new Map<string, { entries: Promise<Entries>; queue: SerialQueue }>()
 
   /** Listeners hear a file appear, change or go (status frames of files synced in). */
-  constructor(private readonly moved: (space: SpaceEngine, fileId: string, objectId: string, live: boolean) => void) {}
+  constructor(
+    private readonly moved: (space: SpaceEngine, fileId: string, objectId: string, live: boolean) => void,
+    private readonly log: Logger = silentLogger,
+  ) {}
 
   of(space: SpaceEngine): Promise<Entries> {
     let s = this.spaces.get(space.spaceId)
@@ -52,7 +56,7 @@ export class FileIndex {
           } else if (entries.get(fileId) === objectId) this.drop(space, entries, fileId, objectId)
         }
       }
-    }).catch(() => undefined)
+    }).catch((err: unknown) => this.log.warn('updating the file index after a commit failed', { spaceId: space.spaceId, err: errField(err) }))
   }
 
   /** Settles once every queued update of a space ran (tests, and reads right after a write). */

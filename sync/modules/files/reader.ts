@@ -1,4 +1,5 @@
 import { SvcError } from '../../core/errors.ts'
+import { errField, silentLogger, type Logger } from '../../core/log.ts'
 import type { BlockCrypto } from './block-crypto.ts'
 import type { BlockStore } from './stores.ts'
 import type { BlockSource } from './network.ts'
@@ -42,6 +43,7 @@ export class BlockReader {
     private readonly store: BlockStore,
     private readonly crypto: BlockCrypto,
     private readonly near: BlockCrypto = crypto,
+    private readonly log: Logger = silentLogger,
   ) {}
 
   /** Which of the file's blocks are stored here. */
@@ -75,7 +77,8 @@ export class BlockReader {
       waits.push(run)
       run.finally(() => {
         for (const id of mine) if (this.inflight.get(`${spaceId}/${id}`) === run) this.inflight.delete(`${spaceId}/${id}`)
-      }).catch(() => undefined)
+        // Its failure reaches every caller through `waits`; this copy is only noted.
+      }).catch((err: unknown) => this.log.debug('fetching blocks failed', { spaceId, err: errField(err) }))
     }
     await Promise.all(waits)
   }
@@ -142,7 +145,8 @@ export class BlockReader {
       while (ahead.length < WINDOWS_AHEAD && asked < last) {
         const to = Math.min(last, asked + READ_AHEAD)
         const done = self.ensure(spaceId, rec, asked + 1, to, true)
-        done.catch(() => undefined)
+        // Awaited when the read gets there; a reader gone before then never sees it.
+        done.catch((err: unknown) => self.log.debug('fetching blocks ahead of a read failed', { spaceId, fileId: rec.id, err: errField(err) }))
         ahead.push({ to, done })
         asked = to
       }

@@ -1,4 +1,5 @@
 import { Emitter } from '../../core/emitter.ts'
+import { errField, type Logger } from '../../core/log.ts'
 import { SvcError } from '../../core/errors.ts'
 import { toBase58 } from '../../core/ids.ts'
 import type { JsonObject } from '../../crdt/ops.ts'
@@ -79,7 +80,9 @@ export interface FilesEvents {
  * pins and the sweep span spaces.
  */
 export class FilesService {
-  readonly events = new Emitter<FilesEvents>()
+  readonly events: Emitter<FilesEvents>
+  /** The account's logger, scoped `files`. */
+  readonly log: Logger
   readonly store: BlockStore
   readonly local: LocalStates
   readonly reader: BlockReader
@@ -96,6 +99,8 @@ export class FilesService {
   private stopSweeps: () => void = () => undefined
 
   constructor(readonly account: AccountModuleContext, opts: FilesOptions = {}) {
+    this.log = account.log.child('files')
+    this.events = new Emitter<FilesEvents>(this.log)
     this.graceMs = opts.graceMs ?? FILES.graceMs
     this.blockSize = opts.blockSize ?? FILES.blockSize
     this.attachMax = opts.attachMax ?? FILES.attachMax
@@ -103,10 +108,10 @@ export class FilesService {
     this.local = new LocalStates(account.storage)
     const inline = inlineBlockCrypto(account.crypto)
     this.blockCrypto = opts.blockCrypto ?? inline
-    this.reader = new BlockReader(this.store, this.blockCrypto, inline)
+    this.reader = new BlockReader(this.store, this.blockCrypto, inline, this.log.child('reader'))
     this.index = new FileIndex((space, fileId, objectId, live) => {
-      if (live) void this.announce(space, fileId).catch(() => undefined)
-    })
+      if (live) void this.announce(space, fileId).catch((err: unknown) => this.log.debug("announcing a synced file's status failed", { spaceId: space.spaceId, fileId, err: errField(err) }))
+    }, this.log)
     this.cache = new FileCache(this)
     account.events.on('spacesOpened', (e) => {
       for (const id of e.spaceIds) this.spaceIds.add(id)
@@ -120,7 +125,10 @@ export class FilesService {
     const tick = () => {
       this.stopSweeps = this.account.env.setTimer(ms, () => {
         if (this.closed) return
-        void this.cache.sweep().catch(() => undefined).finally(() => !this.closed && tick())
+        void this.cache
+          .sweep()
+          .catch((err: unknown) => this.log.warn('sweeping the files cache failed', { err: errField(err) }))
+          .finally(() => !this.closed && tick())
       })
     }
     tick()
@@ -168,8 +176,9 @@ export class FilesService {
       if (!doc) continue
       try {
         out.push(parseFileRecord(o, doc as JsonObject))
-      } catch {
+      } catch (err) {
         // A member's malformed record: listed nowhere, answered 409 by the routes that name it.
+        this.log.debug('a malformed file record is left out', { spaceId, fileId, err: errField(err) })
       }
     }
     return out

@@ -1,4 +1,5 @@
 import type { Env } from '../../core/env.ts'
+import { errField, silentLogger, type Logger } from '../../core/log.ts'
 import type { KeyPair } from '../../crypto/keys.ts'
 import { PUSH_LIMITS } from './limits.ts'
 
@@ -43,7 +44,11 @@ export class PushOutbox {
   private readonly timers = new Set<() => void>()
   private closed = false
 
-  constructor(private readonly env: Env, private readonly link: () => PushNodeLink | undefined) {}
+  constructor(
+    private readonly env: Env,
+    private readonly link: () => PushNodeLink | undefined,
+    private readonly log: Logger = silentLogger,
+  ) {}
 
   get pending(): number {
     return this.timers.size
@@ -58,6 +63,7 @@ export class PushOutbox {
   private async attempt(job: PushJob, n: number): Promise<void> {
     if (this.closed) return
     let retry = true
+    let why: string | undefined
     try {
       const link = this.link()
       if (link) {
@@ -70,12 +76,17 @@ export class PushOutbox {
         }
         // Forged, malformed, too large: the same request fails the same way again.
         retry = r.code === 'rate_limited' || r.code === 'unavailable' || r.code === 'stale'
+        why = r.code
       }
-    } catch {
+    } catch (err) {
       // Unreachable node: retried below.
+      why = errField(err)
+      this.log.debug('sending to the push node failed', { attempt: n, err: why })
     }
     if (!retry || n >= PUSH_LIMITS.sendAttempts || this.closed || this.timers.size >= MAX_PENDING) {
       this.stats.failed++
+      // Closing drops what is pending on purpose; anything else is a push that never went out.
+      if (!this.closed) this.log.warn('a push was given up', { attempts: n, reason: why ?? (this.timers.size >= MAX_PENDING ? 'too many pending' : 'no push node') })
       return
     }
     this.stats.retried++

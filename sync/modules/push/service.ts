@@ -1,4 +1,5 @@
 import { SvcError } from '../../core/errors.ts'
+import { errField, type Logger } from '../../core/log.ts'
 import type { AccountModuleContext } from '../../space/module.ts'
 import type { SpaceEngine } from '../../space/space-engine.ts'
 import { SerialQueue } from '../../core/serial-queue.ts'
@@ -53,8 +54,11 @@ export class PushService {
   /** The kept token, read once; every token route waits for it. */
   private readonly loaded: Promise<void>
 
+  private readonly log: Logger
+
   constructor(private readonly ctx: AccountModuleContext) {
-    this.outbox = new PushOutbox(ctx.env, () => this.link)
+    this.log = ctx.log.child('push')
+    this.outbox = new PushOutbox(ctx.env, () => this.link, this.log.child('outbox'))
     this.loaded = this.loadToken()
     const x = ctx as AccountModuleContext & AccountExtras
     ctx.events.on('spacesOpened', () => this.schedule())
@@ -104,8 +108,9 @@ export class PushService {
     queueMicrotask(() => {
       try {
         space.services.of(chatReadModule).onRead((chatId) => sender.read(chatId))
-      } catch {
+      } catch (err) {
         // No read state in this module list: reads push nothing.
+        this.log.debug('reads push nothing: no chat read state', { spaceId: space.spaceId, err: errField(err) })
       }
     })
     return s
@@ -150,8 +155,9 @@ export class PushService {
       if (!raw || this.token) return
       const t = JSON.parse(new TextDecoder().decode(raw)) as Partial<PushToken>
       if (typeof t.platform === 'string' && typeof t.token === 'string') this.token = { platform: t.platform as PushPlatform, token: t.token }
-    } catch {
+    } catch (err) {
       // Unreadable: as if none was registered (the app registers again).
+      this.log.warn('the kept push token is unreadable; the app must register again', { err: errField(err) })
     }
   }
 
@@ -179,7 +185,11 @@ export class PushService {
     this.pendingReconcile = true
     void this.lane.run(async () => {
       this.pendingReconcile = false
-      await this.reconcile().catch(() => void this.reconcileStats.failures++)
+      await this.reconcile().catch((err: unknown) => {
+        this.reconcileStats.failures++
+        // Tried again on the next tick or change.
+        this.log.warn('reconciling push subscriptions with the push node failed', { err: errField(err) })
+      })
     })
   }
 

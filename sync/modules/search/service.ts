@@ -1,4 +1,5 @@
 import { SerialQueue } from '../../core/serial-queue.ts'
+import { errField, type Logger } from '../../core/log.ts'
 import type { Json } from '../../crdt/ops.ts'
 import type { ModuleContext } from '../../space/module.ts'
 import type { Doc } from '../../space/rows.ts'
@@ -70,15 +71,17 @@ export class SearchIndex {
   readonly vectors: VectorIndexer
   /** Counters for tests and the bench: full builds run, loads from disk, and evictions from memory. */
   readonly stats = { builds: 0, loads: 0, evictions: 0 }
+  private readonly log: Logger
 
   constructor(
     private readonly ctx: ModuleContext,
     embedders: EmbedderFactory,
   ) {
+    this.log = ctx.log.child('search')
     this.store = new FtsStore(ctx.storage, ctx.space.spaceId)
     this.lastVersion = ctx.space.replica.versionId()
     this.work = new IndexWork(ctx.space.spaceId, () => ctx.space.env.now())
-    this.vectors = new VectorIndexer(ctx, this, embedders)
+    this.vectors = new VectorIndexer(ctx, this, embedders, this.log)
     // After the space is built (the constructor runs while it is); its object rows may still be
     // loading then (see start).
     this.started = this.later().then(() => {
@@ -87,10 +90,15 @@ export class SearchIndex {
       this.startBegun = true
       return this.lane.run(() => this.start())
     })
-    this.started.catch(() => undefined)
+    this.started.catch((err: unknown) => this.failed('starting the search index failed', err))
     ctx.account.onChange((touched) => {
-      if (touched === 'reloaded' || touched.get('settings')?.includes(ctx.space.spaceId)) void this.lane.run(() => this.readSettings(true)).catch(() => undefined)
+      if (touched === 'reloaded' || touched.get('settings')?.includes(ctx.space.spaceId)) void this.lane.run(() => this.readSettings(true)).catch((err: unknown) => this.failed('applying moved search settings failed', err))
     })
+  }
+
+  /** A background step failed: the index answers from what it has, and the user should know. */
+  private failed(msg: string, err: unknown, level: 'debug' | 'warn' = 'warn'): void {
+    this.log[level](msg, { spaceId: this.ctx.space.spaceId, err: errField(err) })
   }
 
   /** A turn of the space's clock (the simulator's event queue, the daemon's timers). */
@@ -152,7 +160,8 @@ export class SearchIndex {
     if (this.warming) return
     this.warming = this.started
       .then(() => this.lane.run(() => this.ensureLoaded()))
-      .catch(() => undefined)
+      // A search that needs it loads it again and reports the failure itself.
+      .catch((err: unknown) => this.failed('warming the search index failed', err, 'debug'))
       .finally(() => (this.warming = undefined))
   }
 
@@ -188,7 +197,7 @@ export class SearchIndex {
       }
       await this.started
       while (this.pending()) await this.lane.run(() => this.drainStep())
-    }).catch(() => undefined)
+    }).catch((err: unknown) => this.failed('indexing recent changes failed', err))
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -213,7 +222,7 @@ export class SearchIndex {
       // Current: it stays on disk until something uses it.
       this.meta = meta
       this.state = 'ready'
-      if (early) void space.rowsLoaded.then(() => this.lane.run(() => this.recheckCatalog())).catch(() => undefined)
+      if (early) void space.rowsLoaded.then(() => this.lane.run(() => this.recheckCatalog())).catch((err: unknown) => this.failed('rechecking the saved search index against the catalog failed', err))
       if (this.vectors.embedder) await this.ensureLoaded()
       return
     }
@@ -235,7 +244,7 @@ export class SearchIndex {
     this.mem = loaded
     this.stats.loads++
     this.used()
-    this.vectors.start().catch(() => undefined)
+    this.vectors.start().catch((err: unknown) => this.vectors.startFailed(err))
     if (meta!.opsSinceBase >= SEARCH_LIMITS.compactIdleOps) this.compactWhenIdle()
   }
 
@@ -272,7 +281,7 @@ export class SearchIndex {
         this.wanted = false
         this.stats.evictions++
       })
-    }).catch(() => undefined)
+    }).catch((err: unknown) => this.failed('saving the idle search index before evicting it failed', err))
   }
 
   /** Reads `indexDisabled`; on a move, clears or rebuilds. True when indexing is off. */
@@ -327,7 +336,7 @@ export class SearchIndex {
     } finally {
       this.work.end('index.fts')
     }
-    this.vectors.start().catch(() => undefined)
+    this.vectors.start().catch((err: unknown) => this.vectors.startFailed(err))
   }
 
   // ------------------------------------------------------------------ drain
@@ -447,7 +456,7 @@ export class SearchIndex {
         if (!this.mem || this.pending()) return
         await this.compactNow()
       })
-    }).catch(() => undefined)
+    }).catch((err: unknown) => this.failed('compacting the search index failed', err))
   }
 
   /** In the lane, with the index in memory and nothing pending: writes it as a new base. */
@@ -518,7 +527,8 @@ export class SearchIndex {
     this.closed = true
     // A clock that is not running (a simulated peer's, once its workload ended) never fires the
     // start's timer: a start that has not begun is not waited for.
-    if (this.startBegun) await this.started.catch(() => undefined)
+    // Its failure was logged when it happened.
+    if (this.startBegun) await this.started.catch((err: unknown) => this.failed('closing after a failed start', err, 'debug'))
     const env = this.ctx.space.env
     const until = env.now() + SEARCH_LIMITS.closeBudgetMs
     await this.lane
@@ -528,7 +538,7 @@ export class SearchIndex {
         if (this.pending() || !this.mem || !this.meta || this.meta.opsSinceBase < SEARCH_LIMITS.compactIdleOps) return
         await this.compactNow()
       })
-      .catch(() => undefined)
+      .catch((err: unknown) => this.failed('saving the search index while closing failed', err))
     await this.vectors.close()
     this.mem = undefined
   }

@@ -1,3 +1,4 @@
+import { errField, type Logger } from '../../core/log.ts'
 import type { Json } from '../../crdt/ops.ts'
 import type { ModuleContext } from '../../space/module.ts'
 import { emptyBatch } from '../../storage/adapter.ts'
@@ -54,6 +55,7 @@ export class VectorIndexer {
     private readonly ctx: ModuleContext,
     private readonly fts: IndexedKeys,
     private readonly embedders: EmbedderFactory,
+    private readonly log: Logger,
   ) {}
 
   configure(settings: Readonly<Record<string, Json>>) {
@@ -68,7 +70,7 @@ export class VectorIndexer {
     this.failedAt = -Infinity
     // The vectors need the full-text index in memory; it starts them once loaded.
     if (this.fts.state === 'ready') {
-      if (this.fts.loaded) this.start().catch(() => undefined)
+      if (this.fts.loaded) this.start().catch((err: unknown) => this.startFailed(err))
       else this.fts.warm()
     }
   }
@@ -98,7 +100,7 @@ export class VectorIndexer {
         store.remove(op.k, batch)
       }
     }
-    if (batch.dels.length) void this.ctx.storage.commit(batch).catch(() => undefined)
+    if (batch.dels.length) void this.ctx.storage.commit(batch).catch((err: unknown) => this.log.warn('removing vectors of changed documents failed', { spaceId: this.ctx.space.spaceId, err: errField(err) }))
     this.kick()
   }
 
@@ -132,11 +134,16 @@ export class VectorIndexer {
     this.failedAt = this.ctx.space.env.now()
   }
 
-  /** Runs the backfill in the background; a storage failure (storage closing) ends it quietly. */
+  /** Loading saved vectors failed (storage closing, or unreadable): searches answer without them. */
+  startFailed(err: unknown): void {
+    this.log.debug('loading saved vectors failed', { spaceId: this.ctx.space.spaceId, err: errField(err) })
+  }
+
+  /** Runs the backfill in the background; a storage failure (storage closing) ends it, noted at debug. */
   private kick() {
     if (this.closed) return
     const was = this.running
-    const run = this.run().catch(() => undefined)
+    const run = this.run().catch((err: unknown) => this.log.debug('the vector backfill stopped', { spaceId: this.ctx.space.spaceId, err: errField(err) }))
     if (!was && this.running) this.current = run
   }
 
