@@ -17,8 +17,12 @@
 #   registry, as that preinstall does.
 # - better-sqlite3 is one copy at the top of node_modules: the daemon (the root package) and the
 #   push node workspace ask for the same range, and npm hoists workspace dependencies there.
+# - An install without dev dependencies (the daemon installed as a package, docs/packages.md)
+#   has no bundled Node: better-sqlite3's own install script has built it for the Node that runs
+#   the install, and there is nothing to do.
 set -eu
 arch_dir="node-$(node -p 'process.platform + "-" + process.arch')"
+[ -d node_modules/node ] || exit 0
 export npm_package_config_node_gyp_nodedir="$PWD/node_modules/node/node_modules/$arch_dir"
 if [ ! -f "$npm_package_config_node_gyp_nodedir/include/node/node.h" ]; then
   if ! (cd node_modules/node && node installArchSpecificPackage) > node_modules/.svc-node-headers.log 2>&1; then

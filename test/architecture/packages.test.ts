@@ -105,7 +105,7 @@ export function usesOf(fileName: string, text: string): Use[] {
   const out: Use[] = []
   const visit = (n: ts.Node): void => {
     if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
-      out.push({ spec: n.moduleSpecifier.text, typeOnly: n.importClause?.isTypeOnly === true, dynamic: false })
+      out.push({ spec: n.moduleSpecifier.text, typeOnly: n.importClause?.phaseModifier === ts.SyntaxKind.TypeKeyword, dynamic: false })
     } else if (ts.isExportDeclaration(n) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
       out.push({ spec: n.moduleSpecifier.text, typeOnly: n.isTypeOnly, dynamic: false })
     } else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) {
@@ -135,7 +135,11 @@ const builtins = new Set(builtinModules)
 const isBuiltin = (spec: string) => spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0])
 const isRelative = (spec: string) => spec.startsWith('./') || spec.startsWith('../')
 /** 'a/b' -> 'a', '@s/a/b' -> '@s/a'. */
-const packageOf = (spec: string) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/')
+const packageOf = (spec: string) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/')
 /** The DefinitelyTyped package that types `name`. */
 const typesOf = (name: string) => `@types/${name.startsWith('@') ? name.slice(1).replace('/', '__') : name}`
 
@@ -262,7 +266,16 @@ describe('packages install what they use (issue 34, item 8)', () => {
       `const g = new URL('../node_modules/g/lib/x.js', import.meta.url)`,
       `import fs from 'node:fs'`,
     ].join('\n')
-    expect(usesOf('x.ts', sample).map((u) => `${u.spec}${u.typeOnly ? ':type' : ''}${u.dynamic ? ':lazy' : ''}`)).toEqual(['a', '@s/b/sub:type', 'c', 'd', 'e:lazy', 'f:type', 'g:lazy', 'node:fs'])
+    expect(usesOf('x.ts', sample).map((u) => `${u.spec}${u.typeOnly ? ':type' : ''}${u.dynamic ? ':lazy' : ''}`)).toEqual([
+      'a',
+      '@s/b/sub:type',
+      'c',
+      'd',
+      'e:lazy',
+      'f:type',
+      'g:lazy',
+      'node:fs',
+    ])
     expect(packageOf('@s/b/sub')).toBe('@s/b')
     expect(typesOf('@s/b')).toBe('@types/s__b')
   })
