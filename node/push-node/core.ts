@@ -1,6 +1,6 @@
 import type { CryptoProvider } from '../../sync/crypto/provider.ts'
 import { PUSH_LIMITS } from '../../sync/modules/push/limits.ts'
-import { toBase64 } from '../../sync/modules/push/base64.ts'
+import { toBase64 } from '../../sync/core/base64.ts'
 import { RateBuckets } from '../../sync/protocol/rate-buckets.ts'
 import { decodePushRequest, MalformedPush, PUSH_PLATFORMS, validTopicsOf, verifyPushRequest, type PushPlatform, type PushReply, type SendRequest, type SubscribeRequest } from '../../sync/protocol/push-wire.ts'
 import { errField, scopedLogger, type Logger } from './log.ts'

@@ -1,3 +1,4 @@
+import { backoffDelay } from '../core/backoff.ts'
 import { P2P } from './constants.ts'
 import { BoundedMap } from '../protocol/bounded-map.ts'
 
@@ -60,7 +61,7 @@ export class PeerGuard {
     r.at = now
     let banned = false
     if (r.score >= this.o.maxFaults) {
-      r.until = now + Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** r.bans)
+      r.until = now + backoffDelay(r.bans, this.o.backoffBaseMs, this.o.backoffMaxMs)
       r.bans++
       r.score = 0
       this.backoffs++

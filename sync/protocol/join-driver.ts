@@ -1,3 +1,4 @@
+import { backoffDelay } from '../core/backoff.ts'
 import { Emitter } from '../core/emitter.ts'
 import { JOIN_LIMITS } from './limits.ts'
 import type { JoinStatusEvent } from './sharing-network.ts'
@@ -91,7 +92,7 @@ export class JoinDriver {
     for (const peer of a.sentTo) this.send(peer, spaceId, a.change)
     const base = this.o.retryBaseMs ?? JOIN_LIMITS.joinRetryBaseMs
     const max = this.o.retryMaxMs ?? JOIN_LIMITS.joinRetryMaxMs
-    const delay = Math.min(max, base * 2 ** Math.min(a.attempts, 30))
+    const delay = backoffDelay(a.attempts, base, max)
     a.attempts++
     a.cancel = this.o.timer.after(delay, () => this.round(spaceId, a))
   }

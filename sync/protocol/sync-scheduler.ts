@@ -1,3 +1,4 @@
+import { backoffDelay } from '../core/backoff.ts'
 import { BoundedMap } from './bounded-map.ts'
 import { PEER_LIMITS } from './limits.ts'
 import type { SyncSession } from './session.ts'
@@ -202,7 +203,7 @@ export class SyncScheduler {
       s.lastErr = r.error ?? r.outcome
       if (st) {
         st.failures++
-        const delay = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** (st.failures - 1))
+        const delay = backoffDelay(st.failures - 1, this.o.backoffBaseMs, this.o.backoffMaxMs)
         st.notBefore = this.now() + delay
         st.retry?.()
         st.retry = this.timer.after(delay, () => {

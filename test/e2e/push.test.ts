@@ -13,7 +13,7 @@ import { IN_NETNS, ok, until } from './daemons.ts'
 import { spawnSvc } from '../server/process.ts'
 import { fakeFcm, fakeNtfy, type FakeFcm, type FakeHttp } from '../push/fakes.ts'
 import { PushReceiver } from '../../sync/modules/push/receiver.ts'
-import { fromBase64 } from '../../sync/modules/push/base64.ts'
+import { fromBase64 } from '../../sync/core/base64.ts'
 import { toBase58 } from '../../sync/core/ids.ts'
 
 const fleet = new Fleet()

@@ -6,7 +6,7 @@ import { openEnvelope, sealEnvelope, truncateRunes, type PushPayload } from '../
 import { chatHash, groupIdOf, mentionTopics, sendTopics } from '../../sync/modules/push/topics.ts'
 import { isTopic } from '../../sync/protocol/push-wire.ts'
 import { PushReceiver } from '../../sync/modules/push/receiver.ts'
-import { toBase64 } from '../../sync/modules/push/base64.ts'
+import { toBase64 } from '../../sync/core/base64.ts'
 import { toHex, utf8 } from '../../sync/core/encoding.ts'
 import { sha256 } from '../../sync/crypto/hash.ts'
 import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'

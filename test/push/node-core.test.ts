@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { decodePushRequest, encodePushReply, decodePushReply } from '../../sync/protocol/push-wire.ts'
-import { fromBase64 } from '../../sync/modules/push/base64.ts'
+import { fromBase64 } from '../../sync/core/base64.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
 import { ApnsProvider } from '../../node/push-node/providers/apns.ts'
 import { WebPushProvider } from '../../node/push-node/providers/webpush.ts'

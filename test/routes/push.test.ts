@@ -7,7 +7,7 @@ import { bootApp, call, newSpace, ok, type Booted } from './helpers.ts'
 import { coreWith } from '../push/node-fixture.ts'
 import { PushReceiver } from '../../sync/modules/push/receiver.ts'
 import { sealEnvelope } from '../../sync/modules/push/payload.ts'
-import { fromBase64 } from '../../sync/modules/push/base64.ts'
+import { fromBase64 } from '../../sync/core/base64.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 
 /** chat.md "Endpoints / Push" over a real app: 409 push.disabled until a node is linked, then the token and subscription routes. */

@@ -1,3 +1,4 @@
+import { backoffDelay } from '../../core/backoff.ts'
 import { SvcError } from '../../core/errors.ts'
 import { errField } from '../../core/log.ts'
 import { FILES } from './limits.ts'
@@ -25,14 +26,15 @@ export class Background {
   private due = Infinity
   private running = false
   private rerun = false
-  private backoff = BACKGROUND_RETRY_MS
+  /** Passes in a row that left work: the next one waits backoffDelay(retries). */
+  private retries = 0
 
   constructor(private readonly files: FilesService) {}
 
   /** The network came or went: pending work restarts at once (or stops). */
   restart(): void {
     this.stop()
-    this.backoff = BACKGROUND_RETRY_MS
+    this.retries = 0
     this.schedule(0)
   }
 
@@ -44,7 +46,7 @@ export class Background {
 
   /** New work (an attach, a pin): a pass shortly, however long the retry delay had grown. */
   soon(): void {
-    this.backoff = BACKGROUND_RETRY_MS
+    this.retries = 0
     if (this.running) this.rerun = true
     else this.schedule(BACKGROUND_DEBOUNCE_MS)
   }
@@ -81,9 +83,8 @@ export class Background {
       this.rerun = false
       this.schedule(BACKGROUND_DEBOUNCE_MS)
     } else if (more) {
-      this.schedule(this.backoff)
-      this.backoff = Math.min(this.backoff * 2, BACKGROUND_MAX_RETRY_MS)
-    } else this.backoff = BACKGROUND_RETRY_MS
+      this.schedule(backoffDelay(this.retries++, BACKGROUND_RETRY_MS, BACKGROUND_MAX_RETRY_MS))
+    } else this.retries = 0
   }
 
   /**

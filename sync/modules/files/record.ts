@@ -1,7 +1,7 @@
 import { SvcError } from '../../core/errors.ts'
 import { fromBase58, isBase58 } from '../../core/ids.ts'
 import type { JsonObject } from '../../crdt/ops.ts'
-import { fromBase64 } from './base64.ts'
+import { fromBase64 } from '../../core/base64.ts'
 import { FILES } from './limits.ts'
 
 /** The files dataset kind and its one collection: file records live in an object's tree. */

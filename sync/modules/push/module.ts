@@ -1,7 +1,7 @@
 import { defineModule } from '../../space/module.ts'
 import { PushService } from './service.ts'
 import { pushKeysOf } from './keys.ts'
-import { toBase64 } from './base64.ts'
+import { toBase64 } from '../../core/base64.ts'
 import type { PushSender } from './sender.ts'
 
 /**

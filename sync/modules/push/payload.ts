@@ -1,6 +1,6 @@
 import { fromUtf8, utf8 } from '../../core/encoding.ts'
 import type { Env } from '../../core/env.ts'
-import { toBase64, fromBase64 } from './base64.ts'
+import { toBase64, fromBase64 } from '../../core/base64.ts'
 import { PUSH_LIMITS } from './limits.ts'
 import { openPayload, sealPayload } from './seal.ts'
 

@@ -1,4 +1,4 @@
-import { fromBase64 } from './base64.ts'
+import { fromBase64 } from '../../core/base64.ts'
 import { openEnvelope, type PushEnvelope, type PushPayload } from './payload.ts'
 
 /**

@@ -1,7 +1,7 @@
 import type { Env } from '../../core/env.ts'
 import type { SpaceChange, SpaceEngine } from '../../space/space-engine.ts'
 import { CHAT_MESSAGES } from '../chat/messages.ts'
-import { fromBase64 } from './base64.ts'
+import { fromBase64 } from '../../core/base64.ts'
 import { pushKeysOf } from './keys.ts'
 import type { PushOutbox } from './outbox.ts'
 import { PAYLOAD_NEW_MESSAGE, PAYLOAD_READ, sealEnvelope, truncateRunes, type PushPayload } from './payload.ts'
