@@ -22,3 +22,27 @@ export class SerialQueue {
 }
 
 const noop = () => undefined
+
+/**
+ * A SerialQueue per key (a space, a peer): tasks of one key run one at a time in order, tasks
+ * of different keys run independently. A key's lane is dropped once it is idle, so the map
+ * holds only keys with work queued.
+ */
+export class KeyedSerialQueue {
+  private readonly lanes = new Map<string, Promise<unknown>>()
+
+  run<T>(key: string, fn: () => T | Promise<T>): Promise<T> {
+    const run = (this.lanes.get(key) ?? Promise.resolve()).then(fn)
+    const tail = run.then(noop, noop)
+    this.lanes.set(key, tail)
+    void tail.then(() => {
+      if (this.lanes.get(key) === tail) this.lanes.delete(key)
+    })
+    return run
+  }
+
+  /** Keys with work queued or running. */
+  get size(): number {
+    return this.lanes.size
+  }
+}

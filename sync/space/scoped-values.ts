@@ -1,3 +1,4 @@
+import { KeyedSerialQueue } from '../core/serial-queue.ts'
 import type { Json, Op } from '../crdt/ops.ts'
 import { esc, unesc } from '../replica/storage-keys.ts'
 import type { StorageAdapter, WriteBatch } from '../storage/adapter.ts'
@@ -34,7 +35,7 @@ export const accountValuesDataset = (spaceId: string) => `${TECH_DS.accountValue
  */
 export class AccountScopedValues implements ScopedValueStore {
   private readonly cache = new Map<string, SpaceValues>()
-  private readonly lanes = new Map<string, Promise<void>>()
+  private readonly lanes = new KeyedSerialQueue()
   private readonly off: () => void
   private static readonly encoder = new TextEncoder()
   private static readonly decoder = new TextDecoder()
@@ -131,17 +132,7 @@ export class AccountScopedValues implements ScopedValueStore {
 
   /** Runs `fn` after every earlier operation on this space (a failed one does not block it). */
   private inLane<T>(spaceId: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.lanes.get(spaceId) ?? Promise.resolve()
-    const run = prev.then(fn)
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    )
-    this.lanes.set(spaceId, tail)
-    void tail.then(() => {
-      if (this.lanes.get(spaceId) === tail) this.lanes.delete(spaceId)
-    })
-    return run
+    return this.lanes.run(spaceId, fn)
   }
 
   /** The space's values (in its lane): loaded once, then kept current. */
