@@ -126,115 +126,140 @@ function probeHealth(url: string) {
   }
 }
 
+type Push = (r: SpaceReplica) => Promise<{ ms: number; rounds: number }>
+
+/** Signs in with a fresh mnemonic and finds the daemon's loopback libp2p address. */
+async function signIn(url: string) {
+  const mnemonic = newMnemonic(systemEnv)
+  await call(url, 'POST', '/v1/auth', { mnemonic })
+  const account = accountKeyFromMnemonic(mnemonic)
+  const p2p = await call(url, 'GET', '/v1/debug/p2p')
+  const listen = (p2p.listen as string[]).find((a) => a.includes('/127.0.0.1/'))!
+  const addr = listen.includes('/p2p/') ? listen : `${listen}/p2p/${p2p.peerId}`
+  return { account, addr, peerId: p2p.peerId as string }
+}
+
+/** The honest peer: another device of the same account, connected before any flood. */
+async function connectHonestPeer(account: KeyPair, addr: string, daemonPeer: string, backlogs: SpaceReplica[]) {
+  const node = await createSvcNode({ deviceKey: keyPairFromSeed(new Uint8Array(32).fill(77)), listen: ['/ip4/127.0.0.1/tcp/0'] })
+  const transport = await Libp2pTransport.start(node)
+  const replicas = new Map(backlogs.map((r) => [r.spaceId, r]))
+  const session = new SyncSession({ host: { space: (id) => replicas.get(id) }, key: account, peerId: transport.peerId, crypto, env: systemEnv })
+  const driver = new SyncDriver({ transport, session, timer: realTimer, timeoutMs: 120_000 })
+  const up = new Promise<void>((r) => transport.onPeerUp(() => r()))
+  await node.dial(multiaddr(addr))
+  await up
+  /** Sync rounds until in sync (at most 50); the time covers every round. */
+  const push: Push = async (r) => {
+    const t0 = performance.now()
+    let rounds = 0
+    for (; rounds < 50; rounds++) {
+      const res = await driver.syncSpace(daemonPeer, r.spaceId)
+      if (res.outcome === 'in_sync') break
+      if (!res.ok) throw new Error(`round failed: ${res.outcome} ${res.error ?? ''}`)
+    }
+    return { ms: performance.now() - t0, rounds: rounds + 1 }
+  }
+  return { node, transport, driver, push }
+}
+
+/** Health idle, then during the honest backlog, with no flood: the baselines. */
+async function quietPhase(url: string, pid: number, push: Push, quiet: SpaceReplica) {
+  progress('health without the flood')
+  for (let i = 0; i < 10; i++) await (await fetch(`${url}/v1/health`)).arrayBuffer()
+  const stopQuietProbe = probeHealth(url)
+  await sleep(3_000)
+  const quietHealth = await stopQuietProbe()
+  progress('honest backlog without the flood')
+  const rssBeforeQuietSync = rssOf(pid)
+  const stopQuietSyncProbe = probeHealth(url)
+  // The probe runs in this process, which also sends the backlog: its own stalls show in the
+  // probe's times too, so they are measured apart.
+  const ownDelay = monitorEventLoopDelay({ resolution: 5 })
+  ownDelay.enable()
+  const quietSync = await push(quiet)
+  ownDelay.disable()
+  const quietSyncHealth = await stopQuietSyncProbe()
+  const rssAfterQuietSync = rssOf(pid)
+  return { quietHealth, quietSyncHealth, ownDelay, quietSync, rssBeforeQuietSync, rssAfterQuietSync }
+}
+
+/** The flood alone first, then the honest peer's backlog during it, then the flood's tail. */
+async function floodPhase(url: string, pid: number, addr: string, push: Push, flooded: SpaceReplica) {
+  progress(`flooding for ${FLOOD_MS} ms`)
+  const rss0 = rssOf(pid)
+  let rssPeak = rss0
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssOf(pid))), 50)
+  const flood = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench/hostile-flood.ts'), addr, String(FLOOD_MS)], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] })
+  let floodOut = ''
+  flood.stdout.setEncoding('utf8').on('data', (c: string) => (floodOut += c))
+  let floodEnded = false
+  const floodDone = new Promise<void>((r) => flood.on('exit', () => ((floodEnded = true), r())))
+  const stopFloodOnlyProbe = probeHealth(url)
+  await sleep(FLOOD_MS / 3)
+  const floodOnlyHealth = await stopFloodOnlyProbe()
+  const stopFloodProbe = probeHealth(url)
+  const floodSync = await push(flooded)
+  const floodSyncHealth = [...(await stopFloodProbe())]
+  const stopFloodTail = probeHealth(url)
+  const syncEndedInFlood = !floodEnded
+  await floodDone
+  const floodHealth = [...floodOnlyHealth, ...floodSyncHealth, ...(await stopFloodTail())]
+  clearInterval(sampler)
+  return { rss0, rssPeak, floodOut, floodOnlyHealth, floodSyncHealth, floodHealth, floodSync, syncEndedInFlood }
+}
+
+function hostileReport(q: Awaited<ReturnType<typeof quietPhase>>, f: Awaited<ReturnType<typeof floodPhase>>, honestStillUp: boolean) {
+  const quietP99 = p99(q.quietHealth)
+  const floodP99 = p99(f.floodHealth)
+  return {
+    floodMs: FLOOD_MS,
+    backlogChanges: BACKLOG,
+    healthP99QuietMs: quietP99,
+    healthP99FloodMs: floodP99,
+    healthP99FloodOnlyMs: p99(f.floodOnlyHealth),
+    healthP99QuietSyncMs: p99(q.quietSyncHealth),
+    // This (the sending) process's own event-loop delay during that sync: part of the figure above.
+    senderLoopDelayP99QuietSyncMs: Math.round(q.ownDelay.percentile(99) / 1e5) / 10,
+    senderLoopDelayMaxQuietSyncMs: Math.round(q.ownDelay.max / 1e5) / 10,
+    healthP99FloodSyncMs: p99(f.floodSyncHealth),
+    healthMaxFloodMs: Math.round(Math.max(...f.floodHealth)),
+    healthProbesFlood: f.floodHealth.length,
+    rssBeforeFloodMB: Math.round(f.rss0 / 2 ** 20),
+    rssPeakFloodMB: Math.round(f.rssPeak / 2 ** 20),
+    rssGrowthFloodMB: Math.round((f.rssPeak - f.rss0) / 2 ** 20),
+    // The same ingest without the flood grew the daemon by this much (part of the figure above).
+    rssGrowthQuietSyncMB: Math.round((q.rssAfterQuietSync - q.rssBeforeQuietSync) / 2 ** 20),
+    backlogQuietMs: Math.round(q.quietSync.ms),
+    backlogFloodMs: Math.round(f.floodSync.ms),
+    backlogRounds: [q.quietSync.rounds, f.floodSync.rounds],
+    backlogFloodVsQuiet: Math.round((f.floodSync.ms / q.quietSync.ms) * 100) / 100,
+    backlogEndedDuringFlood: f.syncEndedInFlood,
+    honestPeerStayedConnected: honestStillUp,
+    flood: f.floodOut.trim() ? JSON.parse(f.floodOut.trim().split('\n').pop()!) : null,
+    targets: { healthP99FloodMs: 50, rssGrowthFloodMB: 128, backlogFloodVsQuiet: 2 },
+  }
+}
+
 export async function benchHostile(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-hostile-'))
   const daemon = startDaemon(dir)
   try {
     const url = await daemon.url
-    const mnemonic = newMnemonic(systemEnv)
-    await call(url, 'POST', '/v1/auth', { mnemonic })
-    const account = accountKeyFromMnemonic(mnemonic)
-    const p2p = await call(url, 'GET', '/v1/debug/p2p')
-    const listen = (p2p.listen as string[]).find((a) => a.includes('/127.0.0.1/'))!
-    const addr = listen.includes('/p2p/') ? listen : `${listen}/p2p/${p2p.peerId}`
+    const { account, addr, peerId } = await signIn(url)
     const pid = daemon.proc.pid!
 
     progress(`building two backlogs of ${BACKLOG} changes`)
     const quiet = await backlog(account, BACKLOG)
     const flooded = await backlog(account, BACKLOG)
+    const { node, transport, driver, push } = await connectHonestPeer(account, addr, peerId, [quiet, flooded])
 
-    // The honest peer: another device of the same account, connected before any flood.
-    const node = await createSvcNode({ deviceKey: keyPairFromSeed(new Uint8Array(32).fill(77)), listen: ['/ip4/127.0.0.1/tcp/0'] })
-    const transport = await Libp2pTransport.start(node)
-    const replicas = new Map([quiet, flooded].map((r) => [r.spaceId, r]))
-    const session = new SyncSession({ host: { space: (id) => replicas.get(id) }, key: account, peerId: transport.peerId, crypto, env: systemEnv })
-    const driver = new SyncDriver({ transport, session, timer: realTimer, timeoutMs: 120_000 })
-    const up = new Promise<void>((r) => transport.onPeerUp(() => r()))
-    await node.dial(multiaddr(addr))
-    await up
-
-    const push = async (r: SpaceReplica) => {
-      const t0 = performance.now()
-      let rounds = 0
-      for (; rounds < 50; rounds++) {
-        const res = await driver.syncSpace(p2p.peerId, r.spaceId)
-        if (res.outcome === 'in_sync') break
-        if (!res.ok) throw new Error(`round failed: ${res.outcome} ${res.error ?? ''}`)
-      }
-      return { ms: performance.now() - t0, rounds: rounds + 1 }
-    }
-
-    progress('health without the flood')
-    for (let i = 0; i < 10; i++) await (await fetch(`${url}/v1/health`)).arrayBuffer()
-    const stopQuietProbe = probeHealth(url)
-    await sleep(3_000)
-    const quietHealth = await stopQuietProbe()
-    progress('honest backlog without the flood')
-    const rssBeforeQuietSync = rssOf(pid)
-    const stopQuietSyncProbe = probeHealth(url)
-    // The probe runs in this process, which also sends the backlog: its own stalls show in the
-    // probe's times too, so they are measured apart.
-    const ownDelay = monitorEventLoopDelay({ resolution: 5 })
-    ownDelay.enable()
-    const quietSync = await push(quiet)
-    ownDelay.disable()
-    const quietSyncHealth = await stopQuietSyncProbe()
-    const rssAfterQuietSync = rssOf(pid)
-
-    progress(`flooding for ${FLOOD_MS} ms`)
-    const rss0 = rssOf(pid)
-    let rssPeak = rss0
-    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssOf(pid))), 50)
-    const flood = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench/hostile-flood.ts'), addr, String(FLOOD_MS)], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] })
-    let floodOut = ''
-    flood.stdout.setEncoding('utf8').on('data', (c: string) => (floodOut += c))
-    let floodEnded = false
-    const floodDone = new Promise<void>((r) => flood.on('exit', () => ((floodEnded = true), r())))
-    // The flood alone first, then the honest peer's backlog during it.
-    const stopFloodOnlyProbe = probeHealth(url)
-    await sleep(FLOOD_MS / 3)
-    const floodOnlyHealth = await stopFloodOnlyProbe()
-    const stopFloodProbe = probeHealth(url)
-    const floodSync = await push(flooded)
-    const floodSyncHealth = [...(await stopFloodProbe())]
-    const stopFloodTail = probeHealth(url)
-    const syncEndedInFlood = !floodEnded
-    await floodDone
-    const floodHealth = [...floodOnlyHealth, ...floodSyncHealth, ...(await stopFloodTail())]
-    clearInterval(sampler)
-    const honestStillUp = transport.peers().includes(p2p.peerId)
+    const q = await quietPhase(url, pid, push, quiet)
+    const f = await floodPhase(url, pid, addr, push, flooded)
+    const honestStillUp = transport.peers().includes(peerId)
     await driver.close()
     await node.stop()
-
-    const quietP99 = p99(quietHealth)
-    const floodP99 = p99(floodHealth)
-    return {
-      floodMs: FLOOD_MS,
-      backlogChanges: BACKLOG,
-      healthP99QuietMs: quietP99,
-      healthP99FloodMs: floodP99,
-      healthP99FloodOnlyMs: p99(floodOnlyHealth),
-      healthP99QuietSyncMs: p99(quietSyncHealth),
-      // This (the sending) process's own event-loop delay during that sync: part of the figure above.
-      senderLoopDelayP99QuietSyncMs: Math.round(ownDelay.percentile(99) / 1e5) / 10,
-      senderLoopDelayMaxQuietSyncMs: Math.round(ownDelay.max / 1e5) / 10,
-      healthP99FloodSyncMs: p99(floodSyncHealth),
-      healthMaxFloodMs: Math.round(Math.max(...floodHealth)),
-      healthProbesFlood: floodHealth.length,
-      rssBeforeFloodMB: Math.round(rss0 / 2 ** 20),
-      rssPeakFloodMB: Math.round(rssPeak / 2 ** 20),
-      rssGrowthFloodMB: Math.round((rssPeak - rss0) / 2 ** 20),
-      // The same ingest without the flood grew the daemon by this much (part of the figure above).
-      rssGrowthQuietSyncMB: Math.round((rssAfterQuietSync - rssBeforeQuietSync) / 2 ** 20),
-      backlogQuietMs: Math.round(quietSync.ms),
-      backlogFloodMs: Math.round(floodSync.ms),
-      backlogRounds: [quietSync.rounds, floodSync.rounds],
-      backlogFloodVsQuiet: Math.round((floodSync.ms / quietSync.ms) * 100) / 100,
-      backlogEndedDuringFlood: syncEndedInFlood,
-      honestPeerStayedConnected: honestStillUp,
-      flood: floodOut.trim() ? JSON.parse(floodOut.trim().split('\n').pop()!) : null,
-      targets: { healthP99FloodMs: 50, rssGrowthFloodMB: 128, backlogFloodVsQuiet: 2 },
-    }
+    return hostileReport(q, f, honestStillUp)
   } finally {
     daemon.proc.kill('SIGTERM')
     await new Promise((r) => daemon.proc.once('exit', r)).catch(() => undefined)
