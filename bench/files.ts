@@ -226,6 +226,93 @@ async function benchVariants(fleet: Fleet): Promise<Record<string, unknown>> {
   }
 }
 
+/** The two accounts, the shared space and object every stage writes to, and the big file's bytes. */
+interface FilesFixture {
+  alice: Account
+  bob: Account
+  spaceId: string
+  objectId: string
+  bytes: Uint8Array
+}
+
+async function openPair(fleet: Fleet): Promise<FilesFixture> {
+  progress(`two daemons (mDNS ${IN_NETNS ? 'on' : 'off: introduced through POST /v1/peers'}), ${SIZE_MB} MB`)
+  const [alice, bob] = await Promise.all(['alice', 'bob'].map((n) => fleet.account(n, { mdns: IN_NETNS })))
+  if (!IN_NETNS) await addPeer(bob, alice)
+  const space = await ok(alice.d, 'POST', '/v1/spaces', { name: 'Bench files' })
+  const { objectId } = await ok(alice.d, 'POST', `${S(space.id)}/objects`, {})
+  await inviteAndAccept(alice, space.id, bob, 'writer')
+  const bytes = new Uint8Array(randomBytes(SIZE_MB * MB))
+  return { alice, bob, spaceId: space.id, objectId, bytes }
+}
+
+async function attachStage({ alice, spaceId, objectId, bytes }: FilesFixture) {
+  progress('attach')
+  // One small attach first, as a daemon in use has made: the block crypto thread starts at
+  // a daemon's first file (about 0.2 s, once), and that start is not the throughput measured.
+  await httpAttach(alice, spaceId, objectId, new Uint8Array(randomBytes(4 * MB)), 'warm.bin')
+  const t0 = performance.now()
+  const fileId = await httpAttach(alice, spaceId, objectId, bytes, 'big.bin')
+  const attachMs = performance.now() - t0
+  const bareMs = bareLoop(bytes)
+  // Other bytes (no dedup) through fetch, for the record.
+  const other = new Uint8Array(randomBytes(SIZE_MB * MB))
+  const tf = performance.now()
+  const otherId = await attach(alice, spaceId, objectId, other, 'other.bin')
+  const attachFetchMs = performance.now() - tf
+  return { fileId, attachMs, bareMs, other, otherId, attachFetchMs }
+}
+
+/** 1 MiB at random offsets of the cached file, timed one by one. */
+async function rangeReads({ alice, spaceId, bytes }: FilesFixture, fileId: string, get: typeof download): Promise<number[]> {
+  const ms: number[] = []
+  for (let i = 0; i < RANGE_SAMPLES; i++) {
+    const start = Math.floor(Math.random() * (bytes.length - MB))
+    const t = performance.now()
+    const got = await get(alice, spaceId, fileId, `bytes=${start}-${start + MB - 1}`)
+    ms.push(performance.now() - t)
+    if (got.length !== MB) throw new Error('short range read')
+  }
+  return ms
+}
+
+/** Bob downloads both files from alice (node:http, then fetch); the raw libp2p stream is the baseline. */
+async function lanStage({ bob, spaceId, bytes }: FilesFixture, fileId: string, other: Uint8Array, otherId: string) {
+  progress('LAN transfer')
+  await until('bob holds the record', async () => (await ok(bob.d, 'GET', `${S(spaceId)}/files/${fileId}`).catch(() => undefined)) ?? false, 120_000, 200)
+  const t1 = performance.now()
+  const got = await httpDownload(bob, spaceId, fileId)
+  const lanMs = performance.now() - t1
+  // The second file through fetch (bob fetches its blocks from alice the same way).
+  await until('bob holds the second record', async () => (await ok(bob.d, 'GET', `${S(spaceId)}/files/${otherId}`).catch(() => undefined)) ?? false, 120_000, 200)
+  const tl = performance.now()
+  const otherGot = await download(bob, spaceId, otherId)
+  const lanFetchMs = performance.now() - tl
+  if (otherGot.length !== other.length) throw new Error('second transfer differs')
+  if (createHash('sha256').update(got).digest('hex') !== createHash('sha256').update(bytes).digest('hex')) throw new Error('transfer differs')
+  const rawMs = await rawStream(bytes)
+  return { lanMs, lanFetchMs, rawMs }
+}
+
+/** COUNT small files attached and deleted, then one free of the whole unreferenced tier, timed. */
+async function freeStage({ alice, spaceId, objectId }: FilesFixture) {
+  progress(`cache/free over ${COUNT} files`)
+  const small = new Uint8Array(randomBytes(100 * 1024))
+  const ids: string[] = []
+  for (let i = 0; i < COUNT; i++) {
+    // Distinct content per file (no dedup): the first bytes carry the index.
+    new DataView(small.buffer).setUint32(0, i)
+    ids.push(await attach(alice, spaceId, objectId, small, `f${i}`))
+    if (i % 1000 === 999) progress(`  ${i + 1} attached`)
+  }
+  for (const id of ids) await ok(alice.d, 'DELETE', `${S(spaceId)}/files/${id}`)
+  const before = (await ok(alice.d, 'GET', '/v1/files/cache')).size
+  const t2 = performance.now()
+  const { freed } = await ok(alice.d, 'POST', '/v1/files/cache/free', { bytes: before })
+  const freeMs = performance.now() - t2
+  return { freed: freed as number, freeMs }
+}
+
 export async function benchFiles(): Promise<Record<string, unknown>> {
   const fleet = new Fleet()
   if (process.env.BENCH_FILES_VARIANTS_ONLY === '1') {
@@ -236,72 +323,13 @@ export async function benchFiles(): Promise<Record<string, unknown>> {
     }
   }
   try {
-    progress(`two daemons (mDNS ${IN_NETNS ? 'on' : 'off: introduced through POST /v1/peers'}), ${SIZE_MB} MB`)
-    const [alice, bob] = await Promise.all(['alice', 'bob'].map((n) => fleet.account(n, { mdns: IN_NETNS })))
-    if (!IN_NETNS) await addPeer(bob, alice)
-    const space = await ok(alice.d, 'POST', '/v1/spaces', { name: 'Bench files' })
-    const { objectId } = await ok(alice.d, 'POST', `${S(space.id)}/objects`, {})
-    await inviteAndAccept(alice, space.id, bob, 'writer')
-    const bytes = new Uint8Array(randomBytes(SIZE_MB * MB))
-
-    progress('attach')
-    // One small attach first, as a daemon in use has made: the block crypto thread starts at
-    // a daemon's first file (about 0.2 s, once), and that start is not the throughput measured.
-    await httpAttach(alice, space.id, objectId, new Uint8Array(randomBytes(4 * MB)), 'warm.bin')
-    const t0 = performance.now()
-    const fileId = await httpAttach(alice, space.id, objectId, bytes, 'big.bin')
-    const attachMs = performance.now() - t0
-    const bareMs = bareLoop(bytes)
-    // Other bytes (no dedup) through fetch, for the record.
-    const other = new Uint8Array(randomBytes(SIZE_MB * MB))
-    const tf = performance.now()
-    const otherId = await attach(alice, space.id, objectId, other, 'other.bin')
-    const attachFetchMs = performance.now() - tf
-
+    const fx = await openPair(fleet)
+    const { fileId, attachMs, bareMs, other, otherId, attachFetchMs } = await attachStage(fx)
     progress('range reads')
-    /** 1 MiB at random offsets of the cached file, timed one by one. */
-    const rangeReads = async (get: typeof download) => {
-      const ms: number[] = []
-      for (let i = 0; i < RANGE_SAMPLES; i++) {
-        const start = Math.floor(Math.random() * (bytes.length - MB))
-        const t = performance.now()
-        const got = await get(alice, space.id, fileId, `bytes=${start}-${start + MB - 1}`)
-        ms.push(performance.now() - t)
-        if (got.length !== MB) throw new Error('short range read')
-      }
-      return ms
-    }
-    const rangeMs = await rangeReads(httpDownload)
-    const rangeFetchMs = await rangeReads(download)
-
-    progress('LAN transfer')
-    await until('bob holds the record', async () => (await ok(bob.d, 'GET', `${S(space.id)}/files/${fileId}`).catch(() => undefined)) ?? false, 120_000, 200)
-    const t1 = performance.now()
-    const got = await httpDownload(bob, space.id, fileId)
-    const lanMs = performance.now() - t1
-    // The second file through fetch (bob fetches its blocks from alice the same way).
-    await until('bob holds the second record', async () => (await ok(bob.d, 'GET', `${S(space.id)}/files/${otherId}`).catch(() => undefined)) ?? false, 120_000, 200)
-    const tl = performance.now()
-    const otherGot = await download(bob, space.id, otherId)
-    const lanFetchMs = performance.now() - tl
-    if (otherGot.length !== other.length) throw new Error('second transfer differs')
-    if (createHash('sha256').update(got).digest('hex') !== createHash('sha256').update(bytes).digest('hex')) throw new Error('transfer differs')
-    const rawMs = await rawStream(bytes)
-
-    progress(`cache/free over ${COUNT} files`)
-    const small = new Uint8Array(randomBytes(100 * 1024))
-    const ids: string[] = []
-    for (let i = 0; i < COUNT; i++) {
-      // Distinct content per file (no dedup): the first bytes carry the index.
-      new DataView(small.buffer).setUint32(0, i)
-      ids.push(await attach(alice, space.id, objectId, small, `f${i}`))
-      if (i % 1000 === 999) progress(`  ${i + 1} attached`)
-    }
-    for (const id of ids) await ok(alice.d, 'DELETE', `${S(space.id)}/files/${id}`)
-    const before = (await ok(alice.d, 'GET', '/v1/files/cache')).size
-    const t2 = performance.now()
-    const { freed } = await ok(alice.d, 'POST', '/v1/files/cache/free', { bytes: before })
-    const freeMs = performance.now() - t2
+    const rangeMs = await rangeReads(fx, fileId, httpDownload)
+    const rangeFetchMs = await rangeReads(fx, fileId, download)
+    const { lanMs, lanFetchMs, rawMs } = await lanStage(fx, fileId, other, otherId)
+    const { freed, freeMs } = await freeStage(fx)
     const variants = await benchVariants(fleet)
 
     return {
