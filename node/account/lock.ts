@@ -2,6 +2,7 @@ import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unli
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { SvcError } from '../../sync/core/errors.ts'
+import { errField } from '../../sync/core/log.ts'
 import { LOCK_FILE } from './layout.ts'
 
 /**
@@ -181,10 +182,12 @@ function ageMs(path: string): number {
 /** Where a lock takeover worth knowing about is reported. */
 export interface LockLog {
   warn(obj: object, msg: string): void
+  /** Expected races on the lock file (one already gone, a newer one in place); optional. */
+  debug?(obj: object, msg: string): void
 }
 
 /** Node's process warnings (stderr unless the embedder listens), under a code of their own. */
-const warningLog: LockLog = {
+export const processWarningLog: LockLog = {
   warn: (obj, msg) => process.emitWarning(`${msg} ${JSON.stringify(obj)}`, { code: 'SVC_ACCOUNT_LOCK' }),
 }
 
@@ -195,7 +198,7 @@ const inUse = (pid: number | undefined) =>
  * Moves a stale lock out of the way without clobbering a lock another process created in the
  * meantime: rename to a private name, then check that what we moved is the stale lock we saw.
  */
-function removeStale(path: string, staleText: string | undefined): void {
+function removeStale(path: string, staleText: string | undefined, log: LockLog): void {
   const aside = `${path}.stale-${process.pid}-${Date.now()}`
   try {
     renameSync(path, aside)
@@ -208,18 +211,19 @@ function removeStale(path: string, staleText: string | undefined): void {
     // We moved a fresh lock: put it back unless yet another one appeared.
     try {
       linkSync(aside, path)
-    } catch {
-      /* a newer lock exists; the moved one's owner will find it gone at release */
+    } catch (err) {
+      // A newer lock exists; the moved one's owner will find it gone at release.
+      log.debug?.({ path, err: errField(err) }, 'a fresh lock moved aside was not put back: a newer one is in place')
     }
   }
   try {
     unlinkSync(aside)
-  } catch {
-    /* already gone */
+  } catch (err) {
+    log.debug?.({ path: aside, err: errField(err) }, 'removing a moved-aside lock file failed (already gone)')
   }
 }
 
-export function acquireLock(dir: string, log: LockLog = warningLog): AccountLock {
+export function acquireLock(dir: string, log: LockLog = processWarningLog): AccountLock {
   const path = join(dir, LOCK_FILE)
   // The pid first (what other processes read), then a nonce so a release never removes a lock
   // another holder in this same process took over.
@@ -238,7 +242,7 @@ export function acquireLock(dir: string, log: LockLog = warningLog): AccountLock
       if (verdict?.alive) throw inUse(owner!.pid)
       if (owner === undefined && ageMs(path) < UNREADABLE_GRACE_MS) throw inUse(undefined)
       if (verdict?.staleBecause !== undefined) log.warn({ dir, pid: owner!.pid }, `taking over an old-format account lock: ${verdict.staleBecause}`)
-      removeStale(path, text)
+      removeStale(path, text, log)
       continue
     }
     try {
@@ -258,8 +262,8 @@ export function acquireLock(dir: string, log: LockLog = warningLog): AccountLock
         if (readText(path) === token) {
           try {
             unlinkSync(path)
-          } catch {
-            /* already gone */
+          } catch (err) {
+            log.debug?.({ path, err: errField(err) }, 'removing our lock file at release failed (already gone)')
           }
         }
       },

@@ -3,11 +3,12 @@ import { join } from 'node:path'
 import { CHANGE_FORMAT_VERSION } from '../../sync/dag/change.ts'
 import type { Env } from '../../sync/core/env.ts'
 import { SvcError } from '../../sync/core/errors.ts'
+import type { Logger } from '../../sync/core/log.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
 import { decodeWallet, encodeWallet, type WalletKeys } from '../../sync/crypto/wallet.ts'
 import { fsyncDir, writeFileAtomic, type Durability } from './files.ts'
 import { accountDir, accountsDir, isAccountId, METADATA_FILE, WALLET_FILE } from './layout.ts'
-import { acquireLock, type AccountLock } from './lock.ts'
+import { acquireLock, processWarningLog, type AccountLock } from './lock.ts'
 import { decodeMetadata, encodeMetadata, type AccountMetadata } from './metadata.ts'
 
 const DIR_MODE = 0o700
@@ -19,6 +20,8 @@ export class AccountStore {
     readonly dataRoot: string,
     private readonly env: Env,
     private readonly durability: Durability = 'normal',
+    /** Lock-file races go here at debug (a takeover warning stays a process warning). */
+    private readonly log?: Logger,
   ) {}
 
   dir(accountId: string): string {
@@ -83,7 +86,8 @@ export class AccountStore {
   }
 
   lock(accountId: string): AccountLock {
-    return acquireLock(this.dir(accountId))
+    const log = this.log
+    return acquireLock(this.dir(accountId), log ? { warn: processWarningLog.warn, debug: (obj, msg) => log.debug(msg, { ...obj }) } : processWarningLog)
   }
 
   /** Writes the wallet key file (0600, sealed with `passkey` when given) and the metadata file. */

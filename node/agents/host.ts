@@ -10,7 +10,7 @@ import { createTrigger, ensureAnchor, generalChatIdOf, readTrigger, readTriggers
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { unansweredBacklog } from './chat-watch.ts'
-import type { Logger } from '../../sync/core/log.ts'
+import { errField, silentLogger, type Logger } from '../../sync/core/log.ts'
 import type { ModelConfig } from './model-client.ts'
 import { ProgramRunner, resolveProgram, type RunOutcome } from './runner.ts'
 import { Scheduler, type Entry } from './scheduler.ts'
@@ -47,7 +47,10 @@ export class AgentsHost {
   private stopTimers: Array<() => void> = []
   private wasActive = false
 
+  private readonly log: Logger
+
   constructor(readonly account: AccountEngine, readonly env: Env, readonly peerId: string, private readonly opts: AgentsOptions = {}) {
+    this.log = opts.log ?? silentLogger
     this.election = new Election(account.accountData, env, peerId, async () => new Set((await account.devices.docs()).filter((d) => d.pruned).map((d) => d.id)), opts.election !== false, opts.liveDevices)
     this.runner = new ProgramRunner({ account, env, model: opts.model, memoryBytes: opts.memoryBytes, log: opts.log })
     this.scheduler = new Scheduler(account, env, peerId, () => this.election.view(), this.runner.fire, {
@@ -62,7 +65,7 @@ export class AgentsHost {
     const loop = (ms: number, fn: () => Promise<void>) => {
       let cancel = () => undefined as void
       const again = () => {
-        cancel = this.env.setTimer(ms, () => void fn().catch(() => undefined).finally(again))
+        cancel = this.env.setTimer(ms, () => void fn().catch((err: unknown) => this.log.warn('a periodic agents pass failed', { err: errField(err) })).finally(again))
       }
       again()
       this.stopTimers.push(() => cancel())
@@ -75,7 +78,7 @@ export class AgentsHost {
     for (const s of this.stopTimers) s()
     this.stopTimers = []
     this.scheduler.stop()
-    await this.election.withdraw().catch(() => undefined)
+    await this.election.withdraw().catch((err: unknown) => this.log.debug('withdrawing from the agents election on stop failed', { err: errField(err) }))
   }
 
   private ticking: Promise<void> = Promise.resolve()
@@ -83,7 +86,8 @@ export class AgentsHost {
   /** One tick at a time: the timer's and the control API's would otherwise adopt a record twice. */
   tick(): Promise<void> {
     const next = this.ticking.then(() => this.scheduler.tick())
-    this.ticking = next.catch(() => undefined)
+    // The caller of this tick gets its failure; the next tick runs whatever it was.
+    this.ticking = next.catch((err: unknown) => this.log.debug('an agents tick failed', { err: errField(err) }))
     return next
   }
 

@@ -117,7 +117,7 @@ class SandboxThread {
   dead = false
   idleTimer: ReturnType<typeof setTimeout> | undefined
 
-  constructor(onMessage: (t: SandboxThread, m: FromThread) => void, onGone: (t: SandboxThread, err: Error) => void) {
+  constructor(onMessage: (t: SandboxThread, m: FromThread) => void, onGone: (t: SandboxThread, err: Error) => void, log: Logger) {
     // Without tsx: the thread's module graph is erasable TypeScript, which Node runs as is.
     this.worker = new Worker(new URL('./sandbox-thread.ts', import.meta.url), {
       execArgv: [],
@@ -130,8 +130,9 @@ class SandboxThread {
       markReady = resolve
       failStart = reject
     })
-    // A start that fails is reported to the run that waits for it, not as an unhandled rejection.
-    this.ready.catch(() => undefined)
+    // A start that fails is reported to the run that waits for it (and the thread's end by
+    // onGone), not as an unhandled rejection.
+    this.ready.catch((err: unknown) => log.debug('a sandbox thread failed to start', { err: errField(err) }))
     this.worker.on('message', (m: FromThread) => {
       if (m.t === 'ready') markReady()
       else onMessage(this, m)
@@ -205,6 +206,7 @@ export class SandboxPool {
     const t = new SandboxThread(
       (th, m) => this.onMessage(th, m),
       (th, err) => this.onGone(th, err),
+      this.log,
     )
     this.threads.add(t)
     return t

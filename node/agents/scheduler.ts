@@ -1,3 +1,4 @@
+import { errField } from '../../sync/core/log.ts'
 import type { Env } from '../../sync/core/env.ts'
 import type { Json, JsonObject } from '../../sync/crdt/ops.ts'
 import { armTrigger, evaluate, type Armed } from '../../sync/modules/agents/kinds.ts'
@@ -84,8 +85,9 @@ export class Scheduler {
       try {
         if (this.hooks.beforeTick) await this.hooks.beforeTick(space, view)
         await this.reconcile(space, view, now, seen)
-      } catch {
+      } catch (err) {
         // One space's failure (a write refused, a space closing) never stops the others.
+        this.account.log.debug("reconciling a space's agents failed", { spaceId: space.spaceId, err: errField(err) })
       }
     }
     for (const [k, e] of this.registry) if (!seen.has(k)) this.registry.delete(k)
@@ -254,8 +256,9 @@ export class Scheduler {
         if (res.trace.length) run.trace = res.trace
         await appendRun(space, runId, run)
       }
-    } catch {
+    } catch (err) {
       // The space closed or refused the write; the next tick reads the record as it is.
+      this.account.log.debug("recording an agent's run failed", { spaceId: space.spaceId, triggerId: e.id, err: errField(err) })
     }
   }
 

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Env } from '../../sync/core/env.ts'
+import type { Logger } from '../../sync/core/log.ts'
 import { SvcError } from '../../sync/core/errors.ts'
 import { SerialQueue } from '../../sync/core/serial-queue.ts'
 import { CHANGE_FORMAT_VERSION } from '../../sync/dag/change.ts'
@@ -54,6 +55,8 @@ export interface CrdtVersion {
 
 export interface AccountLifecycleOptions {
   dataRoot: string
+  /** Where the account files' lock races are logged at debug (default: nowhere). */
+  log?: Logger
   mode: Mode
   /** Required in managed mode: the value of `X-Svc-Control-Token` that authorizes control calls. */
   controlToken?: string
@@ -103,7 +106,7 @@ export class AccountLifecycle {
     if (opts.mode === 'managed' && !opts.controlToken) throw new Error('managed mode needs a control token')
     this.opts = opts
     this.mode = opts.mode
-    this.store = new AccountStore(opts.dataRoot, opts.env, opts.durability)
+    this.store = new AccountStore(opts.dataRoot, opts.env, opts.durability, opts.log)
   }
 
   get accountId(): string | undefined {

@@ -59,11 +59,12 @@ export const BLOCKS_DIR = 'blocks'
  */
 export class DaemonHost implements AccountHost {
   private current?: { account: AccountEngine; storage: SqliteStorageAdapter; booted: BootedAccount; services: RunningServices; components: DaemonComponents }
-  readonly processes = new ProcessRegistry()
+  readonly processes: ProcessRegistry
   private readonly log: Logger
 
   constructor(readonly options: DaemonHostOptions, private readonly env: Env = systemEnv) {
     this.log = options.log ?? silentLogger
+    this.processes = new ProcessRegistry(Date.now, this.log.child('processes'))
   }
 
   /** The daemon services this host runs for a booted account: the options' list, else the release's built from the options. */
@@ -80,8 +81,8 @@ export class DaemonHost implements AccountHost {
     try {
       const crypto = nodeCryptoProvider({ verify: 'threadpool' })
       // Blocks are files beside the database; blocks an older daemon kept in it stay readable.
-      const blocks = new FsBlockStore(join(booted.dir, BLOCKS_DIR), new KvBlockStore(storage))
-      account = await AccountEngine.open({ storage, blocks, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES, spacesInBackground: true, ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}) })
+      const blocks = new FsBlockStore(join(booted.dir, BLOCKS_DIR), new KvBlockStore(storage), this.log.child('blocks'))
+      account = await AccountEngine.open({ storage, blocks, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES, spacesInBackground: true, log: this.log.child('account'), ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}) })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
       const base: BaseComponents = { env: this.env, log: this.log, crypto, account, keys: booted.keys, dir: booted.dir, durability: this.options.durability ?? 'normal', processes: this.processes }
       const services = await startServices(this.services(), base)

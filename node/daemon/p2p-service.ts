@@ -99,9 +99,9 @@ export class P2PService {
 
   static async start(o: P2POptions): Promise<P2PService> {
     // First: a bad configured address fails the boot before anything listens.
-    const book = new PeerBook(o.peersFile, o.configPeers ?? [], () => o.env.now(), o.durability)
+    const book = new PeerBook(o.peersFile, o.configPeers ?? [], () => o.env.now(), o.durability, (o.log ?? silentLogger).child('peers'))
     const guard = new PeerGuard({ now: () => o.env.now(), ...o.guard })
-    const node = await createSvcNode({ deviceKey: o.keys.device, mdns: o.mdns, listen: o.listen, refuse: (p) => guard.refused(p) })
+    const node = await createSvcNode({ deviceKey: o.keys.device, mdns: o.mdns, listen: o.listen, refuse: (p) => guard.refused(p), log: (o.log ?? silentLogger).child('libp2p') })
     // Anyone on the LAN can announce fresh peer ids: only the most recent ones are remembered.
     const discoveredAt = new BoundedMap<string, number>(o.guard?.maxTracked ?? P2P.maxTrackedPeers)
     node.addEventListener('peer:discovery', (evt) => {
@@ -111,7 +111,7 @@ export class P2PService {
     const hangUp = (peer: string) => {
       for (const c of node.getConnections()) if (c.remotePeer.toString() === peer) c.abort(new Error('peer backed off for misbehaving'))
     }
-    const transport = await Libp2pTransport.start(node)
+    const transport = await Libp2pTransport.start(node, { log: (o.log ?? silentLogger).child('head-sync-transport') })
     transport.setPeerFilter((p) => guard.refused(p))
     // Bad framing is never an accident: a full score at once.
     transport.onPeerFault((peer) => guard.fault(peer, guard.maxFaults) && hangUp(peer))

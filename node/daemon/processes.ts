@@ -1,4 +1,5 @@
 import type { Json } from '../../sync/crdt/ops.ts'
+import { errField, silentLogger, type Logger } from '../../sync/core/log.ts'
 import type { PublishedProcess } from '../../sync/modules/events/processes.ts'
 
 /** A long-running piece of work, as `GET /v1/processes` lists it (fields of our design). */
@@ -56,7 +57,10 @@ export class ProcessRegistry {
   private readonly running = new Map<string, { kind: string; startedAt: number; progress?: Record<string, number>; count: number }>()
   private readonly sources = new Set<ProcessSource>()
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly log: Logger = silentLogger,
+  ) {}
 
   /** Starts (or joins, for the same id) a piece of work; call the returned function when done. */
   start(id: string, kind: string): () => void {
@@ -91,8 +95,9 @@ export class ProcessRegistry {
     for (const source of this.sources) {
       try {
         own.push(...source())
-      } catch {
+      } catch (err) {
         // A source with nothing to show now (no account booted) lists nothing.
+        this.log.debug('a process source listed nothing', { err: errField(err) })
       }
     }
     return own.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : (a.sender?.identity ?? '') < (b.sender?.identity ?? '') ? -1 : 1))

@@ -1,3 +1,4 @@
+import { errField } from '../../sync/core/log.ts'
 import { SvcError } from '../../sync/core/errors.ts'
 import { variantId } from '../../sync/modules/files/cache.ts'
 import { FILES } from '../../sync/modules/files/limits.ts'
@@ -35,6 +36,7 @@ const FORMAT_OF_MIME: Record<string, string> = {
 
 /** Where a variant's work is logged (Fastify's request logger, scoped by the caller). */
 export interface VariantLog {
+  debug(obj: object, msg: string): void
   info(obj: object, msg: string): void
   warn(obj: object, msg: string): void
 }
@@ -123,7 +125,8 @@ export async function variantBytes(files: FilesService, spaceId: string, fileId:
     job = startJob(files, pending, spaceId, rec, variant, width, log)
     const jobs = pending.jobs
     jobs.set(key, job)
-    void job.catch(() => undefined).finally(() => jobs.delete(key))
+    // Its failure reaches every caller through `await job`; this copy is only noted.
+    void job.catch((err: unknown) => log?.debug({ spaceId, fileId: rec.id, variant, err: errField(err) }, 'a variant job failed')).finally(() => jobs.delete(key))
   }
   return { bytes: await job, mime: rec.mime }
 }
@@ -133,13 +136,14 @@ async function startJob(files: FilesService, pending: Pending, spaceId: string, 
   // Six widths of a file nobody resized yet: one finds out whether it can be, the rest wait for
   // that (a bomb then costs one refused process, not one per slot).
   const probe = pending.probes.get(fileKey)
-  if (probe !== undefined && !pending.verdicts.has(fileKey)) await probe.catch(() => undefined)
+  // The probe's failure is its own caller's; here only its verdict counts.
+  if (probe !== undefined && !pending.verdicts.has(fileKey)) await probe.catch((err: unknown) => log?.debug({ spaceId, fileId: rec.id, err: errField(err) }, 'the probing variant job failed'))
   const known = pending.verdicts.get(fileKey)
   if (known instanceof SvcError) throw known
   const run = slots.run(() => generate(files, spaceId, rec, variant, width, pending, log))
   if (!pending.verdicts.has(fileKey) && !pending.probes.has(fileKey)) {
     pending.probes.set(fileKey, run)
-    void run.catch(() => undefined).finally(() => pending.probes.delete(fileKey))
+    void run.catch((err: unknown) => log?.debug({ spaceId, fileId: rec.id, variant, err: errField(err) }, 'a probing variant job failed')).finally(() => pending.probes.delete(fileKey))
   }
   return run
 }

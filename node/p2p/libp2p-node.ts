@@ -1,3 +1,4 @@
+import { errField, silentLogger, type Logger } from '../../sync/core/log.ts'
 import { createLibp2p, type Libp2p } from 'libp2p'
 import { tcp } from '@libp2p/tcp'
 import { webSockets } from '@libp2p/websockets'
@@ -12,6 +13,8 @@ export type { SvcLibp2p }
 export interface NodeOptions {
   /** The device key: its Ed25519 public key is the peer id. */
   deviceKey: KeyPair
+  /** Where the node's own background work logs (default: nowhere). */
+  log?: Logger
   /**
    * Multiaddrs to listen on; default all interfaces, random port, so LAN peers can reach us.
    * WebSocket addresses (`.../tcp/N/ws`) among them are where browsers dial in; when none is
@@ -45,6 +48,7 @@ export function withWebSocketListen(listen: readonly string[]): string[] {
 export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
   const privateKey = await generateKeyPairFromSeed('Ed25519', opts.deviceKey.privateKey)
   const refuse = opts.refuse ?? (() => false)
+  const log = opts.log ?? silentLogger
   const node = await createLibp2p(
     svcNodeOptions({
       privateKey,
@@ -65,7 +69,7 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
     const { id, multiaddrs } = evt.detail
     if (id.equals(node.peerId)) return
     // Dial what mDNS found; a failure just means that peer is not reachable now.
-    node.dial(multiaddrs.length ? multiaddrs : id).catch(() => undefined)
+    node.dial(multiaddrs.length ? multiaddrs : id).catch((err: unknown) => log.debug('dialing a peer found by mDNS failed', { peer: id.toString(), err: errField(err) }))
   })
   return node
 }

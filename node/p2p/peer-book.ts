@@ -1,3 +1,4 @@
+import { errField, silentLogger, type Logger } from '../../sync/core/log.ts'
 import { readFileSync } from 'node:fs'
 import { SvcError } from '../../sync/core/errors.ts'
 import { writeFileAtomic, type Durability } from '../account/files.ts'
@@ -28,6 +29,7 @@ export class PeerBook {
     config: readonly string[],
     private readonly now: () => number,
     private readonly durability: Durability = 'normal',
+    private readonly log: Logger = silentLogger,
   ) {
     for (const p of this.load()) this.peers.set(p.peerId, p)
     for (const text of config) {
@@ -82,8 +84,9 @@ export class PeerBook {
       try {
         const a = parsePeerAddress(e?.multiaddr)
         out.push({ ...a, source: 'api', addedAt: typeof e.addedAt === 'number' ? e.addedAt : this.now() })
-      } catch {
+      } catch (err) {
         // An entry this version cannot read is skipped, not fatal.
+        this.log.warn('an added peer in the peers file is unreadable and skipped', { err: errField(err) })
       }
     }
     return out

@@ -9,7 +9,7 @@ import { encodePushReply, PUSH_PROTOCOL, PUSH_WIRE_LIMITS } from '../../sync/pro
 import { createSvcNode, type SvcLibp2p } from '../p2p/libp2p-node.ts'
 import { readOneFrame, writeFrame } from '../push/rpc.ts'
 import { PushNodeCore, type PushNodeBounds, type PushNodeRates, type RetryPolicy } from './core.ts'
-import { errField, scopedLogger } from './log.ts'
+import { errField, scopedLogger, type Logger } from './log.ts'
 import { PgSubscriptionStore } from './pg-store.ts'
 import { SqliteSubscriptionStore } from './sqlite-store.ts'
 import type { SubscriptionStore } from './store.ts'
@@ -72,10 +72,10 @@ export async function openStore(spec: string | undefined, dataDir = defaultPushN
   throw new Error(`unknown store ${spec}: use sqlite:<path> or a postgresql:// URL`)
 }
 
-export function providersOf(c: PushNodeConfig['providers']): PushProvider[] {
+export function providersOf(c: PushNodeConfig['providers'], log?: Logger): PushProvider[] {
   const out: PushProvider[] = []
-  if (c.ntfy) out.push(new NtfyProvider(c.ntfy))
-  if (c.fcm) out.push(new FcmProvider(c.fcm))
+  if (c.ntfy) out.push(new NtfyProvider(c.ntfy, log?.child('ntfy')))
+  if (c.fcm) out.push(new FcmProvider(c.fcm, undefined, log?.child('fcm')))
   if (c.webpush) out.push(new WebPushProvider(c.webpush))
   if (c.apns) out.push(new ApnsProvider(c.apns))
   return out
@@ -107,7 +107,7 @@ export class PushNodeServer {
     const crypto = await defaultCryptoProvider()
     const log = scopedLogger('push-node')
     const store = await openStore(cfg.store, cfg.dataDir)
-    const providers = providersOf(cfg.providers)
+    const providers = providersOf(cfg.providers, log.child('providers'))
     if (cfg.providers.ntfy && !cfg.providers.ntfy.server && !cfg.providers.ntfy.allowedOrigins?.length) log.warn('ntfy has neither a server nor allowedOrigins: every UnifiedPush endpoint is refused')
     if (cfg.providers.webpush?.allowPrivateEndpoints) log.warn('webpush.allowPrivateEndpoints is on: subscribers can aim the node at private addresses (tests only)')
     const core = new PushNodeCore({ store, providers, crypto, log, ...(cfg.rates ? { rates: cfg.rates } : {}), ...(cfg.bounds ? { bounds: cfg.bounds } : {}), ...(cfg.retry ? { retry: cfg.retry } : {}) })

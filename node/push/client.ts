@@ -1,3 +1,4 @@
+import { errField, silentLogger, type Logger } from '../../sync/core/log.ts'
 import { multiaddr } from '@multiformats/multiaddr'
 import { decodePushReply, PUSH_PROTOCOL, type PushReply } from '../../sync/protocol/push-wire.ts'
 import type { SvcLibp2p } from '../p2p/libp2p-node.ts'
@@ -23,7 +24,11 @@ export class PushNodeClient {
   private inFlight = 0
   private readonly waiting: Array<() => void> = []
 
-  constructor(private readonly node: SvcLibp2p, readonly target: PushNodeTarget) {
+  constructor(
+    private readonly node: SvcLibp2p,
+    readonly target: PushNodeTarget,
+    private readonly log: Logger = silentLogger,
+  ) {
     this.addrs = target.addrs.map((a) => multiaddr(a))
   }
 
@@ -43,7 +48,8 @@ export class PushNodeClient {
     try {
       writeFrame(stream, bytes)
       const reply = decodePushReply(await readOneFrame(stream, MAX_REPLY_BYTES, REPLY_TIMEOUT_MS))
-      await stream.close().catch(() => undefined)
+      // The reply is in: a close that fails (the node hung up first) changes nothing.
+      await stream.close().catch((err: unknown) => this.log.debug('closing the push node stream after its reply failed', { err: errField(err) }))
       return reply
     } catch (err) {
       stream.abort(err as Error)

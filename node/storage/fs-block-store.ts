@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { BlockStore } from '../../sync/storage/block-store.ts'
+import { errField, silentLogger, type Logger } from '../../sync/core/log.ts'
 
 /**
  * Names a block file may have: base58 addresses, `variant.<file>.<width>` cache entries, test
@@ -44,7 +45,26 @@ export class FsBlockStore implements BlockStore {
   /** Directories made (or found) since open: a put of many blocks makes each one once. Nothing here removes one. */
   private readonly made = new Set<string>()
 
-  constructor(private readonly root: string, private readonly legacy?: BlockStore) {}
+  constructor(
+    private readonly root: string,
+    private readonly legacy?: BlockStore,
+    private readonly log: Logger = silentLogger,
+  ) {}
+
+  /**
+   * A `stat` or `unlink` that fails reads as "no such file", as it always did: ENOENT is that
+   * answer, anything else (permissions, a disk error) is logged at debug first.
+   */
+  private readonly noFile = (err: unknown): undefined => {
+    if ((err as { code?: unknown } | null)?.code !== 'ENOENT') this.log.debug('a block file could not be read', { err: errField(err) })
+    return undefined
+  }
+
+  /** A `readdir` that fails reads as an empty folder, as `noFile` says. */
+  private readonly noDir = (err: unknown): string[] => {
+    if ((err as { code?: unknown } | null)?.code !== 'ENOENT') this.log.debug('a blocks folder could not be read', { err: errField(err) })
+    return []
+  }
 
   private spaceDir(spaceId: string) {
     if (!safeName(spaceId)) throw new Error(`block store: bad space id ${JSON.stringify(spaceId)}`)
@@ -61,9 +81,9 @@ export class FsBlockStore implements BlockStore {
     if (this.swept.has(spaceId)) return
     this.swept.add(spaceId)
     const dir = this.spaceDir(spaceId)
-    for (const sub of await readdir(dir).catch(() => [] as string[])) {
-      for (const f of await readdir(join(dir, sub)).catch(() => [] as string[])) {
-        if (f.includes(TMP_MARK)) await unlink(join(dir, sub, f)).catch(() => undefined)
+    for (const sub of await readdir(dir).catch(this.noDir)) {
+      for (const f of await readdir(join(dir, sub)).catch(this.noDir)) {
+        if (f.includes(TMP_MARK)) await unlink(join(dir, sub, f)).catch(this.noFile)
       }
     }
   }
@@ -77,7 +97,7 @@ export class FsBlockStore implements BlockStore {
       blocks.map(async (b, i) => {
         if (inLegacy[i]) return
         const path = this.path(spaceId, b.id)
-        const before = await stat(path).catch(() => undefined)
+        const before = await stat(path).catch(this.noFile)
         if (before?.size === b.bytes.length) return
         const dir = join(this.spaceDir(spaceId), b.id.slice(0, 2))
         if (!this.made.has(dir)) {
@@ -118,7 +138,7 @@ export class FsBlockStore implements BlockStore {
     await Promise.all(
       ids.map(async (id) => {
         const path = this.path(spaceId, id)
-        const st = await stat(path).catch(() => undefined)
+        const st = await stat(path).catch(this.noFile)
         if (!st) return
         await unlink(path).then(
           () => {
@@ -142,10 +162,10 @@ export class FsBlockStore implements BlockStore {
   private async listFiles(spaceId: string) {
     const dir = this.spaceDir(spaceId)
     const out = new Map<string, number>()
-    for (const sub of await readdir(dir).catch(() => [] as string[])) {
-      for (const f of await readdir(join(dir, sub)).catch(() => [] as string[])) {
+    for (const sub of await readdir(dir).catch(this.noDir)) {
+      for (const f of await readdir(join(dir, sub)).catch(this.noDir)) {
         if (f.includes(TMP_MARK)) continue
-        const st = await stat(join(dir, sub, f)).catch(() => undefined)
+        const st = await stat(join(dir, sub, f)).catch(this.noFile)
         if (st?.isFile()) out.set(f, st.size)
       }
     }
@@ -156,7 +176,7 @@ export class FsBlockStore implements BlockStore {
   async size() {
     this.counting ??= (async () => {
       let total = 0
-      for (const space of await readdir(this.root).catch(() => [] as string[])) {
+      for (const space of await readdir(this.root).catch(this.noDir)) {
         if (!safeName(space)) continue
         for (const size of (await this.listFiles(space)).values()) total += size
       }

@@ -1,3 +1,4 @@
+import { errField } from '../../sync/core/log.ts'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { DaemonHost, type DaemonHostOptions } from '../../node/daemon/daemon-host.ts'
@@ -55,6 +56,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     engine,
     env: systemEnv,
     durability: config.durability,
+    log: loggers.log.child('accounts'),
     ...(controlToken ? { controlToken } : {}),
     ...(config.passkey !== undefined ? { passkey: config.passkey } : {}),
     ...(config.account !== undefined ? { account: config.account } : {}),
@@ -66,11 +68,15 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   let exitCode: number = EXIT.ok
   const control = agentsPort >= 0 ? buildAgentControlApp(() => engine.agents()) : undefined
   const stop = () => {
-    stopping ??= Promise.resolve(control?.close()).catch(() => undefined).then(() => stopGracefully(app)).then(() => blockCrypto.close()).then(stopped, (err) => {
-      io.stderr.write(`svc serve: error while stopping: ${describe(err)}\n`)
-      exitCode = EXIT.server
-      stopped()
-    })
+    stopping ??= Promise.resolve(control?.close())
+      .catch((err: unknown) => loggers.log.warn('closing the agents control API failed', { err: errField(err) }))
+      .then(() => stopGracefully(app))
+      .then(() => blockCrypto.close())
+      .then(stopped, (err) => {
+        io.stderr.write(`svc serve: error while stopping: ${describe(err)}\n`)
+        exitCode = EXIT.server
+        stopped()
+      })
     return stopping
   }
   const app = buildApp({ session, engine, modules, requestShutdown: () => void stop(), loggerInstance: loggers.root.child({ scope: 'http' }, { level: config.log ? 'info' : 'warn' }), requestLogs: config.log })

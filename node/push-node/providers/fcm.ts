@@ -1,3 +1,4 @@
+import { errField, silentLogger, type Logger } from '../../../sync/core/log.ts'
 import { signJwt } from './jwt.ts'
 import { attemptSignal, PROVIDER_TIMEOUT_MS, resultOfError, resultOfStatus, type ProviderMessage, type ProviderResult, type PushProvider } from './provider.ts'
 
@@ -23,7 +24,11 @@ export class FcmProvider implements PushProvider {
   private access: { token: string; until: number } | undefined
   private fetching: Promise<string> | undefined
 
-  constructor(private readonly cfg: FcmConfig, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly cfg: FcmConfig,
+    private readonly now: () => number = Date.now,
+    private readonly log: Logger = silentLogger,
+  ) {}
 
   private async accessToken(): Promise<string> {
     if (this.access && this.access.until > this.now()) return this.access.token
@@ -65,7 +70,8 @@ export class FcmProvider implements PushProvider {
         redirect: 'manual',
       })
       if (res.status === 401) this.access = undefined
-      await res.arrayBuffer().catch(() => undefined)
+      // Read only to free the connection: the status is the result.
+      await res.arrayBuffer().catch((err: unknown) => this.log.debug("reading FCM's answer failed", { status: res.status, err: errField(err) }))
       return resultOfStatus(res.status, res.headers.get('retry-after'))
     } catch (err) {
       // The token endpoint down, a timeout, a reset: all worth a retry.

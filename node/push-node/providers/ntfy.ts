@@ -1,3 +1,4 @@
+import { errField, silentLogger, type Logger } from '../../../sync/core/log.ts'
 import { attemptSignal, resultOfError, resultOfStatus, type ProviderMessage, type ProviderResult, type PushProvider } from './provider.ts'
 
 export interface NtfyConfig {
@@ -27,7 +28,10 @@ export class NtfyProvider implements PushProvider {
   readonly platform = 'ntfy' as const
   private readonly origins: ReadonlySet<string>
 
-  constructor(private readonly cfg: NtfyConfig = {}) {
+  constructor(
+    private readonly cfg: NtfyConfig = {},
+    private readonly log: Logger = silentLogger,
+  ) {
     const listed = cfg.allowedOrigins ?? (cfg.server ? [cfg.server] : [])
     // Normalised through URL: `https://Host:443/` and `https://host` are one origin.
     this.origins = new Set(listed.flatMap((o) => {
@@ -61,7 +65,8 @@ export class NtfyProvider implements PushProvider {
         signal: attemptSignal(signal),
         redirect: 'manual',
       })
-      await res.arrayBuffer().catch(() => undefined)
+      // Read only to free the connection: the status is the result.
+      await res.arrayBuffer().catch((err: unknown) => this.log.debug("reading ntfy's answer failed", { status: res.status, err: errField(err) }))
       return resultOfStatus(res.status, res.headers.get('retry-after'))
     } catch (err) {
       return resultOfError(err)
