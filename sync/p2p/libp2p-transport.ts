@@ -1,5 +1,6 @@
 import type { Connection, PeerId, Stream } from '@libp2p/interface'
 import { nextTurn } from '../core/turns.ts'
+import { errField, silentLogger, type Logger } from '../core/log.ts'
 import * as lp from 'it-length-prefixed'
 import { Uint8ArrayList } from 'uint8arraylist'
 import { TransportError, type Transport } from '../protocol/transport.ts'
@@ -28,6 +29,8 @@ export interface Libp2pTransportOptions {
    * frame, or a peer's ordinary burst would reset its stream whenever reading pauses.
    */
   maxReadBufferBytes?: number
+  /** Where the transport logs (default: nowhere). */
+  log?: Logger
 }
 
 /**
@@ -62,6 +65,7 @@ export class Libp2pTransport implements Transport {
   private closed = false
   /** Frames refused or streams reset, by reason, since start. */
   readonly drops: Record<string, number> = {}
+  private readonly log: Logger
 
   private constructor(private readonly node: SvcLibp2p, opts: Libp2pTransportOptions) {
     this.peerId = node.peerId.toString()
@@ -71,6 +75,7 @@ export class Libp2pTransport implements Transport {
     this.sendWatermarkBytes = opts.sendWatermarkBytes ?? P2P.sendWatermarkBytes
     this.maxQueuedFrames = opts.maxQueuedFrames ?? P2P.maxQueuedFrames
     this.maxReadBufferBytes = opts.maxReadBufferBytes ?? this.maxFrameBytes + 16
+    this.log = opts.log ?? silentLogger
   }
 
   static async start(node: SvcLibp2p, opts: Libp2pTransportOptions = {}): Promise<Libp2pTransport> {
@@ -169,7 +174,8 @@ export class Libp2pTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await this.node.unhandle(this.protocol).catch(() => undefined)
+    // A node stopping first has dropped its handlers already.
+    await this.node.unhandle(this.protocol).catch((err: unknown) => this.log.debug('removing the protocol handler on close failed', { err: errField(err) }))
     for (const [, link] of this.links) link.out.abort(new Error('transport closed'))
     this.links.clear()
     // The peers' streams to us too: that is how they see this peer go down.
