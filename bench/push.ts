@@ -34,6 +34,7 @@ import { pushModule } from '../sync/modules/push/module.ts'
 import { pushKeysOf } from '../sync/modules/push/keys.ts'
 import { topicsFor, type SpaceModes } from '../sync/modules/push/reconcile.ts'
 import { AccountEngine } from '../sync/space/account-engine.ts'
+import type { SpaceEngine } from '../sync/space/space-engine.ts'
 import { MemoryStorageAdapter } from '../sync/storage/memory.ts'
 import { systemEnv } from '../sync/core/env.ts'
 import { keyPairFromSeed } from '../sync/crypto/keys.ts'
@@ -139,6 +140,106 @@ async function flood(dir: string, store: string | undefined) {
   }
 }
 
+type FakeNtfy = Awaited<ReturnType<typeof fakeNtfy>>
+type PushKeys = NonNullable<ReturnType<typeof pushKeysOf>>
+
+/** A space with its general chat, the push module linked to the node, and another member's device subscribed to it. */
+async function openPushSpace(account: AccountEngine, client: PushNodeClient, ntfy: FakeNtfy) {
+  const push = account.services.of(pushModule)
+  push.attach(wireLink((b) => client.request(b), nobleProvider))
+  const info = await account.createSpace({ name: 'bench' })
+  const space = account.space(info.id)
+  const chatId = (await setupUsecase(space.services.bundles, 'general-chat')).bundles[0].bundle.rootId
+  const keys = pushKeysOf(space.replica)!
+  // The receiving device of another member, subscribed to everything of the space.
+  await client.request(encodePushRequest(await signSubscribe(nobleProvider, keys.pushKey, { platform: 'ntfy', token: `${ntfy.url}/b`, topics: ['chats'], ts: Date.now() })))
+  return { push, space, chatId, keys }
+}
+
+/** One send at a time, each timed until the fake provider has it. */
+async function sendToProvider(space: SpaceEngine, chatId: string, ntfy: FakeNtfy): Promise<number[]> {
+  const chat = space.services.of(chatModule)
+  const lat: number[] = []
+  progress(`${SENDS} sends to the fake provider`)
+  for (let i = 0; i < SENDS; i++) {
+    const before = ntfy.received.length
+    const t0 = performance.now()
+    await chat.send(chatId, { text: `message ${i}` })
+    while (ntfy.received.length === before) await new Promise((r) => setImmediate(r))
+    lat.push(performance.now() - t0)
+  }
+  return lat
+}
+
+/** Frames are signed before the clock starts, so the node's rate is forwarding, not signing. */
+async function forwarding(client: PushNodeClient, ntfy: FakeNtfy, keys: PushKeys) {
+  progress(`forwarding ${FORWARDS} sends through the node vs raw POSTs`)
+  const sealed = new Uint8Array(300).fill(7)
+  const frames = await Promise.all(Array.from({ length: FORWARDS }, async () => encodePushRequest(await signSend(nobleProvider, keys.pushKey, { topics: ['chats'], keyId: keys.encKeyId, payload: sealed, silent: false, ts: Date.now() }))))
+  ntfy.received.length = 0
+  const t0 = performance.now()
+  await pool(FORWARDS, CONCURRENCY, async (i) => {
+    const r = await client.request(frames[i])
+    if (!r.ok) throw new Error(`the node refused a send: ${r.code}`)
+  })
+  await ntfy.waitFor(FORWARDS, 120_000)
+  const viaNode = performance.now() - t0
+  if (ntfy.received.length !== FORWARDS) throw new Error(`the fake got ${ntfy.received.length} of ${FORWARDS} sends`)
+  const body = JSON.stringify({ spaceKey: keys.spaceKey, keyId: keys.encKeyId, payload: Buffer.from(sealed).toString('base64'), silent: false })
+  const raw = await pool(FORWARDS, CONCURRENCY, async () => {
+    const res = await fetch(`${ntfy.url}/b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    await res.arrayBuffer()
+  })
+  return { nodeRate: FORWARDS / (viaNode / 1000), rawRate: FORWARDS / (raw / 1000) }
+}
+
+/** One reconcile pass over SPACES spaces, on an account of its own so the sends above do not weigh on it; the link answers in process. */
+async function reconcilePass() {
+  progress(`reconcile over ${SPACES} spaces`)
+  const many = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: systemEnv, accountKey: keyPairFromSeed(randomBytes(32)), modules: DEFAULT_MODULES })
+  try {
+    for (let i = 0; i < SPACES; i++) {
+      const s = many.space((await many.createSpace({ name: `s${i}` })).id)
+      await setupUsecase(s.services.bundles, 'general-chat')
+    }
+    const p = many.services.of(pushModule)
+    p.attach({ subscribe: async () => ({ ok: true, validTopics: 1 }), unregister: async () => ({ ok: true }), send: async () => ({ ok: true }) })
+    void p.setToken({ platform: 'ntfy', token: 'https://ntfy.example.org/x' })
+    await new Promise((r) => setTimeout(r, 50))
+    void p.setToken({ platform: 'ntfy', token: 'https://ntfy.example.org/y' })
+    const t0 = performance.now()
+    const requests = await p.reconcile()
+    const reconcileMs = performance.now() - t0
+    p.detach()
+    return { reconcileMs, requests }
+  } finally {
+    await many.close()
+  }
+}
+
+/** The topic computation alone, at 20 chats a space (more than any space has today). */
+function topicsTiming() {
+  const modes: SpaceModes[] = Array.from({ length: 100 }, (_, s) => ({ space: 'all', chats: new Map(Array.from({ length: 20 }, (_, c) => [`chat-${s}-${c}`, c === 0 ? 'mentions' : undefined] as const)) }))
+  const t1 = performance.now()
+  let topics = 0
+  for (const m of modes) topics += topicsFor(m, 'A8LfjpNzrnB4cL1d7i3m6fKcAXydk3mSHoQzJ5WFm1dN').length
+  const topicsMs = performance.now() - t1
+  return { topicsMs, topics }
+}
+
+/** The flood against the default file store, then against an in-memory store as the baseline. */
+async function floodBoth() {
+  progress(`flood: ${FLOOD.peers} peers x ${FLOOD.requestsPerPeer} subscribes, fresh space keys, ${FLOOD.topics} topics, ${FLOOD.tokenBytes} B tokens`)
+  const floodDir = mkdtempSync(join(tmpdir(), 'svc-bench-flood-'))
+  try {
+    const floodFile = await flood(floodDir, undefined)
+    const floodMemory = await flood(floodDir, 'sqlite::memory:')
+    return { floodFile, floodMemory }
+  } finally {
+    rmSync(floodDir, { recursive: true, force: true })
+  }
+}
+
 export async function benchPush(): Promise<Record<string, unknown>> {
   const ntfy = await fakeNtfy()
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-push-'))
@@ -147,85 +248,13 @@ export async function benchPush(): Promise<Record<string, unknown>> {
   const client = new PushNodeClient(node, { peerId: server.peerId, addrs: server.addrs })
   const account = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: systemEnv, accountKey: keyPairFromSeed(randomBytes(32)), modules: DEFAULT_MODULES })
   try {
-    // ---- send -> provider
-    const push = account.services.of(pushModule)
-    push.attach(wireLink((b) => client.request(b), nobleProvider))
-    const info = await account.createSpace({ name: 'bench' })
-    const space = account.space(info.id)
-    const chatId = (await setupUsecase(space.services.bundles, 'general-chat')).bundles[0].bundle.rootId
-    const keys = pushKeysOf(space.replica)!
-    // The receiving device of another member, subscribed to everything of the space.
-    await client.request(encodePushRequest(await signSubscribe(nobleProvider, keys.pushKey, { platform: 'ntfy', token: `${ntfy.url}/b`, topics: ['chats'], ts: Date.now() })))
-    const chat = space.services.of(chatModule)
-    const lat: number[] = []
-    progress(`${SENDS} sends to the fake provider`)
-    for (let i = 0; i < SENDS; i++) {
-      const before = ntfy.received.length
-      const t0 = performance.now()
-      await chat.send(chatId, { text: `message ${i}` })
-      while (ntfy.received.length === before) await new Promise((r) => setImmediate(r))
-      lat.push(performance.now() - t0)
-    }
-
-    // ---- forwarding vs raw POST
-    progress(`forwarding ${FORWARDS} sends through the node vs raw POSTs`)
-    const sealed = new Uint8Array(300).fill(7)
-    const frames = await Promise.all(Array.from({ length: FORWARDS }, async () => encodePushRequest(await signSend(nobleProvider, keys.pushKey, { topics: ['chats'], keyId: keys.encKeyId, payload: sealed, silent: false, ts: Date.now() }))))
-    ntfy.received.length = 0
-    const t0 = performance.now()
-    await pool(FORWARDS, CONCURRENCY, async (i) => {
-      const r = await client.request(frames[i])
-      if (!r.ok) throw new Error(`the node refused a send: ${r.code}`)
-    })
-    await ntfy.waitFor(FORWARDS, 120_000)
-    const viaNode = performance.now() - t0
-    if (ntfy.received.length !== FORWARDS) throw new Error(`the fake got ${ntfy.received.length} of ${FORWARDS} sends`)
-    const body = JSON.stringify({ spaceKey: keys.spaceKey, keyId: keys.encKeyId, payload: Buffer.from(sealed).toString('base64'), silent: false })
-    const raw = await pool(FORWARDS, CONCURRENCY, async () => {
-      const res = await fetch(`${ntfy.url}/b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-      await res.arrayBuffer()
-    })
-    const nodeRate = FORWARDS / (viaNode / 1000)
-    const rawRate = FORWARDS / (raw / 1000)
-
-    // ---- reconcile
-    progress(`reconcile over ${SPACES} spaces`)
-    const many = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: systemEnv, accountKey: keyPairFromSeed(randomBytes(32)), modules: DEFAULT_MODULES })
-    let reconcileMs = 0
-    let requests = 0
-    try {
-      for (let i = 0; i < SPACES; i++) {
-        const s = many.space((await many.createSpace({ name: `s${i}` })).id)
-        await setupUsecase(s.services.bundles, 'general-chat')
-      }
-      const p = many.services.of(pushModule)
-      p.attach({ subscribe: async () => ({ ok: true, validTopics: 1 }), unregister: async () => ({ ok: true }), send: async () => ({ ok: true }) })
-      void p.setToken({ platform: 'ntfy', token: 'https://ntfy.example.org/x' })
-      await new Promise((r) => setTimeout(r, 50))
-      void p.setToken({ platform: 'ntfy', token: 'https://ntfy.example.org/y' })
-      const t0 = performance.now()
-      requests = await p.reconcile()
-      reconcileMs = performance.now() - t0
-      p.detach()
-    } finally {
-      await many.close()
-    }
-    const modes: SpaceModes[] = Array.from({ length: 100 }, (_, s) => ({ space: 'all', chats: new Map(Array.from({ length: 20 }, (_, c) => [`chat-${s}-${c}`, c === 0 ? 'mentions' : undefined] as const)) }))
-    const t1 = performance.now()
-    let topics = 0
-    for (const m of modes) topics += topicsFor(m, 'A8LfjpNzrnB4cL1d7i3m6fKcAXydk3mSHoQzJ5WFm1dN').length
-    const topicsMs = performance.now() - t1
+    const { push, space, chatId, keys } = await openPushSpace(account, client, ntfy)
+    const lat = await sendToProvider(space, chatId, ntfy)
+    const { nodeRate, rawRate } = await forwarding(client, ntfy, keys)
+    const { reconcileMs, requests } = await reconcilePass()
+    const { topicsMs, topics } = topicsTiming()
     push.detach()
-
-    progress(`flood: ${FLOOD.peers} peers x ${FLOOD.requestsPerPeer} subscribes, fresh space keys, ${FLOOD.topics} topics, ${FLOOD.tokenBytes} B tokens`)
-    const floodDir = mkdtempSync(join(tmpdir(), 'svc-bench-flood-'))
-    let floodFile, floodMemory
-    try {
-      floodFile = await flood(floodDir, undefined)
-      floodMemory = await flood(floodDir, 'sqlite::memory:')
-    } finally {
-      rmSync(floodDir, { recursive: true, force: true })
-    }
+    const { floodFile, floodMemory } = await floodBoth()
     return {
       sendToProvider: { sends: SENDS, p50Ms: r2(pct(lat, 50)), p99Ms: r2(pct(lat, 99)) },
       forwarding: { sends: FORWARDS, concurrency: CONCURRENCY, nodePerSec: Math.round(nodeRate), rawPostPerSec: Math.round(rawRate), ratio: r2(nodeRate / rawRate), target: '>= 0.5' },
