@@ -51,76 +51,104 @@ async function heldObjects(a: Account | { d: Account['d'] }, spaceId: string, id
   return r.status === 200 ? r.json.total : 0
 }
 
+/** Four accounts and a space of OBJECTS objects the owner made. */
+async function openSharing(fleet: Fleet, mdns: boolean) {
+  progress(`four daemons (mDNS ${mdns ? 'on' : 'off: introduced through POST /v1/peers'})`)
+  const [owner, stays, leaves, late] = await Promise.all(['owner', 'stays', 'leaves', 'late'].map((n) => fleet.account(n, { mdns })))
+  if (!mdns) for (const a of [stays, leaves, late]) await addPeer(a, owner)
+
+  progress(`a space of ${OBJECTS} objects`)
+  const space = await ok(owner.d, 'POST', '/v1/spaces', { name: 'Bench sharing' })
+  const objects: string[] = []
+  for (let i = 0; i < OBJECTS; i++) objects.push((await ok(owner.d, 'POST', `${S(space.id)}/objects`, { initialProperties: { core: { name: `obj ${i}` } } })).objectId)
+  return { owner, stays, leaves, late, spaceId: space.id as string, objects }
+}
+
+/** Each joiner in turn: join to pending request, then accept to its first and to its last object. */
+async function joinEach(owner: Account, joiners: Account[], spaceId: string, objects: string[]) {
+  const joinSamples: number[] = []
+  const firstSamples: number[] = []
+  const allSamples: number[] = []
+  for (const joiner of joiners) {
+    progress(`${joiner.name} joins`)
+    const token = await invite(owner, spaceId, 'writer')
+    const t0 = performance.now()
+    const j = await join(joiner, token)
+    if (j.status !== 202) throw new Error(`join -> ${j.status} ${JSON.stringify(j.json)}`)
+    joinSamples.push(await timeUntil('the owner sees the request', t0, async () => (await memberOf(owner, spaceId, joiner.identity))?.status === 'pending'))
+    const t1 = performance.now()
+    await accept(owner, spaceId, joiner)
+    firstSamples.push(await timeUntil('the joiner holds an object', t1, async () => (await heldObjects(joiner, spaceId, objects)) > 0))
+    allSamples.push(await timeUntil('the joiner holds every object', t1, async () => (await heldObjects(joiner, spaceId, objects)) === OBJECTS, 300_000))
+  }
+  return { joinSamples, firstSamples, allSamples }
+}
+
+/** The baseline: a second device of the owner's account, from sign-in to its first object. */
+async function ownDeviceFirstObject(fleet: Fleet, owner: Account, spaceId: string, objects: string[], mdns: boolean, extraDirs: string[]): Promise<number> {
+  progress("baseline: a second device of the owner's account")
+  const dir = mkdtempSync(joinPath(tmpdir(), 'svc-bench-sharing-dev2-'))
+  extraDirs.push(dir)
+  const dev2 = await startDaemon(dir, { mdns })
+  fleet.daemons.push(dev2)
+  const tb = performance.now()
+  await ok(dev2, 'POST', '/v1/auth', { mnemonic: owner.mnemonic })
+  if (!mdns) {
+    const { multiaddr } = await p2pAddress(owner)
+    await ok(dev2, 'POST', '/v1/peers', { multiaddr })
+  }
+  return timeUntil("the owner's second device holds an object", tb, async () => (await heldObjects({ d: dev2 }, spaceId, objects)) > 0)
+}
+
+type TimedWrite = { changeId: string; startedAt: number }
+
+/** `stays` writes every WRITE_EVERY_MS while the owner removes `leaves`; the writes and the removal's start. */
+async function writeThroughRemoval(owner: Account, stays: Account, leaves: Account, spaceId: string, doc: string) {
+  progress('removal while the remaining member writes')
+  const writes: TimedWrite[] = []
+  let writing = true
+  const writer = (async () => {
+    for (let k = 0; writing; k++) {
+      const startedAt = performance.now()
+      const r = await put(stays, spaceId, doc, 'load', `k${k}`, k)
+      if (r.status === 200) writes.push({ changeId: r.json.changeId, startedAt })
+      await sleep(WRITE_EVERY_MS)
+    }
+  })()
+  await until('writes before the removal', async () => writes.length >= 10)
+  const tr = performance.now()
+  await removeMember(owner, spaceId, leaves)
+  await sleep(REMOVAL_WINDOW_MS)
+  writing = false
+  await writer
+  return { writes, tr }
+}
+
+/** The key each write was sealed under, from the change headers as the member's daemon holds them. */
+async function sealKeys(stays: Account, spaceId: string, doc: string, writes: TimedWrite[]) {
+  const dev = await AccountDevice.start(stays.key, spaceId)
+  const { peerId, multiaddr } = await p2pAddress(stays)
+  await dev.dial(multiaddr, peerId)
+  await dev.syncWith(peerId)
+  const raw = await dev.replica.rawChanges(doc, writes.map((w) => w.changeId))
+  const keyOf = new Map(raw.map((c) => [c.id, decodeChange(c.raw).readKeyId]))
+  await dev.close()
+  return keyOf
+}
+
 export async function benchSharing(): Promise<Record<string, unknown>> {
   const fleet = new Fleet()
   const mdns = IN_NETNS
   const extraDirs: string[] = []
   try {
-    progress(`four daemons (mDNS ${mdns ? 'on' : 'off: introduced through POST /v1/peers'})`)
-    const [owner, stays, leaves, late] = await Promise.all(['owner', 'stays', 'leaves', 'late'].map((n) => fleet.account(n, { mdns })))
-    if (!mdns) for (const a of [stays, leaves, late]) await addPeer(a, owner)
-
-    progress(`a space of ${OBJECTS} objects`)
-    const space = await ok(owner.d, 'POST', '/v1/spaces', { name: 'Bench sharing' })
-    const objects: string[] = []
-    for (let i = 0; i < OBJECTS; i++) objects.push((await ok(owner.d, 'POST', `${S(space.id)}/objects`, { initialProperties: { core: { name: `obj ${i}` } } })).objectId)
-
-    const joinSamples: number[] = []
-    const firstSamples: number[] = []
-    const allSamples: number[] = []
-    for (const joiner of [stays, leaves, late]) {
-      progress(`${joiner.name} joins`)
-      const token = await invite(owner, space.id, 'writer')
-      const t0 = performance.now()
-      const j = await join(joiner, token)
-      if (j.status !== 202) throw new Error(`join -> ${j.status} ${JSON.stringify(j.json)}`)
-      joinSamples.push(await timeUntil('the owner sees the request', t0, async () => (await memberOf(owner, space.id, joiner.identity))?.status === 'pending'))
-      const t1 = performance.now()
-      await accept(owner, space.id, joiner)
-      firstSamples.push(await timeUntil('the joiner holds an object', t1, async () => (await heldObjects(joiner, space.id, objects)) > 0))
-      allSamples.push(await timeUntil('the joiner holds every object', t1, async () => (await heldObjects(joiner, space.id, objects)) === OBJECTS, 300_000))
-    }
-
-    progress("baseline: a second device of the owner's account")
-    const dir = mkdtempSync(joinPath(tmpdir(), 'svc-bench-sharing-dev2-'))
-    extraDirs.push(dir)
-    const dev2 = await startDaemon(dir, { mdns })
-    fleet.daemons.push(dev2)
-    const tb = performance.now()
-    await ok(dev2, 'POST', '/v1/auth', { mnemonic: owner.mnemonic })
-    if (!mdns) {
-      const { multiaddr } = await p2pAddress(owner)
-      await ok(dev2, 'POST', '/v1/peers', { multiaddr })
-    }
-    const ownDeviceFirstObjectMs = await timeUntil("the owner's second device holds an object", tb, async () => (await heldObjects({ d: dev2 }, space.id, objects)) > 0)
-
-    progress('removal while the remaining member writes')
+    const { owner, stays, leaves, late, spaceId, objects } = await openSharing(fleet, mdns)
+    const { joinSamples, firstSamples, allSamples } = await joinEach(owner, [stays, leaves, late], spaceId, objects)
+    const ownDeviceFirstObjectMs = await ownDeviceFirstObject(fleet, owner, spaceId, objects, mdns, extraDirs)
     const doc = objects[0]
-    const writes: Array<{ changeId: string; startedAt: number }> = []
-    let writing = true
-    const writer = (async () => {
-      for (let k = 0; writing; k++) {
-        const startedAt = performance.now()
-        const r = await put(stays, space.id, doc, 'load', `k${k}`, k)
-        if (r.status === 200) writes.push({ changeId: r.json.changeId, startedAt })
-        await sleep(WRITE_EVERY_MS)
-      }
-    })()
-    await until('writes before the removal', async () => writes.length >= 10)
-    const tr = performance.now()
-    await removeMember(owner, space.id, leaves)
-    await sleep(REMOVAL_WINDOW_MS)
-    writing = false
-    await writer
+    const { writes, tr } = await writeThroughRemoval(owner, stays, leaves, spaceId, doc)
+    const keyOf = await sealKeys(stays, spaceId, doc, writes)
 
-    // The key each write was sealed under, from the change headers as the member's daemon holds them.
-    const dev = await AccountDevice.start(stays.key, space.id)
-    const { peerId, multiaddr } = await p2pAddress(stays)
-    await dev.dial(multiaddr, peerId)
-    await dev.syncWith(peerId)
-    const raw = await dev.replica.rawChanges(doc, writes.map((w) => w.changeId))
-    const keyOf = new Map(raw.map((c) => [c.id, decodeChange(c.raw).readKeyId]))
-    await dev.close()
+    // The old key is the one the last write before the removal used; the figure is the start of the first write after the last one still under it.
     const before = writes.filter((w) => w.startedAt < tr)
     const oldKey = keyOf.get(before[before.length - 1].changeId)
     const afterRemoval = writes.filter((w) => w.startedAt >= tr)
