@@ -1,3 +1,4 @@
+import type { Logger } from '../core/log.ts'
 import { backoffDelay } from '../core/backoff.ts'
 import { Emitter } from '../core/emitter.ts'
 import { JOIN_LIMITS } from './limits.ts'
@@ -5,6 +6,8 @@ import type { JoinStatusEvent } from './sharing-network.ts'
 import type { Timer } from './sync-driver.ts'
 
 export interface JoinDriverOptions {
+  /** Where a throwing event listener is logged (default: nowhere). */
+  log?: Logger
   /** Sends one join to one authenticated peer (SyncDriver.sendJoin). */
   send(peer: string, spaceId: string, change: Uint8Array): Promise<unknown>
   /** The peers whose link is authenticated now. */
@@ -37,11 +40,13 @@ export interface JoinDriverEvents {
  * injected, so the simulator and tests run it on virtual time.
  */
 export class JoinDriver {
-  readonly events = new Emitter<JoinDriverEvents>()
+  readonly events: Emitter<JoinDriverEvents>
   private readonly active = new Map<string, Active>()
   private closed = false
 
-  constructor(private readonly o: JoinDriverOptions) {}
+  constructor(private readonly o: JoinDriverOptions) {
+    this.events = new Emitter<JoinDriverEvents>(o.log)
+  }
 
   /** Starts repeating a join for `spaceId` (or replaces the change it repeats), sending it now. */
   ask(spaceId: string, change: Uint8Array): void {

@@ -1,4 +1,5 @@
 import { Emitter } from '../core/emitter.ts'
+import type { Logger } from '../core/log.ts'
 import type { Env } from '../core/env.ts'
 import type { CryptoProvider } from '../crypto/provider.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
@@ -47,6 +48,8 @@ export type { ExchangeCost, ExchangeEnd, ExchangeOutcome } from './exchange-ledg
 
 export interface SessionOptions {
   host: SyncHost
+  /** Where a throwing event listener is logged (default: nowhere). */
+  log?: Logger
   /** The account key: it authenticates this peer's links. */
   key: KeyPair
   /** This peer's transport id (bound into authentication signatures). */
@@ -110,9 +113,10 @@ export class SyncSession {
   /** The last unexpected error a handler swallowed (for debugging; counted as dropped.internal). */
   lastError: unknown
   /** A peer proved an account on its link; an exchange this peer opened ended. */
-  readonly events = new Emitter<SessionEvents>()
+  readonly events: Emitter<SessionEvents>
 
   constructor(private readonly opts: SessionOptions) {
+    this.events = new Emitter<SessionEvents>(opts.log)
     this.me = identityOf(opts.key.publicKey)
     this.auth = new LinkAuth({ key: opts.key, me: this.me, peerId: opts.peerId, crypto: opts.crypto, env: opts.env })
     this.ledger = new ExchangeLedger(opts.env, (e) => this.events.emit('exchangeEnd', e))

@@ -1,3 +1,4 @@
+import type { Logger } from '../core/log.ts'
 import { JoinDriver } from './join-driver.ts'
 import type { JoinStatusEvent, Offer, SharingNetwork } from './sharing-network.ts'
 import type { SyncSession } from './session.ts'
@@ -11,6 +12,7 @@ export interface WireSharingOptions {
   peers(): string[]
   retryBaseMs?: number
   retryMaxMs?: number
+  log?: Logger
 }
 
 /**
@@ -31,6 +33,7 @@ export class WireSharing implements SharingNetwork {
       timer: o.timer,
       retryBaseMs: o.retryBaseMs,
       retryMaxMs: o.retryMaxMs,
+      log: o.log,
     })
     this.stops.push(
       o.session.events.on('joinAnswer', (e) => this.joins.answered(e)),

@@ -67,9 +67,10 @@ export class SyncStack {
     const timer = o.timer
     this.timerOf = typeof timer === 'function' ? timer : () => timer
     let sharing!: WireSharing
-    this.session = new SyncSession({ ...o.session, peerId: transport.peerId, offered: (spaceId, identity, peer) => sharing.offered(spaceId, identity, peer) })
+    const log = o.log ?? silentLogger
+    this.session = new SyncSession({ log: log.child('session'), ...o.session, peerId: transport.peerId, offered: (spaceId, identity, peer) => sharing.offered(spaceId, identity, peer) })
     this.driver = new SyncDriver({ transport: this.tapped(transport), session: this.session, timer: this.timerOf('rounds'), timeoutMs: o.roundTimeoutMs })
-    sharing = this.sharing = new WireSharing({ session: this.session, driver: this.driver, timer: this.timerOf('joins'), peers: () => transport.peers(), retryBaseMs: o.joinRetry?.baseMs, retryMaxMs: o.joinRetry?.maxMs })
+    sharing = this.sharing = new WireSharing({ session: this.session, driver: this.driver, timer: this.timerOf('joins'), peers: () => transport.peers(), retryBaseMs: o.joinRetry?.baseMs, retryMaxMs: o.joinRetry?.maxMs, log: log.child('joins') })
   }
 
   /** The scheduler while scheduling runs. */

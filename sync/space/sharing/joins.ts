@@ -1,3 +1,4 @@
+import type { Logger } from '../../core/log.ts'
 import { SvcError } from '../../core/errors.ts'
 import { Emitter } from '../../core/emitter.ts'
 import type { Env } from '../../core/env.ts'
@@ -37,6 +38,8 @@ export interface JoinHost {
   open(spaceId: string): Promise<SpaceEngine>
   info(spaceId: string): Promise<SpaceInfo>
   acceptInvite(spaceId: string): Promise<{ info: SpaceInfo; ready: boolean }>
+  /** Where a throwing event listener is logged. */
+  log: Logger
 }
 
 /**
@@ -47,9 +50,11 @@ export interface JoinHost {
  * withdrawn, never as a sticky tombstone, so the same token or a new one may ask again.
  */
 export class Joins {
-  readonly events = new Emitter<{ send: OutgoingJoin }>()
+  readonly events: Emitter<{ send: OutgoingJoin }>
 
-  constructor(private readonly h: JoinHost) {}
+  constructor(private readonly h: JoinHost) {
+    this.events = new Emitter<{ send: OutgoingJoin }>(h.log)
+  }
 
   /**
    * `POST /v1/spaces/join`. 202 with the joining row; 200 with the row as it is when this account

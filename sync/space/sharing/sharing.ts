@@ -66,6 +66,7 @@ export class Sharing {
       open: (id) => h.open(id),
       info: (id) => account.info(id),
       acceptInvite: (id) => this.acceptInvite(id),
+      log: account.log.child('joins'),
     })
     account.events.on('members', ({ space }) => void this.settle(space.spaceId))
     // Rows also move on the account's other devices.
