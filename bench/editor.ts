@@ -64,73 +64,89 @@ const pct = (xs: number[], p: number): number => {
 }
 const round = (x: number, d = 3): number => Math.round(x * 10 ** d) / 10 ** d
 
+/** A space with one Doc object whose shared editor dataset holds a BLOCKS-block document. */
+async function openDocument(storage: SqliteStorageAdapter) {
+  const engine = await SpaceEngine.create({ storage, crypto: await defaultCryptoProvider(), env: systemEnv }, keyPairFromSeed(new Uint8Array(32).fill(1)), { modules: [editorModule] })
+  const editor = engine.services.of(editorModule)
+  // The object carries a type declaring the shared editor dataset (spec "Editor").
+  const types = engine.services.types
+  const docType = (await types.createType({ name: 'Doc', xKey: 'doc' })).id
+  await types.createPart(docType, { key: 'body', datasets: [{ module: 'editor', shared: true }] })
+  const obj = await engine.createObject({ types: [docType] })
+  const initial = documentOf(BLOCKS)
+  const created = await editor.put(obj, EDITOR_BLOCKS, initial)
+  if (created.inserted !== BLOCKS) throw new Error(`expected ${BLOCKS} blocks, parsed ${created.inserted}`)
+  await engine.settled()
+  const md = await editor.markdown(obj, EDITOR_BLOCKS)
+  if (md !== initial) throw new Error('the document does not round-trip')
+  progress(`${BLOCKS} blocks, ${md.length} bytes`)
+  return { engine, editor, obj, md }
+}
+
+type Timings = { put: number[]; base: number[] }
+
+/**
+ * WARMUP + RUNS PUTs, each editing one paragraph, with the render+parse baseline every
+ * BASE_EVERY-th; wall and CPU times of both (warm-up runs dropped), and the last document.
+ */
+async function measurePuts({ engine, editor, obj, md }: Awaited<ReturnType<typeof openDocument>>) {
+  // What each PUT committed, as merge saw it: changes, and block ops per change.
+  let commits: CommitInfo[] = []
+  engine.replica.addCommitListener((info) => {
+    if (info.local) commits.push(info)
+  })
+  const paragraphs = Array.from({ length: BLOCKS }, (_, i) => i).filter((i) => i % 10 >= 1 && i % 10 < 5)
+
+  const wall: Timings = { put: [], base: [] }
+  const cpu: Timings = { put: [], base: [] }
+  let blockOps = -1
+  let sink = 0
+  for (let k = 0; k < WARMUP + RUNS; k++) {
+    const warm = k < WARMUP
+    const next = editParagraph(md, paragraphs[(k * 7919) % paragraphs.length], k)
+    commits = []
+    let c0 = process.cpuUsage()
+    let t0 = performance.now()
+    const summary = await editor.put(obj, EDITOR_BLOCKS, next)
+    let t = performance.now() - t0
+    let c = process.cpuUsage(c0)
+    if (!warm) {
+      wall.put.push(t)
+      cpu.put.push((c.user + c.system) / 1000)
+    }
+    await engine.settled()
+    if (summary.updated !== 1 || summary.inserted !== 0 || summary.deleted !== 0) throw new Error(`PUT changed more than one block: ${JSON.stringify(summary)}`)
+    const ops = commits.flatMap((ci) => ci.records.filter((r) => r.ds === EDITOR_BLOCKS)).reduce((n, r) => n + r.ops.length, 0)
+    if (commits.length !== 1 || ops !== 1) throw new Error(`PUT wrote ${commits.length} changes and ${ops} block ops, expected 1 and 1`)
+    blockOps = ops
+    md = next
+
+    // Baseline on the same document: render the stored blocks and parse the new text in full.
+    if (k % BASE_EVERY !== 0) continue
+    const blocks = sortBlocks(await editor.blocks(obj, EDITOR_BLOCKS))
+    c0 = process.cpuUsage()
+    t0 = performance.now()
+    const rendered = render(blocks)
+    sink += parse(next).length + rendered.length
+    t = performance.now() - t0
+    c = process.cpuUsage(c0)
+    if (!warm) {
+      wall.base.push(t)
+      cpu.base.push((c.user + c.system) / 1000)
+    }
+    if (rendered !== next) throw new Error('stored blocks do not render to the PUT document')
+  }
+  if (sink === 0) throw new Error('baseline did no work')
+  return { wall, cpu, blockOps, md }
+}
+
 export async function benchEditor(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-editor-'))
   const storage = new SqliteStorageAdapter(join(dir, 'editor.db'))
   try {
-    const engine = await SpaceEngine.create({ storage, crypto: await defaultCryptoProvider(), env: systemEnv }, keyPairFromSeed(new Uint8Array(32).fill(1)), { modules: [editorModule] })
-    const editor = engine.services.of(editorModule)
-    // The object carries a type declaring the shared editor dataset (spec "Editor").
-    const types = engine.services.types
-    const docType = (await types.createType({ name: 'Doc', xKey: 'doc' })).id
-    await types.createPart(docType, { key: 'body', datasets: [{ module: 'editor', shared: true }] })
-    const obj = await engine.createObject({ types: [docType] })
-    const initial = documentOf(BLOCKS)
-    const created = await editor.put(obj, EDITOR_BLOCKS, initial)
-    if (created.inserted !== BLOCKS) throw new Error(`expected ${BLOCKS} blocks, parsed ${created.inserted}`)
-    await engine.settled()
-    let md = await editor.markdown(obj, EDITOR_BLOCKS)
-    if (md !== initial) throw new Error('the document does not round-trip')
-    progress(`${BLOCKS} blocks, ${md.length} bytes`)
-
-    // What each PUT committed, as merge saw it: changes, and block ops per change.
-    let commits: CommitInfo[] = []
-    engine.replica.addCommitListener((info) => {
-      if (info.local) commits.push(info)
-    })
-    const paragraphs = Array.from({ length: BLOCKS }, (_, i) => i).filter((i) => i % 10 >= 1 && i % 10 < 5)
-
-    const wall = { put: [] as number[], base: [] as number[] }
-    const cpu = { put: [] as number[], base: [] as number[] }
-    let blockOps = -1
-    let sink = 0
-    for (let k = 0; k < WARMUP + RUNS; k++) {
-      const warm = k < WARMUP
-      const next = editParagraph(md, paragraphs[(k * 7919) % paragraphs.length], k)
-      commits = []
-      let c0 = process.cpuUsage()
-      let t0 = performance.now()
-      const summary = await editor.put(obj, EDITOR_BLOCKS, next)
-      let t = performance.now() - t0
-      let c = process.cpuUsage(c0)
-      if (!warm) {
-        wall.put.push(t)
-        cpu.put.push((c.user + c.system) / 1000)
-      }
-      await engine.settled()
-      if (summary.updated !== 1 || summary.inserted !== 0 || summary.deleted !== 0) throw new Error(`PUT changed more than one block: ${JSON.stringify(summary)}`)
-      const ops = commits.flatMap((ci) => ci.records.filter((r) => r.ds === EDITOR_BLOCKS)).reduce((n, r) => n + r.ops.length, 0)
-      if (commits.length !== 1 || ops !== 1) throw new Error(`PUT wrote ${commits.length} changes and ${ops} block ops, expected 1 and 1`)
-      blockOps = ops
-      md = next
-
-      // Baseline on the same document: render the stored blocks and parse the new text in full.
-      if (k % BASE_EVERY !== 0) continue
-      const blocks = sortBlocks(await editor.blocks(obj, EDITOR_BLOCKS))
-      c0 = process.cpuUsage()
-      t0 = performance.now()
-      const rendered = render(blocks)
-      sink += parse(next).length + rendered.length
-      t = performance.now() - t0
-      c = process.cpuUsage(c0)
-      if (!warm) {
-        wall.base.push(t)
-        cpu.base.push((c.user + c.system) / 1000)
-      }
-      if (rendered !== next) throw new Error('stored blocks do not render to the PUT document')
-    }
-    if (sink === 0) throw new Error('baseline did no work')
-    if ((await editor.markdown(obj, EDITOR_BLOCKS)) !== md) throw new Error('final document differs from the last PUT')
+    const doc = await openDocument(storage)
+    const { wall, cpu, blockOps, md } = await measurePuts(doc)
+    if ((await doc.editor.markdown(doc.obj, EDITOR_BLOCKS)) !== md) throw new Error('final document differs from the last PUT')
 
     const putP50 = pct(wall.put, 50)
     const baseP50 = pct(wall.base, 50)

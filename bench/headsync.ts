@@ -78,10 +78,12 @@ function ours(run: ReconcileRun): Side {
   return { roundTrips: run.roundTrips, bytesOut: run.bytesOut, bytesIn: run.bytesIn, bytes: run.bytesOut + run.bytesIn }
 }
 
-export async function benchHeadSync(): Promise<object> {
-  const t0 = performance.now()
-  const nip = (await import(new URL('../node_modules/nostr-tools/lib/esm/nip77.js', import.meta.url).href)) as Nip77
-  const rand = rng(20_251_122)
+/**
+ * The shared set: N + 100 random objects (the last 100 only ever added), both range indexes
+ * over the first N, Negentropy's items for every object, and the other heads of "changed".
+ * Draws from `rand` in a fixed order (ids and heads, then the other heads), so runs compare.
+ */
+function buildSets(rand: ReturnType<typeof rng>) {
   const ids: string[] = []
   const heads: Uint8Array[] = []
   for (let i = 0; i < N + 100; i++) {
@@ -108,6 +110,46 @@ export async function benchHeadSync(): Promise<object> {
   const spaceId = toBase58(sha256(utf8('bench space')))
   const other = rand(32)
   const otherItems = ids.slice(0, 100).map((id) => item(id, other))
+  return { ids, heads, items, a, b, spaceId, other, otherItems }
+}
+
+/** One scenario: head sync on the indexes (left as they were), then Negentropy on the same objects. */
+function runScenario(nip: Nip77, sets: ReturnType<typeof buildSets>, shape: 'changed' | 'added', d: number) {
+  const { ids, heads, items, a, b, spaceId, other, otherItems } = sets
+  // Head sync: change b (changed) or add to a (added), run, undo.
+  if (shape === 'changed') for (let i = 0; i < d; i++) b.set(ids[i], other)
+  else for (let i = 0; i < d; i++) a.set(ids[N + i], heads[N + i])
+  const t = performance.now()
+  const run = reconcileIndexes(a, b, { spaceId, salt: 0x5eed0000 + d })
+  const headMs = performance.now() - t
+  const found = new Set([...run.initiatorMine, ...run.responderMine])
+  const expected = shape === 'changed' ? ids.slice(0, d) : ids.slice(N, N + d)
+  const complete = expected.every((x) => found.has(x)) && found.size === expected.length
+  if (shape === 'changed') for (let i = 0; i < d; i++) b.set(ids[i], heads[i])
+  else for (let i = 0; i < d; i++) a.delete(ids[N + i])
+
+  // Negentropy on the same objects.
+  const aItems = shape === 'changed' ? items.slice(0, N) : items.slice(0, N + d)
+  const bItems = shape === 'changed' ? [...otherItems.slice(0, d), ...items.slice(d, N)] : items.slice(0, N)
+  const t2 = performance.now()
+  const neg = negentropy(nip, aItems, bItems)
+  const negMs = performance.now() - t2
+
+  const hs = ours(run)
+  const met = complete && hs.roundTrips <= neg.roundTrips && hs.bytes <= 0.8 * neg.bytes && (d > 0 || (hs.roundTrips === 1 && hs.bytesOut <= 64 && hs.bytesIn <= 64))
+  return {
+    shape, d,
+    headSync: { ...hs, complete, ms: Math.round(headMs) },
+    negentropy: { ...neg, ms: Math.round(negMs) },
+    ratio: { roundTrips: +(hs.roundTrips / neg.roundTrips).toFixed(3), bytes: +(hs.bytes / neg.bytes).toFixed(3) },
+    meetsTargets: met,
+  }
+}
+
+export async function benchHeadSync(): Promise<object> {
+  const t0 = performance.now()
+  const nip = (await import(new URL('../node_modules/nostr-tools/lib/esm/nip77.js', import.meta.url).href)) as Nip77
+  const sets = buildSets(rng(20_251_122))
   const buildMs = performance.now() - t0
 
   const scenarios: Array<Record<string, unknown>> = []
@@ -115,39 +157,9 @@ export async function benchHeadSync(): Promise<object> {
   for (const shape of ['changed', 'added'] as const) {
     for (const d of DS) {
       if (shape === 'added' && d === 0) continue
-      // Head sync: change b (changed) or add to a (added), run, undo.
-      if (shape === 'changed') for (let i = 0; i < d; i++) b.set(ids[i], other)
-      else for (let i = 0; i < d; i++) a.set(ids[N + i], heads[N + i])
-      const t = performance.now()
-      const run = reconcileIndexes(a, b, { spaceId, salt: 0x5eed0000 + d })
-      const headMs = performance.now() - t
-      const found = new Set([...run.initiatorMine, ...run.responderMine])
-      const expected = shape === 'changed' ? ids.slice(0, d) : ids.slice(N, N + d)
-      const complete = expected.every((x) => found.has(x)) && found.size === expected.length
-      if (shape === 'changed') for (let i = 0; i < d; i++) b.set(ids[i], heads[i])
-      else for (let i = 0; i < d; i++) a.delete(ids[N + i])
-
-      // Negentropy on the same objects.
-      const aItems = shape === 'changed' ? items.slice(0, N) : items.slice(0, N + d)
-      const bItems = shape === 'changed' ? [...otherItems.slice(0, d), ...items.slice(d, N)] : items.slice(0, N)
-      const t2 = performance.now()
-      const neg = negentropy(nip, aItems, bItems)
-      const negMs = performance.now() - t2
-
-      const hs = ours(run)
-      const met =
-        complete &&
-        hs.roundTrips <= neg.roundTrips &&
-        hs.bytes <= 0.8 * neg.bytes &&
-        (d > 0 || (hs.roundTrips === 1 && hs.bytesOut <= 64 && hs.bytesIn <= 64))
-      allMet &&= met
-      scenarios.push({
-        shape, d,
-        headSync: { ...hs, complete, ms: Math.round(headMs) },
-        negentropy: { ...neg, ms: Math.round(negMs) },
-        ratio: { roundTrips: +(hs.roundTrips / neg.roundTrips).toFixed(3), bytes: +(hs.bytes / neg.bytes).toFixed(3) },
-        meetsTargets: met,
-      })
+      const scenario = runScenario(nip, sets, shape, d)
+      allMet &&= scenario.meetsTargets
+      scenarios.push(scenario)
     }
   }
   return {
