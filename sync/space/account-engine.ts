@@ -11,6 +11,7 @@ import { encodeAclRecord } from '../acl/records.ts'
 import { Emitter } from '../core/emitter.ts'
 import { errField, silentLogger, type Logger } from '../core/log.ts'
 import { SpaceEngine, type SpaceChange, type SpaceOptions } from './space-engine.ts'
+import { TechRows } from './tech-rows.ts'
 import { ModuleSet, type AccountModuleContext, type AnyModule, type SpaceRowFields } from './module.ts'
 import { AccountServices } from './account-services.ts'
 import { Devices } from './devices.ts'
@@ -122,6 +123,8 @@ export class AccountEngine implements AccountModuleContext {
   /** The account's private datasets, as modules of every held space reach them. */
   readonly accountData: TechAccountData
   private readonly spaces = new Map<string, SpaceEngine>()
+  /** The tech space's `spaces` dataset, as typed rows. */
+  private readonly spaceTable: TechRows<SpaceRow>
   /** Spaces opened in the background whose rows still load (AccountEngineDeps.spacesInBackground). */
   private readonly loading = new Map<string, { engine: SpaceEngine; held: Promise<void> }>()
   private closed = false
@@ -153,6 +156,7 @@ export class AccountEngine implements AccountModuleContext {
     this.devices = new Devices(tech, techObjectId, deps.env)
     this.scopedValues = new AccountScopedValues(tech, techObjectId, deps.storage)
     this.accountData = new TechAccountData(tech, techObjectId, this.accountId)
+    this.spaceTable = new TechRows<SpaceRow>(tech, techObjectId, TECH_DS.spaces, isSpaceRow)
     this.forward(tech)
     this.sharing = new Sharing(this, {
       key: deps.accountKey,
@@ -170,13 +174,16 @@ export class AccountEngine implements AccountModuleContext {
     })
     this.oneToOne = new OneToOne({
       accountId: this.accountId, env: deps.env, tech, techObjectId,
-      row: (id) => this.spaceRow(id), rows: () => this.spaceRows(),
+      row: (id) => this.spaceRow(id), rows: () => this.spaceRows(), writeRow: (row) => this.writeRow(row),
       openPair: async (peer) => {
         const e = await openPairSpace(this.replicaDeps, deps.accountKey, peer, this.spaceOptions)
         this.forward(e)
         return e
       },
-      list: (e, listed) => void (listed ? this.spaces.set(e.spaceId, e) : this.spaces.delete(e.spaceId)),
+      list: (e, listed) => {
+        if (listed) this.spaces.set(e.spaceId, e)
+        else this.spaces.delete(e.spaceId)
+      },
       announce: (ids) => this.announce(ids),
       info: (id) => this.info(id),
       publishProfile: (e) => publishProfile(this, e),
@@ -444,7 +451,8 @@ export class AccountEngine implements AccountModuleContext {
     const recs = await this.tech.replica.listRecords(this.techObjectId, TECH_DS[dataset])
     return recs.filter((r) => !r.deleted && r.value !== undefined).map((r) => {
       const d = recordDoc(r)
-      if (dataset === 'spaces') d.status = rowStatus(r.value as unknown as SpaceRow)
+      const row = dataset === 'spaces' ? this.spaceTable.rowOf(r.value) : undefined
+      if (row) d.status = rowStatus(row)
       return d
     })
   }
@@ -454,17 +462,15 @@ export class AccountEngine implements AccountModuleContext {
   }
 
   private async spaceRows(): Promise<SpaceRow[]> {
-    const recs = await this.tech.replica.listRecords(this.techObjectId, TECH_DS.spaces)
-    return recs.filter((r) => r.value !== undefined && !r.deleted).map((r) => r.value as unknown as SpaceRow)
+    return (await this.spaceTable.list()).map((r) => r.row)
   }
 
   private async spaceRow(spaceId: string): Promise<SpaceRow | undefined> {
-    const r = await this.tech.replica.getRecord(this.techObjectId, TECH_DS.spaces, spaceId)
-    return r && !r.deleted && r.value !== undefined ? (r.value as unknown as SpaceRow) : undefined
+    return this.spaceTable.get(spaceId)
   }
 
   private async writeRow(row: SpaceRow) {
-    await this.tech.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: row.spaceId, path: '', value: row as unknown as JsonObject }])
+    await this.spaceTable.put(row.spaceId, row)
   }
 
   private async openSpace(spaceId: string) {
@@ -560,6 +566,9 @@ export class AccountEngine implements AccountModuleContext {
     this.spaces.clear()
   }
 }
+
+/** A stored `spaces` record is a row when it names its space (every writer sets spaceId). */
+const isSpaceRow = (v: JsonObject): boolean => typeof v.spaceId === 'string'
 
 export function rowStatus(row: SpaceRow): SpaceStatus {
   return row.deletedAt ? 'deleted' : (row.status ?? 'active')

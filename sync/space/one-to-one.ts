@@ -4,7 +4,7 @@ import { SerialQueue } from '../core/serial-queue.ts'
 import { fromBase58 } from '../core/ids.ts'
 import { LIMITS } from '../core/limits.ts'
 import type { Env } from '../core/env.ts'
-import type { JsonObject, Op } from '../crdt/ops.ts'
+import type { JsonObject } from '../crdt/ops.ts'
 import { derivedObjectId, SpaceReplica, type ReplicaDeps } from '../replica/space-replica.ts'
 import type { KeyPair } from '../crypto/keys.ts'
 import { pairSpaceId } from '../acl/pair.ts'
@@ -77,6 +77,8 @@ export interface OneToOneHost {
   readonly techObjectId: string
   row(spaceId: string): Promise<PairRow | undefined>
   rows(): Promise<PairRow[]>
+  /** Writes a whole row of the tech space's `spaces` dataset. */
+  writeRow(row: PairRow): Promise<void>
   /** Opens the pair space with `peer` (creating its derived root here if needed) and forwards its events; not listed. */
   openPair(peer: string): Promise<SpaceEngine>
   /** Lists a pair space among the held spaces routes reach (active or pending), or unlists it (dormant). */
@@ -361,7 +363,7 @@ export class OneToOne {
 
   private async writeNewRow(spaceId: string, pair: PairState, status: 'active' | 'one_to_one_pending') {
     const row: PairRow = { spaceId, spaceType: 'svc.onetoone', derived: true, createdAt: instant(this.host.env.now()), status, oneToOne: pair }
-    await this.host.tech.write(this.host.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: spaceId, path: '', value: row as unknown as JsonObject }])
+    await this.host.writeRow(row)
   }
 
   private async writeFields(spaceId: string, ops: FieldOp[]) {

@@ -1,9 +1,9 @@
 import { SvcError } from '../../core/errors.ts'
 import type { Env } from '../../core/env.ts'
-import type { JsonObject } from '../../crdt/ops.ts'
 import type { InvitePermission } from '../../acl/records.ts'
 import { instant } from '../rows.ts'
 import { TECH_DS } from '../schema.ts'
+import { TechRows } from '../tech-rows.ts'
 import type { SpaceEngine } from '../space-engine.ts'
 import type { AccountEngine } from '../account-engine.ts'
 
@@ -118,14 +118,17 @@ export class Invites {
     return st
   }
 
+  /** The tokens this account keeps, one per invite record it made. */
+  private get tokens(): TechRows<StoredToken> {
+    return new TechRows<StoredToken>(this.account.tech, this.account.techObject, TECH_DS.invites, (v) => typeof v.inviteToken === 'string')
+  }
+
   private async token(recordId: string): Promise<string | undefined> {
-    const r = await this.account.tech.replica.getRecord(this.account.techObject, TECH_DS.invites, recordId)
-    if (!r || r.deleted || r.value === undefined) return undefined
-    return (r.value as unknown as StoredToken).inviteToken
+    return (await this.tokens.get(recordId))?.inviteToken
   }
 
   private async keep(recordId: string, row: StoredToken) {
-    await this.account.tech.write(this.account.techObject, [{ op: 'set', ds: TECH_DS.invites, id: recordId, path: '', value: row as unknown as JsonObject }])
+    await this.tokens.put(recordId, row)
   }
 
   /** A dead invite's token opens nothing: dropping it keeps the secret out of later copies. */
