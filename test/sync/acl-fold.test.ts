@@ -332,6 +332,38 @@ const actMix = (s: number): fc.Arbitrary<Act> => fc.oneof(
 const act = actMix(1)
 
 /**
+ * Every actor's own view of one growing history, and how each writes on it: a record its view
+ * does not admit is dropped at once, as a peer would refuse to write it.
+ */
+class Views {
+  readonly views: Array<Set<string>>
+  readonly inviteSeeds = new Map<string, Uint8Array>()
+  /** Heads each actor saw last while it could still manage: what it backdates onto. */
+  readonly before: string[][]
+
+  constructor(readonly h: History, lastGrant: AclEntry) {
+    this.views = ACTORS.map(() => new Set(h.all.keys()))
+    this.before = ACTORS.map(() => [lastGrant.id])
+  }
+
+  logOf(by: number): AclLog {
+    return this.h.log([...this.views[by]].map((id) => this.h.all.get(id)!))
+  }
+
+  write(by: number, record: AclRecord, o: { lamport?: number; id?: string; prevIds?: string[]; author?: string } = {}): void {
+    const log = this.logOf(by)
+    const c = log.citation()
+    const prevIds = o.prevIds ?? ('head' in c ? [c.head] : c.merge)
+    const e = this.h.rec(o.author ?? ACTORS[by], prevIds, record, o)
+    if (log.admissible(e) !== undefined) {
+      this.h.all.delete(e.id)
+      return
+    }
+    this.views[by].add(e.id)
+  }
+}
+
+/**
  * Actors write on their own view of the log (honest records where their view allows them;
  * attackers write backdated and huge-lamport records on the view they had before learning of
  * their removal), exchanging records now and then. Returns every record written.
@@ -345,118 +377,114 @@ function generate(acts: Act[]): History {
   prev = h.add('O', [prev], 'W2', 'writer')
   prev = h.add('O', [prev], 'R1', 'reader')
   prev = h.add('O', [prev], 'M1', 'reader')
-  const views = ACTORS.map(() => new Set(h.all.keys()))
-  const inviteSeeds = new Map<string, Uint8Array>()
-  /** Heads each actor saw last while it could still manage: what it backdates onto. */
-  const before = ACTORS.map(() => [prev.id])
-  const logOf = (v: Set<string>) => h.log([...v].map((id) => h.all.get(id)!))
-  const write = (by: number, record: AclRecord, o: { lamport?: number; id?: string; prevIds?: string[]; author?: string } = {}) => {
-    const log = logOf(views[by])
-    const c = log.citation()
-    const prevIds = o.prevIds ?? ('head' in c ? [c.head] : c.merge)
-    const e = h.rec(o.author ?? ACTORS[by], prevIds, record, o)
-    if (log.admissible(e) !== undefined) {
-      h.all.delete(e.id)
-      return
-    }
-    views[by].add(e.id)
-  }
+  const v = new Views(h, prev)
   for (const a of acts) {
-    if (a.kind === 'sync') {
-      for (const id of views[a.from]) views[a.to].add(id)
-      // The receiver writes to an object now and then: a merge first, when its view needs one.
-      const c = logOf(views[a.to]).citation()
-      if ('merge' in c && (a.from + a.to) % 2 === 0) write(a.to, { type: 'merge' }, { prevIds: c.merge })
-      continue
-    }
-    const by = a.by
-    const st = logOf(views[by]).current()
-    if (st.canManage(ACTORS[by])) before[by] = logOf(views[by]).headIds()
-    const readers = st.readers()
-    const keyId = st.latestKeyId ?? SPACE
-    switch (a.kind) {
-      case 'add':
-        write(by, { type: 'add', identity: ACTORS[a.who], role: a.role, keyId, key })
-        break
-      case 'role':
-        write(by, { type: 'role', identity: ACTORS[a.who], role: a.role })
-        break
-      case 'remove':
-        write(by, { type: 'remove', identity: ACTORS[a.who], rotation: rot(readers.filter((r) => r !== ACTORS[a.who]), keyId) })
-        break
-      case 'rotate':
-        write(by, { type: 'rotate', rotation: rot(readers, keyId) })
-        break
-      case 'merge': {
-        const c = logOf(views[by]).citation()
-        if ('merge' in c) write(by, { type: 'merge' }, { prevIds: c.merge })
-        break
-      }
-      case 'backdate': {
-        // Ground below everything at the lamport of the newest record it knows.
-        const maxLamport = Math.max(...[...views[by]].map((id) => h.all.get(id)!.lamport))
-        write(by, { type: 'add', identity: ACTORS[by], role: 'admin', keyId: SPACE, key }, { prevIds: before[by], lamport: maxLamport, id: `0${h.all.size}` })
-        break
-      }
-      case 'huge':
-        write(by, { type: 'rotate', rotation: rot([ACTORS[by], 'O'], SPACE) }, { prevIds: before[by], lamport: 2 ** 40 + h.all.size })
-        break
-      case 'invite': {
-        const seed = new Uint8Array(32).fill(h.all.size % 251)
-        const record: AclRecord = { type: 'invite', key: toBase58(ed25519.getPublicKey(seed)), permission: a.permission, ...(a.replaces ? { replaces: true as const } : {}) }
-        write(by, record)
-        const last = [...views[by]].pop()!
-        if (h.all.get(last)?.record === record) inviteSeeds.set(last, seed)
-        break
-      }
-      case 'uninvite': {
-        const live = st.invites()
-        if (live.length) write(by, { type: 'uninvite', invites: [live[a.pick % live.length].recordId] })
-        break
-      }
-      case 'join': {
-        // The joiner sends its join to the first actor from `by` on that knows an invite.
-        let to = by
-        let known: string[] = []
-        for (let k = 0; k < ACTORS.length && !known.length; k++) {
-          to = (by + k) % ACTORS.length
-          known = [...views[to]].filter((id) => inviteSeeds.has(id))
-        }
-        if (!known.length) break
-        const invite = known[a.pick % known.length]
-        const joiner = JOINERS[a.joiner]
-        const proof = ed25519.sign(joinProofBytes(SPACE, joiner, invite), inviteSeeds.get(invite)!)
-        write(to, { type: 'join', invite, proof }, { author: joiner, prevIds: [SPACE], lamport: 1 })
-        break
-      }
-      case 'cancel': {
-        const joins = [...views[by]].filter((id) => h.all.get(id)!.record.type === 'join')
-        if (!joins.length) break
-        const j = h.all.get(joins[a.pick % joins.length])!
-        write(by, { type: 'cancel', request: j.id }, { author: j.author, prevIds: [j.id], lamport: 2 })
-        break
-      }
-      case 'accept':
-      case 'decline': {
-        // The first manager from `by` on that sees a pending request decides one.
-        for (let k = 0; k < ACTORS.length; k++) {
-          const who = (by + k) % ACTORS.length
-          const sw = logOf(views[who]).current()
-          const pending = sw.requests().filter((q) => q.status === 'pending')
-          if (!sw.canManage(ACTORS[who]) || !pending.length) continue
-          const q = pending[a.pick % pending.length]
-          if (a.kind === 'decline') write(who, { type: 'decline', request: q.recordId })
-          else write(who, { type: 'add', identity: q.joiner, role: q.role!, keyId: sw.readKeyId ?? SPACE, key, request: q.recordId })
-          break
-        }
-        break
-      }
-      case 'profile':
-        write(by, { type: 'profile', sealed: key, keyId: st.latestKeyId ?? SPACE })
-        break
-    }
+    if (a.kind === 'sync') syncAct(v, a)
+    else actorAct(v, a)
   }
   return h
+}
+
+function syncAct(v: Views, a: Extract<Act, { kind: 'sync' }>): void {
+  for (const id of v.views[a.from]) v.views[a.to].add(id)
+  // The receiver writes to an object now and then: a merge first, when its view needs one.
+  const c = v.logOf(a.to).citation()
+  if ('merge' in c && (a.from + a.to) % 2 === 0) v.write(a.to, { type: 'merge' }, { prevIds: c.merge })
+}
+
+/** An act by one actor, on the state its own view folds to. */
+function actorAct(v: Views, a: Exclude<Act, { kind: 'sync' }>): void {
+  const by = a.by
+  const st = v.logOf(by).current()
+  if (st.canManage(ACTORS[by])) v.before[by] = v.logOf(by).headIds()
+  const readers = st.readers()
+  const keyId = st.latestKeyId ?? SPACE
+  switch (a.kind) {
+    case 'add':
+      return v.write(by, { type: 'add', identity: ACTORS[a.who], role: a.role, keyId, key })
+    case 'role':
+      return v.write(by, { type: 'role', identity: ACTORS[a.who], role: a.role })
+    case 'remove':
+      return v.write(by, { type: 'remove', identity: ACTORS[a.who], rotation: rot(readers.filter((r) => r !== ACTORS[a.who]), keyId) })
+    case 'rotate':
+      return v.write(by, { type: 'rotate', rotation: rot(readers, keyId) })
+    case 'merge': {
+      const c = v.logOf(by).citation()
+      if ('merge' in c) v.write(by, { type: 'merge' }, { prevIds: c.merge })
+      return
+    }
+    case 'backdate': {
+      // Ground below everything at the lamport of the newest record it knows.
+      const maxLamport = Math.max(...[...v.views[by]].map((id) => v.h.all.get(id)!.lamport))
+      return v.write(by, { type: 'add', identity: ACTORS[by], role: 'admin', keyId: SPACE, key }, { prevIds: v.before[by], lamport: maxLamport, id: `0${v.h.all.size}` })
+    }
+    case 'huge':
+      return v.write(by, { type: 'rotate', rotation: rot([ACTORS[by], 'O'], SPACE) }, { prevIds: v.before[by], lamport: 2 ** 40 + v.h.all.size })
+    case 'profile':
+      return v.write(by, { type: 'profile', sealed: key, keyId: st.latestKeyId ?? SPACE })
+    default:
+      return sharingAct(v, a, st)
+  }
+}
+
+/** The sharing acts: invites, joins and what answers them. */
+function sharingAct(v: Views, a: Extract<Act, { kind: 'invite' | 'uninvite' | 'join' | 'cancel' | 'accept' | 'decline' }>, st: AclState): void {
+  const by = a.by
+  switch (a.kind) {
+    case 'invite': {
+      const seed = new Uint8Array(32).fill(v.h.all.size % 251)
+      const record: AclRecord = { type: 'invite', key: toBase58(ed25519.getPublicKey(seed)), permission: a.permission, ...(a.replaces ? { replaces: true as const } : {}) }
+      v.write(by, record)
+      const last = [...v.views[by]].pop()!
+      if (v.h.all.get(last)?.record === record) v.inviteSeeds.set(last, seed)
+      return
+    }
+    case 'uninvite': {
+      const live = st.invites()
+      if (live.length) v.write(by, { type: 'uninvite', invites: [live[a.pick % live.length].recordId] })
+      return
+    }
+    case 'join':
+      return joinAct(v, a)
+    case 'cancel': {
+      const joins = [...v.views[by]].filter((id) => v.h.all.get(id)!.record.type === 'join')
+      if (!joins.length) return
+      const j = v.h.all.get(joins[a.pick % joins.length])!
+      return v.write(by, { type: 'cancel', request: j.id }, { author: j.author, prevIds: [j.id], lamport: 2 })
+    }
+    case 'accept':
+    case 'decline':
+      return decideAct(v, a)
+  }
+}
+
+/** The joiner sends its join to the first actor from `by` on that knows an invite. */
+function joinAct(v: Views, a: Extract<Act, { kind: 'join' }>): void {
+  let to = a.by
+  let known: string[] = []
+  for (let k = 0; k < ACTORS.length && !known.length; k++) {
+    to = (a.by + k) % ACTORS.length
+    known = [...v.views[to]].filter((id) => v.inviteSeeds.has(id))
+  }
+  if (!known.length) return
+  const invite = known[a.pick % known.length]
+  const joiner = JOINERS[a.joiner]
+  const proof = ed25519.sign(joinProofBytes(SPACE, joiner, invite), v.inviteSeeds.get(invite)!)
+  v.write(to, { type: 'join', invite, proof }, { author: joiner, prevIds: [SPACE], lamport: 1 })
+}
+
+/** The first manager from `by` on that sees a pending request decides one. */
+function decideAct(v: Views, a: Extract<Act, { kind: 'accept' | 'decline' }>): void {
+  for (let k = 0; k < ACTORS.length; k++) {
+    const who = (a.by + k) % ACTORS.length
+    const sw = v.logOf(who).current()
+    const pending = sw.requests().filter((q) => q.status === 'pending')
+    if (!sw.canManage(ACTORS[who]) || !pending.length) continue
+    const q = pending[a.pick % pending.length]
+    if (a.kind === 'decline') v.write(who, { type: 'decline', request: q.recordId })
+    else v.write(who, { type: 'add', identity: q.joiner, role: q.role!, keyId: sw.readKeyId ?? SPACE, key, request: q.recordId })
+    return
+  }
 }
 
 function shuffle<T>(xs: T[], seed: number): T[] {
