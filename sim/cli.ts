@@ -84,14 +84,14 @@ async function safeRun(seed: number, opts: RunOptions): Promise<Compact> {
     return { ...r, tail: r.failures.length ? r.tail : [] }
   } catch (err) {
     return {
-      seed, peers: 0, faults: [], diverged: 1, lostWrites: 0, leakedReads: 0, voidApplied: 0, memoryOver: 0, memory: NO_FIGURES, attacks: {}, adversaries: 0, livenessRounds: 0, ackedWrites: 0, traceHash: 'error',
+      seed, peers: 0, faults: [], diverged: 1, lostWrites: 0, leakedReads: 0, voidApplied: 0, memoryOver: 0, honestBackedOff: 0, hostileBackedOff: 0, memory: NO_FIGURES, attacks: {}, adversaries: 0, livenessRounds: 0, ackedWrites: 0, traceHash: 'error',
       failures: [`threw: ${(err as Error).stack ?? String(err)}`], tail: [],
       stats: { events: 0, virtualMs: 0, messages: 0, bytes: 0, lost: 0, duplicated: 0, cutDrops: 0, crashes: 0, rounds: 0, roundsOk: 0, roundsInSync: 0, removed: 0, members: 0, dropped: {}, rejected: {}, outcomes: {}, judgedVoid: 0, judgedRejected: 0 },
     }
   }
 }
 
-const failedSeed = (r: Compact) => r.diverged + r.lostWrites + r.leakedReads + r.voidApplied + r.memoryOver > 0
+const failedSeed = (r: Compact) => r.diverged + r.lostWrites + r.leakedReads + r.voidApplied + r.memoryOver + r.honestBackedOff > 0
 
 function sumAttacks(rs: Compact[]): Record<string, number> {
   const out: Record<string, number> = {}
@@ -195,6 +195,8 @@ async function main() {
     leakedReads: ordered.reduce((n, r) => n + r.leakedReads, 0),
     voidApplied: ordered.reduce((n, r) => n + r.voidApplied, 0),
     memoryOver: ordered.reduce((n, r) => n + r.memoryOver, 0),
+    honestBackedOff: ordered.reduce((n, r) => n + r.honestBackedOff, 0),
+    hostileBackedOff: ordered.reduce((n, r) => n + r.hostileBackedOff, 0),
     adversaries: args.adversaries,
     failedSeeds: failed.map((r) => r.seed),
     ...(failed.length ? { replays: failed.map((r) => replayCommand(r.seed, opts)) } : {}),

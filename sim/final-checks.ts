@@ -31,7 +31,23 @@ export async function runFinalChecks(sim: Simulator, liveness: LivenessOutcome):
   const judged = await checkHostileCrafts(sim, members)
   checkMemory(sim, 'final')
   for (const w of sim.acked) await checkAckedWrite(sim, w, members)
+  checkPeerGuards(sim)
   return judged
+}
+
+/**
+ * The daemon's peer guard runs in every peer, observe-only: an honest peer never scores enough
+ * faults to be backed off by another honest peer (an adversary may be, and usually is).
+ */
+function checkPeerGuards(sim: Simulator) {
+  const honest = new Set(sim.peers.map((p) => p.id))
+  for (const p of sim.peers) {
+    for (const other of p.backedOff) {
+      if (!honest.has(other)) continue
+      sim.verdict.honestBackedOff++
+      sim.verdict.fail(`final: ${p.id}'s peer guard backed off honest peer ${other}`)
+    }
+  }
 }
 
 /** Members with equal heads hold byte-identical state, block texts included. */

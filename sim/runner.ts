@@ -40,6 +40,10 @@ export interface SeedResult {
   voidApplied: number
   /** Times an honest peer's parked bytes, derived-root candidates or per-peer state went over its bound. */
   memoryOver: number
+  /** Backoffs of an honest peer by another's peer guard (must be 0). */
+  honestBackedOff: number
+  /** Backoffs of adversaries by honest peers' guards: the guard at work. */
+  hostileBackedOff: number
   /** Largest figures seen on any honest peer. */
   memory: MemoryFigures
   /** Hostile actions by kind. */
@@ -100,11 +104,16 @@ async function traceOutcome(sim: Simulator) {
   sched.record(`result diverged=${v.diverged} lost=${v.lostWrites} leaked=${v.leakedReads}${sim.hostile.length ? ` void=${v.voidApplied} memory=${v.memoryOver}` : ''}`)
 }
 
+function hostileBackoffs(sim: Simulator): number {
+  const hostile = new Set(sim.hostile.map((h) => h.peer.id))
+  return sim.peers.reduce((n, p) => n + [...p.backedOff].filter((x) => hostile.has(x)).length, 0)
+}
+
 function seedResult(sim: Simulator, liveness: LivenessOutcome, judged: Judged, counters: SessionCounters): SeedResult {
   const { cfg, sched, net, rounds, verdict: v } = sim
   return {
     seed: sim.seed, peers: cfg.peers, faults: cfg.faults, diverged: v.diverged, lostWrites: v.lostWrites, leakedReads: v.leakedReads, voidApplied: v.voidApplied,
-    memoryOver: v.memoryOver, memory: v.memory, attacks: attacksOf(sim.hostile), adversaries: sim.hostile.length, livenessRounds: liveness.rounds,
+    memoryOver: v.memoryOver, honestBackedOff: v.honestBackedOff, hostileBackedOff: hostileBackoffs(sim), memory: v.memory, attacks: attacksOf(sim.hostile), adversaries: sim.hostile.length, livenessRounds: liveness.rounds,
     ...(liveness.failure ? { livenessFailure: liveness.failure } : {}),
     ackedWrites: sim.acked.length, traceHash: sched.traceHash(), failures: v.failures, tail: [...sched.tail],
     stats: {

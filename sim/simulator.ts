@@ -36,6 +36,8 @@ export class Verdict {
   leakedReads = 0
   voidApplied = 0
   memoryOver = 0
+  /** Honest peers whose peer guard backed off another honest peer (the daemon's guard, observe-only here). */
+  honestBackedOff = 0
   /** Largest figures seen on any honest peer. */
   memory: MemoryFigures = { ...NO_FIGURES }
   readonly failures: string[] = []

@@ -24,11 +24,11 @@ describe(`hostile simulator seeds ${FROM}..${TO} (${ADVERSARIES} adversaries)`, 
   it.each(seeds)('seed %i', async (seed) => {
     const r = await runSeed(seed, { maxPeers: MAX_PEERS, adversaries: ADVERSARIES, crypto, tail: 20 })
     results.push(r)
-    const counts = { diverged: r.diverged, lostWrites: r.lostWrites, leakedReads: r.leakedReads, voidApplied: r.voidApplied, memoryOver: r.memoryOver }
+    const counts = { diverged: r.diverged, lostWrites: r.lostWrites, leakedReads: r.leakedReads, voidApplied: r.voidApplied, memoryOver: r.memoryOver, honestBackedOff: r.honestBackedOff }
     const bad = Object.values(counts).some((n) => n > 0)
     const why = r.livenessFailure ? `\n${describeLivenessFailure(r.livenessFailure).join('\n')}` : ''
     const detail = bad ? `\n${r.failures.join('\n')}${why}\ntrace tail:\n${r.tail.join('\n')}\nreplay: ${replayCommand(seed, { maxPeers: MAX_PEERS, adversaries: ADVERSARIES })}` : ''
-    expect(counts, detail).toEqual({ diverged: 0, lostWrites: 0, leakedReads: 0, voidApplied: 0, memoryOver: 0 })
+    expect(counts, detail).toEqual({ diverged: 0, lostWrites: 0, leakedReads: 0, voidApplied: 0, memoryOver: 0, honestBackedOff: 0 })
   })
 
   it('made every kind of attack, removed and re-added adversaries, and ran concurrent admins', () => {
@@ -38,6 +38,8 @@ describe(`hostile simulator seeds ${FROM}..${TO} (${ADVERSARIES} adversaries)`, 
     // The oracle had something to judge: changes made after their author's removal, and forged or junk ones.
     expect(results.reduce((n, r) => n + r.stats.judgedVoid, 0)).toBeGreaterThan(20)
     expect(results.reduce((n, r) => n + r.stats.judgedRejected, 0)).toBeGreaterThan(100)
+    // The daemon's peer guard, running in every honest peer, backed adversaries off.
+    expect(results.reduce((n, r) => n + r.hostileBackedOff, 0)).toBeGreaterThan(0)
     const cfgs = seeds.map((s) => drawConfig(s, { maxPeers: MAX_PEERS, adversaries: ADVERSARIES }))
     expect(cfgs.every((c) => c.adversaries.some((a) => a.role === 'stranger') && c.adversaries.some((a) => a.role !== 'stranger'))).toBe(true)
     expect(cfgs.some((c) => c.adversaries.some((a) => a.role === 'admin'))).toBe(true)
