@@ -112,47 +112,96 @@ function defaultWorkers(): number {
   return Math.max(1, Math.min(4, cores))
 }
 
+type IdleCallback = (cb: (d: { timeRemaining(): number }) => void) => number
+
 /** `base` with its `verify` moved to Web Workers where it can be (see above); everything else is `base`'s. */
 export function verifyInWorkers(base: CryptoProvider, o: VerifyWorkerOptions = {}): WorkerVerifier {
-  const want = o.workers ?? defaultWorkers()
-  const chunk = Math.max(1, o.chunk ?? 64)
-  const slots: Slot[] = []
-  /** Asked and not yet handed to a worker or to the page's thread. */
-  let queue: Req[] = []
-  let head = 0
-  let pumping = false
-  let helping = false
-  let nextId = 1
-  let closed = false
-  let byWorkers = 0
-  let byPage = 0
-
-  const usable = () => slots.filter((s) => s.ready && !s.dead)
-  const onPage = (r: Req) => {
-    byPage++
-    void base.verify(r.pub, r.msg, r.sig).then(r.resolve, () => r.resolve(false))
+  const pool = new VerifyPool(base, o.workers ?? defaultWorkers(), Math.max(1, o.chunk ?? 64))
+  pool.start()
+  return {
+    ...base,
+    name: `${base.name}+workers`,
+    verify: (pub, msg, sig) => pool.verify(pub, msg, sig),
+    workersReady: () => pool.usable().length,
+    verifiedBy: () => ({ workers: pool.byWorkers, page: pool.byPage }),
+    close: () => pool.close(),
   }
-  const take = (n: number): Req[] => {
-    const out = queue.slice(head, head + n)
-    head += out.length
-    if (head === queue.length) {
-      queue = []
-      head = 0
+}
+
+/** The workers, the queue of requests not handed out yet, and who verified how many. */
+class VerifyPool {
+  private readonly slots: Slot[] = []
+  /** Asked and not yet handed to a worker or to the page's thread. */
+  private queue: Req[] = []
+  private head = 0
+  private pumping = false
+  private helping = false
+  private nextId = 1
+  private closed = false
+  byWorkers = 0
+  byPage = 0
+  /**
+   * The page's thread verifies queued requests itself while it is idle (requestIdleCallback:
+   * nothing else is waiting to run): when ingest waits for its signatures it has nothing else
+   * to do, and one worker alone left it idle about a quarter of a backlog's ingest.
+   */
+  private readonly idle = (globalThis as { requestIdleCallback?: IdleCallback }).requestIdleCallback
+
+  constructor(
+    private readonly base: CryptoProvider,
+    private readonly want: number,
+    private readonly chunk: number,
+  ) {}
+
+  verify(pub: Uint8Array, msg: Uint8Array, sig: Uint8Array): Promise<boolean> {
+    if (this.closed || !this.slots.some((s) => s.ready && !s.dead)) {
+      this.byPage++
+      return this.base.verify(pub, msg, sig)
+    }
+    return new Promise<boolean>((resolve) => {
+      this.queue.push({ pub, msg, sig, resolve })
+      this.schedule()
+    })
+  }
+
+  close(): void {
+    this.closed = true
+    for (const s of this.slots) this.fail(s)
+    for (const r of this.take(this.queue.length - this.head)) this.onPage(r)
+  }
+
+  usable(): Slot[] {
+    return this.slots.filter((s) => s.ready && !s.dead)
+  }
+
+  private onPage(r: Req): void {
+    this.byPage++
+    void this.base.verify(r.pub, r.msg, r.sig).then(r.resolve, () => r.resolve(false))
+  }
+
+  private take(n: number): Req[] {
+    const out = this.queue.slice(this.head, this.head + n)
+    this.head += out.length
+    if (this.head === this.queue.length) {
+      this.queue = []
+      this.head = 0
     }
     return out
   }
 
-  const fail = (slot: Slot) => {
+  /** A failed worker's unanswered chunks go to the page's thread: no request is lost or rejected. */
+  private fail(slot: Slot): void {
     if (slot.dead) return
     slot.dead = true
     slot.worker.terminate()
-    for (const [id, reqs] of slot.sent) if (id !== 0) for (const r of reqs) onPage(r)
+    for (const [id, reqs] of slot.sent) if (id !== 0) for (const r of reqs) this.onPage(r)
     slot.sent.clear()
     // What is queued goes to the other workers, or to the page if none is left.
-    if (head < queue.length) schedule()
+    if (this.head < this.queue.length) this.schedule()
   }
 
-  const send = (slot: Slot, reqs: Req[], id = nextId++) => {
+  /** One message per chunk: lengths and bytes packed into two transferred buffers. */
+  private send(slot: Slot, reqs: Req[], id = this.nextId++): void {
     const lens = new Uint32Array(reqs.length * 3)
     let total = 0
     reqs.forEach((r, i) => {
@@ -173,11 +222,11 @@ export function verifyInWorkers(base: CryptoProvider, o: VerifyWorkerOptions = {
     try {
       slot.worker.postMessage({ id, lens, data }, [lens.buffer, data.buffer])
     } catch {
-      fail(slot)
+      this.fail(slot)
       return
     }
     setTimeout(() => {
-      if (slot.sent.has(id)) fail(slot)
+      if (slot.sent.has(id)) this.fail(slot)
     }, STALL_MS)
   }
 
@@ -186,40 +235,40 @@ export function verifyInWorkers(base: CryptoProvider, o: VerifyWorkerOptions = {
    * other's answer travels); what is left waits for a worker to answer, or for the page's
    * thread to have a turn free (`help`).
    */
-  const pump = () => {
-    pumping = false
-    const live = usable()
+  private pump(): void {
+    this.pumping = false
+    const live = this.usable()
     if (live.length === 0) {
-      for (const r of take(queue.length - head)) onPage(r)
+      for (const r of this.take(this.queue.length - this.head)) this.onPage(r)
       return
     }
-    for (const slot of live) while (slot.sent.size < 2 && head < queue.length) send(slot, take(chunk))
-    if (head < queue.length) wantHelp()
-  }
-  const schedule = () => {
-    if (pumping) return
-    pumping = true
-    queueMicrotask(pump)
-  }
-  /**
-   * The page's thread verifies queued requests itself while it is idle (requestIdleCallback:
-   * nothing else is waiting to run): when ingest waits for its signatures it has nothing else
-   * to do, and one worker alone left it idle about a quarter of a backlog's ingest.
-   */
-  const idle = (globalThis as { requestIdleCallback?: (cb: (d: { timeRemaining(): number }) => void) => number }).requestIdleCallback
-  const help = (deadline: { timeRemaining(): number }) => {
-    helping = false
-    if (deadline.timeRemaining() > 2) for (const r of take(16)) onPage(r)
-    if (head < queue.length) wantHelp()
-  }
-  const wantHelp = () => {
-    if (helping || !idle) return
-    helping = true
-    idle(help)
+    for (const slot of live) while (slot.sent.size < 2 && this.head < this.queue.length) this.send(slot, this.take(this.chunk))
+    if (this.head < this.queue.length) this.wantHelp()
   }
 
-  const start = () => {
-    if (want <= 0 || typeof Worker === 'undefined' || typeof Blob === 'undefined' || typeof URL?.createObjectURL !== 'function') return
+  private schedule(): void {
+    if (this.pumping) return
+    this.pumping = true
+    queueMicrotask(() => this.pump())
+  }
+
+  private help(deadline: { timeRemaining(): number }): void {
+    this.helping = false
+    if (deadline.timeRemaining() > 2) for (const r of this.take(16)) this.onPage(r)
+    if (this.head < this.queue.length) this.wantHelp()
+  }
+
+  private wantHelp(): void {
+    const idle = this.idle
+    if (this.helping || !idle) return
+    this.helping = true
+    // Called detached, as the global function it is (a method call would pass this pool as `this`).
+    idle((d) => this.help(d))
+  }
+
+  /** Starts the workers from a blob: URL; any step the page refuses leaves verification on the page. */
+  start(): void {
+    if (this.want <= 0 || typeof Worker === 'undefined' || typeof Blob === 'undefined' || typeof URL?.createObjectURL !== 'function') return
     let url: string
     try {
       url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }))
@@ -230,7 +279,8 @@ export function verifyInWorkers(base: CryptoProvider, o: VerifyWorkerOptions = {
     const sig = hex(PROBE_SIG)
     const bad = sig.slice()
     bad[0] ^= 1
-    for (let i = 0; i < want; i++) {
+    const probe = (s: Uint8Array): Req => ({ pub, msg: new Uint8Array(0), sig: s, resolve: () => undefined })
+    for (let i = 0; i < this.want; i++) {
       let worker: Worker
       try {
         worker = new Worker(url)
@@ -238,51 +288,29 @@ export function verifyInWorkers(base: CryptoProvider, o: VerifyWorkerOptions = {
         break
       }
       const slot: Slot = { worker, ready: false, dead: false, sent: new Map() }
-      slots.push(slot)
-      worker.onerror = () => fail(slot)
-      worker.onmessageerror = () => fail(slot)
-      worker.onmessage = (e: MessageEvent<{ id: number; out: Uint8Array }>) => {
-        const { id, out } = e.data
-        const reqs = slot.sent.get(id)
-        if (!reqs || slot.dead) return
-        slot.sent.delete(id)
-        if (id === 0) {
-          // The probe: the good signature passes and the corrupted one fails, or the worker is not used.
-          if (out.length === 2 && out[0] === 1 && out[1] === 0 && !closed) slot.ready = true
-          else fail(slot)
-        } else {
-          byWorkers += reqs.length
-          reqs.forEach((r, j) => r.resolve(out[j] === 1))
-        }
-        if (head < queue.length) schedule()
-      }
-      const probe = (s: Uint8Array): Req => ({ pub, msg: new Uint8Array(0), sig: s, resolve: () => undefined })
-      send(slot, [probe(sig), probe(bad)], 0)
+      this.slots.push(slot)
+      worker.onerror = () => this.fail(slot)
+      worker.onmessageerror = () => this.fail(slot)
+      worker.onmessage = (e: MessageEvent<{ id: number; out: Uint8Array }>) => this.answered(slot, e.data.id, e.data.out)
+      this.send(slot, [probe(sig), probe(bad)], 0)
     }
     // Every worker has fetched the source once it runs; the URL is not needed after.
     setTimeout(() => URL.revokeObjectURL(url), 1000)
   }
-  start()
 
-  return {
-    ...base,
-    name: `${base.name}+workers`,
-    verify(pub, msg, sig) {
-      if (closed || !slots.some((s) => s.ready && !s.dead)) {
-        byPage++
-        return base.verify(pub, msg, sig)
-      }
-      return new Promise<boolean>((resolve) => {
-        queue.push({ pub, msg, sig, resolve })
-        schedule()
-      })
-    },
-    workersReady: () => usable().length,
-    verifiedBy: () => ({ workers: byWorkers, page: byPage }),
-    close() {
-      closed = true
-      for (const s of slots) fail(s)
-      for (const r of take(queue.length - head)) onPage(r)
-    },
+  /** A worker's answer to message `id`: the probe (0) makes it ready or fails it; any other resolves its chunk. */
+  private answered(slot: Slot, id: number, out: Uint8Array): void {
+    const reqs = slot.sent.get(id)
+    if (!reqs || slot.dead) return
+    slot.sent.delete(id)
+    if (id === 0) {
+      // The probe: the good signature passes and the corrupted one fails, or the worker is not used.
+      if (out.length === 2 && out[0] === 1 && out[1] === 0 && !this.closed) slot.ready = true
+      else this.fail(slot)
+    } else {
+      this.byWorkers += reqs.length
+      reqs.forEach((r, j) => r.resolve(out[j] === 1))
+    }
+    if (this.head < this.queue.length) this.schedule()
   }
 }
