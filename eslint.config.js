@@ -27,6 +27,13 @@ export default tseslint.config(
       // Values decoded from peers, disks and HTTP bodies are typed as what they should be; the
       // checks this rule calls unnecessary are the ones that refuse what they are not.
       '@typescript-eslint/no-unnecessary-condition': 'off',
+      // For the same reason `x === true` is kept where x is typed boolean: it is the check that a
+      // decoded value is the boolean true and not some other truthy value a peer sent. (This
+      // rule's autofix once turned `flags.id !== false` into `flags.id`, dropping an absent key.)
+      '@typescript-eslint/no-unnecessary-boolean-literal-compare': 'off',
+      // String(x) and Number(x) on a value typed string or number normalise what was decoded.
+      '@typescript-eslint/no-unnecessary-type-conversion': 'off',
+      '@typescript-eslint/no-unnecessary-template-expression': 'off',
       // Adapters and modules implement async interfaces; an implementation that happens to be
       // synchronous still returns a promise, so callers never depend on which one they got.
       '@typescript-eslint/require-await': 'off',

@@ -56,7 +56,7 @@ export function historyRoutes(engine: RouteHost) {
         ...(q.author !== undefined ? { author: String(q.author) } : {}),
         ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
         ...(q.cursor !== undefined ? { cursor: String(q.cursor) } : {}),
-        ...(q.coalesce !== undefined ? { coalesce: q.coalesce } : {}),
+        ...(q.coalesce !== undefined ? { coalesce: q.coalesce === true } : {}),
         ...(q.coalesceWindow !== undefined ? { coalesceWindowMs: Number(q.coalesceWindow) } : {}),
       })
     })

@@ -220,7 +220,7 @@ export function decodeAclRecord(bytes: Uint8Array): AclRecord {
     case 'invite':
       only(r, ['type', 'key', 'permission', 'replaces'], 'invite')
       if (!isBase58(r.key) || r.key.length > 64 || !(INVITE_PERMISSIONS as readonly string[]).includes(r.permission)) throw new InvalidAclRecord('invite')
-      if (r.replaces !== undefined && !r.replaces) throw new InvalidAclRecord('invite replaces')
+      if (r.replaces !== undefined && r.replaces !== true) throw new InvalidAclRecord('invite replaces')
       return r
     case 'uninvite': {
       only(r, ['type', 'invites'], 'uninvite')

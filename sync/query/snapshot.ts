@@ -63,7 +63,7 @@ export function checkCount(field: 'limit' | 'offset', v: unknown): number | unde
 
 /** Validates and compiles a query once; pass the result to runQuery/LiveWindow repeatedly. */
 export function compileQuery(q: QueryOptions | CompiledQuery): CompiledQuery {
-  if ((q as CompiledQuery).compiled) return q as CompiledQuery
+  if ((q as CompiledQuery).compiled === true) return q as CompiledQuery
   const o = q as QueryOptions
   if (o.includeTotal !== undefined && o.includeTotal !== null && typeof o.includeTotal !== 'boolean') {
     throw badField('includeTotal', 'includeTotal must be a boolean')

@@ -327,14 +327,14 @@ class ProjectStage implements StageDef {
     }
     if (include && exclude) throw badPipeline('$project cannot mix inclusion and exclusion', index, { op })
     // `id` and `_id` (record and group identities) are kept unless set to 0.
-    if (!include && !exclude) include = flags.id || flags._id || (flags.id && flags._id)
+    if (!include && !exclude) include = flags.id === true || flags._id === true || (flags.id !== false && flags._id !== false)
     this.mode = include ? 'include' : 'exclude'
     if (include) {
       const spec: Record<string, number> = {}
-      for (const k of keys) if (flags[k] && k !== '_id' && k !== 'id') spec[k] = 1
+      for (const k of keys) if (flags[k] === true && k !== '_id' && k !== 'id') spec[k] = 1
       this.paths = Object.keys(spec)
-      const keepId = flags.id
-      const keepGroupId = flags._id
+      const keepId = flags.id !== false
+      const keepGroupId = flags._id !== false
       if (this.paths.length === 0) {
         this.base = (d) => {
           const o: Rec = {}
@@ -350,7 +350,7 @@ class ProjectStage implements StageDef {
       }
     } else {
       const spec: Record<string, number> = {}
-      for (const k of keys) if (!flags[k]) spec[k] = 0
+      for (const k of keys) if (flags[k] === false) spec[k] = 0
       this.paths = Object.keys(spec)
       const p = wrapped(index, op, () => compileProjection(spec))
       this.base = p.apply as unknown as (d: Rec) => Rec
