@@ -79,6 +79,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const statuses = new ErrorStatuses(modules)
   const headersTimeoutMs = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS
   const app = Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- Fastify 5 deprecates disableRequestLogging's boolean for a function form; the boolean still works and says what we mean
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance, disableRequestLogging: !opts.requestLogs } : { logger: opts.logger ?? false }),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: false,

@@ -87,7 +87,7 @@ export class AccountStore {
 
   lock(accountId: string): AccountLock {
     const log = this.log
-    return acquireLock(this.dir(accountId), log ? { warn: processWarningLog.warn, debug: (obj, msg) => log.debug(msg, { ...obj }) } : processWarningLog)
+    return acquireLock(this.dir(accountId), log ? { warn: (obj, msg) => processWarningLog.warn(obj, msg), debug: (obj, msg) => log.debug(msg, { ...obj }) } : processWarningLog)
   }
 
   /** Writes the wallet key file (0600, sealed with `passkey` when given) and the metadata file. */

@@ -63,7 +63,7 @@ export class AgentsHost {
     await this.election.claim()
     if (this.opts.timers === false) return
     const loop = (ms: number, fn: () => Promise<void>) => {
-      let cancel = () => undefined as void
+      let cancel: () => void = () => undefined
       const again = () => {
         cancel = this.env.setTimer(ms, () => void fn().catch((err: unknown) => this.log.warn('a periodic agents pass failed', { err: errField(err) })).finally(again))
       }

@@ -49,7 +49,7 @@ export async function complete(cfg: ModelConfig, env: Env, messages: ChatMessage
     const tokens = typeof u.total_tokens === 'number' ? u.total_tokens : (Number(u.prompt_tokens) || 0) + (Number(u.completion_tokens) || 0)
     return { text: content.slice(0, MAX_ANSWER_BYTES), tokens, costUsd: (tokens * (cfg.usdPerMTok ?? 0)) / 1e6 }
   } catch (err) {
-    if (ctl.signal.aborted) throw new Error('model call timed out')
+    if (ctl.signal.aborted) throw new Error('model call timed out', { cause: err })
     throw err
   } finally {
     cancel()

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { SvcError } from '../../sync/core/errors.ts'
 import type { Env } from '../../sync/core/env.ts'
-import type { Json, JsonObject } from '../../sync/crdt/ops.ts'
+import type { JsonObject } from '../../sync/crdt/ops.ts'
 import { AGENT_LIMITS } from '../../sync/modules/agents/limits.ts'
 import { parseProgram } from '../../sync/modules/agents/program-ref.ts'
 import { budgetsOf, UNTRUSTED_PROGRAM, type TriggerLimits } from '../../sync/modules/agents/record.ts'

@@ -90,7 +90,7 @@ export class Scheduler {
         this.account.log.debug("reconciling a space's agents failed", { spaceId: space.spaceId, err: errField(err) })
       }
     }
-    for (const [k, e] of this.registry) if (!seen.has(k)) this.registry.delete(k)
+    for (const k of this.registry.keys()) if (!seen.has(k)) this.registry.delete(k)
     for (const e of this.registry.values()) this.fireDue(e, now)
   }
 

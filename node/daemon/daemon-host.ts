@@ -86,6 +86,7 @@ export class DaemonHost implements AccountHost {
       await account.devices.register(identityOf(booted.keys.device.publicKey))
       const base: BaseComponents = { env: this.env, log: this.log, crypto, account, keys: booted.keys, dir: booted.dir, durability: this.options.durability ?? 'normal', processes: this.processes }
       const services = await startServices(this.services(), base)
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- each service's provides is typed by its own declaration; the merged object is the union startServices checked in order
       const components: DaemonComponents = Object.assign({ ...base }, ...services.map((s) => s.running.provides ?? {}))
       this.current = { account, storage, booted, services, components }
     } catch (err) {

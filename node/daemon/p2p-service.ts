@@ -130,7 +130,11 @@ export class P2PService {
       timer: realTimer,
       roundTimeoutMs: o.roundTimeoutMs,
       spaceIds: () => account.openSpaces().map((s) => s.spaceId),
-      faults: { fault: (peer) => void (guard.fault(peer) && hangUp(peer)) },
+      faults: {
+ fault: (peer) => {
+ if (guard.fault(peer)) hangUp(peer)
+ },
+ },
       joinRetry: o.joinRetry,
       log,
     })
@@ -155,7 +159,9 @@ export class P2PService {
     const trust: PeerTrust = {
       identityOf: (p) => session.identityOf(p),
       refused: (p) => guard.refused(p),
-      fault: (p, w) => void (guard.fault(p, w === 'max' ? guard.maxFaults : 1) && hangUp(p)),
+      fault: (p, w) => {
+ if (guard.fault(p, w === 'max' ? guard.maxFaults : 1)) hangUp(p)
+ },
     }
     return new P2PService(node, transport, stack, scheduler, stops, discoveredAt, o.mdns, guard, peers, trust)
   }

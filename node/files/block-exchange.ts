@@ -60,7 +60,7 @@ export class BlockExchange implements BlockSource {
       maxQueuedFrames: 16,
       maxReadBufferBytes: BLOCKS_WIRE.maxFrameBytes + 16 + P2P.maxStreamWindowBytes,
     })
-    transport.setPeerFilter(o.refused)
+    transport.setPeerFilter((peer) => o.refused(peer))
     transport.onPeerFault((peer) => o.fault(peer, 'max'))
     const x = new BlockExchange(o, transport)
     transport.onMessage((peer, bytes) => x.receive(peer, bytes))
@@ -147,7 +147,7 @@ export class BlockExchange implements BlockSource {
 
   private peerDown(peer: string) {
     this.queues.delete(peer)
-    for (const [k, p] of this.pending) if (p.peer === peer) p.onMessage({ kind: 'none', reqId: -1, ids: [] })
+    for (const p of this.pending.values()) if (p.peer === peer) p.onMessage({ kind: 'none', reqId: -1, ids: [] })
   }
 
   /** Connected peers whose proved account may read the space (ours included), in peer id order. */
@@ -183,7 +183,7 @@ export class BlockExchange implements BlockSource {
     const open = new Set(ids)
     const got: string[] = []
     return new Promise<string[]>((resolve) => {
-      let stopTimer = () => undefined as void
+      let stopTimer: () => void = () => undefined
       // Blocks are checked and stored side by side, not one after another: a store is a few
       // disk round trips, and in a row they, not the network, set the pace of a transfer. At
       // most the want's 16 blocks are out at once.

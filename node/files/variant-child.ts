@@ -69,8 +69,8 @@ async function main(): Promise<number> {
 
 main().then(
   (code) => process.exit(code),
-  (err: Error) => {
-    process.stderr.write(String(err?.message ?? err).slice(0, 500))
+  (err: unknown) => {
+    process.stderr.write((err instanceof Error ? err.message : String(err)).slice(0, 500))
     process.exit(1)
   },
 )

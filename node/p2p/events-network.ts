@@ -57,7 +57,7 @@ export class EventsNetwork implements BusNetwork {
 
   static async start(o: EventsNetworkOptions): Promise<EventsNetwork> {
     const transport = await Libp2pTransport.start(o.node, { protocol: EVENTS.protocol, maxFrameBytes: EVENTS.maxFrameBytes, maxQueuedSendBytes: EVENTS.maxQueuedSendBytes, sendWatermarkBytes: EVENTS.sendWatermarkBytes, maxQueuedFrames: EVENTS.maxQueuedFrames, maxReadBufferBytes: EVENTS.maxFrameBytes + 16 + P2P.maxStreamWindowBytes })
-    transport.setPeerFilter(o.refused)
+    transport.setPeerFilter((peer) => o.refused(peer))
     transport.onPeerFault((peer) => o.fault(peer, 'max'))
     const net = new EventsNetwork(o, transport)
     const bus = o.bus
@@ -110,7 +110,7 @@ export class EventsNetwork implements BusNetwork {
   }
 
   stats() {
-    return { unsent: { ...this.unsent }, dropped: { ...this.receiver.drops } as Record<string, number> }
+    return { unsent: { ...this.unsent }, dropped: { ...this.receiver.drops } satisfies Record<string, number> }
   }
 
   private count(reason: string) {

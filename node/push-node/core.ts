@@ -179,7 +179,7 @@ export class PushNodeCore {
     this.pollMs = opts.pollMs
     const sweepMs = opts.sweepMs ?? 3600_000
     const sweep = () => {
-      this.evictIdle().catch((err) => this.log.child('sweep').error('idle sweep failed', { err: errField(err) }))
+      this.evictIdle().catch((err: unknown) => this.log.child('sweep').error('idle sweep failed', { err: errField(err) }))
       this.sweepTimer = setTimeout(sweep, sweepMs)
       this.sweepTimer.unref()
     }
@@ -191,7 +191,7 @@ export class PushNodeCore {
 
   async handle(peer: string, bytes: Uint8Array): Promise<PushReply> {
     this.counters.requests++
-    const reply = await this.judge(peer, bytes).catch((err) => {
+    const reply = await this.judge(peer, bytes).catch((err: unknown) => {
       if (err instanceof MalformedPush) return refuse('malformed')
       this.log.error('request failed', { err: errField(err) })
       return refuse('unavailable')
@@ -373,7 +373,7 @@ export class PushNodeCore {
     this.inFlight++
     this.inFlightOf.set(p, (this.inFlightOf.get(p) ?? 0) + 1)
     const run = this.deliver(j)
-      .catch((err) => this.log.error('delivery failed', { platform: p, err: errField(err) }))
+      .catch((err: unknown) => this.log.error('delivery failed', { platform: p, err: errField(err) }))
       .finally(() => {
         this.inFlight--
         this.inFlightOf.set(p, (this.inFlightOf.get(p) ?? 1) - 1)

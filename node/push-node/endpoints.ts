@@ -37,7 +37,7 @@ function groupsOf(v6: string): number[] {
   const [head, tail] = s.includes('::') ? s.split('::') : [s, undefined]
   const h = head ? head.split(':') : []
   const t = tail ? tail.split(':') : []
-  const fill = tail === undefined ? [] : Array(8 - h.length - t.length).fill('0')
+  const fill: string[] = tail === undefined ? [] : new Array<string>(8 - h.length - t.length).fill('0')
   return [...h, ...fill, ...t].map((g) => parseInt(g, 16))
 }
 
@@ -64,6 +64,7 @@ export interface ResolvedAddress {
 /** Name resolution, replaceable so tests can point a name at a loopback fake. */
 export type Resolve = (host: string) => Promise<ResolvedAddress[]>
 
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- verbatim is deprecated for `order`, which Node 20's types lack; both mean addresses in the resolver's order
 export const systemResolve: Resolve = (host) => dnsLookup(host, { all: true, verbatim: true })
 
 /** Why an endpoint was not contacted; the node drops such a token (no request left). */

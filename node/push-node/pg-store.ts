@@ -83,8 +83,8 @@ export class PgSubscriptionStore implements SubscriptionStore {
       return out
     } catch (err) {
       // The transaction's own error is the one raised; a connection that cannot roll back is discarded.
-      await c.query('ROLLBACK').catch((e: Error) => {
-        broken = e
+      await c.query('ROLLBACK').catch((e: unknown) => {
+        broken = e instanceof Error ? e : new Error(String(e))
       })
       throw err
     } finally {

@@ -129,9 +129,10 @@ export class PushNodeServer {
       },
       { maxInboundStreams: STREAMS_PER_CONNECTION },
     )
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the handler catches its own failures and always answers
     const health = createServer(async (req, res) => {
       if (req.method !== 'GET' || req.url !== '/health') return void res.writeHead(404).end()
-      const state = await Promise.all([store.totals(), core.queue()]).catch((err) => {
+      const state = await Promise.all([store.totals(), core.queue()]).catch((err: unknown) => {
         log.child('health').error('store unreadable', { err: errField(err) })
         return undefined
       })

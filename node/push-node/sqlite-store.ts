@@ -256,7 +256,7 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
           this.flushFinished()
           resolve()
         } catch (err) {
-          reject(err)
+          reject(err instanceof Error ? err : new Error(String(err)))
         }
       }),
     )

@@ -44,6 +44,7 @@ function joinDashValues(args: string[], options: NonNullable<ParseArgsConfig['op
 }
 
 /** Parses a command's arguments (its own options plus --url, --token and --json). */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- O carries the option table's literal type into parseArgs' result
 export function parseClientArgs<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, io: CliIO, usage: string) {
   const all = { ...CLIENT_OPTIONS, ...options }
   let parsed
@@ -136,7 +137,6 @@ export interface CallOptions {
   control?: boolean
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 /**
  * One API call by method and literal path (already encoded, query string included), through the

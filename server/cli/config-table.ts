@@ -104,6 +104,7 @@ const onOff = {
     const s = t.trim().toLowerCase()
     return ON.includes(s) ? true : OFF.includes(s) ? false : t
   },
+  // eslint-disable-next-line @typescript-eslint/restrict-template-expressions -- the raw value is shown as given, whatever its type
   invalid: (s: Source, raw: unknown) => (s.from === 'file' ? `${s.where}: ${s.name} must be true or false` : `${s.where}: expected true or false, got "${raw}"`),
 }
 
@@ -285,6 +286,7 @@ const flagOf = (r: Row) => (r.flag ? `--${r.flag}${r.arg ? ` ${r.arg}` : ''}` : 
 /** The default as docs show it (markdown); usage drops the backticks. */
 function shownDefault(r: Row): string {
   if (r.shownDefault !== undefined) return r.shownDefault
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- defaults are scalars
   return r.default === undefined ? '' : `\`${String(r.default)}\``
 }
 

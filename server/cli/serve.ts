@@ -72,7 +72,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
       .catch((err: unknown) => loggers.log.warn('closing the agents control API failed', { err: errField(err) }))
       .then(() => stopGracefully(app))
       .then(() => blockCrypto.close())
-      .then(stopped, (err) => {
+      .then(stopped, (err: unknown) => {
         io.stderr.write(`svc serve: error while stopping: ${describe(err)}\n`)
         exitCode = EXIT.server
         stopped()

@@ -3,6 +3,7 @@
  * (keepalive comments are skipped). Resolves when the body ends; `onFrame` returning true
  * stops reading early.
  */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a frame handler returns true to stop, or nothing
 export async function readSseFrames(body: ReadableStream<Uint8Array>, onFrame: (event: string, data: unknown) => boolean | void): Promise<void> {
   const decoder = new TextDecoder()
   let buffer = ''

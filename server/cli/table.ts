@@ -7,6 +7,7 @@
  * kept (a document's line breaks and tabs).
  */
 export function terminalSafe(text: string, keep = ''): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it escapes
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (keep.includes(c) ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
 }
 

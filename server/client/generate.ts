@@ -30,7 +30,7 @@ export async function currentOpenApiDocument(): Promise<OpenAPI3> {
   try {
     const res = await app.inject({ method: 'GET', url: '/v1/openapi.json' })
     if (res.statusCode !== 200) throw new Error(`GET /v1/openapi.json answered ${res.statusCode}`)
-    return res.json() as OpenAPI3
+    return res.json<OpenAPI3>()
   } finally {
     await app.close()
     rmSync(root, { recursive: true, force: true })

@@ -14,7 +14,7 @@ interface BodySchema {
  * documents the error envelope for its 4xx and 5xx responses.
  */
 function annotate(route: RouteOptions): void {
-  const schema = { ...(route.schema ?? {}) } as Record<string, unknown>
+  const schema: Record<string, unknown> = { ...(route.schema ?? {}) }
   const body = schema.body as BodySchema | undefined
   if (body) {
     const drop = route.config?.unknownKeys === 'drop'

@@ -146,6 +146,7 @@ export function coerceQuery(request: FastifyRequest): void {
     const prop = schema.properties[key]
     if (prop?.type === 'array') {
       const list = Array.isArray(value) ? value : [value]
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- a querystring value: a string or what Fastify's parser already made of it
       query[key] = list.map((v) => (typeof v === 'string' ? coerceScalar(v, prop.items) : v))
     } else if (typeof value === 'string') {
       query[key] = coerceScalar(value, prop)

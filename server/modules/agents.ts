@@ -1,6 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { SvcError } from '../../sync/core/errors.ts'
-import type { JsonObject } from '../../sync/crdt/ops.ts'
 import { agentsModule } from '../../sync/modules/agents/module.ts'
 import type { AgentsHost } from '../../node/agents/host.ts'
 import { installBodyParsing } from '../http/body.ts'

@@ -35,7 +35,8 @@ const eventsRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
     async (request, reply) => {
       const filter = checkSubscribe(request.query)
       // Errors (space resolution, membership, pattern budget) answer before the stream opens.
-      let stream: ReturnType<typeof root.sse.open> | undefined
+      // Assigned once the subscription exists; events before then have no stream to go to.
+      let stream: ReturnType<typeof root.sse.open> | undefined = undefined
       const sub = bus().subscribe(filter, (event, shared) => void stream?.sendFrame((shared.frame ??= sseFrame('event', event))))
       stream = root.sse.open(reply, { mailboxCapacity: EVENTS.subscriberBuffer })
       if (stream.closed) sub.close()

@@ -32,7 +32,10 @@ export class LiveShares {
 
   groups(scope: object): Map<string, WindowGroup> {
     let groups = this.byScope.get(scope)
-    if (!groups) this.byScope.set(scope, (groups = new Map()))
+    if (!groups) {
+groups = new Map()
+this.byScope.set(scope, groups)
+}
     return groups
   }
 }

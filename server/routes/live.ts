@@ -20,7 +20,7 @@ import { openShared } from './live-share.ts'
 export async function openLive(app: FastifyInstance, reply: FastifyReply, body: SubscribeBody, feed: LiveFeed): Promise<void> {
   if (feed.share && feed.refill) { openShared(app, reply, body, feed, feed.share, feed.refill); return; }
   const pending: SpaceChange[] = []
-  let kick: (() => void) | undefined
+  let kick: (() => void) | undefined = undefined
   const off = feed.listen((c) => {
     pending.push(c)
     kick?.()

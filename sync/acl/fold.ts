@@ -104,7 +104,7 @@ class Fold {
     let m = 0
     for (let i = 0; i < this.n; i++) if (tracked(es[i].record)) this.bit[i] = m++
     this.words = (m + 31) >>> 5
-    this.anc = new Array(this.n)
+    this.anc = new Array<Uint32Array>(this.n)
     const all = new Uint32Array(this.n * this.words)
     // (lamport, id) order is a linear extension of the DAG: ingest refuses a lamport not above
     // every parent's, so parents come first.

@@ -72,6 +72,7 @@ export class AclState {
     this.roles = f.roles
     this.skipped = f.void
     this.frontier = f.frontier
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- roleAt is an arrow property of the fold
     this.roleAtFold = f.roleAt
     this.fold = f
     this.pair = f.pair
@@ -118,7 +119,10 @@ export class AclState {
    */
   canWriteAt(identity: string, id: string): boolean {
     let byId = this.writersAt.get(id)
-    if (!byId) this.writersAt.set(id, (byId = new Map()))
+    if (!byId) {
+byId = new Map()
+this.writersAt.set(id, byId)
+}
     let ok = byId.get(identity)
     if (ok === undefined) byId.set(identity, (ok = canWrite(this.roleAtFold(identity, id))))
     return ok

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/only-throw-error -- a refusal throws one preallocated sentinel, caught by the caller, which then decodes with cborg: no stack is captured per refusal on the ingest path. */
 import { asciiString } from './ascii.ts'
 
 /**

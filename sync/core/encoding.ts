@@ -17,6 +17,7 @@ const ENCODE_OPTIONS = { ignoreUndefinedProperties: true }
  * Strict decode for bytes that arrived from a peer: duplicate map keys, undefined and
  * non-canonical forms are refused, so one logical value has exactly one accepted encoding.
  */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the shape it then checks; T defaults to unknown
 export function decodeCanonical<T = unknown>(bytes: Uint8Array, opts: { byteViews?: boolean } = {}): T {
   // The common shapes are read directly; cborg reads everything else (see cbor-reader.ts).
   // `byteViews` (readCanonical's `views`) holds only where the direct reader reads: cborg copies.

@@ -144,6 +144,7 @@ export type CoreErrorCode = (typeof ERROR_CODES)[number]
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface ModuleErrorCodes {}
 
+// eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- modules widen ModuleErrorCodes by declaration merging; without one it is string
 export type ErrorCode = CoreErrorCode | (keyof ModuleErrorCodes & string)
 
 /** One error class for every failure the engine reports to callers. */

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/only-throw-error -- a refusal throws one preallocated sentinel, caught by the caller, which then decodes with cborg: no stack is captured per refusal on the ingest path. */
 import { asciiString } from '../core/ascii.ts'
 import { CborCursor, UNUSUAL } from '../core/cbor-reader.ts'
 
@@ -32,7 +33,7 @@ const BASE58 = new Uint8Array(128)
 for (const ch of '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz') BASE58[ch.charCodeAt(0)] = 1
 
 const SLOT = { space: 0, tree: 1, aclHead: 2, author: 3, readKey: 4 } as const
-const recent: Array<{ bytes: Uint8Array; text: string } | undefined> = new Array(5)
+const recent = new Array<{ bytes: Uint8Array; text: string } | undefined>(5)
 
 class Reader extends CborCursor {
   uint(): number {
@@ -108,7 +109,7 @@ export function readEnvelope(raw: Uint8Array): EnvelopeParts | undefined {
     const treeId = r.id(SLOT.tree)
     const prevCount = r.array()
     if (prevCount > signed.length) return undefined
-    const prevIds: string[] = new Array(prevCount)
+    const prevIds: string[] = new Array<string>(prevCount)
     for (let i = 0; i < prevCount; i++) prevIds[i] = r.id()
     const aclHeadId = r.id(SLOT.aclHead)
     const author = r.id(SLOT.author)

@@ -193,7 +193,7 @@ export class Libp2pTransport implements Transport {
       try {
         const out = await this.node.dialProtocol(peer, this.protocol, { signal: AbortSignal.timeout(10_000) })
         out.maxWriteBufferLength = this.maxQueuedSendBytes
-        if (this.closed) return out.abort(new Error('transport closed'))
+        if (this.closed) { out.abort(new Error('transport closed')); return; }
         out.addEventListener('close', () => this.linkDown(key, out))
         // We never read from our own outbound stream; the peer never writes to it.
         out.addEventListener('message', () => this.count('unexpected_data'))
@@ -236,11 +236,11 @@ export class Libp2pTransport implements Transport {
    * fault of the peer.
    */
   private onInbound(stream: Stream, connection: Connection) {
-    if (this.closed) return stream.abort(new Error('transport closed'))
+    if (this.closed) { stream.abort(new Error('transport closed')); return; }
     const from = connection.remotePeer.toString()
     if (this.refusePeer(from)) {
       this.count('refused_peer')
-      return stream.abort(new Error('peer is backed off'))
+      stream.abort(new Error('peer is backed off')); return;
     }
     stream.maxReadBufferLength = this.maxReadBufferBytes
     const decoder = new FrameDecoder(this.maxFrameBytes, this.maxFrameBytes + 16 + P2P.maxStreamWindowBytes)
@@ -342,7 +342,7 @@ export class Libp2pTransport implements Transport {
       try {
         decoder.push(evt.data)
       } catch (err) {
-        return fail(err instanceof FrameError ? err.reason : 'read_buffer_full')
+        fail(err instanceof FrameError ? err.reason : 'read_buffer_full'); return;
       }
       if (!fill()) return
       if (queue.length >= this.maxQueuedFrames && stream.readStatus === 'readable') setReading(false)

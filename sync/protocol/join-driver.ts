@@ -103,6 +103,6 @@ export class JoinDriver {
   }
 
   private send(peer: string, spaceId: string, change: Uint8Array) {
-    this.o.send(peer, spaceId, change).catch((err) => this.o.onError?.(err))
+    this.o.send(peer, spaceId, change).catch((err: unknown) => this.o.onError?.(err))
   }
 }

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-unsafe-assignment -- a decoded message is an array of unknowns; each field is checked (isU32, isBytes, checkPrefix, ids) before the typed message is built from it */
 import { decodeCanonical, encodeCanonical } from '../core/encoding.ts'
 import { fromBase58, toBase58 } from '../core/ids.ts'
 import {

@@ -64,7 +64,7 @@ export class OfferGate {
     try {
       p = Promise.resolve(this.handler(spaceId, identity, peer))
     } catch (err) {
-      p = Promise.reject(err)
+      p = Promise.reject(err instanceof Error ? err : new Error(String(err)))
     }
     p.catch(this.onError).finally(settle)
     return true

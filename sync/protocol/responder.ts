@@ -94,7 +94,7 @@ export class Responder {
     let list = this.ahead.get(r)
     if (!list) this.ahead.set(r, (list = []))
     const l = list
-    const job: Promise<unknown> = this.ingest(c, peer, r, changes).catch((err) => {
+    const job: Promise<unknown> = this.ingest(c, peer, r, changes).catch((err: unknown) => {
       this.onError(err)
       bump(c.dropped, 'internal')
     })

@@ -96,7 +96,9 @@ export class SyncDriver {
 
   /** Queues a task and returns once the queue is empty (work it queues in turn included). */
   private fire(fn: () => unknown): Promise<void> {
-    this.enqueue(fn).catch((err) => (this.lastError = err))
+    this.enqueue(fn).catch((err: unknown) => {
+ this.lastError = err
+ })
     return this.drain()
   }
 
@@ -190,8 +192,14 @@ export class SyncDriver {
     return new Promise((resolve) => {
       const cancel = this.opts.timer.after(ms, () => resolve(false))
       p.then(
-        () => (cancel(), resolve(true)),
-        () => (cancel(), resolve(false)),
+        () => {
+ cancel()
+ resolve(true)
+ },
+        () => {
+ cancel()
+ resolve(false)
+ },
       )
     })
   }
@@ -222,7 +230,9 @@ export class SyncDriver {
       if (!waiting) return
       waiting = false
       cancel()
-      this.enqueue(async () => void (await this.openNow(peer, spaceId)).done.then(resolve)).catch((err) => (this.lastError = err))
+      this.enqueue(async () => void (await this.openNow(peer, spaceId)).done.then(resolve)).catch((err: unknown) => {
+ this.lastError = err
+ })
     })
     this.authWaiters.set(peer, list)
     await this.enqueue(() => this.post(peer, this.opts.session.challenge(peer)))
@@ -247,7 +257,9 @@ export class SyncDriver {
         resolve(true)
       })
       this.authWaiters.set(peer, list)
-      this.enqueue(() => this.post(peer, this.opts.session.challenge(peer))).catch((err) => (this.lastError = err))
+      this.enqueue(() => this.post(peer, this.opts.session.challenge(peer))).catch((err: unknown) => {
+ this.lastError = err
+ })
     })
   }
 

@@ -66,6 +66,7 @@ export class SyncStack {
     const transport = o.transport
     const timer = o.timer
     this.timerOf = typeof timer === 'function' ? timer : () => timer
+    // eslint-disable-next-line prefer-const -- assigned below, after the session whose offered callback reads it is built
     let sharing!: WireSharing
     const log = o.log ?? silentLogger
     this.session = new SyncSession({ log: log.child('session'), ...o.session, peerId: transport.peerId, offered: (spaceId, identity, peer) => sharing.offered(spaceId, identity, peer) })
@@ -152,7 +153,12 @@ export class SyncStack {
       send: (p, b) => t.send(p, b),
       // Backpressure passes through: without it replies would overflow the peer's stream.
       drain: (p) => t.drain?.(p),
-      onMessage: (h) => t.onMessage((from, bytes) => scored(from, async () => void (await h(from, bytes)))),
+      onMessage: (h) =>
+ t.onMessage((from, bytes) =>
+ scored(from, async () => {
+ await h(from, bytes)
+ }),
+ ),
       // A hint only: the frame is scored when it is delivered.
       ...(t.onUpcoming ? { onUpcoming: (h: (from: string, bytes: Uint8Array) => void) => t.onUpcoming?.(h) } : {}),
       onPeerUp: (h) =>

@@ -454,6 +454,7 @@ function rangeMatcher(op: string, arg: unknown, path: string): Matcher {
 // ---------------------------------------------------------------------------------------------
 // $text
 
+// eslint-disable-next-line no-control-regex -- the ASCII range, control characters included
 const ASCII = /^[\x00-\x7f]*$/
 const MARKS = /\p{M}+/gu
 

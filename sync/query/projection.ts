@@ -118,7 +118,7 @@ function include(v: unknown, node: Node): unknown {
 }
 
 function exclude(v: unknown, node: Node): unknown {
-  if (Array.isArray(v)) return v.map((el) => (isPlainObject(el) || Array.isArray(el) ? exclude(el, node) : el))
+  if (Array.isArray(v)) return (v as unknown[]).map((el) => (isPlainObject(el) || Array.isArray(el) ? exclude(el, node) : el))
   if (!isPlainObject(v)) return v
   const out: Record<string, unknown> = {}
   for (const k of Object.keys(v)) {

@@ -285,7 +285,7 @@ function* selectAll(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k: nu
       if (from > 0) yield
       const to = Math.min(docs.length, from + STEP_DOCS)
       for (let i = from; i < to; i++) {
-        const doc = docs[i]
+        const doc = (docs as Doc[])[i]
         if (!all && !test(doc)) continue
         total++
         const w = heap.worst

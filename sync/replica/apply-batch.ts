@@ -3,7 +3,7 @@ import { open } from '../crypto/box.ts'
 import { propertyIdSync } from '../crypto/hash.ts'
 import { compareChanges, decodeChange, type Change } from '../dag/change.ts'
 import { decodeAclRecord, type AclRecord } from '../acl/records.ts'
-import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Json, type Op } from '../crdt/ops.ts'
+import { CHANGE_DERIVED_ID, checkPayload, InvalidOp, type ChangePayload, type Op } from '../crdt/ops.ts'
 import { mergeOpOf } from '../crdt/ytext-fold.ts'
 import { getPath } from '../crdt/path.ts'
 import { applyToRecord, compareStamps, type MergeOp, type StampInfo } from '../crdt/record.ts'
@@ -135,7 +135,7 @@ export class ApplyBatch {
     const { records } = this.s
     const prefix = treePrefix(this.s.spaceId, tree)
     const ops = payload.ops
-    const keys: string[] = new Array(ops.length)
+    const keys: string[] = new Array<string>(ops.length)
     let unread: string[] | undefined
     let tombstoning = false
     for (let i = 0; i < ops.length; i++) {

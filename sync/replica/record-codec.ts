@@ -41,7 +41,7 @@ export function decodeStoredRecord(bytes: Uint8Array): StoredRecord {
   if (bytes[0] === HEAD_LOG) {
     const nl = bytes.indexOf(NEWLINE, 1)
     const st = JSON.parse(dec.decode(bytes.subarray(1, nl))) as StoredRecord
-    st.log = JSON.parse(dec.decode(bytes.subarray(nl + 1)))
+    st.log = JSON.parse(dec.decode(bytes.subarray(nl + 1))) as StoredRecord['log']
     return st
   }
   if (bytes[0] === OPEN_BRACE) return JSON.parse(dec.decode(bytes)) as StoredRecord

@@ -70,7 +70,10 @@ export class MemoryAccountData implements AccountData {
     for (const op of ops) {
       if (op.op !== 'set') throw new Error('MemoryAccountData: only set ops')
       let ds = this.data.get(op.ds)
-      if (!ds) this.data.set(op.ds, (ds = new Map()))
+      if (!ds) {
+ds = new Map()
+this.data.set(op.ds, ds)
+}
       ds.set(op.id, setPath(ds.get(op.id), op.path, op.value))
       touched.set(op.ds, [...(touched.get(op.ds) ?? []), op.id])
     }

@@ -307,7 +307,10 @@ export class History {
         if (!this.keeps(op.ds)) continue
         const id = resolveId(op.id, d.id)
         let recs = states.get(op.ds)
-        if (!recs) states.set(op.ds, (recs = new Map()))
+        if (!recs) {
+recs = new Map()
+states.set(op.ds, recs)
+}
         const info = { l: d.lamport, c: d.id, i, a: d.author, t: d.timestamp }
         const mop = mergeOpOf(op)
         const rule = this.policy.writeRule?.(op.ds)

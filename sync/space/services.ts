@@ -49,6 +49,7 @@ export class SpaceServices implements ModuleContext {
     this.types = new TypesService(space, { scopedValues })
     this.bundles = new BundlesService(this.types)
     for (const m of modules.list) {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- a module's service is typed per module; this map holds them by name and services.of(module) gives the type back
       const service = m.service?.(this)
       this.byModule.set(m.name, service)
       const hook = m.onCommit

@@ -429,7 +429,7 @@ export class SpaceEngine {
    */
   announceOverlay(moves: OverlayMoves): Promise<void> {
     return this.feed.run(async () => {
-      const change: SpaceChange = { versionId: this.replica.versionId(), objects: new Set(), records: moves.records ?? new Map(), reloaded: new Set(), rowOps: new Map() }
+      const change: SpaceChange = { versionId: this.replica.versionId(), objects: new Set(), records: moves.records ?? (new Map() as SpaceChange['records']), reloaded: new Set(), rowOps: new Map() }
       for (const [id, ops] of moves.rows ?? []) {
         if (!this.rows.get(id)) continue
         await this.refreshRow(id)
@@ -460,9 +460,15 @@ export class SpaceEngine {
         continue
       }
       let perObj = change.records.get(r.treeId)
-      if (!perObj) change.records.set(r.treeId, (perObj = new Map()))
+      if (!perObj) {
+perObj = new Map()
+change.records.set(r.treeId, perObj)
+}
       let perDs = perObj.get(r.ds)
-      if (!perDs) perObj.set(r.ds, (perDs = new Map()))
+      if (!perDs) {
+perDs = new Map()
+perObj.set(r.ds, perDs)
+}
       perDs.set(r.id, r.ops)
     }
     for (const o of change.objects) await this.refreshRow(o)

@@ -234,7 +234,7 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
     if (legacy) {
       const puts = legacy.keys.map((k, i) => {
         const [store, key] = k as [string, string]
-        return { store, key, value: asBytes(legacy!.values[i]) }
+        return { store, key, value: asBytes(legacy.values[i]) }
       })
       this.apply({ puts, dels: [] })
     }
@@ -264,7 +264,10 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
     void this.mem.commit(batch)
     for (const { store, key, value } of batch.puts) {
       let m = this.sizes.get(store)
-      if (!m) this.sizes.set(store, (m = new Map()))
+      if (!m) {
+m = new Map()
+this.sizes.set(store, m)
+}
       this.forget(m.get(key))
       const size = key.length + value.length
       m.set(key, size)

@@ -3,7 +3,6 @@ import type { Logger } from '../../../sync/core/log.ts'
 import type { CryptoProvider } from '../../../sync/crypto/provider.ts'
 import type { KeyPair } from '../../../sync/crypto/keys.ts'
 import type { SpaceReplica } from '../../../sync/replica/space-replica.ts'
-import type { AccountServices } from '../../../sync/space/account-services.ts'
 import type { SvcLibp2p } from '../libp2p-node.ts'
 
 /**

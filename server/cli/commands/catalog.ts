@@ -10,7 +10,6 @@ const USAGE = `usage: svc catalog [list]
   installs a usecase's bundles into a space (its dependencies first) and prints the result.
 ${COMMON_HELP}`
 
-const SUBCOMMANDS = new Set(['list', 'get', 'setup'])
 
 export const catalogCommand: Command = {
   name: 'catalog',

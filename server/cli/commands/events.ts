@@ -1,5 +1,5 @@
 import { call, parseClientArgs, type ClientContext } from '../client.ts'
-import { EXIT, UsageError, type Command } from '../io.ts'
+import { UsageError, type Command } from '../io.ts'
 import { streamSse } from '../sse-stream.ts'
 import { COMMON_HELP } from './args.ts'
 

@@ -1,5 +1,5 @@
 import { call, need, parseClientArgs } from '../client.ts'
-import { UsageError, type Command } from '../io.ts'
+import type { Command } from '../io.ts'
 import { COMMON_HELP } from './args.ts'
 
 const USAGE = `usage: svc join TOKEN [--name NAME]

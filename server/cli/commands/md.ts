@@ -82,7 +82,7 @@ export const mdCommand: Command = {
             io.stderr.write('svc md edit: no change\n')
             return EXIT.ok
           }
-          return show(ctx, (c) => c.PUT('/v1/spaces/{spaceId}/objects/{objectId}/editor/{collection}/markdown', { ...params, body: { content: after } }), summary)
+          return await show(ctx, (c) => c.PUT('/v1/spaces/{spaceId}/objects/{objectId}/editor/{collection}/markdown', { ...params, body: { content: after } }), summary)
         } finally {
           rmSync(dir, { recursive: true, force: true })
         }

@@ -1,5 +1,5 @@
 import { call, need, parseClientArgs } from '../client.ts'
-import { UsageError, type Command } from '../io.ts'
+import type { Command } from '../io.ts'
 import { COMMON_HELP, enc, WINDOW_OPTIONS, windowBody } from './args.ts'
 
 const USAGE = `usage: svc query SPACE OBJECT DATASET [--filter JSON] [--sort FIELD ...] [--limit N] [--offset N] [--total]

@@ -26,6 +26,7 @@ export const spacesCommand: Command = {
         const query = values.status !== undefined ? { status: values.status as string } : {}
         return show(
           ctx,
+          // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the query is built from flags the schema accepts; openapi-fetch's generated type wants every optional key spelled out
           (c) => c.GET('/v1/spaces', { params: { query } as never }),
           (d) => table(['NAME', 'ROLE', 'STATUS', 'ID'], (d as { name: string; ownRole: string; status: string; id: string }[]).map((s) => [s.name, s.ownRole, s.status, s.id])),
         )

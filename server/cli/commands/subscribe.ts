@@ -1,5 +1,5 @@
 import { need, parseClientArgs, type ClientContext } from '../client.ts'
-import { EXIT, UsageError, type Command } from '../io.ts'
+import { UsageError, type Command } from '../io.ts'
 import { COMMON_HELP, enc, intOption, WINDOW_OPTIONS, windowBody } from './args.ts'
 import { streamSse } from '../sse-stream.ts'
 import { loadSchema, resolveFilter, resolvePath } from '../xkeys.ts'

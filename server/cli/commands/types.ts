@@ -67,6 +67,7 @@ export const typesCommand: Command = {
         const schema = await loadSchema(ctx, spaceId)
         if (typeof schema === 'number') return schema
         const typeId = resolveType(schema, typeKey)
+        // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- datasets is the user's JSON, checked by the server's schema
         const body = { key, datasets } as { key: string; datasets: never }
         return show(ctx, (c) => c.POST('/v1/spaces/{spaceId}/types/{typeId}/parts', { params: { path: { spaceId, typeId } }, body }), (d) => `${d.partId}\n`)
       }

@@ -86,7 +86,10 @@ export class AgentMessageVerifier {
   private wait(triggerId: string, chatId: string, msgId: string): void {
     if (this.waitingCount >= WAITING_MAX) return
     let perChat = this.waiting.get(triggerId)
-    if (!perChat) this.waiting.set(triggerId, (perChat = new Map()))
+    if (!perChat) {
+perChat = new Map()
+this.waiting.set(triggerId, perChat)
+}
     let ids = perChat.get(chatId)
     if (!ids) perChat.set(chatId, (ids = new Set()))
     if (ids.has(msgId)) return

@@ -65,6 +65,7 @@ function checkAttachments(v: unknown): JsonObject {
     if (typeof a.link !== 'string' || over(a.link, CHAT_LIMITS.attachmentLinkBytes) || !FILE_LINK.test(a.link)) {
       throw invalid(`${field}.link`, `link is svc://f/<spaceId>/<fileId>, at most ${CHAT_LIMITS.attachmentLinkBytes} bytes`)
     }
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the attachment's link field, not String.prototype.link
     out[key] = { type: a.type, link: a.link }
   }
   return out

@@ -80,7 +80,7 @@ function quietAwareness(clientId?: number): Awareness {
   const doc = newDoc()
   if (clientId !== undefined) doc.clientID = clientId
   const a = new Awareness(doc)
-  clearInterval(a._checkInterval)
+  clearInterval(a._checkInterval as ReturnType<typeof setInterval>)
   return a
 }
 
@@ -193,7 +193,7 @@ export class CursorPresence {
   private settle(p: SpacePresence, who: string, self: boolean, aw: Awareness, client: number) {
     const key = `${who}/${client}`
     const state = aw.states.has(client) ? asCursorState(aw.states.get(client)) : undefined
-    if (!state) return this.drop(p, key)
+    if (!state) { this.drop(p, key); return; }
     const entry: Entry = { state, identity: who, self, clientId: client, updatedAt: this.env.now() }
     p.entries.set(key, entry)
     for (const w of p.watchers) w('set', entry)

@@ -264,7 +264,7 @@ export function diffBlocks(current: Block[], next: BlockDraft[], newPos: PosGen,
   const b = Int32Array.from(next, (d) => id(contentKey(d)))
   const matches = lcs(a, b)
 
-  const slots: Slot[] = new Array(next.length)
+  const slots: Slot[] = new Array<Slot>(next.length)
   const oldTaken = new Uint8Array(cur.length)
   for (const [i, j] of matches) {
     slots[j] = { kind: 'keep', old: i }

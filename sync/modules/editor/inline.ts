@@ -11,7 +11,7 @@
  */
 import { toMarkdown, type Options as ToMarkdownOptions } from 'mdast-util-to-markdown'
 import { gfmToMarkdown } from 'mdast-util-gfm'
-import type { Heading, Nodes, Paragraph, PhrasingContent, RootContent, TableCell } from 'mdast'
+import type { Heading, Paragraph, PhrasingContent, RootContent, TableCell } from 'mdast'
 
 export type InlineContext = 'block' | 'heading' | 'cell'
 
@@ -69,7 +69,7 @@ export function serializeInline(children: PhrasingContent[], context: InlineCont
  * run can contain a blank line. Falls back to one call per run if the split does not line up.
  */
 export function serializeInlineBatch(items: { children: PhrasingContent[]; context: InlineContext }[]): string[] {
-  const out: string[] = new Array(items.length).fill('')
+  const out: string[] = new Array<string>(items.length).fill('')
   const idx: number[] = []
   const nodes: RootContent[] = []
   items.forEach((it, i) => {

@@ -206,8 +206,8 @@ export function sortBlocks<T extends AnyBlock>(blocks: T[]): T[] {
  * the incremental PUT path needs.
  */
 export function renderDoc(blocks: AnyBlock[]): RenderedDoc {
-  const depths: number[] = new Array(blocks.length)
-  const hidden: boolean[] = new Array(blocks.length).fill(false)
+  const depths: number[] = new Array<number>(blocks.length)
+  const hidden: boolean[] = new Array<boolean>(blocks.length).fill(false)
   const roots: TreeNode[] = []
   const stack: TreeNode[] = []
   blocks.forEach((block, index) => {

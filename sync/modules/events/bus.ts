@@ -2,7 +2,7 @@ import { SvcError } from '../../core/errors.ts'
 import { errField, silentLogger, type Logger } from '../../core/log.ts'
 import type { Json } from '../../crdt/ops.ts'
 import { EVENTS } from '../../core/events-limits.ts'
-import { checkPublish, filterKey, matches, type BusEvent, type DeliveredEvent, type EventFilter, type EventSender, type PublishDraft } from './envelope.ts'
+import { checkPublish, filterKey, matches, type BusEvent, type DeliveredEvent, type EventFilter, type PublishDraft } from './envelope.ts'
 import { PROCESS_EVENT, PublishedProcesses, type PublishedProcess } from './processes.ts'
 
 /**

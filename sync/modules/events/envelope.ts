@@ -113,7 +113,7 @@ const uniqueSorted = (xs: readonly string[]) => [...new Set(xs)].sort()
  * catch-all (no scope) covers device, account and the listed spaces.
  */
 export function checkSubscribe(q: SubscribeDraft): EventFilter {
-  for (const [field, values] of Object.entries(q)) {
+  for (const [field, values] of Object.entries(q) as Array<[string, unknown[] | undefined]>) {
     if (values && values.length > EVENTS.maxFilterValues) throw invalid(field, `at most ${EVENTS.maxFilterValues} values`)
   }
   const f: EventFilter = {}

@@ -64,7 +64,7 @@ export async function ingestContent(space: SpaceEngine, store: BlockStore, crypt
   let pending: HeldBlock[] = []
   // A put of a block already stored is a no-op for every store (dedup), so no `has` first.
   const writing: Array<Promise<void>> = []
-  let failed: unknown
+  let failed: Error | undefined
   const release = (blocks: readonly HeldBlock[]) => {
     for (const b of blocks) b.release?.()
   }
@@ -77,8 +77,8 @@ export async function ingestContent(space: SpaceEngine, store: BlockStore, crypt
           space.spaceId,
           batch.map((b) => ({ id: b.id, bytes: b.bytes })),
         )
-        .catch((err) => {
-          failed ??= err
+        .catch((err: unknown) => {
+          failed ??= err instanceof Error ? err : new Error(String(err))
         })
         // Written (or failed): the bytes' memory goes back to the block crypto.
         .finally(() => release(batch))

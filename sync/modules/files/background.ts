@@ -131,7 +131,7 @@ export class Background {
   private async confirm(spaceId: string, rec: FileRecord): Promise<boolean> {
     const present = await this.files.reader.present(spaceId, rec)
     if (!present.every(Boolean)) return false
-    const by = await this.files.reader.source?.confirm(spaceId, [...new Set(rec.blocks!)]).catch((err: unknown) => {
+    const by = await this.files.reader.source?.confirm(spaceId, [...new Set(rec.blocks)]).catch((err: unknown) => {
       // Asked again on a later pass.
       this.files.log.debug("asking peers to confirm a file's blocks failed", { spaceId, fileId: rec.id, err: errField(err) })
       return undefined

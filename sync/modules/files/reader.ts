@@ -138,6 +138,7 @@ export class BlockReader {
     // rest window by window in the background, WINDOWS_AHEAD of them ahead of the consumer.
     let ready = Math.min(last, first + 3)
     await this.ensure(spaceId, rec, first, ready, true)
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the async generator below reads the reader's state; a generator function has its own this
     const self = this
     let asked = ready
     const ahead: Array<{ to: number; done: Promise<void> }> = []

@@ -41,6 +41,7 @@ const bad = (id: string, why: string) => new SvcError('file.not_available', `the
  * that is not 32 bytes, an address that is not base58 of 32 bytes is refused).
  */
 export function parseFileRecord(objectId: string, doc: JsonObject): FileRecord {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a record's id as text, whatever a peer stored
   const id = String(doc.id)
   const { name, mime, size, creator, createdAt, hash } = doc
   if (typeof name !== 'string' || typeof mime !== 'string' || typeof creator !== 'string' || typeof hash !== 'string') throw bad(id, 'fields')

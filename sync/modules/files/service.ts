@@ -162,7 +162,7 @@ export class FilesService {
     const objectId = await this.index.objectOf(space, fileId)
     const doc = objectId === undefined ? undefined : await space.recordDoc(objectId, FILES_COLLECTION, fileId)
     if (!doc || objectId === undefined) throw new SvcError('file.not_found', 'no such file in this space', { fileId })
-    return parseFileRecord(objectId, doc as JsonObject)
+    return parseFileRecord(objectId, doc)
   }
 
   /** Every live file of the space (or of one object), in file id order; malformed records are left out. */
@@ -175,7 +175,7 @@ export class FilesService {
       const doc = await space.recordDoc(o, FILES_COLLECTION, fileId)
       if (!doc) continue
       try {
-        out.push(parseFileRecord(o, doc as JsonObject))
+        out.push(parseFileRecord(o, doc))
       } catch (err) {
         // A member's malformed record: listed nowhere, answered 409 by the routes that name it.
         this.log.debug('a malformed file record is left out', { spaceId, fileId, err: errField(err) })

@@ -22,7 +22,10 @@ export class MemoryPushKeyStore implements PushKeyStore {
   }
   put(spaceId: string, encKeyId: string, encKey: string) {
     let m = this.map.get(spaceId)
-    if (!m) this.map.set(spaceId, (m = new Map()))
+    if (!m) {
+m = new Map()
+this.map.set(spaceId, m)
+}
     m.set(encKeyId, encKey)
   }
 }

@@ -43,7 +43,7 @@ export async function readModes(space: SpaceEngine, spaceMode: NotifyMode | unde
     const row = doc as Record<string, unknown>
     if (typeof row.id === 'string' && (await isChatRow(row))) ids.push(row.id)
   }
-  const scoped = ids.length ? await scopedRowsOf(ids) : new Map()
+  const scoped = ids.length ? await scopedRowsOf(ids) : new Map<string, never>()
   const chats = new Map<string, NotifyMode | undefined>()
   for (const id of ids) chats.set(id, asMode(scoped.get(id)?.chat?.notifyMode))
   return { space: spaceMode, chats }

@@ -154,7 +154,7 @@ export class PushService {
       const raw = await this.ctx.storage.get(TOKEN_STORE, TOKEN_KEY)
       if (!raw || this.token) return
       const t = JSON.parse(new TextDecoder().decode(raw)) as Partial<PushToken>
-      if (typeof t.platform === 'string' && typeof t.token === 'string') this.token = { platform: t.platform as PushPlatform, token: t.token }
+      if (typeof t.platform === 'string' && typeof t.token === 'string') this.token = { platform: t.platform, token: t.token }
     } catch (err) {
       // Unreadable: as if none was registered (the app registers again).
       this.log.warn('the kept push token is unreadable; the app must register again', { err: errField(err) })

@@ -94,7 +94,7 @@ function strings(v: Json | undefined): string {
 /** The documents an object row holds, by key (keys it holds no text for are absent). */
 export function rowTexts(row: Doc, catalog: Catalog): Map<string, string> {
   const out = new Map<string, string>()
-  const objectId = row.id as string
+  const objectId = row.id
   const core = (row.core ?? {}) as JsonObject
   const basic = [strings(core.name), strings(core.description)].filter((s) => s !== '').join('\n')
   if (basic) out.set(docKey({ objectId, scope: BASIC_SCOPE }), cut(basic))
@@ -120,7 +120,7 @@ export function rowTexts(row: Doc, catalog: Catalog): Map<string, string> {
 export function recordText(doc: Doc | undefined, spec: { fields: readonly string[] | null }): string {
   if (!doc) return ''
   const parts: string[] = []
-  if (spec.fields) for (const f of spec.fields) parts.push(strings(doc[f] as Json))
+  if (spec.fields) for (const f of spec.fields) parts.push(strings(doc[f]))
   else for (const [k, v] of Object.entries(doc)) if (k !== 'id' && !k.startsWith('_') && typeof v === 'string') parts.push(v)
   return cut(parts.filter((s) => s !== '').join('\n'))
 }

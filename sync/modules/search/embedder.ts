@@ -49,7 +49,7 @@ export class HttpEmbedder implements Embedder {
 export function parseEmbeddings(body: unknown, n: number): Float32Array[] {
   const data = (body as { data?: unknown })?.data
   if (!Array.isArray(data) || data.length !== n) throw new EmbedderUnavailable('embedder reply has the wrong number of vectors')
-  const out: Float32Array[] = new Array(n)
+  const out: Float32Array[] = new Array<Float32Array>(n)
   let dims = -1
   data.forEach((d: unknown, i) => {
     const e = (d as { embedding?: unknown })?.embedding
@@ -59,7 +59,7 @@ export function parseEmbeddings(body: unknown, n: number): Float32Array[] {
     dims = e.length
     const v = new Float32Array(e.length)
     for (let j = 0; j < e.length; j++) {
-      const x = e[j]
+      const x: unknown = e[j]
       if (typeof x !== 'number' || !Number.isFinite(x)) throw new EmbedderUnavailable('malformed embedding')
       v[j] = x
     }

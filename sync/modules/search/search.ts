@@ -52,7 +52,7 @@ function checkWords(field: 'require' | 'exclude', v: unknown): string[] {
   if (!Array.isArray(v) || v.length > SEARCH_LIMITS.maxTerms || !v.every((w) => typeof w === 'string' && w.length <= 256)) {
     throw bad(field, `${field} is at most ${SEARCH_LIMITS.maxTerms} words`)
   }
-  return v.filter((w) => w.trim() !== '')
+  return (v as string[]).filter((w) => w.trim() !== '')
 }
 
 /** Validates a search body: the spec's codes for mode and scopes, request.invalid_field otherwise. */

@@ -346,13 +346,15 @@ class ProjectStage implements StageDef {
         if (!keepId) spec.id = 0
         if (keepGroupId) spec._id = 1
         const p = wrapped(index, op, () => compileProjection(spec))
-        this.base = p.apply as unknown as (d: Rec) => Rec
+        // eslint-disable-next-line @typescript-eslint/unbound-method -- a compiled projection's apply is a closure, not a method
+      this.base = p.apply as unknown as (d: Rec) => Rec
       }
     } else {
       const spec: Record<string, number> = {}
       for (const k of keys) if (flags[k] === false) spec[k] = 0
       this.paths = Object.keys(spec)
       const p = wrapped(index, op, () => compileProjection(spec))
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- a compiled projection's apply is a closure, not a method
       this.base = p.apply as unknown as (d: Rec) => Rec
     }
   }

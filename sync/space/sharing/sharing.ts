@@ -385,7 +385,7 @@ export class Sharing {
     }
     if (status === 'joining') {
       // Withdraw it for real when no decision is known, so the managers see it cancelled.
-      await this.joins.cancel(row.spaceId).catch(async (err) => {
+      await this.joins.cancel(row.spaceId).catch(async (err: unknown) => {
         if (!(err instanceof SvcError) || err.code !== 'space.join_not_pending') throw err
         await this.softDelete(row.spaceId, 'withdrawn')
       })

@@ -160,12 +160,15 @@ export function checkDraft(draft: unknown, ctx: { typeId: string; partKey: strin
 
 export function declOf(typeId: string, rec: MaterializedRecord): DatasetDecl {
   const v = (rec.value ?? {}) as JsonObject
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a declaration's field as text, whatever a peer stored, the same on every peer
   const partId = v.partId === CHANGE_DERIVED_ID ? propertyIdSync(rec.created.c) : String(v.partId ?? '')
   const d: DatasetDecl = {
     id: rec.id,
     typeId,
     partId,
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a declaration's field as text, whatever a peer stored, the same on every peer
     key: String(v.key ?? ''),
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a declaration's field as text, whatever a peer stored, the same on every peer
     collection: String(v.collection ?? ''),
     idRule: v.idRule === 'user' ? 'user' : 'auto',
     fields: isObj(v.fields) ? (v.fields as unknown as Record<string, FieldDecl>) : {},

@@ -61,6 +61,7 @@ function checkPartField(path: string, v: unknown): void {
 
 function partOf(typeId: string, rec: MaterializedRecord): Omit<PartDef, 'datasets'> {
   const v = (rec.value ?? {}) as JsonObject
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a declaration's field as text, whatever a peer stored, the same on every peer
   const p: Omit<PartDef, 'datasets'> = { id: rec.id, typeId, key: String(v.key ?? '') }
   if (typeof v.name === 'string') p.name = v.name
   if (typeof v.icon === 'string') p.icon = v.icon
