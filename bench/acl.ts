@@ -80,7 +80,7 @@ export async function benchAcl(): Promise<Record<string, unknown>> {
   }
   const ingestMs = performance.now() - t1
   if (dst.acl.current().readKeyId !== src.acl.current().readKeyId) throw new Error('replicas disagree on the read key')
-  const slice = (a: number, b: number) => Math.round(times.slice(a, b).reduce((x, y) => x + y, 0) / Math.max(1, b - a) * 100) / 100
+  const slice = (a: number, b: number) => Math.round((times.slice(a, b).reduce((x, y) => x + y, 0) / Math.max(1, b - a)) * 100) / 100
   return {
     records: RECORDS,
     maxMembers: MEMBERS,

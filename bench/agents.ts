@@ -63,14 +63,30 @@ function realmRun(source: string, args: Record<string, number> = {}) {
 }
 
 async function eventLatency() {
-  const account = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: systemEnv, accountKey: keyPairFromSeed(new Uint8Array(32).fill(9)), modules: DEFAULT_MODULES })
+  const account = await AccountEngine.open({
+    storage: new MemoryStorageAdapter(),
+    crypto: await defaultCryptoProvider(),
+    env: systemEnv,
+    accountKey: keyPairFromSeed(new Uint8Array(32).fill(9)),
+    modules: DEFAULT_MODULES,
+  })
   const info = await account.createSpace({ name: 'bench' })
   const space = account.space(info.id)
   const chatId = (await setupUsecase(space.services.bundles, 'general-chat')).bundles[0].bundle.rootId
   await ensureAnchor(space)
   const host = new AgentsHost(account, systemEnv, 'bench-peer', { timers: false })
   await host.start()
-  await createTrigger(space, 'e', { name: 'e', kind: 'event', spec: { dataset: 'chat_messages', objectId: chatId }, program: 'agent:noop@v1', args: {}, owner: 'bench-peer', enabled: true, logRuns: false, limits: {} })
+  await createTrigger(space, 'e', {
+    name: 'e',
+    kind: 'event',
+    spec: { dataset: 'chat_messages', objectId: chatId },
+    program: 'agent:noop@v1',
+    args: {},
+    owner: 'bench-peer',
+    enabled: true,
+    logRuns: false,
+    limits: {},
+  })
   await host.tick()
   let started: (t: number) => void = () => undefined
   const fire = host.runner.fire
@@ -87,7 +103,9 @@ async function eventLatency() {
     const start = new Promise<number>((r) => (started = r))
     const feed = new Promise<number>((r) => (announced = r))
     const now = instant(Date.now())
-    await space.write(chatId, [{ op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: space.replica.me, createdAt: now, modifiedAt: now, text: `m${i}` } }])
+    await space.write(chatId, [
+      { op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: space.replica.me, createdAt: now, modifiedAt: now, text: `m${i}` } },
+    ])
     toStart.push((await start) - t0)
     toFeed.push((await feed) - t0)
     await host.scheduler.idle()
@@ -123,7 +141,9 @@ async function healthDuringRunaway() {
         httpRequest(`${base}/v1/health`, { agent }, (res) => {
           res.resume()
           res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t) : reject(new Error(`health: ${res.statusCode}`))))
-        }).on('error', reject).end()
+        })
+          .on('error', reject)
+          .end()
       })
     const probeWhile = async (work: Promise<unknown>) => {
       let running = true
@@ -184,11 +204,27 @@ export async function benchAgents(): Promise<Record<string, unknown>> {
   const emptyRunP50Ms = r3(pct(empty, 50))
   const eventLatencyP50Ms = r3(pct(ev.toStart, 50))
   return {
-    emptyRunP50Ms, emptyRunP99Ms: r3(pct(empty, 99)), emptyRunRealmP50Ms: r3(pct(emptyRealm, 50)), emptyRunTargetMs: 5, emptyRunOk: emptyRunP50Ms <= 5,
-    computeSandboxMs: r3(pct(sb, 50)), computeRealmMs: r3(pct(realm, 50)), computeSlowdown: r3(pct(sb, 50) / pct(realm, 50)),
-    eventLatencyP50Ms, eventLatencyP99Ms: r3(pct(ev.toStart, 99)), changeFeedP50Ms: r3(pct(ev.toFeed, 50)), eventLatencyVsFeed: r3(pct(ev.toStart, 50) / pct(ev.toFeed, 50)),
-    eventLatencyTargetMs: 100, eventLatencyOk: eventLatencyP50Ms <= 100,
-    healthP99DuringRunawayMs, healthMaxDuringRunawayMs: r3(Math.max(...hr.during)), healthProbesDuringRunaway: hr.during.length, healthP99IdleMs: r3(pct(hr.idle, 99)),
-    healthDuringRunawayTargetMs: 50, healthDuringRunawayOk: healthP99DuringRunawayMs <= 50, runawayStopMs: hr.stopMs, runawayOutcome: hr.outcome,
+    emptyRunP50Ms,
+    emptyRunP99Ms: r3(pct(empty, 99)),
+    emptyRunRealmP50Ms: r3(pct(emptyRealm, 50)),
+    emptyRunTargetMs: 5,
+    emptyRunOk: emptyRunP50Ms <= 5,
+    computeSandboxMs: r3(pct(sb, 50)),
+    computeRealmMs: r3(pct(realm, 50)),
+    computeSlowdown: r3(pct(sb, 50) / pct(realm, 50)),
+    eventLatencyP50Ms,
+    eventLatencyP99Ms: r3(pct(ev.toStart, 99)),
+    changeFeedP50Ms: r3(pct(ev.toFeed, 50)),
+    eventLatencyVsFeed: r3(pct(ev.toStart, 50) / pct(ev.toFeed, 50)),
+    eventLatencyTargetMs: 100,
+    eventLatencyOk: eventLatencyP50Ms <= 100,
+    healthP99DuringRunawayMs,
+    healthMaxDuringRunawayMs: r3(Math.max(...hr.during)),
+    healthProbesDuringRunaway: hr.during.length,
+    healthP99IdleMs: r3(pct(hr.idle, 99)),
+    healthDuringRunawayTargetMs: 50,
+    healthDuringRunawayOk: healthP99DuringRunawayMs <= 50,
+    runawayStopMs: hr.stopMs,
+    runawayOutcome: hr.outcome,
   }
 }

@@ -29,7 +29,7 @@ interface Rec {
 function buildRecords(n: number): Rec[] {
   const out: Rec[] = []
   let seed = 42
-  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32)
+  const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32
   for (let i = 0; i < n; i++) {
     out.push({
       id: 'r' + i,

@@ -87,8 +87,15 @@ async function bulkObjects(sp: SpaceEngine, n: number): Promise<void> {
         ],
       }
       const change = await signChange(crypto, writer, {
-        spaceId: replica.spaceId, treeId: root.id, prevIds: [root.id], aclHeadId, seq: ++seq, lamport: 1,
-        timestamp: Date.now(), readKeyId, payload: seal(systemEnv, rk, encodeCanonical(payload)),
+        spaceId: replica.spaceId,
+        treeId: root.id,
+        prevIds: [root.id],
+        aclHeadId,
+        seq: ++seq,
+        lamport: 1,
+        timestamp: Date.now(),
+        readKeyId,
+        payload: seal(systemEnv, rk, encodeCanonical(payload)),
       })
       batch.push({ change: root }, { change, payload })
     }
@@ -126,23 +133,27 @@ function streamClient(url: string, body: string | undefined, ready: string, matc
     const done = new Promise<number>((r) => (onMatch = r))
     let isReady = false
     let matchFrom = 0
-    const req = httpRequest(url, { method: body === undefined ? 'GET' : 'POST', agent: false, headers: body === undefined ? {} : { 'content-type': 'application/json' } }, (res: IncomingMessage) => {
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => {
-        const t = performance.now()
-        text += chunk
-        if (!isReady && text.includes(ready)) {
-          isReady = true
-          matchFrom = text.length
-          onReady()
-        }
-        if (isReady && text.indexOf(match, matchFrom) >= 0) {
-          matchFrom = Infinity
-          onMatch(t)
-        }
-      })
-      resolve({ armed, done, close: () => req.destroy() })
-    })
+    const req = httpRequest(
+      url,
+      { method: body === undefined ? 'GET' : 'POST', agent: false, headers: body === undefined ? {} : { 'content-type': 'application/json' } },
+      (res: IncomingMessage) => {
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => {
+          const t = performance.now()
+          text += chunk
+          if (!isReady && text.includes(ready)) {
+            isReady = true
+            matchFrom = text.length
+            onReady()
+          }
+          if (isReady && text.indexOf(match, matchFrom) >= 0) {
+            matchFrom = Infinity
+            onMatch(t)
+          }
+        })
+        resolve({ armed, done, close: () => req.destroy() })
+      },
+    )
     req.on('error', (err) => {
       if (!isReady) reject(err)
     })
@@ -265,7 +276,12 @@ async function objectsQueryVsHello(app: FastifyInstance, hello: FastifyInstance,
   const buildMs = performance.now() - t0
   const query = { filter: { 'core.types': TYPES[3], 'core.status': 'open' }, sort: ['-core.priority'], limit: 20 }
   const payload = JSON.stringify(query)
-  const first = await app.inject({ method: 'POST', url: `${S}/objects/query`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ...query, includeTotal: true }) })
+  const first = await app.inject({
+    method: 'POST',
+    url: `${S}/objects/query`,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ ...query, includeTotal: true }),
+  })
   const firstBody = first.json<{ records: unknown[]; total: number }>()
   progress(`objects query: ${firstBody.records.length} records of ${firstBody.total} matches`)
   const q = await timeInject(() => app.inject({ method: 'POST', url: `${S}/objects/query`, headers: { 'content-type': 'application/json' }, payload }), 200, 20)
@@ -330,7 +346,9 @@ async function modifyThroughput(app: FastifyInstance, S: string) {
   const mt0 = performance.now()
   for (let i = 0; i < MODIFIES; i++) {
     const res = await app.inject({
-      method: 'POST', url: `${S}/modify`, headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      url: `${S}/modify`,
+      headers: { 'content-type': 'application/json' },
       payload: JSON.stringify({ objectId: target.objectId, dataset: 'bench', records: [{ id: `r${i % 100}`, ops: [{ type: '$set', path: 'n', value: i }] }] }),
     })
     if (res.statusCode !== 200) throw new Error(`modify: ${res.statusCode} ${res.body}`)

@@ -39,7 +39,10 @@ const r3 = (x: number) => Math.round(x * 1000) / 1000
 /** A space of OBJECTS objects made in Node; its changes in an order head sync could deliver. */
 async function fixture() {
   const storage = new MemoryStorageAdapter()
-  const engine = await SpaceEngine.create({ storage, crypto: nodeCryptoProvider({ verify: 'sync' }), env: systemEnv }, keyPairFromSeed(new Uint8Array(OWNER_SEED)), { name: 'bench', modules: DEFAULT_MODULES })
+  const engine = await SpaceEngine.create({ storage, crypto: nodeCryptoProvider({ verify: 'sync' }), env: systemEnv }, keyPairFromSeed(new Uint8Array(OWNER_SEED)), {
+    name: 'bench',
+    modules: DEFAULT_MODULES,
+  })
   const objects: string[] = []
   for (let i = 0; i < OBJECTS; i++) {
     objects.push(await engine.createObject({ initialProperties: { core: { name: `obj ${i}` } } }))
@@ -53,7 +56,10 @@ async function fixture() {
   const inObjects = new Set(objects)
   const setup = (await engine.replica.allChanges()).filter((c) => !inObjects.has(c.treeId))
   // The ACL first (allChanges puts it first), then every other tree root before its writes.
-  const ordered = [...setup.filter((c) => c.treeId === spaceId), ...(await Promise.all([...new Set(setup.filter((c) => c.treeId !== spaceId).map((c) => c.treeId))].map(treeChanges))).flat()]
+  const ordered = [
+    ...setup.filter((c) => c.treeId === spaceId),
+    ...(await Promise.all([...new Set(setup.filter((c) => c.treeId !== spaceId).map((c) => c.treeId))].map(treeChanges))).flat(),
+  ]
   const body: Array<{ id: string; raw: Uint8Array }> = []
   for (const o of objects) body.push(...(await treeChanges(o)))
   const replica = engine.replica
@@ -62,7 +68,9 @@ async function fixture() {
 }
 
 function encodeFixture(f: Awaited<ReturnType<typeof fixture>>, backlog: number): Uint8Array {
-  const header = new TextEncoder().encode(JSON.stringify({ spaceId: f.spaceId, ownerSeed: OWNER_SEED, readKey: [...f.readKey], setup: f.setup.length, backlog, verifyWorkers: VERIFY_WORKERS }))
+  const header = new TextEncoder().encode(
+    JSON.stringify({ spaceId: f.spaceId, ownerSeed: OWNER_SEED, readKey: [...f.readKey], setup: f.setup.length, backlog, verifyWorkers: VERIFY_WORKERS }),
+  )
   const items = [...f.setup, ...f.body]
   const ids = items.map((c) => new TextEncoder().encode(c.id))
   const size = 4 + header.length + items.reduce((n, c, i) => n + 2 + ids[i].length + 4 + c.raw.length, 0)
@@ -111,7 +119,15 @@ export async function benchBrowser(): Promise<Record<string, unknown>> {
     }
     if (cold.some((c) => c.found !== 1 || c.objects < OBJECTS)) throw new Error(`cold open read the wrong space: ${JSON.stringify(cold)} ${errors.join('\n')}`)
     return {
-      workload: { objects: OBJECTS, changes: f.setup.length + f.body.length, backlogChanges: backlog, batch: 1000, storage: 'indexeddb (Chromium)', verifier: ingest.verifier, browser: fx.browser.version() },
+      workload: {
+        objects: OBJECTS,
+        changes: f.setup.length + f.body.length,
+        backlogChanges: backlog,
+        batch: 1000,
+        storage: 'indexeddb (Chromium)',
+        verifier: ingest.verifier,
+        browser: fx.browser.version(),
+      },
       ingestVsBare: r3(bare.bareMs / ingest.ingestMs),
       ingestPerSec: Math.round(backlog / (ingest.ingestMs / 1000)),
       barePerSec: Math.round(backlog / (bare.bareMs / 1000)),

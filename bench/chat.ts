@@ -121,7 +121,8 @@ async function fillChat({ alice, bob, spaceId, chat }: ChatFixture): Promise<num
 
 /** Alice reads up to 90% of the chat (in _ver.id order, which is bob's send order only roughly). */
 async function readMostOfChat({ alice, spaceId, chat }: ChatFixture): Promise<any> {
-  const byVer = (await ok(alice.d, 'POST', `${S(spaceId)}/query`, { objectId: chat, dataset: 'chat_messages', sort: ['_ver.id'], limit: MESSAGES, projection: { _ver: 1 } })).records as any[]
+  const byVer = (await ok(alice.d, 'POST', `${S(spaceId)}/query`, { objectId: chat, dataset: 'chat_messages', sort: ['_ver.id'], limit: MESSAGES, projection: { _ver: 1 } }))
+    .records as any[]
   const lastRead = byVer[Math.floor(MESSAGES * 0.9) - 1]
   await ok(alice.d, 'POST', `${S(spaceId)}/objects/${chat}/chat/messages/${lastRead.id}/read`)
   return lastRead

@@ -70,7 +70,15 @@ export async function buildFixture(): Promise<Fixture> {
       const author = key(1 + ((o + k) % 3))
       const payload = seal(systemEnv, readKey, encodeCanonical({ ops: [{ op: 'set', ds: 'd', id: `r${k % 10}`, path: `f${k % 5}`, value: k }] }))
       const c = await signChange(crypto, author, {
-        spaceId: owner.spaceId, treeId: objects[o], prevIds: [prev], aclHeadId, seq: k + 1, lamport: k + 1, timestamp: Date.now(), readKeyId, payload,
+        spaceId: owner.spaceId,
+        treeId: objects[o],
+        prevIds: [prev],
+        aclHeadId,
+        seq: k + 1,
+        lamport: k + 1,
+        timestamp: Date.now(),
+        readKeyId,
+        payload,
       })
       changes.push(c)
       prev = c.id
@@ -227,7 +235,16 @@ export async function benchCore(): Promise<Record<string, unknown>> {
 
     const ingest = median(ingestMs)
     return {
-      workload: { changes: n, objects: OBJECTS, recordsPerObject: 10, batch: BATCH, inflight: INFLIGHT, runs: REPS, storage: 'sqlite (WAL, synchronous=NORMAL)', verifier: crypto.name },
+      workload: {
+        changes: n,
+        objects: OBJECTS,
+        recordsPerObject: 10,
+        batch: BATCH,
+        inflight: INFLIGHT,
+        runs: REPS,
+        storage: 'sqlite (WAL, synchronous=NORMAL)',
+        verifier: crypto.name,
+      },
       applyVsRawInsert: round(median(rawMs) / median(applyMs)),
       applyMs: samples(applyMs),
       rawInsertMs: samples(rawMs),

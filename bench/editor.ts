@@ -66,7 +66,9 @@ const round = (x: number, d = 3): number => Math.round(x * 10 ** d) / 10 ** d
 
 /** A space with one Doc object whose shared editor dataset holds a BLOCKS-block document. */
 async function openDocument(storage: SqliteStorageAdapter) {
-  const engine = await SpaceEngine.create({ storage, crypto: await defaultCryptoProvider(), env: systemEnv }, keyPairFromSeed(new Uint8Array(32).fill(1)), { modules: [editorModule] })
+  const engine = await SpaceEngine.create({ storage, crypto: await defaultCryptoProvider(), env: systemEnv }, keyPairFromSeed(new Uint8Array(32).fill(1)), {
+    modules: [editorModule],
+  })
   const editor = engine.services.of(editorModule)
   // The object carries a type declaring the shared editor dataset (spec "Editor").
   const types = engine.services.types

@@ -137,7 +137,7 @@ export async function benchEvents(): Promise<Record<string, unknown>> {
       const arrivals = subs.map((c) => c.next())
       const t0 = performance.now()
       const res = await app.inject({ method: 'POST', url: '/v1/events', payload: { ...body, data: { ...body.data, n: round } } })
-      const matched = (res.json<{ subscribers: number }>()).subscribers
+      const matched = res.json<{ subscribers: number }>().subscribers
       if (matched !== SUBS) throw new Error(`publish matched ${matched} of ${SUBS}`)
       const bus = (await Promise.all(arrivals)).map((t) => t - t0)
       const rw = await raw.round(frame)

@@ -45,7 +45,11 @@ const r3 = (x: number) => Math.round(x * 1000) / 1000
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 
 async function attach(a: Account, spaceId: string, objectId: string, bytes: Uint8Array, name: string): Promise<string> {
-  const res = await fetch(`${a.d.url}${S(spaceId)}/objects/${objectId}/files?name=${name}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: bytes as unknown as BodyInit })
+  const res = await fetch(`${a.d.url}${S(spaceId)}/objects/${objectId}/files?name=${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream' },
+    body: bytes as unknown as BodyInit,
+  })
   const body = await res.json()
   if (res.status !== 201) throw new Error(`attach -> ${res.status} ${JSON.stringify(body)}`)
   return body.fileId
@@ -59,16 +63,20 @@ async function attach(a: Account, spaceId: string, objectId: string, bytes: Uint
  */
 function httpAttach(a: Account, spaceId: string, objectId: string, bytes: Uint8Array, name: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${a.d.url}${S(spaceId)}/objects/${objectId}/files?name=${name}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'content-length': bytes.length } }, (res) => {
-      const parts: Buffer[] = []
-      res.on('data', (d: Buffer) => parts.push(d))
-      res.on('end', () => {
-        const body = JSON.parse(Buffer.concat(parts).toString('utf8'))
-        if (res.statusCode !== 201) reject(new Error(`attach -> ${res.statusCode} ${JSON.stringify(body)}`))
-        else resolve(body.fileId)
-      })
-      res.on('error', reject)
-    })
+    const req = httpRequest(
+      `${a.d.url}${S(spaceId)}/objects/${objectId}/files?name=${name}`,
+      { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'content-length': bytes.length } },
+      (res) => {
+        const parts: Buffer[] = []
+        res.on('data', (d: Buffer) => parts.push(d))
+        res.on('end', () => {
+          const body = JSON.parse(Buffer.concat(parts).toString('utf8'))
+          if (res.statusCode !== 201) reject(new Error(`attach -> ${res.statusCode} ${JSON.stringify(body)}`))
+          else resolve(body.fileId)
+        })
+        res.on('error', reject)
+      },
+    )
     req.on('error', reject)
     req.end(bytes)
   })
@@ -177,7 +185,11 @@ function childrenRssMB(pid: number): number {
  * of its children's (variant processes) RSS together, the time and the statuses.
  */
 async function variantAttack(a: Account, spaceId: string, objectId: string, image: Buffer, name: string) {
-  const res = await fetch(`${a.d.url}${S(spaceId)}/objects/${objectId}/files?name=${name}&mime=image/png`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: image as unknown as BodyInit })
+  const res = await fetch(`${a.d.url}${S(spaceId)}/objects/${objectId}/files?name=${name}&mime=image/png`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream' },
+    body: image as unknown as BodyInit,
+  })
   const { fileId } = await res.json()
   const pid = a.d.proc.pid!
   await new Promise((r) => setTimeout(r, 500))

@@ -68,7 +68,11 @@ function negentropy(nip: Nip77, aItems: string[], bItems: string[]): Side & { ha
     out.bytesOut += msg.length / 2
     const reply: string = nb.reconcile(msg) ?? '61'
     out.bytesIn += reply.length / 2
-    msg = na.reconcile(reply, () => out.have++, () => out.need++)
+    msg = na.reconcile(
+      reply,
+      () => out.have++,
+      () => out.need++,
+    )
   }
   out.bytes = out.bytesOut + out.bytesIn
   return out
@@ -138,7 +142,8 @@ function runScenario(nip: Nip77, sets: ReturnType<typeof buildSets>, shape: 'cha
   const hs = ours(run)
   const met = complete && hs.roundTrips <= neg.roundTrips && hs.bytes <= 0.8 * neg.bytes && (d > 0 || (hs.roundTrips === 1 && hs.bytesOut <= 64 && hs.bytesIn <= 64))
   return {
-    shape, d,
+    shape,
+    d,
     headSync: { ...hs, complete, ms: Math.round(headMs) },
     negentropy: { ...neg, ms: Math.round(negMs) },
     ratio: { roundTrips: +(hs.roundTrips / neg.roundTrips).toFixed(3), bytes: +(hs.bytes / neg.bytes).toFixed(3) },

@@ -68,9 +68,10 @@ const randomSpace = () => identityOf(fresh().publicKey)
 /** Well-formed messages a stranger may not send before it authenticates. */
 function* preAuthMessages(): Generator<Uint8Array> {
   for (let i = 0; Date.now() < end; i++) {
-    const m = i % 2
-      ? encodeMessage({ type: 'sync', spaceId: randomSpace(), req: i, fp: randomBytes(8), count: 1 + (i % 1000) })
-      : encodeMessage({ type: 'step', spaceId: randomSpace(), req: i, hop: 1, ranges: [], heads: [], wants: [i], changes: [randomBytes(200)] })
+    const m =
+      i % 2
+        ? encodeMessage({ type: 'sync', spaceId: randomSpace(), req: i, fp: randomBytes(8), count: 1 + (i % 1000) })
+        : encodeMessage({ type: 'step', spaceId: randomSpace(), req: i, hop: 1, ranges: [], heads: [], wants: [i], changes: [randomBytes(200)] })
     yield lp.encode.single(m).subarray()
   }
 }

@@ -82,7 +82,17 @@ async function backlog(owner: KeyPair, n: number): Promise<SpaceReplica> {
     let prev = objects[o]
     for (let k = 0; k < per && changes.length < n; k++) {
       const payload = seal(systemEnv, readKey, encodeCanonical({ ops: [{ op: 'set', ds: 'd', id: `r${k % 10}`, path: `f${k % 5}`, value: k }] }))
-      const c = await signChange(crypto, owner, { spaceId: r.spaceId, treeId: objects[o], prevIds: [prev], aclHeadId, seq: k + 1, lamport: k + 1, timestamp: Date.now(), readKeyId, payload })
+      const c = await signChange(crypto, owner, {
+        spaceId: r.spaceId,
+        treeId: objects[o],
+        prevIds: [prev],
+        aclHeadId,
+        seq: k + 1,
+        lamport: k + 1,
+        timestamp: Date.now(),
+        readKeyId,
+        payload,
+      })
       changes.push(c)
       prev = c.id
     }

@@ -45,5 +45,14 @@ export async function benchIdentities(): Promise<Record<string, unknown>> {
   runs.sort((a, b) => a - b)
   await account.close()
   const ms = (x: number) => Math.round(x * 100) / 100
-  return { spaces: SPACES, membersPerSpace: MEMBERS, profileRecords: SPACES * MEMBERS, identities: first.size, named, p50Ms: ms(runs[RUNS >> 1]), minMs: ms(runs[0]), maxMs: ms(runs[RUNS - 1]) }
+  return {
+    spaces: SPACES,
+    membersPerSpace: MEMBERS,
+    profileRecords: SPACES * MEMBERS,
+    identities: first.size,
+    named,
+    p50Ms: ms(runs[RUNS >> 1]),
+    minMs: ms(runs[0]),
+    maxMs: ms(runs[RUNS - 1]),
+  }
 }

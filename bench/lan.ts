@@ -29,7 +29,14 @@ const device = (n: number): KeyPair => keyPairFromSeed(new Uint8Array(32).fill(2
 async function endpoint(replica: SpaceReplica, n: number) {
   const node = await createSvcNode({ deviceKey: device(n), listen: ['/ip4/127.0.0.1/tcp/0'] })
   const transport = await Libp2pTransport.start(node)
-  const session = new SyncSession({ host: { space: (id) => (id === replica.spaceId ? replica : undefined) }, key: account, peerId: transport.peerId, crypto, env: systemEnv, ingestAhead: Number(process.env.BENCH_LAN_INGEST_AHEAD ?? P2P.ingestAhead) })
+  const session = new SyncSession({
+    host: { space: (id) => (id === replica.spaceId ? replica : undefined) },
+    key: account,
+    peerId: transport.peerId,
+    crypto,
+    env: systemEnv,
+    ingestAhead: Number(process.env.BENCH_LAN_INGEST_AHEAD ?? P2P.ingestAhead),
+  })
   const driver = new SyncDriver({ transport, session, timer: realTimer, timeoutMs: 600_000 })
   return { node, transport, driver }
 }
@@ -68,11 +75,21 @@ async function rawThroughput(frames: Uint8Array[]): Promise<number> {
 
 async function discoveryToFirstRound(): Promise<number | null> {
   if (process.env.NETNS_RUN_INSIDE !== '1') return null
-  const engines = await Promise.all([1, 2].map((n) => AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto, env: systemEnv, accountKey: account }).then((a) => ({ a, n }))))
+  const engines = await Promise.all(
+    [1, 2].map((n) => AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto, env: systemEnv, accountKey: account }).then((a) => ({ a, n }))),
+  )
   const services: P2PService[] = []
   let firstRoundAt = 0
   for (const { a, n } of engines) {
-    const p = await P2PService.start({ account: a, keys: { account, device: device(20 + n), index: 1 }, crypto, env: systemEnv, mdns: true, listen: ['/ip4/127.0.0.1/tcp/0'], scheduler: { periodMs: 60_000 } })
+    const p = await P2PService.start({
+      account: a,
+      keys: { account, device: device(20 + n), index: 1 },
+      crypto,
+      env: systemEnv,
+      mdns: true,
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      scheduler: { periodMs: 60_000 },
+    })
     p.scheduler.onRound((e) => {
       if (e.phase === 'end' && e.result?.ok && !firstRoundAt) firstRoundAt = Date.now()
     })
@@ -147,5 +164,3 @@ export async function benchLan(): Promise<Record<string, unknown>> {
     ...(discovery === null ? { discoveryNote: 'measured only inside scripts/netns-run.sh (mDNS)' } : {}),
   }
 }
-
-

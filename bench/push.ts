@@ -62,9 +62,11 @@ const r2 = (x: number) => Math.round(x * 100) / 100
 async function pool(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<number> {
   let next = 0
   const t0 = performance.now()
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) await fn(next++)
-  }))
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) await fn(next++)
+    }),
+  )
   return performance.now() - t0
 }
 
@@ -74,7 +76,16 @@ const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/pr
 /** Starts `svc push-node` as a process with this store (undefined: its default, a file in `dir`). */
 async function nodeProcess(dir: string, store: string | undefined) {
   const cfg = join(dir, `node-${store ? 'memory' : 'file'}.json`)
-  writeFileSync(cfg, JSON.stringify({ keySeed: randomBytes(32).toString('hex'), listen: ['/ip4/127.0.0.1/tcp/0'], dataDir: dir, ...(store ? { store } : {}), providers: { ntfy: { server: 'https://ntfy.example.org' } } }))
+  writeFileSync(
+    cfg,
+    JSON.stringify({
+      keySeed: randomBytes(32).toString('hex'),
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      dataDir: dir,
+      ...(store ? { store } : {}),
+      providers: { ntfy: { server: 'https://ntfy.example.org' } },
+    }),
+  )
   const p = spawnSvc(['push-node', '--config', cfg], { env: { SVC_NO_MDNS: '1' } })
   const line = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`push-node did not start: ${p.stderr()}`)), 60_000)
@@ -94,7 +105,9 @@ const FLOOD = { peers: 10, requestsPerPeer: 30, topics: PUSH_WIRE_LIMITS.maxTopi
 async function flood(dir: string, store: string | undefined) {
   const node = await nodeProcess(dir, store)
   const pid = node.p.proc.pid!
-  const peers = await Promise.all(Array.from({ length: FLOOD.peers }, () => createSvcNode({ deviceKey: keyPairFromSeed(randomBytes(32)), listen: ['/ip4/127.0.0.1/tcp/0'], mdns: false })))
+  const peers = await Promise.all(
+    Array.from({ length: FLOOD.peers }, () => createSvcNode({ deviceKey: keyPairFromSeed(randomBytes(32)), listen: ['/ip4/127.0.0.1/tcp/0'], mdns: false })),
+  )
   try {
     const clients = peers.map((p) => new PushNodeClient(p, { peerId: node.peerId, addrs: node.addrs }))
     const topics = Array.from({ length: FLOOD.topics }, (_, i) => `chats/${i.toString(16).padStart(64, '0')}`)
@@ -122,9 +135,11 @@ async function flood(dir: string, store: string | undefined) {
     let peak = before
     const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50)
     const replies: PushReply[] = []
-    await Promise.all(clients.map(async (c) => {
-      for (let i = 0; i < FLOOD.requestsPerPeer; i++) replies.push(await request(c))
-    }))
+    await Promise.all(
+      clients.map(async (c) => {
+        for (let i = 0; i < FLOOD.requestsPerPeer; i++) replies.push(await request(c))
+      }),
+    )
     await new Promise((r) => setTimeout(r, 1000))
     clearInterval(sampler)
     const after = rssMb(pid)
@@ -132,9 +147,22 @@ async function flood(dir: string, store: string | undefined) {
     const health = (await (await fetch(node.health)).json()) as { totals: { subscriptions: number } }
     const refused: Record<string, number> = {}
     for (const r of replies) if (!r.ok) refused[r.code] = (refused[r.code] ?? 0) + 1
-    return { store: store ?? 'file (default)', accepted: replies.filter((r) => r.ok).length, refused, subscriptions: health.totals.subscriptions, rssBeforeMb: r2(before), rssPeakMb: r2(peak), rssAfterMb: r2(after), growthMb: r2(peak - before) }
+    return {
+      store: store ?? 'file (default)',
+      accepted: replies.filter((r) => r.ok).length,
+      refused,
+      subscriptions: health.totals.subscriptions,
+      rssBeforeMb: r2(before),
+      rssPeakMb: r2(peak),
+      rssAfterMb: r2(after),
+      growthMb: r2(peak - before),
+    }
   } finally {
-    await Promise.all(peers.map(async (p) => { await p.stop() }))
+    await Promise.all(
+      peers.map(async (p) => {
+        await p.stop()
+      }),
+    )
     node.p.proc.kill('SIGTERM')
     await Promise.race([node.p.exited, new Promise((r) => setTimeout(r, 10_000))])
   }
@@ -175,7 +203,11 @@ async function sendToProvider(space: SpaceEngine, chatId: string, ntfy: FakeNtfy
 async function forwarding(client: PushNodeClient, ntfy: FakeNtfy, keys: PushKeys) {
   progress(`forwarding ${FORWARDS} sends through the node vs raw POSTs`)
   const sealed = new Uint8Array(300).fill(7)
-  const frames = await Promise.all(Array.from({ length: FORWARDS }, async () => encodePushRequest(await signSend(nobleProvider, keys.pushKey, { topics: ['chats'], keyId: keys.encKeyId, payload: sealed, silent: false, ts: Date.now() }))))
+  const frames = await Promise.all(
+    Array.from({ length: FORWARDS }, async () =>
+      encodePushRequest(await signSend(nobleProvider, keys.pushKey, { topics: ['chats'], keyId: keys.encKeyId, payload: sealed, silent: false, ts: Date.now() })),
+    ),
+  )
   ntfy.received.length = 0
   const t0 = performance.now()
   await pool(FORWARDS, CONCURRENCY, async (i) => {
@@ -196,7 +228,13 @@ async function forwarding(client: PushNodeClient, ntfy: FakeNtfy, keys: PushKeys
 /** One reconcile pass over SPACES spaces, on an account of its own so the sends above do not weigh on it; the link answers in process. */
 async function reconcilePass() {
   progress(`reconcile over ${SPACES} spaces`)
-  const many = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: systemEnv, accountKey: keyPairFromSeed(randomBytes(32)), modules: DEFAULT_MODULES })
+  const many = await AccountEngine.open({
+    storage: new MemoryStorageAdapter(),
+    crypto: await defaultCryptoProvider(),
+    env: systemEnv,
+    accountKey: keyPairFromSeed(randomBytes(32)),
+    modules: DEFAULT_MODULES,
+  })
   try {
     for (let i = 0; i < SPACES; i++) {
       const s = many.space((await many.createSpace({ name: `s${i}` })).id)
@@ -219,7 +257,10 @@ async function reconcilePass() {
 
 /** The topic computation alone, at 20 chats a space (more than any space has today). */
 function topicsTiming() {
-  const modes: SpaceModes[] = Array.from({ length: 100 }, (_, s) => ({ space: 'all', chats: new Map(Array.from({ length: 20 }, (_, c) => [`chat-${s}-${c}`, c === 0 ? 'mentions' : undefined] as const)) }))
+  const modes: SpaceModes[] = Array.from({ length: 100 }, (_, s) => ({
+    space: 'all',
+    chats: new Map(Array.from({ length: 20 }, (_, c) => [`chat-${s}-${c}`, c === 0 ? 'mentions' : undefined] as const)),
+  }))
   const t1 = performance.now()
   let topics = 0
   for (const m of modes) topics += topicsFor(m, 'A8LfjpNzrnB4cL1d7i3m6fKcAXydk3mSHoQzJ5WFm1dN').length
@@ -243,10 +284,22 @@ async function floodBoth() {
 export async function benchPush(): Promise<Record<string, unknown>> {
   const ntfy = await fakeNtfy()
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-push-'))
-  const server = await PushNodeServer.start({ keySeed: randomBytes(32).toString('hex'), listen: ['/ip4/127.0.0.1/tcp/0'], dataDir, providers: { ntfy: { allowHttp: true, allowedOrigins: [ntfy.url] } }, rates: { sendsBurst: 1_000_000, sendsPerMinute: 1_000_000 } })
+  const server = await PushNodeServer.start({
+    keySeed: randomBytes(32).toString('hex'),
+    listen: ['/ip4/127.0.0.1/tcp/0'],
+    dataDir,
+    providers: { ntfy: { allowHttp: true, allowedOrigins: [ntfy.url] } },
+    rates: { sendsBurst: 1_000_000, sendsPerMinute: 1_000_000 },
+  })
   const node = await createSvcNode({ deviceKey: keyPairFromSeed(randomBytes(32)), listen: ['/ip4/127.0.0.1/tcp/0'], mdns: false })
   const client = new PushNodeClient(node, { peerId: server.peerId, addrs: server.addrs })
-  const account = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: systemEnv, accountKey: keyPairFromSeed(randomBytes(32)), modules: DEFAULT_MODULES })
+  const account = await AccountEngine.open({
+    storage: new MemoryStorageAdapter(),
+    crypto: await defaultCryptoProvider(),
+    env: systemEnv,
+    accountKey: keyPairFromSeed(randomBytes(32)),
+    modules: DEFAULT_MODULES,
+  })
   try {
     const { push, space, chatId, keys } = await openPushSpace(account, client, ntfy)
     const lat = await sendToProvider(space, chatId, ntfy)
@@ -257,7 +310,14 @@ export async function benchPush(): Promise<Record<string, unknown>> {
     const { floodFile, floodMemory } = await floodBoth()
     return {
       sendToProvider: { sends: SENDS, p50Ms: r2(pct(lat, 50)), p99Ms: r2(pct(lat, 99)) },
-      forwarding: { sends: FORWARDS, concurrency: CONCURRENCY, nodePerSec: Math.round(nodeRate), rawPostPerSec: Math.round(rawRate), ratio: r2(nodeRate / rawRate), target: '>= 0.5' },
+      forwarding: {
+        sends: FORWARDS,
+        concurrency: CONCURRENCY,
+        nodePerSec: Math.round(nodeRate),
+        rawPostPerSec: Math.round(rawRate),
+        ratio: r2(nodeRate / rawRate),
+        target: '>= 0.5',
+      },
       reconcile: { spaces: SPACES, passMs: r2(reconcileMs), subscribeRequests: requests, topicsFor100x20Ms: r2(topicsMs), topics },
       flood: { ...FLOOD, ...floodFile, target: 'growthMb <= 64', baselineInMemoryStore: floodMemory },
     }

@@ -36,8 +36,14 @@ const closed = performance.now()
 await storage.close()
 process.stdout.write(
   JSON.stringify({
-    searchableMs: Math.round(searchable - t0), replicaOpenMs: Math.round(opened - t0), indexLoadMs: Math.round(searchable - opened), rowsLoadedMs: Math.round(rowsLoaded - t0),
-    answeredBeforeRows, builds: idx.stats.builds, loads: idx.stats.loads, firstHits: first.hits.length,
+    searchableMs: Math.round(searchable - t0),
+    replicaOpenMs: Math.round(opened - t0),
+    indexLoadMs: Math.round(searchable - opened),
+    rowsLoadedMs: Math.round(rowsLoaded - t0),
+    answeredBeforeRows,
+    builds: idx.stats.builds,
+    loads: idx.stats.loads,
+    firstHits: first.hits.length,
     // The clean stop's own cost (a compaction when the deltas were replayed at the open).
     closeMs: Math.round(closed - closing),
   }) + '\n',

@@ -76,7 +76,7 @@ function vocabulary(n: number): string[] {
 }
 const VOCAB = vocabulary(4_000)
 let seed = 12345
-const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
+const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
 const words = (n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(rnd() * rnd() * VOCAB.length)]).join(' ')
 
 async function buildBacklog() {
@@ -103,7 +103,15 @@ async function buildBacklog() {
       ],
     }
     const change = await signChange(crypto, writer, {
-      spaceId: replica.spaceId, treeId: root.id, prevIds: [root.id], aclHeadId, seq: i + 1, lamport: 1, timestamp: Date.now(), readKeyId, payload: seal(systemEnv, rk, encodeCanonical(payload)),
+      spaceId: replica.spaceId,
+      treeId: root.id,
+      prevIds: [root.id],
+      aclHeadId,
+      seq: i + 1,
+      lamport: 1,
+      timestamp: Date.now(),
+      readKeyId,
+      payload: seal(systemEnv, rk, encodeCanonical(payload)),
     })
     items.push({ id: root.id, raw: root.raw }, { id: change.id, raw: change.raw })
     if ((i + 1) % 20_000 === 0) progress(`signed ${i + 1} / ${OBJECTS} objects`)
@@ -160,7 +168,7 @@ async function queryFigures(indexed: Awaited<ReturnType<typeof ingestAll>>) {
   let hits = 0
   const fts = await timeMany(QUERIES, async (i) => (hits += (await runSearch(idx, { query: queries[i], mode: 'fts' })).hits.length))
   const source = indexed.e.objectSource()
-  const textQ = (i: number) => ({ filter: { $text: { $search: queries[i * 3 % QUERIES].split(' ')[0] } }, limit: 20 })
+  const textQ = (i: number) => ({ filter: { $text: { $search: queries[(i * 3) % QUERIES].split(' ')[0] } }, limit: 20 })
   const text = await timeMany(Math.min(QUERIES, 100), (i) => runQuery(source, textQ(i)))
   const rows = [...indexed.e.objectDocs()]
   const scan = await timeMany(10, (i) => runQuery(rows, textQ(i)))

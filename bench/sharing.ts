@@ -130,7 +130,10 @@ async function sealKeys(stays: Account, spaceId: string, doc: string, writes: Ti
   const { peerId, multiaddr } = await p2pAddress(stays)
   await dev.dial(multiaddr, peerId)
   await dev.syncWith(peerId)
-  const raw = await dev.replica.rawChanges(doc, writes.map((w) => w.changeId))
+  const raw = await dev.replica.rawChanges(
+    doc,
+    writes.map((w) => w.changeId),
+  )
   const keyOf = new Map(raw.map((c) => [c.id, decodeChange(c.raw).readKeyId]))
   await dev.close()
   return keyOf

@@ -47,7 +47,10 @@ async function run(layout: SqliteLayout, w: ReturnType<typeof workload>) {
       commits.push(performance.now() - t)
     }
     const pick = (n: number) => Array.from({ length: n }, () => w.trees[Math.floor(Math.random() * w.trees.length)])
-    const rewrite: WriteBatch = { puts: pick(TREES * PER_TREE).map((tree, i) => ({ store: STORES[i % PER_TREE % STORES.length], key: `space/${tree}/${i % PER_TREE}`, value: randomBytes(500) })), dels: [] }
+    const rewrite: WriteBatch = {
+      puts: pick(TREES * PER_TREE).map((tree, i) => ({ store: STORES[(i % PER_TREE) % STORES.length], key: `space/${tree}/${i % PER_TREE}`, value: randomBytes(500) })),
+      dels: [],
+    }
     let t = performance.now()
     await a.commit(rewrite)
     const rewriteMs = performance.now() - t

@@ -103,7 +103,9 @@ async function benchPut() {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-ytext-'))
   const storage = new SqliteStorageAdapter(join(dir, 'ytext.db'))
   try {
-    const engine = await SpaceEngine.create({ storage, crypto: await defaultCryptoProvider(), env: systemEnv }, keyPairFromSeed(new Uint8Array(32).fill(2)), { modules: [editorModule] })
+    const engine = await SpaceEngine.create({ storage, crypto: await defaultCryptoProvider(), env: systemEnv }, keyPairFromSeed(new Uint8Array(32).fill(2)), {
+      modules: [editorModule],
+    })
     const editor = engine.services.of(editorModule)
     const types = engine.services.types
     const docType = (await types.createType({ name: 'Doc', xKey: 'doc' })).id

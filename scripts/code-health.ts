@@ -90,7 +90,8 @@ function main(): void {
         }
       }
       const emptyCatch = ts.isCatchClause(n) && n.block.statements.length === 0
-      const noOpCatch = ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'catch' && n.arguments.length === 1 && isNoOpHandler(n.arguments[0])
+      const noOpCatch =
+        ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'catch' && n.arguments.length === 1 && isNoOpHandler(n.arguments[0])
       if (isSource && (emptyCatch || noOpCatch)) {
         silentCatches++
         silent.push(`${f}:${lineOf(sf, n.getStart(sf)) + 1}`)

@@ -150,10 +150,19 @@ export class AclWorkload {
         if (this.c.inSafety() && A.alive) this.isolate(A, dur)
       })
       const mutual = e === 0 && cfg.acl.mutualRemoval && A.account !== 0 && B.account !== 0
-      for (const [who, other] of [[A, B], [B, A]] as const) {
+      for (const [who, other] of [
+        [A, B],
+        [B, A],
+      ] as const) {
         const when = t + r.range(50, Math.floor(dur / 2))
         const kind = mutual ? 'mutual' : r.pick(['role', 'rotate', 'remove', 'roleNone', 'role'] as const)
-        this.at(`episode ${e} ${kind}`, when, (a) => this.episodeAction(a, kind, other), () => this.actor(undefined, who), 2)
+        this.at(
+          `episode ${e} ${kind}`,
+          when,
+          (a) => this.episodeAction(a, kind, other),
+          () => this.actor(undefined, who),
+          2,
+        )
       }
     }
   }
@@ -196,7 +205,12 @@ export class AclWorkload {
     if (s.readd === 'never') return
     const readdAt = concurrent ? t + r.range(200, 1500) : t + Math.floor(this.T * (0.1 + 0.1 * r.float()))
     // Only the owner grants admin; another admin re-adds as a writer.
-    this.at(`re-add x${s.index}`, readdAt, (a) => this.add(a, identity, a.account === 0 ? role : 'writer', 're-add'), () => this.actor(remover))
+    this.at(
+      `re-add x${s.index}`,
+      readdAt,
+      (a) => this.add(a, identity, a.account === 0 ? role : 'writer', 're-add'),
+      () => this.actor(remover),
+    )
     if (s.removeAgain) {
       this.at(`remove x${s.index} again`, readdAt + Math.floor(this.T * (0.1 + 0.1 * r.float())), (a) => this.remove(a, identity, false))
     }

@@ -19,8 +19,21 @@ import { decodeChange, signChange, type Change } from '../sync/dag/change.ts'
 import { encodeMessage } from '../sync/protocol/messages.ts'
 import { TransportError } from '../sync/protocol/transport.ts'
 import {
-  forgedAcl, forgedWrite, groundBelow, junkDerivedRoot, malformedFrames, markerOps, oversizedCounts, orphanChange, randomId, sealedWrite, signedAcl,
-  stepsOf, tamper, wholeSpaceRanges, type WriteHeader,
+  forgedAcl,
+  forgedWrite,
+  groundBelow,
+  junkDerivedRoot,
+  malformedFrames,
+  markerOps,
+  oversizedCounts,
+  orphanChange,
+  randomId,
+  sealedWrite,
+  signedAcl,
+  stepsOf,
+  tamper,
+  wholeSpaceRanges,
+  type WriteHeader,
 } from './attacks.ts'
 import type { AdversarySpec } from './config.ts'
 import type { SimNetwork } from './network.ts'
@@ -30,7 +43,18 @@ import type { Scheduler } from './scheduler.ts'
 import type { Timeline } from './timeline.ts'
 
 export const ATTACK_KINDS = [
-  'forge', 'tamper', 'replay', 'backdateAcl', 'hugeLamportAcl', 'writeAfterRemoval', 'rootAfterRemoval', 'liveWrite', 'derivedRoot', 'parkJunk', 'flood', 'sybil',
+  'forge',
+  'tamper',
+  'replay',
+  'backdateAcl',
+  'hugeLamportAcl',
+  'writeAfterRemoval',
+  'rootAfterRemoval',
+  'liveWrite',
+  'derivedRoot',
+  'parkJunk',
+  'flood',
+  'sybil',
   'forgeJoin',
 ] as const
 export type AttackKind = (typeof ATTACK_KINDS)[number]
@@ -127,7 +151,14 @@ export class Adversary {
   /** Attacks that make sense now; the ones only a removed member can make weigh more once it is. */
   private pick(): AttackKind {
     const st = this.spec.role === 'stranger' ? 'stranger' : this.status()
-    const w: Array<[AttackKind, number]> = [['forge', 2], ['replay', 1], ['derivedRoot', 1], ['parkJunk', 1], ['flood', 1], ['forgeJoin', 1]]
+    const w: Array<[AttackKind, number]> = [
+      ['forge', 2],
+      ['replay', 1],
+      ['derivedRoot', 1],
+      ['parkJunk', 1],
+      ['flood', 1],
+      ['forgeJoin', 1],
+    ]
     if (st === 'stranger') w.push(['sybil', 1])
     else {
       w.push(['tamper', 2], ['liveWrite', 2])
@@ -235,7 +266,10 @@ export class Adversary {
   private async forge(): Promise<string> {
     const rep = this.peer.replica
     const tree = this.pickTree()
-    const honest = this.ctx.honest().map((p) => p.identity).filter((id) => rep.known && rep.acl.current().canWrite(id))
+    const honest = this.ctx
+      .honest()
+      .map((p) => p.identity)
+      .filter((id) => rep.known && rep.acl.current().canWrite(id))
     if (tree && honest.length && this.r.chance(0.7)) {
       const cite = rep.acl.citation()
       const head = 'head' in cite ? cite.head : cite.merge[0]
@@ -244,7 +278,14 @@ export class Adversary {
       const meta = rep.treeMeta(tree)!
       const marker = this.marker()
       const h: WriteHeader = {
-        spaceId: this.ctx.spaceId, treeId: tree, prevIds: meta.heads, aclHeadId: head, lamport: meta.maxLamport + 1, timestamp: this.peer.env.now(), readKeyId: keyId, seq: ++this.seq,
+        spaceId: this.ctx.spaceId,
+        treeId: tree,
+        prevIds: meta.heads,
+        aclHeadId: head,
+        lamport: meta.maxLamport + 1,
+        timestamp: this.peer.env.now(),
+        readKeyId: keyId,
+        seq: ++this.seq,
       }
       const c = await forgedWrite(this.ctx.crypto, this.peer.env, this.peer.key, this.r.pick(honest), h, rk, markerOps(marker), this.r)
       this.note(c, 'forge', 'rejected', 'change', marker)
@@ -357,14 +398,35 @@ export class Adversary {
     const marker = this.marker()
     if (root) {
       const rootChange = await signChange(this.ctx.crypto, this.peer.key, {
-        spaceId: this.ctx.spaceId, treeId: '', prevIds: [], aclHeadId: head, seq: ++this.seq, lamport: 0, timestamp: ts, readKeyId: '',
+        spaceId: this.ctx.spaceId,
+        treeId: '',
+        prevIds: [],
+        aclHeadId: head,
+        seq: ++this.seq,
+        lamport: 0,
+        timestamp: ts,
+        readKeyId: '',
         payload: encodeCanonical({ kind: 'object', nonce: this.r.bytes(16) }),
       })
       const seq = this.ctx.timeline.next()
       this.note(rootChange, 'rootAfterRemoval', 'judged', 'root', undefined, seq)
-      const w = await sealedWrite(this.ctx.crypto, this.peer.env, this.peer.key, {
-        spaceId: this.ctx.spaceId, treeId: rootChange.id, prevIds: [rootChange.id], aclHeadId: head, lamport: 1, timestamp: ts + 1, readKeyId: keyId, seq: ++this.seq,
-      }, rk, markerOps(marker))
+      const w = await sealedWrite(
+        this.ctx.crypto,
+        this.peer.env,
+        this.peer.key,
+        {
+          spaceId: this.ctx.spaceId,
+          treeId: rootChange.id,
+          prevIds: [rootChange.id],
+          aclHeadId: head,
+          lamport: 1,
+          timestamp: ts + 1,
+          readKeyId: keyId,
+          seq: ++this.seq,
+        },
+        rk,
+        markerOps(marker),
+      )
       this.note(w, 'rootAfterRemoval', 'judged', 'change', marker, seq)
       return `object ${rootChange.id} and write ${w.id} to ${this.push([rootChange.raw, w.raw])}`
     }
@@ -379,9 +441,23 @@ export class Adversary {
       if (ok && (!parent || n.lamport > parent.lamport)) parent = n
     }
     if (!parent) return 'no parent old enough'
-    const w = await sealedWrite(this.ctx.crypto, this.peer.env, this.peer.key, {
-      spaceId: this.ctx.spaceId, treeId: tree, prevIds: [parent.id], aclHeadId: head, lamport: parent.lamport + 1, timestamp: ts, readKeyId: keyId, seq: ++this.seq,
-    }, rk, markerOps(marker))
+    const w = await sealedWrite(
+      this.ctx.crypto,
+      this.peer.env,
+      this.peer.key,
+      {
+        spaceId: this.ctx.spaceId,
+        treeId: tree,
+        prevIds: [parent.id],
+        aclHeadId: head,
+        lamport: parent.lamport + 1,
+        timestamp: ts,
+        readKeyId: keyId,
+        seq: ++this.seq,
+      },
+      rk,
+      markerOps(marker),
+    )
     this.note(w, 'writeAfterRemoval', 'judged', 'change', marker)
     return `${w.id} (${ts < rm.timestamp ? 'backdated' : 'now'}) to ${this.push([w.raw])}`
   }
@@ -421,8 +497,15 @@ export class Adversary {
     const stolen = proofs.length > 0 && this.r.chance(0.5)
     const proof = stolen ? this.r.pick(proofs) : signJoinProof(this.r.bytes(32), this.ctx.spaceId, this.identity, inviteId)
     const c = await signChange(this.ctx.crypto, this.peer.key, {
-      spaceId: this.ctx.spaceId, treeId: this.ctx.spaceId, prevIds: [this.ctx.spaceId], aclHeadId: '', seq: 0, lamport: 1, timestamp: this.peer.env.now(),
-      readKeyId: '', payload: encodeAclRecord({ type: 'join', invite: inviteId, proof, metadata: { name: `x${this.spec.index}` } }),
+      spaceId: this.ctx.spaceId,
+      treeId: this.ctx.spaceId,
+      prevIds: [this.ctx.spaceId],
+      aclHeadId: '',
+      seq: 0,
+      lamport: 1,
+      timestamp: this.peer.env.now(),
+      readKeyId: '',
+      payload: encodeAclRecord({ type: 'join', invite: inviteId, proof, metadata: { name: `x${this.spec.index}` } }),
     })
     this.note(c, 'forgeJoin', 'rejected', 'join')
     const how = stolen ? 'stolen proof' : 'random proof'

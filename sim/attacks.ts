@@ -47,7 +47,16 @@ export function sealedWrite(crypto: CryptoProvider, env: Env, key: KeyPair, h: W
  * The same write claimed by `author` (an honest member) but signed with the forger's key: what
  * a peer impersonating a writer can produce. Its signature does not verify for `author`.
  */
-export async function forgedWrite(crypto: CryptoProvider, env: Env, forger: KeyPair, author: string, h: WriteHeader, rk: Uint8Array | undefined, ops: Op[], r: Prng): Promise<Change> {
+export async function forgedWrite(
+  crypto: CryptoProvider,
+  env: Env,
+  forger: KeyPair,
+  author: string,
+  h: WriteHeader,
+  rk: Uint8Array | undefined,
+  ops: Op[],
+  r: Prng,
+): Promise<Change> {
   const payload = rk ? seal(env, rk, encodeCanonical({ ops }), undefined, crypto.aead) : r.bytes(64 + r.int(256))
   const header: ChangeHeader = { ...h, prevIds: normalizePrevIds(h.prevIds), author, payload }
   const real = await signChange(crypto, forger, { ...header })
@@ -58,15 +67,41 @@ export async function forgedWrite(crypto: CryptoProvider, env: Env, forger: KeyP
 /** An ACL record claimed by `author` (the owner, say) with a signature that is not theirs. */
 export function forgedAcl(spaceId: string, author: string, prevIds: string[], lamport: number, record: AclRecord, r: Prng): Change {
   const header: ChangeHeader = {
-    spaceId, treeId: spaceId, prevIds: normalizePrevIds(prevIds), aclHeadId: '', author, seq: 1 + r.int(1000), lamport, timestamp: 0, readKeyId: '', payload: encodeAclRecord(record),
+    spaceId,
+    treeId: spaceId,
+    prevIds: normalizePrevIds(prevIds),
+    aclHeadId: '',
+    author,
+    seq: 1 + r.int(1000),
+    lamport,
+    timestamp: 0,
+    readKeyId: '',
+    payload: encodeAclRecord(record),
   }
   return assembleChange(header, r.bytes(64))
 }
 
 /** A signed ACL record with a chosen lamport and parents (a removed admin backdating). */
-export function signedAcl(crypto: CryptoProvider, key: KeyPair, spaceId: string, prevIds: string[], lamport: number, timestamp: number, seq: number, record: AclRecord): Promise<Change> {
+export function signedAcl(
+  crypto: CryptoProvider,
+  key: KeyPair,
+  spaceId: string,
+  prevIds: string[],
+  lamport: number,
+  timestamp: number,
+  seq: number,
+  record: AclRecord,
+): Promise<Change> {
   return signChange(crypto, key, {
-    spaceId, treeId: spaceId, prevIds: normalizePrevIds(prevIds), aclHeadId: '', seq, lamport, timestamp, readKeyId: '', payload: encodeAclRecord(record),
+    spaceId,
+    treeId: spaceId,
+    prevIds: normalizePrevIds(prevIds),
+    aclHeadId: '',
+    seq,
+    lamport,
+    timestamp,
+    readKeyId: '',
+    payload: encodeAclRecord(record),
   })
 }
 
@@ -75,7 +110,15 @@ export function signedAcl(crypto: CryptoProvider, key: KeyPair, spaceId: string,
  * (lamport, id) order meets it first. Gives up after `tries` signatures (returns the last one).
  */
 export async function groundBelow(
-  crypto: CryptoProvider, key: KeyPair, spaceId: string, prevIds: string[], lamport: number, timestamp: number, record: AclRecord, below: string, tries: number,
+  crypto: CryptoProvider,
+  key: KeyPair,
+  spaceId: string,
+  prevIds: string[],
+  lamport: number,
+  timestamp: number,
+  record: AclRecord,
+  below: string,
+  tries: number,
 ): Promise<{ change: Change; ground: boolean }> {
   let c = await signedAcl(crypto, key, spaceId, prevIds, lamport, timestamp, 1, record)
   for (let seq = 2; c.id >= below && seq <= tries; seq++) c = await signedAcl(crypto, key, spaceId, prevIds, lamport, timestamp, seq, record)
@@ -91,20 +134,34 @@ export function tamper(raw: Uint8Array, r: Prng): Uint8Array {
 }
 
 /** An unsigned derived root of an object with a seed nobody expects. */
-export const junkDerivedRoot = (spaceId: string, r: Prng): Change =>
-  derivedRoot(spaceId, encodeCanonical({ kind: 'object', seed: `junk-${toBase58(r.bytes(12))}` }))
+export const junkDerivedRoot = (spaceId: string, r: Prng): Change => derivedRoot(spaceId, encodeCanonical({ kind: 'object', seed: `junk-${toBase58(r.bytes(12))}` }))
 
 /** A signed change whose parents never existed: it can only ever be parked. */
 export function orphanChange(crypto: CryptoProvider, key: KeyPair, spaceId: string, treeId: string, aclHeadId: string, bytes: number, r: Prng): Promise<Change> {
   const parents = Array.from({ length: 1 + r.int(3) }, () => randomId(r))
   return signChange(crypto, key, {
-    spaceId, treeId, prevIds: normalizePrevIds(parents), aclHeadId, seq: 1 + r.int(1_000_000), lamport: 1 + r.int(1000), timestamp: r.int(2 ** 40),
-    readKeyId: randomId(r), payload: r.bytes(bytes),
+    spaceId,
+    treeId,
+    prevIds: normalizePrevIds(parents),
+    aclHeadId,
+    seq: 1 + r.int(1_000_000),
+    lamport: 1 + r.int(1000),
+    timestamp: r.int(2 ** 40),
+    readKeyId: randomId(r),
+    payload: r.bytes(bytes),
   })
 }
 
 export const stepOf = (spaceId: string, req: number, changes: Uint8Array[], extra: Partial<StepMsg> = {}): StepMsg => ({
-  type: 'step', spaceId, req, hop: 1, ranges: [], heads: [], wants: [], changes, ...extra,
+  type: 'step',
+  spaceId,
+  req,
+  hop: 1,
+  ranges: [],
+  heads: [],
+  wants: [],
+  changes,
+  ...extra,
 })
 
 /** Splits changes into steps under the target message size. */

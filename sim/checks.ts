@@ -93,8 +93,10 @@ export function removedInView(r: SpaceReplica, removals: ReadonlyMap<string, rea
  * (through the full ACL, or its own replica's) while X is still removed at the end.
  */
 export async function sealLeaks(
-  full: SpaceReplica, writes: ReadonlyArray<{ id: string; tree: string; peer: string; removedInView?: string[] }>,
-  keyOf: (identity: string) => KeyPair, ownReplicas: (identity: string) => SpaceReplica[],
+  full: SpaceReplica,
+  writes: ReadonlyArray<{ id: string; tree: string; peer: string; removedInView?: string[] }>,
+  keyOf: (identity: string) => KeyPair,
+  ownReplicas: (identity: string) => SpaceReplica[],
 ): Promise<string[]> {
   const out: string[] = []
   const final = full.acl.current()
@@ -119,7 +121,8 @@ export async function sealLeaks(
       // write's citation does not include: that rotation links every key before it, this one
       // included (the grant postRemovalKeys allows as well).
       if (rotationGrantsOf(full.acl, x).some((g) => !full.acl.precedesOrEquals(g, aclHeadId) && full.acl.has(keyId) && full.acl.precedesOrEquals(keyId, g))) continue
-      if (ringsOf(x).some((k) => k.get(keyId))) out.push(`${w.peer} sealed ${w.id} under key ${keyId} after seeing ${x.slice(0, 6)} removed, and ${x.slice(0, 6)} can open it (leak: rules 3, 4)`)
+      if (ringsOf(x).some((k) => k.get(keyId)))
+        out.push(`${w.peer} sealed ${w.id} under key ${keyId} after seeing ${x.slice(0, 6)} removed, and ${x.slice(0, 6)} can open it (leak: rules 3, 4)`)
     }
   }
   return out
@@ -132,7 +135,12 @@ export async function sealLeaks(
  * `hostileHeld`: ids of changes that hostile peers of other accounts hold (see below).
  */
 export async function leaks(
-  replica: SpaceReplica, key: KeyPair, fullAcl: AclLog, keys: Set<string>, postChanges?: Set<string>, hostileHeld?: ReadonlySet<string>,
+  replica: SpaceReplica,
+  key: KeyPair,
+  fullAcl: AclLog,
+  keys: Set<string>,
+  postChanges?: Set<string>,
+  hostileHeld?: ReadonlySet<string>,
 ): Promise<string[]> {
   const out: string[] = []
   const fresh = new Keyring(fullAcl, key)
@@ -213,4 +221,3 @@ export async function voidByRemoval(r: SpaceReplica, tree: string, id: string, r
   }
   return false
 }
-

@@ -84,9 +84,44 @@ async function safeRun(seed: number, opts: RunOptions): Promise<Compact> {
     return { ...r, tail: r.failures.length ? r.tail : [] }
   } catch (err) {
     return {
-      seed, peers: 0, faults: [], diverged: 1, lostWrites: 0, leakedReads: 0, voidApplied: 0, memoryOver: 0, honestBackedOff: 0, hostileBackedOff: 0, memory: NO_FIGURES, attacks: {}, adversaries: 0, livenessRounds: 0, ackedWrites: 0, traceHash: 'error',
-      failures: [`threw: ${(err as Error).stack ?? String(err)}`], tail: [],
-      stats: { events: 0, virtualMs: 0, messages: 0, bytes: 0, lost: 0, duplicated: 0, cutDrops: 0, crashes: 0, rounds: 0, roundsOk: 0, roundsInSync: 0, removed: 0, members: 0, dropped: {}, rejected: {}, outcomes: {}, judgedVoid: 0, judgedRejected: 0 },
+      seed,
+      peers: 0,
+      faults: [],
+      diverged: 1,
+      lostWrites: 0,
+      leakedReads: 0,
+      voidApplied: 0,
+      memoryOver: 0,
+      honestBackedOff: 0,
+      hostileBackedOff: 0,
+      memory: NO_FIGURES,
+      attacks: {},
+      adversaries: 0,
+      livenessRounds: 0,
+      ackedWrites: 0,
+      traceHash: 'error',
+      failures: [`threw: ${(err as Error).stack ?? String(err)}`],
+      tail: [],
+      stats: {
+        events: 0,
+        virtualMs: 0,
+        messages: 0,
+        bytes: 0,
+        lost: 0,
+        duplicated: 0,
+        cutDrops: 0,
+        crashes: 0,
+        rounds: 0,
+        roundsOk: 0,
+        roundsInSync: 0,
+        removed: 0,
+        members: 0,
+        dropped: {},
+        rejected: {},
+        outcomes: {},
+        judgedVoid: 0,
+        judgedRejected: 0,
+      },
     }
   }
 }
@@ -119,18 +154,20 @@ async function runRange(seeds: number[], opts: RunOptions, onResult: (r: Compact
 async function runInWorkers(seeds: number[], opts: RunOptions, jobs: number, onResult: (r: Compact) => void) {
   let next = 0
   await Promise.all(
-    Array.from({ length: Math.min(jobs, seeds.length) }, () =>
-      new Promise<void>((resolve, reject) => {
-        const w = new Worker(new URL(import.meta.url), { workerData: { opts }, execArgv: ['--import', 'tsx'] })
-        const feed = () => w.postMessage(next < seeds.length ? seeds[next++] : null)
-        w.on('online', feed)
-        w.on('message', (r: Compact) => {
-          onResult(r)
-          feed()
-        })
-        w.on('error', reject)
-        w.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited with ${code}`))))
-      }),
+    Array.from(
+      { length: Math.min(jobs, seeds.length) },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const w = new Worker(new URL(import.meta.url), { workerData: { opts }, execArgv: ['--import', 'tsx'] })
+          const feed = () => w.postMessage(next < seeds.length ? seeds[next++] : null)
+          w.on('online', feed)
+          w.on('message', (r: Compact) => {
+            onResult(r)
+            feed()
+          })
+          w.on('error', reject)
+          w.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited with ${code}`))))
+        }),
     ),
   )
 }
@@ -153,12 +190,18 @@ async function main() {
     args = parse(process.argv.slice(2))
   } catch (err) {
     console.error(`sim: ${(err as Error).message}`)
-    console.error('usage: npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--scale X] [--adversaries A] [--concurrent-admins | --owner-admin] [--json] [--verbose]')
+    console.error(
+      'usage: npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--scale X] [--adversaries A] [--concurrent-admins | --owner-admin] [--json] [--verbose]',
+    )
     process.exit(2)
   }
   if (args.chat) return runChat(args)
   const opts: RunOptions = {
-    maxPeers: args.peers, exactPeers: args.exactPeers, scale: args.scale, tail: 40, adversaries: args.adversaries,
+    maxPeers: args.peers,
+    exactPeers: args.exactPeers,
+    scale: args.scale,
+    tail: 40,
+    adversaries: args.adversaries,
     ...(args.concurrentAdmins !== undefined ? { concurrentAdmins: args.concurrentAdmins } : {}),
   }
   const seeds = Array.from({ length: args.seeds }, (_, i) => args.start + i)
@@ -169,13 +212,27 @@ async function main() {
     results.set(r.seed, r)
     const bad = failedSeed(r)
     if (args.verbose || bad) {
-      const hostile = r.adversaries ? ` adversaries=${r.adversaries} void=${r.voidApplied} memoryOver=${r.memoryOver} attacks=${Object.entries(r.attacks).map(([k, v]) => `${k}:${v}`).join(',')}${r.stats.sharing ? ` sharing=${Object.entries(r.stats.sharing).map(([k, v]) => `${k}:${v}`).join(',')}` : ''}` : ''
-      log(`seed ${r.seed}: ${r.peers} peers [${r.faults.join(' ')}] ${bad ? 'FAIL' : 'ok'} rounds=${r.livenessRounds} writes=${r.ackedWrites} msgs=${r.stats.messages} crashes=${r.stats.crashes}${hostile} trace=${r.traceHash.slice(0, 16)}`)
+      const hostile = r.adversaries
+        ? ` adversaries=${r.adversaries} void=${r.voidApplied} memoryOver=${r.memoryOver} attacks=${Object.entries(r.attacks)
+            .map(([k, v]) => `${k}:${v}`)
+            .join(',')}${
+            r.stats.sharing
+              ? ` sharing=${Object.entries(r.stats.sharing)
+                  .map(([k, v]) => `${k}:${v}`)
+                  .join(',')}`
+              : ''
+          }`
+        : ''
+      log(
+        `seed ${r.seed}: ${r.peers} peers [${r.faults.join(' ')}] ${bad ? 'FAIL' : 'ok'} rounds=${r.livenessRounds} writes=${r.ackedWrites} msgs=${r.stats.messages} crashes=${r.stats.crashes}${hostile} trace=${r.traceHash.slice(0, 16)}`,
+      )
     }
     if (bad) {
       for (const f of r.failures) log(`  ${f}`)
       if (r.livenessFailure) for (const l of describeLivenessFailure(r.livenessFailure)) log(`  ${l}`)
-      const refused = Object.entries(r.stats.rejected).map(([k, v]) => `${k}=${v}`).join(' ')
+      const refused = Object.entries(r.stats.rejected)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')
       if (refused) log(`  changes honest peers refused: ${refused}`)
       if (r.tail.length) log(`  trace tail:\n    ${r.tail.join('\n    ')}`)
       log(`  replay: ${replayCommand(r.seed, opts)}`)
@@ -213,7 +270,9 @@ async function main() {
   }
   if (args.json) console.log(JSON.stringify(summary))
   else {
-    console.log(`${summary.seeds} seeds (${summary.peersPerSeed} peers) in ${summary.seconds} s: diverged=${summary.diverged} lostWrites=${summary.lostWrites} leakedReads=${summary.leakedReads} voidApplied=${summary.voidApplied} memoryOver=${summary.memoryOver}`)
+    console.log(
+      `${summary.seeds} seeds (${summary.peersPerSeed} peers) in ${summary.seconds} s: diverged=${summary.diverged} lostWrites=${summary.lostWrites} leakedReads=${summary.leakedReads} voidApplied=${summary.voidApplied} memoryOver=${summary.memoryOver}`,
+    )
     console.log(`trace ${summary.traceHash}${failed.length ? `\nfailed seeds: ${summary.failedSeeds.join(' ')}` : ''}`)
   }
   process.exit(failed.length ? 1 : 0)
@@ -233,11 +292,23 @@ async function runChat(args: Args) {
     try {
       r = await runChatSeed(seed, crypto)
     } catch (err) {
-      r = { seed, accounts: 0, devices: 0, steps: 0, checks: 0, mismatches: 0, violations: 0, diverged: 1, failures: [`threw: ${(err as Error).stack ?? String(err)}`], traceHash: 'error' }
+      r = {
+        seed,
+        accounts: 0,
+        devices: 0,
+        steps: 0,
+        checks: 0,
+        mismatches: 0,
+        violations: 0,
+        diverged: 1,
+        failures: [`threw: ${(err as Error).stack ?? String(err)}`],
+        traceHash: 'error',
+      }
     }
     results.push(r)
     const bad = r.failures.length > 0
-    if (args.verbose || bad) log(`seed ${seed}: ${r.accounts} accounts ${r.devices} devices ${r.steps} steps ${r.checks} checks ${bad ? 'FAIL' : 'ok'} trace=${r.traceHash.slice(0, 16)}`)
+    if (args.verbose || bad)
+      log(`seed ${seed}: ${r.accounts} accounts ${r.devices} devices ${r.steps} steps ${r.checks} checks ${bad ? 'FAIL' : 'ok'} trace=${r.traceHash.slice(0, 16)}`)
     if (bad) {
       for (const f of r.failures) log(`  ${f}`)
       log(`  replay: npm run sim -- --chat --seed ${seed} --verbose`)
@@ -259,7 +330,10 @@ async function runChat(args: Args) {
     seconds: Number(secs.toFixed(1)),
   }
   if (args.json) console.log(JSON.stringify(summary))
-  else console.log(`${summary.seeds} chat seeds in ${summary.seconds} s: mismatches=${summary.mismatches} violations=${summary.violations} diverged=${summary.diverged} checks=${summary.checks}\ntrace ${summary.traceHash}`)
+  else
+    console.log(
+      `${summary.seeds} chat seeds in ${summary.seconds} s: mismatches=${summary.mismatches} violations=${summary.violations} diverged=${summary.diverged} checks=${summary.checks}\ntrace ${summary.traceHash}`,
+    )
   process.exit(summary.failedSeeds.length ? 1 : 0)
 }
 

@@ -175,7 +175,15 @@ function drawBase(seed: number, opts: DrawOptions): Omit<SimConfig, 'sharing'> {
   }
   const scale = opts.scale ?? 1
   return {
-    seed, peers, faults, delayMin, delayMax, skews, accounts, initialMembers, lateMembers,
+    seed,
+    peers,
+    faults,
+    delayMin,
+    delayMax,
+    skews,
+    accounts,
+    initialMembers,
+    lateMembers,
     loss: on.has('loss') ? r.float() * 0.3 : 0,
     dup: on.has('dup') ? 0.01 + r.float() * 0.09 : 0,
     removals: peers >= 4 && r.chance(0.7) ? (peers >= 8 && r.chance(0.3) ? 2 : 1) : 0,
@@ -211,8 +219,13 @@ function drawHostile(seed: number, opts: DrawOptions, initialMembers: SimConfig[
     const role: AdversaryRole = k === 0 ? (r.chance(0.5) ? 'admin' : 'writer') : k === 1 ? 'stranger' : r.pick(['stranger', 'writer', 'admin'] as const)
     const readd = role === 'stranger' ? 'never' : r.pick(['never', 'never', 'concurrent', 'later'] as const)
     adversaries.push({
-      index: k, account: ADVERSARY_ACCOUNT_BASE + k, role, actions: r.range(10, 18),
-      removeAt: 0.2 + r.float() * 0.3, readd, removeAgain: readd !== 'never' && r.chance(0.5),
+      index: k,
+      account: ADVERSARY_ACCOUNT_BASE + k,
+      role,
+      actions: r.range(10, 18),
+      removeAt: 0.2 + r.float() * 0.3,
+      readd,
+      removeAgain: readd !== 'never' && r.chance(0.5),
       sybilStorm: role === 'stranger' && r.chance(0.15),
     })
   }

@@ -36,12 +36,24 @@ function schedulePartitions(sim: Simulator, ids: string[], allLinks: Link[]) {
   const dur = rng.range(2000, 8000)
   if (cfg.faults.includes('isolate')) {
     const x = rng.pick(ids)
-    partition(sim, `isolate ${x}`, at, dur, allLinks.filter(([a, b]) => a === x || b === x))
+    partition(
+      sim,
+      `isolate ${x}`,
+      at,
+      dur,
+      allLinks.filter(([a, b]) => a === x || b === x),
+    )
   }
   if (cfg.faults.includes('split')) {
     const order = rng.shuffle(ids)
     const side = new Set(order.slice(0, rng.range(1, ids.length - 1)))
-    partition(sim, 'split', rng.int(Math.floor(T * 0.8)), dur, allLinks.filter(([a, b]) => side.has(a) !== side.has(b)))
+    partition(
+      sim,
+      'split',
+      rng.int(Math.floor(T * 0.8)),
+      dur,
+      allLinks.filter(([a, b]) => side.has(a) !== side.has(b)),
+    )
   }
   if (cfg.faults.includes('swizzle')) scheduleSwizzle(sim, allLinks)
 }

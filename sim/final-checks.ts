@@ -91,7 +91,9 @@ function checkNeverMembers(sim: Simulator, rep: SimPeer) {
     const beyond = reads.filter((k) => !grants.some((g) => acl.precedesOrEquals(k, g.id)))
     if (hostile.length ? beyond.length > 0 : p.replica.known || p.replica.treeIds().length) {
       verdict.leakedReads++
-      verdict.fail(`non-member ${p.id} ${hostile.length ? `reaches read keys ${beyond.join(',')}${grants.length ? ' beyond the past of the void grants to it' : ''}` : 'holds data of the space'}`)
+      verdict.fail(
+        `non-member ${p.id} ${hostile.length ? `reaches read keys ${beyond.join(',')}${grants.length ? ' beyond the past of the void grants to it' : ''}` : 'holds data of the space'}`,
+      )
     }
   }
 }
@@ -124,7 +126,11 @@ async function checkSealLeaks(sim: Simulator, rep: SimPeer) {
 /** What hostile peers sent: nothing forged or junk held, nothing void in effect. */
 async function checkHostileCrafts(sim: Simulator, members: SimPeer[]): Promise<Judged> {
   if (!sim.hostile.length) return { void: 0, rejected: 0 }
-  const j = judge(sim.hostile.flatMap((h) => h.ledger), sim.timeline, sim.owner.identity)
+  const j = judge(
+    sim.hostile.flatMap((h) => h.ledger),
+    sim.timeline,
+    sim.owner.identity,
+  )
   // One line per violation, naming every member where it holds.
   const where = new Map<string, string[]>()
   for (const p of members) {
@@ -161,10 +167,13 @@ async function checkAckedWrite(sim: Simulator, w: AckedWrite, members: SimPeer[]
   if (rejected && removed.has(w.account) && (rejected.reason === 'not_member' || rejected.reason === 'stale_acl_head')) return
   // Written by a removed member after its removal existed (it had not seen it): void under
   // rule 1, and a session refuses a removed member's pushes before reading them.
-  if (removed.has(w.account) && (report.voided?.includes(w.id) || (w.seq !== undefined && timeline.statusAt(sim.identity(w.account), w.seq, sim.owner.identity) === 'removed'))) return
+  if (removed.has(w.account) && (report.voided?.includes(w.id) || (w.seq !== undefined && timeline.statusAt(sim.identity(w.account), w.seq, sim.owner.identity) === 'removed')))
+    return
   // Written before its removal, but not in the removal's causal past (the remover had not seen
   // it): void by rule 1 as well. (The replica reports voided changes, not voided roots.)
   if (removed.has(w.account) && (await voidByRemoval(rep.replica, w.tree, w.id, raw))) return
   verdict.lostWrites++
-  verdict.fail(`acked ${w.kind} ${w.id} by ${w.peer} never reached ${lacking.join(',')} (offered to ${rep.id}: ${rejected ? `rejected ${rejected.reason}` : report.accepted.length ? 'accepted' : report.missing.length ? `missing ${report.missing.length} deps` : 'already held'})`)
+  verdict.fail(
+    `acked ${w.kind} ${w.id} by ${w.peer} never reached ${lacking.join(',')} (offered to ${rep.id}: ${rejected ? `rejected ${rejected.reason}` : report.accepted.length ? 'accepted' : report.missing.length ? `missing ${report.missing.length} deps` : 'already held'})`,
+  )
 }

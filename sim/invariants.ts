@@ -66,7 +66,11 @@ export async function checkLeaks(sim: Simulator, label: string, final: boolean):
   for (const a of gone.keys()) {
     // Re-added (or its removal lost to a more senior admin): it may read again.
     if (full.replica.acl.current().canRead(sim.identity(a))) continue
-    const keys = postRemovalKeys(full.replica.acl, sim.identity(a), sim.live().map((p) => p.replica.acl))
+    const keys = postRemovalKeys(
+      full.replica.acl,
+      sim.identity(a),
+      sim.live().map((p) => p.replica.acl),
+    )
     const post = final ? await changesUnder(full.replica, keys) : undefined
     // What hostile peers of other accounts hold, they may have handed it (sim/checks.ts, leaks).
     const hostileHeld = new Set<string>()

@@ -56,7 +56,10 @@ export async function diagnoseLiveness(sim: Simulator, members: SimPeer[], histo
   const readers = (p: SimPeer) => {
     if (!p.replica.known) return undefined
     const st = p.replica.acl.current()
-    return sim.live().filter((q) => st.canRead(q.identity)).map((q) => q.id)
+    return sim
+      .live()
+      .filter((q) => st.canRead(q.identity))
+      .map((q) => q.id)
   }
   const ownerReaders = readers(sim.owner) ?? []
   const memberIds = new Set(members.map((p) => p.id))
@@ -73,7 +76,10 @@ export async function diagnoseLiveness(sim: Simulator, members: SimPeer[], histo
     parked: members.map((p) => ({ peer: p.id, ...parkedOn(p) })).filter((x) => x.changes > 0),
     refused: members.map((p) => ({ peer: p.id, ...sessionRefusals(p) })).filter((x) => Object.keys(x.rejected).length + Object.keys(x.dropped).length > 0),
     down: sim.peers.filter((p) => !p.alive).map((p) => p.id),
-    nonMembers: sim.live().filter((p) => !members.includes(p)).map((p) => p.id),
+    nonMembers: sim
+      .live()
+      .filter((p) => !members.includes(p))
+      .map((p) => p.id),
     eventsQueued: !sim.sched.idle(),
   }
 }
@@ -131,14 +137,15 @@ function sessionRefusals(p: SimPeer): { rejected: Record<string, number>; droppe
 const MAX_LISTED = 12
 const short = (id: string) => id.slice(0, 8)
 const list = (xs: readonly string[]) => (xs.length > MAX_LISTED ? `${xs.slice(0, MAX_LISTED).join(',')},... (${xs.length})` : xs.join(','))
-const counts = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${k}:${v}`).join(' ')
+const counts = (r: Record<string, number>) =>
+  Object.entries(r)
+    .map(([k, v]) => `${k}:${v}`)
+    .join(' ')
 
 /** The report as lines for a terminal (sim/cli.ts indents them under the seed's failures). */
 export function describeLivenessFailure(f: LivenessFailure): string[] {
   const group = (i: number) => `{${list(f.groups[i])}}`
-  const lines = [
-    `liveness: ${f.groups.length} groups of members after ${f.rounds} of at most ${f.maxRounds} full rounds: ${f.groups.map((_, i) => group(i)).join(' ')}`,
-  ]
+  const lines = [`liveness: ${f.groups.length} groups of members after ${f.rounds} of at most ${f.maxRounds} full rounds: ${f.groups.map((_, i) => group(i)).join(' ')}`]
   for (const t of f.trees.slice(0, MAX_LISTED)) {
     const held = t.heads.map((h, i) => `${group(i)} ${h.length} heads [${list(h.map(short))}]`).join('; ')
     const lacks = t.lacking.map((l) => `${group(l.group)} lacks ${list(l.ids.map(short))}`).join('; ')
@@ -148,7 +155,9 @@ export function describeLivenessFailure(f: LivenessFailure): string[] {
   for (const h of f.history) lines.push(`  round ${h.round}: ${counts(h.outcomes) || 'no exchange'}; owner's ACL holds ${h.ownerAclRecords} records`)
   if (f.failedExchanges.length) lines.push(`  last round, between members, not in sync: ${list(f.failedExchanges.map((e) => `${e.from}>${e.to} ${e.outcome}`))}`)
   for (const v of f.views) {
-    lines.push(v.readers ? `  ${v.peer}'s ACL lets ${list(v.readers) || 'nobody'} read; the owner's lets ${list(f.ownerReaders)}` : `  ${v.peer} does not know the space yet (no ACL)`)
+    lines.push(
+      v.readers ? `  ${v.peer}'s ACL lets ${list(v.readers) || 'nobody'} read; the owner's lets ${list(f.ownerReaders)}` : `  ${v.peer} does not know the space yet (no ACL)`,
+    )
   }
   if (f.parked.length) lines.push(`  parked: ${f.parked.map((x) => `${x.peer} ${x.changes} changes (${x.bytes} bytes)`).join(', ')}`)
   for (const r of f.refused) lines.push(`  ${r.peer} since its last start: refused ${counts(r.rejected) || 'nothing'}; dropped ${counts(r.dropped) || 'nothing'}`)

@@ -98,7 +98,8 @@ function reportNotConverged(sim: Simulator, members: SimPeer[], rounds: number) 
   for (const p of differ.slice(0, 3)) {
     for (const t of [spaceId, ...new Set([...rep.replica.treeIds(), ...p.replica.treeIds()])]) {
       const [a, b] = [rep.replica.heads(t).join(','), p.replica.heads(t).join(',')]
-      if (a !== b) verdict.fail(`  ${t === spaceId ? 'ACL' : `tree ${t.slice(0, 8)}`}: ${rep.id} has ${rep.replica.heads(t).length} heads [${a.slice(0, 60)}], ${p.id} [${b.slice(0, 60)}]`)
+      if (a !== b)
+        verdict.fail(`  ${t === spaceId ? 'ACL' : `tree ${t.slice(0, 8)}`}: ${rep.id} has ${rep.replica.heads(t).length} heads [${a.slice(0, 60)}], ${p.id} [${b.slice(0, 60)}]`)
     }
   }
 }

@@ -37,7 +37,10 @@ export function memoryOf(replica: SpaceReplica, session: SyncSession): MemoryFig
   const m = replica.memory()
   const st = session.peerState()
   return {
-    parkedChanges: m.parkedChanges, parkedBytes: m.parkedBytes, derivedCandidates: m.heldDerivedRoots, derivedCandidateBytes: m.heldDerivedBytes,
+    parkedChanges: m.parkedChanges,
+    parkedBytes: m.parkedBytes,
+    derivedCandidates: m.heldDerivedRoots,
+    derivedCandidateBytes: m.heldDerivedBytes,
     peerStates: Math.max(st.counters, st.links),
   }
 }
@@ -45,8 +48,13 @@ export function memoryOf(replica: SpaceReplica, session: SyncSession): MemoryFig
 /** The bounds a figure breaks, each with a failure line. */
 export function overBounds(peer: string, m: MemoryFigures): Array<{ figure: keyof typeof MEMORY_BOUNDS; line: string }> {
   const out: Array<{ figure: keyof typeof MEMORY_BOUNDS; line: string }> = []
-  if (m.parkedBytes > MEMORY_BOUNDS.parkedBytes) out.push({ figure: 'parkedBytes', line: `${peer} parks ${m.parkedBytes} bytes (${m.parkedChanges} changes), bound ${MEMORY_BOUNDS.parkedBytes}` })
-  if (m.derivedCandidateBytes > MEMORY_BOUNDS.derivedCandidateBytes) out.push({ figure: 'derivedCandidateBytes', line: `${peer} holds ${m.derivedCandidates} candidate derived roots (${m.derivedCandidateBytes} bytes), bound ${MEMORY_BOUNDS.derivedCandidateBytes}` })
+  if (m.parkedBytes > MEMORY_BOUNDS.parkedBytes)
+    out.push({ figure: 'parkedBytes', line: `${peer} parks ${m.parkedBytes} bytes (${m.parkedChanges} changes), bound ${MEMORY_BOUNDS.parkedBytes}` })
+  if (m.derivedCandidateBytes > MEMORY_BOUNDS.derivedCandidateBytes)
+    out.push({
+      figure: 'derivedCandidateBytes',
+      line: `${peer} holds ${m.derivedCandidates} candidate derived roots (${m.derivedCandidateBytes} bytes), bound ${MEMORY_BOUNDS.derivedCandidateBytes}`,
+    })
   if (m.peerStates > MEMORY_BOUNDS.peerStates) out.push({ figure: 'peerStates', line: `${peer} keeps state for ${m.peerStates} peers, bound ${MEMORY_BOUNDS.peerStates}` })
   return out
 }
@@ -54,8 +62,10 @@ export function overBounds(peer: string, m: MemoryFigures): Array<{ figure: keyo
 /** The largest of each figure. */
 export function maxFigures(a: MemoryFigures, b: MemoryFigures): MemoryFigures {
   return {
-    parkedChanges: Math.max(a.parkedChanges, b.parkedChanges), parkedBytes: Math.max(a.parkedBytes, b.parkedBytes),
-    derivedCandidates: Math.max(a.derivedCandidates, b.derivedCandidates), derivedCandidateBytes: Math.max(a.derivedCandidateBytes, b.derivedCandidateBytes),
+    parkedChanges: Math.max(a.parkedChanges, b.parkedChanges),
+    parkedBytes: Math.max(a.parkedBytes, b.parkedBytes),
+    derivedCandidates: Math.max(a.derivedCandidates, b.derivedCandidates),
+    derivedCandidateBytes: Math.max(a.derivedCandidateBytes, b.derivedCandidateBytes),
     peerStates: Math.max(a.peerStates, b.peerStates),
   }
 }

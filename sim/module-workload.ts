@@ -36,7 +36,15 @@ export async function moduleWrite(rep: SpaceReplica, objects: readonly string[],
     case 0:
     case 1:
       // A whole-record create (or overwrite): what the control API writes for a new program or trigger.
-      ops = [{ op: 'set', ds, id, path: '', value: ds === PROGRAMS_DS ? { name: 'report', version: 1, source } : { id, enabled: r.chance(0.7), program: 'report@v1', by: rep.me.slice(0, 6) } }]
+      ops = [
+        {
+          op: 'set',
+          ds,
+          id,
+          path: '',
+          value: ds === PROGRAMS_DS ? { name: 'report', version: 1, source } : { id, enabled: r.chance(0.7), program: 'report@v1', by: rep.me.slice(0, 6) },
+        },
+      ]
       break
     case 2:
       // A field edit: on a program, a pinned field (dropped once set); elsewhere an ordinary one.

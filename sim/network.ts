@@ -198,7 +198,10 @@ export class SimTransport implements Transport {
   private readonly inFlight = new Map<string, number>()
   private readonly drainWaiters = new Map<string, Array<() => void>>()
 
-  constructor(readonly peerId: string, private readonly net: SimNetwork) {
+  constructor(
+    readonly peerId: string,
+    private readonly net: SimNetwork,
+  ) {
     this.maxFrameBytes = net.maxFrameBytes
   }
 

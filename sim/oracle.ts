@@ -36,7 +36,14 @@ export function judge(ledger: readonly Crafted[], timeline: Timeline, owner: str
 export async function voidOrForgedHeld(r: SpaceReplica, j: Judged): Promise<string[]> {
   const out: string[] = []
   const trees = new Set(r.treeIds())
-  const requests = r.known ? new Set(r.acl.current().requests().map((q) => q.recordId)) : new Set<string>()
+  const requests = r.known
+    ? new Set(
+        r.acl
+          .current()
+          .requests()
+          .map((q) => q.recordId),
+      )
+    : new Set<string>()
   for (const c of j.rejected) {
     if (c.what === 'join') {
       // Whether the replica keeps the bytes is its business; listing the request is not.

@@ -126,9 +126,11 @@ export class SimPeer {
       timer: (role) => ctx.sched.timer(`${TIMER_LABEL[role]} ${this.id}`),
       roundTimeoutMs: ctx.roundTimeoutMs,
       spaceIds: () => [ctx.spaceId],
-      faults: { fault: (peer) => {
+      faults: {
+        fault: (peer) => {
           if (guard.fault(peer)) this.backedOff.add(peer)
-        } },
+        },
+      },
     })
     this.stack.sharing.onJoinStatus((e) => ctx.onJoinStatus?.(this, e))
     this.stack.watch(ctx.spaceId, replica)
@@ -152,9 +154,11 @@ export class SimPeer {
 
   private schedule(opts: SchedulerOptions) {
     const ctx = this.ctx()
-    this.stack.startScheduling(opts, () => ctx.sched.now).onRound((e) => {
-      if (e.phase === 'end' && e.result) ctx.onRound(this, e.result)
-    })
+    this.stack
+      .startScheduling(opts, () => ctx.sched.now)
+      .onRound((e) => {
+        if (e.phase === 'end' && e.result) ctx.onRound(this, e.result)
+      })
   }
 
   /**

@@ -18,14 +18,35 @@ export async function setUp(sim: Simulator): Promise<AclWorkload> {
   sim.ctx.spaceId = await owner.createSpace(crypto)
   for (const m of cfg.initialMembers) await ownerAdds(sim, m.account, m.role)
   const aclWork = new AclWorkload({
-    sched: sim.sched, net: sim.net, r: new Prng(seed, 5), cfg, peers: sim.peers, owner, spaceId: sim.spaceId, acked: sim.acked, removed: sim.removed,
-    timeline: sim.timeline, identity: (a) => sim.identity(a), inSafety: () => sim.inSafety(), allIds: () => sim.everyone().map((p) => p.id),
+    sched: sim.sched,
+    net: sim.net,
+    r: new Prng(seed, 5),
+    cfg,
+    peers: sim.peers,
+    owner,
+    spaceId: sim.spaceId,
+    acked: sim.acked,
+    removed: sim.removed,
+    timeline: sim.timeline,
+    identity: (a) => sim.identity(a),
+    inSafety: () => sim.inSafety(),
+    allIds: () => sim.everyone().map((p) => p.id),
   })
   if (cfg.acl.concurrent) await aclWork.grantAdmins()
   sim.sharing = cfg.sharing.joiners.length
     ? new SharingWorkload({
-        sched: sim.sched, r: new Prng(seed, 7), cfg, crypto, peers: sim.peers, owner, spaceId: sim.spaceId, acked: sim.acked, removed: sim.removed,
-        timeline: sim.timeline, identity: (a) => sim.identity(a), inSafety: () => sim.inSafety(),
+        sched: sim.sched,
+        r: new Prng(seed, 7),
+        cfg,
+        crypto,
+        peers: sim.peers,
+        owner,
+        spaceId: sim.spaceId,
+        acked: sim.acked,
+        removed: sim.removed,
+        timeline: sim.timeline,
+        identity: (a) => sim.identity(a),
+        inSafety: () => sim.inSafety(),
       })
     : undefined
   // Member adversaries are added by the owner (only the owner grants admin).
@@ -53,8 +74,15 @@ function createAdversaries(sim: Simulator): Adversary[] {
   return cfg.adversaries.map((s) => {
     const peer = new SimPeer(`x${s.index}`, cfg.peers + s.index, s.account, 0, new Prng(seed, 300 + s.index), () => sim.ctx)
     return new Adversary(s, peer, new Prng(seed, 400 + s.index), {
-      sched: sim.sched, net: sim.net, crypto, spaceId: sim.spaceId, timeline: sim.timeline, owner: sim.owner.identity, honest: () => sim.peers,
-      accomplices: () => cfg.adversaries.map((a) => sim.identity(a.account)), inSafety: () => sim.inSafety(),
+      sched: sim.sched,
+      net: sim.net,
+      crypto,
+      spaceId: sim.spaceId,
+      timeline: sim.timeline,
+      owner: sim.owner.identity,
+      honest: () => sim.peers,
+      accomplices: () => cfg.adversaries.map((a) => sim.identity(a.account)),
+      inSafety: () => sim.inSafety(),
       sybilStormSize: MEMORY_BOUNDS.peerStates + 64,
     })
   })

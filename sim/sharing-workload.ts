@@ -117,7 +117,12 @@ export class SharingWorkload {
       })
     }
     if (cfg.sharing.guestRevokeAt !== undefined) {
-      this.at('revoke the guest key', Math.floor(this.T * cfg.sharing.guestRevokeAt), () => (this.canManage(this.c.owner) ? this.c.owner : undefined), (a) => this.revokeGuest(a))
+      this.at(
+        'revoke the guest key',
+        Math.floor(this.T * cfg.sharing.guestRevokeAt),
+        () => (this.canManage(this.c.owner) ? this.c.owner : undefined),
+        (a) => this.revokeGuest(a),
+      )
     }
     // Guests are accepted by whichever manager device sees them first: the timeline learns of it here.
     for (let t = 500; t < this.T; t += 500) this.c.sched.at(t, 'sharing watch', () => this.watch())
@@ -131,7 +136,15 @@ export class SharingWorkload {
 
   /** An invite: the guest key is minted once and reused until revoked (POST {S}/guest-key is idempotent). */
   private async mint(a: SimPeer, spec: JoinerSpec): Promise<MintedInvite> {
-    if (spec.permission === 'guest' && this.guestInvite && a.replica.acl.current().invites().some((i) => i.recordId === this.guestInvite!.recordId)) return this.guestInvite
+    if (
+      spec.permission === 'guest' &&
+      this.guestInvite &&
+      a.replica.acl
+        .current()
+        .invites()
+        .some((i) => i.recordId === this.guestInvite!.recordId)
+    )
+      return this.guestInvite
     const inv = await a.replica.createInvite(spec.permission, { replaces: spec.permission !== 'guest' && spec.replaces })
     this.ack(a, inv.recordId, 'invite')
     this.stats.invites++
@@ -143,7 +156,15 @@ export class SharingWorkload {
   private async join(j: Joiner, inv: MintedInvite) {
     if (!this.c.inSafety()) return
     const p = j.peer
-    const item = await makeJoinChange({ spaceId: this.c.spaceId, inviteId: inv.recordId, invitePrivateKey: inv.privateKey, me: p.key, metadata: { name: p.id }, crypto: this.c.crypto, env: p.env })
+    const item = await makeJoinChange({
+      spaceId: this.c.spaceId,
+      inviteId: inv.recordId,
+      invitePrivateKey: inv.privateKey,
+      me: p.key,
+      metadata: { name: p.id },
+      crypto: this.c.crypto,
+      env: p.env,
+    })
     j.joinId = item.id
     this.stats.joins++
     p.askJoin(item.raw)
@@ -167,10 +188,24 @@ export class SharingWorkload {
     this.c.sched.after(after, `decide ${j.peer.id}`, async () => {
       if (!this.c.inSafety() || j.settled || tries <= 0) return
       const id = j.joinId!
-      const deciders = this.admins().filter((a) => this.canManage(a) && a.replica.acl.current().requests().some((q) => q.recordId === id && q.status === 'pending'))
+      const deciders = this.admins().filter(
+        (a) =>
+          this.canManage(a) &&
+          a.replica.acl
+            .current()
+            .requests()
+            .some((q) => q.recordId === id && q.status === 'pending'),
+      )
       if (!deciders.length) {
         // Nobody holds it yet, or it is settled already (its invite replaced, withdrawn, decided elsewhere).
-        const settled = this.admins().some((a) => a.alive && a.replica.acl.current().requests().some((q) => q.recordId === id && q.status !== 'pending'))
+        const settled = this.admins().some(
+          (a) =>
+            a.alive &&
+            a.replica.acl
+              .current()
+              .requests()
+              .some((q) => q.recordId === id && q.status !== 'pending'),
+        )
         if (settled) j.settled = true
         else this.decide(j, DECIDE_EVERY_MS, tries - 1)
         return
@@ -205,7 +240,10 @@ export class SharingWorkload {
       if (j.recorded || !j.joinId || j.spec.permission !== 'guest') continue
       for (const a of this.admins()) {
         if (!a.alive) continue
-        const q = a.replica.acl.current().requests().find((x) => x.recordId === j.joinId)
+        const q = a.replica.acl
+          .current()
+          .requests()
+          .find((x) => x.recordId === j.joinId)
         if (q?.status !== 'accepted' || !q.decidedBy) continue
         const e = a.replica.acl.entries.get(q.decidedBy)
         this.c.timeline.record({ identity: j.peer.identity, kind: 'add', role: 'guest', id: q.decidedBy, author: e?.author ?? a.identity })

@@ -115,7 +115,11 @@ export class Simulator {
   sharing: SharingWorkload | undefined
   private readonly identities = new Map<number, string>()
 
-  constructor(readonly seed: number, opts: SimulatorOptions, readonly crypto: CryptoProvider) {
+  constructor(
+    readonly seed: number,
+    opts: SimulatorOptions,
+    readonly crypto: CryptoProvider,
+  ) {
     this.cfg = drawConfig(seed, opts)
     this.sched = new Scheduler(opts.tail ?? 0)
     this.rng = new Prng(seed, 2)
@@ -127,7 +131,11 @@ export class Simulator {
     this.netFaults = { loss: cfg.loss, dup: cfg.dup, delayMin: cfg.delayMin, delayMax: cfg.delayMax, ordered: !cfg.faults.includes('reorder') }
     this.net = new SimNetwork(this.sched, new Prng(seed, 3), this.netFaults, SYNC_LIMITS.maxMessageBytes)
     this.ctx = {
-      sched: this.sched, net: this.net, crypto, spaceId: '', roundTimeoutMs: 8000,
+      sched: this.sched,
+      net: this.net,
+      crypto,
+      spaceId: '',
+      roundTimeoutMs: 8000,
       // Rounds run when the daemon's scheduler decides, from setup to the end of the safety phase.
       scheduling: () => (this.phase === 'liveness' ? undefined : { periodMs: cfg.periodMs }),
       onRound: (_p, r) => this.rounds.track(Promise.resolve(r), this.phase),

@@ -41,7 +41,17 @@ const value = (r: Prng): Json => {
 }
 
 const KINDS: Array<[string, number]> = [
-  ['set', 34], ['multi', 8], ['unset', 10], ['upsert', 12], ['inc', 6], ['deleteRecord', 8], ['row', 8], ['deleteObject', 2], ['create', 4], ['text', 30], ['module', 24],
+  ['set', 34],
+  ['multi', 8],
+  ['unset', 10],
+  ['upsert', 12],
+  ['inc', 6],
+  ['deleteRecord', 8],
+  ['row', 8],
+  ['deleteObject', 2],
+  ['create', 4],
+  ['text', 30],
+  ['module', 24],
 ]
 
 function weighted(r: Prng): string {
@@ -89,7 +99,13 @@ export async function randomWrite(p: SimPeer, r: Prng, acked: AckedWrite[], now:
       case 'multi':
         return `multi ${await modify(ds, [
           { id, ops: [{ type: '$set', path: r.pick(PATHS), value: value(r) }] },
-          { id: r.pick(RECORDS), ops: [{ type: '$unset', path: r.pick(PATHS) }, { type: '$set', path: 'b', value: value(r) }] },
+          {
+            id: r.pick(RECORDS),
+            ops: [
+              { type: '$unset', path: r.pick(PATHS) },
+              { type: '$set', path: 'b', value: value(r) },
+            ],
+          },
         ])}`
       case 'unset':
         return `unset ${await modify(ds, [{ id, ops: [{ type: '$unset', path: r.pick(PATHS) }] }])}`

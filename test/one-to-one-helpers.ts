@@ -7,7 +7,10 @@ import { pushAll } from './helpers.ts'
  * both exchange every change of it and let what follows (row transitions) finish.
  */
 export async function exchange(a: AccountEngine, b: AccountEngine, spaceId: string) {
-  for (const [x, y] of [[a, b], [b, a]] as const) {
+  for (const [x, y] of [
+    [a, b],
+    [b, a],
+  ] as const) {
     if (!y.held(spaceId) && x.held(spaceId)) await y.oneToOne.offered(spaceId, x.accountId)
   }
   const ra = a.held(spaceId)?.replica

@@ -191,8 +191,7 @@ export const processWarningLog: LockLog = {
   warn: (obj, msg) => process.emitWarning(`${msg} ${JSON.stringify(obj)}`, { code: 'SVC_ACCOUNT_LOCK' }),
 }
 
-const inUse = (pid: number | undefined) =>
-  new SvcError('auth.account_in_use', 'the account is served by another process', pid === undefined ? undefined : { pid })
+const inUse = (pid: number | undefined) => new SvcError('auth.account_in_use', 'the account is served by another process', pid === undefined ? undefined : { pid })
 
 /**
  * Moves a stale lock out of the way without clobbering a lock another process created in the

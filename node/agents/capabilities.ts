@@ -56,7 +56,8 @@ export function capabilities(ctx: CapabilityContext): Record<string, Capability>
     },
     modify: async (arg) => {
       const b = ownSpace(ctx, arg)
-      if (typeof b.objectId !== 'string' || typeof b.dataset !== 'string' || !Array.isArray(b.records)) throw new SvcError('request.invalid_field', 'modify takes {objectId, dataset, records}')
+      if (typeof b.objectId !== 'string' || typeof b.dataset !== 'string' || !Array.isArray(b.records))
+        throw new SvcError('request.invalid_field', 'modify takes {objectId, dataset, records}')
       return (await modifyDeclared(ctx.space, { objectId: b.objectId, dataset: b.dataset, records: b.records as never })) as unknown as Json
     },
     chatSend: async (arg) => {

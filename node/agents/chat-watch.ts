@@ -33,10 +33,7 @@ export async function chatWatch(ctx: CapabilityContext, event: EventInput): Prom
   const docs = await messagesOf(ctx.space, event.objectId)
   const upTo = docs.findIndex((d) => d.id === event.messageId)
   const context = (upTo >= 0 ? docs.slice(0, upTo + 1) : docs).slice(-CHAT_WATCH_CONTEXT)
-  const messages = [
-    { role: 'system', content: SYSTEM },
-    ...context.map((d) => ({ role: isVerifiedAgentMessage(d) ? 'assistant' : 'user', content: d.text ?? '' })),
-  ]
+  const messages = [{ role: 'system', content: SYSTEM }, ...context.map((d) => ({ role: isVerifiedAgentMessage(d) ? 'assistant' : 'user', content: d.text ?? '' }))]
   const answer = await callModel(ctx, messages)
   const sent = await capabilities(ctx).chatSend({ objectId: event.objectId, text: answer.text, replyToMessageId: event.messageId })
   return { answered: event.messageId, ...(sent as JsonObject) }

@@ -13,7 +13,7 @@ export interface EventInput {
 /** A message carrying the agent's name in its `agent` group (a claim anyone can write). */
 export function isMessageFromAgent(v: JsonObject): boolean {
   const a = v.agent
-  return typeof a === 'object' && a !== null && !Array.isArray(a) && (a).name === AGENT_NAME
+  return typeof a === 'object' && a !== null && !Array.isArray(a) && a.name === AGENT_NAME
 }
 
 /**

@@ -49,9 +49,21 @@ export class AgentsHost {
 
   private readonly log: Logger
 
-  constructor(readonly account: AccountEngine, readonly env: Env, readonly peerId: string, private readonly opts: AgentsOptions = {}) {
+  constructor(
+    readonly account: AccountEngine,
+    readonly env: Env,
+    readonly peerId: string,
+    private readonly opts: AgentsOptions = {},
+  ) {
     this.log = opts.log ?? silentLogger
-    this.election = new Election(account.accountData, env, peerId, async () => new Set((await account.devices.docs()).filter((d) => d.pruned).map((d) => d.id)), opts.election !== false, opts.liveDevices)
+    this.election = new Election(
+      account.accountData,
+      env,
+      peerId,
+      async () => new Set((await account.devices.docs()).filter((d) => d.pruned).map((d) => d.id)),
+      opts.election !== false,
+      opts.liveDevices,
+    )
     this.runner = new ProgramRunner({ account, env, model: opts.model, memoryBytes: opts.memoryBytes, log: opts.log })
     this.scheduler = new Scheduler(account, env, peerId, () => this.election.view(), this.runner.fire, {
       beforeTick: (space, view) => this.keepChatWatch(space, view),
@@ -65,7 +77,13 @@ export class AgentsHost {
     const loop = (ms: number, fn: () => Promise<void>) => {
       let cancel: () => void = () => undefined
       const again = () => {
-        cancel = this.env.setTimer(ms, () => void fn().catch((err: unknown) => this.log.warn('a periodic agents pass failed', { err: errField(err) })).finally(again))
+        cancel = this.env.setTimer(
+          ms,
+          () =>
+            void fn()
+              .catch((err: unknown) => this.log.warn('a periodic agents pass failed', { err: errField(err) }))
+              .finally(again),
+        )
       }
       again()
       this.stopTimers.push(() => cancel())
@@ -102,8 +120,16 @@ export class AgentsHost {
     if (!cur.value) {
       await ensureAnchor(space)
       await createTrigger(space, CHAT_WATCH_ID, {
-        name: 'chat watch', kind: 'event', spec: { dataset: CHAT_SOURCE, objectId: chatId }, program: CHAT_WATCH_PROGRAM, args: {}, owner: '',
-        enabled: configured, logRuns: true, limits: {}, maxConsecutiveFailures: AGENT_LIMITS.maxConsecutiveFailures,
+        name: 'chat watch',
+        kind: 'event',
+        spec: { dataset: CHAT_SOURCE, objectId: chatId },
+        program: CHAT_WATCH_PROGRAM,
+        args: {},
+        owner: '',
+        enabled: configured,
+        logRuns: true,
+        limits: {},
+        maxConsecutiveFailures: AGENT_LIMITS.maxConsecutiveFailures,
         ...(configured ? {} : { lastStatus: NO_MODEL_STATUS }),
       })
     } else if (configured && cur.value.enabled === false && cur.value.lastStatus === NO_MODEL_STATUS) {
@@ -140,7 +166,10 @@ export class AgentsHost {
 
   private describe(spaceId: string, id: string, value: JsonObject, e?: Entry): JsonObject {
     return {
-      ...value, id, spaceId, registered: e !== undefined,
+      ...value,
+      id,
+      spaceId,
+      registered: e !== undefined,
       ...(e ? { stats: { nextAt: e.nextAt ?? null, running: e.running, queued: e.queue.length, consecutiveFailures: e.failures, armedAt: e.armedAt } } : {}),
     }
   }
@@ -157,7 +186,10 @@ export class AgentsHost {
     if (found.length > 1) {
       const inRegistry = found.filter((f) => this.scheduler.registry.has(`${f.space.spaceId}/${id}`))
       if (inRegistry.length === 1) return inRegistry[0]
-      throw new SvcError('request.invalid_field', 'this trigger id exists in several spaces: name one with ?spaceId=', { field: 'spaceId', spaceIds: found.map((f) => f.space.spaceId) })
+      throw new SvcError('request.invalid_field', 'this trigger id exists in several spaces: name one with ?spaceId=', {
+        field: 'spaceId',
+        spaceIds: found.map((f) => f.space.spaceId),
+      })
     }
     return found[0]
   }
@@ -208,7 +240,11 @@ export class AgentsHost {
     if (body.source === undefined && body.program !== undefined) {
       const ref = requireProgram(body.program)
       if (ref.scope !== 'internal' && (await resolveProgram(space, body.program, { account: this.account.accountId })) === undefined) {
-        throw new SvcError('agents.program_not_found', ref.scope === 'registry' && !space ? 'a registry program needs spaceId (its registry is the space\'s)' : 'no such program version', { program: body.program })
+        throw new SvcError(
+          'agents.program_not_found',
+          ref.scope === 'registry' && !space ? "a registry program needs spaceId (its registry is the space's)" : 'no such program version',
+          { program: body.program },
+        )
       }
     }
     return this.runner.run({ space, program: body.program, programHash: body.programHash?.toLowerCase(), source: body.source, args: body.args ?? {}, runId })

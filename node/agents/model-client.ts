@@ -42,7 +42,10 @@ export async function complete(cfg: ModelConfig, env: Env, messages: ChatMessage
     const text = await res.text()
     if (!res.ok) throw new Error(`model provider answered ${res.status}`)
     if (text.length > MAX_ANSWER_BYTES * 4) throw new Error('model answer too large')
-    const body = JSON.parse(text) as { choices?: Array<{ message?: { content?: unknown } }>; usage?: { total_tokens?: unknown; prompt_tokens?: unknown; completion_tokens?: unknown } }
+    const body = JSON.parse(text) as {
+      choices?: Array<{ message?: { content?: unknown } }>
+      usage?: { total_tokens?: unknown; prompt_tokens?: unknown; completion_tokens?: unknown }
+    }
     const content = body.choices?.[0]?.message?.content
     if (typeof content !== 'string') throw new Error('model answer has no choices[0].message.content')
     const u = body.usage ?? {}

@@ -57,7 +57,9 @@ export async function resolveProgram(space: SpaceEngine | undefined, spec: strin
   if (source === undefined) return undefined
   if (trust.programHash !== undefined) {
     const got = sourceHash(source)
-    return got === trust.programHash.toLowerCase() ? { source } : { untrusted: `${UNTRUSTED_PROGRAM}: program ${spec} hashes to ${got}, not to the trigger's programHash ${trust.programHash}` }
+    return got === trust.programHash.toLowerCase()
+      ? { source }
+      : { untrusted: `${UNTRUSTED_PROGRAM}: program ${spec} hashes to ${got}, not to the trigger's programHash ${trust.programHash}` }
   }
   if (creator !== undefined && creator !== trust.account) {
     return { untrusted: `${UNTRUSTED_PROGRAM}: program ${spec} was created by another account (${creator}); pin its source with programHash to run it` }
@@ -78,24 +80,59 @@ export class ProgramRunner {
   }
 
   /** A trigger's fire (the scheduler's FireRunner). */
-  readonly fire: FireRunner = async (space, def, args, runId) => this.run({ space, program: def.program, programHash: def.programHash, args, limits: def.limits, runId, triggerId: def.id })
+  readonly fire: FireRunner = async (space, def, args, runId) =>
+    this.run({ space, program: def.program, programHash: def.programHash, args, limits: def.limits, runId, triggerId: def.id })
 
-  async run(req: { space?: SpaceEngine; program?: string; programHash?: string; source?: string; args: JsonObject; limits?: TriggerLimits; runId: string; triggerId?: string }): Promise<RunOutcome> {
+  async run(req: {
+    space?: SpaceEngine
+    program?: string
+    programHash?: string
+    source?: string
+    args: JsonObject
+    limits?: TriggerLimits
+    runId: string
+    triggerId?: string
+  }): Promise<RunOutcome> {
     const { env } = this.deps
     const started = env.now()
     const budgets = budgetsOf(req.limits ?? {})
     const spend: Spend = { costUsd: 0, tokens: 0, calls: 0 }
-    const failed = (error: string): RunOutcome => ({ status: 'failed', traceRef: req.runId, durationMs: Math.max(0, env.now() - started), fuelUsed: 0, value: null, error, memPages: 0, costUsd: spend.costUsd, tokens: spend.tokens, trace: [] })
-    if (req.source !== undefined && req.source.length > AGENT_LIMITS.sourceBytes) throw new SvcError('request.invalid_field', `source is at most ${AGENT_LIMITS.sourceBytes} characters`, { field: 'source' })
+    const failed = (error: string): RunOutcome => ({
+      status: 'failed',
+      traceRef: req.runId,
+      durationMs: Math.max(0, env.now() - started),
+      fuelUsed: 0,
+      value: null,
+      error,
+      memPages: 0,
+      costUsd: spend.costUsd,
+      tokens: spend.tokens,
+      trace: [],
+    })
+    if (req.source !== undefined && req.source.length > AGENT_LIMITS.sourceBytes)
+      throw new SvcError('request.invalid_field', `source is at most ${AGENT_LIMITS.sourceBytes} characters`, { field: 'source' })
     const ref = req.program !== undefined ? parseProgram(req.program) : undefined
     if (req.program !== undefined && !ref) return failed(`program ${req.program} is not <name>@v<N>, agent:<name>@v<N> or internal:chat-watch`)
-    const ctx: CapabilityContext | undefined = req.space ? { account: this.deps.account, space: req.space, model: this.deps.model, maxCostUsd: budgets.maxCostUsd, spend, triggerId: req.triggerId } : undefined
+    const ctx: CapabilityContext | undefined = req.space
+      ? { account: this.deps.account, space: req.space, model: this.deps.model, maxCostUsd: budgets.maxCostUsd, spend, triggerId: req.triggerId }
+      : undefined
     if (ref?.scope === 'internal' && req.source === undefined) {
       const event = req.args.event as unknown as EventInput | undefined
       if (!ctx || !event || typeof event.messageId !== 'string') return failed('internal:chat-watch runs on a chat event')
       try {
         const value = await chatWatch(ctx, event)
-        return { status: 'ok', traceRef: req.runId, durationMs: Math.max(0, env.now() - started), fuelUsed: 0, value, error: null, memPages: 0, costUsd: spend.costUsd, tokens: spend.tokens, trace: [] }
+        return {
+          status: 'ok',
+          traceRef: req.runId,
+          durationMs: Math.max(0, env.now() - started),
+          fuelUsed: 0,
+          value,
+          error: null,
+          memPages: 0,
+          costUsd: spend.costUsd,
+          tokens: spend.tokens,
+          trace: [],
+        }
       } catch (err) {
         return failed((err as Error).message)
       }
@@ -110,10 +147,17 @@ export class ProgramRunner {
       source = resolved?.source
     }
     if (source === undefined) return failed(`program ${req.program ?? ''} not found`)
-    const res = await runSandboxed({
-      source, args: req.args, capabilities: ctx ? capabilities(ctx) : {}, env, runId: req.runId,
-      budgets: { fuel: budgets.fuel, timeoutMs: budgets.timeoutMs, memoryBytes: this.deps.memoryBytes ?? AGENT_LIMITS.memoryBytes },
-    }, this.log.child('sandbox'))
+    const res = await runSandboxed(
+      {
+        source,
+        args: req.args,
+        capabilities: ctx ? capabilities(ctx) : {},
+        env,
+        runId: req.runId,
+        budgets: { fuel: budgets.fuel, timeoutMs: budgets.timeoutMs, memoryBytes: this.deps.memoryBytes ?? AGENT_LIMITS.memoryBytes },
+      },
+      this.log.child('sandbox'),
+    )
     return { ...res, costUsd: spend.costUsd, tokens: spend.tokens }
   }
 }

@@ -9,11 +9,7 @@ import { prepareVm, type PreparedVm, type VmResult, type VmRun } from './sandbox
  * in the shared buffer and posts `stop`; a thread that does not finish soon after is
  * terminated, so nothing a program does here can hold the daemon's event loop.
  */
-export type ToThread =
-  | { t: 'run'; run: VmRun }
-  | { t: 'reply'; call: number; ok: true; text: string }
-  | { t: 'reply'; call: number; ok: false; message: string }
-  | { t: 'stop' }
+export type ToThread = { t: 'run'; run: VmRun } | { t: 'reply'; call: number; ok: true; text: string } | { t: 'reply'; call: number; ok: false; message: string } | { t: 'stop' }
 
 export type FromThread =
   | { t: 'ready' }
@@ -87,11 +83,12 @@ async function start(run: VmRun): Promise<void> {
     }
     const result = await vm.run(
       run,
-      (name, argText) => new Promise<string>((resolve, reject) => {
-        const call = nextCall++
-        waiting.set(call, { resolve, reject })
-        post({ t: 'call', call, name, argText })
-      }),
+      (name, argText) =>
+        new Promise<string>((resolve, reject) => {
+          const call = nextCall++
+          waiting.set(call, { resolve, reject })
+          post({ t: 'call', call, name, argText })
+        }),
       (wake) => (wakeWait = wake),
     )
     waiting.clear()
@@ -100,7 +97,10 @@ async function start(run: VmRun): Promise<void> {
     const failed = vm.teardown()
     // QuickJS aborted freeing the runtime (a leak inside it, seen after a deep JSON.stringify
     // overflowed): the result stood, but this instance is no longer sound.
-    if (failed !== undefined) { post({ t: 'broken', message: failed }); return; }
+    if (failed !== undefined) {
+      post({ t: 'broken', message: failed })
+      return
+    }
     prepared = await prepare(run.budgets.memoryBytes)
     post({ t: 'free' })
   } catch (err) {

@@ -170,16 +170,18 @@ export function prepareVm(QuickJS: QuickJSWASMModule, memoryBytes: number, stack
       r.wake()
     }
     r.host(name, argText).then(
-      (text) => settleCall(() => {
-        const s = vm.newString(text)
-        deferred.resolve(s)
-        s.dispose()
-      }),
-      (err: unknown) => settleCall(() => {
-        const e = vm.newError({ name: 'CapabilityError', message: err instanceof Error ? err.message : String(err) })
-        deferred.reject(e)
-        e.dispose()
-      }),
+      (text) =>
+        settleCall(() => {
+          const s = vm.newString(text)
+          deferred.resolve(s)
+          s.dispose()
+        }),
+      (err: unknown) =>
+        settleCall(() => {
+          const e = vm.newError({ name: 'CapabilityError', message: err instanceof Error ? err.message : String(err) })
+          deferred.reject(e)
+          e.dispose()
+        }),
     )
     return deferred.handle
   })
@@ -194,10 +196,27 @@ export function prepareVm(QuickJS: QuickJSWASMModule, memoryBytes: number, stack
       if (used) throw new Error('a prepared runtime runs one program')
       used = true
       const { budgets } = run
-      const r: RunState = { budgets, trace: [], traceBytes: 0, calls: 0, fuelUsed: 0, cpu0: cpuUs(), stop: undefined, host, inFlight: 0, wake: () => undefined, deferreds: new Set() }
+      const r: RunState = {
+        budgets,
+        trace: [],
+        traceBytes: 0,
+        calls: 0,
+        fuelUsed: 0,
+        cpu0: cpuUs(),
+        stop: undefined,
+        host,
+        inFlight: 0,
+        wake: () => undefined,
+        deferreds: new Set(),
+      }
       cur = r
       const finish = (status: 'ok' | 'failed', valueText: string, error: string | null): VmResult => ({
-        status, valueText, error, fuelUsed: Math.min(r.fuelUsed, budgets.fuel), memPages: memoryPages(vm, rt), trace: r.trace,
+        status,
+        valueText,
+        error,
+        fuelUsed: Math.min(r.fuelUsed, budgets.fuel),
+        memPages: memoryPages(vm, rt),
+        trace: r.trace,
       })
       try {
         const install = vm.getProp(vm.global, '__svcInstall')
@@ -227,7 +246,17 @@ export function prepareVm(QuickJS: QuickJSWASMModule, memoryBytes: number, stack
         args.handle.dispose()
         svcH.dispose()
         if (called.error) return finish('failed', 'null', errorText(vm, called.error, stopped()))
-        const outcome = await settle(vm, rt, called.value, shared, () => r.inFlight, (fn) => (r.wake = fn), stopped, onWaiting, budgets.valueBytes)
+        const outcome = await settle(
+          vm,
+          rt,
+          called.value,
+          shared,
+          () => r.inFlight,
+          (fn) => (r.wake = fn),
+          stopped,
+          onWaiting,
+          budgets.valueBytes,
+        )
         if (outcome.error !== undefined) return finish('failed', 'null', outcome.error)
         return finish('ok', outcome.valueText, null)
       } catch (err) {
@@ -317,7 +346,7 @@ function errorText(vm: QuickJSContext, h: QuickJSHandle, stop: StopReason | unde
       const e = d as { name?: string; message: string }
       return e.name && e.name !== 'Error' ? `${e.name}: ${e.message}` : e.message
     }
-    return typeof d === 'string' ? d : JSON.stringify(d) ?? String(d)
+    return typeof d === 'string' ? d : (JSON.stringify(d) ?? String(d))
   } catch {
     return 'the program threw a value that cannot be shown'
   } finally {

@@ -255,8 +255,12 @@ export class SandboxPool {
             argsText: JSON.stringify(run.args ?? null),
             names: Object.keys(run.capabilities),
             budgets: {
-              fuel: budgets.fuel, fuelUnitUs: AGENT_LIMITS.fuelUnitUs, memoryBytes: budgets.memoryBytes, stackBytes: AGENT_LIMITS.stackBytes,
-              traceBytes: AGENT_LIMITS.traceInlineBytes, valueBytes: AGENT_LIMITS.valueBytes,
+              fuel: budgets.fuel,
+              fuelUnitUs: AGENT_LIMITS.fuelUnitUs,
+              memoryBytes: budgets.memoryBytes,
+              stackBytes: AGENT_LIMITS.stackBytes,
+              traceBytes: AGENT_LIMITS.traceInlineBytes,
+              valueBytes: AGENT_LIMITS.valueBytes,
             },
           },
         })
@@ -295,7 +299,10 @@ export class SandboxPool {
   }
 
   private onMessage(t: SandboxThread, m: FromThread): void {
-    if (m.t === 'free') { this.release(t); return; }
+    if (m.t === 'free') {
+      this.release(t)
+      return
+    }
     const a = t.active
     if (m.t === 'broken') {
       this.log.error('QuickJS failed in a sandbox thread; the thread is replaced', { runId: a?.job.run.runId, message: m.message })
@@ -376,7 +383,16 @@ export class SandboxPool {
     if (a && !a.done) {
       const oom = (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
       this.log.error('the sandbox thread died during a run', { runId: a.job.run.runId, err: errField(err) })
-      this.finish(t, a, failedResult(a.job.run, a.started, Atomics.load(t.shared, SHARED.fuel), oom ? 'out of memory: the sandbox thread passed its heap limit' : `the sandbox failed: ${err.message}`))
+      this.finish(
+        t,
+        a,
+        failedResult(
+          a.job.run,
+          a.started,
+          Atomics.load(t.shared, SHARED.fuel),
+          oom ? 'out of memory: the sandbox thread passed its heap limit' : `the sandbox failed: ${err.message}`,
+        ),
+      )
     } else {
       this.log.error('an idle sandbox thread died', { err: errField(err) })
     }
@@ -385,13 +401,32 @@ export class SandboxPool {
 }
 
 function failedResult(run: SandboxRun, started: number, fuelUsed: number, error: string): SandboxResult {
-  return { status: 'failed', traceRef: run.runId, durationMs: started ? Math.max(0, run.env.now() - started) : 0, fuelUsed: Math.min(fuelUsed, run.budgets.fuel), value: null, error, memPages: 0, trace: [] }
+  return {
+    status: 'failed',
+    traceRef: run.runId,
+    durationMs: started ? Math.max(0, run.env.now() - started) : 0,
+    fuelUsed: Math.min(fuelUsed, run.budgets.fuel),
+    value: null,
+    error,
+    memPages: 0,
+    trace: [],
+  }
 }
 
 function fromVm(run: SandboxRun, started: number, r: VmResult): SandboxResult {
   let value: Json = null
-  if (r.status === 'ok') value = jsonTextDepthWithin(r.valueText) ? (JSON.parse(r.valueText) as Json) : { truncated: true, bytes: r.valueText.length, depth: `over ${AGENT_LIMITS.jsonDepth}` }
-  return { status: r.status, traceRef: run.runId, durationMs: Math.max(0, run.env.now() - started), fuelUsed: r.fuelUsed, value, error: r.error, memPages: r.memPages, trace: r.trace }
+  if (r.status === 'ok')
+    value = jsonTextDepthWithin(r.valueText) ? (JSON.parse(r.valueText) as Json) : { truncated: true, bytes: r.valueText.length, depth: `over ${AGENT_LIMITS.jsonDepth}` }
+  return {
+    status: r.status,
+    traceRef: run.runId,
+    durationMs: Math.max(0, run.env.now() - started),
+    fuelUsed: r.fuelUsed,
+    value,
+    error: r.error,
+    memPages: r.memPages,
+    trace: r.trace,
+  }
 }
 
 let pool: SandboxPool | undefined

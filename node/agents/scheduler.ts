@@ -12,7 +12,12 @@ import type { SpaceChange, SpaceEngine } from '../../sync/space/space-engine.ts'
 import { isOwnAgentMessage, type EventInput } from './events.ts'
 
 /** What runs one fire: the program of a trigger with its args (node/agents/runner.ts). */
-export type FireRunner = (space: SpaceEngine, def: TriggerDef, args: JsonObject, runId: string) => Promise<RunEnvelope & { memPages: number; costUsd: number; tokens: number; trace: string[]; marker?: string }>
+export type FireRunner = (
+  space: SpaceEngine,
+  def: TriggerDef,
+  args: JsonObject,
+  runId: string,
+) => Promise<RunEnvelope & { memPages: number; costUsd: number; tokens: number; trace: string[]; marker?: string }>
 
 /** A trigger this device adopted (its registry entry). */
 export interface Entry {
@@ -56,7 +61,10 @@ export class Scheduler {
     readonly peerId: string,
     private readonly election: () => Promise<ElectionView>,
     private readonly runner: FireRunner,
-    private readonly hooks: { onAdopt?: (space: SpaceEngine, e: Entry, takeover: boolean) => void | Promise<void>; beforeTick?: (space: SpaceEngine, view: ElectionView) => Promise<void> } = {},
+    private readonly hooks: {
+      onAdopt?: (space: SpaceEngine, e: Entry, takeover: boolean) => void | Promise<void>
+      beforeTick?: (space: SpaceEngine, view: ElectionView) => Promise<void>
+    } = {},
   ) {
     this.stopChanges = account.events.on('change', ({ space, change }) => this.onChange(space, change))
   }
@@ -125,10 +133,24 @@ export class Scheduler {
   }
 
   private adopt(space: SpaceEngine, def: TriggerDef, value: JsonObject, now: number): Entry {
-    const e: Entry = { spaceId: space.spaceId, id: def.id, def, defKey: definitionKey(value), armed: armTrigger(def), armedAt: now, failures: 0, running: false, queue: [], window: [] }
+    const e: Entry = {
+      spaceId: space.spaceId,
+      id: def.id,
+      def,
+      defKey: definitionKey(value),
+      armed: armTrigger(def),
+      armedAt: now,
+      failures: 0,
+      running: false,
+      queue: [],
+      window: [],
+    }
     this.arm(e, now)
     this.registry.set(key(space.spaceId, def.id), e)
-    void runsOf(space, def.id).then((runs) => (e.window = runs.map((r) => ({ durationMs: r.durationMs, status: r.status }))), () => undefined)
+    void runsOf(space, def.id).then(
+      (runs) => (e.window = runs.map((r) => ({ durationMs: r.durationMs, status: r.status }))),
+      () => undefined,
+    )
     return e
   }
 
@@ -192,7 +214,13 @@ export class Scheduler {
         if (isOwnAgentMessage(v, this.account.accountId)) continue
         const at = typeof (v.createdAt as { $date?: unknown } | undefined)?.$date === 'string' ? Date.parse((v.createdAt as { $date: string }).$date) : NaN
         if (!(at >= e.armedAt)) continue
-        this.enqueue(e, { space: space.spaceId, objectId: e.armed.objectId, messageId: msgId, text: typeof v.text === 'string' ? v.text : '', ...(v.agent ? { agent: v.agent } : {}) })
+        this.enqueue(e, {
+          space: space.spaceId,
+          objectId: e.armed.objectId,
+          messageId: msgId,
+          text: typeof v.text === 'string' ? v.text : '',
+          ...(v.agent ? { agent: v.agent } : {}),
+        })
       }
     }
   }
@@ -217,21 +245,38 @@ export class Scheduler {
   }
 
   private async runOnce(space: SpaceEngine, e: Entry, extra: JsonObject, once: boolean): Promise<void> {
-    const runId = `${e.id}.${this.env.now()}.${[...this.env.randomBytes(4)].map((b) => b.toString(16).padStart(2, "0")).join("")}`
+    const runId = `${e.id}.${this.env.now()}.${[...this.env.randomBytes(4)].map((b) => b.toString(16).padStart(2, '0')).join('')}`
     const ts = this.env.now()
     let res: Awaited<ReturnType<FireRunner>>
     try {
       res = await this.runner(space, e.def, { ...e.def.args, ...extra }, runId)
     } catch (err) {
-      res = { status: 'failed', traceRef: runId, durationMs: Math.max(0, this.env.now() - ts), fuelUsed: 0, value: null, error: (err as Error).message, memPages: 0, costUsd: 0, tokens: 0, trace: [] }
+      res = {
+        status: 'failed',
+        traceRef: runId,
+        durationMs: Math.max(0, this.env.now() - ts),
+        fuelUsed: 0,
+        value: null,
+        error: (err as Error).message,
+        memPages: 0,
+        costUsd: 0,
+        tokens: 0,
+        trace: [],
+      }
     }
     if (this.stopped) return
     e.window.unshift({ durationMs: res.durationMs, status: res.status })
     e.window.length = Math.min(e.window.length, AGENT_LIMITS.runsKept)
     e.failures = res.status === 'failed' ? e.failures + 1 : 0
     const set: Record<string, Json> = {
-      lastRunAt: ts, lastDurationMs: res.durationMs, lastStatus: res.marker ?? res.status, runCount: e.def.runCount + 1, lastRunRef: runId,
-      lastFuel: res.fuelUsed, lastCostUsd: res.costUsd, lastMemPages: res.memPages,
+      lastRunAt: ts,
+      lastDurationMs: res.durationMs,
+      lastStatus: res.marker ?? res.status,
+      runCount: e.def.runCount + 1,
+      lastRunRef: runId,
+      lastFuel: res.fuelUsed,
+      lastCostUsd: res.costUsd,
+      lastMemPages: res.memPages,
       avgDurationMs: Math.round(e.window.reduce((s, r) => s + r.durationMs, 0) / e.window.length),
       failureRate: e.window.filter((r) => r.status === 'failed').length / e.window.length,
     }
@@ -251,7 +296,17 @@ export class Scheduler {
     try {
       await writeTrigger(space, e.id, set)
       if (e.def.logRuns) {
-        const run: RunRecord = { triggerId: e.id, ts, durationMs: res.durationMs, status: res.status, traceRef: runId, fuel: res.fuelUsed, costUsd: res.costUsd, tokens: res.tokens, memPages: res.memPages }
+        const run: RunRecord = {
+          triggerId: e.id,
+          ts,
+          durationMs: res.durationMs,
+          status: res.status,
+          traceRef: runId,
+          fuel: res.fuelUsed,
+          costUsd: res.costUsd,
+          tokens: res.tokens,
+          memPages: res.memPages,
+        }
         if (res.error) run.error = res.error
         if (res.trace.length) run.trace = res.trace
         await appendRun(space, runId, run)

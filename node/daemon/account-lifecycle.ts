@@ -4,14 +4,7 @@ import type { Logger } from '../../sync/core/log.ts'
 import { SvcError } from '../../sync/core/errors.ts'
 import { SerialQueue } from '../../sync/core/serial-queue.ts'
 import { CHANGE_FORMAT_VERSION } from '../../sync/dag/change.ts'
-import {
-  accountKeyFromMnemonic,
-  DEFAULT_DERIVATION_INDEX,
-  identityOf,
-  newDeviceKey,
-  newMnemonic,
-  type KeyPair,
-} from '../../sync/crypto/keys.ts'
+import { accountKeyFromMnemonic, DEFAULT_DERIVATION_INDEX, identityOf, newDeviceKey, newMnemonic, type KeyPair } from '../../sync/crypto/keys.ts'
 import type { WalletKeys } from '../../sync/crypto/wallet.ts'
 import type { Durability } from '../account/files.ts'
 import type { AccountLock } from '../account/lock.ts'

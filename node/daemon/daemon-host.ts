@@ -62,7 +62,10 @@ export class DaemonHost implements AccountHost {
   readonly processes: ProcessRegistry
   private readonly log: Logger
 
-  constructor(readonly options: DaemonHostOptions, private readonly env: Env = systemEnv) {
+  constructor(
+    readonly options: DaemonHostOptions,
+    private readonly env: Env = systemEnv,
+  ) {
     this.log = options.log ?? silentLogger
     this.processes = new ProcessRegistry(Date.now, this.log.child('processes'))
   }
@@ -82,9 +85,28 @@ export class DaemonHost implements AccountHost {
       const crypto = nodeCryptoProvider({ verify: 'threadpool' })
       // Blocks are files beside the database; blocks an older daemon kept in it stay readable.
       const blocks = new FsBlockStore(join(booted.dir, BLOCKS_DIR), new KvBlockStore(storage), this.log.child('blocks'))
-      account = await AccountEngine.open({ storage, blocks, crypto, env: this.env, accountKey: booted.keys.account, modules: this.options.modules ?? DEFAULT_MODULES, spacesInBackground: true, log: this.log.child('account'), ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}) })
+      account = await AccountEngine.open({
+        storage,
+        blocks,
+        crypto,
+        env: this.env,
+        accountKey: booted.keys.account,
+        modules: this.options.modules ?? DEFAULT_MODULES,
+        spacesInBackground: true,
+        log: this.log.child('account'),
+        ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}),
+      })
       await account.devices.register(identityOf(booted.keys.device.publicKey))
-      const base: BaseComponents = { env: this.env, log: this.log, crypto, account, keys: booted.keys, dir: booted.dir, durability: this.options.durability ?? 'normal', processes: this.processes }
+      const base: BaseComponents = {
+        env: this.env,
+        log: this.log,
+        crypto,
+        account,
+        keys: booted.keys,
+        dir: booted.dir,
+        durability: this.options.durability ?? 'normal',
+        processes: this.processes,
+      }
       const services = await startServices(this.services(), base)
       // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- each service's provides is typed by its own declaration; the merged object is the union startServices checked in order
       const components: DaemonComponents = Object.assign({ ...base }, ...services.map((s) => s.running.provides ?? {}))

@@ -131,10 +131,10 @@ export class P2PService {
       roundTimeoutMs: o.roundTimeoutMs,
       spaceIds: () => account.openSpaces().map((s) => s.spaceId),
       faults: {
- fault: (peer) => {
- if (guard.fault(peer)) hangUp(peer)
- },
- },
+        fault: (peer) => {
+          if (guard.fault(peer)) hangUp(peer)
+        },
+      },
       joinRetry: o.joinRetry,
       log,
     })
@@ -153,15 +153,22 @@ export class P2PService {
     stops.push(() => node.removeEventListener('peer:connect', onConnect))
     // Peers whose link came up before the driver listened: their rounds authenticate them.
     stack.adoptLinkedPeers()
-    const peers = new AddedPeers(node, book, (p) => session.identityOf(p), realTimer, () => o.env.now(), o.redial)
+    const peers = new AddedPeers(
+      node,
+      book,
+      (p) => session.identityOf(p),
+      realTimer,
+      () => o.env.now(),
+      o.redial,
+    )
     stops.push(() => peers.stop())
     // Protocols beside head sync trust only what head sync proved, and share its guard.
     const trust: PeerTrust = {
       identityOf: (p) => session.identityOf(p),
       refused: (p) => guard.refused(p),
       fault: (p, w) => {
- if (guard.fault(p, w === 'max' ? guard.maxFaults : 1)) hangUp(p)
- },
+        if (guard.fault(p, w === 'max' ? guard.maxFaults : 1)) hangUp(p)
+      },
     }
     return new P2PService(node, transport, stack, scheduler, stops, discoveredAt, o.mdns, guard, peers, trust)
   }
@@ -202,14 +209,21 @@ export class P2PService {
       joining: this.sharing.joining(),
       offers: { taken: offers?.stats.taken ?? 0, dropped: offers?.stats.dropped ?? 0, running: offers?.running ?? 0 },
     }
-    const spacesOf = (peer: string) => [...this.scheduler.stats].filter(([, m]) => m.get(peer)?.lastSyncAt).map(([s]) => s).sort()
+    const spacesOf = (peer: string) =>
+      [...this.scheduler.stats]
+        .filter(([, m]) => m.get(peer)?.lastSyncAt)
+        .map(([s]) => s)
+        .sort()
     return {
       peerId: this.transport.peerId,
       listen: this.node.getMultiaddrs().map((m) => m.toString()),
       peers: this.scheduler.connectedPeers().map((peerId) => ({
         peerId,
         identity: this.session.identityOf(peerId) ?? null,
-        addresses: this.node.getConnections().filter((c) => c.remotePeer.toString() === peerId).map((c) => c.remoteAddr.toString()),
+        addresses: this.node
+          .getConnections()
+          .filter((c) => c.remotePeer.toString() === peerId)
+          .map((c) => c.remoteAddr.toString()),
         spaces: spacesOf(peerId),
       })),
       sharing,

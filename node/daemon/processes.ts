@@ -91,7 +91,13 @@ export class ProcessRegistry {
     const now = this.now()
     const own: ProcessRecord[] = [...this.running]
       .filter(([, r]) => now - r.startedAt >= ANNOUNCE_AFTER_MS)
-      .map(([id, r]) => ({ id, kind: r.kind, state: 'running' as const, startedAt: { $date: new Date(r.startedAt).toISOString() }, ...(r.progress ? { progress: r.progress } : {}) }))
+      .map(([id, r]) => ({
+        id,
+        kind: r.kind,
+        state: 'running' as const,
+        startedAt: { $date: new Date(r.startedAt).toISOString() },
+        ...(r.progress ? { progress: r.progress } : {}),
+      }))
     for (const source of this.sources) {
       try {
         own.push(...source())

@@ -44,7 +44,10 @@ export class SyncStatusService {
   private readonly last = new Map<string, string>()
   private readonly stops: Array<() => void> = []
 
-  constructor(private readonly account: AccountEngine, private readonly p2p: P2PService | undefined) {
+  constructor(
+    private readonly account: AccountEngine,
+    private readonly p2p: P2PService | undefined,
+  ) {
     const watchSpace = (spaceId: string) => {
       const s = account.held(spaceId)
       if (!s) return

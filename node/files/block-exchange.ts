@@ -49,7 +49,10 @@ export class BlockExchange implements BlockSource {
   /** Blocks fetched from peers that checked out and were stored. */
   fetched = 0
 
-  private constructor(private readonly o: P2pProtocolContext & { files: FilesService }, private readonly transport: Libp2pTransport) {}
+  private constructor(
+    private readonly o: P2pProtocolContext & { files: FilesService },
+    private readonly transport: Libp2pTransport,
+  ) {}
 
   static async start(o: P2pProtocolContext & { files: FilesService }): Promise<BlockExchange> {
     const transport = await Libp2pTransport.start(o.node, {
@@ -94,10 +97,16 @@ export class BlockExchange implements BlockSource {
       this.o.fault(peer)
       return
     }
-    if (m.kind === 'want' || m.kind === 'has') { this.enqueue(peer, m); return; }
+    if (m.kind === 'want' || m.kind === 'has') {
+      this.enqueue(peer, m)
+      return
+    }
     const p = this.pending.get(`${peer}/${m.reqId}`)
     // A late answer to a request that timed out is honest; it is counted, not faulted.
-    if (!p || p.peer !== peer) { this.count('unsolicited'); return; }
+    if (!p || p.peer !== peer) {
+      this.count('unsolicited')
+      return
+    }
     p.onMessage(m)
   }
 
@@ -200,7 +209,10 @@ export class BlockExchange implements BlockSource {
       this.pending.set(key, {
         peer,
         onMessage: (m) => {
-          if (m.reqId === -1) { finish(); return; }
+          if (m.reqId === -1) {
+            finish()
+            return
+          }
           if (m.kind === 'block') {
             if (!open.delete(m.id)) {
               this.count('unasked_block')

@@ -41,7 +41,17 @@ async function main(): Promise<number> {
   sharp.concurrency(1)
   sharp.cache(false)
   sharp.block({ operation: ['VipsForeignLoad'] })
-  sharp.unblock({ operation: ['VipsForeignLoadPngBuffer', 'VipsForeignLoadJpegBuffer', 'VipsForeignLoadWebpBuffer', 'VipsForeignLoadNsgifBuffer', 'VipsForeignLoadGifBuffer', 'VipsForeignLoadHeifBuffer', 'VipsForeignLoadTiffBuffer'] })
+  sharp.unblock({
+    operation: [
+      'VipsForeignLoadPngBuffer',
+      'VipsForeignLoadJpegBuffer',
+      'VipsForeignLoadWebpBuffer',
+      'VipsForeignLoadNsgifBuffer',
+      'VipsForeignLoadGifBuffer',
+      'VipsForeignLoadHeifBuffer',
+      'VipsForeignLoadTiffBuffer',
+    ],
+  })
 
   // Into one buffer of the announced size: collecting chunks and joining them would hold the
   // source twice at the moment it is largest.
@@ -62,7 +72,9 @@ async function main(): Promise<number> {
   }
   const verdict = admit(meta, expected, Number(pixelsMax), Number(decodeMax))
   if (verdict !== VARIANT_EXIT.ok) return verdict
-  const out = await sharp(source, { limitInputPixels: Number(pixelsMax), sequentialRead: true }).resize({ width: Number(width), withoutEnlargement: true }).toBuffer()
+  const out = await sharp(source, { limitInputPixels: Number(pixelsMax), sequentialRead: true })
+    .resize({ width: Number(width), withoutEnlargement: true })
+    .toBuffer()
   await new Promise<void>((resolve, reject) => process.stdout.write(out, (err) => (err ? reject(err) : resolve())))
   return VARIANT_EXIT.ok
 }

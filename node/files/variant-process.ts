@@ -43,13 +43,17 @@ function rssOf(pid: number): number | undefined {
 
 export function runVariantProcess(job: VariantJob): Promise<VariantOutcome> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CHILD, String(job.size), String(job.width), job.format, String(job.pixelsMax), String(job.decodeMax)], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      // Two arenas instead of one per thread: the child's own peak stays near what it decodes.
-      // Nothing else of the daemon's environment: the child decodes a peer's bytes and needs
-      // none of it (and no NODE_OPTIONS loader).
-      env: { MALLOC_ARENA_MAX: '2' },
-    })
+    const child = spawn(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', CHILD, String(job.size), String(job.width), job.format, String(job.pixelsMax), String(job.decodeMax)],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        // Two arenas instead of one per thread: the child's own peak stays near what it decodes.
+        // Nothing else of the daemon's environment: the child decodes a peer's bytes and needs
+        // none of it (and no NODE_OPTIONS loader).
+        env: { MALLOC_ARENA_MAX: '2' },
+      },
+    )
     let failure: string | undefined
     const stop = (reason: string) => {
       failure ??= reason
@@ -82,13 +86,23 @@ export function runVariantProcess(job: VariantJob): Promise<VariantOutcome> {
       failure ??= e.message
     })
     child.on('close', (code) => {
-      if (failure !== undefined) { done({ kind: 'failed', reason: failure }); return; }
+      if (failure !== undefined) {
+        done({ kind: 'failed', reason: failure })
+        return
+      }
       if (code === VARIANT_EXIT.ok) {
         const b = Buffer.concat(out)
-        done({ kind: 'ok', bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) }); return;
+        done({ kind: 'ok', bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) })
+        return
       }
-      if (code === VARIANT_EXIT.tooLarge) { done({ kind: 'tooLarge' }); return; }
-      if (code === VARIANT_EXIT.notImage) { done({ kind: 'notImage' }); return; }
+      if (code === VARIANT_EXIT.tooLarge) {
+        done({ kind: 'tooLarge' })
+        return
+      }
+      if (code === VARIANT_EXIT.notImage) {
+        done({ kind: 'notImage' })
+        return
+      }
       done({ kind: 'failed', reason: err.trim() || `exit code ${code}` })
     })
     void (async () => {

@@ -137,13 +137,16 @@ async function startJob(files: FilesService, pending: Pending, spaceId: string, 
   // that (a bomb then costs one refused process, not one per slot).
   const probe = pending.probes.get(fileKey)
   // The probe's failure is its own caller's; here only its verdict counts.
-  if (probe !== undefined && !pending.verdicts.has(fileKey)) await probe.catch((err: unknown) => log?.debug({ spaceId, fileId: rec.id, err: errField(err) }, 'the probing variant job failed'))
+  if (probe !== undefined && !pending.verdicts.has(fileKey))
+    await probe.catch((err: unknown) => log?.debug({ spaceId, fileId: rec.id, err: errField(err) }, 'the probing variant job failed'))
   const known = pending.verdicts.get(fileKey)
   if (known instanceof SvcError) throw known
   const run = slots.run(() => generate(files, spaceId, rec, variant, width, pending, log))
   if (!pending.verdicts.has(fileKey) && !pending.probes.has(fileKey)) {
     pending.probes.set(fileKey, run)
-    void run.catch((err: unknown) => log?.debug({ spaceId, fileId: rec.id, variant, err: errField(err) }, 'a probing variant job failed')).finally(() => pending.probes.delete(fileKey))
+    void run
+      .catch((err: unknown) => log?.debug({ spaceId, fileId: rec.id, variant, err: errField(err) }, 'a probing variant job failed'))
+      .finally(() => pending.probes.delete(fileKey))
   }
   return run
 }

@@ -10,9 +10,7 @@ export type BlockCryptoRequest =
   | { op: 'open'; n: number; key: Uint8Array; bytes: Uint8Array }
   | { op: 'isBlock'; n: number; id: string; bytes: Uint8Array }
 
-export type BlockCryptoReply =
-  | { n: number; ok: true; id?: string; key?: Uint8Array; bytes?: Uint8Array; is?: boolean; length?: number }
-  | { n: number; ok: false; message: string }
+export type BlockCryptoReply = { n: number; ok: true; id?: string; key?: Uint8Array; bytes?: Uint8Array; is?: boolean; length?: number } | { n: number; ok: false; message: string }
 
 /**
  * The buffer under given bytes, to transfer, unless it cannot move: a SharedArrayBuffer, or

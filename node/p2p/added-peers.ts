@@ -50,7 +50,10 @@ export class AddedPeers {
     const onDisconnect = (evt: CustomEvent<{ toString(): string }>) => this.redialer.disconnected(evt.detail.toString())
     node.addEventListener('peer:connect', onConnect)
     node.addEventListener('peer:disconnect', onDisconnect)
-    this.stops.push(() => node.removeEventListener('peer:connect', onConnect), () => node.removeEventListener('peer:disconnect', onDisconnect))
+    this.stops.push(
+      () => node.removeEventListener('peer:connect', onConnect),
+      () => node.removeEventListener('peer:disconnect', onDisconnect),
+    )
     for (const p of book.list()) this.redialer.watch(p.peerId, p.multiaddr)
   }
 

@@ -40,7 +40,10 @@ export class EventsNetwork implements BusNetwork {
   /** The last send in line (bounded by the outgoing rate: at most a burst of sends wait). */
   private sending: Promise<void> = Promise.resolve()
 
-  private constructor(private readonly o: EventsNetworkOptions, private readonly transport: Libp2pTransport) {
+  private constructor(
+    private readonly o: EventsNetworkOptions,
+    private readonly transport: Libp2pTransport,
+  ) {
     const spaces = o.spaces
     this.outgoing = new RateBuckets(EVENTS.publishBurst, EVENTS.publishRefillMs, 1, () => o.env.now())
     this.receiver = new EventsReceiver(
@@ -56,7 +59,14 @@ export class EventsNetwork implements BusNetwork {
   }
 
   static async start(o: EventsNetworkOptions): Promise<EventsNetwork> {
-    const transport = await Libp2pTransport.start(o.node, { protocol: EVENTS.protocol, maxFrameBytes: EVENTS.maxFrameBytes, maxQueuedSendBytes: EVENTS.maxQueuedSendBytes, sendWatermarkBytes: EVENTS.sendWatermarkBytes, maxQueuedFrames: EVENTS.maxQueuedFrames, maxReadBufferBytes: EVENTS.maxFrameBytes + 16 + P2P.maxStreamWindowBytes })
+    const transport = await Libp2pTransport.start(o.node, {
+      protocol: EVENTS.protocol,
+      maxFrameBytes: EVENTS.maxFrameBytes,
+      maxQueuedSendBytes: EVENTS.maxQueuedSendBytes,
+      sendWatermarkBytes: EVENTS.sendWatermarkBytes,
+      maxQueuedFrames: EVENTS.maxQueuedFrames,
+      maxReadBufferBytes: EVENTS.maxFrameBytes + 16 + P2P.maxStreamWindowBytes,
+    })
     transport.setPeerFilter((peer) => o.refused(peer))
     transport.onPeerFault((peer) => o.fault(peer, 'max'))
     const net = new EventsNetwork(o, transport)
@@ -82,18 +92,39 @@ export class EventsNetwork implements BusNetwork {
     if (event.scope === 'device') return
     const spaces = this.o.spaces
     const replica = spaces.replica(event.scope === 'account' ? spaces.techSpaceId : event.spaceId!)
-    if (!replica) { this.count('no_space'); return; }
+    if (!replica) {
+      this.count('no_space')
+      return
+    }
     const keyId = replica.acl.current().readKeyId
     const key = keyId === undefined ? undefined : replica.keyring.get(keyId)
-    if (!keyId || !key) { this.count('no_key'); return; }
+    if (!keyId || !key) {
+      this.count('no_key')
+      return
+    }
     const to = this.transport.peers().filter((p) => {
       const id = this.o.identityOf(p)
       return id !== undefined && (event.scope === 'account' ? id === spaces.accountId : isFullMember(replica, id))
     })
-    if (to.length === 0) { this.count('no_peer'); return; }
-    if (!this.outgoing.take('')) { this.count('rate'); return; }
+    if (to.length === 0) {
+      this.count('no_peer')
+      return
+    }
+    if (!this.outgoing.take('')) {
+      this.count('rate')
+      return
+    }
     const body: EventBody = { type: event.type, ...(event.target !== undefined ? { target: event.target } : {}), ...(event.data !== undefined ? { data: event.data } : {}) }
-    const framed = encodeEventFrame({ scope: event.scope, spaceId: replica.spaceId, readKeyId: keyId, readKey: key, body, key: this.o.accountKey, crypto: this.o.crypto, env: this.o.env })
+    const framed = encodeEventFrame({
+      scope: event.scope,
+      spaceId: replica.spaceId,
+      readKeyId: keyId,
+      readKey: key,
+      body,
+      key: this.o.accountKey,
+      crypto: this.o.crypto,
+      env: this.o.env,
+    })
     // Signatures run in parallel on the thread pool; frames leave in publish order.
     this.sending = this.sending
       .then(() => framed)

@@ -96,7 +96,9 @@ export class PeerBook {
     if (!this.file) return
     const body: PeersFile = {
       version: 1,
-      peers: this.list().filter((p) => p.source === 'api').map(({ peerId, multiaddr, addedAt }) => ({ peerId, multiaddr, addedAt })),
+      peers: this.list()
+        .filter((p) => p.source === 'api')
+        .map(({ peerId, multiaddr, addedAt }) => ({ peerId, multiaddr, addedAt })),
     }
     writeFileAtomic(this.file, `${JSON.stringify(body, null, 2)}\n`, 0o600, this.durability)
   }

@@ -2,7 +2,17 @@ import type { CryptoProvider } from '../../sync/crypto/provider.ts'
 import { PUSH_LIMITS } from '../../sync/modules/push/limits.ts'
 import { toBase64 } from '../../sync/core/base64.ts'
 import { RateBuckets } from '../../sync/protocol/rate-buckets.ts'
-import { decodePushRequest, MalformedPush, PUSH_PLATFORMS, validTopicsOf, verifyPushRequest, type PushPlatform, type PushReply, type SendRequest, type SubscribeRequest } from '../../sync/protocol/push-wire.ts'
+import {
+  decodePushRequest,
+  MalformedPush,
+  PUSH_PLATFORMS,
+  validTopicsOf,
+  verifyPushRequest,
+  type PushPlatform,
+  type PushReply,
+  type SendRequest,
+  type SubscribeRequest,
+} from '../../sync/protocol/push-wire.ts'
 import { errField, scopedLogger, type Logger } from './log.ts'
 import { PROVIDER_TIMEOUT_MS, type ProviderMessage, type ProviderResult, type PushProvider } from './providers/provider.ts'
 import type { ClaimedDelivery, ClaimLimits, SubscriptionStore } from './store.ts'
@@ -118,7 +128,21 @@ const LOG_EVERY_MS = 10_000
  * they survive a restart.
  */
 export class PushNodeCore {
-  readonly counters: PushNodeCounters = { requests: 0, subscribes: 0, unregisters: 0, sends: 0, forwarded: 0, providerFailed: 0, tokensDropped: 0, endpointsRefused: 0, retried: 0, gaveUp: 0, queueDropped: 0, evicted: 0, refused: {} }
+  readonly counters: PushNodeCounters = {
+    requests: 0,
+    subscribes: 0,
+    unregisters: 0,
+    sends: 0,
+    forwarded: 0,
+    providerFailed: 0,
+    tokensDropped: 0,
+    endpointsRefused: 0,
+    retried: 0,
+    gaveUp: 0,
+    queueDropped: 0,
+    evicted: 0,
+    refused: {},
+  }
   private readonly now: () => number
   private readonly providers = new Map<PushPlatform, PushProvider>()
   private readonly regByKey: RateBuckets
@@ -235,7 +259,9 @@ export class PushNodeCore {
         const used = await store.usage(peer)
         if (peerGrowth > 0 && used.peer + peerGrowth > this.bounds.subscriptionsPerPeer) return refuse('too_many_topics')
         if (totalGrowth > 0 && used.total + totalGrowth > this.bounds.subscriptions) {
-          this.throttledLog('warn', 'store full', 'the node holds its cap of subscriptions: new registrations are refused until idle ones are evicted', { cap: this.bounds.subscriptions })
+          this.throttledLog('warn', 'store full', 'the node holds its cap of subscriptions: new registrations are refused until idle ones are evicted', {
+            cap: this.bounds.subscriptions,
+          })
           return refuse('unavailable')
         }
       }
@@ -413,7 +439,7 @@ export class PushNodeCore {
         return
       case 'refused':
         this.counters.endpointsRefused++
-        this.throttledLog('info', `refused ${j.target.platform}`, 'endpoint refused by the node\'s rules; token dropped', { platform: j.target.platform, why: res.why })
+        this.throttledLog('info', `refused ${j.target.platform}`, "endpoint refused by the node's rules; token dropped", { platform: j.target.platform, why: res.why })
         await store.removeToken(j.target)
         return
       case 'failed':

@@ -115,9 +115,15 @@ export class PgSubscriptionStore implements SubscriptionStore {
   async removeToken(t: PushTarget): Promise<number> {
     const hash = tokenHash(t.token)
     return this.tx(async (c) => {
-      const r = await c.query<{ n: string }>('WITH gone AS (DELETE FROM push_registrations WHERE platform = $1 AND token_hash = $2 RETURNING topics) SELECT COALESCE(SUM(topics), 0) AS n FROM gone', [t.platform, hash])
+      const r = await c.query<{ n: string }>(
+        'WITH gone AS (DELETE FROM push_registrations WHERE platform = $1 AND token_hash = $2 RETURNING topics) SELECT COALESCE(SUM(topics), 0) AS n FROM gone',
+        [t.platform, hash],
+      )
       const jobs = await c.query<{ message: string }>('DELETE FROM push_queue WHERE platform = $1 AND token_hash = $2 RETURNING message', [t.platform, hash])
-      await this.dropOrphans(c, jobs.rows.map((j) => j.message))
+      await this.dropOrphans(
+        c,
+        jobs.rows.map((j) => j.message),
+      )
       return Number(r.rows[0].n)
     })
   }
@@ -147,7 +153,10 @@ export class PgSubscriptionStore implements SubscriptionStore {
   }
 
   async registrationOf(spaceKey: string, t: PushTarget): Promise<Registration | undefined> {
-    const r = await this.pool.query<{ peer: string; topics: number; updated_at: string }>('SELECT peer, topics, updated_at FROM push_registrations WHERE space_key = $1 AND platform = $2 AND token_hash = $3', [spaceKey, t.platform, tokenHash(t.token)])
+    const r = await this.pool.query<{ peer: string; topics: number; updated_at: string }>(
+      'SELECT peer, topics, updated_at FROM push_registrations WHERE space_key = $1 AND platform = $2 AND token_hash = $3',
+      [spaceKey, t.platform, tokenHash(t.token)],
+    )
     const x = r.rows[0]
     return x ? { peer: x.peer, topics: x.topics, updatedAt: Number(x.updated_at) } : undefined
   }
@@ -158,7 +167,10 @@ export class PgSubscriptionStore implements SubscriptionStore {
   }
 
   async usage(peer: string) {
-    const r = await this.pool.query<{ p: string; t: string }>('SELECT COALESCE(SUM(topics) FILTER (WHERE peer = $1), 0) AS p, COALESCE(SUM(topics), 0) AS t FROM push_registrations', [peer])
+    const r = await this.pool.query<{ p: string; t: string }>(
+      'SELECT COALESCE(SUM(topics) FILTER (WHERE peer = $1), 0) AS p, COALESCE(SUM(topics), 0) AS t FROM push_registrations',
+      [peer],
+    )
     return { peer: Number(r.rows[0].p), total: Number(r.rows[0].t) }
   }
 
@@ -172,7 +184,13 @@ export class PgSubscriptionStore implements SubscriptionStore {
     return { subscriptions: Number(r.rows[0].s), spaceKeys: Number(r.rows[0].k) }
   }
 
-  async enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limits: ClaimLimits; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
+  async enqueue(
+    message: string,
+    targets: readonly PushTarget[],
+    now: number,
+    maxDepth: number,
+    claim?: { limits: ClaimLimits; leaseUntil: number },
+  ): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
     if (targets.length === 0) return { queued: 0, claimed: [] }
     return this.tx(async (c) => {
       const depth = Number((await c.query<{ n: string }>('SELECT COUNT(*) AS n FROM push_queue')).rows[0].n)
@@ -189,7 +207,14 @@ export class PgSubscriptionStore implements SubscriptionStore {
         `INSERT INTO push_queue (message, platform, token, token_hash, attempts, due_at)
          SELECT $1, p, t, h, a, d FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[]) AS x (p, t, h, a, d)
          RETURNING id, platform, token_hash`,
-        [m, targets.map((t) => t.platform), targets.map((t) => t.token), targets.map((t) => tokenHash(t.token)), targets.map((_, i) => (taken(i) ? 1 : 0)), targets.map((_, i) => (taken(i) ? claim!.leaseUntil : now))],
+        [
+          m,
+          targets.map((t) => t.platform),
+          targets.map((t) => t.token),
+          targets.map((t) => tokenHash(t.token)),
+          targets.map((_, i) => (taken(i) ? 1 : 0)),
+          targets.map((_, i) => (taken(i) ? claim!.leaseUntil : now)),
+        ],
       )
       // A send's targets are distinct, so (platform, token) names each row.
       const idOf = new Map(r.rows.map((x) => [`${x.platform}\n${x.token_hash}`, Number(x.id)]))
@@ -213,7 +238,10 @@ export class PgSubscriptionStore implements SubscriptionStore {
   async finish(id: number): Promise<void> {
     await this.tx(async (c) => {
       const r = await c.query<{ message: string }>('DELETE FROM push_queue WHERE id = $1 RETURNING message', [id])
-      await this.dropOrphans(c, r.rows.map((x) => x.message))
+      await this.dropOrphans(
+        c,
+        r.rows.map((x) => x.message),
+      )
     })
   }
 

@@ -108,9 +108,18 @@ export class PushNodeServer {
     const log = scopedLogger('push-node')
     const store = await openStore(cfg.store, cfg.dataDir)
     const providers = providersOf(cfg.providers, log.child('providers'))
-    if (cfg.providers.ntfy && !cfg.providers.ntfy.server && !cfg.providers.ntfy.allowedOrigins?.length) log.warn('ntfy has neither a server nor allowedOrigins: every UnifiedPush endpoint is refused')
+    if (cfg.providers.ntfy && !cfg.providers.ntfy.server && !cfg.providers.ntfy.allowedOrigins?.length)
+      log.warn('ntfy has neither a server nor allowedOrigins: every UnifiedPush endpoint is refused')
     if (cfg.providers.webpush?.allowPrivateEndpoints) log.warn('webpush.allowPrivateEndpoints is on: subscribers can aim the node at private addresses (tests only)')
-    const core = new PushNodeCore({ store, providers, crypto, log, ...(cfg.rates ? { rates: cfg.rates } : {}), ...(cfg.bounds ? { bounds: cfg.bounds } : {}), ...(cfg.retry ? { retry: cfg.retry } : {}) })
+    const core = new PushNodeCore({
+      store,
+      providers,
+      crypto,
+      log,
+      ...(cfg.rates ? { rates: cfg.rates } : {}),
+      ...(cfg.bounds ? { bounds: cfg.bounds } : {}),
+      ...(cfg.retry ? { retry: cfg.retry } : {}),
+    })
     core.start({ sweepMs: SWEEP_MS, ...(store.kind === 'postgres' ? { pollMs: SHARED_QUEUE_POLL_MS } : {}) })
     const node = await createSvcNode({ deviceKey: keyPairFromSeed(Buffer.from(cfg.keySeed, 'hex')), listen: cfg.listen, mdns: false })
     await node.handle(
@@ -137,7 +146,17 @@ export class PushNodeServer {
         return undefined
       })
       res.writeHead(state ? 200 : 503, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ ok: !!state, peerId: node.peerId.toString(), addrs: node.getMultiaddrs().map((a) => a.toString()), store: store.kind, platforms: core.platforms, counters: core.counters, ...(state ? { totals: state[0], queue: state[1] } : {}) }))
+      res.end(
+        JSON.stringify({
+          ok: !!state,
+          peerId: node.peerId.toString(),
+          addrs: node.getMultiaddrs().map((a) => a.toString()),
+          store: store.kind,
+          platforms: core.platforms,
+          counters: core.counters,
+          ...(state ? { totals: state[0], queue: state[1] } : {}),
+        }),
+      )
     })
     await new Promise<void>((resolve, reject) => {
       health.once('error', reject)

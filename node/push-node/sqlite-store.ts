@@ -37,8 +37,10 @@ function migrateFirstSchema(db: Database.Database, now: number) {
   if (!old) return
   db.function('svc_token_hash', { deterministic: true }, (t: unknown) => tokenHash(String(t)))
   db.transaction(() => {
-    db.prepare(`INSERT OR IGNORE INTO push_registrations (space_key, platform, token, token_hash, peer, topics, updated_at)
-      SELECT space_key, platform, token, svc_token_hash(token), '', COUNT(*), ? FROM push_subscriptions GROUP BY space_key, platform, token`).run(now)
+    db.prepare(
+      `INSERT OR IGNORE INTO push_registrations (space_key, platform, token, token_hash, peer, topics, updated_at)
+      SELECT space_key, platform, token, svc_token_hash(token), '', COUNT(*), ? FROM push_subscriptions GROUP BY space_key, platform, token`,
+    ).run(now)
     db.exec(`INSERT OR IGNORE INTO push_topics (space_key, topic, reg)
       SELECT s.space_key, s.topic, r.id FROM push_subscriptions s JOIN push_registrations r
         ON r.space_key = s.space_key AND r.platform = s.platform AND r.token_hash = svc_token_hash(s.token);
@@ -179,9 +181,23 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
    * transaction at the end of the turn. The first send of a turn is written at once, so a lone
    * send (the common case) waits for no turn.
    */
-  private enqueues: Array<{ message: string; targets: readonly PushTarget[]; now: number; maxDepth: number; claim?: { limits: ClaimLimits; leaseUntil: number }; done: (r: { queued: number; claimed: ClaimedDelivery[] }) => void; fail: (err: unknown) => void }> = []
+  private enqueues: Array<{
+    message: string
+    targets: readonly PushTarget[]
+    now: number
+    maxDepth: number
+    claim?: { limits: ClaimLimits; leaseUntil: number }
+    done: (r: { queued: number; claimed: ClaimedDelivery[] }) => void
+    fail: (err: unknown) => void
+  }> = []
 
-  enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limits: ClaimLimits; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
+  enqueue(
+    message: string,
+    targets: readonly PushTarget[],
+    now: number,
+    maxDepth: number,
+    claim?: { limits: ClaimLimits; leaseUntil: number },
+  ): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
     if (targets.length === 0) return Promise.resolve({ queued: 0, claimed: [] })
     return new Promise((done, fail) => {
       this.enqueues.push({ message, targets, now, maxDepth, claim, done, fail })
@@ -229,18 +245,20 @@ export class SqliteSubscriptionStore implements SubscriptionStore {
   async claimDue(now: number, limit: number, leaseUntil: number, platform?: PushPlatform): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return []
     // IMMEDIATE: the write lock is taken before the read, so another handle's claim waits.
-    return this.db.transaction(() => {
-      const out: ClaimedDelivery[] = []
-      const bodies = new Map<number, string>()
-      const due = (platform ? this.s.dueOf.all(now, platform, limit) : this.s.due.all(now, limit)) as Array<{ id: number }>
-      for (const { id } of due) {
-        const j = this.s.claim.get(leaseUntil, id) as { id: number; message: number; platform: PushTarget['platform']; token: string; attempts: number }
-        let body = bodies.get(j.message)
-        if (body === undefined) bodies.set(j.message, (body = (this.s.body.get(j.message) as { body: string }).body))
-        out.push({ id: j.id, target: { platform: j.platform, token: j.token }, message: body, attempts: j.attempts })
-      }
-      return out
-    }).immediate()
+    return this.db
+      .transaction(() => {
+        const out: ClaimedDelivery[] = []
+        const bodies = new Map<number, string>()
+        const due = (platform ? this.s.dueOf.all(now, platform, limit) : this.s.due.all(now, limit)) as Array<{ id: number }>
+        for (const { id } of due) {
+          const j = this.s.claim.get(leaseUntil, id) as { id: number; message: number; platform: PushTarget['platform']; token: string; attempts: number }
+          let body = bodies.get(j.message)
+          if (body === undefined) bodies.set(j.message, (body = (this.s.body.get(j.message) as { body: string }).body))
+          out.push({ id: j.id, target: { platform: j.platform, token: j.token }, message: body, attempts: j.attempts })
+        }
+        return out
+      })
+      .immediate()
   }
 
   /**

@@ -25,7 +25,7 @@ export function runSubscriptionStoreConformance(name: string, open: () => Promis
       for (const s of opened.splice(0)) await s.close()
     })
 
-    it('setTopics replaces a token\'s topics under one space key only', async () => {
+    it("setTopics replaces a token's topics under one space key only", async () => {
       const s = await make(open)
       await s.setTopics(K1, A, ['chats', 'x'])
       await s.setTopics(K2, A, ['chats'])
@@ -109,7 +109,10 @@ export function runSubscriptionStoreConformance(name: string, open: () => Promis
       expect(await s.queueStats(150)).toEqual({ depth: 3, due: 2 })
       expect(await s.nextDueAt()).toBe(100)
       const first = await s.claimDue(150, 10, 10_000)
-      expect(first.map((d) => [d.target, d.message, d.attempts])).toEqual([[A, '{"m":1}', 1], [B, '{"m":1}', 1]])
+      expect(first.map((d) => [d.target, d.message, d.attempts])).toEqual([
+        [A, '{"m":1}', 1],
+        [B, '{"m":1}', 1],
+      ])
       // Leased: not due again until the lease ends.
       expect(await s.claimDue(5_000, 10, 20_000)).toEqual([expect.objectContaining({ target: N, message: '{"m":2}', attempts: 1 })])
       expect(await s.claimDue(9_999, 10, 20_000)).toEqual([])
@@ -127,7 +130,10 @@ export function runSubscriptionStoreConformance(name: string, open: () => Promis
       const s = await make(open)
       const { queued, claimed } = await s.enqueue('{"m":1}', [A, B, N], 100, 10, { limits: { android: 1, ios: 5 }, leaseUntil: 5_000 })
       expect(queued).toBe(3)
-      expect(claimed.map((d) => [d.target, d.message, d.attempts])).toEqual([[A, '{"m":1}', 1], [B, '{"m":1}', 1]])
+      expect(claimed.map((d) => [d.target, d.message, d.attempts])).toEqual([
+        [A, '{"m":1}', 1],
+        [B, '{"m":1}', 1],
+      ])
       expect(await s.queueStats(100)).toEqual({ depth: 3, due: 1 })
       // By platform: only that platform's due deliveries.
       expect(await s.claimDue(100, 10, 5_000, 'android')).toEqual([])
@@ -139,7 +145,7 @@ export function runSubscriptionStoreConformance(name: string, open: () => Promis
       expect((await s.queueStats(0)).depth).toBe(2)
     })
 
-    it('removeToken drops the token\'s queued deliveries too', async () => {
+    it("removeToken drops the token's queued deliveries too", async () => {
       const s = await make(open)
       await s.setTopics(K1, A, ['chats'])
       await s.enqueue('{"m":1}', [A, B], 0, 100)

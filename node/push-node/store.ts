@@ -78,7 +78,13 @@ export interface SubscriptionStore {
    * process that queued a send starts its first attempts without another round trip. Answers how
    * many were queued (0 or `targets.length`) and the claimed ones.
    */
-  enqueue(message: string, targets: readonly PushTarget[], now: number, maxDepth: number, claim?: { limits: ClaimLimits; leaseUntil: number }): Promise<{ queued: number; claimed: ClaimedDelivery[] }>
+  enqueue(
+    message: string,
+    targets: readonly PushTarget[],
+    now: number,
+    maxDepth: number,
+    claim?: { limits: ClaimLimits; leaseUntil: number },
+  ): Promise<{ queued: number; claimed: ClaimedDelivery[] }>
   /**
    * Takes up to `limit` deliveries due at `now`, oldest first, counting an attempt on each and
    * hiding them until `leaseUntil`: a process that dies mid-attempt leaves them due again then.

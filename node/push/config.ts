@@ -26,7 +26,10 @@ export function pushConfigFromEnv(env: NodeJS.ProcessEnv): PushConfig {
   const enabled = e === undefined || e === '' || e === 'null' ? null : ['1', 'true', 'yes', 'on'].includes(e)
   const cfg: PushConfig = { enabled }
   if (env.SVC_PUSH_PEER_ID?.trim()) cfg.peerId = env.SVC_PUSH_PEER_ID.trim()
-  const addrs = (env.SVC_PUSH_ADDRS ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const addrs = (env.SVC_PUSH_ADDRS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   if (addrs.length) cfg.addrs = addrs
   return cfg
 }

@@ -92,7 +92,12 @@ export class FsBlockStore implements BlockStore {
     if (blocks.length === 0) return
     await this.sweep(spaceId)
     await this.size()
-    const inLegacy = this.legacy ? await this.legacy.has(spaceId, blocks.map((b) => b.id)) : []
+    const inLegacy = this.legacy
+      ? await this.legacy.has(
+          spaceId,
+          blocks.map((b) => b.id),
+        )
+      : []
     await Promise.all(
       blocks.map(async (b, i) => {
         if (inLegacy[i]) return
@@ -123,7 +128,14 @@ export class FsBlockStore implements BlockStore {
   }
 
   async has(spaceId: string, ids: readonly string[]) {
-    const here = await Promise.all(ids.map((id) => stat(this.path(spaceId, id)).then(() => true, () => false)))
+    const here = await Promise.all(
+      ids.map((id) =>
+        stat(this.path(spaceId, id)).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    )
     if (!this.legacy || here.every(Boolean)) return here
     const rest = ids.filter((_, i) => !here[i])
     const old = await this.legacy.has(spaceId, rest)

@@ -137,7 +137,6 @@ export interface CallOptions {
   control?: boolean
 }
 
-
 /**
  * One API call by method and literal path (already encoded, query string included), through the
  * typed client. Prints a JSON response body to stdout and an error envelope to stderr, and

@@ -88,7 +88,11 @@ const at = (s: Source) => (s.from === 'file' ? `${s.where}: ${s.name}` : s.where
 const digits = (v: unknown) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v)
 
 /** Comma-separated; empty means the default. */
-const commaList = (t: string) => t.split(',').map((s) => s.trim()).filter(Boolean)
+const commaList = (t: string) =>
+  t
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
 
 const ON = ['1', 'true', 'yes', 'on']
 const OFF = ['0', 'false', 'no', 'off', '']
@@ -118,7 +122,11 @@ const portOrOff = {
   invalid: (s: Source) => `${at(s)}: the port must be an integer from 0 to 65535`,
 }
 
-const millis = { schema: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), coerce: digits, invalid: (s: Source) => `${at(s)}: expected a whole number of milliseconds` }
+const millis = {
+  schema: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  coerce: digits,
+  invalid: (s: Source) => `${at(s)}: expected a whole number of milliseconds`,
+}
 
 /** Set but empty (flag or env): the default, over a lower layer's list (how a test undoes its env). */
 const multiaddrs = {
@@ -180,7 +188,17 @@ function pushFromFile(raw: unknown, s: Source): PushConfig {
 }
 
 export const CONFIG_TABLE = {
-  data: row({ flag: 'data', arg: 'DIR', env: 'SVC_DATA', file: 'data', ...text, defaultFrom: defaultDataRoot, shownDefault: '`$XDG_DATA_HOME/svc`, else `~/.local/share/svc`', refine: (v, s) => resolve(s.base, v), help: 'data root; in the config file, relative to the file' }),
+  data: row({
+    flag: 'data',
+    arg: 'DIR',
+    env: 'SVC_DATA',
+    file: 'data',
+    ...text,
+    defaultFrom: defaultDataRoot,
+    shownDefault: '`$XDG_DATA_HOME/svc`, else `~/.local/share/svc`',
+    refine: (v, s) => resolve(s.base, v),
+    help: 'data root; in the config file, relative to the file',
+  }),
   port: row({ flag: 'port', arg: 'N', env: 'SVC_PORT', file: 'port', ...port, default: DEFAULT_PORT, help: 'TCP port of the HTTP API, 0 = any free port' }),
   host: row({
     flag: 'host',
@@ -222,7 +240,15 @@ export const CONFIG_TABLE = {
     shownDefault: 'all interfaces, any port',
     help: 'libp2p listen multiaddrs (comma-separated; in the file, an array)',
   }),
-  durability: row({ flag: 'durability', arg: 'MODE', env: 'SVC_DURABILITY', file: 'durability', ...oneOf(['normal', 'full'] as const), default: 'normal', help: 'how writes are made durable (full: fsync every commit, survive power loss)' }),
+  durability: row({
+    flag: 'durability',
+    arg: 'MODE',
+    env: 'SVC_DURABILITY',
+    file: 'durability',
+    ...oneOf(['normal', 'full'] as const),
+    default: 'normal',
+    help: 'how writes are made durable (full: fsync every commit, survive power loss)',
+  }),
   peers: row({
     flag: 'peers',
     arg: 'MA',
@@ -234,13 +260,55 @@ export const CONFIG_TABLE = {
     help: 'peers to dial and redial: multiaddrs ending in /p2p/ and the peer id (comma-separated; in the file, an array)',
   }),
   log: row({ flag: 'log', env: 'SVC_LOG', file: 'log', ...onOff, default: false, help: 'request logs on stderr (JSON lines, one per request and answer); else warnings only' }),
-  logLevel: row({ flag: 'log-level', arg: 'LEVEL', env: 'SVC_LOG_LEVEL', file: 'logLevel', ...oneOf(LOG_THRESHOLDS), default: 'info', help: "level of the daemon's component logs (JSON lines on stderr)" }),
-  agentsPort: row({ flag: 'agents-port', arg: 'N', env: 'SVC_AGENTS_PORT', file: 'agentsPort', ...opt(portOrOff), shownDefault: `\`${DEFAULT_AGENTS_PORT}\``, help: 'agent control API port on loopback, 0 = any, -1 or off = no agents' }),
-  modelUrl: row({ flag: 'model-url', arg: 'URL', env: 'SVC_MODEL_URL', file: 'modelUrl', ...opt(text), finish: (v) => v || undefined, help: 'OpenAI-compatible chat-completions base URL for the agents; none: chat-watch stays off' }),
-  model: row({ flag: 'model', arg: 'NAME', env: 'SVC_MODEL', file: 'model', ...opt(text), finish: (v, r) => (r.get('modelUrl') ? (v ?? 'default') : undefined), shownDefault: '`default` when a model URL is set', help: 'model name sent to the model URL' }),
+  logLevel: row({
+    flag: 'log-level',
+    arg: 'LEVEL',
+    env: 'SVC_LOG_LEVEL',
+    file: 'logLevel',
+    ...oneOf(LOG_THRESHOLDS),
+    default: 'info',
+    help: "level of the daemon's component logs (JSON lines on stderr)",
+  }),
+  agentsPort: row({
+    flag: 'agents-port',
+    arg: 'N',
+    env: 'SVC_AGENTS_PORT',
+    file: 'agentsPort',
+    ...opt(portOrOff),
+    shownDefault: `\`${DEFAULT_AGENTS_PORT}\``,
+    help: 'agent control API port on loopback, 0 = any, -1 or off = no agents',
+  }),
+  modelUrl: row({
+    flag: 'model-url',
+    arg: 'URL',
+    env: 'SVC_MODEL_URL',
+    file: 'modelUrl',
+    ...opt(text),
+    finish: (v) => v || undefined,
+    help: 'OpenAI-compatible chat-completions base URL for the agents; none: chat-watch stays off',
+  }),
+  model: row({
+    flag: 'model',
+    arg: 'NAME',
+    env: 'SVC_MODEL',
+    file: 'model',
+    ...opt(text),
+    finish: (v, r) => (r.get('modelUrl') ? (v ?? 'default') : undefined),
+    shownDefault: '`default` when a model URL is set',
+    help: 'model name sent to the model URL',
+  }),
   // Never from a file: a config file is easily shared or committed.
   modelApiKey: row({ env: 'SVC_MODEL_API_KEY', ...opt(text), help: 'bearer token for the model URL (env only)' }),
-  filesGcInterval: row({ flag: 'files-gc-interval', arg: 'MS', env: 'SVC_FILES_GC_INTERVAL', file: 'files.gcInterval', ...opt(millis), finish: (v) => v || undefined, shownDefault: '`0` (off)', help: 'sweep the files cache every MS milliseconds' }),
+  filesGcInterval: row({
+    flag: 'files-gc-interval',
+    arg: 'MS',
+    env: 'SVC_FILES_GC_INTERVAL',
+    file: 'files.gcInterval',
+    ...opt(millis),
+    finish: (v) => v || undefined,
+    shownDefault: '`0` (off)',
+    help: 'sweep the files cache every MS milliseconds',
+  }),
   push: row({
     env: ['SVC_PUSH_ENABLED', 'SVC_PUSH_PEER_ID', 'SVC_PUSH_ADDRS'],
     file: 'push',

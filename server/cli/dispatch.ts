@@ -8,7 +8,7 @@ const overview = () =>
     '',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`),
     '',
-    'svc <command> --help shows its options; --json prints the API\'s JSON; svc --version the release.',
+    "svc <command> --help shows its options; --json prints the API's JSON; svc --version the release.",
     'Paths in filters, sorts and sets may use xKeys (note.status); docs/cli.md has the details.',
   ].join('\n')
 

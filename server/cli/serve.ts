@@ -43,7 +43,9 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     noMdns: config.noMdns,
     durability: config.durability,
     modules,
-    ...(agentsPort < 0 ? {} : { agents: config.modelUrl ? { model: { url: config.modelUrl, model: config.model ?? 'default', ...(config.modelApiKey ? { apiKey: config.modelApiKey } : {}) } } : {} }),
+    ...(agentsPort < 0
+      ? {}
+      : { agents: config.modelUrl ? { model: { url: config.modelUrl, model: config.model ?? 'default', ...(config.modelApiKey ? { apiKey: config.modelApiKey } : {}) } } : {} }),
     onSpaceOpened: spaceOpenProgress((line) => io.stderr.write(line)),
     ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}),
     ...(config.peers ? { peers: config.peers } : {}),
@@ -79,7 +81,14 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
       })
     return stopping
   }
-  const app = buildApp({ session, engine, modules, requestShutdown: () => void stop(), loggerInstance: loggers.root.child({ scope: 'http' }, { level: config.log ? 'info' : 'warn' }), requestLogs: config.log })
+  const app = buildApp({
+    session,
+    engine,
+    modules,
+    requestShutdown: () => void stop(),
+    loggerInstance: loggers.root.child({ scope: 'http' }, { level: config.log ? 'info' : 'warn' }),
+    requestLogs: config.log,
+  })
 
   try {
     const booted = await session.bootAtStart()

@@ -14,7 +14,7 @@ export function terminalSafe(text: string, keep = ''): string {
 const cell = (v: unknown): string => {
   if (v === undefined || v === null) return ''
   if (typeof v === 'string') return terminalSafe(v)
-  if (typeof v === 'object' && v !== null && '$date' in v) return terminalSafe(String((v).$date))
+  if (typeof v === 'object' && v !== null && '$date' in v) return terminalSafe(String(v.$date))
   return terminalSafe(JSON.stringify(v))
 }
 
@@ -23,5 +23,14 @@ export function table(headers: string[], rows: unknown[][]): string {
   if (rows.length === 0) return '(none)\n'
   const text = [headers, ...rows.map((r) => r.map(cell))]
   const widths = headers.map((_, i) => Math.max(...text.map((r) => (r[i] ?? '').length)))
-  return text.map((r) => r.map((c, i) => (i === r.length - 1 ? c : (c ?? '').padEnd(widths[i]))).join('  ').trimEnd()).join('\n') + '\n'
+  return (
+    text
+      .map((r) =>
+        r
+          .map((c, i) => (i === r.length - 1 ? c : (c ?? '').padEnd(widths[i])))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  )
 }

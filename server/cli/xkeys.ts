@@ -32,7 +32,13 @@ export async function loadSchema(ctx: ClientContext, spaceId: string): Promise<S
   for (const t of list.data.types) {
     const props = await fetchApi(ctx, (c) => c.GET('/v1/spaces/{spaceId}/types/{typeId}/properties', { params: { path: { spaceId, typeId: t.id } } }))
     if (!props.ok) return props.code
-    types.push({ id: t.id, xKey: t.xKey, name: t.name, hidden: t.hidden, props: props.data.properties.map((p) => ({ id: p.id, ...(p.xKey ? { xKey: p.xKey } : {}), name: p.name, kind: p.kind })) })
+    types.push({
+      id: t.id,
+      xKey: t.xKey,
+      name: t.name,
+      hidden: t.hidden,
+      props: props.data.properties.map((p) => ({ id: p.id, ...(p.xKey ? { xKey: p.xKey } : {}), name: p.name, kind: p.kind })),
+    })
   }
   return { types }
 }
@@ -46,7 +52,11 @@ function findType(schema: SpaceSchema, key: string): TypeEntry | undefined {
   if (byId) return byId
   for (const match of [(t: TypeEntry) => t.xKey === key, (t: TypeEntry) => t.name.toLowerCase() === key.toLowerCase()]) {
     const found = schema.types.filter(match)
-    if (found.length > 1) throw ambiguous(key, found.map((t) => `type ${t.xKey} (${t.id})`))
+    if (found.length > 1)
+      throw ambiguous(
+        key,
+        found.map((t) => `type ${t.xKey} (${t.id})`),
+      )
     if (found.length === 1) return found[0]
   }
   return undefined
@@ -58,7 +68,11 @@ function findProp(type: TypeEntry, key: string) {
   if (byId) return byId
   for (const match of [(p: TypeEntry['props'][number]) => p.xKey === key, (p: TypeEntry['props'][number]) => p.name.toLowerCase() === key.toLowerCase()]) {
     const found = type.props.filter(match)
-    if (found.length > 1) throw ambiguous(`${type.xKey}.${key}`, found.map((p) => `${p.name} (${type.id}.${p.id})`))
+    if (found.length > 1)
+      throw ambiguous(
+        `${type.xKey}.${key}`,
+        found.map((p) => `${p.name} (${type.id}.${p.id})`),
+      )
     if (found.length === 1) return found[0]
   }
   return undefined
@@ -94,7 +108,11 @@ export function resolvePath(schema: SpaceSchema, path: string): string {
     return [type.id, prop.id, ...rest].join('.')
   }
   const owners = schema.types.flatMap((t) => t.props.filter((p) => p.xKey === head || p.id === head).map((p) => ({ t, p })))
-  if (owners.length > 1) throw ambiguous(head, owners.map(({ t, p }) => `${t.xKey}.${p.xKey ?? p.id}`))
+  if (owners.length > 1)
+    throw ambiguous(
+      head,
+      owners.map(({ t, p }) => `${t.xKey}.${p.xKey ?? p.id}`),
+    )
   if (owners.length === 1) return [owners[0].t.id, owners[0].p.id, ...(second !== undefined ? [second, ...rest] : [])].join('.')
   return path
 }

@@ -60,7 +60,11 @@ export function mediaEssence(mime: string): string | undefined {
  */
 export function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
   const trimmed = name.slice(0, 255)
-  const ascii = trimmed.replace(/[^\x20-\x7e]|["\\/%;]/g, '_').replace(/^\.+/, '_').trim() || 'file'
+  const ascii =
+    trimmed
+      .replace(/[^\x20-\x7e]|["\\/%;]/g, '_')
+      .replace(/^\.+/, '_')
+      .trim() || 'file'
   const encoded = encodeURIComponent(trimmed).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
   return `${kind}; filename="${ascii}"${encoded ? `; filename*=UTF-8''${encoded}` : ''}`
 }

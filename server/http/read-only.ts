@@ -41,7 +41,7 @@ export interface ReadOnlyState {
 export function markReadRoutes(route: RouteOptions): void {
   const methods = Array.isArray(route.method) ? route.method : [route.method]
   if (!methods.every((m) => READ_ROUTES.has(`${m.toUpperCase()} ${route.url}`))) return
-  route.config = { ...(route.config), reads: true }
+  route.config = { ...route.config, reads: true }
 }
 
 /** Whether a registered route keeps answering in read-only mode. */

@@ -1,12 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox'
-import type {
-  FastifyBaseLogger,
-  FastifyInstance,
-  FastifyTypeProvider,
-  RawReplyDefaultExpression,
-  RawRequestDefaultExpression,
-  RawServerDefault,
-} from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyTypeProvider, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
 
 /**
  * Fastify's type provider for TypeBox: a route's `request.body`, `params`, `querystring` and

@@ -28,7 +28,12 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 
 /** JSON pointer (`/records/0/id`) to dotted path (`records.0.id`). */
 const segments = (pointer: string): string[] =>
-  pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
+  pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
 
 const dotted = (segs: string[]) => segs.join('.')
 
@@ -71,11 +76,7 @@ function errorCodeOn(root: ObjectSchema | undefined, segs: string[]): string | u
 type Part = 'body' | 'querystring' | 'params' | 'headers'
 
 /** Maps a Fastify schema validation failure to the spec's `request.*` codes. */
-export function validationError(
-  errors: FastifySchemaValidationError[],
-  context: string | undefined,
-  request: FastifyRequest,
-): SvcError {
+export function validationError(errors: FastifySchemaValidationError[], context: string | undefined, request: FastifyRequest): SvcError {
   const part = (context ?? 'body') as Part
   const first = errors[0]
   if (!first) return new SvcError('request.schema', 'the request does not match the schema')

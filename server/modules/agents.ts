@@ -83,20 +83,36 @@ export function buildAgentControlApp(host: () => AgentsHost | undefined, opts: C
     const v = await agents().electionView()
     return { app: v.app, enabled: v.enabled, active: v.active, peerId: v.peerId, winner: v.winner }
   })
-  r.get('/triggers', { schema: { summary: "This device's registry: definition, owner, enabled, rollups, stats", response: { 200: TriggerList } } }, async () => ({ triggers: await agents().triggers() }))
-  r.get('/triggers/:id', { schema: { params: TriggerParams, querystring: SpaceQuery, response: { 200: TriggerResult } } }, async (req) => agents().trigger(req.params.id, req.query.spaceId))
-  r.get('/triggers/:id/runs', { schema: { summary: 'The last 20 runs, newest first', params: TriggerParams, querystring: SpaceQuery, response: { 200: RunList } } }, async (req) => ({
-    runs: await agents().runs(req.params.id, req.query.spaceId),
+  r.get('/triggers', { schema: { summary: "This device's registry: definition, owner, enabled, rollups, stats", response: { 200: TriggerList } } }, async () => ({
+    triggers: await agents().triggers(),
   }))
-  r.patch('/triggers/:id', { schema: { summary: 'A new spec (re-arms forward) or enabled', params: TriggerParams, querystring: SpaceQuery, body: PatchTriggerBody, response: { 200: TriggerResult } } }, async (req) =>
-    agents().patch(req.params.id, req.body, req.query.spaceId),
+  r.get('/triggers/:id', { schema: { params: TriggerParams, querystring: SpaceQuery, response: { 200: TriggerResult } } }, async (req) =>
+    agents().trigger(req.params.id, req.query.spaceId),
   )
-  r.post('/triggers/:id/enable', { schema: { summary: 'Enable; resets the breaker', params: TriggerParams, querystring: SpaceQuery, response: { 200: TriggerResult } } }, async (req) => agents().enable(req.params.id, req.query.spaceId))
-  r.post('/triggers/:id/disable', { schema: { params: TriggerParams, querystring: SpaceQuery, response: { 200: TriggerResult } } }, async (req) => agents().disable(req.params.id, req.query.spaceId))
+  r.get(
+    '/triggers/:id/runs',
+    { schema: { summary: 'The last 20 runs, newest first', params: TriggerParams, querystring: SpaceQuery, response: { 200: RunList } } },
+    async (req) => ({
+      runs: await agents().runs(req.params.id, req.query.spaceId),
+    }),
+  )
+  r.patch(
+    '/triggers/:id',
+    { schema: { summary: 'A new spec (re-arms forward) or enabled', params: TriggerParams, querystring: SpaceQuery, body: PatchTriggerBody, response: { 200: TriggerResult } } },
+    async (req) => agents().patch(req.params.id, req.body, req.query.spaceId),
+  )
+  r.post(
+    '/triggers/:id/enable',
+    { schema: { summary: 'Enable; resets the breaker', params: TriggerParams, querystring: SpaceQuery, response: { 200: TriggerResult } } },
+    async (req) => agents().enable(req.params.id, req.query.spaceId),
+  )
+  r.post('/triggers/:id/disable', { schema: { params: TriggerParams, querystring: SpaceQuery, response: { 200: TriggerResult } } }, async (req) =>
+    agents().disable(req.params.id, req.query.spaceId),
+  )
   r.post('/run', { schema: { summary: 'Run a program by spec or caller-supplied source', body: RunBody, response: { 200: RunEnvelopeSchema } } }, async (req) => {
     const b = req.body
     if (b.program === undefined && b.source === undefined) throw new SvcError('request.missing_field', 'program or source is required', { field: 'program' })
-    const res = await agents().run({ program: b.program, programHash: b.programHash, source: b.source, args: (b.args ?? {}), spaceId: b.spaceId })
+    const res = await agents().run({ program: b.program, programHash: b.programHash, source: b.source, args: b.args ?? {}, spaceId: b.spaceId })
     return { status: res.status, traceRef: res.traceRef, durationMs: res.durationMs, fuelUsed: res.fuelUsed, value: res.value, error: res.error }
   })
   return app

@@ -18,17 +18,25 @@ const chatReadRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { en
   const app = typed(root)
   const svc = (spaceId: string) => spaceServices(engine, spaceId).of(chatReadModule)
 
-  app.post(`${O}/read-all`, { schema: { summary: 'Mark every message of the chat read (this account, all its devices)', params: ChatParams, response: { 204: NoContent } } }, async (request, reply) => {
-    const { spaceId, objectId } = request.params
-    await svc(spaceId).readAll(objectId)
-    return reply.code(204).send()
-  })
+  app.post(
+    `${O}/read-all`,
+    { schema: { summary: 'Mark every message of the chat read (this account, all its devices)', params: ChatParams, response: { 204: NoContent } } },
+    async (request, reply) => {
+      const { spaceId, objectId } = request.params
+      await svc(spaceId).readAll(objectId)
+      return reply.code(204).send()
+    },
+  )
 
-  app.post(`${O}/messages/:msgId/read`, { schema: { summary: 'Mark this message and every held one above it read', params: MessageParams, response: { 204: NoContent } } }, async (request, reply) => {
-    const { spaceId, objectId, msgId } = request.params
-    await svc(spaceId).read(objectId, msgId)
-    return reply.code(204).send()
-  })
+  app.post(
+    `${O}/messages/:msgId/read`,
+    { schema: { summary: 'Mark this message and every held one above it read', params: MessageParams, response: { 204: NoContent } } },
+    async (request, reply) => {
+      const { spaceId, objectId, msgId } = request.params
+      await svc(spaceId).read(objectId, msgId)
+      return reply.code(204).send()
+    },
+  )
 
   app.post(
     `${O}/messages/:msgId/reactions-read`,

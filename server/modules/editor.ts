@@ -42,7 +42,10 @@ const Summary = Type.Object({ inserted: Type.Integer(), updated: Type.Integer(),
 const MarkdownBody = Type.Object({ markdown: Type.String({ description: 'the rendering in normal form; empty document is ""' }) })
 
 const BlockNav = Type.Object(
-  { pos: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'fractional position; default after the last block' })), depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })) },
+  {
+    pos: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'fractional position; default after the last block' })),
+    depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
+  },
   { additionalProperties: false },
 )
 const BlockCreateBody = Type.Object(
@@ -74,49 +77,84 @@ const editorRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
     return { markdown: await svc(spaceId).markdown(objectId, collection) }
   })
 
-  app.put(`${E}/markdown`, { schema: { summary: 'Replace the document: parse, diff, per-block ops in one change', params: EditorParams, body: ContentBody, response: { 200: Summary } } }, async (request) => {
-    const { spaceId, objectId, collection } = request.params
-    return await svc(spaceId).put(objectId, collection, request.body.content)
-  })
+  app.put(
+    `${E}/markdown`,
+    { schema: { summary: 'Replace the document: parse, diff, per-block ops in one change', params: EditorParams, body: ContentBody, response: { 200: Summary } } },
+    async (request) => {
+      const { spaceId, objectId, collection } = request.params
+      return await svc(spaceId).put(objectId, collection, request.body.content)
+    },
+  )
 
-  app.patch(`${E}/markdown`, { schema: { summary: 'Exact-text edits of the rendering, all or nothing', params: EditorParams, body: EditsBody, response: { 200: Summary } } }, async (request) => {
-    const { spaceId, objectId, collection } = request.params
-    return await svc(spaceId).patch(objectId, collection, request.body.edits)
-  })
+  app.patch(
+    `${E}/markdown`,
+    { schema: { summary: 'Exact-text edits of the rendering, all or nothing', params: EditorParams, body: EditsBody, response: { 200: Summary } } },
+    async (request) => {
+      const { spaceId, objectId, collection } = request.params
+      return await svc(spaceId).patch(objectId, collection, request.body.edits)
+    },
+  )
 
-  app.post(`${E}/markdown/append`, { schema: { summary: 'Append markdown after the last block (inserts only)', params: EditorParams, body: ContentBody, response: { 200: Summary } } }, async (request) => {
-    const { spaceId, objectId, collection } = request.params
-    return await svc(spaceId).append(objectId, collection, request.body.content)
-  })
+  app.post(
+    `${E}/markdown/append`,
+    { schema: { summary: 'Append markdown after the last block (inserts only)', params: EditorParams, body: ContentBody, response: { 200: Summary } } },
+    async (request) => {
+      const { spaceId, objectId, collection } = request.params
+      return await svc(spaceId).append(objectId, collection, request.body.content)
+    },
+  )
 
-  app.post(`${E}/blocks`, { schema: { summary: 'Create one block (stored as given)', params: EditorParams, body: BlockCreateBody, response: { 201: WriteResult } } }, async (request, reply) => {
-    const { spaceId, objectId, collection } = request.params
-    const res = await svc(spaceId).createBlock(objectId, collection, request.body)
-    return reply.code(201).send(res)
-  })
+  app.post(
+    `${E}/blocks`,
+    { schema: { summary: 'Create one block (stored as given)', params: EditorParams, body: BlockCreateBody, response: { 201: WriteResult } } },
+    async (request, reply) => {
+      const { spaceId, objectId, collection } = request.params
+      const res = await svc(spaceId).createBlock(objectId, collection, request.body)
+      return reply.code(201).send(res)
+    },
+  )
 
-  app.patch(`${E}/blocks/:blockId`, { schema: { summary: 'Per-path set and unset on one block', params: BlockParams, body: BlockPatchBody, response: { 200: WriteResult } } }, async (request) => {
-    const { spaceId, objectId, collection, blockId } = request.params
-    return await svc(spaceId).patchBlock(objectId, collection, blockId, request.body)
-  })
+  app.patch(
+    `${E}/blocks/:blockId`,
+    { schema: { summary: 'Per-path set and unset on one block', params: BlockParams, body: BlockPatchBody, response: { 200: WriteResult } } },
+    async (request) => {
+      const { spaceId, objectId, collection, blockId } = request.params
+      return await svc(spaceId).patchBlock(objectId, collection, blockId, request.body)
+    },
+  )
 
   // ---------------------------------------------------------------- cursors (docs/editor.md "Cursors")
   const presence = () => engine.account().services.of(editorModule).bind(engine.account().services.of(eventsModule))
   const cursorsOf = async (spaceId: string, objectId: string, collection: string) =>
     (await presence().list(space(engine, spaceId), objectId)).filter((c) => c.collection === collection)
 
-  app.put(`${E}/cursor`, { schema: { summary: "Set this device's cursor in a block (editor.cursor presence, renewed by setting it again)", params: EditorParams, body: CursorBody, response: { 200: Cursor } } }, async (request) => {
-    const { spaceId, objectId, collection } = request.params
-    await svc(spaceId).resolve(objectId, collection)
-    const { blockId, anchor, head, name } = request.body
-    return await presence().set(space(engine, spaceId), objectId, collection, blockId, anchor, head ?? anchor, name ?? '')
-  })
+  app.put(
+    `${E}/cursor`,
+    {
+      schema: {
+        summary: "Set this device's cursor in a block (editor.cursor presence, renewed by setting it again)",
+        params: EditorParams,
+        body: CursorBody,
+        response: { 200: Cursor },
+      },
+    },
+    async (request) => {
+      const { spaceId, objectId, collection } = request.params
+      await svc(spaceId).resolve(objectId, collection)
+      const { blockId, anchor, head, name } = request.body
+      return await presence().set(space(engine, spaceId), objectId, collection, blockId, anchor, head ?? anchor, name ?? '')
+    },
+  )
 
-  app.delete(`${E}/cursor`, { schema: { summary: "Clear this device's cursor in the object, for everyone at once", params: EditorParams, response: { 200: CursorCleared } } }, async (request) => {
-    const { spaceId, objectId, collection } = request.params
-    await svc(spaceId).resolve(objectId, collection)
-    return { cleared: presence().clear(spaceId, objectId) }
-  })
+  app.delete(
+    `${E}/cursor`,
+    { schema: { summary: "Clear this device's cursor in the object, for everyone at once", params: EditorParams, response: { 200: CursorCleared } } },
+    async (request) => {
+      const { spaceId, objectId, collection } = request.params
+      await svc(spaceId).resolve(objectId, collection)
+      return { cleared: presence().clear(spaceId, objectId) }
+    },
+  )
 
   app.get(`${E}/cursors`, { schema: { summary: 'The live cursors in the object (every member device)', params: EditorParams, response: { 200: CursorList } } }, async (request) => {
     const { spaceId, objectId, collection } = request.params
@@ -126,7 +164,13 @@ const editorRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
 
   app.get(
     `${E}/cursors/stream`,
-    { schema: { summary: 'Cursor changes in the object (SSE: ready, cursors, cursor, closed)', params: EditorParams, response: { 200: EventStream('ready, cursors (the current list), cursor ({action: set|removed, cursor}), closed') } } },
+    {
+      schema: {
+        summary: 'Cursor changes in the object (SSE: ready, cursors, cursor, closed)',
+        params: EditorParams,
+        response: { 200: EventStream('ready, cursors (the current list), cursor ({action: set|removed, cursor}), closed') },
+      },
+    },
     async (request, reply) => {
       const { spaceId, objectId, collection } = request.params
       await svc(spaceId).resolve(objectId, collection)
@@ -141,10 +185,14 @@ const editorRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
     },
   )
 
-  app.delete(`${E}/blocks/:blockId`, { schema: { summary: 'Delete one block (children are not cascaded)', params: BlockParams, response: { 200: WriteResult } } }, async (request) => {
-    const { spaceId, objectId, collection, blockId } = request.params
-    return await svc(spaceId).deleteBlock(objectId, collection, blockId)
-  })
+  app.delete(
+    `${E}/blocks/:blockId`,
+    { schema: { summary: 'Delete one block (children are not cascaded)', params: BlockParams, response: { 200: WriteResult } } },
+    async (request) => {
+      const { spaceId, objectId, collection, blockId } = request.params
+      return await svc(spaceId).deleteBlock(objectId, collection, blockId)
+    },
+  )
 }
 
 const EDITOR_STATUSES = {

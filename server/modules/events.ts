@@ -45,15 +45,36 @@ const eventsRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
   )
 
   const P = '/v1/processes/:processId'
-  app.post(`${P}/progress`, { schema: { summary: 'Report progress of a process this account published (process.progress with the full descriptor)', params: ProcessParams, body: ProgressBody, response: { 200: PublishResult } } }, async (request) => {
-    return { subscribers: bus().processProgress(request.params.processId, request.body) }
-  })
-  app.post(`${P}/finish`, { schema: { summary: 'End a process this account published (process.done, .failed or .cancelled)', params: ProcessParams, body: FinishBody, response: { 200: PublishResult } } }, async (request) => {
-    return { subscribers: bus().processFinish(request.params.processId, request.body) }
-  })
-  app.post(`${P}/cancel`, { schema: { summary: 'Ask the runner of a live process to cancel (process.cancel)', params: ProcessParams, body: CancelBody, response: { 200: PublishResult } } }, async (request) => {
-    return { subscribers: bus().processCancel(request.params.processId, request.body?.reason) }
-  })
+  app.post(
+    `${P}/progress`,
+    {
+      schema: {
+        summary: 'Report progress of a process this account published (process.progress with the full descriptor)',
+        params: ProcessParams,
+        body: ProgressBody,
+        response: { 200: PublishResult },
+      },
+    },
+    async (request) => {
+      return { subscribers: bus().processProgress(request.params.processId, request.body) }
+    },
+  )
+  app.post(
+    `${P}/finish`,
+    {
+      schema: { summary: 'End a process this account published (process.done, .failed or .cancelled)', params: ProcessParams, body: FinishBody, response: { 200: PublishResult } },
+    },
+    async (request) => {
+      return { subscribers: bus().processFinish(request.params.processId, request.body) }
+    },
+  )
+  app.post(
+    `${P}/cancel`,
+    { schema: { summary: 'Ask the runner of a live process to cancel (process.cancel)', params: ProcessParams, body: CancelBody, response: { 200: PublishResult } } },
+    async (request) => {
+      return { subscribers: bus().processCancel(request.params.processId, request.body?.reason) }
+    },
+  )
 }
 
 /** The event bus served over HTTP, with the statuses of its codes (chat.md Errors). */

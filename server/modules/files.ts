@@ -15,7 +15,22 @@ import { typed } from '../http/type-provider.ts'
 import { space } from '../routes/context.ts'
 import { openLive } from '../routes/live.ts'
 import { EventStream, NoContent } from '../schemas/common.ts'
-import { AttachParams, AttachQuery, Attached, CacheSize, FileInfo, FileList, FileParams, FileStats, FileStatus, FreeBody, Freed, ListQuery, Variants, VariantQuery } from '../schemas/files.ts'
+import {
+  AttachParams,
+  AttachQuery,
+  Attached,
+  CacheSize,
+  FileInfo,
+  FileList,
+  FileParams,
+  FileStats,
+  FileStatus,
+  FreeBody,
+  Freed,
+  ListQuery,
+  Variants,
+  VariantQuery,
+} from '../schemas/files.ts'
 import { ObjectsSubscribeBody, WriteResult } from '../schemas/query.ts'
 import { SpaceParams } from '../schemas/spaces.ts'
 import { ObjectParams } from '../schemas/objects.ts'
@@ -48,10 +63,16 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
       bodyLimit: Number.MAX_SAFE_INTEGER,
       // A large upload may take longer than the app's 10 s body timeout (server/http/body-timeout.ts).
       config: { streamedBody: true },
-      schema: { summary: `Attach a file: the body is its bytes (${RAW}); 413 file.too_large past the attach limit`, params: AttachParams, querystring: AttachQuery, response: { 201: Attached } },
+      schema: {
+        summary: `Attach a file: the body is its bytes (${RAW}); 413 file.too_large past the attach limit`,
+        params: AttachParams,
+        querystring: AttachQuery,
+        response: { 201: Attached },
+      },
     },
     async (request, reply) => {
-      if (!(request.headers['content-type'] ?? '').startsWith(RAW)) throw new SvcError('request.invalid_field', `the body must be the file's bytes sent as ${RAW}`, { field: 'content-type' })
+      if (!(request.headers['content-type'] ?? '').startsWith(RAW))
+        throw new SvcError('request.invalid_field', `the body must be the file's bytes sent as ${RAW}`, { field: 'content-type' })
       const { spaceId, objectId } = request.params
       const body = request.body as AsyncIterable<Uint8Array>
       try {
@@ -66,24 +87,36 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
     },
   )
 
-  app.get(`${S}/files`, { schema: { summary: 'Files of the space (or of one object), by file id', params: SpaceParams, querystring: ListQuery, response: { 200: FileList } } }, async (request) => {
-    return { files: await files().list(request.params.spaceId, request.query.objectId) }
-  })
+  app.get(
+    `${S}/files`,
+    { schema: { summary: 'Files of the space (or of one object), by file id', params: SpaceParams, querystring: ListQuery, response: { 200: FileList } } },
+    async (request) => {
+      return { files: await files().list(request.params.spaceId, request.query.objectId) }
+    },
+  )
 
-  app.get(`${S}/files/stats`, { schema: { summary: 'Counts by state, plaintext bytes, bytes stored here', params: SpaceParams, response: { 200: FileStats } } }, async (request) => {
-    return files().stats(request.params.spaceId)
-  })
+  app.get(
+    `${S}/files/stats`,
+    { schema: { summary: 'Counts by state, plaintext bytes, bytes stored here', params: SpaceParams, response: { 200: FileStats } } },
+    async (request) => {
+      return files().stats(request.params.spaceId)
+    },
+  )
 
-  app.get(`${S}/files/subscribe`, { schema: { summary: 'File status frames (SSE): status, lagged', params: SpaceParams, response: { 200: EventStream('ready, status, lagged, closed') } } }, async (request, reply) => {
-    const { spaceId } = request.params
-    const svc = files()
-    // Built before the stream opens, so files that sync in from now on announce themselves.
-    await svc.index.of(space(engine, spaceId))
-    const stream = app.sse.open(reply)
-    if (stream.closed) return
-    const forward = forwarder(stream, 'status')
-    stream.onClose(svc.events.on('status', (e) => e.spaceId === spaceId && forward(e.frame)))
-  })
+  app.get(
+    `${S}/files/subscribe`,
+    { schema: { summary: 'File status frames (SSE): status, lagged', params: SpaceParams, response: { 200: EventStream('ready, status, lagged, closed') } } },
+    async (request, reply) => {
+      const { spaceId } = request.params
+      const svc = files()
+      // Built before the stream opens, so files that sync in from now on announce themselves.
+      await svc.index.of(space(engine, spaceId))
+      const stream = app.sse.open(reply)
+      if (stream.closed) return
+      const forward = forwarder(stream, 'status')
+      stream.onClose(svc.events.on('status', (e) => e.spaceId === spaceId && forward(e.frame)))
+    },
+  )
 
   app.get(F, { schema: { summary: 'File info', params: FileParams, response: { 200: FileInfo } } }, async (request) => {
     return files().info(request.params.spaceId, request.params.fileId)
@@ -118,7 +151,10 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
         const v = await variantBytes(svc, spaceId, fileId, variant, request.log.child({ scope: 'files.variants' }))
         size = v.bytes.length
         etag = `"${fileId}.${variant}"`
-        open = async (start, end) => (async function* () { if (end >= start) yield v.bytes.subarray(start, end + 1) })()
+        open = async (start, end) =>
+          (async function* () {
+            if (end >= start) yield v.bytes.subarray(start, end + 1)
+          })()
       } else {
         size = rec.size
         etag = `"${rec.hash}"`
@@ -133,7 +169,13 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
           .code(416)
           .header('content-range', `bytes */${size}`)
           .header('content-type', 'application/json; charset=utf-8')
-          .send({ error: { code: 'request.invalid_field', message: 'the range is malformed, names several ranges, or starts past the end of the file', details: { field: 'range', size } } })
+          .send({
+            error: {
+              code: 'request.invalid_field',
+              message: 'the range is malformed, names several ranges, or starts past the end of the file',
+              details: { field: 'range', size },
+            },
+          })
       }
       const { start, end } = range ?? { start: 0, end: size - 1 }
       const body = await open(start, end)
@@ -143,40 +185,72 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
     },
   )
 
-  app.delete(F, { schema: { summary: 'Delete a file (tombstones the record; bytes go at the next sweep past grace)', params: FileParams, response: { 200: WriteResult } } }, async (request) => {
-    return files().remove(request.params.spaceId, request.params.fileId)
-  })
+  app.delete(
+    F,
+    { schema: { summary: 'Delete a file (tombstones the record; bytes go at the next sweep past grace)', params: FileParams, response: { 200: WriteResult } } },
+    async (request) => {
+      return files().remove(request.params.spaceId, request.params.fileId)
+    },
+  )
 
-  app.post(`${F}/pin`, { schema: { summary: 'Keep a full local copy (background fetch, survives restarts)', params: FileParams, response: { 204: NoContent } } }, async (request, reply) => {
-    await files().pin(request.params.spaceId, request.params.fileId)
-    return reply.code(204).send()
-  })
+  app.post(
+    `${F}/pin`,
+    { schema: { summary: 'Keep a full local copy (background fetch, survives restarts)', params: FileParams, response: { 204: NoContent } } },
+    async (request, reply) => {
+      await files().pin(request.params.spaceId, request.params.fileId)
+      return reply.code(204).send()
+    },
+  )
 
-  app.post(`${F}/offload`, { schema: { summary: 'Drop local bytes (409 file.not_durable while they are the only copy)', params: FileParams, response: { 204: NoContent } } }, async (request, reply) => {
-    await files().offload(request.params.spaceId, request.params.fileId)
-    return reply.code(204).send()
-  })
+  app.post(
+    `${F}/offload`,
+    { schema: { summary: 'Drop local bytes (409 file.not_durable while they are the only copy)', params: FileParams, response: { 204: NoContent } } },
+    async (request, reply) => {
+      await files().offload(request.params.spaceId, request.params.fileId)
+      return reply.code(204).send()
+    },
+  )
 
-  app.get('/v1/files/exchange', { schema: { summary: 'Block exchange counters since start (debug); empty without P2P', response: { 200: Type.Object({}, { additionalProperties: true }) } } }, async () => {
-    return files().reader.source?.stats?.() ?? {}
-  })
+  app.get(
+    '/v1/files/exchange',
+    { schema: { summary: 'Block exchange counters since start (debug); empty without P2P', response: { 200: Type.Object({}, { additionalProperties: true }) } } },
+    async () => {
+      return files().reader.source?.stats?.() ?? {}
+    },
+  )
 
   app.get('/v1/files/cache', { schema: { summary: 'Bytes of complete and partial copies, all spaces', response: { 200: CacheSize } } }, async () => {
     return { size: await files().cache.size() }
   })
 
-  app.post('/v1/files/cache/free', { schema: { summary: 'LRU reclaim of backed-up or unreferenced content, never the only copy', body: FreeBody, response: { 200: Freed } } }, async (request) => {
-    return { freed: await files().cache.free(request.body.bytes) }
-  })
+  app.post(
+    '/v1/files/cache/free',
+    { schema: { summary: 'LRU reclaim of backed-up or unreferenced content, never the only copy', body: FreeBody, response: { 200: Freed } } },
+    async (request) => {
+      return { freed: await files().cache.free(request.body.bytes) }
+    },
+  )
 
-  app.post('/v1/files/cache/sweep', { schema: { summary: 'Prune deleted files, delete unreferenced content past grace, drop stale partial fetches', response: { 204: NoContent } } }, async (_request, reply) => {
-    await files().cache.sweep()
-    return reply.code(204).send()
-  })
+  app.post(
+    '/v1/files/cache/sweep',
+    { schema: { summary: 'Prune deleted files, delete unreferenced content past grace, drop stale partial fetches', response: { 204: NoContent } } },
+    async (_request, reply) => {
+      await files().cache.sweep()
+      return reply.code(204).send()
+    },
+  )
 
   app.post(
     `${S}/objects/:objectId/files/query/subscribe`,
-    { config: { reads: true }, schema: { summary: "Live file records of one object (SSE, windowed frames)", params: ObjectParams, body: ObjectsSubscribeBody, response: { 200: EventStream('ready, snapshot, changes, closed') } } },
+    {
+      config: { reads: true },
+      schema: {
+        summary: 'Live file records of one object (SSE, windowed frames)',
+        params: ObjectParams,
+        body: ObjectsSubscribeBody,
+        response: { 200: EventStream('ready, snapshot, changes, closed') },
+      },
+    },
     async (request, reply) => {
       const body = parseSubscribeBody(request.body)
       const sp = space(engine, request.params.spaceId)

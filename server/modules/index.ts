@@ -27,5 +27,14 @@ export interface ModuleSettings {
 
 /** The release's modules with their routes, each built with its settings (the defaults where absent). */
 export function serverModules(settings: ModuleSettings = {}): AnyServerModule[] {
-  return [makeEditorServerModule(settings.editor), chatServerModule, chatReadServerModule, eventsServerModule, agentsServerModule, searchServerModule, makeFilesServerModule(settings.files), pushServerModule]
+  return [
+    makeEditorServerModule(settings.editor),
+    chatServerModule,
+    chatReadServerModule,
+    eventsServerModule,
+    agentsServerModule,
+    searchServerModule,
+    makeFilesServerModule(settings.files),
+    pushServerModule,
+  ]
 }

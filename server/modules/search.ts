@@ -37,7 +37,10 @@ const searchRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
   app.post(
     '/v1/spaces/:spaceId/search',
     // Answered from the saved index while the space's rows still load after a restart.
-    { config: { whileSpaceLoads: true }, schema: { summary: 'Search the space (full-text, vector or hybrid) in the local index', params: SpaceParams, body: SearchBody, response: { 200: SearchReply } } },
+    {
+      config: { whileSpaceLoads: true },
+      schema: { summary: 'Search the space (full-text, vector or hybrid) in the local index', params: SpaceParams, body: SearchBody, response: { 200: SearchReply } },
+    },
     async (request) => runSearch(engine.account().searchable(request.params.spaceId).services.of(searchModule), request.body),
   )
 }

@@ -36,10 +36,8 @@ export function accountRoutes(engine: RouteHost) {
       async () => ({ identities: [...(await identityDirectory(engine.account())).values()] }),
     )
 
-    app.get(
-      '/v1/identities/:identity',
-      { schema: { summary: 'One identity of the directory', params: IdentityParams, response: { 200: IdentityInfo } } },
-      async (request) => identityInfo(engine.account(), request.params.identity),
+    app.get('/v1/identities/:identity', { schema: { summary: 'One identity of the directory', params: IdentityParams, response: { 200: IdentityInfo } } }, async (request) =>
+      identityInfo(engine.account(), request.params.identity),
     )
   }
 }

@@ -17,8 +17,7 @@ const ObjectsAggregateBody = Type.Object({ pipeline: Type.Any({ description: 'ar
 const DataAggregateBody = Type.Object({ objectId: Type.Any(), dataset: Type.Any(), pipeline: Type.Any(), ...Limits })
 
 /** Deterministic input order on every replica: by `_ver.id`, then id. */
-const stable = <T extends { id: string; _ver?: { id?: string } }>(docs: Iterable<T>): T[] =>
-  [...docs].sort((a, b) => cmp(a._ver?.id ?? '', b._ver?.id ?? '') || cmp(a.id, b.id))
+const stable = <T extends { id: string; _ver?: { id?: string } }>(docs: Iterable<T>): T[] => [...docs].sort((a, b) => cmp(a._ver?.id ?? '', b._ver?.id ?? '') || cmp(a.id, b.id))
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** `POST {S}/objects/aggregate` and `POST {S}/aggregate` (snapshot only). */

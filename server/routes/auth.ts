@@ -9,11 +9,7 @@ import { typed } from '../http/type-provider.ts'
 export function authRoutes(session: AccountLifecycle) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
-    app.get(
-      '/v1/auth',
-      { config: { public: true }, schema: { summary: 'Authorization state and accounts on disk', response: { 200: AuthStatus } } },
-      async () => session.status(),
-    )
+    app.get('/v1/auth', { config: { public: true }, schema: { summary: 'Authorization state and accounts on disk', response: { 200: AuthStatus } } }, async () => session.status())
 
     app.post(
       '/v1/auth',

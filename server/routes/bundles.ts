@@ -27,7 +27,10 @@ async function withBodyReferences<T>(reply: FastifyReply, fn: () => Promise<T>):
     return await fn()
   } catch (err) {
     if (!(err instanceof SvcError) || !BODY_REFERENCE_CODES.has(err.code)) throw err
-    return reply.code(400).header('content-type', 'application/json; charset=utf-8').send(errorBody(err.code, err.message, err.details))
+    return reply
+      .code(400)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(errorBody(err.code, err.message, err.details))
   }
 }
 

@@ -18,7 +18,19 @@ import { oneToOneRoutes } from './one-to-one.ts'
 /** The core route areas served by the engine, each a plugin over the booted account's engine (modules bring their own: buildApp). */
 export function engineRoutes(engine: DaemonHost | RouteHost): Array<(app: FastifyInstance) => Promise<void>> {
   const e = engine
-  const routes = [accountRoutes(e), spaceRoutes(e), typeRoutes(e), objectRoutes(e), aggregateRoutes(e), historyRoutes(e), bundleRoutes(e), catalogRoutes(e), memberRoutes(e), inviteRoutes(e), oneToOneRoutes(e)]
+  const routes = [
+    accountRoutes(e),
+    spaceRoutes(e),
+    typeRoutes(e),
+    objectRoutes(e),
+    aggregateRoutes(e),
+    historyRoutes(e),
+    bundleRoutes(e),
+    catalogRoutes(e),
+    memberRoutes(e),
+    inviteRoutes(e),
+    oneToOneRoutes(e),
+  ]
   // Debug, sync status, processes and devices need the daemon's P2P side.
   if ('p2p' in engine) routes.push(syncRoutes(engine), peerRoutes(engine))
   return routes

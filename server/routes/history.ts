@@ -32,7 +32,12 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 )
 const DiffQuery = Type.Object(
-  { version: Type.String({ minLength: 1 }), base: Type.Optional(Type.String()), dataset: Type.Optional(Type.String()), recordIds: Type.Optional(Type.String({ description: 'comma-separated' })) },
+  {
+    version: Type.String({ minLength: 1 }),
+    base: Type.Optional(Type.String()),
+    dataset: Type.Optional(Type.String()),
+    recordIds: Type.Optional(Type.String({ description: 'comma-separated' })),
+  },
   { additionalProperties: false },
 )
 const ViewQuery = Type.Object({ dataset: Type.Optional(Type.String()) }, { additionalProperties: false })
@@ -60,15 +65,19 @@ export function historyRoutes(engine: RouteHost) {
         ...(q.coalesceWindow !== undefined ? { coalesceWindowMs: Number(q.coalesceWindow) } : {}),
       })
     })
-    app.get(`${O}/history/diff`, { schema: { summary: 'What a version changed (against its parents or `base`)', params: ObjectParams, querystring: DiffQuery } }, async (request) => {
-      const { spaceId, objectId } = request.params
-      const q = request.query
-      return historyOf(space(engine, spaceId), objectId).diff(objectId, q.version, {
-        ...(q.base !== undefined ? { base: q.base } : {}),
-        ...(q.dataset !== undefined ? { dataset: unaliasRow(q.dataset) } : {}),
-        ...(q.recordIds !== undefined ? { recordIds: q.recordIds.split(',').filter(Boolean).map(unaliasRow) } : {}),
-      })
-    })
+    app.get(
+      `${O}/history/diff`,
+      { schema: { summary: 'What a version changed (against its parents or `base`)', params: ObjectParams, querystring: DiffQuery } },
+      async (request) => {
+        const { spaceId, objectId } = request.params
+        const q = request.query
+        return historyOf(space(engine, spaceId), objectId).diff(objectId, q.version, {
+          ...(q.base !== undefined ? { base: q.base } : {}),
+          ...(q.dataset !== undefined ? { dataset: unaliasRow(q.dataset) } : {}),
+          ...(q.recordIds !== undefined ? { recordIds: q.recordIds.split(',').filter(Boolean).map(unaliasRow) } : {}),
+        })
+      },
+    )
     app.get(`${O}/history/:version`, { schema: { summary: 'State of the object at a version, by dataset', params: VersionParams, querystring: ViewQuery } }, async (request) => {
       const { spaceId, objectId, version } = request.params
       const { dataset } = request.query

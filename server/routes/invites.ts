@@ -39,10 +39,8 @@ export function inviteRoutes(engine: RouteHost) {
       async (request) => ({ invites: await sharing().invites.list(request.params.spaceId) }),
     )
 
-    app.get(
-      '/v1/spaces/:spaceId/invites/:recordId',
-      { schema: { summary: 'One live invite', params: InviteParams, response: { 200: InviteRecord } } },
-      async (request) => sharing().invites.get(request.params.spaceId, request.params.recordId),
+    app.get('/v1/spaces/:spaceId/invites/:recordId', { schema: { summary: 'One live invite', params: InviteParams, response: { 200: InviteRecord } } }, async (request) =>
+      sharing().invites.get(request.params.spaceId, request.params.recordId),
     )
 
     app.delete(

@@ -33,9 +33,9 @@ export class LiveShares {
   groups(scope: object): Map<string, WindowGroup> {
     let groups = this.byScope.get(scope)
     if (!groups) {
-groups = new Map()
-this.byScope.set(scope, groups)
-}
+      groups = new Map()
+      this.byScope.set(scope, groups)
+    }
     return groups
   }
 }

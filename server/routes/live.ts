@@ -18,7 +18,10 @@ import { openShared } from './live-share.ts'
  * live-share.ts.
  */
 export async function openLive(app: FastifyInstance, reply: FastifyReply, body: SubscribeBody, feed: LiveFeed): Promise<void> {
-  if (feed.share && feed.refill) { openShared(app, reply, body, feed, feed.share, feed.refill); return; }
+  if (feed.share && feed.refill) {
+    openShared(app, reply, body, feed, feed.share, feed.refill)
+    return
+  }
   const pending: SpaceChange[] = []
   let kick: (() => void) | undefined = undefined
   const off = feed.listen((c) => {
@@ -34,7 +37,10 @@ export async function openLive(app: FastifyInstance, reply: FastifyReply, body: 
     throw err
   }
   const stream = app.sse.open(reply, { mailboxCapacity: body.mailboxCapacity })
-  if (stream.closed) { off(); return; }
+  if (stream.closed) {
+    off()
+    return
+  }
   stream.onClose(() => off())
   stream.send('snapshot', window.snapshot)
 

@@ -18,18 +18,14 @@ export function metaRoutes(deps: MetaDeps) {
   const { session } = deps
   return async (root: FastifyInstance) => {
     const app = typed(root)
-    app.get(
-      '/v1/health',
-      { config: { public: true }, schema: { summary: 'Liveness, version, booted account', response: { 200: Health } } },
-      async () => ({
-        status: 'ok' as const,
-        version: deps.version,
-        startedAt: instant(deps.startedAt),
-        account: session.accountId ?? '',
-        bootstrapping: session.bootstrapping(),
-        crdtVersion: session.crdtVersion(),
-      }),
-    )
+    app.get('/v1/health', { config: { public: true }, schema: { summary: 'Liveness, version, booted account', response: { 200: Health } } }, async () => ({
+      status: 'ok' as const,
+      version: deps.version,
+      startedAt: instant(deps.startedAt),
+      account: session.accountId ?? '',
+      bootstrapping: session.bootstrapping(),
+      crdtVersion: session.crdtVersion(),
+    }))
 
     app.post(
       '/v1/shutdown',

@@ -49,7 +49,14 @@ export function objectRoutes(engine: RouteHost) {
 
     app.post(
       `${S}/objects/query/subscribe`,
-      { schema: { summary: 'Live object rows (SSE, windowed frames)', params: SpaceParams, body: ObjectsSubscribeBody, response: { 200: EventStream('ready, snapshot, changes, closed') } } },
+      {
+        schema: {
+          summary: 'Live object rows (SSE, windowed frames)',
+          params: SpaceParams,
+          body: ObjectsSubscribeBody,
+          response: { 200: EventStream('ready, snapshot, changes, closed') },
+        },
+      },
       async (request, reply) => {
         const body = parseSubscribeBody(request.body)
         const sp = space(engine, request.params.spaceId)
@@ -79,19 +86,22 @@ export function objectRoutes(engine: RouteHost) {
     )
 
     // ------------------------------------------------------------ data plane
-    app.post(
-      `${S}/query`,
-      { schema: { summary: "Query one object's dataset", params: SpaceParams, body: DataQueryBody, response: { 200: QueryResult } } },
-      async (request) => {
-        const body = parseSnapshotBody(request.body, { perObject: true, requireDataset: true })
-        const sp = space(engine, request.params.spaceId)
-        return runQueryFair(await sp.datasetSource(body.objectId as string, body.dataset as string), body.query)
-      },
-    )
+    app.post(`${S}/query`, { schema: { summary: "Query one object's dataset", params: SpaceParams, body: DataQueryBody, response: { 200: QueryResult } } }, async (request) => {
+      const body = parseSnapshotBody(request.body, { perObject: true, requireDataset: true })
+      const sp = space(engine, request.params.spaceId)
+      return runQueryFair(await sp.datasetSource(body.objectId as string, body.dataset as string), body.query)
+    })
 
     app.post(
       `${S}/query/subscribe`,
-      { schema: { summary: "Live records of one object's dataset (SSE, windowed frames)", params: SpaceParams, body: DataSubscribeBody, response: { 200: EventStream('ready, snapshot, changes, closed') } } },
+      {
+        schema: {
+          summary: "Live records of one object's dataset (SSE, windowed frames)",
+          params: SpaceParams,
+          body: DataSubscribeBody,
+          response: { 200: EventStream('ready, snapshot, changes, closed') },
+        },
+      },
       async (request, reply) => {
         const body = parseSubscribeBody(request.body, { perObject: true, requireDataset: true })
         const sp = space(engine, request.params.spaceId)

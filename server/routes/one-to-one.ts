@@ -36,10 +36,8 @@ export function oneToOneRoutes(engine: RouteHost) {
       },
     )
 
-    app.post(
-      '/v1/spaces/:spaceId/one-to-one/accept',
-      { schema: { summary: 'Accept a pending one-to-one', params: SpaceParams, response: { 200: SpaceInfo } } },
-      async (request) => engine.account().oneToOne.accept(request.params.spaceId),
+    app.post('/v1/spaces/:spaceId/one-to-one/accept', { schema: { summary: 'Accept a pending one-to-one', params: SpaceParams, response: { 200: SpaceInfo } } }, async (request) =>
+      engine.account().oneToOne.accept(request.params.spaceId),
     )
 
     app.post(

@@ -3,17 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { parseSnapshotBody, parseSubscribeBody, runQuery } from '../../sync/query/index.ts'
 import { EventStream, NoContent } from '../schemas/common.ts'
 import { QueryResult, SpacesQueryBody, SpacesSubscribeBody } from '../schemas/query.ts'
-import {
-  DatasetListing,
-  DerivedParams,
-  DerivedSpaces,
-  NameFields,
-  SettingsBody,
-  SpaceCreateBody,
-  SpaceInfo,
-  SpaceListQuery,
-  SpaceParams,
-} from '../schemas/spaces.ts'
+import { DatasetListing, DerivedParams, DerivedSpaces, NameFields, SettingsBody, SpaceCreateBody, SpaceInfo, SpaceListQuery, SpaceParams } from '../schemas/spaces.ts'
 import { TECH_DATASETS } from '../schemas/tech-datasets.ts'
 import { space, types, type RouteHost } from './context.ts'
 import { techFeed } from '../../sync/space/live-feeds.ts'
@@ -24,10 +14,8 @@ import { typed } from '../http/type-provider.ts'
 export function spaceRoutes(engine: RouteHost) {
   return async (root: FastifyInstance) => {
     const app = typed(root)
-    app.post(
-      '/v1/spaces',
-      { schema: { summary: 'Create a space (owned by this account)', body: SpaceCreateBody, response: { 201: SpaceInfo } } },
-      async (request, reply) => reply.code(201).send(await engine.account().createSpace(request.body)),
+    app.post('/v1/spaces', { schema: { summary: 'Create a space (owned by this account)', body: SpaceCreateBody, response: { 201: SpaceInfo } } }, async (request, reply) =>
+      reply.code(201).send(await engine.account().createSpace(request.body)),
     )
 
     app.get(
@@ -69,10 +57,8 @@ export function spaceRoutes(engine: RouteHost) {
       datasets: TECH_DATASETS,
     }))
 
-    app.get(
-      '/v1/spaces/:spaceId',
-      { schema: { summary: 'One space (any status the account knows)', params: SpaceParams, response: { 200: SpaceInfo } } },
-      async (request) => engine.account().info(request.params.spaceId),
+    app.get('/v1/spaces/:spaceId', { schema: { summary: 'One space (any status the account knows)', params: SpaceParams, response: { 200: SpaceInfo } } }, async (request) =>
+      engine.account().info(request.params.spaceId),
     )
 
     app.patch(

@@ -31,7 +31,12 @@ export function syncRoutes(engine: DaemonHost) {
       engine.account().space(spaceId)
       const stats = engine.p2p()?.scheduler.stats.get(spaceId)
       const peers = [...(stats?.values() ?? [])].map((s) => ({
-        peerId: s.peerId, lastSyncAt: s.lastSyncAt === null ? null : { $date: new Date(s.lastSyncAt).toISOString() }, new: s.new, changed: s.changed, lastErr: s.lastErr, rounds: s.rounds,
+        peerId: s.peerId,
+        lastSyncAt: s.lastSyncAt === null ? null : { $date: new Date(s.lastSyncAt).toISOString() },
+        new: s.new,
+        changed: s.changed,
+        lastErr: s.lastErr,
+        rounds: s.rounds,
       }))
       return { spaceId, peers }
     })
@@ -73,14 +78,18 @@ export function syncRoutes(engine: DaemonHost) {
       return engine.syncStatus().object(spaceId, objectId)
     })
 
-    app.get('/v1/sync-status/subscribe', { schema: { summary: 'Sync status of every space (SSE)', response: { 200: EventStream('ready, status, lagged, closed') } } }, async (_request, reply) => {
-      const status = engine.syncStatus()
-      const stream = app.sse.open(reply)
-      if (stream.closed) return
-      const forward = forwarder(stream, 'status')
-      for (const s of status.all()) forward(s)
-      stream.onClose(status.watch((spaceId) => forward(status.space(spaceId))))
-    })
+    app.get(
+      '/v1/sync-status/subscribe',
+      { schema: { summary: 'Sync status of every space (SSE)', response: { 200: EventStream('ready, status, lagged, closed') } } },
+      async (_request, reply) => {
+        const status = engine.syncStatus()
+        const stream = app.sse.open(reply)
+        if (stream.closed) return
+        const forward = forwarder(stream, 'status')
+        for (const s of status.all()) forward(s)
+        stream.onClose(status.watch((spaceId) => forward(status.space(spaceId))))
+      },
+    )
 
     app.get(
       '/v1/spaces/:spaceId/sync-status/objects/:objectId/subscribe',
@@ -100,7 +109,8 @@ export function syncRoutes(engine: DaemonHost) {
             try {
               now = JSON.stringify(status.object(spaceId, objectId))
             } catch {
-              stream.close('sdk_closed'); return;
+              stream.close('sdk_closed')
+              return
             }
             if (now !== last) forward(JSON.parse((last = now)))
           }),
@@ -115,13 +125,13 @@ export function syncRoutes(engine: DaemonHost) {
     app.get('/v1/sync-status/peers/subscribe', { schema: { summary: 'Per-peer sync status stream (not implemented: 501)' } }, notImplemented)
 
     // Not held back by spaces still loading after a restart: their index loads are listed here.
-    app.get('/v1/processes', { config: { whileSpaceLoads: true }, schema: { summary: 'Long-running work (announced after 3 s)' } }, async () => ({ processes: engine.processes.list() }))
+    app.get('/v1/processes', { config: { whileSpaceLoads: true }, schema: { summary: 'Long-running work (announced after 3 s)' } }, async () => ({
+      processes: engine.processes.list(),
+    }))
 
     // Devices of the account (records of the tech space).
     app.get('/v1/devices', { schema: { summary: "The account's devices" } }, async () => ({ devices: await engine.account().devices.docs(), self: selfId(engine) }))
-    app.get('/v1/devices/:deviceId', { schema: { summary: 'One device', params: DeviceParams } }, async (request) =>
-      engine.account().devices.get(request.params.deviceId),
-    )
+    app.get('/v1/devices/:deviceId', { schema: { summary: 'One device', params: DeviceParams } }, async (request) => engine.account().devices.get(request.params.deviceId))
     app.patch('/v1/devices/:deviceId', { schema: { summary: 'Rename a device', params: DeviceParams, body: DevicePatch } }, async (request, reply) => {
       await engine.account().devices.rename(request.params.deviceId, request.body.name)
       return reply.code(204).send()

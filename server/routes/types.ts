@@ -115,11 +115,15 @@ export function typeRoutes(engine: RouteHost) {
       },
     )
 
-    app.delete(`${T_}/properties/:propId`, { schema: { summary: 'Remove a property (tombstone; values stay)', params: PropertyParams, response: { 204: NoContent } } }, async (request, reply) => {
-      const { spaceId, typeId, propId } = request.params
-      await types(engine, spaceId).deleteProperty(typeId, propId)
-      return reply.code(204).send()
-    })
+    app.delete(
+      `${T_}/properties/:propId`,
+      { schema: { summary: 'Remove a property (tombstone; values stay)', params: PropertyParams, response: { 204: NoContent } } },
+      async (request, reply) => {
+        const { spaceId, typeId, propId } = request.params
+        await types(engine, spaceId).deleteProperty(typeId, propId)
+        return reply.code(204).send()
+      },
+    )
 
     // ------------------------------------------------------------ parts and dataset declarations
     app.get(`${T_}/parts`, { schema: { summary: 'Parts of a type with their datasets', params: TypeParams, response: { 200: PartList } } }, async (request) => {
@@ -164,7 +168,14 @@ export function typeRoutes(engine: RouteHost) {
     // Declaration patch and remove: not shown by the spec (svc's choice of paths).
     app.patch(
       `${T_}/datasets/:datasetDefId`,
-      { schema: { summary: 'Set and unset declaration paths (fields.<name> adds, changes or removes a field)', params: DatasetDeclParams, body: SetUnsetBody, response: { 204: NoContent } } },
+      {
+        schema: {
+          summary: 'Set and unset declaration paths (fields.<name> adds, changes or removes a field)',
+          params: DatasetDeclParams,
+          body: SetUnsetBody,
+          response: { 204: NoContent },
+        },
+      },
       async (request, reply) => {
         const { spaceId, typeId, datasetDefId } = request.params
         await types(engine, spaceId).patchDataset(typeId, datasetDefId, request.body)
@@ -172,16 +183,22 @@ export function typeRoutes(engine: RouteHost) {
       },
     )
 
-    app.delete(`${T_}/datasets/:datasetDefId`, { schema: { summary: 'Remove a dataset declaration', params: DatasetDeclParams, response: { 204: NoContent } } }, async (request, reply) => {
-      const { spaceId, typeId, datasetDefId } = request.params
-      await types(engine, spaceId).deleteDataset(typeId, datasetDefId)
-      return reply.code(204).send()
-    })
+    app.delete(
+      `${T_}/datasets/:datasetDefId`,
+      { schema: { summary: 'Remove a dataset declaration', params: DatasetDeclParams, response: { 204: NoContent } } },
+      async (request, reply) => {
+        const { spaceId, typeId, datasetDefId } = request.params
+        await types(engine, spaceId).deleteDataset(typeId, datasetDefId)
+        return reply.code(204).send()
+      },
+    )
 
     // ------------------------------------------------------------ typed values
     app.post(
       `${S}/properties/:objectId/set/:typeKey`,
-      { schema: { summary: 'Set property values of one type key (routed by scope)', params: PropertyValuesParams, body: PropertyValuesBody, response: { 200: PropertySetResult } } },
+      {
+        schema: { summary: 'Set property values of one type key (routed by scope)', params: PropertyValuesParams, body: PropertyValuesBody, response: { 200: PropertySetResult } },
+      },
       async (request) => {
         const { spaceId, objectId, typeKey } = request.params
         return types(engine, spaceId).setValues(objectId, typeKey, request.body)

@@ -23,7 +23,9 @@ export const RunBody = Type.Object(
   {
     program: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: '<name>@v<N>, agent:<name>@v<N> or internal:chat-watch' })),
     source: Type.Optional(Type.String({ maxLength: AGENT_LIMITS.sourceBytes, description: 'caller-supplied program text (defines main(args, svc))' })),
-    programHash: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'hex SHA-256 of the source: runs a registry version another account created, only if its source hashes to this' })),
+    programHash: Type.Optional(
+      Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'hex SHA-256 of the source: runs a registry version another account created, only if its source hashes to this' }),
+    ),
     args: Type.Optional(Type.Record(Type.String(), JsonValue())),
     spaceId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'binds the capability API (query, modify, chatSend, publish) to this space' })),
   },

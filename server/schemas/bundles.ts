@@ -24,7 +24,7 @@ export const Bundle = Type.Object(
     derived: Type.Boolean(),
     typeId: Type.Optional(Type.String({ description: 'the type declared on the root (the root object is that type)' })),
     losers: Type.Array(Type.String(), { description: 'losing roots still claimed; resolve or delete them' }),
-    ready: Type.Boolean({ description: "false while the registry names a root whose row has not arrived on this replica" }),
+    ready: Type.Boolean({ description: 'false while the registry names a root whose row has not arrived on this replica' }),
     installedAt: Instant,
     installedBy: Type.String({ description: 'identity that claimed the winning root' }),
   },
@@ -43,12 +43,12 @@ export const BundleBody = Type.Object(
     id: Type.String({ description: '`<name>/v1`; ids starting `system:` are reserved (409 bundle.reserved)' }),
     name: Type.Optional(Type.String({ maxLength: MAX_TEXT_LENGTH })),
     rootTypes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }), { maxItems: MAX_TYPES_PER_OBJECT, description: 'types the root carries' })),
-    rootProperties: Type.Optional(
-      Type.Record(Type.String(), Type.Record(Type.String(), JsonValue()), { description: 'values by type key: core or a type of rootTypes' }),
-    ),
+    rootProperties: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), JsonValue()), { description: 'values by type key: core or a type of rootTypes' })),
     derived: Type.Optional(Type.Boolean({ description: 'root id derived from (space, bundle id), the same on every device' })),
     xKey: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'declares a type on the root (required with the other type fields)' })),
-    properties: Type.Optional(Type.Array(PropertyCreateBody, { maxItems: MAX_ITEMS_PER_REQUEST, description: 'property drafts of the declared type (POST {T}/properties bodies)' })),
+    properties: Type.Optional(
+      Type.Array(PropertyCreateBody, { maxItems: MAX_ITEMS_PER_REQUEST, description: 'property drafts of the declared type (POST {T}/properties bodies)' }),
+    ),
     parts: Type.Optional(Type.Array(PartCreateBody, { maxItems: MAX_PARTS_PER_REQUEST, description: 'part drafts of the declared type (POST {T}/parts bodies)' })),
     layout: Type.Optional(Type.String({ maxLength: MAX_KEY_LENGTH })),
     weight: Type.Optional(Type.Number()),
@@ -62,7 +62,9 @@ export const ResolveBody = Type.Object({ loserRootId: Type.String({ minLength: 1
 export const ChildBody = Type.Object(
   {
     seed: Type.String({ description: 'the child id is derived from (space, bundle id, seed)' }),
-    types: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }), { maxItems: MAX_TYPES_PER_OBJECT, description: 'types of a child created by this call' })),
+    types: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }), { maxItems: MAX_TYPES_PER_OBJECT, description: 'types of a child created by this call' }),
+    ),
   },
   strict,
 )

@@ -7,7 +7,11 @@ export const ChatParams = Type.Object({ spaceId: Id('space id'), objectId: Id('c
 export const MessageParams = Type.Object({ ...ChatParams.properties, msgId: Id('message id (`recordIds[0]` of the send)') })
 export const ReactionParams = Type.Object({
   ...MessageParams.properties,
-  emoji: Type.String({ minLength: 1, maxLength: CHAT_LIMITS.emojiBytes, description: 'the reaction, a URL-encoded path segment: 1 to 64 bytes, no dots, spaces or control characters' }),
+  emoji: Type.String({
+    minLength: 1,
+    maxLength: CHAT_LIMITS.emojiBytes,
+    description: 'the reaction, a URL-encoded path segment: 1 to 64 bytes, no dots, spaces or control characters',
+  }),
 })
 
 /** The message bodies are declared with the message record, once (sync/modules/chat/schema.ts). */

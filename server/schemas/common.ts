@@ -27,8 +27,7 @@ export const ControlHeader = Type.Object({
 export const NoContent = Type.Null({ description: 'no content' })
 
 /** An SSE response, for the OpenAPI document (the stream writes frames, not one JSON value). */
-export const EventStream = (description: string): TSchema =>
-  Type.Unsafe({ description, content: { 'text/event-stream': { schema: { type: 'string' } } } })
+export const EventStream = (description: string): TSchema => Type.Unsafe({ description, content: { 'text/event-stream': { schema: { type: 'string' } } } })
 
 /** Any JSON value; its static type is the engine's `Json` (a parsed body holds nothing else). */
 export const JsonValue = (options: { description?: string } = {}) => Type.Unsafe<Json>({ ...options })

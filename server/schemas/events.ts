@@ -32,7 +32,9 @@ export const SubscribeQuery = Type.Object(
   { additionalProperties: false },
 )
 
-export const ProcessParams = Type.Object({ processId: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._-]+$', description: 'the process id (the events\' `target`)' }) })
+export const ProcessParams = Type.Object({
+  processId: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._-]+$', description: "the process id (the events' `target`)" }),
+})
 
 export const ProgressBody = Type.Object(
   {
@@ -44,7 +46,9 @@ export const ProgressBody = Type.Object(
 
 export const FinishBody = Type.Object(
   {
-    status: Type.Union([Type.Literal('done'), Type.Literal('failed'), Type.Literal('cancelled')], { description: 'the final event: process.done, process.failed or process.cancelled' }),
+    status: Type.Union([Type.Literal('done'), Type.Literal('failed'), Type.Literal('cancelled')], {
+      description: 'the final event: process.done, process.failed or process.cancelled',
+    }),
     error: Type.Optional(Type.String({ maxLength: 4096, description: 'why it failed' })),
     result: Type.Optional(JsonValue({ description: 'free-form; the event stays within 64 KiB' })),
   },

@@ -7,7 +7,9 @@ export const ObjectParams = Type.Object({ spaceId: Id('space id'), objectId: Id(
 /** `POST {S}/objects`: closed vocabulary; nothing is appended server-side. */
 export const ObjectCreateBody = Type.Object(
   {
-    types: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }), { maxItems: MAX_TYPES_PER_OBJECT, description: 'type ids the object carries for its life' })),
+    types: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }), { maxItems: MAX_TYPES_PER_OBJECT, description: 'type ids the object carries for its life' }),
+    ),
     initialProperties: Type.Optional(
       Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
         description: 'values grouped by type key (`core` for name, description, icon, tags; a carried type id for its properties)',

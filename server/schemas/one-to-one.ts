@@ -5,10 +5,7 @@ import { MAX_NAME_LENGTH, MAX_TEXT_LENGTH } from '../../sync/core/limits.ts'
 
 const identity = (description: string) => Type.String({ maxLength: MAX_NAME_LENGTH, description })
 
-export const OneToOneBody = Type.Object(
-  { otherIdentity: identity('the other account (base58 Ed25519 public key); not this account') },
-  { additionalProperties: false },
-)
+export const OneToOneBody = Type.Object({ otherIdentity: identity('the other account (base58 Ed25519 public key); not this account') }, { additionalProperties: false })
 
 export const RegisterIncomingBody = Type.Object(
   {

@@ -5,7 +5,9 @@ import { Type } from '@sinclair/typebox'
  * for self-hosted and browser clients: `ntfy` (the token is the UnifiedPush endpoint URL) and
  * `webpush` (the token is the browser's PushSubscription JSON); docs/push.md.
  */
-export const PushPlatformSchema = Type.Union([Type.Literal('ios'), Type.Literal('android'), Type.Literal('ntfy'), Type.Literal('webpush')], { description: 'ios (APNs), android (FCM); ntfy (UnifiedPush endpoint URL) and webpush (PushSubscription JSON) for self-hosters and browsers' })
+export const PushPlatformSchema = Type.Union([Type.Literal('ios'), Type.Literal('android'), Type.Literal('ntfy'), Type.Literal('webpush')], {
+  description: 'ios (APNs), android (FCM); ntfy (UnifiedPush endpoint URL) and webpush (PushSubscription JSON) for self-hosters and browsers',
+})
 
 export const PushTokenBody = Type.Object(
   {

@@ -1,5 +1,18 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { DEFAULT_DRIFT_BUDGET_PERCENT, DEFAULT_MAILBOX_CAPACITY, DEFAULT_UPSERT_PAGE_SIZE, MAX_DRIFT_BUDGET_PERCENT, MAX_MAILBOX_CAPACITY, MAX_NAME_LENGTH, MAX_PATH_LENGTH, MAX_QUERY_LIMIT, MAX_RECORD_IDS_PER_DELETE, MAX_TRACE_IDS, MAX_UPSERT_PAGE_SIZE, MIN_MAILBOX_CAPACITY } from '../../sync/core/limits.ts'
+import {
+  DEFAULT_DRIFT_BUDGET_PERCENT,
+  DEFAULT_MAILBOX_CAPACITY,
+  DEFAULT_UPSERT_PAGE_SIZE,
+  MAX_DRIFT_BUDGET_PERCENT,
+  MAX_MAILBOX_CAPACITY,
+  MAX_NAME_LENGTH,
+  MAX_PATH_LENGTH,
+  MAX_QUERY_LIMIT,
+  MAX_RECORD_IDS_PER_DELETE,
+  MAX_TRACE_IDS,
+  MAX_UPSERT_PAGE_SIZE,
+  MIN_MAILBOX_CAPACITY,
+} from '../../sync/core/limits.ts'
 
 /**
  * Query bodies (spec "Query body"). The schema is the strict outline (unknown keys are 400
@@ -28,7 +41,9 @@ export const WindowFields = {
 
 /** Extra fields of a subscribe body. */
 export const SubscribeFields = {
-  mailboxCapacity: Type.Optional(nullable(Type.Integer({ minimum: MIN_MAILBOX_CAPACITY, maximum: MAX_MAILBOX_CAPACITY, description: `frames buffered for a slow reader; default ${DEFAULT_MAILBOX_CAPACITY}` }))),
+  mailboxCapacity: Type.Optional(
+    nullable(Type.Integer({ minimum: MIN_MAILBOX_CAPACITY, maximum: MAX_MAILBOX_CAPACITY, description: `frames buffered for a slow reader; default ${DEFAULT_MAILBOX_CAPACITY}` })),
+  ),
   driftBudgetPercent: Type.Optional(nullable(Type.Number({ minimum: 0, maximum: MAX_DRIFT_BUDGET_PERCENT, description: `default ${DEFAULT_DRIFT_BUDGET_PERCENT}` }))),
 }
 

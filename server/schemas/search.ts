@@ -8,12 +8,16 @@ import { SEARCH_LIMITS } from '../../sync/modules/search/limits.ts'
  */
 export const SearchBody = Type.Object(
   {
-  query: Type.String({ maxLength: SEARCH_LIMITS.maxQueryChars, description: 'words; every word must match, the last also as a prefix' }),
-  scopes: Type.Optional(Type.Array(Type.String(), { description: `slugs ([a-z0-9_-], 1 to 64), at most ${SEARCH_LIMITS.maxScopes}: basic, props, editor, chat, data or a property's named scope; 400 search.bad_scope` })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_LIMITS.maxLimit, description: `hits at most (default ${SEARCH_LIMITS.defaultLimit})` })),
-  mode: Type.Optional(Type.String({ description: 'hybrid (default), fts or vector; 400 search.bad_mode' })),
-  require: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: SEARCH_LIMITS.maxTerms, description: 'words every hit must also contain' })),
-  exclude: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: SEARCH_LIMITS.maxTerms, description: 'words no hit may contain' })),
+    query: Type.String({ maxLength: SEARCH_LIMITS.maxQueryChars, description: 'words; every word must match, the last also as a prefix' }),
+    scopes: Type.Optional(
+      Type.Array(Type.String(), {
+        description: `slugs ([a-z0-9_-], 1 to 64), at most ${SEARCH_LIMITS.maxScopes}: basic, props, editor, chat, data or a property's named scope; 400 search.bad_scope`,
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_LIMITS.maxLimit, description: `hits at most (default ${SEARCH_LIMITS.defaultLimit})` })),
+    mode: Type.Optional(Type.String({ description: 'hybrid (default), fts or vector; 400 search.bad_mode' })),
+    require: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: SEARCH_LIMITS.maxTerms, description: 'words every hit must also contain' })),
+    exclude: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: SEARCH_LIMITS.maxTerms, description: 'words no hit may contain' })),
   },
   { additionalProperties: false },
 )

@@ -17,9 +17,13 @@ export const MemberRecord = Type.Object(
   {
     identity: Type.String(),
     role: Role,
-    status: Type.Union(['active', 'pending', 'invited', 'declined', 'cancelled', 'removed'].map((s) => Type.Literal(s)), {
-      description: 'active: holds a role; pending: a join request awaiting a manager; invited: added directly, not accepted yet (own record only); declined, cancelled: a settled request; removed: role none now',
-    }),
+    status: Type.Union(
+      ['active', 'pending', 'invited', 'declined', 'cancelled', 'removed'].map((s) => Type.Literal(s)),
+      {
+        description:
+          'active: holds a role; pending: a join request awaiting a manager; invited: added directly, not accepted yet (own record only); declined, cancelled: a settled request; removed: role none now',
+      },
+    ),
     name: Type.String({ description: "the join request's metadata until the member's profile is readable" }),
     iconCid: Type.String(),
     self: Type.Boolean({ description: 'this account' }),
@@ -67,7 +71,10 @@ const Metadata = Type.Object(
   { additionalProperties: false, description: "seeds the joiner's displayed name and icon on the owner's side" },
 )
 
-export const JoinBody = Type.Object({ inviteToken: Type.String({ description: 'an invite or guest token; anything malformed is 400 invite.invalid' }), metadata: Type.Optional(Metadata) }, { additionalProperties: false })
+export const JoinBody = Type.Object(
+  { inviteToken: Type.String({ description: 'an invite or guest token; anything malformed is 400 invite.invalid' }), metadata: Type.Optional(Metadata) },
+  { additionalProperties: false },
+)
 
 export const InviteCreateBody = Type.Object(
   { permission: Type.Optional(Type.Union([Type.Literal('reader'), Type.Literal('writer')], { description: 'default reader' })) },

@@ -24,12 +24,16 @@ export const TECH_DATASETS: ReadonlyArray<{ name: string; schema: Record<string,
         derivedName: synced({ type: 'string' }),
         createdAt: synced(INSTANT),
         deletedAt: synced(INSTANT),
-        deletedReason: synced({ enum: ['deleted', 'declined', 'withdrawn'], description: 'why a row without deletedAt is deleted (docs/sharing.md): a later join, or a later one-to-one start, may revive it' }),
+        deletedReason: synced({
+          enum: ['deleted', 'declined', 'withdrawn'],
+          description: 'why a row without deletedAt is deleted (docs/sharing.md): a later join, or a later one-to-one start, may revive it',
+        }),
         join: synced({ type: 'object', description: 'the join this account sent while joining: invite id, join change id and bytes' }),
         offer: synced({ type: 'object', description: 'the direct add that offered this space: `from` identity and `addId`' }),
         oneToOne: synced({
           type: 'object',
-          description: 'a one-to-one row (docs/sharing.md "One-to-one"): the other account, the hint given to register-incoming, and its start count when this account declined or deleted it',
+          description:
+            'a one-to-one row (docs/sharing.md "One-to-one"): the other account, the hint given to register-incoming, and its start count when this account declined or deleted it',
           properties: { peer: { type: 'string' }, displayHint: { type: 'string' }, peerStarts: { type: 'integer', minimum: 0 } },
         }),
         status: synced({ enum: ['active', 'joining', 'deleted', 'one_to_one_pending', 'invite_pending', 'guest_revoked'], readOnly: true }),

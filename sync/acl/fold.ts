@@ -66,13 +66,11 @@ type Right = 'manage' | 'write' | 'read'
  * (which any writer may sign) and the sharing bookkeeping (invites, requests, profiles) are left
  * out, so their number does not widen the bitsets.
  */
-const tracked = (r: AclRecord) =>
-  r.type === 'root' || r.type === 'add' || r.type === 'role' || r.type === 'remove' || r.type === 'rotate'
+const tracked = (r: AclRecord) => r.type === 'root' || r.type === 'add' || r.type === 'role' || r.type === 'remove' || r.type === 'rotate'
 const isRequest = (r: AclRecord) => r.type === 'join' || r.type === 'cancel'
 const rightFor = (r: AclRecord): Right => (r.type === 'merge' ? 'write' : r.type === 'profile' ? 'read' : 'manage')
 const holds = (need: Right, role: Role) => (need === 'write' ? canWrite(role) : need === 'read' ? canRead(role) : canManage(role))
-const subjectOf = (r: AclRecord): string | undefined =>
-  r.type === 'add' || r.type === 'role' || r.type === 'remove' ? r.identity : r.type === 'root' ? r.owner : undefined
+const subjectOf = (r: AclRecord): string | undefined => (r.type === 'add' || r.type === 'role' || r.type === 'remove' ? r.identity : r.type === 'root' ? r.owner : undefined)
 
 export function foldAcl(input: Iterable<AclEntry>, spaceId: string): FoldResult {
   return new Fold([...input].sort(compareChanges), spaceId).run()
@@ -97,7 +95,10 @@ class Fold {
   private rootPos = -1
   private pair: [string, string] | undefined
 
-  constructor(private readonly es: AclEntry[], private readonly spaceId: string) {
+  constructor(
+    private readonly es: AclEntry[],
+    private readonly spaceId: string,
+  ) {
     this.n = es.length
     es.forEach((e, i) => this.pos.set(e.id, i))
     this.bit = new Int32Array(this.n).fill(-1)
@@ -363,7 +364,11 @@ class Fold {
     out.void.sort()
     for (const [identity, list] of removals) {
       const kept = list.filter((d) => valid[d]).sort((a, b) => a - b)
-      if (kept.length) out.removals.set(identity, kept.map((d) => this.es[d]))
+      if (kept.length)
+        out.removals.set(
+          identity,
+          kept.map((d) => this.es[d]),
+        )
     }
     // A record with a valid descendant is not on the frontier.
     const covered = new Uint8Array(this.n)

@@ -14,7 +14,10 @@ export class Keyring {
   private readonly cache = new Map<string, Uint8Array>()
   private readonly me: string
 
-  constructor(private readonly acl: AclLog, private readonly key: KeyPair) {
+  constructor(
+    private readonly acl: AclLog,
+    private readonly key: KeyPair,
+  ) {
     this.me = identityOf(key.publicKey)
   }
 

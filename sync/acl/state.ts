@@ -110,7 +110,10 @@ export class AclState {
   }
   /** Members who keep read access: every role but none. */
   readers(): string[] {
-    return [...this.roles].filter(([, r]) => canRead(r)).map(([id]) => id).sort()
+    return [...this.roles]
+      .filter(([, r]) => canRead(r))
+      .map(([id]) => id)
+      .sort()
   }
   /**
    * Whether `identity` may write in the causal history of record `id`, counting only records
@@ -120,9 +123,9 @@ export class AclState {
   canWriteAt(identity: string, id: string): boolean {
     let byId = this.writersAt.get(id)
     if (!byId) {
-byId = new Map()
-this.writersAt.set(id, byId)
-}
+      byId = new Map()
+      this.writersAt.set(id, byId)
+    }
     let ok = byId.get(identity)
     if (ok === undefined) byId.set(identity, (ok = canWrite(this.roleAtFold(identity, id))))
     return ok
@@ -472,10 +475,13 @@ export class AclLog {
     // A one-to-one space has no managers: its members write, merge and publish profiles only.
     if (st.pair && r.type !== 'merge' && r.type !== 'profile') return st.canRead(e.author) ? 'read_only' : 'not_member'
     const allowed =
-      r.type === 'merge' ? st.canWrite(e.author)
-      : r.type === 'profile' ? st.canRead(e.author) && st.keys.has(r.keyId)
-      : r.type === 'invite' && r.permission === 'guest' ? e.author === st.owner
-      : st.canManage(e.author)
+      r.type === 'merge'
+        ? st.canWrite(e.author)
+        : r.type === 'profile'
+          ? st.canRead(e.author) && st.keys.has(r.keyId)
+          : r.type === 'invite' && r.permission === 'guest'
+            ? e.author === st.owner
+            : st.canManage(e.author)
     if (!allowed) return st.roleOf(e.author) === 'none' ? 'not_member' : 'read_only'
     const rot = 'rotation' in r ? r.rotation : undefined
     if (rot) {
@@ -520,7 +526,13 @@ export class AclLog {
     if (hit) return hit
     // Records arriving in causal order cite every head: their past is the whole log.
     if (ids.length === this.heads.size && ids.every((id) => this.heads.has(id))) return this.current()
-    const st = (this.allButRequests(ids) && this.current().withRequestsOnly((id) => this.requestInPast(id, ids) || !this.accepted.has(id), (id) => this.requestInPast(id, ids))) || new AclState(foldAcl(this.history(ids), this.spaceId))
+    const st =
+      (this.allButRequests(ids) &&
+        this.current().withRequestsOnly(
+          (id) => this.requestInPast(id, ids) || !this.accepted.has(id),
+          (id) => this.requestInPast(id, ids),
+        )) ||
+      new AclState(foldAcl(this.history(ids), this.spaceId))
     // A set with an unknown id gets a larger history once it arrives: not cached.
     if (ids.every((id) => this.entries.has(id))) {
       if (this.states.size >= LIMITS.aclStateCache) this.states.delete(this.states.keys().next().value!)

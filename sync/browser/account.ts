@@ -105,7 +105,12 @@ export async function openBrowserAccount(o: OpenAccountOptions): Promise<Browser
     const engine = account
     const keys: WalletKeys = { account: accountKey, device, index: o.index ?? DEFAULT_DERIVATION_INDEX }
     return {
-      account: engine, keys, deviceId, storage, crypto, env,
+      account: engine,
+      keys,
+      deviceId,
+      storage,
+      crypto,
+      env,
       async close() {
         await engine.close()
         await storage.close()

@@ -83,4 +83,5 @@ export async function liveQuery(feed: LiveFeed, query: QueryOptions, o: LiveQuer
 export const liveObjects = (space: SpaceEngine, query: QueryOptions, o: LiveQueryOptions) => liveQuery(objectsFeed(space), query, o)
 
 /** A live query over one dataset of an object (`{S}/query/subscribe`). */
-export const liveRecords = (space: SpaceEngine, objectId: string, dataset: string, query: QueryOptions, o: LiveQueryOptions) => liveQuery(datasetFeed(space, objectId, dataset), query, o)
+export const liveRecords = (space: SpaceEngine, objectId: string, dataset: string, query: QueryOptions, o: LiveQueryOptions) =>
+  liveQuery(datasetFeed(space, objectId, dataset), query, o)

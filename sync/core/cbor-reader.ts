@@ -197,7 +197,6 @@ class Walker extends CborCursor {
   private dv(): DataView {
     return (this.view ??= new DataView(this.b.buffer, this.b.byteOffset, this.b.byteLength))
   }
-
 }
 
 /** IEEE 754 half precision to a number, as cborg computes it (non-finite ones are refused after). */

@@ -65,7 +65,10 @@ export const silentLogger: Logger = sinkLogger('', () => undefined, 'silent')
 /** A logger that keeps its lines, for tests that assert what was logged. */
 export function memoryLogger(scope = 'test', threshold: LogThreshold = 'debug'): Logger & { lines: LogLine[] } {
   const lines: LogLine[] = []
-  return Object.assign(sinkLogger(scope, (l) => lines.push(l), threshold), { lines })
+  return Object.assign(
+    sinkLogger(scope, (l) => lines.push(l), threshold),
+    { lines },
+  )
 }
 
 /** An error as a log field: its name and message, never a stack with paths in it. */

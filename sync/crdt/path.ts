@@ -132,7 +132,7 @@ export function deepEqual(a: Json | undefined, b: Json | undefined): boolean {
     const ka = Object.keys(a)
     const kb = Object.keys(b as JsonObject)
     if (ka.length !== kb.length) return false
-    for (const k of ka) if (!Object.hasOwn(b as JsonObject, k) || !deepEqual((a)[k], (b as JsonObject)[k])) return false
+    for (const k of ka) if (!Object.hasOwn(b as JsonObject, k) || !deepEqual(a[k], (b as JsonObject)[k])) return false
     return true
   }
   return false

@@ -151,9 +151,7 @@ export function applyToRecord(
   ruled?: { rule: WriteRule; recordId: string },
 ): { state: RecordState; outcome: ApplyOutcome } {
   if (ruled) return applyRuled(state, info, op, pins, ruled.rule, ruled.recordId)
-  const st: RecordState = state
-    ? { ...state, created: minInfo(state.created, info), modified: maxInfo(state.modified, info) }
-    : newRecordState(info)
+  const st: RecordState = state ? { ...state, created: minInfo(state.created, info), modified: maxInfo(state.modified, info) } : newRecordState(info)
   return mergeInto(st, info, op, pins)
 }
 

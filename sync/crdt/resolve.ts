@@ -50,17 +50,17 @@ export function resolveUserOps(current: Json | undefined, ops: readonly UserOp[]
       case '$inc':
         if (typeof op.value !== 'number') return reject('$inc needs a number')
         if (cur !== undefined && typeof cur !== 'number') return reject('$inc on a non-number')
-        r = { k: 'set', p: op.path, v: ((cur) ?? 0) + op.value }
+        r = { k: 'set', p: op.path, v: (cur ?? 0) + op.value }
         break
       case '$addToSet': {
         if (cur !== undefined && !Array.isArray(cur)) return reject('$addToSet on a non-array')
-        const arr = (cur) ?? []
+        const arr = cur ?? []
         r = { k: 'set', p: op.path, v: arr.some((x) => deepEqual(x, op.value as Json)) ? arr : [...arr, op.value as Json] }
         break
       }
       case '$pull': {
         if (cur !== undefined && !Array.isArray(cur)) return reject('$pull on a non-array')
-        r = { k: 'set', p: op.path, v: ((cur) ?? []).filter((x) => !deepEqual(x, op.value as Json)) }
+        r = { k: 'set', p: op.path, v: (cur ?? []).filter((x) => !deepEqual(x, op.value as Json)) }
         break
       }
       default:

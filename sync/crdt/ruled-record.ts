@@ -1,4 +1,16 @@
-import { compareStamps, maxInfo, mergeInto, minInfo, newRecordState, type ApplyOutcome, type MergeOp, type PendingOp, type RecordState, type StampInfo, type WriteRule } from './record.ts'
+import {
+  compareStamps,
+  maxInfo,
+  mergeInto,
+  minInfo,
+  newRecordState,
+  type ApplyOutcome,
+  type MergeOp,
+  type PendingOp,
+  type RecordState,
+  type StampInfo,
+  type WriteRule,
+} from './record.ts'
 
 /**
  * The fold of a dataset with a write rule (MergePolicy.writeRule): the rule judges every op
@@ -48,9 +60,7 @@ export function applyRuled(
     st.modified = maxInfo(st.modified, info)
     return mergeInto(st, info, op, pins)
   }
-  const st: RecordState = state
-    ? { ...state, created: minInfo(state.created, info), modified: maxInfo(state.modified, info) }
-    : newRecordState(info)
+  const st: RecordState = state ? { ...state, created: minInfo(state.created, info), modified: maxInfo(state.modified, info) } : newRecordState(info)
   if (!judge(info, op, undefined)) {
     st.pending = withPending(st.pending ?? [], { s: info, op })
     return { state: st, outcome: 'dropped_rule' }

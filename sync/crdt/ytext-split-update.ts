@@ -80,7 +80,13 @@ function stepsOf(current: string, next: string, firstBudget: number, budget: num
     }
   }
   const out: string[] = []
-  for (let k = 1; k <= last; k++) out.push(pieces.filter((p) => p.step <= k).map((p) => p.s).join(''))
+  for (let k = 1; k <= last; k++)
+    out.push(
+      pieces
+        .filter((p) => p.step <= k)
+        .map((p) => p.s)
+        .join(''),
+    )
   return out
 }
 

@@ -246,7 +246,7 @@ function deletedText(before: string, text: Y.Text, tr: Y.Transaction, anchor: An
   const gone = new Set<Y.Item>()
   for (const [client, ranges] of tr.deleteSet.clients) {
     for (const r of ranges) {
-      for (let clock = r.clock; clock < r.clock + r.len; ) {
+      for (let clock = r.clock; clock < r.clock + r.len;) {
         const st = Y.getItem(tr.doc.store, Y.createID(client, clock))
         if (!(st instanceof Y.Item) || st.id.clock !== clock || st.parent !== text || !st.countable) return undefined
         gone.add(st)

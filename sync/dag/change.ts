@@ -46,9 +46,7 @@ export interface Change extends ChangeHeader {
 type UnsignedTuple = [number, string, string, string[], string, string, number, number, number, string, Uint8Array]
 
 function encodeUnsigned(h: ChangeHeader): Uint8Array {
-  const t: UnsignedTuple = [
-    CHANGE_FORMAT_VERSION, h.spaceId, h.treeId, h.prevIds, h.aclHeadId, h.author, h.seq, h.lamport, h.timestamp, h.readKeyId, h.payload,
-  ]
+  const t: UnsignedTuple = [CHANGE_FORMAT_VERSION, h.spaceId, h.treeId, h.prevIds, h.aclHeadId, h.author, h.seq, h.lamport, h.timestamp, h.readKeyId, h.payload]
   return encodeCanonical(t)
 }
 
@@ -76,7 +74,16 @@ export async function signChange(provider: CryptoProvider, key: KeyPair, header:
 /** A root nobody signs: its id is a pure function of its content. */
 export function derivedRoot(spaceId: string, payload: Uint8Array): Change {
   const h: ChangeHeader = {
-    spaceId, treeId: '', prevIds: [], aclHeadId: '', author: '', seq: 0, lamport: 0, timestamp: 0, readKeyId: '', payload,
+    spaceId,
+    treeId: '',
+    prevIds: [],
+    aclHeadId: '',
+    author: '',
+    seq: 0,
+    lamport: 0,
+    timestamp: 0,
+    readKeyId: '',
+    payload,
   }
   return assemble(h, encodeUnsigned(h), new Uint8Array(0))
 }
@@ -118,8 +125,20 @@ export function decodeChange(raw: Uint8Array, hash?: (b: Uint8Array) => Uint8Arr
   if (author === '' ? sig.length !== 0 : sig.length !== 64) throw new MalformedChange('bad signature length')
   if ((treeId === '') !== (prevIds.length === 0)) throw new MalformedChange('roots and only roots have no parents')
   return {
-    spaceId, treeId, prevIds: prevIds, aclHeadId, author, seq, lamport, timestamp, readKeyId, payload,
-    signature: sig, raw, signed: parts.signed, id: contentId(raw, hash),
+    spaceId,
+    treeId,
+    prevIds: prevIds,
+    aclHeadId,
+    author,
+    seq,
+    lamport,
+    timestamp,
+    readKeyId,
+    payload,
+    signature: sig,
+    raw,
+    signed: parts.signed,
+    id: contentId(raw, hash),
   }
 }
 
@@ -136,7 +155,8 @@ export function detached(c: Change): Change {
   const from = raw.byteOffset
   const end = from + raw.byteLength
   // A part decoded by cborg (the generic path) is a copy already; only views into raw move.
-  const part = (v: Uint8Array) => (v.buffer === raw.buffer && v.byteOffset >= from && v.byteOffset + v.byteLength <= end ? copy.subarray(v.byteOffset - from, v.byteOffset - from + v.byteLength) : v)
+  const part = (v: Uint8Array) =>
+    v.buffer === raw.buffer && v.byteOffset >= from && v.byteOffset + v.byteLength <= end ? copy.subarray(v.byteOffset - from, v.byteOffset - from + v.byteLength) : v
   return { ...c, raw: copy, signed: part(c.signed), payload: part(c.payload), signature: part(c.signature) }
 }
 

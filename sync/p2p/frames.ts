@@ -4,7 +4,10 @@ import { Uint8ArrayList } from 'uint8arraylist'
 export type FrameFault = 'frame_too_large' | 'malformed_prefix' | 'empty_frame' | 'read_buffer_full'
 
 export class FrameError extends Error {
-  constructor(readonly reason: FrameFault, detail: string) {
+  constructor(
+    readonly reason: FrameFault,
+    detail: string,
+  ) {
     super(`${reason}: ${detail}`)
     this.name = 'FrameError'
   }

@@ -67,7 +67,10 @@ export class Libp2pTransport implements Transport {
   readonly drops: Record<string, number> = {}
   private readonly log: Logger
 
-  private constructor(private readonly node: SvcLibp2p, opts: Libp2pTransportOptions) {
+  private constructor(
+    private readonly node: SvcLibp2p,
+    opts: Libp2pTransportOptions,
+  ) {
     this.peerId = node.peerId.toString()
     this.protocol = opts.protocol ?? P2P.headSyncProtocol
     this.maxFrameBytes = opts.maxFrameBytes ?? P2P.maxFrameBytes
@@ -168,7 +171,10 @@ export class Libp2pTransport implements Transport {
   }
 
   peers(): string[] {
-    return [...this.links].filter(([, l]) => l.up).map(([p]) => p).sort()
+    return [...this.links]
+      .filter(([, l]) => l.up)
+      .map(([p]) => p)
+      .sort()
   }
 
   async close(): Promise<void> {
@@ -193,7 +199,10 @@ export class Libp2pTransport implements Transport {
       try {
         const out = await this.node.dialProtocol(peer, this.protocol, { signal: AbortSignal.timeout(10_000) })
         out.maxWriteBufferLength = this.maxQueuedSendBytes
-        if (this.closed) { out.abort(new Error('transport closed')); return; }
+        if (this.closed) {
+          out.abort(new Error('transport closed'))
+          return
+        }
         out.addEventListener('close', () => this.linkDown(key, out))
         // We never read from our own outbound stream; the peer never writes to it.
         out.addEventListener('message', () => this.count('unexpected_data'))
@@ -236,11 +245,15 @@ export class Libp2pTransport implements Transport {
    * fault of the peer.
    */
   private onInbound(stream: Stream, connection: Connection) {
-    if (this.closed) { stream.abort(new Error('transport closed')); return; }
+    if (this.closed) {
+      stream.abort(new Error('transport closed'))
+      return
+    }
     const from = connection.remotePeer.toString()
     if (this.refusePeer(from)) {
       this.count('refused_peer')
-      stream.abort(new Error('peer is backed off')); return;
+      stream.abort(new Error('peer is backed off'))
+      return
     }
     stream.maxReadBufferLength = this.maxReadBufferBytes
     const decoder = new FrameDecoder(this.maxFrameBytes, this.maxFrameBytes + 16 + P2P.maxStreamWindowBytes)
@@ -342,7 +355,8 @@ export class Libp2pTransport implements Transport {
       try {
         decoder.push(evt.data)
       } catch (err) {
-        fail(err instanceof FrameError ? err.reason : 'read_buffer_full'); return;
+        fail(err instanceof FrameError ? err.reason : 'read_buffer_full')
+        return
       }
       if (!fill()) return
       if (queue.length >= this.maxQueuedFrames && stream.readStatus === 'readable') setReading(false)

@@ -6,7 +6,10 @@
 export class BoundedMap<K, V> {
   private readonly m = new Map<K, V>()
 
-  constructor(private readonly max: number, private readonly onEvict?: (k: K, v: V) => void) {}
+  constructor(
+    private readonly max: number,
+    private readonly onEvict?: (k: K, v: V) => void,
+  ) {}
 
   get size() {
     return this.m.size

@@ -10,8 +10,7 @@ import { RateBuckets } from './rate-buckets.ts'
 
 /** Why a peer's event was dropped (counted; nothing is ever answered). */
 export type EventDrop =
-  | 'rate' | 'unauthenticated' | 'malformed' | 'signer_mismatch' | 'stale' | 'duplicate' | 'unknown_space'
-  | 'not_member' | 'no_key' | 'bad_signature' | 'bad_payload' | 'refused'
+  'rate' | 'unauthenticated' | 'malformed' | 'signer_mismatch' | 'stale' | 'duplicate' | 'unknown_space' | 'not_member' | 'no_key' | 'bad_signature' | 'bad_payload' | 'refused'
 
 export interface ReceivedEvent {
   scope: WireScope
@@ -79,7 +78,14 @@ export class EventsReceiver {
     if (Math.abs(this.now() - f.timestamp) > EVENTS.maxClockSkewMs) return 'stale'
     const dedupeKey = `${f.signer}/${f.eventId}`
     if (this.seen.has(dedupeKey)) return 'duplicate'
-    const replica = f.scope === 'account' ? (f.spaceId === this.host.techSpaceId ? this.host.replica(f.spaceId) : undefined) : f.spaceId === this.host.techSpaceId ? undefined : this.host.replica(f.spaceId)
+    const replica =
+      f.scope === 'account'
+        ? f.spaceId === this.host.techSpaceId
+          ? this.host.replica(f.spaceId)
+          : undefined
+        : f.spaceId === this.host.techSpaceId
+          ? undefined
+          : this.host.replica(f.spaceId)
     if (!replica) return 'unknown_space'
     if (f.scope === 'account' ? f.signer !== this.host.accountId : !isFullMember(replica, f.signer) || !isFullMember(replica, this.host.accountId)) return 'not_member'
     const key = replica.keyring.get(f.readKeyId)

@@ -69,8 +69,19 @@ export class ExchangeLedger {
       req = ((b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]) >>> 0
     } while (this.open.has(key(peer, req)))
     const ex: Exchange = {
-      peer, spaceId, req, roundTrips: 0, messagesOut: 0, messagesIn: 0, bytesOut: 0, bytesIn: 0, changesOut: 0, changesIn: 0, steps: 0,
-      questions: 0, work: 0,
+      peer,
+      spaceId,
+      req,
+      roundTrips: 0,
+      messagesOut: 0,
+      messagesIn: 0,
+      bytesOut: 0,
+      bytesIn: 0,
+      changesOut: 0,
+      changesIn: 0,
+      steps: 0,
+      questions: 0,
+      work: 0,
     }
     this.open.set(key(peer, req), ex)
     return ex

@@ -1,9 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-assignment -- a decoded message is an array of unknowns; each field is checked (isU32, isBytes, checkPrefix, ids) before the typed message is built from it */
 import { decodeCanonical, encodeCanonical } from '../core/encoding.ts'
 import { fromBase58, toBase58 } from '../core/ids.ts'
-import {
-  ELEMENT_BYTES, ID_BYTES, JOIN_LIMITS, NONCE_BYTES, PROTOCOL_VERSION, RANGE_FP_BYTES, ROOT_FP_BYTES, SIGNATURE_BYTES, SYNC_LIMITS,
-} from './limits.ts'
+import { ELEMENT_BYTES, ID_BYTES, JOIN_LIMITS, NONCE_BYTES, PROTOCOL_VERSION, RANGE_FP_BYTES, ROOT_FP_BYTES, SIGNATURE_BYTES, SYNC_LIMITS } from './limits.ts'
 import type { JoinStatus } from './sharing-network.ts'
 
 /**
@@ -132,7 +130,10 @@ export type ProtocolErrorCode = 'oversized' | 'malformed' | 'bad_version' | 'unk
 
 /** A message that cannot be accepted, with the stable reason the drop counters use. */
 export class ProtocolError extends Error {
-  constructor(readonly code: ProtocolErrorCode, detail: string) {
+  constructor(
+    readonly code: ProtocolErrorCode,
+    detail: string,
+  ) {
     super(`${code}: ${detail}`)
     this.name = 'ProtocolError'
   }
@@ -205,8 +206,15 @@ export function wireOf(m: Message): unknown[] {
       return [v, MSG.sync, idBytes(m.spaceId), m.req, m.fp, m.count]
     case 'step':
       return [
-        v, MSG.step, idBytes(m.spaceId), m.req, m.hop, m.ranges.map(rangeWire),
-        m.heads.map((h) => [idBytes(h.treeId), idsBytes(h.heads), idsBytes(h.have)]), u32sBytes(m.wants), m.changes,
+        v,
+        MSG.step,
+        idBytes(m.spaceId),
+        m.req,
+        m.hop,
+        m.ranges.map(rangeWire),
+        m.heads.map((h) => [idBytes(h.treeId), idsBytes(h.heads), idsBytes(h.have)]),
+        u32sBytes(m.wants),
+        m.changes,
       ]
     case 'done':
       return [v, MSG.done, idBytes(m.spaceId), m.req]
@@ -257,7 +265,7 @@ export const inRange = (pos: number, prefix: number, len: number) => len === 0 |
 
 function checkPrefix(prefix: unknown, len: unknown) {
   if (!isU32(len) || len > SYNC_LIMITS.maxPrefixBits) fail('range length')
-  if (!isU32(prefix) || (len as number) < 32 && (prefix) >= 2 ** (len as number)) fail('range prefix')
+  if (!isU32(prefix) || ((len as number) < 32 && prefix >= 2 ** (len as number))) fail('range prefix')
 }
 
 function range(x: unknown): RangeItem {
@@ -327,7 +335,7 @@ export function decodeMessage(bytes: Uint8Array): Message {
       return { type: 'sync', spaceId: id(w[2], 'space'), req: req(w[3]), fp: w[4] as Uint8Array, count: w[5] as number }
     case MSG.step: {
       arity(9)
-      if (!isU32(w[4]) || (w[4]) > 1_000_000) fail('hop')
+      if (!isU32(w[4]) || w[4] > 1_000_000) fail('hop')
       const ranges = list(w[5], SYNC_LIMITS.maxRangeItems, 'ranges', range)
       const children = ranges.reduce((n, r) => n + (r.kind === 'fps' ? 1 << r.bits : 0), 0)
       if (children > SYNC_LIMITS.maxRangeChildren) over(`${children} child fingerprints`)

@@ -16,8 +16,16 @@ export interface PeerCounters {
 }
 
 export const newCounters = (): PeerCounters => ({
-  messagesIn: 0, messagesOut: 0, bytesIn: 0, bytesOut: 0, dropped: {}, denied: 0,
-  changesIn: 0, changesAccepted: 0, changesOut: 0, rejected: {},
+  messagesIn: 0,
+  messagesOut: 0,
+  bytesIn: 0,
+  bytesOut: 0,
+  dropped: {},
+  denied: 0,
+  changesIn: 0,
+  changesAccepted: 0,
+  changesOut: 0,
+  rejected: {},
 })
 
 export const bump = (rec: Record<string, number>, k: string, n = 1) => {

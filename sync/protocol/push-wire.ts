@@ -138,7 +138,8 @@ export function decodePushRequest(bytes: Uint8Array): PushRequest {
   if (typeof ts !== 'number' || !Number.isSafeInteger(ts)) throw new MalformedPush('ts')
   const platformOk = (p: unknown): p is PushPlatform => typeof p === 'string' && (PUSH_PLATFORMS as readonly string[]).includes(p)
   const topicsOf = (t: unknown): string[] => {
-    if (!Array.isArray(t) || t.length > PUSH_LIMITS.maxTopicsPerRequest || !t.every((x) => typeof x === 'string' && x.length <= PUSH_LIMITS.maxTopicBytes)) throw new MalformedPush('topics')
+    if (!Array.isArray(t) || t.length > PUSH_LIMITS.maxTopicsPerRequest || !t.every((x) => typeof x === 'string' && x.length <= PUSH_LIMITS.maxTopicBytes))
+      throw new MalformedPush('topics')
     return t as string[]
   }
   const sigOf = (s: unknown): Uint8Array => {

@@ -42,7 +42,10 @@ export class RemovalNotices {
     // Parents before children: (lamport, id) order is a topological order of the ACL DAG.
     const past = r.acl.history([removal]).sort((a, b) => a.lamport - b.lamport || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     const plan = new ChangePlan(r.spaceId)
-    plan.add(r.spaceId, past.map((e) => e.id))
+    plan.add(
+      r.spaceId,
+      past.map((e) => e.id),
+    )
     return plan
   }
 

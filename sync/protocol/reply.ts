@@ -26,7 +26,17 @@ export function fixed(msgs: Message[]): Reply {
 }
 
 /** The questions first (cut to the per-step limits), then the planned changes, streamed. */
-export function streamed(r: SpaceReplica, spaceId: string, req: number, hop: number, ranges: RangeItem[], heads: HeadsItem[], wants: number[], plan: ChangePlan, mustReply: boolean): Reply {
+export function streamed(
+  r: SpaceReplica,
+  spaceId: string,
+  req: number,
+  hop: number,
+  ranges: RangeItem[],
+  heads: HeadsItem[],
+  wants: number[],
+  plan: ChangePlan,
+  mustReply: boolean,
+): Reply {
   const asks = ranges.length > 0 || heads.length > 0 || wants.length > 0
   if (!asks && plan.empty) return fixed(mustReply ? [{ type: 'done', spaceId, req }] : [])
   return {

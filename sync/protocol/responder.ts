@@ -377,7 +377,13 @@ export class Responder {
       if (!mine.length) continue
       own.push(...mine)
       const anc = idx.ancestors(mine)
-      plan.add(t, idx.missingFrom([]).filter((x) => anc.has(x.id)).map((x) => x.id))
+      plan.add(
+        t,
+        idx
+          .missingFrom([])
+          .filter((x) => anc.has(x.id))
+          .map((x) => x.id),
+      )
     }
     if (plan.empty) return NO_REPLY
     const key = `${own.length}:${own.sort().join(',')}`

@@ -42,8 +42,7 @@ export class WireSharing implements SharingNetwork {
   }
 
   /** The session's `offered` option: hands an offer to the handler, if one is set. */
-  readonly offered = (spaceId: string, identity: string, peer: string): Promise<void> =>
-    this.offerHandler ? this.offerHandler({ spaceId, identity, peer }) : Promise.resolve()
+  readonly offered = (spaceId: string, identity: string, peer: string): Promise<void> => (this.offerHandler ? this.offerHandler({ spaceId, identity, peer }) : Promise.resolve())
 
   join(spaceId: string, change: Uint8Array): void {
     this.joins.ask(spaceId, change)

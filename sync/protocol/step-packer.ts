@@ -49,7 +49,10 @@ export function packQuestion(spaceId: string, req: number, hop: number, ranges: 
  */
 export class StepPacker {
   private size: number
-  constructor(private cur: StepMsg, size = STEP_OVERHEAD) {
+  constructor(
+    private cur: StepMsg,
+    size = STEP_OVERHEAD,
+  ) {
     this.size = size
   }
 

@@ -34,7 +34,15 @@ export interface DriverOptions {
 }
 
 const empty = (outcome: RoundOutcome): RoundResult => ({
-  ok: false, outcome, roundTrips: 0, messagesOut: 0, messagesIn: 0, bytesOut: 0, bytesIn: 0, changesOut: 0, changesIn: 0,
+  ok: false,
+  outcome,
+  roundTrips: 0,
+  messagesOut: 0,
+  messagesIn: 0,
+  bytesOut: 0,
+  bytesIn: 0,
+  changesOut: 0,
+  changesIn: 0,
 })
 
 interface Pending {
@@ -97,8 +105,8 @@ export class SyncDriver {
   /** Queues a task and returns once the queue is empty (work it queues in turn included). */
   private fire(fn: () => unknown): Promise<void> {
     this.enqueue(fn).catch((err: unknown) => {
- this.lastError = err
- })
+      this.lastError = err
+    })
     return this.drain()
   }
 
@@ -193,13 +201,13 @@ export class SyncDriver {
       const cancel = this.opts.timer.after(ms, () => resolve(false))
       p.then(
         () => {
- cancel()
- resolve(true)
- },
+          cancel()
+          resolve(true)
+        },
         () => {
- cancel()
- resolve(false)
- },
+          cancel()
+          resolve(false)
+        },
       )
     })
   }
@@ -231,8 +239,8 @@ export class SyncDriver {
       waiting = false
       cancel()
       this.enqueue(async () => void (await this.openNow(peer, spaceId)).done.then(resolve)).catch((err: unknown) => {
- this.lastError = err
- })
+        this.lastError = err
+      })
     })
     this.authWaiters.set(peer, list)
     await this.enqueue(() => this.post(peer, this.opts.session.challenge(peer)))
@@ -258,8 +266,8 @@ export class SyncDriver {
       })
       this.authWaiters.set(peer, list)
       this.enqueue(() => this.post(peer, this.opts.session.challenge(peer))).catch((err: unknown) => {
- this.lastError = err
- })
+        this.lastError = err
+      })
     })
   }
 
@@ -326,13 +334,18 @@ export class SyncDriver {
     p.cancel()
     const outcome: RoundOutcome = p.timedOut ? 'timeout' : e.outcome
     p.resolve({
-      ok: outcome === 'in_sync' || outcome === 'synced', outcome, ...(e.error ? { error: e.error } : {}),
-      roundTrips: e.roundTrips, messagesOut: e.messagesOut, messagesIn: e.messagesIn, bytesOut: e.bytesOut, bytesIn: e.bytesIn,
-      changesOut: e.changesOut, changesIn: e.changesIn,
+      ok: outcome === 'in_sync' || outcome === 'synced',
+      outcome,
+      ...(e.error ? { error: e.error } : {}),
+      roundTrips: e.roundTrips,
+      messagesOut: e.messagesOut,
+      messagesIn: e.messagesIn,
+      bytesOut: e.bytesOut,
+      bytesIn: e.bytesIn,
+      changesOut: e.changesOut,
+      changesIn: e.changesIn,
     })
   }
-
-
 }
 
 const key = (peer: string, req: number) => `${peer}\u0000${req}`

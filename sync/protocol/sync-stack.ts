@@ -69,9 +69,22 @@ export class SyncStack {
     // eslint-disable-next-line prefer-const -- assigned below, after the session whose offered callback reads it is built
     let sharing!: WireSharing
     const log = o.log ?? silentLogger
-    this.session = new SyncSession({ log: log.child('session'), ...o.session, peerId: transport.peerId, offered: (spaceId, identity, peer) => sharing.offered(spaceId, identity, peer) })
+    this.session = new SyncSession({
+      log: log.child('session'),
+      ...o.session,
+      peerId: transport.peerId,
+      offered: (spaceId, identity, peer) => sharing.offered(spaceId, identity, peer),
+    })
     this.driver = new SyncDriver({ transport: this.tapped(transport), session: this.session, timer: this.timerOf('rounds'), timeoutMs: o.roundTimeoutMs })
-    sharing = this.sharing = new WireSharing({ session: this.session, driver: this.driver, timer: this.timerOf('joins'), peers: () => transport.peers(), retryBaseMs: o.joinRetry?.baseMs, retryMaxMs: o.joinRetry?.maxMs, log: log.child('joins') })
+    sharing = this.sharing = new WireSharing({
+      session: this.session,
+      driver: this.driver,
+      timer: this.timerOf('joins'),
+      peers: () => transport.peers(),
+      retryBaseMs: o.joinRetry?.baseMs,
+      retryMaxMs: o.joinRetry?.maxMs,
+      log: log.child('joins'),
+    })
   }
 
   /** The scheduler while scheduling runs. */
@@ -86,7 +99,11 @@ export class SyncStack {
   startScheduling(opts: SchedulerOptions | undefined, now: () => number): SyncScheduler {
     if (this.scheduling) return this.scheduling.scheduler
     const scheduler = new SyncScheduler(this.driver, () => this.o.spaceIds(), this.timerOf('scheduling'), now, opts)
-    const peers = new ScheduledPeers(() => scheduler, this.session, () => this.o.transport.peers())
+    const peers = new ScheduledPeers(
+      () => scheduler,
+      this.session,
+      () => this.o.transport.peers(),
+    )
     this.scheduling = { scheduler, peers }
     return scheduler
   }
@@ -108,7 +125,10 @@ export class SyncStack {
   /** Every commit of `replica` (local writes, changes received) asks the scheduler for a round of its space. */
   watch(spaceId: string, replica: SpaceReplica): void {
     this.watches.get(spaceId)?.()
-    this.watches.set(spaceId, replica.addCommitListener((info) => this.scheduling?.scheduler.changed(spaceId, info.local)))
+    this.watches.set(
+      spaceId,
+      replica.addCommitListener((info) => this.scheduling?.scheduler.changed(spaceId, info.local)),
+    )
   }
 
   /** New spaces joined the list `spaceIds` answers: rounds for them start with every linked peer. */
@@ -154,11 +174,11 @@ export class SyncStack {
       // Backpressure passes through: without it replies would overflow the peer's stream.
       drain: (p) => t.drain?.(p),
       onMessage: (h) =>
- t.onMessage((from, bytes) =>
- scored(from, async () => {
- await h(from, bytes)
- }),
- ),
+        t.onMessage((from, bytes) =>
+          scored(from, async () => {
+            await h(from, bytes)
+          }),
+        ),
       // A hint only: the frame is scored when it is delivered.
       ...(t.onUpcoming ? { onUpcoming: (h: (from: string, bytes: Uint8Array) => void) => t.onUpcoming?.(h) } : {}),
       onPeerUp: (h) =>

@@ -54,7 +54,10 @@ export interface Transport {
 export type TransportErrorCode = 'peer_unavailable' | 'frame_too_large' | 'closed'
 
 export class TransportError extends Error {
-  constructor(readonly code: TransportErrorCode, message: string) {
+  constructor(
+    readonly code: TransportErrorCode,
+    message: string,
+  ) {
     super(message)
     this.name = 'TransportError'
   }

@@ -74,7 +74,12 @@ export class TreeDiff {
       known.add(id)
       for (const p of dag.parents(id)) if (!known.has(p) && dag.has(p)) stack.push(p)
     }
-    const missing = known.size === dag.size ? [] : this.ordered(dag).filter((n) => !known.has(n.id)).map((n) => n.id)
+    const missing =
+      known.size === dag.size
+        ? []
+        : this.ordered(dag)
+            .filter((n) => !known.has(n.id))
+            .map((n) => n.id)
     return { missing, unknown: theirHeads.some((h) => !dag.has(h)) }
   }
 
@@ -133,7 +138,7 @@ export class ChangePlan {
       let n = 1
       let bytes = 0
       let count = 0
-      for (let i = 0; i < ids.length; ) {
+      for (let i = 0; i < ids.length;) {
         const part = ids.slice(i, i + n)
         i += part.length
         const got = await r.rawChanges(tree, part)
@@ -149,5 +154,4 @@ export class ChangePlan {
   }
 }
 
-const byLamport = (a: { lamport: number; id: string }, b: { lamport: number; id: string }) =>
-  a.lamport - b.lamport || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+const byLamport = (a: { lamport: number; id: string }, b: { lamport: number; id: string }) => a.lamport - b.lamport || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)

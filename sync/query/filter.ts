@@ -102,8 +102,7 @@ type Pred = (doc: unknown) => boolean
 const FIELD_OPS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists', '$not', '$all', '$size', '$elemMatch', '$text'])
 
 const invalid = (message: string, details?: Record<string, unknown>) => new SvcError('filter.invalid', message, details)
-const unknownOp = (operator: string, path: string) =>
-  new SvcError('filter.unknown_operator', `unknown filter operator ${operator}`, { operator, path })
+const unknownOp = (operator: string, path: string) => new SvcError('filter.unknown_operator', `unknown filter operator ${operator}`, { operator, path })
 
 interface Ctx {
   nodes: number
@@ -146,7 +145,7 @@ export function compileFilter(filter: unknown, opts: { text?: TextMatchProvider 
       for (const p of parts) if (!(p.hint && covered.has(p.hint))) rest.push(p.pred)
       if (rest.length === parts.length) return test
       if (rest.length === 0) return null
-      return (rest.length === 1 ? rest[0] : all(rest))
+      return rest.length === 1 ? rest[0] : all(rest)
     },
   }
   if (keys.length === 1 && hints.length === 1 && isSingleEquality(filter[keys[0]])) out.exactHint = hints[0]
@@ -160,10 +159,12 @@ interface Clause {
   hint?: EqualityHint
 }
 
-const all = (preds: Pred[]): Pred => (d) => {
-  for (const p of preds) if (!p(d)) return false
-  return true
-}
+const all =
+  (preds: Pred[]): Pred =>
+  (d) => {
+    for (const p of preds) if (!p(d)) return false
+    return true
+  }
 
 const MATCH_ALL: CompiledFilter = { test: () => true, hints: [], matchesAll: true, residual: () => null }
 
@@ -337,8 +338,7 @@ function compileOp(op: string, arg: unknown, path: string, ctx: Ctx, depth: numb
 // ---------------------------------------------------------------------------------------------
 // Literals
 
-const isScalar = (v: unknown): v is Scalar =>
-  typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
+const isScalar = (v: unknown): v is Scalar => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
 
 /** A JSON value usable as a comparand: no operator objects, well-formed `{$date}` wrappers. */
 function checkLiteral(v: unknown, path: string, ctx: Ctx, depth: number): void {
@@ -436,8 +436,7 @@ function rangeMatcher(op: string, arg: unknown, path: string): Matcher {
     throw invalid(`${op} takes a number, string, boolean or {$date}`, { path })
   }
   const k = orderKey(arg).v
-  const test: (c: number) => boolean =
-    op === '$gt' ? (c) => c > 0 : op === '$gte' ? (c) => c >= 0 : op === '$lt' ? (c) => c < 0 : (c) => c <= 0
+  const test: (c: number) => boolean = op === '$gt' ? (c) => c > 0 : op === '$gte' ? (c) => c >= 0 : op === '$lt' ? (c) => c < 0 : (c) => c <= 0
   let p: (v: unknown) => boolean
   if (r === Rank.Num) p = (v) => typeof v === 'number' && test(v < (k as number) ? -1 : v > (k as number) ? 1 : 0)
   else if (r === Rank.Str) p = (v) => typeof v === 'string' && test(v < (k as string) ? -1 : v > (k as string) ? 1 : 0)

@@ -34,22 +34,7 @@ export {
   type LiveWindowOptions,
   type RemoveReason,
 } from './live.ts'
-export {
-  checkMailboxCapacity,
-  DEFAULT_MAILBOX_CAPACITY,
-  Mailbox,
-  MAX_MAILBOX_CAPACITY,
-  MIN_MAILBOX_CAPACITY,
-  type PushResult,
-} from './mailbox.ts'
-export {
-  parseSnapshotBody,
-  parseSubscribeBody,
-  SNAPSHOT_FIELDS,
-  SUBSCRIBE_FIELDS,
-  type QueryBody,
-  type QueryBodyOptions,
-  type SubscribeBody,
-} from './body.ts'
+export { checkMailboxCapacity, DEFAULT_MAILBOX_CAPACITY, Mailbox, MAX_MAILBOX_CAPACITY, MIN_MAILBOX_CAPACITY, type PushResult } from './mailbox.ts'
+export { parseSnapshotBody, parseSubscribeBody, SNAPSHOT_FIELDS, SUBSCRIBE_FIELDS, type QueryBody, type QueryBodyOptions, type SubscribeBody } from './body.ts'
 export { compareValues, instantOf, isDateWrapper, parseInstant, Rank, rankOf, valuesEqual, type Doc, type Scalar } from './values.ts'
 export * from './aggregate/index.ts'

@@ -19,11 +19,7 @@ export { DEFAULT_MAILBOX_CAPACITY, MAX_MAILBOX_CAPACITY, MIN_MAILBOX_CAPACITY }
 export function checkMailboxCapacity(v: unknown): number {
   if (v === undefined || v === null) return DEFAULT_MAILBOX_CAPACITY
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < MIN_MAILBOX_CAPACITY || v > MAX_MAILBOX_CAPACITY) {
-    throw new SvcError(
-      'request.invalid_field',
-      `mailboxCapacity must be an integer from ${MIN_MAILBOX_CAPACITY} to ${MAX_MAILBOX_CAPACITY}`,
-      { field: 'mailboxCapacity' },
-    )
+    throw new SvcError('request.invalid_field', `mailboxCapacity must be an integer from ${MIN_MAILBOX_CAPACITY} to ${MAX_MAILBOX_CAPACITY}`, { field: 'mailboxCapacity' })
   }
   return v
 }

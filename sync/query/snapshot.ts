@@ -224,12 +224,7 @@ function* selectSorted(index: SortedIndex, q: CompiledQuery, k: number, offset: 
  * (`skipped` says how many best entries were left out); `needTotal: false` lets that walk stop
  * early, leaving `total` a lower bound.
  */
-export function select(
-  source: Iterable<Doc> | QuerySource,
-  q: CompiledQuery,
-  k: number,
-  opts: SelectOptions = {},
-): Selection & { skipped: number } {
+export function select(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k: number, opts: SelectOptions = {}): Selection & { skipped: number } {
   return drain(selectSteps(source, q, k, opts))
 }
 
@@ -245,12 +240,7 @@ export interface SelectOptions {
 }
 
 /** `select` as a stepped evaluation: yields every STEP_DOCS documents. */
-export function* selectSteps(
-  source: Iterable<Doc> | QuerySource,
-  q: CompiledQuery,
-  k: number,
-  opts: SelectOptions = {},
-): Steps<Selection & { skipped: number }> {
+export function* selectSteps(source: Iterable<Doc> | QuerySource, q: CompiledQuery, k: number, opts: SelectOptions = {}): Steps<Selection & { skipped: number }> {
   q = withSourceText(q, source)
   const textVia = q.filter.textVia ? { textVia: q.filter.textVia } : {}
   // Equality candidates narrow the work more than any order: the kept order serves the

@@ -39,8 +39,7 @@ export interface QuerySource extends Iterable<Doc> {
   textMatch?: TextMatchProvider
 }
 
-export const isQuerySource = (x: unknown): x is QuerySource =>
-  typeof x === 'object' && x !== null && typeof (x as QuerySource).lookup === 'function'
+export const isQuerySource = (x: unknown): x is QuerySource => typeof x === 'object' && x !== null && typeof (x as QuerySource).lookup === 'function'
 
 const EMPTY: ReadonlyMap<string, Doc> = new Map()
 
@@ -394,10 +393,11 @@ function keysAt(doc: Doc, segs: string[]): Set<string> {
   for (const v of collectPath(doc, segs)) {
     const k = scalarKey(v)
     if (k !== undefined) out.add(k)
-    else if (Array.isArray(v)) for (const el of v) {
-      const ke = scalarKey(el)
-      if (ke !== undefined) out.add(ke)
-    }
+    else if (Array.isArray(v))
+      for (const el of v) {
+        const ke = scalarKey(el)
+        if (ke !== undefined) out.add(ke)
+      }
   }
   return out
 }

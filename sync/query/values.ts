@@ -20,8 +20,7 @@ export type Scalar = string | number | boolean
 export const MAX_PATH_SEGMENTS = 32
 export { MAX_PATH_LENGTH }
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 export const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k)
 
@@ -174,7 +173,12 @@ export function parseInstant(s: string): number {
   const m = ISO_RE.exec(s)
   if (!m) return NaN
   const [, y, mo, d, h = '0', mi = '0', sec = '0', frac, tz] = m
-  const Y = Number(y), M = Number(mo), D = Number(d), H = Number(h), Mi = Number(mi), S = Number(sec)
+  const Y = Number(y),
+    M = Number(mo),
+    D = Number(d),
+    H = Number(h),
+    Mi = Number(mi),
+    S = Number(sec)
   if (M < 1 || M > 12 || D < 1 || D > daysIn(Y, M) || H > 23 || Mi > 59 || S > 59) return NaN
   let ms = Date.UTC(Y, M - 1, D, H, Mi, S)
   if (Y < 100) ms = new Date(ms).setUTCFullYear(Y)
@@ -182,7 +186,8 @@ export function parseInstant(s: string): number {
   if (tz && tz !== 'Z' && tz !== 'z') {
     const sign = tz[0] === '-' ? -1 : 1
     const digits = tz.slice(1).replace(':', '')
-    const oh = Number(digits.slice(0, 2)), om = Number(digits.slice(2))
+    const oh = Number(digits.slice(0, 2)),
+      om = Number(digits.slice(2))
     if (oh > 23 || om > 59) return NaN
     ms -= sign * (oh * 60 + om) * 60_000
   }
@@ -385,5 +390,5 @@ export function canonicalJson(v: unknown): string {
     const keys = Object.keys(v).sort()
     return '{' + keys.map((k) => JSON.stringify(k) + ':' + canonicalJson(v[k])).join(',') + '}'
   }
-  return v === undefined ? 'null' : JSON.stringify(v) ?? 'null'
+  return v === undefined ? 'null' : (JSON.stringify(v) ?? 'null')
 }

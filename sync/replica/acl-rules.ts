@@ -21,7 +21,8 @@ export function judgeAclRecord(acl: AclLog, spaceId: string, c: Change, record: 
   if (c.id === spaceId) {
     if (record.type !== 'root') return 'malformed'
     // A derived root (no author) is a seeded space or a one-to-one pair, and carries no key.
-    if (c.author === '' ? (record.seed === undefined) === (record.pair === undefined) || record.rotation !== undefined : c.author !== record.owner || record.pair !== undefined) return 'not_member'
+    if (c.author === '' ? (record.seed === undefined) === (record.pair === undefined) || record.rotation !== undefined : c.author !== record.owner || record.pair !== undefined)
+      return 'not_member'
     return undefined
   }
   if (record.type === 'root' || c.aclHeadId !== '' || c.readKeyId !== '') return 'malformed'
@@ -254,7 +255,10 @@ export async function removalWitness(s: ReplicaState, identity: string, treeIds:
     }
   }
   found.sort((a, b) => b.lamport - a.lamport || (a.id < b.id ? -1 : 1))
-  return found.slice(0, LIMITS.maxRemovalWitness).map((f) => f.id).sort()
+  return found
+    .slice(0, LIMITS.maxRemovalWitness)
+    .map((f) => f.id)
+    .sort()
 }
 
 /**

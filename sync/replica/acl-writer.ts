@@ -98,7 +98,10 @@ export class AclWriter {
     const st = this.s.acl.current()
     const latest = st.latestKeyId
     if (!latest) return false
-    const authors = st.keyHeads().filter((k) => k !== latest && this.s.keyring.get(k)).map((k) => this.s.acl.entries.get(k)!.author)
+    const authors = st
+      .keyHeads()
+      .filter((k) => k !== latest && this.s.keyring.get(k))
+      .map((k) => this.s.acl.entries.get(k)!.author)
     if (authors.length === 0) return false
     // Linking needs the newest key: a manager who cannot reach it would only fail to rotate.
     if (this.s.acl.entries.get(latest)!.author !== this.s.me) return !!this.s.keyring.get(latest)
@@ -177,9 +180,15 @@ export class AclWriter {
     const st = this.s.acl.current()
     if (st.owner !== this.s.me) throw new SvcError('space.read_only', 'only the owner revokes the guest key')
     const out: string[] = []
-    const guestInvites = st.invites().filter((i) => i.permission === 'guest').map((i) => i.recordId)
+    const guestInvites = st
+      .invites()
+      .filter((i) => i.permission === 'guest')
+      .map((i) => i.recordId)
     if (guestInvites.length) out.push(await this.revokeInvites(guestInvites))
-    const guests = [...st.roles].filter(([, r]) => r === 'guest').map(([id]) => id).sort()
+    const guests = [...st.roles]
+      .filter(([, r]) => r === 'guest')
+      .map(([id]) => id)
+      .sort()
     for (const g of guests) out.push(await this.removeMember(g, guests))
     return out
   }
@@ -208,7 +217,10 @@ export class AclWriter {
   }
 
   private pendingRequest(requestId: string): JoinRequest {
-    const req = this.s.acl.current().requests().find((q) => q.recordId === requestId)
+    const req = this.s.acl
+      .current()
+      .requests()
+      .find((q) => q.recordId === requestId)
     if (!req) throw new SvcError('invite.not_found', 'no join request with that id')
     if (req.status !== 'pending' || !req.role) throw new SvcError('space.join_not_pending', `the join request is ${req.status}`)
     return req
@@ -258,7 +270,15 @@ export class AclWriter {
     const prev = prevIds ?? ('head' in c ? [c.head] : c.merge)
     const lamport = Math.max(...prev.map((h) => s.acl.entries.get(h)!.lamport)) + 1
     const change = await signChange(s.deps.crypto, s.key, {
-      spaceId: s.spaceId, treeId: s.spaceId, prevIds: prev, aclHeadId: '', seq: ++s.seq, lamport, timestamp: s.deps.env.now(), readKeyId: '', payload: encodeAclRecord(record),
+      spaceId: s.spaceId,
+      treeId: s.spaceId,
+      prevIds: prev,
+      aclHeadId: '',
+      seq: ++s.seq,
+      lamport,
+      timestamp: s.deps.env.now(),
+      readKeyId: '',
+      payload: encodeAclRecord(record),
     })
     await this.commit(change)
     return change.id

@@ -23,7 +23,6 @@ interface RootPayload {
 
 const NONE: readonly string[] = []
 
-
 /**
  * Stage two of ingest for one batch of checked changes (bytes, id and signature already
  * verified): rights, read key, lamport, merge, all into one atomic WriteBatch. One instance per
@@ -96,7 +95,8 @@ export class ApplyBatch {
       if (witnessArrived(s, c, tree, this.pending, this.voidedIds)) s.toRebuild.add(tree)
       this.voided.push(c.id)
       this.voidedIds.add(c.id)
-      this.joinTree(c, tree, meta, idx); return;
+      this.joinTree(c, tree, meta, idx)
+      return
     }
     const noKey = judgeKey(s.keyring, c)
     if (noKey) return noKey
@@ -112,7 +112,7 @@ export class ApplyBatch {
     if (witnessArrived(s, c, tree, this.pending, this.voidedIds)) s.toRebuild.add(tree)
     const pending = this.applyOps(tree, meta, c, payload)
     if (pending) return pending.then(() => this.joinTree(c, tree, meta, idx))
-    this.joinTree(c, tree, meta, idx);
+    this.joinTree(c, tree, meta, idx)
   }
 
   /** Once an object is tombstoned its changes still join the DAG, but their ops are absorbed. */
@@ -422,8 +422,12 @@ async function commit(s: ReplicaState, b: ApplyBatch, local: boolean) {
   for (const t of rebuilt) await rebuildTree(s, t)
   s.records.trim()
   const info: CommitInfo = {
-    versionId: String(s.versionSeq), local, changeIds: b.applied.slice(b.committed), treeIds: [...new Set([...b.touched, ...rebuilt])],
-    records: [...s.touches.values()], rebuiltTrees: rebuilt,
+    versionId: String(s.versionSeq),
+    local,
+    changeIds: b.applied.slice(b.committed),
+    treeIds: [...new Set([...b.touched, ...rebuilt])],
+    records: [...s.touches.values()],
+    rebuiltTrees: rebuilt,
   }
   s.touches = new Map()
   s.emit(info)
@@ -439,7 +443,10 @@ export async function rebuildTree(s: ReplicaState, tree: string) {
   if (!meta) return
   const idx = await s.loadIndex(tree)
   const nodes = idx.missingFrom([])
-  const raws = await s.deps.storage.getMany(STORES.changes, nodes.map((n) => changeKey(s.spaceId, tree, n.id)))
+  const raws = await s.deps.storage.getMany(
+    STORES.changes,
+    nodes.map((n) => changeKey(s.spaceId, tree, n.id)),
+  )
   const b = new ApplyBatch(s)
   const prefix = treePrefix(s.spaceId, tree)
   s.records.markTreeDeleted(tree, prefix, await storedRecordKeys(s, prefix), b.dirty)

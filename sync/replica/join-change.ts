@@ -25,7 +25,15 @@ export async function makeJoinChange(o: {
   const metadata = cleanMetadata(o.metadata)
   const record: AclRecord = metadata ? { type: 'join', invite: o.inviteId, proof, metadata } : { type: 'join', invite: o.inviteId, proof }
   const c = await signChange(o.crypto, o.me, {
-    spaceId: o.spaceId, treeId: o.spaceId, prevIds: [o.spaceId], aclHeadId: '', seq: 0, lamport: 1, timestamp: o.env.now(), readKeyId: '', payload: encodeAclRecord(record),
+    spaceId: o.spaceId,
+    treeId: o.spaceId,
+    prevIds: [o.spaceId],
+    aclHeadId: '',
+    seq: 0,
+    lamport: 1,
+    timestamp: o.env.now(),
+    readKeyId: '',
+    payload: encodeAclRecord(record),
   })
   return { id: c.id, raw: c.raw }
 }
@@ -33,7 +41,15 @@ export async function makeJoinChange(o: {
 /** Withdraws a join: a `cancel` building on the join change itself (its id, lamport 1). */
 export async function makeCancelChange(o: { spaceId: string; joinId: string; me: KeyPair; crypto: CryptoProvider; env: Env }): Promise<IngestItem> {
   const c = await signChange(o.crypto, o.me, {
-    spaceId: o.spaceId, treeId: o.spaceId, prevIds: [o.joinId], aclHeadId: '', seq: 1, lamport: 2, timestamp: o.env.now(), readKeyId: '', payload: encodeAclRecord({ type: 'cancel', request: o.joinId }),
+    spaceId: o.spaceId,
+    treeId: o.spaceId,
+    prevIds: [o.joinId],
+    aclHeadId: '',
+    seq: 1,
+    lamport: 2,
+    timestamp: o.env.now(),
+    readKeyId: '',
+    payload: encodeAclRecord({ type: 'cancel', request: o.joinId }),
   })
   return { id: c.id, raw: c.raw }
 }

@@ -56,9 +56,9 @@ export class RecordCache {
   keyIn(tree: string, prefix: string, ds: string, id: string): string {
     let keys = this.recordKeys.get(tree)
     if (!keys) {
-keys = new Map()
-this.recordKeys.set(tree, keys)
-}
+      keys = new Map()
+      this.recordKeys.set(tree, keys)
+    }
     const local = esc(ds) + '/' + esc(id)
     let k = keys.get(local)
     if (k === undefined) keys.set(local, (k = prefix + local))

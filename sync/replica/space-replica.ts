@@ -47,8 +47,7 @@ export interface MaterializedRecord {
 }
 
 /** The id a derived object of `spaceId` with `seed` has on every device (see createObject). */
-export const derivedObjectId = (spaceId: string, seed: string): string =>
-  derivedRoot(spaceId, encodeCanonical({ kind: 'object', seed })).id
+export const derivedObjectId = (spaceId: string, seed: string): string => derivedRoot(spaceId, encodeCanonical({ kind: 'object', seed })).id
 
 export const verIdOf = (s: StampInfo) => `${String(s.l).padStart(12, '0')}-${s.c}`
 
@@ -103,7 +102,15 @@ export class SpaceReplica {
       const rotation: Rotation = { keys: { [ownerId]: wrapKeyTo(deps.env, owner.publicKey, rk) } }
       const record: AclRecord = { type: 'root', owner: ownerId, nonce: deps.env.randomBytes(16), rotation }
       root = await signChange(deps.crypto, owner, {
-        spaceId: '', treeId: '', prevIds: [], aclHeadId: '', seq: 0, lamport: 0, timestamp: deps.env.now(), readKeyId: '', payload: encodeAclRecord(record),
+        spaceId: '',
+        treeId: '',
+        prevIds: [],
+        aclHeadId: '',
+        seq: 0,
+        lamport: 0,
+        timestamp: deps.env.now(),
+        readKeyId: '',
+        payload: encodeAclRecord(record),
       })
     }
     const r = await SpaceReplica.open(deps, root.id, owner)
@@ -239,7 +246,10 @@ export class SpaceReplica {
 
   /** Raw bytes of changes by id, for sending to a peer. */
   async rawChanges(treeId: string, ids: readonly string[]): Promise<Array<{ id: string; raw: Uint8Array }>> {
-    const vals = await this.deps.storage.getMany(STORES.changes, ids.map((id) => changeKey(this.spaceId, treeId, id)))
+    const vals = await this.deps.storage.getMany(
+      STORES.changes,
+      ids.map((id) => changeKey(this.spaceId, treeId, id)),
+    )
     const out: Array<{ id: string; raw: Uint8Array }> = []
     vals.forEach((raw, i) => raw && out.push({ id: ids[i], raw }))
     return out
@@ -279,9 +289,15 @@ export class SpaceReplica {
   memory(): ReplicaMemory {
     const { parked, derived, records } = this.s
     return {
-      parkedChanges: parked.size, parkedBytes: parked.bytes, parkedExamined: parked.examined, parkedEvicted: parked.evicted,
-      heldDerivedRoots: derived.size, heldDerivedBytes: derived.bytes,
-      cachedRecords: records.size, cachedRecordBytes: records.bytes, recordEvictions: records.evictions,
+      parkedChanges: parked.size,
+      parkedBytes: parked.bytes,
+      parkedExamined: parked.examined,
+      parkedEvicted: parked.evicted,
+      heldDerivedRoots: derived.size,
+      heldDerivedBytes: derived.bytes,
+      cachedRecords: records.size,
+      cachedRecordBytes: records.bytes,
+      recordEvictions: records.evictions,
     }
   }
 
@@ -307,7 +323,15 @@ export class SpaceReplica {
         opts.seed !== undefined
           ? derivedRoot(this.spaceId, payload)
           : await signChange(this.deps.crypto, s.key, {
-              spaceId: this.spaceId, treeId: '', prevIds: [], aclHeadId: (await this.citation()).aclHeadId, seq: ++s.seq, lamport: 0, timestamp: this.deps.env.now(), readKeyId: '', payload,
+              spaceId: this.spaceId,
+              treeId: '',
+              prevIds: [],
+              aclHeadId: (await this.citation()).aclHeadId,
+              seq: ++s.seq,
+              lamport: 0,
+              timestamp: this.deps.env.now(),
+              readKeyId: '',
+              payload,
             })
       if (s.trees.has(root.id)) return root.id
       if (opts.seed !== undefined) s.derived.expect(root.id)
@@ -374,8 +398,15 @@ export class SpaceReplica {
     if (unchanged) return { versionId: String(s.versionSeq), changeId: '', recordIds: [] }
     const cite = await this.citation()
     const change = await signChange(this.deps.crypto, s.key, {
-      spaceId: this.spaceId, treeId: objectId, prevIds: meta.heads, aclHeadId: cite.aclHeadId, seq: ++s.seq,
-      lamport: meta.maxLamport + 1, timestamp: this.deps.env.now(), readKeyId: cite.readKeyId, payload: seal(this.deps.env, cite.readKey, encodeCanonical(payload), undefined, this.deps.crypto.aead),
+      spaceId: this.spaceId,
+      treeId: objectId,
+      prevIds: meta.heads,
+      aclHeadId: cite.aclHeadId,
+      seq: ++s.seq,
+      lamport: meta.maxLamport + 1,
+      timestamp: this.deps.env.now(),
+      readKeyId: cite.readKeyId,
+      payload: seal(this.deps.env, cite.readKey, encodeCanonical(payload), undefined, this.deps.crypto.aead),
     })
     const drops: WriteRejection[] = []
     await this.commitLocal(change, drops)
@@ -591,7 +622,12 @@ export class SpaceReplica {
     return this.queue.run(() => {
       const opened = new Map<Change, ChangePayload>()
       for (const { change, payload } of changes) if (payload) opened.set(change, payload)
-      return applyChecked(this.s, changes.map((c) => c.change), { accepted: [], rejected: [], missing: [] }, { opened })
+      return applyChecked(
+        this.s,
+        changes.map((c) => c.change),
+        { accepted: [], rejected: [], missing: [] },
+        { opened },
+      )
     })
   }
 

@@ -41,7 +41,10 @@ export class TechAccountData implements AccountData {
 
   onChange(fn: (touched: ReadonlyMap<string, readonly string[]> | 'reloaded') => void): () => void {
     return this.tech.events.on('change', (c: SpaceChange) => {
-      if (c.reloaded.has(this.objectId)) { fn('reloaded'); return; }
+      if (c.reloaded.has(this.objectId)) {
+        fn('reloaded')
+        return
+      }
       const perDs = c.records.get(this.objectId)
       if (!perDs) return
       const touched = new Map<string, string[]>()
@@ -71,9 +74,9 @@ export class MemoryAccountData implements AccountData {
       if (op.op !== 'set') throw new Error('MemoryAccountData: only set ops')
       let ds = this.data.get(op.ds)
       if (!ds) {
-ds = new Map()
-this.data.set(op.ds, ds)
-}
+        ds = new Map()
+        this.data.set(op.ds, ds)
+      }
       ds.set(op.id, setPath(ds.get(op.id), op.path, op.value))
       touched.set(op.ds, [...(touched.get(op.ds) ?? []), op.id])
     }

@@ -173,8 +173,13 @@ export class AccountEngine implements AccountModuleContext {
       drop: (id) => void this.spaces.delete(id),
     })
     this.oneToOne = new OneToOne({
-      accountId: this.accountId, env: deps.env, tech, techObjectId,
-      row: (id) => this.spaceRow(id), rows: () => this.spaceRows(), writeRow: (row) => this.writeRow(row),
+      accountId: this.accountId,
+      env: deps.env,
+      tech,
+      techObjectId,
+      row: (id) => this.spaceRow(id),
+      rows: () => this.spaceRows(),
+      writeRow: (row) => this.writeRow(row),
       openPair: async (peer) => {
         const e = await openPairSpace(this.replicaDeps, deps.accountKey, peer, this.spaceOptions)
         this.forward(e)
@@ -449,12 +454,14 @@ export class AccountEngine implements AccountModuleContext {
   /** Raw tech-space rows of `spaces` or `profile`, for `/v1/spaces/query`. */
   async techDocs(dataset: 'spaces' | 'profile'): Promise<Doc[]> {
     const recs = await this.tech.replica.listRecords(this.techObjectId, TECH_DS[dataset])
-    return recs.filter((r) => !r.deleted && r.value !== undefined).map((r) => {
-      const d = recordDoc(r)
-      const row = dataset === 'spaces' ? this.spaceTable.rowOf(r.value) : undefined
-      if (row) d.status = rowStatus(row)
-      return d
-    })
+    return recs
+      .filter((r) => !r.deleted && r.value !== undefined)
+      .map((r) => {
+        const d = recordDoc(r)
+        const row = dataset === 'spaces' ? this.spaceTable.rowOf(r.value) : undefined
+        if (row) d.status = rowStatus(row)
+        return d
+      })
   }
 
   get techObject() {

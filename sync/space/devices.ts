@@ -11,7 +11,11 @@ import { TECH_DS } from './schema.ts'
  * with `prunedAt` (first-write-wins, so a prune is never undone by a concurrent update).
  */
 export class Devices {
-  constructor(private readonly tech: SpaceEngine, private readonly techObjectId: string, private readonly env: Env) {}
+  constructor(
+    private readonly tech: SpaceEngine,
+    private readonly techObjectId: string,
+    private readonly env: Env,
+  ) {}
 
   /** Records this device at boot (name defaults to a short form of its id); refreshes lastSeen. */
   async register(deviceId: string, name?: string): Promise<void> {
@@ -28,11 +32,13 @@ export class Devices {
 
   async docs(): Promise<Doc[]> {
     const recs = await this.tech.replica.listRecords(this.techObjectId, TECH_DS.devices)
-    return recs.filter((r) => !r.deleted && r.value !== undefined).map((r) => {
-      const d = recordDoc(r)
-      d.pruned = !!(r.value as JsonObject).prunedAt
-      return d
-    })
+    return recs
+      .filter((r) => !r.deleted && r.value !== undefined)
+      .map((r) => {
+        const d = recordDoc(r)
+        d.pruned = !!(r.value as JsonObject).prunedAt
+        return d
+      })
   }
 
   async get(deviceId: string): Promise<Doc> {

@@ -136,7 +136,10 @@ export class History {
 
   private async readTree(objectId: string): Promise<TreeHistory> {
     const idx = await this.replica.treeIndex(objectId)
-    const list = await this.decode(objectId, idx.missingFrom([]).map((n) => n.id))
+    const list = await this.decode(
+      objectId,
+      idx.missingFrom([]).map((n) => n.id),
+    )
     list.sort(newestFirst)
     return { list, byId: new Map(list.map((d) => [d.id, d])), ready: Promise.resolve() }
   }
@@ -146,7 +149,12 @@ export class History {
     const pending = this.pending.get(objectId)
     if (!pending || pending.size === 0) return
     const ids = [...pending]
-    const fresh = (await this.decode(objectId, ids.filter((id) => !h.byId.has(id)))).filter((d) => !h.byId.has(d.id))
+    const fresh = (
+      await this.decode(
+        objectId,
+        ids.filter((id) => !h.byId.has(id)),
+      )
+    ).filter((d) => !h.byId.has(d.id))
     for (const id of ids) pending.delete(id)
     for (const d of fresh) h.byId.set(d.id, d)
     if (fresh.length > INSERT_LIMIT) {
@@ -308,9 +316,9 @@ export class History {
         const id = resolveId(op.id, d.id)
         let recs = states.get(op.ds)
         if (!recs) {
-recs = new Map()
-states.set(op.ds, recs)
-}
+          recs = new Map()
+          states.set(op.ds, recs)
+        }
         const info = { l: d.lamport, c: d.id, i, a: d.author, t: d.timestamp }
         const mop = mergeOpOf(op)
         const rule = this.policy.writeRule?.(op.ds)
@@ -345,8 +353,15 @@ function toEntry(d: Decoded, keeps: (ds: string) => boolean): HistoryEntry {
     }
   }
   return {
-    version: d.id, author: d.author, timestamp: instant(d.timestamp), lamport: d.lamport, parents: d.prevIds,
-    datasets: [...datasets].sort(), recordIds, traceIds: d.traceIds, opCount: d.ops.length,
+    version: d.id,
+    author: d.author,
+    timestamp: instant(d.timestamp),
+    lamport: d.lamport,
+    parents: d.prevIds,
+    datasets: [...datasets].sort(),
+    recordIds,
+    traceIds: d.traceIds,
+    opCount: d.ops.length,
   }
 }
 

@@ -10,13 +10,7 @@ import type { WriteRejection, WriteResult } from '../replica/types.ts'
  * and the write run as one step of the replica's serial queue, so two concurrent modifies
  * never resolve against the same stale value.
  */
-export async function modifyRecords(
-  replica: SpaceReplica,
-  objectId: string,
-  ds: string,
-  records: Array<{ id: string; ops: UserOp[] }>,
-  traceIds?: string[],
-): Promise<WriteResult> {
+export async function modifyRecords(replica: SpaceReplica, objectId: string, ds: string, records: Array<{ id: string; ops: UserOp[] }>, traceIds?: string[]): Promise<WriteResult> {
   const rejections: WriteRejection[] = []
   const result = await replica.writeResolved(objectId, async (read) => {
     const ops: Op[] = []

@@ -367,7 +367,10 @@ export class OneToOne {
   }
 
   private async writeFields(spaceId: string, ops: FieldOp[]) {
-    await this.host.tech.write(this.host.techObjectId, ops.map((o) => ({ ...o, ds: TECH_DS.spaces, id: spaceId })))
+    await this.host.tech.write(
+      this.host.techObjectId,
+      ops.map((o) => ({ ...o, ds: TECH_DS.spaces, id: spaceId })),
+    )
   }
 }
 

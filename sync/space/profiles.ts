@@ -89,17 +89,19 @@ export function followProfiles(account: AccountEngine): () => void {
     timer = undefined
     const ids = [...due]
     due.clear()
-    queue.run(async () => {
-      for (const id of ids) {
-        const space = account.held(id)
-        if (stopped || !space) continue
-        const info = await account.info(id).catch((err: unknown) => {
-          account.log.debug('reading a space before publishing our profile failed', { spaceId: id, err: errField(err) })
-          return undefined
-        })
-        if (info?.status === 'active') await publishProfile(account, space)
-      }
-    }).catch((err: unknown) => account.log.warn('publishing our profile failed', { err: errField(err) }))
+    queue
+      .run(async () => {
+        for (const id of ids) {
+          const space = account.held(id)
+          if (stopped || !space) continue
+          const info = await account.info(id).catch((err: unknown) => {
+            account.log.debug('reading a space before publishing our profile failed', { spaceId: id, err: errField(err) })
+            return undefined
+          })
+          if (info?.status === 'active') await publishProfile(account, space)
+        }
+      })
+      .catch((err: unknown) => account.log.warn('publishing our profile failed', { err: errField(err) }))
   }
   const schedule = (spaceId: string) => {
     if (stopped || spaceId === account.tech.spaceId) return

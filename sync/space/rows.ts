@@ -16,7 +16,7 @@ export function objectRowDoc(objectId: string, spaceId: string, rec: Materialize
   return {
     ...value,
     id: objectId,
-    core: (value.core) ?? { types: [] },
+    core: value.core ?? { types: [] },
     author: rec.created.a,
     spaceId,
     createdAt: instant(rec.created.t),

@@ -142,7 +142,10 @@ export class SpaceEngine {
     if (opts.name !== undefined) core.name = opts.name
     if (opts.description !== undefined) core.description = opts.description
     if (opts.iconCid !== undefined) core.icon = opts.iconCid
-    await engine.write(engine.spaceIndexObjectId, Object.entries(core).map(([k, v]) => ({ op: 'set', ds: ROW_DS, id: ROW_ID, path: `core.${k}`, value: v })))
+    await engine.write(
+      engine.spaceIndexObjectId,
+      Object.entries(core).map(([k, v]) => ({ op: 'set', ds: ROW_DS, id: ROW_ID, path: `core.${k}`, value: v })),
+    )
     return engine
   }
 
@@ -285,7 +288,8 @@ export class SpaceEngine {
     const types = opts.types ?? []
     for (const t of types) if (!this.typeExists(t)) throw new SvcError('type.not_found', 'unknown type', { typeId: t })
     for (const key of Object.keys(opts.initialProperties ?? {})) {
-      if (key !== 'core' && !types.includes(key)) throw new SvcError('request.invalid_field', 'initialProperties groups must be core or a carried type', { field: `initialProperties.${key}` })
+      if (key !== 'core' && !types.includes(key))
+        throw new SvcError('request.invalid_field', 'initialProperties groups must be core or a carried type', { field: `initialProperties.${key}` })
     }
     const objectId = await this.replica.createObject()
     const ops: Op[] = [{ op: 'set', ds: ROW_DS, id: ROW_ID, path: 'core.types', value: [...new Set(types)] }]
@@ -372,13 +376,24 @@ export class SpaceEngine {
   async modify(body: ModifyBody): Promise<WriteResult> {
     this.requireObject(body.objectId)
     if (body.dataset === ROW_DS || body.dataset === ROW_ALIAS) throw new SvcError('dataset.unknown', 'the object row is written through the properties routes')
-    return this.readable(await modifyRecords(this.replica, body.objectId, body.dataset, body.records.map((r) => ({ id: r.id, ops: r.ops })), body.traceIds))
+    return this.readable(
+      await modifyRecords(
+        this.replica,
+        body.objectId,
+        body.dataset,
+        body.records.map((r) => ({ id: r.id, ops: r.ops })),
+        body.traceIds,
+      ),
+    )
   }
 
   /** Tombstones records, without the `deleteBy` rule of declared datasets (`services.types.deleteRecords` applies it). */
   async deleteRecords(body: { objectId: string; dataset: string; recordIds: string[] }): Promise<WriteResult> {
     this.requireObject(body.objectId)
-    const res = await this.write(body.objectId, body.recordIds.map((id) => ({ op: 'delete' as const, ds: body.dataset, id })))
+    const res = await this.write(
+      body.objectId,
+      body.recordIds.map((id) => ({ op: 'delete' as const, ds: body.dataset, id })),
+    )
     res.recordIds = [...body.recordIds]
     return res
   }
@@ -429,7 +444,13 @@ export class SpaceEngine {
    */
   announceOverlay(moves: OverlayMoves): Promise<void> {
     return this.feed.run(async () => {
-      const change: SpaceChange = { versionId: this.replica.versionId(), objects: new Set(), records: moves.records ?? (new Map() as SpaceChange['records']), reloaded: new Set(), rowOps: new Map() }
+      const change: SpaceChange = {
+        versionId: this.replica.versionId(),
+        objects: new Set(),
+        records: moves.records ?? (new Map() as SpaceChange['records']),
+        reloaded: new Set(),
+        rowOps: new Map(),
+      }
       for (const [id, ops] of moves.rows ?? []) {
         if (!this.rows.get(id)) continue
         await this.refreshRow(id)
@@ -461,14 +482,14 @@ export class SpaceEngine {
       }
       let perObj = change.records.get(r.treeId)
       if (!perObj) {
-perObj = new Map()
-change.records.set(r.treeId, perObj)
-}
+        perObj = new Map()
+        change.records.set(r.treeId, perObj)
+      }
       let perDs = perObj.get(r.ds)
       if (!perDs) {
-perDs = new Map()
-perObj.set(r.ds, perDs)
-}
+        perDs = new Map()
+        perObj.set(r.ds, perDs)
+      }
       perDs.set(r.id, r.ops)
     }
     for (const o of change.objects) await this.refreshRow(o)

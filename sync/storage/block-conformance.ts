@@ -53,7 +53,10 @@ export function runBlockStoreSuite(name: string, setup: () => Promise<BlockStore
       const { store } = await fixture()
       const big = new Uint8Array(1024 * 1024 + 16)
       for (let i = 0; i < big.length; i++) big[i] = (i * 31 + 7) & 255
-      await store.put('s1', [{ id: 'A', bytes: big }, { id: 'B', bytes: block(10, 2) }])
+      await store.put('s1', [
+        { id: 'A', bytes: big },
+        { id: 'B', bytes: block(10, 2) },
+      ])
       const got = await store.get('s1', 'A')
       expect(got?.length).toBe(big.length)
       expect(Buffer.compare(Buffer.from(got!), Buffer.from(big))).toBe(0)
@@ -83,16 +86,25 @@ export function runBlockStoreSuite(name: string, setup: () => Promise<BlockStore
 
     it('counts size once per block (a re-put of one id does not double it) and lists in id order', async () => {
       const { store } = await fixture()
-      await store.put('s1', [{ id: 'b', bytes: block(100, 1) }, { id: 'a', bytes: block(50, 1) }])
+      await store.put('s1', [
+        { id: 'b', bytes: block(100, 1) },
+        { id: 'a', bytes: block(50, 1) },
+      ])
       await store.put('s1', [{ id: 'b', bytes: block(100, 1) }])
       await store.put('s2', [{ id: 'c', bytes: block(7, 1) }])
       expect(await store.size()).toBe(157)
-      expect(await store.list('s1')).toEqual([{ id: 'a', size: 50 }, { id: 'b', size: 100 }])
+      expect(await store.list('s1')).toEqual([
+        { id: 'a', size: 50 },
+        { id: 'b', size: 100 },
+      ])
     })
 
     it('delete frees the bytes it removed and ignores absent ids', async () => {
       const { store } = await fixture()
-      await store.put('s1', [{ id: 'a', bytes: block(50, 1) }, { id: 'b', bytes: block(70, 1) }])
+      await store.put('s1', [
+        { id: 'a', bytes: block(50, 1) },
+        { id: 'b', bytes: block(70, 1) },
+      ])
       expect(await store.delete('s1', ['a', 'zz'])).toBe(50)
       expect(await store.delete('s2', ['b'])).toBe(0)
       expect(await store.has('s1', ['a', 'b'])).toEqual([false, true])

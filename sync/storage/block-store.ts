@@ -54,7 +54,10 @@ export class KvBlockStore implements BlockStore {
   }
 
   async has(spaceId: string, ids: readonly string[]) {
-    const sizes = await this.storage.getMany(BLOCK_STORES.sizes, ids.map((id) => key(spaceId, id)))
+    const sizes = await this.storage.getMany(
+      BLOCK_STORES.sizes,
+      ids.map((id) => key(spaceId, id)),
+    )
     return sizes.map((s) => s !== undefined)
   }
 

@@ -54,24 +54,13 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** Reference scan: filter everything, sort, then reverse and limit. */
 function referenceScan(keys: Iterable<string>, o: ScanOptions): string[] {
-  let out = [...keys]
-    .filter(
-      (k) =>
-        (!o.prefix || k.startsWith(o.prefix)) &&
-        (o.gt === undefined || cmp(k, o.gt) > 0) &&
-        (o.lt === undefined || cmp(k, o.lt) < 0),
-    )
-    .sort(cmp)
+  let out = [...keys].filter((k) => (!o.prefix || k.startsWith(o.prefix)) && (o.gt === undefined || cmp(k, o.gt) > 0) && (o.lt === undefined || cmp(k, o.lt) < 0)).sort(cmp)
   if (o.reverse) out.reverse()
   if (o.limit !== undefined) out = out.slice(0, Math.max(0, o.limit))
   return out
 }
 
-export function runStorageAdapterConformance(
-  name: string,
-  setup: () => Promise<StorageAdapterFixture>,
-  options: { persistent?: boolean } = { persistent: true },
-): void {
+export function runStorageAdapterConformance(name: string, setup: () => Promise<StorageAdapterFixture>, options: { persistent?: boolean } = { persistent: true }): void {
   describe(`StorageAdapter conformance: ${name}`, () => {
     let fixture: StorageAdapterFixture
     let seen: StorageAdapter[]
@@ -97,13 +86,14 @@ export function runStorageAdapterConformance(
       return a
     }
 
-    const put = (store: string, entries: Array<[string, Uint8Array]>) =>
-      a.commit({ puts: entries.map(([key, value]) => ({ store, key, value })), dels: [] })
+    const put = (store: string, entries: Array<[string, Uint8Array]>) => a.commit({ puts: entries.map(([key, value]) => ({ store, key, value })), dels: [] })
     /** Puts every key with its UTF-8 encoding as value, in scrambled order. */
     const fill = (store: string, keys: readonly string[]) =>
-      put(store, shuffled(keys).map((k): [string, Uint8Array] => [k, text(k)]))
-    const del = (store: string, keys: string[]) =>
-      a.commit({ puts: [], dels: keys.map((key) => ({ store, key })) })
+      put(
+        store,
+        shuffled(keys).map((k): [string, Uint8Array] => [k, text(k)]),
+      )
+    const del = (store: string, keys: string[]) => a.commit({ puts: [], dels: keys.map((key) => ({ store, key })) })
     const scanKeys = async (store: string, o?: ScanOptions) => keysOf(await a.scan(store, o))
 
     it('has a name', () => {
@@ -142,11 +132,7 @@ export function runStorageAdapterConformance(
 
       it('returns plain Uint8Arrays', async () => {
         await put('s', [['k', bytes(1, 2)]])
-        const results = [
-          await a.get('s', 'k'),
-          (await a.getMany('s', ['k']))[0],
-          (await a.scan('s'))[0][1],
-        ]
+        const results = [await a.get('s', 'k'), (await a.getMany('s', ['k']))[0], (await a.scan('s'))[0][1]]
         for (const v of results) expect(Object.getPrototypeOf(v)).toBe(Uint8Array.prototype)
       })
 
@@ -164,20 +150,17 @@ export function runStorageAdapterConformance(
           ['b', bytes(2)],
           ['c', bytes(3)],
         ])
-        expect(await a.getMany('s', ['c', 'missing', 'a', 'c', 'b'])).toEqual([
-          bytes(3),
-          undefined,
-          bytes(1),
-          bytes(3),
-          bytes(2),
-        ])
+        expect(await a.getMany('s', ['c', 'missing', 'a', 'c', 'b'])).toEqual([bytes(3), undefined, bytes(1), bytes(3), bytes(2)])
         expect(await a.getMany('s', [])).toEqual([])
         expect(await a.getMany('unknown', ['a', 'b'])).toEqual([undefined, undefined])
       })
 
       it('getMany handles a thousand keys', async () => {
         const keys = Array.from({ length: 1000 }, (_, i) => `k${i}`)
-        await fill('s', keys.filter((_, i) => i % 2 === 0))
+        await fill(
+          's',
+          keys.filter((_, i) => i % 2 === 0),
+        )
         const got = await a.getMany('s', keys)
         expect(got.length).toBe(1000)
         got.forEach((v, i) => expect(v).toEqual(i % 2 === 0 ? text(keys[i]) : undefined))
@@ -454,15 +437,9 @@ export function runStorageAdapterConformance(
         expect(await scanKeys('s', { prefix: 'a/', lt: 'b' })).toEqual(['a/', 'a/1', 'a/2', 'a/2/x'])
         expect(await scanKeys('s', { prefix: 'a/', lt: 'a/' })).toEqual([])
         expect(await scanKeys('s', { prefix: 'a/', gt: 'a0' })).toEqual([])
-        expect(await scanKeys('s', { prefix: 'a/', gt: 'a/', lt: 'a/2/x', limit: 5, reverse: true })).toEqual([
-          'a/2',
-          'a/1',
-        ])
+        expect(await scanKeys('s', { prefix: 'a/', gt: 'a/', lt: 'a/2/x', limit: 5, reverse: true })).toEqual(['a/2', 'a/1'])
         expect(await scanKeys('s', { prefix: 'a', gt: 'a/1', lt: 'ab/1', limit: 2 })).toEqual(['a/2', 'a/2/x'])
-        expect(await scanKeys('s', { prefix: 'a', gt: 'a/1', lt: 'ab/1', limit: 2, reverse: true })).toEqual([
-          'ab/',
-          'ab',
-        ])
+        expect(await scanKeys('s', { prefix: 'a', gt: 'a/1', lt: 'ab/1', limit: 2, reverse: true })).toEqual(['ab/', 'ab'])
         expect(await scanKeys('s', { prefix: 'b', limit: 1, reverse: true })).toEqual(['b/1'])
       })
 
@@ -500,10 +477,11 @@ export function runStorageAdapterConformance(
         expect(keysOf(await a.scan('s', { reverse: true }))).toEqual([...keys].reverse())
         expect(await scanKeys('s', { prefix: 'k/012' })).toEqual(keys.slice(1200, 1300))
         expect(await scanKeys('s', { gt: keys[4999], limit: 3 })).toEqual(keys.slice(5000, 5003))
-        expect(await scanKeys('s', { lt: keys[5000], limit: 3, reverse: true })).toEqual(
-          keys.slice(4997, 5000).reverse(),
+        expect(await scanKeys('s', { lt: keys[5000], limit: 3, reverse: true })).toEqual(keys.slice(4997, 5000).reverse())
+        await del(
+          's',
+          keys.filter((_, i) => i % 3 === 0),
         )
-        await del('s', keys.filter((_, i) => i % 3 === 0))
         expect(await scanKeys('s')).toEqual(keys.filter((_, i) => i % 3 !== 0))
       })
 
@@ -514,7 +492,7 @@ export function runStorageAdapterConformance(
         expect(await scanKeys('s', { reverse: true })).toEqual([...keys].reverse())
         for (const k of keys) expect(await a.get('s', k)).toEqual(text(k))
         expect(await scanKeys('s', { prefix: '\u0000' })).toEqual(['\u0000', '\u0000a'])
-        expect(await scanKeys('s', { gt: '' , limit: 2})).toEqual(['\u0000', '\u0000a'])
+        expect(await scanKeys('s', { gt: '', limit: 2 })).toEqual(['\u0000', '\u0000a'])
         expect(await scanKeys('s', { lt: '\u0000' })).toEqual([''])
       })
 
@@ -558,9 +536,7 @@ export function runStorageAdapterConformance(
         // membership is compared there.
         await fill('s', ['p\uffff', 'p\uffffz', 'p\ue000'])
         const withPrefix = await scanKeys('s', { prefix: 'p' })
-        expect([...withPrefix].sort()).toEqual(
-          [...keys.filter((k) => k !== 'q'), 'p\uffff', 'p\uffffz', 'p\ue000'].sort(),
-        )
+        expect([...withPrefix].sort()).toEqual([...keys.filter((k) => k !== 'q'), 'p\uffff', 'p\uffffz', 'p\ue000'].sort())
         expect(await scanKeys('s', { prefix: 'p\uffff' })).toEqual(['p\uffff', 'p\uffffz'])
       })
     })
@@ -639,9 +615,7 @@ export function runStorageAdapterConformance(
         await put('t', [['a', bytes(9)]])
         await put('s', [['a', bytes(4)]])
         await del('s', ['b'])
-        await expect(
-          a.commit({ puts: [{ store: 's', key: 'bad', value: 'x' as never }], dels: [{ store: 's', key: 'a' }] }),
-        ).rejects.toThrow()
+        await expect(a.commit({ puts: [{ store: 's', key: 'bad', value: 'x' as never }], dels: [{ store: 's', key: 'a' }] })).rejects.toThrow()
         const expected = await a.scan('s')
         expect(keysOf(expected)).toEqual(['a', 'big', 'empty', '\u4e2d'])
 

@@ -157,7 +157,7 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
 
   private shouldCompact(): boolean {
     return (
-      (this.logBytes + this.snapshotBytes - this.liveBytes > Math.max(COMPACT_MIN_WASTE_BYTES, this.liveBytes)) ||
+      this.logBytes + this.snapshotBytes - this.liveBytes > Math.max(COMPACT_MIN_WASTE_BYTES, this.liveBytes) ||
       (this.logRecords > COMPACT_RECORDS && this.logBytes * 8 > this.snapshotBytes)
     )
   }
@@ -265,9 +265,9 @@ export class IndexedDbStorageAdapter implements StorageAdapter {
     for (const { store, key, value } of batch.puts) {
       let m = this.sizes.get(store)
       if (!m) {
-m = new Map()
-this.sizes.set(store, m)
-}
+        m = new Map()
+        this.sizes.set(store, m)
+      }
       this.forget(m.get(key))
       const size = key.length + value.length
       m.set(key, size)

@@ -19,13 +19,17 @@ describe('the capability API in the trigger’s own space', () => {
     const seen: DeliveredEvent[] = []
     const sub = account.services.of(eventsModule).subscribe({ spaceIds: [space.spaceId], types: ['agent.'] }, (e) => void seen.push(e))
     cleanup.push(async () => sub.close())
-    const res = await host.run({ spaceId: space.spaceId, args: { anchor, chatId }, source: `async function main(a, svc) {
+    const res = await host.run({
+      spaceId: space.spaceId,
+      args: { anchor, chatId },
+      source: `async function main(a, svc) {
       await svc.modify({ objectId: a.anchor, dataset: 'notes', records: [{ id: 'n1', upsert: true, ops: [{ type: '$set', path: '', value: { text: 'noted' } }] }] })
       const q = await svc.query({ objectId: a.anchor, dataset: 'notes', filter: { id: 'n1' } })
       const sent = await svc.chatSend({ text: 'hello from the agent', done: false })
       const pub = await svc.publish({ type: 'agent.progress', target: 'run-1', data: { step: 1 } })
       return { text: q.records[0].text, sent: typeof sent.messageId, delivered: pub.delivered }
-    }` })
+    }`,
+    })
     expect(res).toMatchObject({ status: 'ok', value: { text: 'noted', sent: 'string', delivered: 1 } })
     const msgs = (await space.datasetDocs(chatId, 'chat_messages')) as JsonObject[]
     expect(msgs).toHaveLength(1)

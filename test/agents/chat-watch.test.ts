@@ -13,7 +13,9 @@ afterEach(async () => {
 })
 
 async function send(space: SpaceEngine, chatId: string, text: string, at: number) {
-  const res = await space.write(chatId, [{ op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: space.replica.me, createdAt: instant(at), modifiedAt: instant(at), text } }])
+  const res = await space.write(chatId, [
+    { op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: space.replica.me, createdAt: instant(at), modifiedAt: instant(at), text } },
+  ])
   return res.recordIds[0]
 }
 
@@ -47,7 +49,7 @@ describe('internal:chat-watch', () => {
     expect(model.requests).toHaveLength(1)
     expect(model.requests[0].model).toBe('fake-1')
     const after = (await readTrigger(space, 'chat-watch')).value!
-    expect(after).toMatchObject({ lastStatus: 'ok', runCount: 1, lastCostUsd: 15 * 2 / 1e6 })
+    expect(after).toMatchObject({ lastStatus: 'ok', runCount: 1, lastCostUsd: (15 * 2) / 1e6 })
     // Still floating: the reserved record follows the election.
     expect(after.owner).toBe('')
   })
@@ -82,18 +84,27 @@ describe('internal:chat-watch', () => {
     const host = new AgentsHost(account, env, 'peer-A', { timers: false, model: { url: model.url, model: 'fake-1', usdPerMTok: 1_000_000 } })
     cleanup.push(() => host.stop())
     await host.start()
-    const res = await host.run({ spaceId: space.spaceId, source: `async function main(a, svc) {
+    const res = await host.run({
+      spaceId: space.spaceId,
+      source: `async function main(a, svc) {
       const first = await svc.model({ messages: [{ role: 'user', content: 'one' }] })
       try { await svc.model({ messages: [{ role: 'user', content: 'two' }] }); return 'spent twice' } catch (e) { return first.text + ' / ' + e.message }
-    }` })
+    }`,
+    })
     await addTrigger(space, 'unused', { kind: 'cron', spec: { every_s: 3600 }, program: 'agent:noop@v1' })
     expect(res.status).toBe('ok')
     // No per-run cap given to /run: both calls are allowed; a capped trigger refuses the second.
     expect(res.value).toBe('spent twice')
-    const capped = await host.runner.run({ space, source: `async function main(a, svc) {
+    const capped = await host.runner.run({
+      space,
+      source: `async function main(a, svc) {
       await svc.model({ messages: [{ role: 'user', content: 'one' }] })
       try { await svc.model({ messages: [{ role: 'user', content: 'two' }] }); return 'spent twice' } catch (e) { return e.message }
-    }`, args: {}, limits: { maxCostPerRun: 1 }, runId: 'r' })
+    }`,
+      args: {},
+      limits: { maxCostPerRun: 1 },
+      runId: 'r',
+    })
     expect(capped.value).toMatch(/maxCostPerRun/)
     expect(capped.costUsd).toBe(15)
   })

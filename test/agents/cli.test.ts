@@ -16,7 +16,10 @@ async function setup() {
   const host = new AgentsHost(a.account, a.env, 'peer-A', { timers: false })
   await host.start()
   const app: FastifyInstance = buildAgentControlApp(() => host)
-  closers.push(() => host.stop(), () => app.close())
+  closers.push(
+    () => host.stop(),
+    () => app.close(),
+  )
   const port = await listenAgentControl(app, { port: 0 })
   const svc = async (...args: string[]) => {
     const m = memoryIO('', { SVC_AGENTS_URL: `http://127.0.0.1:${port}` })

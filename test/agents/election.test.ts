@@ -47,7 +47,10 @@ async function twoDevices() {
   const opts = { timers: false, model: { url: model.url, model: 'fake' } } as const
   const hostA = new AgentsHost(a.account, env, 'peer-A', { ...opts, liveDevices: () => linksA })
   const hostB = new AgentsHost(devB, env, 'peer-B', { ...opts, liveDevices: () => linksB })
-  cleanup.push(() => hostA.stop(), () => hostB.stop())
+  cleanup.push(
+    () => hostA.stop(),
+    () => hostB.stop(),
+  )
   await hostA.start()
   env.advance(1)
   await hostB.start()
@@ -62,7 +65,9 @@ const tick = async (h: AgentsHost) => {
 
 async function send(space: SpaceEngine, chatId: string, text: string) {
   const at = instant(space.env.now())
-  const res = await space.write(chatId, [{ op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: space.replica.me, createdAt: at, modifiedAt: at, text } }])
+  const res = await space.write(chatId, [
+    { op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: space.replica.me, createdAt: at, modifiedAt: at, text } },
+  ])
   return res.recordIds[0]
 }
 
@@ -160,7 +165,7 @@ describe('liveness comes from links, not stored heartbeats', () => {
     expect(await hostB.electionView()).toMatchObject({ active: true, winner: 'peer-B' })
   })
 
-  it('without links only the own claim is live: another device\'s old claim does not hold the slot', async () => {
+  it("without links only the own claim is live: another device's old claim does not hold the slot", async () => {
     const { hostB, env, devB } = await twoDevices()
     const alone = new AgentsHost(devB, env, 'peer-B', { timers: false })
     await alone.start()

@@ -57,5 +57,9 @@ export async function addTrigger(space: SpaceEngine, id: string, fields: JsonObj
 
 export async function addProgram(space: SpaceEngine, id: string, source: string) {
   const [name, v] = id.split('@v')
-  await space.modify({ objectId: anchorIdOf(space.spaceId), dataset: PROGRAMS_DS, records: [{ id, upsert: true, ops: [{ type: '$set', path: '', value: { name, version: Number(v), source } }] }] })
+  await space.modify({
+    objectId: anchorIdOf(space.spaceId),
+    dataset: PROGRAMS_DS,
+    records: [{ id, upsert: true, ops: [{ type: '$set', path: '', value: { name, version: Number(v), source } }] }],
+  })
 }

@@ -64,17 +64,25 @@ describe('the QuickJS sandbox', () => {
         throw new Error('not in this space')
       },
     }
-    const res = await run(`async function main(args, svc) {
+    const res = await run(
+      `async function main(args, svc) {
       const a = await svc.echo({ n: 1 })
       let err = ''
       try { await svc.fail({}) } catch (e) { err = e.message }
       return { a, err, keys: Object.keys(svc), frozen: Object.isFrozen(svc) }
-    }`, caps)
+    }`,
+      caps,
+    )
     expect(res.value).toEqual({ a: { got: { n: 1 } }, err: 'not in this space', keys: ['echo', 'fail'], frozen: true })
   })
 
   it('console.log lines become the inline trace, truncated when large', async () => {
-    const res = await run('function main() { console.log("hello", {a: 1}); for (let i = 0; i < 2000; i++) console.log("line " + i); return 1 }', {}, {}, { ...budgets, fuel: 100_000 })
+    const res = await run(
+      'function main() { console.log("hello", {a: 1}); for (let i = 0; i < 2000; i++) console.log("line " + i); return 1 }',
+      {},
+      {},
+      { ...budgets, fuel: 100_000 },
+    )
     expect(res.trace[0]).toBe('hello {"a":1}')
     expect(res.trace.join('\n').length).toBeLessThanOrEqual(4096 + 2000)
   })

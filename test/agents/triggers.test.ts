@@ -220,7 +220,9 @@ describe('event triggers on chat messages', () => {
   it('a new message fires with the event; the agent’s own messages and messages from before arming never do', async () => {
     const { space, host, chatId, env } = await setup()
     const send = async (text: string, extra = {}, at = env.now()) => {
-      const res = await space.write(chatId, [{ op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: space.replica.me, createdAt: instant(at), modifiedAt: instant(at), text, ...extra } }])
+      const res = await space.write(chatId, [
+        { op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: space.replica.me, createdAt: instant(at), modifiedAt: instant(at), text, ...extra } },
+      ])
       return res.recordIds[0]
     }
     await addTrigger(space, 'e1', { kind: 'event', spec: { dataset: 'chat_messages', objectId: chatId }, program: 'agent:echo@v1' })

@@ -25,8 +25,7 @@ export function importsOf(source: string): string[] {
 
 const builtins = new Set(builtinModules.flatMap((m) => [m, m.split('/')[0]]))
 const forbiddenInSync = (spec: string) =>
-  spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0]) ||
-  /^(libp2p|@libp2p\/|@chainsafe\/|fastify|@fastify\/|better-sqlite3)/.test(spec)
+  spec.startsWith('node:') || builtins.has(spec) || builtins.has(spec.split('/')[0]) || /^(libp2p|@libp2p\/|@chainsafe\/|fastify|@fastify\/|better-sqlite3)/.test(spec)
 
 /**
  * Two tiers of sync/ may use libp2p: sync/p2p (the runtime-neutral P2P parts: head sync's
@@ -147,7 +146,9 @@ function layerOffenders(edges: Array<{ file: string; target: string }>): string[
 
 describe('layering inside sync/ and between the tiers (issue 12)', () => {
   it('every folder of sync/ has a row in the neighbour table, and every row names existing folders', () => {
-    const folders = readdirSync(join(root, 'sync')).filter((n) => statSync(join(root, 'sync', n)).isDirectory()).sort()
+    const folders = readdirSync(join(root, 'sync'))
+      .filter((n) => statSync(join(root, 'sync', n)).isDirectory())
+      .sort()
     expect(folders).toEqual(Object.keys(SYNC_NEIGHBOURS).sort())
     for (const ns of Object.values(SYNC_NEIGHBOURS)) for (const n of ns) expect(folders).toContain(n)
   })

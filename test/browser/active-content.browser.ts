@@ -28,7 +28,15 @@ afterAll(async () => {
 })
 
 const attach = async (body: string, name: string, mime: string): Promise<string> =>
-  (await (await fetch(`${base}/v1/spaces/${spaceId}/objects/${objectId}/files?name=${name}&mime=${encodeURIComponent(mime)}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body })).json()).fileId
+  (
+    await (
+      await fetch(`${base}/v1/spaces/${spaceId}/objects/${objectId}/files?name=${name}&mime=${encodeURIComponent(mime)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream' },
+        body,
+      })
+    ).json()
+  ).fileId
 const content = (fileId: string) => `${base}/v1/spaces/${spaceId}/files/${fileId}/content`
 
 /** The space list the script tries to steal, once it arrives (or null after a second). */
@@ -52,13 +60,26 @@ describe('a file opened in a tab', () => {
     await page.goto(content(id))
     expect(await page.evaluate(() => document.body.innerText)).toBe('plain words <script>not run</script>')
     expect(await page.evaluate(() => self.origin)).toBe('null')
-    expect(await page.evaluate(async (u) => fetch(u).then((r) => `status ${r.status}`, (e: unknown) => (e instanceof Error ? e.name : String(e))), `${base}/v1/spaces`)).toBe('TypeError')
+    expect(
+      await page.evaluate(
+        async (u) =>
+          fetch(u).then(
+            (r) => `status ${r.status}`,
+            (e: unknown) => (e instanceof Error ? e.name : String(e)),
+          ),
+        `${base}/v1/spaces`,
+      ),
+    ).toBe('TypeError')
     await page.close()
   })
 
   it('an image still displays', async () => {
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR4nGP4z8DAwMDAwMAAAAX/Af+9eQYAAAAASUVORK5CYII=', 'base64')
-    const res = await fetch(`${base}/v1/spaces/${spaceId}/objects/${objectId}/files?name=dot.png&mime=image/png`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: png })
+    const res = await fetch(`${base}/v1/spaces/${spaceId}/objects/${objectId}/files?name=dot.png&mime=image/png`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: png,
+    })
     const page = await browser.newPage()
     await page.goto(content((await res.json()).fileId))
     expect(await page.evaluate(() => ({ w: document.images[0]?.naturalWidth, h: document.images[0]?.naturalHeight }))).toEqual({ w: 2, h: 2 })

@@ -31,10 +31,11 @@ export async function serveStatic(dir: string): Promise<{ url: string; close: ()
   const { port } = server.address() as { port: number }
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }
 

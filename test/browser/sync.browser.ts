@@ -25,8 +25,7 @@ let errors: string[] = []
 let deviceId: string
 
 const S = () => `/v1/spaces/${spaceId}`
-const app = <T>(fn: string, ...args: unknown[]): Promise<T> =>
-  page.evaluate(([fn, args]) => (window as any).app[fn](...(args)), [fn, args] as const) as Promise<T>
+const app = <T>(fn: string, ...args: unknown[]): Promise<T> => page.evaluate(([fn, args]) => (window as any).app[fn](...args), [fn, args] as const) as Promise<T>
 const why = () => `page errors:\n${errors.join('\n')}\ndaemon stderr:\n${d.stderr().slice(-4000)}`
 
 beforeAll(async () => {
@@ -48,7 +47,7 @@ afterAll(async () => {
 
 // The tests run in order, each on the state the one before left (one page, one daemon).
 describe('a page syncs with a real daemon over libp2p WebSockets (real Chromium)', () => {
-  it('restores the account from its mnemonic, syncs the 1,000-object space and shows the daemon\'s state digest', async () => {
+  it("restores the account from its mnemonic, syncs the 1,000-object space and shows the daemon's state digest", async () => {
     ;({ page, errors } = await fx.page('index.html'))
     const opened = await app<{ accountId: string; deviceId: string; crypto: string }>('restore', mnemonic)
     expect(opened.accountId).toBe(accountId)
@@ -63,10 +62,15 @@ describe('a page syncs with a real daemon over libp2p WebSockets (real Chromium)
       throw new Error(`${(e as Error).message}\n${why()}`)
     })
     let last = { page: '', daemon: '' }
-    await until('the same state digest in the page and in the daemon', async () => {
-      last = { page: (await app<string>('digest', spaceId)) ?? '', daemon: await daemonDigest(d, accountId, accountKey, spaceId) }
-      return last.page !== '' && last.page === last.daemon
-    }, 120_000, 1_000).catch((e: unknown) => {
+    await until(
+      'the same state digest in the page and in the daemon',
+      async () => {
+        last = { page: (await app<string>('digest', spaceId)) ?? '', daemon: await daemonDigest(d, accountId, accountKey, spaceId) }
+        return last.page !== '' && last.page === last.daemon
+      },
+      120_000,
+      1_000,
+    ).catch((e: unknown) => {
       throw new Error(`${(e as Error).message}: ${JSON.stringify(last)}\n${why()}`)
     })
     expect(last.page).toMatch(/^[0-9a-f]{64}$/)
@@ -78,7 +82,7 @@ describe('a page syncs with a real daemon over libp2p WebSockets (real Chromium)
   })
 
   it('is a device of the account: the daemon lists it in GET /v1/devices', async () => {
-    await until('the page in the daemon\'s device list', async () => (await ok(d, 'GET', '/v1/devices')).devices.some((x: any) => x.id === deviceId), 60_000, 500)
+    await until("the page in the daemon's device list", async () => (await ok(d, 'GET', '/v1/devices')).devices.some((x: any) => x.id === deviceId), 60_000, 500)
   })
 
   it('writes offline, keeps them across a reload (IndexedDB), and the daemon receives them once it reconnects', async () => {
@@ -97,20 +101,29 @@ describe('a page syncs with a real daemon over libp2p WebSockets (real Chromium)
     expect(kept.map((r) => r.id)).toEqual(ids)
 
     await app('connect', await wsAddress(d))
-    await until('the daemon holds the offline writes', async () => {
-      const r = await ok(d, 'POST', `${S()}/query`, { objectId: target, dataset: 'offline', sort: ['id'], limit: 100 })
-      return r.records.length === ids.length && r.records.every((x: any, i: number) => x.id === ids[i] && x.v === `written offline ${ids[i]}`)
-    }, 120_000, 500).catch((e: unknown) => {
+    await until(
+      'the daemon holds the offline writes',
+      async () => {
+        const r = await ok(d, 'POST', `${S()}/query`, { objectId: target, dataset: 'offline', sort: ['id'], limit: 100 })
+        return r.records.length === ids.length && r.records.every((x: any, i: number) => x.id === ids[i] && x.v === `written offline ${ids[i]}`)
+      },
+      120_000,
+      500,
+    ).catch((e: unknown) => {
       throw new Error(`${(e as Error).message}\n${why()}`)
     })
   })
 
-  it('a live query in the page receives a write made through the daemon\'s HTTP API', async () => {
+  it("a live query in the page receives a write made through the daemon's HTTP API", async () => {
     const target = objects[3]
     expect(await app<number>('watch', spaceId, target, 'live')).toBe(0)
     await ok(d, 'POST', `${S()}/modify`, { objectId: target, dataset: 'live', records: [{ id: 'r1', ops: [{ type: '$set', path: 'v', value: 'from the daemon' }] }] })
-    const frame = await until('the write in a live frame', async () =>
-      (await page.evaluate(() => (window as any).app.frames)).find((f: any) => f.added.some((e: any) => e.id === 'r1')), 60_000, 200)
+    const frame = await until(
+      'the write in a live frame',
+      async () => (await page.evaluate(() => (window as any).app.frames)).find((f: any) => f.added.some((e: any) => e.id === 'r1')),
+      60_000,
+      200,
+    )
     expect(frame.added.find((e: any) => e.id === 'r1').doc.v).toBe('from the daemon')
   })
 })

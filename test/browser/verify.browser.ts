@@ -18,11 +18,10 @@ beforeAll(async () => {
 afterAll(async () => fx?.close())
 
 type Run = { ready: number; name: string; cases: number; forged: number; wrong: string[]; by: { workers: number; page: number }; after: boolean }
-const run = (n: number, o: { workers?: number; closeEarly?: boolean }) =>
-  page.evaluate(([n, o]) => (window as any).verify.run(n, o), [n, o] as const) as Promise<Run>
+const run = (n: number, o: { workers?: number; closeEarly?: boolean }) => page.evaluate(([n, o]) => (window as any).verify.run(n, o), [n, o] as const) as Promise<Run>
 
 describe('verifying signatures in Web Workers (real Chromium)', () => {
-  it('answers every valid and forged signature as the page\'s own WebCrypto does, the workers doing the work', async () => {
+  it("answers every valid and forged signature as the page's own WebCrypto does, the workers doing the work", async () => {
     const r = await run(600, { workers: 2 })
     expect(r.wrong, errors.join('\n')).toEqual([])
     expect(r.cases).toBe(1200)

@@ -63,9 +63,18 @@ describe('svc chat', () => {
     await svc('', 'chat', 'send', spaceId, 'before watching')
     const m = memoryIO('', { SVC_URL: url })
     const done = main(['chat', 'watch', spaceId, '--limit', '10'], m.io)
-    const lines = () => m.out().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; data: any })
+    const lines = () =>
+      m
+        .out()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { event: string; data: any })
     await waitFor(() => lines().some((l) => l.event === 'snapshot'))
-    expect(lines().find((l) => l.event === 'snapshot')!.data.records.map((r: any) => r.text)).toEqual(['before watching'])
+    expect(
+      lines()
+        .find((l) => l.event === 'snapshot')!
+        .data.records.map((r: any) => r.text),
+    ).toEqual(['before watching'])
     const sent = (await svc('', 'chat', 'send', spaceId, 'while watching')).json().recordIds[0]
     await waitFor(() => lines().some((l) => l.event === 'changes'))
     expect(lines().find((l) => l.event === 'changes')!.data[0].added[0]).toMatchObject({ id: sent, doc: { text: 'while watching' } })

@@ -150,7 +150,12 @@ describe('chat write rule at merge', () => {
     const signer = fc.constantFrom(ALICE, BOB)
     const leaf = fc.constantFrom('text', 'modifiedAt', 'mentions', 'agent', 'creator', `reactions.👍.${ALICE}`, `reactions.👍.${BOB}`, 'reactions.🎉', '')
     const op = fc.oneof(
-      { weight: 5, arbitrary: fc.tuple(signer, leaf, fc.integer({ min: 0, max: 9 })).map(([a, p, n]) => ({ a, op: { k: 'set', p, v: p === '' ? { creator: a, text: `w${n}` } : p.startsWith('reactions') ? date(n) : `v${n}` } satisfies MergeOp })) },
+      {
+        weight: 5,
+        arbitrary: fc
+          .tuple(signer, leaf, fc.integer({ min: 0, max: 9 }))
+          .map(([a, p, n]) => ({ a, op: { k: 'set', p, v: p === '' ? { creator: a, text: `w${n}` } : p.startsWith('reactions') ? date(n) : `v${n}` } satisfies MergeOp })),
+      },
       { weight: 2, arbitrary: fc.tuple(signer, leaf).map(([a, p]) => ({ a, op: { k: 'unset', p } satisfies MergeOp })) },
       { weight: 1, arbitrary: signer.map((a) => ({ a, op: { k: 'delete' } satisfies MergeOp })) },
     )

@@ -37,10 +37,7 @@ const send = async (x: P2PDaemon, text: string) => (await ok(call(x.app, 'POST',
 
 describe('chat between two daemons over libp2p', () => {
   it('concurrent sends, edits and reactions converge; a forged edit is dropped on both sides', async () => {
-    const [fromA, fromB] = await Promise.all([
-      Promise.all([0, 1, 2, 3].map((i) => send(a, `a${i}`))),
-      Promise.all([0, 1, 2, 3].map((i) => send(b, `b${i}`))),
-    ])
+    const [fromA, fromB] = await Promise.all([Promise.all([0, 1, 2, 3].map((i) => send(a, `a${i}`))), Promise.all([0, 1, 2, 3].map((i) => send(b, `b${i}`)))])
     await until('every message on both', async () => (await messages(a)).length === 9 && (await messages(b)).length === 9)
     const thumbs = encodeURIComponent('👍')
     await Promise.all([
@@ -53,14 +50,30 @@ describe('chat between two daemons over libp2p', () => {
     ])
     // A toggles its reaction off again while B's stays.
     await ok(call(a.app, 'POST', `${M}/${fromA[1]}/reactions/${thumbs}`))
-    const forged = await ok(call(b.app, 'POST', `/v1/spaces/${spaceId}/modify`, { objectId: chat, dataset: 'chat_messages', records: [{ id: fromA[2], ops: [{ type: '$set', path: 'text', value: 'forged by b' }] }] }))
+    const forged = await ok(
+      call(b.app, 'POST', `/v1/spaces/${spaceId}/modify`, {
+        objectId: chat,
+        dataset: 'chat_messages',
+        records: [{ id: fromA[2], ops: [{ type: '$set', path: 'text', value: 'forged by b' }] }],
+      }),
+    )
     expect(forged.rejections?.[0]).toMatchObject({ recordId: fromA[2], code: 'merge.refused' })
     expect((await call(a.app, 'PATCH', `${M}/${fromB[1]}`, { text: 'not mine' })).json().error.code).toBe('chat.not_author')
 
-    const final = await until('both daemons agree', async () => {
-      const [x, y] = await Promise.all([messages(a), messages(b)])
-      return JSON.stringify(x) === JSON.stringify(y) && x.length === 8 && x.some((m) => m.text === 'b0 edited') && x.some((m) => m.text === 'a0 edited') && x.find((m) => m.id === fromA[1])?.reactions?.['👍']?.[b.accountId] ? x : undefined
-    }, 30_000)
+    const final = await until(
+      'both daemons agree',
+      async () => {
+        const [x, y] = await Promise.all([messages(a), messages(b)])
+        return JSON.stringify(x) === JSON.stringify(y) &&
+          x.length === 8 &&
+          x.some((m) => m.text === 'b0 edited') &&
+          x.some((m) => m.text === 'a0 edited') &&
+          x.find((m) => m.id === fromA[1])?.reactions?.['👍']?.[b.accountId]
+          ? x
+          : undefined
+      },
+      30_000,
+    )
     const byId = new Map(final.map((m) => [m.id, m]))
     expect(byId.get(fromA[2]).text).toBe('a2')
     expect(Object.keys(byId.get(fromA[1]).reactions['👍'])).toEqual([b.accountId])

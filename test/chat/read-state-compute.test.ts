@@ -1,15 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  applyAdds,
-  countersOf,
-  emptyMarks,
-  factsOf,
-  flagsOf,
-  reactionsRead,
-  readAll,
-  readUpTo,
-  type MessageFacts,
-} from '../../sync/modules/chat/read-state/compute.ts'
+import { applyAdds, countersOf, emptyMarks, factsOf, flagsOf, reactionsRead, readAll, readUpTo, type MessageFacts } from '../../sync/modules/chat/read-state/compute.ts'
 import { foldRecord, markOps, marksOf, MAX_MARK_OPS_PER_CHANGE } from '../../sync/modules/chat/read-state/marks.ts'
 import type { JsonObject } from '../../sync/crdt/ops.ts'
 
@@ -36,7 +26,7 @@ describe('chat read state: flags', () => {
     expect(flagsOf(msg(3, ME, { mentions: [ME] }), ME, marks).unreadMention).toBe(false)
   })
 
-  it('reactions of others on own messages set unreadReactions; own reactions and reactions on others\' messages do not', () => {
+  it("reactions of others on own messages set unreadReactions; own reactions and reactions on others' messages do not", () => {
     const marks = emptyMarks()
     const r = (m: JsonObject) => ({ reactions: m })
     expect(flagsOf(msg(1, ME, r({ '👍': { bob: { $date: 'x' } } })), ME, marks).unreadReactions).toBe(true)

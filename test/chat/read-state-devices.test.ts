@@ -49,7 +49,10 @@ async function settle(list: SpaceEngine[]) {
 }
 
 const unread = async (space: SpaceEngine, chatId: string) =>
-  (await space.datasetDocs(chatId, CHAT_COLLECTION)).filter((d) => d.unread).map((d) => d.id).sort()
+  (await space.datasetDocs(chatId, CHAT_COLLECTION))
+    .filter((d) => d.unread)
+    .map((d) => d.id)
+    .sort()
 
 describe("chat read state across the account's own devices", () => {
   it('a read on one device clears the flags and counters on the other once the tech space syncs, framed as updated', async () => {
@@ -98,7 +101,7 @@ describe("chat read state across the account's own devices", () => {
     }
   })
 
-  it("own messages are born read on every device of the account; marks survive a restart", async () => {
+  it('own messages are born read on every device of the account; marks survive a restart', async () => {
     const { spaceA, other, chatId, syncSpace, syncTech, storageB, spaceId } = await setup()
     const own = await send(spaceA, chatId, 'from device A')
     const theirs = await send(other, chatId, 'theirs')

@@ -30,7 +30,10 @@ const running: Daemon[] = []
 async function boot(mnemonic?: string): Promise<Daemon> {
   const root = mkdtempSync(join(tmpdir(), 'svc-read-p2p-'))
   const engine = new DaemonHost({
-    dataRoot: root, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], redial: { baseMs: 40, maxMs: 200 },
+    dataRoot: root,
+    noMdns: true,
+    p2pListen: ['/ip4/127.0.0.1/tcp/0'],
+    redial: { baseMs: 40, maxMs: 200 },
     scheduler: { periodMs: 300, backoffBaseMs: 50, backoffMaxMs: 300 },
   })
   const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
@@ -45,7 +48,10 @@ async function boot(mnemonic?: string): Promise<Daemon> {
 
 const addr = (d: Daemon) => {
   const p2p = d.engine.p2p()!
-  const port = p2p.snapshot().listen.map((a: string) => /\/tcp\/(\d+)/.exec(a)?.[1]).find(Boolean)
+  const port = p2p
+    .snapshot()
+    .listen.map((a: string) => /\/tcp\/(\d+)/.exec(a)?.[1])
+    .find(Boolean)
   return `/ip4/127.0.0.1/tcp/${port}/p2p/${p2p.transport.peerId}`
 }
 

@@ -90,7 +90,7 @@ describe('chat read state on one device', () => {
     expect(counters(a, chatId)).toMatchObject({ unreadMentions: 1 })
   })
 
-  it("reactions of others on own messages flag them; one added and removed before viewing leaves no trace", async () => {
+  it('reactions of others on own messages flag them; one added and removed before viewing leaves no trace', async () => {
     const { a, b, c, chatId, sync } = await threeMembers()
     const mine = await send(a, chatId, 'react to me')
     await sync()

@@ -106,7 +106,11 @@ describe('svc subscribe', () => {
     expect(m.out()).toContain('"snapshot"')
     await svc('objects', 'create', space, '--type', 'task', '--name', 'Live', '--set', 'task.done=false', '--set', 'task.priority=100')
     expect(await done).toBe(0)
-    const frames = m.out().trim().split('\n').map((l) => JSON.parse(l) as { event: string; data: any })
+    const frames = m
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; data: any })
     expect(frames.map((f) => f.event)).toEqual(['ready', 'snapshot', 'changes'])
     expect(frames[2].data[0].added[0].doc.core.name).toBe('Live')
     expect((await svc('subscribe', space, '--sort', 'task.nope')).err).toContain('has no property "nope"')
@@ -240,7 +244,12 @@ describe('svc conventions', () => {
     expect(status.out).toMatch(new RegExp(`^CLI\\s+${space}\\s`, 'm'))
     expect(status.out).toContain("(internal: this account's devices)")
     const json = await svc('sync-status', '--json')
-    expect(json.out.split('\n').filter(Boolean).map((l) => JSON.parse(l).spaceId)).toContain(space)
+    expect(
+      json.out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).spaceId),
+    ).toContain(space)
     for (const args of [['health'], ['auth', 'status'], ['spaces'], ['catalog'], ['types', space], ['members', space], ['invite', 'list', space]]) {
       const r = await svc(...args, '--json')
       expect({ args, code: r.code }).toEqual({ args, code: 0 })

@@ -48,7 +48,10 @@ const SAMPLES: Record<string, { a: Sample; b: Sample; needs?: Record<string, str
   passkeyStdin: { a: { value: true }, b: { value: false } },
   passkey: { a: { text: 'pk-a', json: 'pk-a', value: 'pk-a' }, b: { text: 'pk-b', json: 'pk-b', value: 'pk-b' } },
   account: { a: { text: A1, json: A1, value: A1 }, b: { text: A2, json: A2, value: A2 } },
-  p2pListen: { a: { text: '/ip4/127.0.0.1/tcp/1', json: ['/ip4/127.0.0.1/tcp/1'], value: ['/ip4/127.0.0.1/tcp/1'] }, b: { text: '/ip4/127.0.0.1/tcp/2,/ip6/::1/tcp/2', json: ['/ip4/127.0.0.1/tcp/2', '/ip6/::1/tcp/2'], value: ['/ip4/127.0.0.1/tcp/2', '/ip6/::1/tcp/2'] } },
+  p2pListen: {
+    a: { text: '/ip4/127.0.0.1/tcp/1', json: ['/ip4/127.0.0.1/tcp/1'], value: ['/ip4/127.0.0.1/tcp/1'] },
+    b: { text: '/ip4/127.0.0.1/tcp/2,/ip6/::1/tcp/2', json: ['/ip4/127.0.0.1/tcp/2', '/ip6/::1/tcp/2'], value: ['/ip4/127.0.0.1/tcp/2', '/ip6/::1/tcp/2'] },
+  },
   durability: { a: { text: 'full', json: 'full', value: 'full' }, b: { text: 'normal', json: 'normal', value: 'normal' } },
   peers: {
     a: { text: `/ip4/127.0.0.1/tcp/4001/p2p/${PEER}`, json: [`/ip4/127.0.0.1/tcp/4001/p2p/${PEER}`], value: [`/ip4/127.0.0.1/tcp/4001/p2p/${PEER}`] },
@@ -62,7 +65,11 @@ const SAMPLES: Record<string, { a: Sample; b: Sample; needs?: Record<string, str
   modelApiKey: { a: { text: 'key-a', value: 'key-a' }, b: { text: 'key-b', value: 'key-b' } },
   filesGcInterval: { a: { text: '5000', json: 5000, value: 5000 }, b: { text: '60000', json: 60000, value: 60000 } },
   push: {
-    a: { env: { SVC_PUSH_PEER_ID: PEER, SVC_PUSH_ADDRS: '/ip4/127.0.0.1/tcp/4001' }, json: { peerId: PEER, addrs: ['/ip4/127.0.0.1/tcp/4001'] }, value: { enabled: null, peerId: PEER, addrs: ['/ip4/127.0.0.1/tcp/4001'] } },
+    a: {
+      env: { SVC_PUSH_PEER_ID: PEER, SVC_PUSH_ADDRS: '/ip4/127.0.0.1/tcp/4001' },
+      json: { peerId: PEER, addrs: ['/ip4/127.0.0.1/tcp/4001'] },
+      value: { enabled: null, peerId: PEER, addrs: ['/ip4/127.0.0.1/tcp/4001'] },
+    },
     b: { env: { SVC_PUSH_ENABLED: 'false' }, json: { enabled: false }, value: { enabled: false } },
   },
   cursorTimeoutMs: { a: { text: '500', value: 500 }, b: { text: '1000', value: 1000 } },
@@ -134,7 +141,12 @@ describe('the svc serve configuration table', () => {
       [[], {}, { push: [] }, 'CONFIG: push must be an object {enabled?, peerId?, addrs?}'],
       [['--account', 'not/an/id'], {}, undefined, 'svc serve: "not/an/id" is not an account id'],
       [['--managed'], {}, { account: A1 }, 'svc serve: a managed server takes its account by POST /v1/auth, not --account'],
-      [[], {}, { cursorTimeoutMs: 200 }, 'CONFIG: unknown keys cursorTimeoutMs (accepted: data, port, host, managed, noMdns, passkey, account, p2pListen, durability, peers, log, logLevel, agentsPort, modelUrl, model, files, push)'],
+      [
+        [],
+        {},
+        { cursorTimeoutMs: 200 },
+        'CONFIG: unknown keys cursorTimeoutMs (accepted: data, port, host, managed, noMdns, passkey, account, p2pListen, durability, peers, log, logLevel, agentsPort, modelUrl, model, files, push)',
+      ],
       [[], {}, '[1]', 'CONFIG: expected a JSON object'],
       [['--log-level', 'loud'], {}, undefined, '--log-level: logLevel must be "debug", "info", "warn", "error" or "silent"'],
       [[], { SVC_LOG_LEVEL: 'trace' }, undefined, 'SVC_LOG_LEVEL: logLevel must be "debug", "info", "warn", "error" or "silent"'],
@@ -150,12 +162,12 @@ describe('the svc serve configuration table', () => {
     expect(() => resolveServeConfig(['--bogus'], {})).toThrow(SERVE_USAGE)
   })
 
-  it('a lower layer\'s bad host is not checked when a higher one sets it; the log level is one isLogThreshold accepts', () => {
+  it("a lower layer's bad host is not checked when a higher one sets it; the log level is one isLogThreshold accepts", () => {
     expect(resolveServeConfig(['--config', configFile({ host: '0.0.0.0' }), '--host', '::1'], {}).host).toBe('::1')
     for (const level of ['debug', 'info', 'warn', 'error', 'silent']) expect(isLogThreshold(resolveServeConfig(['--log-level', level], {}).logLevel)).toBe(true)
   })
 
-  it('the usage text names every flag and env var, and the config file\'s keys', () => {
+  it("the usage text names every flag and env var, and the config file's keys", () => {
     for (const [, r] of CONFIG_ROWS) {
       if (r.flag) expect(SERVE_USAGE).toContain(`--${r.flag}`)
       for (const name of envNames(r)) expect(SERVE_USAGE).toContain(name)

@@ -37,12 +37,19 @@ const ELLIPSIS = '…'
 
 /** Text output: line by line, runs of spaces as one, `…` matching anything within a line. */
 export function textMatches(expected: string, actual: string): boolean {
-  const norm = (s: string) => s.replace(/\s+$/, '').split('\n').map((l) => l.replace(/\s+/g, ' ').trim())
+  const norm = (s: string) =>
+    s
+      .replace(/\s+$/, '')
+      .split('\n')
+      .map((l) => l.replace(/\s+/g, ' ').trim())
   const want = norm(expected)
   const got = norm(actual)
   if (want.length !== got.length) return false
   return want.every((w, i) => {
-    const pattern = w.split(ELLIPSIS).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')
+    const pattern = w
+      .split(ELLIPSIS)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')
     return new RegExp(`^${pattern}$`).test(got[i])
   })
 }

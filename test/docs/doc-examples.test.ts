@@ -12,7 +12,13 @@ import { jsonMatches, runnableBlocks, textMatches, type DocBlock } from './doc-b
  * outputs. README "Docs" describes the markers.
  */
 
-const FILES = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)]
+const FILES = [
+  'README.md',
+  ...readdirSync(join(REPO, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+]
 const BLOCK_TIMEOUT_MS = 120_000
 
 const START_TIMEOUT_MS = 90_000
@@ -90,22 +96,26 @@ describe('runnable doc examples', () => {
 
   // Sequential: the README's quick start creates the account the other files use.
   for (const { file, blocks } of withBlocks) {
-    it(`${file}: every runnable block runs and prints what the doc shows`, async () => {
-      const run = await runFile(blocks)
-      const failed = blocks[run.outputs.length]
-      const daemonState = `--- daemon (exit ${daemon.proc.exitCode ?? 'running'}, signal ${daemon.proc.signalCode ?? 'none'}) stderr:\n${daemon.stderr().slice(-3000)}`
-      expect(run.code, failed ? `${file}:${failed.line} failed:\n${failed.code}\n--- stderr:\n${run.stderr.slice(-3000)}\n${daemonState}` : run.stderr.slice(-3000)).toBe(0)
-      for (const [i, b] of blocks.entries()) {
-        if (!b.expect) continue
-        const actual = run.outputs[i]
-        const where = `${file}:${b.line}\n${b.code}\n--- documented:\n${b.expect.body}\n--- printed:\n${actual}`
-        if (b.expect.kind === 'text') expect(textMatches(b.expect.body, actual), where).toBe(true)
-        else {
-          let parsed: unknown
-          expect(() => (parsed = JSON.parse(actual)), where).not.toThrow()
-          expect(jsonMatches(JSON.parse(b.expect.body), parsed), where).toBe(true)
+    it(
+      `${file}: every runnable block runs and prints what the doc shows`,
+      async () => {
+        const run = await runFile(blocks)
+        const failed = blocks[run.outputs.length]
+        const daemonState = `--- daemon (exit ${daemon.proc.exitCode ?? 'running'}, signal ${daemon.proc.signalCode ?? 'none'}) stderr:\n${daemon.stderr().slice(-3000)}`
+        expect(run.code, failed ? `${file}:${failed.line} failed:\n${failed.code}\n--- stderr:\n${run.stderr.slice(-3000)}\n${daemonState}` : run.stderr.slice(-3000)).toBe(0)
+        for (const [i, b] of blocks.entries()) {
+          if (!b.expect) continue
+          const actual = run.outputs[i]
+          const where = `${file}:${b.line}\n${b.code}\n--- documented:\n${b.expect.body}\n--- printed:\n${actual}`
+          if (b.expect.kind === 'text') expect(textMatches(b.expect.body, actual), where).toBe(true)
+          else {
+            let parsed: unknown
+            expect(() => (parsed = JSON.parse(actual)), where).not.toThrow()
+            expect(jsonMatches(JSON.parse(b.expect.body), parsed), where).toBe(true)
+          }
         }
-      }
-    }, BLOCK_TIMEOUT_MS * Math.max(1, blocks.length))
+      },
+      BLOCK_TIMEOUT_MS * Math.max(1, blocks.length),
+    )
   }
 })

@@ -46,9 +46,11 @@ export class AccountDevice {
 
   async dial(addr: string, peerId: string) {
     if (this.transport.peers().includes(peerId)) return
-    const up = new Promise<void>((r) => this.transport.onPeerUp((p) => {
-      if (p === peerId) r()
-    }))
+    const up = new Promise<void>((r) =>
+      this.transport.onPeerUp((p) => {
+        if (p === peerId) r()
+      }),
+    )
     await this.node.dial(multiaddr(addr))
     await up
   }
@@ -79,7 +81,15 @@ export class AccountDevice {
     if (!meta) throw new Error(`object ${objectId} is not on this device`)
     const payload = seal(systemEnv, readKey, encodeCanonical({ ops: [{ op: 'set', ds: dataset, id: recordId, path: set.path, value: set.value }] }))
     return signChange(crypto, this.key, {
-      spaceId: rep.spaceId, treeId: objectId, prevIds: meta.heads, aclHeadId, seq, lamport: meta.maxLamport + 1, timestamp: Date.now(), readKeyId, payload,
+      spaceId: rep.spaceId,
+      treeId: objectId,
+      prevIds: meta.heads,
+      aclHeadId,
+      seq,
+      lamport: meta.maxLamport + 1,
+      timestamp: Date.now(),
+      readKeyId,
+      payload,
     })
   }
 

@@ -86,10 +86,15 @@ export const memberOf = async (a: Account, spaceId: string, identity: string) =>
 
 /** Waits until `owner` lists `joiner`'s join request as pending; returns its member record. */
 export const pendingRequest = (owner: Account, spaceId: string, joiner: Account, ms = 60_000) =>
-  until(`${owner.name} sees ${joiner.name}'s join request`, async () => {
-    const m = await memberOf(owner, spaceId, joiner.identity)
-    return m?.status === 'pending' ? m : undefined
-  }, ms, 100)
+  until(
+    `${owner.name} sees ${joiner.name}'s join request`,
+    async () => {
+      const m = await memberOf(owner, spaceId, joiner.identity)
+      return m?.status === 'pending' ? m : undefined
+    },
+    ms,
+    100,
+  )
 
 export const accept = (owner: Account, spaceId: string, joiner: Account) => ok(owner.d, 'POST', `${S(spaceId)}/acl/accept`, { identity: joiner.identity })
 
@@ -130,7 +135,12 @@ export async function recordIds(a: Account, spaceId: string, objectId: string, d
 }
 
 export const holdsRecords = (a: Account, spaceId: string, objectId: string, dataset: string, ids: string[], ms = 60_000) =>
-  until(`${a.name} holds ${ids.length} records of ${dataset}`, async () => {
-    const have = new Set(await recordIds(a, spaceId, objectId, dataset))
-    return ids.every((id) => have.has(id))
-  }, ms, 100)
+  until(
+    `${a.name} holds ${ids.length} records of ${dataset}`,
+    async () => {
+      const have = new Set(await recordIds(a, spaceId, objectId, dataset))
+      return ids.every((id) => have.has(id))
+    },
+    ms,
+    100,
+  )

@@ -26,7 +26,9 @@ afterAll(async () => {
 
 async function startAgentDaemon(name: string, modelUrl: string): Promise<AgentDaemon> {
   const dir = mkdtempSync(join(tmpdir(), `svc-agents-${name}-`))
-  const s = spawnSvc(['serve', '--port', '0', '--data', dir, '--no-mdns', '--agents-port', '0', '--model-url', modelUrl, '--model', 'fake-1'], { env: { SVC_NO_MDNS: '1', SVC_P2P_LISTEN: '/ip4/127.0.0.1/tcp/0' } })
+  const s = spawnSvc(['serve', '--port', '0', '--data', dir, '--no-mdns', '--agents-port', '0', '--model-url', modelUrl, '--model', 'fake-1'], {
+    env: { SVC_NO_MDNS: '1', SVC_P2P_LISTEN: '/ip4/127.0.0.1/tcp/0' },
+  })
   const control = await new Promise<string>((resolve, reject) => {
     const check = () => {
       const m = /agent control API on (http:\/\/\S+)/.exec(s.stderr())
@@ -66,19 +68,29 @@ describe('agents on two devices of one account', () => {
     await until('the devices connect', async () => (await connected(a1, a2)) && (await connected(a2, a1)), 90_000, 300)
 
     // Both see the same winner: the first device (it claimed first); the other stands by.
-    const views = await until('both devices agree on the winner', async () => {
-      const v = await Promise.all([control(d1, '/election'), control(d2, '/election')])
-      return v[0].winner && v[0].winner === v[1].winner ? v : false
-    }, 90_000, 300)
+    const views = await until(
+      'both devices agree on the winner',
+      async () => {
+        const v = await Promise.all([control(d1, '/election'), control(d2, '/election')])
+        return v[0].winner && v[0].winner === v[1].winner ? v : false
+      },
+      90_000,
+      300,
+    )
     expect(views.filter((v: any) => v.active)).toHaveLength(1)
     expect(views[0].active).toBe(true)
 
     // The second device holds the space and the reserved record, enabled (a model is configured).
-    await until('the second device holds the chat-watch record', async () => {
-      const anchor = await ok(d2, 'POST', `${S(space.id)}/bundles/${encodeURIComponent('system:agents/v1')}/children`, { seed: 'triggers' })
-      const r = await ok(d2, 'POST', `${S(space.id)}/query`, { objectId: anchor.objectId, dataset: 'agent_triggers', filter: { id: 'chat-watch' }, limit: 1 })
-      return r.records[0]?.enabled === true
-    }, 90_000, 300)
+    await until(
+      'the second device holds the chat-watch record',
+      async () => {
+        const anchor = await ok(d2, 'POST', `${S(space.id)}/bundles/${encodeURIComponent('system:agents/v1')}/children`, { seed: 'triggers' })
+        const r = await ok(d2, 'POST', `${S(space.id)}/query`, { objectId: anchor.objectId, dataset: 'agent_triggers', filter: { id: 'chat-watch' }, limit: 1 })
+        return r.records[0]?.enabled === true
+      },
+      90_000,
+      300,
+    )
 
     const q1 = (await ok(d1, 'POST', `${S(space.id)}/objects/${encodeURIComponent(chat)}/chat/messages`, { text: 'first question' })).recordIds[0]
     await until('an answer to the first question', async () => (await answersTo(d1, space.id, chat, q1)).length > 0, 90_000, 300)
@@ -95,10 +107,15 @@ describe('agents on two devices of one account', () => {
     await until('the second device becomes active', async () => (await control(d2, '/election')).active === true, 90_000, 500)
     await until('the second device adopts chat-watch', async () => (await control(d2, '/triggers')).triggers.some((t: any) => t.id === 'chat-watch'), 30_000, 300)
     const q2 = (await ok(d2, 'POST', `${S(space.id)}/objects/${encodeURIComponent(chat)}/chat/messages`, { text: 'second question' })).recordIds[0]
-    const answers = await until('an answer to the second question', async () => {
-      const a = await answersTo(d2, space.id, chat, q2)
-      return a.length > 0 ? a : false
-    }, 90_000, 300)
+    const answers = await until(
+      'an answer to the second question',
+      async () => {
+        const a = await answersTo(d2, space.id, chat, q2)
+        return a.length > 0 ? a : false
+      },
+      90_000,
+      300,
+    )
     expect(answers[0].text).toBe('answer to second question')
   }, 400_000)
 })

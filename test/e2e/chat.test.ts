@@ -45,11 +45,16 @@ async function counters(a: Account, spaceId: string, chatId: string) {
 }
 
 const sameMessages = (accounts: Account[], spaceId: string, chatId: string, n: number) =>
-  until(`${accounts.map((a) => a.name).join(' and ')} hold the same ${n} messages`, async () => {
-    const held = await Promise.all(accounts.map(async (a) => (await messages(a, spaceId, chatId)).map(synced)))
-    if (held.some((h) => h.length !== n)) return false
-    return held.every((h) => JSON.stringify(h) === JSON.stringify(held[0])) ? held[0] : false
-  }, 60_000, 200)
+  until(
+    `${accounts.map((a) => a.name).join(' and ')} hold the same ${n} messages`,
+    async () => {
+      const held = await Promise.all(accounts.map(async (a) => (await messages(a, spaceId, chatId)).map(synced)))
+      if (held.some((h) => h.length !== n)) return false
+      return held.every((h) => JSON.stringify(h) === JSON.stringify(held[0])) ? held[0] : false
+    },
+    60_000,
+    200,
+  )
 
 /** The accounts and the shared space's general chat every step below works in. */
 interface ChatScene {
@@ -146,7 +151,7 @@ async function pagesBackCoverEveryMessage({ alice, spaceId, chat }: ChatScene) {
 
 /** Counters and flags on each side after Bob's two messages (one mentioning Alice); returns Alice's messages. */
 async function unreadIsPerAccount({ alice, bob, spaceId, chat }: ChatScene) {
-  const aliceSees = await until('alice counts bob\'s messages as unread', async () => {
+  const aliceSees = await until("alice counts bob's messages as unread", async () => {
     const c = await counters(alice, spaceId, chat)
     return c.unread === 5 && c.mentions === 1 ? c : false
   })
@@ -168,11 +173,16 @@ async function aliceSecondDevice({ alice, spaceId, chat }: ChatScene): Promise<A
   fleet.daemons.push(d2)
   await ok(d2, 'POST', '/v1/auth', { mnemonic: alice.mnemonic })
   const alice2: Account = { ...alice, name: 'alice2', d: d2 }
-  await until('alice\'s second device holds the chat', async () => (await messages(alice2, spaceId, chat).catch(() => [])).length === 9, 90_000, 300)
-  await until('alice\'s second device counts the same unread', async () => {
-    const c = await counters(alice2, spaceId, chat)
-    return c.unread === 5 && c.mentions === 1
-  }, 60_000, 300)
+  await until("alice's second device holds the chat", async () => (await messages(alice2, spaceId, chat).catch(() => [])).length === 9, 90_000, 300)
+  await until(
+    "alice's second device counts the same unread",
+    async () => {
+      const c = await counters(alice2, spaceId, chat)
+      return c.unread === 5 && c.mentions === 1
+    },
+    60_000,
+    300,
+  )
   return alice2
 }
 
@@ -180,11 +190,16 @@ async function aliceSecondDevice({ alice, spaceId, chat }: ChatScene): Promise<A
 async function readFollowsTheAccount({ alice, bob, spaceId, chat }: ChatScene, alice2: Account, newest: string) {
   expect((await api(alice.d, 'POST', `${C(spaceId, chat)}/messages/${newest}/read`)).status).toBe(204)
   expect(await counters(alice, spaceId, chat)).toMatchObject({ unread: 0, mentions: 0 })
-  await until('the read reaches alice\'s second device', async () => {
-    const c = await counters(alice2, spaceId, chat)
-    const flagged = (await messages(alice2, spaceId, chat)).filter((m) => m.unread || m.unreadMention)
-    return c.unread === 0 && c.mentions === 0 && flagged.length === 0
-  }, 60_000, 300)
+  await until(
+    "the read reaches alice's second device",
+    async () => {
+      const c = await counters(alice2, spaceId, chat)
+      const flagged = (await messages(alice2, spaceId, chat)).filter((m) => m.unread || m.unreadMention)
+      return c.unread === 0 && c.mentions === 0 && flagged.length === 0
+    },
+    60_000,
+    300,
+  )
   // Bob's read state is his own: still four unread.
   expect((await counters(bob, spaceId, chat)).unread).toBe(4)
 }
@@ -205,12 +220,17 @@ async function spaceEventReachesBob({ alice, bob, spaceId }: ChatScene) {
       if (m) return JSON.parse(m[1])
     }
   })()
-  await until('bob\'s subscriber is ready', async () => text.includes('event: ready'), 10_000, 50)
+  await until("bob's subscriber is ready", async () => text.includes('event: ready'), 10_000, 50)
   // At most once and unstored: publish until one lands (the connection may still be dialling).
-  const event = await until('alice\'s space event reaches bob', async () => {
-    await ok(alice.d, 'POST', '/v1/events', { type: 'demo.ping', scope: 'space', spaceId, data: { n: 1 } })
-    return Promise.race([got, new Promise<undefined>((r) => setTimeout(() => r(undefined), 500))])
-  }, 30_000, 0)
+  const event = await until(
+    "alice's space event reaches bob",
+    async () => {
+      await ok(alice.d, 'POST', '/v1/events', { type: 'demo.ping', scope: 'space', spaceId, data: { n: 1 } })
+      return Promise.race([got, new Promise<undefined>((r) => setTimeout(() => r(undefined), 500))])
+    },
+    30_000,
+    0,
+  )
   ctrl.abort()
   expect(event).toMatchObject({ type: 'demo.ping', scope: 'space', spaceId, data: { n: 1 }, sender: { identity: alice.identity, self: false } })
 }

@@ -17,7 +17,11 @@ const MB = 1024 * 1024
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
 
 async function attach(d: Daemon, spaceId: string, objectId: string, bytes: Uint8Array, name: string): Promise<string> {
-  const res = await fetch(`${d.url}${S(spaceId)}/objects/${objectId}/files?name=${name}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: bytes as unknown as BodyInit })
+  const res = await fetch(`${d.url}${S(spaceId)}/objects/${objectId}/files?name=${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream' },
+    body: bytes as unknown as BodyInit,
+  })
   const body = await res.json()
   if (res.status !== 201) throw new Error(`attach -> ${res.status} ${JSON.stringify(body)}`)
   return body.fileId

@@ -28,10 +28,14 @@ describe.runIf(IN_NETNS)('five daemons of one account on one LAN', () => {
     const space = await ok(d[0], 'POST', '/v1/spaces', { name: 'Five' })
     const S = `/v1/spaces/${space.id}`
     const obj = (await ok(d[0], 'POST', `${S}/objects`, {})).objectId
-    await until('the object on every daemon', async () => {
-      for (const x of d) if ((await api(x, 'POST', `${S}/query`, { objectId: obj, dataset: 'load', limit: 1 })).status !== 200) return false
-      return true
-    }, 120_000)
+    await until(
+      'the object on every daemon',
+      async () => {
+        for (const x of d) if ((await api(x, 'POST', `${S}/query`, { objectId: obj, dataset: 'load', limit: 1 })).status !== 200) return false
+        return true
+      },
+      120_000,
+    )
 
     const acked: string[] = []
     let stopAt = Date.now() + DURATION_MS
@@ -44,8 +48,12 @@ describe.runIf(IN_NETNS)('five daemons of one account on one LAN', () => {
         }
         const id = `d${i}-${k}`
         const r = await api(d[i], 'POST', `${S}/modify`, {
-          objectId: obj, dataset: 'load',
-          records: [{ id, ops: [{ type: '$set', path: 'k', value: k }] }, { id: 'shared', ops: [{ type: '$set', path: `by.d${i}`, value: k }] }],
+          objectId: obj,
+          dataset: 'load',
+          records: [
+            { id, ops: [{ type: '$set', path: 'k', value: k }] },
+            { id: 'shared', ops: [{ type: '$set', path: `by.d${i}`, value: k }] },
+          ],
         }).catch(() => undefined)
         if (r?.status === 200) acked.push(id)
         await new Promise((res) => setTimeout(res, 150))
@@ -73,13 +81,24 @@ describe.runIf(IN_NETNS)('five daemons of one account on one LAN', () => {
 
     let last = ''
     try {
-      await until('all five converge with every acknowledged write', async () => {
-        const states = await Promise.all(d.map((x) => datasetState(x, space.id, obj, 'load')))
-        last = JSON.stringify(states.map((s, i) => ({ daemon: i, length: s.length, missing: acked.filter((id) => !s.includes(`"id":"${id}"`)).slice(0, 5) })))
-        return states.every((s) => s === states[0]) && acked.every((id) => states[0].includes(`"id":"${id}"`))
-      }, 180_000, 1000)
+      await until(
+        'all five converge with every acknowledged write',
+        async () => {
+          const states = await Promise.all(d.map((x) => datasetState(x, space.id, obj, 'load')))
+          last = JSON.stringify(states.map((s, i) => ({ daemon: i, length: s.length, missing: acked.filter((id) => !s.includes(`"id":"${id}"`)).slice(0, 5) })))
+          return states.every((s) => s === states[0]) && acked.every((id) => states[0].includes(`"id":"${id}"`))
+        },
+        180_000,
+        1000,
+      )
     } catch (err) {
-      const debug = await Promise.all(d.map(async (x) => ({ p2p: (await api(x, 'GET', '/v1/debug/p2p')).json?.peers?.length, dbg: (await api(x, 'GET', `${S}/debug`)).json, st: (await api(x, 'GET', `${S}/sync-status`)).json })))
+      const debug = await Promise.all(
+        d.map(async (x) => ({
+          p2p: (await api(x, 'GET', '/v1/debug/p2p')).json?.peers?.length,
+          dbg: (await api(x, 'GET', `${S}/debug`)).json,
+          st: (await api(x, 'GET', `${S}/sync-status`)).json,
+        })),
+      )
       throw new Error(`${(err as Error).message}: ${last} ${JSON.stringify(debug)}`, { cause: err })
     }
   }, 600_000)

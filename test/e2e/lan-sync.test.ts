@@ -39,16 +39,34 @@ describe.runIf(IN_NETNS)('two svc daemons on one LAN (mDNS, real processes)', ()
 
     await until('the space on B', async () => (await ok(b, 'GET', '/v1/spaces')).some((s: any) => s.id === space.id))
     // Every object A wrote (and the space's own index object) is on B.
-    await until('1,000 objects on B', async () => {
-      const r = await api(b, 'POST', `${S}/objects/query`, { filter: { id: { $in: objects } }, limit: 0, includeTotal: true })
-      return r.status === 200 && r.json.total === 1000
-    }, 120_000)
+    await until(
+      '1,000 objects on B',
+      async () => {
+        const r = await api(b, 'POST', `${S}/objects/query`, { filter: { id: { $in: objects } }, limit: 0, includeTotal: true })
+        return r.status === 200 && r.json.total === 1000
+      },
+      120_000,
+    )
 
     // Concurrent writes to the same records from both sides converge to identical results.
     const target = objects[0]
     await Promise.all([
-      ok(a, 'POST', `${S}/modify`, { objectId: target, dataset: 'd', records: [{ id: 'r1', ops: [{ type: '$set', path: 'v', value: 'A' }] }, { id: 'r2', ops: [{ type: '$set', path: 'a', value: 1 }] }] }),
-      ok(b, 'POST', `${S}/modify`, { objectId: target, dataset: 'd', records: [{ id: 'r1', ops: [{ type: '$set', path: 'v', value: 'B' }] }, { id: 'r2', ops: [{ type: '$set', path: 'b', value: 2 }] }] }),
+      ok(a, 'POST', `${S}/modify`, {
+        objectId: target,
+        dataset: 'd',
+        records: [
+          { id: 'r1', ops: [{ type: '$set', path: 'v', value: 'A' }] },
+          { id: 'r2', ops: [{ type: '$set', path: 'a', value: 1 }] },
+        ],
+      }),
+      ok(b, 'POST', `${S}/modify`, {
+        objectId: target,
+        dataset: 'd',
+        records: [
+          { id: 'r1', ops: [{ type: '$set', path: 'v', value: 'B' }] },
+          { id: 'r2', ops: [{ type: '$set', path: 'b', value: 2 }] },
+        ],
+      }),
     ])
     await until('convergence after concurrent writes', async () => {
       const [x, y] = [await datasetState(a, space.id, target, 'd'), await datasetState(b, space.id, target, 'd')]
@@ -60,7 +78,9 @@ describe.runIf(IN_NETNS)('two svc daemons on one LAN (mDNS, real processes)', ()
     let burstDone = false
     const burst = (async () => {
       for (let i = 0; !burstDone && i < 5000; i++) {
-        const r = await api(b, 'POST', `${S}/modify`, { objectId: target, dataset: 'burst', records: [{ id: `k${i}`, ops: [{ type: '$set', path: 'i', value: i }] }] }).catch(() => undefined)
+        const r = await api(b, 'POST', `${S}/modify`, { objectId: target, dataset: 'burst', records: [{ id: `k${i}`, ops: [{ type: '$set', path: 'i', value: i }] }] }).catch(
+          () => undefined,
+        )
         if (r?.status === 200) acked.push(`k${i}`)
         else break
       }
@@ -73,10 +93,14 @@ describe.runIf(IN_NETNS)('two svc daemons on one LAN (mDNS, real processes)', ()
     b = await startDaemon(dirB)
     daemons.push(b)
     await until('B boots its account again', async () => (await ok(b, 'GET', '/v1/health')).account !== '')
-    await until('both hold every acknowledged write, identically', async () => {
-      const [x, y] = [await datasetState(a, space.id, target, 'burst'), await datasetState(b, space.id, target, 'burst')]
-      return x === y && acked.every((k) => x.includes(`"id":"${k}"`))
-    }, 120_000)
+    await until(
+      'both hold every acknowledged write, identically',
+      async () => {
+        const [x, y] = [await datasetState(a, space.id, target, 'burst'), await datasetState(b, space.id, target, 'burst')]
+        return x === y && acked.every((k) => x.includes(`"id":"${k}"`))
+      },
+      120_000,
+    )
     expect(acked.length).toBeGreaterThanOrEqual(50)
   }, 600_000)
 })

@@ -74,12 +74,23 @@ interface PushScene {
 async function startFakesAndNode() {
   const fcm = await fakeFcm()
   const ntfy: FakeHttp = await fakeNtfy()
-  cleanups.push(() => fcm.close(), () => ntfy.close())
+  cleanups.push(
+    () => fcm.close(),
+    () => ntfy.close(),
+  )
   const dir = mkdtempSync(join(tmpdir(), 'svc-push-e2e-'))
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
   const port = 20_000 + Math.floor(Math.random() * 20_000)
   const cfgPath = join(dir, 'node.json')
-  writeFileSync(cfgPath, JSON.stringify({ keySeed: randomBytes(32).toString('hex'), listen: [`/ip4/127.0.0.1/tcp/${port}`], store: `sqlite:${join(dir, 'subs.db')}`, providers: { ntfy: { allowHttp: true, allowedOrigins: [ntfy.url] }, fcm: fcm.serviceAccount } }))
+  writeFileSync(
+    cfgPath,
+    JSON.stringify({
+      keySeed: randomBytes(32).toString('hex'),
+      listen: [`/ip4/127.0.0.1/tcp/${port}`],
+      store: `sqlite:${join(dir, 'subs.db')}`,
+      providers: { ntfy: { allowHttp: true, allowedOrigins: [ntfy.url] }, fcm: fcm.serviceAccount },
+    }),
+  )
   const node = await startPushNode(cfgPath)
   return { fcm, ntfy, cfgPath, node }
 }
@@ -104,15 +115,28 @@ async function openScene(): Promise<PushScene> {
 async function registerDevices({ ntfy, alice, bob, spaceId }: PushScene): Promise<{ bobRow: RowPush; aliceRow: RowPush }> {
   await ok(bob.d, 'POST', '/v1/push/token', { platform: 'android', token: 'bob-phone' })
   await ok(alice.d, 'POST', '/v1/push/token', { platform: 'ntfy', token: `${ntfy.url}/alice` })
-  const bobRow = await until('bob\'s row carries push keys', async () => (await rowPush(bob, spaceId)).push && rowPush(bob, spaceId))
+  const bobRow = await until("bob's row carries push keys", async () => (await rowPush(bob, spaceId)).push && rowPush(bob, spaceId))
   const aliceRow = await rowPush(alice, spaceId)
   expect(aliceRow.push).toEqual(bobRow.push)
-  await until('bob holds chats and his identity at the node', async () => {
-    const subs = (await ok(bob.d, 'GET', '/v1/push/subscriptions')).subscriptions as Array<{ spaceKey: string; topic: string }>
-    const mine = subs.filter((s) => s.spaceKey === bobRow.spaceKey58).map((s) => s.topic).sort()
-    return JSON.stringify(mine) === JSON.stringify(['chats', bob.identity].sort())
-  }, 90_000, 500)
-  await until('alice holds her topics', async () => (await ok(alice.d, 'GET', '/v1/push/subscriptions')).subscriptions.some((s: any) => s.spaceKey === aliceRow.spaceKey58), 90_000, 500)
+  await until(
+    'bob holds chats and his identity at the node',
+    async () => {
+      const subs = (await ok(bob.d, 'GET', '/v1/push/subscriptions')).subscriptions as Array<{ spaceKey: string; topic: string }>
+      const mine = subs
+        .filter((s) => s.spaceKey === bobRow.spaceKey58)
+        .map((s) => s.topic)
+        .sort()
+      return JSON.stringify(mine) === JSON.stringify(['chats', bob.identity].sort())
+    },
+    90_000,
+    500,
+  )
+  await until(
+    'alice holds her topics',
+    async () => (await ok(alice.d, 'GET', '/v1/push/subscriptions')).subscriptions.some((s: any) => s.spaceKey === aliceRow.spaceKey58),
+    90_000,
+    500,
+  )
   return { bobRow, aliceRow }
 }
 
@@ -121,16 +145,34 @@ async function sendReachesBobAndReadGoesSilent({ fcm, ntfy, alice, bob, spaceId,
   const msgId = (await ok(alice.d, 'POST', `${C(spaceId, chat)}/messages`, { text: 'hello bob' })).recordIds[0]
   await fcm.waitFor(1, 60_000)
   const opened = receiver.receive(fcmData(fcm)[0])
-  expect(opened).toMatchObject({ kind: 'message', spaceId, payload: { spaceId, senderId: alice.identity, type: 1, newMessage: { chatId: chat, msgId, text: 'hello bob', hasAttachments: false } } })
+  expect(opened).toMatchObject({
+    kind: 'message',
+    spaceId,
+    payload: { spaceId, senderId: alice.identity, type: 1, newMessage: { chatId: chat, msgId, text: 'hello bob', hasAttachments: false } },
+  })
 
   await ok(bob.d, 'POST', `${C(spaceId, chat)}/messages`, { text: 'hi alice' })
-  await until('alice has bob\'s message unread', async () => {
-    const rows = (await ok(alice.d, 'POST', `${S(spaceId)}/objects/query`, { filter: { id: chat }, limit: 1 })).records
-    return (rows[0]?.chat?.unreadCount ?? 0) > 0
-  }, 60_000, 300)
+  await until(
+    "alice has bob's message unread",
+    async () => {
+      const rows = (await ok(alice.d, 'POST', `${S(spaceId)}/objects/query`, { filter: { id: chat }, limit: 1 })).records
+      return (rows[0]?.chat?.unreadCount ?? 0) > 0
+    },
+    60_000,
+    300,
+  )
   const ntfyBefore = ntfy.received.length
   await ok(alice.d, 'POST', `${C(spaceId, chat)}/read-all`)
-  const silent = await until('alice\'s device gets a silent notice', async () => ntfy.received.slice(ntfyBefore).map((r) => JSON.parse(r.body)).find((m) => m.silent === true), 60_000, 200)
+  const silent = await until(
+    "alice's device gets a silent notice",
+    async () =>
+      ntfy.received
+        .slice(ntfyBefore)
+        .map((r) => JSON.parse(r.body))
+        .find((m) => m.silent === true),
+    60_000,
+    200,
+  )
   expect(receiver.receive(silent)).toMatchObject({ kind: 'message', payload: { type: 2, senderId: alice.identity } })
 }
 
@@ -140,11 +182,16 @@ async function sendReachesBobAndReadGoesSilent({ fcm, ntfy, alice, bob, spaceId,
  */
 async function mentionsOnly({ fcm, alice, bob, spaceId, chat }: PushScene, receiver: PushReceiver, bobRow: RowPush) {
   await ok(bob.d, 'PATCH', `${S(spaceId)}/settings`, { set: { notifyMode: 'mentions' } })
-  await until('bob holds only his identity topic', async () => {
-    const subs = (await ok(bob.d, 'GET', '/v1/push/subscriptions')).subscriptions as Array<{ spaceKey: string; topic: string }>
-    const mine = subs.filter((s) => s.spaceKey === bobRow.spaceKey58).map((s) => s.topic)
-    return JSON.stringify(mine) === JSON.stringify([bob.identity])
-  }, 90_000, 500)
+  await until(
+    'bob holds only his identity topic',
+    async () => {
+      const subs = (await ok(bob.d, 'GET', '/v1/push/subscriptions')).subscriptions as Array<{ spaceKey: string; topic: string }>
+      const mine = subs.filter((s) => s.spaceKey === bobRow.spaceKey58).map((s) => s.topic)
+      return JSON.stringify(mine) === JSON.stringify([bob.identity])
+    },
+    90_000,
+    500,
+  )
   const mention = `svc://m/${spaceId}/${bob.identity}`
   const beforeMention = fcm.received.length
   await ok(alice.d, 'POST', `${C(spaceId, chat)}/messages`, { text: 'room-wide only' })
@@ -153,13 +200,20 @@ async function mentionsOnly({ fcm, alice, bob, spaceId, chat }: PushScene, recei
   // An edit adding a mention pushes once; editing it again with the same mention pushes nothing.
   const plain = (await ok(alice.d, 'POST', `${C(spaceId, chat)}/messages`, { text: 'plain' })).recordIds[0]
   await ok(alice.d, 'PATCH', `${C(spaceId, chat)}/messages/${plain}`, { text: `plain, now ${mention}` })
-  await until('the edit\'s mention reaches bob', async () => fcm.received.length > beforeMention + 1, 60_000, 200)
+  await until("the edit's mention reaches bob", async () => fcm.received.length > beforeMention + 1, 60_000, 200)
   await ok(alice.d, 'PATCH', `${C(spaceId, chat)}/messages/${plain}`, { text: `plain, still ${mention}` })
   await new Promise((r) => setTimeout(r, 3000))
-  const sinceMention = fcmData(fcm).slice(beforeMention).map((d) => (receiver.receive(d) as any).payload?.newMessage?.text)
+  const sinceMention = fcmData(fcm)
+    .slice(beforeMention)
+    .map((d) => (receiver.receive(d) as any).payload?.newMessage?.text)
   expect(sinceMention).toEqual([`ping ${mention}`, `plain, now ${mention}`])
   await ok(bob.d, 'PATCH', `${S(spaceId)}/settings`, { set: { notifyMode: 'all' } })
-  await until('bob holds chats again', async () => (await ok(bob.d, 'GET', '/v1/push/subscriptions')).subscriptions.some((s: any) => s.spaceKey === bobRow.spaceKey58 && s.topic === 'chats'), 90_000, 500)
+  await until(
+    'bob holds chats again',
+    async () => (await ok(bob.d, 'GET', '/v1/push/subscriptions')).subscriptions.some((s: any) => s.spaceKey === bobRow.spaceKey58 && s.topic === 'chats'),
+    90_000,
+    500,
+  )
 }
 
 /** Killing the push node during sends loses no chat write; the sends arrive once it is back. */
@@ -172,7 +226,10 @@ async function deadNodeLosesNothing({ fcm, cfgPath, node, alice, spaceId, chat }
   expect(texts.filter((t: string) => t.startsWith('while down'))).toHaveLength(3)
   await startPushNode(cfgPath)
   await until('the retried sends reach bob', async () => fcm.received.length >= fcmBefore + 3, 90_000, 500)
-  const retried = fcmData(fcm).slice(fcmBefore).map((d) => (receiver.receive(d) as any).payload?.newMessage?.text).sort()
+  const retried = fcmData(fcm)
+    .slice(fcmBefore)
+    .map((d) => (receiver.receive(d) as any).payload?.newMessage?.text)
+    .sort()
   expect(retried).toEqual(['while down 0', 'while down 1', 'while down 2'])
 }
 
@@ -182,10 +239,15 @@ async function deadNodeLosesNothing({ fcm, cfgPath, node, alice, spaceId, chat }
  */
 async function removalRotatesTheKey({ fcm, alice, bob, spaceId, chat }: PushScene, receiver: PushReceiver, aliceRow: RowPush) {
   await ok(alice.d, 'DELETE', `${S(spaceId)}/members/${encodeURIComponent(bob.identity)}`)
-  const rotated = await until('alice\'s row shows a new key id', async () => {
-    const r = await rowPush(alice, spaceId)
-    return r.push.encKeyId !== aliceRow.push.encKeyId && r
-  }, 60_000, 300)
+  const rotated = await until(
+    "alice's row shows a new key id",
+    async () => {
+      const r = await rowPush(alice, spaceId)
+      return r.push.encKeyId !== aliceRow.push.encKeyId && r
+    },
+    60_000,
+    300,
+  )
   expect(rotated.spaceKey58).toBe(aliceRow.spaceKey58)
   const beforeRemoval = fcm.received.length
   await ok(alice.d, 'POST', `${C(spaceId, chat)}/messages`, { text: 'after bob left' })

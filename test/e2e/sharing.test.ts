@@ -7,7 +7,22 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { Keyring } from '../../sync/acl/keyring.ts'
 import { AccountDevice } from './account-device.ts'
 import {
-  accept, active, addPeer, connected, Fleet, holdsRecords, inviteAndAccept, invite, join, me, p2pAddress, pendingRequest, put, recordIds, removeMember, S,
+  accept,
+  active,
+  addPeer,
+  connected,
+  Fleet,
+  holdsRecords,
+  inviteAndAccept,
+  invite,
+  join,
+  me,
+  p2pAddress,
+  pendingRequest,
+  put,
+  recordIds,
+  removeMember,
+  S,
   type Account,
 } from './accounts.ts'
 import { api, IN_NETNS, ok, until } from './daemons.ts'
@@ -52,7 +67,11 @@ async function joinByRole({ owner, writer, reader, guest, spaceId, doc }: Sharin
   expect(j.status).toBe('joining')
   await inviteAndAccept(owner, spaceId, reader, 'reader')
   await inviteAndAccept(owner, spaceId, guest, 'guest')
-  for (const [a, role] of [[writer, 'writer'], [reader, 'reader'], [guest, 'guest']] as const) {
+  for (const [a, role] of [
+    [writer, 'writer'],
+    [reader, 'reader'],
+    [guest, 'guest'],
+  ] as const) {
     expect((await ok(a.d, 'GET', S(spaceId))).ownRole).toBe(role)
     expect((await me(a, spaceId)).json).toMatchObject({ identity: a.identity })
     await holdsRecords(a, spaceId, doc, 'notes', before)
@@ -168,7 +187,6 @@ describe.runIf(IN_NETNS)('four accounts share a space over mDNS (owner, writer, 
     await revokedGuestGetsNothingNew(scene, [...before, ...byWriter])
     await removalsShown(scene, before)
   }, 600_000)
-
 })
 
 describe('two accounts with mDNS off meet through POST /v1/peers alone', () => {

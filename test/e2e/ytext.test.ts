@@ -48,26 +48,43 @@ describe.runIf(IN_NETNS)('two accounts edit one paragraph offline', () => {
     await start(alice)
 
     const merged = '# Notes\n\nThe quick brown fox jumps over the lazy dog.\n\nAnother paragraph.\n'
-    await until('both edits reach both sides', async () => {
-      const [a, b] = await Promise.all([markdown(alice, space.id, obj).catch(() => ''), markdown(bob, space.id, obj).catch(() => '')])
-      return a === merged && b === merged
-    }, 120_000, 500)
+    await until(
+      'both edits reach both sides',
+      async () => {
+        const [a, b] = await Promise.all([markdown(alice, space.id, obj).catch(() => ''), markdown(bob, space.id, obj).catch(() => '')])
+        return a === merged && b === merged
+      },
+      120_000,
+      500,
+    )
 
     // Alice's cursor, in the paragraph after "brown": shows on Bob's side with its index there.
-    const blockId = ((await ok(alice.d, 'POST', `${S(space.id)}/query`, { objectId: obj, dataset: 'editor_blocks' })).records as any[]).find((r) => r.text?.startsWith('The quick'))!.id
+    const blockId = ((await ok(alice.d, 'POST', `${S(space.id)}/query`, { objectId: obj, dataset: 'editor_blocks' })).records as any[]).find((r) =>
+      r.text?.startsWith('The quick'),
+    )!.id
     const at = 'The quick brown'.length
-    const seen = await until('alice\u2019s cursor shows on bob\u2019s side', async () => {
-      // At most once on the bus and the connection may still be dialling: set it until it lands.
-      await ok(alice.d, 'PUT', `${E(space.id, obj)}/cursor`, { blockId, anchor: at, name: 'Alice' })
-      const list = (await ok(bob.d, 'GET', `${E(space.id, obj)}/cursors`)).cursors as any[]
-      return list.find((c) => c.identity === alice.identity) ?? false
-    }, 60_000, 500)
+    const seen = await until(
+      'alice\u2019s cursor shows on bob\u2019s side',
+      async () => {
+        // At most once on the bus and the connection may still be dialling: set it until it lands.
+        await ok(alice.d, 'PUT', `${E(space.id, obj)}/cursor`, { blockId, anchor: at, name: 'Alice' })
+        const list = (await ok(bob.d, 'GET', `${E(space.id, obj)}/cursors`)).cursors as any[]
+        return list.find((c) => c.identity === alice.identity) ?? false
+      },
+      60_000,
+      500,
+    )
     expect(seen).toMatchObject({ self: false, name: 'Alice', blockId, anchor: { index: at }, head: { index: at } })
 
     // Alice stops renewing it: gone on Bob's side after the timeout.
-    await until('alice\u2019s cursor times out on bob\u2019s side', async () => {
-      const list = (await ok(bob.d, 'GET', `${E(space.id, obj)}/cursors`)).cursors as any[]
-      return !list.some((c) => c.identity === alice.identity)
-    }, 30_000 + TIMEOUT_MS * 4, 250)
+    await until(
+      'alice\u2019s cursor times out on bob\u2019s side',
+      async () => {
+        const list = (await ok(bob.d, 'GET', `${E(space.id, obj)}/cursors`)).cursors as any[]
+        return !list.some((c) => c.identity === alice.identity)
+      },
+      30_000 + TIMEOUT_MS * 4,
+      250,
+    )
   }, 400_000)
 })

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import {
-  diffBlocks,
-  diffMarkdown,
-  parse,
-  posGenerator,
-  render,
-  summarize,
-  type Block,
-  type BlockDraft,
-} from '../../sync/modules/editor/index.ts'
+import { diffBlocks, diffMarkdown, parse, posGenerator, render, summarize, type Block, type BlockDraft } from '../../sync/modules/editor/index.ts'
 import { applyDiff, bigDrafts, blocksOf, contentOf, materialize, storeOf } from './helpers.ts'
 
 const newPos = posGenerator('test-device')
@@ -130,17 +121,19 @@ describe('diffBlocks', () => {
   })
 
   it('applying the ops always yields the next blocks (property)', () => {
-    const draftArb = fc.record({
-      type: fc.constantFrom('paragraph', 'heading', 'bullet', 'task'),
-      text: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'same'),
-      depth: fc.integer({ min: 0, max: 1 }),
-    }).map(({ type, text, depth }): BlockDraft => {
-      const d: BlockDraft = { type, text }
-      if (type === 'heading') d.style = '2'
-      if (type === 'task') d.checked = text === 'a'
-      if (depth) d.nav = { depth }
-      return d
-    })
+    const draftArb = fc
+      .record({
+        type: fc.constantFrom('paragraph', 'heading', 'bullet', 'task'),
+        text: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'same'),
+        depth: fc.integer({ min: 0, max: 1 }),
+      })
+      .map(({ type, text, depth }): BlockDraft => {
+        const d: BlockDraft = { type, text }
+        if (type === 'heading') d.style = '2'
+        if (type === 'task') d.checked = text === 'a'
+        if (depth) d.nav = { depth }
+        return d
+      })
     fc.assert(
       fc.property(fc.array(draftArb, { maxLength: 30 }), fc.array(draftArb, { maxLength: 30 }), (a, b) => {
         const cur = materialize(a)
@@ -185,10 +178,7 @@ describe('diffMarkdown (PUT)', () => {
     const structural = md.replace('\nParagraph 702 with', '\n### Paragraph 702 with').replace('- item 706 with', '  - item 706 with')
     const d3 = diffMarkdown(blocks, structural, newPos)
     expect(summarize(d3)).toEqual({ inserted: 0, updated: 2, deleted: 0, unchanged: 998 })
-    expect(d3.updates.map((u) => u.set)).toEqual([
-      { type: 'heading', style: '3' },
-      { 'nav.depth': 1 },
-    ])
+    expect(d3.updates.map((u) => u.set)).toEqual([{ type: 'heading', style: '3' }, { 'nav.depth': 1 }])
   })
 
   it('never touches blocks markdown does not show', () => {

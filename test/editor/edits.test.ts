@@ -35,7 +35,12 @@ describe('applyEdits', () => {
   })
 
   it('400 markdown.no_match with details.editIndex', () => {
-    const err = codeOf(() => applyEdits(DOC, [{ oldText: 'Plan', newText: 'P' }, { oldText: 'nowhere', newText: 'x' }]))
+    const err = codeOf(() =>
+      applyEdits(DOC, [
+        { oldText: 'Plan', newText: 'P' },
+        { oldText: 'nowhere', newText: 'x' },
+      ]),
+    )
     expect(err).toEqual({ code: 'markdown.no_match', details: { editIndex: 1 } })
     // replaceAll still needs at least one occurrence
     expect(codeOf(() => applyEdits(DOC, [{ oldText: 'zzz', newText: '', replaceAll: true }]))).toEqual({ code: 'markdown.no_match', details: { editIndex: 0 } })
@@ -59,10 +64,21 @@ describe('applyEdits', () => {
     )
     expect(err).toEqual({ code: 'markdown.overlapping_edits', details: { editIndices: [1, 2] } })
     // a replaceAll edit overlapping a single edit
-    expect(codeOf(() => applyEdits(DOC, [{ oldText: '[ ] parse', newText: 'p' }, { oldText: '- [ ]', newText: '-', replaceAll: true }])))
-      .toEqual({ code: 'markdown.overlapping_edits', details: { editIndices: [0, 1] } })
+    expect(
+      codeOf(() =>
+        applyEdits(DOC, [
+          { oldText: '[ ] parse', newText: 'p' },
+          { oldText: '- [ ]', newText: '-', replaceAll: true },
+        ]),
+      ),
+    ).toEqual({ code: 'markdown.overlapping_edits', details: { editIndices: [0, 1] } })
     // adjacent edits do not overlap
-    expect(applyEdits('abcd', [{ oldText: 'ab', newText: 'X' }, { oldText: 'cd', newText: 'Y' }])).toBe('XY')
+    expect(
+      applyEdits('abcd', [
+        { oldText: 'ab', newText: 'X' },
+        { oldText: 'cd', newText: 'Y' },
+      ]),
+    ).toBe('XY')
   })
 
   it('rejects an empty oldText', () => {
@@ -79,7 +95,16 @@ describe('patchMarkdown (PATCH)', () => {
   it('is all or nothing: a failing edit leaves the blocks untouched', () => {
     const blocks = materialize(bigDrafts(50))
     const before = JSON.stringify(blocks)
-    expect(() => patchMarkdown(blocks, [{ oldText: 'Paragraph 1 with', newText: 'P1' }, { oldText: 'missing', newText: '' }], newPos)).toThrow(SvcError)
+    expect(() =>
+      patchMarkdown(
+        blocks,
+        [
+          { oldText: 'Paragraph 1 with', newText: 'P1' },
+          { oldText: 'missing', newText: '' },
+        ],
+        newPos,
+      ),
+    ).toThrow(SvcError)
     expect(JSON.stringify(blocks)).toBe(before)
   })
 
@@ -93,10 +118,14 @@ describe('patchMarkdown (PATCH)', () => {
   it('edits that add and remove blocks', () => {
     const blocks = materialize(bigDrafts(30))
     const md = render(blocks)
-    const diff = patchMarkdown(blocks, [
-      { oldText: '## Section 10\n', newText: '## Section 10\n\n- new item\n' },
-      { oldText: '## Section 20\n\n', newText: '' },
-    ], newPos)
+    const diff = patchMarkdown(
+      blocks,
+      [
+        { oldText: '## Section 10\n', newText: '## Section 10\n\n- new item\n' },
+        { oldText: '## Section 20\n\n', newText: '' },
+      ],
+      newPos,
+    )
     expect(summarize(diff)).toEqual({ inserted: 1, updated: 0, deleted: 1, unchanged: 29 })
     const after = render(blocksOf(applyDiff(storeOf(blocks), diff)))
     expect(after).toBe(md.replace('## Section 10\n', '## Section 10\n\n- new item\n').replace('## Section 20\n\n', ''))

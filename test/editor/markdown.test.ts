@@ -43,22 +43,49 @@ describe('PUT edge cases', () => {
 })
 
 describe('PUT equals full parse + diff (property)', () => {
-  const inlines = ['plain', '**bold**', '*it*', '`code`', '~~s~~', '[l](https://a.b)', '[o](svc://x)', '[@m](svc://m/s/i)', '# hash', '1. num', '- dash', '> gt', 'a | b', 'x\\\ny', 'two\nlines', '<div>', 'foo #', '===', '```', '2.']
+  const inlines = [
+    'plain',
+    '**bold**',
+    '*it*',
+    '`code`',
+    '~~s~~',
+    '[l](https://a.b)',
+    '[o](svc://x)',
+    '[@m](svc://m/s/i)',
+    '# hash',
+    '1. num',
+    '- dash',
+    '> gt',
+    'a | b',
+    'x\\\ny',
+    'two\nlines',
+    '<div>',
+    'foo #',
+    '===',
+    '```',
+    '2.',
+  ]
   const text = fc.array(fc.constantFrom(...inlines), { minLength: 1, maxLength: 3 }).map((a) => a.join(' '))
-  const block = fc.record({
-    type: fc.constantFrom('paragraph', 'heading', 'bullet', 'numbered', 'task', 'quote', 'code', 'divider', 'table'),
-    text,
-    depth: fc.integer({ min: 0, max: 2 }),
-    checked: fc.boolean(),
-  }).map((raw): BlockDraft => {
-    const b: BlockDraft = { type: raw.type }
-    if (raw.type === 'heading') b.style = '2'
-    if (raw.type === 'table') b.rows = [['h', 'k'], [raw.text.replace(/\n/g, ' '), 'x']]
-    else if (raw.type !== 'divider') b.text = raw.text
-    if (raw.type === 'task') b.checked = raw.checked
-    if (raw.depth) b.nav = { depth: raw.depth }
-    return b
-  })
+  const block = fc
+    .record({
+      type: fc.constantFrom('paragraph', 'heading', 'bullet', 'numbered', 'task', 'quote', 'code', 'divider', 'table'),
+      text,
+      depth: fc.integer({ min: 0, max: 2 }),
+      checked: fc.boolean(),
+    })
+    .map((raw): BlockDraft => {
+      const b: BlockDraft = { type: raw.type }
+      if (raw.type === 'heading') b.style = '2'
+      if (raw.type === 'table')
+        b.rows = [
+          ['h', 'k'],
+          [raw.text.replace(/\n/g, ' '), 'x'],
+        ]
+      else if (raw.type !== 'divider') b.text = raw.text
+      if (raw.type === 'task') b.checked = raw.checked
+      if (raw.depth) b.nav = { depth: raw.depth }
+      return b
+    })
   const snippets = ['\n', '\n\n', '```', '- ', '1. ', '5. ', '> ', '# ', '  ', '|', '---', '\n===\n', 'word', '<!--', '-->', '[x]: y\n', '\n  ', '*', '`']
   const edit = fc.record({ at: fc.nat(), len: fc.nat({ max: 12 }), ins: fc.constantFrom(...snippets) })
 

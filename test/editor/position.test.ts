@@ -131,9 +131,16 @@ describe('position properties', () => {
         const run = positionsBetween(posGenerator(t1), a, b, n)
         const sortedRun = run.every((k, i) => i === 0 || run[i - 1] < k)
         return (
-          a < k1 && k1 < b && a < k2 && k2 < b && isValidPos(k1) &&
+          a < k1 &&
+          k1 < b &&
+          a < k2 &&
+          k2 < b &&
+          isValidPos(k1) &&
           (tieBreak(t1) === tieBreak(t2) || k1 !== k2) &&
-          sortedRun && run[0] > a && run[run.length - 1] < b && run.every(isValidPos)
+          sortedRun &&
+          run[0] > a &&
+          run[run.length - 1] < b &&
+          run.every(isValidPos)
         )
       }),
       { numRuns: 1000 },

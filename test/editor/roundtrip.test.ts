@@ -113,7 +113,8 @@ const DOCS: Record<string, string> = {
     '| diff | `wip` |',
     '',
   ].join('\n'),
-  'meeting notes': '## Attendees\n\n- [@Ada](svc://m/s/ada)\n- [@Bob](svc://m/s/bob)\n\n## Decisions\n\n1. Use **fractional** positions\n2. Diff per block\n\n## Follow-ups\n\n- [ ] Write docs for [Editor](svc://editor-doc)\n',
+  'meeting notes':
+    '## Attendees\n\n- [@Ada](svc://m/s/ada)\n- [@Bob](svc://m/s/bob)\n\n## Decisions\n\n1. Use **fractional** positions\n2. Diff per block\n\n## Follow-ups\n\n- [ ] Write docs for [Editor](svc://editor-doc)\n',
   'deep nesting': '- a\n  - b\n    - c\n      - d\n        - e\n',
   'list item with quote child': '- item\n\n  > quoted in item\n',
   'unicode text': 'Grüße, 世界 — “quotes” and emoji 🎉.\n',
@@ -153,7 +154,15 @@ describe('block mapping', () => {
       { type: 'quote', text: 'Done is better than perfect.' },
       { type: 'code', style: 'ts', text: 'export const answer = 42' },
       { type: 'divider' },
-      { type: 'table', style: 'left,center', rows: [['step', 'state'], ['parse', 'done'], ['diff', '`wip`']] },
+      {
+        type: 'table',
+        style: 'left,center',
+        rows: [
+          ['step', 'state'],
+          ['parse', 'done'],
+          ['diff', '`wip`'],
+        ],
+      },
     ])
   })
 

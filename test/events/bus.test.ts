@@ -78,7 +78,12 @@ describe('the bus', () => {
     b.publish({ type: 'b', scope: 'account' })
     b.publish({ type: 'c', scope: 'space', spaceId: 's' })
     expect(sent.map((e) => e.type)).toEqual(['b', 'c'])
-    b.attachNetwork({ publish: () => { throw new Error('down') }, stats: () => ({ unsent: {}, dropped: {} }) })
+    b.attachNetwork({
+      publish: () => {
+        throw new Error('down')
+      },
+      stats: () => ({ unsent: {}, dropped: {} }),
+    })
     expect(b.publish({ type: 'd', scope: 'account' })).toBe(0)
   })
 
@@ -96,7 +101,10 @@ describe('the bus', () => {
     b.subscribe(checkSubscribe({}), (e) => void got.push(e))
     b.deliverRemote({ type: 'a', scope: 'account' }, ME)
     b.deliverRemote({ type: 'a', scope: 'account' }, 'Other')
-    expect(got.map((e) => e.sender)).toEqual([{ identity: ME, self: true }, { identity: 'Other', self: false }])
+    expect(got.map((e) => e.sender)).toEqual([
+      { identity: ME, self: true },
+      { identity: 'Other', self: false },
+    ])
   })
 
   it('the pattern budget counts distinct filters per space and frees them when the last subscriber leaves', () => {
@@ -116,7 +124,7 @@ describe('the bus', () => {
 })
 
 describe('self-owned namespaces', () => {
-  it('editor.cursor maps to the publisher\'s token; only that account may publish below it', () => {
+  it("editor.cursor maps to the publisher's token; only that account may publish below it", () => {
     const t = ownerToken(ME)
     expect(t).toMatch(/^[0-9a-f]{32}$/)
     expect(mapOwnedType('editor.cursor', ME)).toBe(`editor.cursor.${t}`)

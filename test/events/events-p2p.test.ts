@@ -37,7 +37,7 @@ async function subscribe(x: P2PDaemon, query: string): Promise<SseClient> {
 const eventsOf = (c: SseClient) => c.frames.filter((f) => f.event === 'event').map((f) => f.data)
 
 describe('space events between two accounts over libp2p', () => {
-  it('a space event from one member reaches the other account\'s subscriber, sealed, signed and attributed; a guest is refused', async () => {
+  it("a space event from one member reaches the other account's subscriber, sealed, signed and attributed; a guest is refused", async () => {
     const s = (await ok(call(a.app, 'POST', '/v1/spaces', { name: 'Events over the wire' }), 201)).id as string
     const { inviteToken } = await ok(call(a.app, 'POST', `/v1/spaces/${s}/invites`, { permission: 'writer' }), 201)
     expect((await call(b.app, 'POST', '/v1/spaces/join', { inviteToken })).statusCode).toBe(202)
@@ -55,7 +55,14 @@ describe('space events between two accounts over libp2p', () => {
       return eventsOf(onB).length > 0
     })
     const got = eventsOf(onB)[0]
-    expect(got).toMatchObject({ type: 'ui.open_object', scope: 'space', spaceId: s, target: 'obj-1', data: { spaceId: s, objectId: 'obj-1' }, sender: { identity: a.accountId, self: false } })
+    expect(got).toMatchObject({
+      type: 'ui.open_object',
+      scope: 'space',
+      spaceId: s,
+      target: 'obj-1',
+      data: { spaceId: s, objectId: 'obj-1' },
+      sender: { identity: a.accountId, self: false },
+    })
     expect(eventsOf(onA)[0].sender).toEqual({ identity: a.accountId, self: true })
     // Each publish is delivered at most once.
     await new Promise((r) => setTimeout(r, 300))
@@ -68,7 +75,11 @@ describe('space events between two accounts over libp2p', () => {
     for (let i = 0; i < 50; i++) await ok(call(a.app, 'POST', '/v1/events', { type: 'ui.burst', scope: 'space', spaceId: s, data: { i, pad: 'x'.repeat(1024) } }))
     await onB.until((f) => f.filter((x) => x.event === 'event').length >= before + 50, 15_000)
     await new Promise((r) => setTimeout(r, 200))
-    expect(eventsOf(onB).slice(before).map((e) => e.data.i)).toEqual(Array.from({ length: 50 }, (_, i) => i))
+    expect(
+      eventsOf(onB)
+        .slice(before)
+        .map((e) => e.data.i),
+    ).toEqual(Array.from({ length: 50 }, (_, i) => i))
 
     // The other way, and a cursor lands in b's own namespace on a.
     const cursorsOnA = await subscribe(a, `spaceId=${s}&type=editor.cursor.*`)
@@ -120,10 +131,15 @@ describe('account events between two devices of one account over libp2p', () => 
     const d2 = await device(2)
     await d2.p2p()!.node.dial(d1.p2p()!.node.getMultiaddrs()[0])
     const got: DeliveredEvent[] = []
-    const sub = d1.account().services.of(eventsModule).subscribe(checkSubscribe({ scope: ['account'] }), (e) => void got.push(e))
+    const sub = d1
+      .account()
+      .services.of(eventsModule)
+      .subscribe(checkSubscribe({ scope: ['account'] }), (e) => void got.push(e))
     try {
       await until('an account event on the first device', async () => {
-        d2.account().services.of(eventsModule).publish({ type: 'process.started', scope: 'account', target: 'job.1', data: { kind: 'sync' } })
+        d2.account()
+          .services.of(eventsModule)
+          .publish({ type: 'process.started', scope: 'account', target: 'job.1', data: { kind: 'sync' } })
         return got.length > 0
       })
       expect(got[0]).toEqual({ type: 'process.started', scope: 'account', target: 'job.1', data: { kind: 'sync' }, sender: { identity: d1.account().accountId, self: true } })

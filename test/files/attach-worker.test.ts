@@ -34,10 +34,14 @@ afterAll(async () => {
 })
 
 /** The body in pieces of 16 KiB, as a socket delivers it: blocks are sealed while more arrives. */
-const inPieces = (bytes: Uint8Array) => Readable.from((function* () {
-  for (let o = 0; o < bytes.length; o += 16 * 1024) yield Buffer.from(bytes.subarray(o, o + 16 * 1024))
-})())
-const attach = (bytes: Uint8Array) => a.app.inject({ method: 'POST', url: `${S}/objects/${objectId}/files?name=f.bin`, payload: inPieces(bytes), headers: { 'content-type': 'application/octet-stream' } })
+const inPieces = (bytes: Uint8Array) =>
+  Readable.from(
+    (function* () {
+      for (let o = 0; o < bytes.length; o += 16 * 1024) yield Buffer.from(bytes.subarray(o, o + 16 * 1024))
+    })(),
+  )
+const attach = (bytes: Uint8Array) =>
+  a.app.inject({ method: 'POST', url: `${S}/objects/${objectId}/files?name=f.bin`, payload: inPieces(bytes), headers: { 'content-type': 'application/octet-stream' } })
 const download = async (fileId: string) => (await a.app.inject({ method: 'GET', url: `${S}/files/${fileId}/content` })).rawPayload
 
 describe('attach through the block crypto thread', () => {

@@ -60,10 +60,16 @@ describe('FsBlockStore', () => {
       const legacy = new KvBlockStore(db)
       await legacy.put('s1', [{ id: 'old', bytes: new Uint8Array(40).fill(4) }])
       const store = new FsBlockStore(join(dir, 'blocks'), legacy)
-      await store.put('s1', [{ id: 'new', bytes: new Uint8Array(10).fill(5) }, { id: 'old', bytes: new Uint8Array(40).fill(4) }])
+      await store.put('s1', [
+        { id: 'new', bytes: new Uint8Array(10).fill(5) },
+        { id: 'old', bytes: new Uint8Array(40).fill(4) },
+      ])
       expect(await store.get('s1', 'old')).toEqual(new Uint8Array(40).fill(4))
       expect(await store.has('s1', ['old', 'new', 'none'])).toEqual([true, true, false])
-      expect(await store.list('s1')).toEqual([{ id: 'new', size: 10 }, { id: 'old', size: 40 }])
+      expect(await store.list('s1')).toEqual([
+        { id: 'new', size: 10 },
+        { id: 'old', size: 40 },
+      ])
       expect(await store.size()).toBe(50)
       expect(await legacy.has('s1', ['new'])).toEqual([false])
       expect(await store.delete('s1', ['old'])).toBe(40)

@@ -25,7 +25,7 @@ describe('block crypto', () => {
     expect(c.id).not.toBe(a.id)
     expect(a.bytes.length).toBe(1016)
   })
-  it('sealing into given memory, the plaintext\'s own too, gives the same block (native and noble)', () => {
+  it("sealing into given memory, the plaintext's own too, gives the same block (native and noble)", () => {
     for (const aead of [nodeAead, nobleAead]) {
       for (const n of [0, 1, 1000, 70_000]) {
         const want = sealBlock(s1, bytes(n), nobleAead)
@@ -53,7 +53,14 @@ describe('block crypto', () => {
 describe('chunks', () => {
   const collect = async (pieces: Uint8Array[], size: number, max = 1 << 30) => {
     const out: Uint8Array[] = []
-    for await (const c of chunks((async function* () { yield* pieces })(), size, max)) out.push(c.slice())
+    for await (const c of chunks(
+      (async function* () {
+        yield* pieces
+      })(),
+      size,
+      max,
+    ))
+      out.push(c.slice())
     return out
   }
   it('cuts any piece boundaries into fixed chunks, the last shorter', async () => {
@@ -70,7 +77,14 @@ describe('chunks', () => {
     const pieces = [all.subarray(0, 7), all.subarray(7, 300), all.subarray(300, 301), all.subarray(301)]
     const seen = new Set<ArrayBufferLike>()
     const out: Uint8Array[] = []
-    for await (const c of chunks((async function* () { yield* pieces })(), 128, 1 << 30, true)) {
+    for await (const c of chunks(
+      (async function* () {
+        yield* pieces
+      })(),
+      128,
+      1 << 30,
+      true,
+    )) {
       seen.add(c.buffer)
       out.push(c.slice())
     }
@@ -95,7 +109,17 @@ describe('parseRange', () => {
 })
 
 describe('parseFileRecord refuses what a hostile member may write', () => {
-  const good = { id: 'f', name: 'a', mime: 'a/b', size: 2048, creator: 'c', hash: 'h', blockSize: 1024, blocks: ['2', '3'], keys: ['4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi', '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi'] }
+  const good = {
+    id: 'f',
+    name: 'a',
+    mime: 'a/b',
+    size: 2048,
+    creator: 'c',
+    hash: 'h',
+    blockSize: 1024,
+    blocks: ['2', '3'],
+    keys: ['4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi', '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi'],
+  }
   it('accepts a block list that covers the size exactly', () => {
     expect(parseFileRecord('o', good).blocks).toEqual(['2', '3'])
   })
@@ -115,7 +139,9 @@ describe('parseFileRecord refuses what a hostile member may write', () => {
 
 describe('blocks wire', () => {
   it('a frame holds the largest block files write', () => {
-    expect(BLOCKS_WIRE.maxFrameBytes).toBeGreaterThanOrEqual(encodeBlocksMessage({ kind: 'block', reqId: 2 ** 40, id: '1'.repeat(BLOCKS_WIRE.maxBlockIdChars), bytes: new Uint8Array(FILES.blockSize + 16) }).length)
+    expect(BLOCKS_WIRE.maxFrameBytes).toBeGreaterThanOrEqual(
+      encodeBlocksMessage({ kind: 'block', reqId: 2 ** 40, id: '1'.repeat(BLOCKS_WIRE.maxBlockIdChars), bytes: new Uint8Array(FILES.blockSize + 16) }).length,
+    )
   })
   it("a block's bytes are a view of the received frame, not a copy; other decodes still copy", () => {
     const frame = encodeBlocksMessage({ kind: 'block', reqId: 1, id: '2NEpo7TZRRrLZSi2U', bytes: bytes(5000) })
@@ -159,7 +185,8 @@ describe('blocks wire', () => {
       [1, 2, 1, '2', 'text'],
       [1, 5, 1, 'yes'],
       { a: 1 },
-    ]) expect(() => decodeBlocksMessage(encodeCanonical(w)), JSON.stringify(w)).toThrow(MalformedBlocks)
+    ])
+      expect(() => decodeBlocksMessage(encodeCanonical(w)), JSON.stringify(w)).toThrow(MalformedBlocks)
     expect(() => decodeBlocksMessage(new Uint8Array([0xff, 0x00]))).toThrow(MalformedBlocks)
   })
 })

@@ -21,8 +21,17 @@ const secret = filesSecret(new Uint8Array(32).fill(4))
 const plain = new Uint8Array(BLOCK * N).map((_, i) => (i * 13) & 255)
 const sealed = Array.from({ length: N }, (_, i) => sealBlock(secret, plain.subarray(i * BLOCK, (i + 1) * BLOCK), nobleProvider.aead))
 const rec: FileRecord = {
-  id: 'f', objectId: 'o', name: 'f.bin', mime: 'application/octet-stream', size: plain.length, creator: 'me',
-  createdAt: { $date: '2026-11-27T00:00:00.000Z' }, hash: 'h', blockSize: BLOCK, blocks: sealed.map((b) => b.id), keys: sealed.map((b) => b.key),
+  id: 'f',
+  objectId: 'o',
+  name: 'f.bin',
+  mime: 'application/octet-stream',
+  size: plain.length,
+  creator: 'me',
+  createdAt: { $date: '2026-11-27T00:00:00.000Z' },
+  hash: 'h',
+  blockSize: BLOCK,
+  blocks: sealed.map((b) => b.id),
+  keys: sealed.map((b) => b.key),
 }
 const peer: BlockSource = {
   async fetch(_spaceId, ids, onBlock) {

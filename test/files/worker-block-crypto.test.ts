@@ -18,7 +18,8 @@ const bytes = (n: number, seed = 1) => {
   return b
 }
 /** Byte equality without vitest's element-by-element diff (slow on 100 KB). */
-const same = (a: Uint8Array | undefined, b: Uint8Array) => a !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
+const same = (a: Uint8Array | undefined, b: Uint8Array) =>
+  a !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
 const secret = filesSecret(bytes(32, 7))
 const worker = new WorkerBlockCrypto()
 afterAll(() => worker.close())

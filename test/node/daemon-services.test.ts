@@ -22,7 +22,12 @@ const service = (name: string, o: { needs?: string[]; after?: string[]; log?: st
 
 describe('the daemon-service seam (node/daemon/service.ts)', () => {
   it('orders services after those they need or follow, and keeps the list order otherwise', () => {
-    const names = startOrder([service('agents', { after: ['head-sync'] }), service('events', { needs: ['head-sync'] }), service('head-sync'), service('status', { after: ['absent'] })]).map((s) => s.name)
+    const names = startOrder([
+      service('agents', { after: ['head-sync'] }),
+      service('events', { needs: ['head-sync'] }),
+      service('head-sync'),
+      service('status', { after: ['absent'] }),
+    ]).map((s) => s.name)
     expect(names).toEqual(['head-sync', 'agents', 'events', 'status'])
   })
 
@@ -44,14 +49,23 @@ describe('the daemon-service seam (node/daemon/service.ts)', () => {
   })
 
   it("the release's list names every need it has, with P2P on or off", () => {
-    expect(startOrder(releaseServices({ p2p: { mdns: false }, agents: {} })).map((s) => s.name)).toEqual(['head-sync', 'sync-processes', 'events', 'blocks', 'push', 'sync-status', 'agents'])
+    expect(startOrder(releaseServices({ p2p: { mdns: false }, agents: {} })).map((s) => s.name)).toEqual([
+      'head-sync',
+      'sync-processes',
+      'events',
+      'blocks',
+      'push',
+      'sync-status',
+      'agents',
+    ])
     expect(startOrder(releaseServices({ p2p: false })).map((s) => s.name)).toEqual(['sync-status'])
   })
 })
 
 describe('module dependencies (SvcModule.dependencies)', () => {
   it('an account whose module list leaves out a module another needs refuses to open, naming both', async () => {
-    const open = async (modules: typeof DEFAULT_MODULES) => AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(7), accountKey: keyFor(7), modules })
+    const open = async (modules: typeof DEFAULT_MODULES) =>
+      AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(7), accountKey: keyFor(7), modules })
     await expect(open(DEFAULT_MODULES.filter((m) => m.name !== 'chat-read'))).rejects.toThrow(/module push needs module chat-read/)
     await expect(open(DEFAULT_MODULES.filter((m) => m.name !== 'events'))).rejects.toThrow(/module editor needs module events/)
     const whole = await open(DEFAULT_MODULES)

@@ -33,7 +33,11 @@ runTransportConformance('libp2p (TCP + Noise + Yamux on loopback)', async () => 
 
 const nodes: SvcLibp2p[] = []
 afterEach(async () => {
-  await Promise.all(nodes.splice(0).map(async (n) => { await n.stop() }))
+  await Promise.all(
+    nodes.splice(0).map(async (n) => {
+      await n.stop()
+    }),
+  )
 })
 
 async function pair(opts: { maxFrameBytes?: number } = {}) {
@@ -107,10 +111,10 @@ describe('libp2p transport', () => {
     // b's own stream to a opens slowly (a real dial, just late), so a's first frame reaches b
     // before b can send: b answers at once, as a session answers an auth challenge.
     const dial = b.dialProtocol.bind(b)
-    b.dialProtocol = (async (...args: Parameters<typeof dial>) => {
+    b.dialProtocol = async (...args: Parameters<typeof dial>) => {
       await new Promise((r) => setTimeout(r, 300))
       return dial(...args)
-    })
+    }
     const ta = await Libp2pTransport.start(a)
     const tb = await Libp2pTransport.start(b)
     tb.onMessage((from, bytes) => tb.send(from, new TextEncoder().encode(`re:${new TextDecoder().decode(bytes)}`)))

@@ -22,10 +22,16 @@ async function daemon() {
   const app = buildApp({ session, engine })
   const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
   expect(res.statusCode).toBe(201)
-  const accountId = (res.json<{ accountId: string }>()).accountId
+  const accountId = res.json<{ accountId: string }>().accountId
   return {
-    app, engine, accountId,
-    address: () => engine.p2p()!.snapshot().listen.find((m) => m.startsWith('/ip4/127.0.0.1/'))!,
+    app,
+    engine,
+    accountId,
+    address: () =>
+      engine
+        .p2p()!
+        .snapshot()
+        .listen.find((m) => m.startsWith('/ip4/127.0.0.1/'))!,
     async close() {
       await stopGracefully(app, 1000)
       rmSync(root, { recursive: true, force: true })
@@ -46,7 +52,7 @@ async function eventually<T>(read: () => Promise<T>, pred: (v: T) => boolean, ms
 
 const statusOf = (d: Daemon, id: string) => async () => {
   const res = await call(d.app, 'GET', `/v1/spaces/${id}`)
-  return res.statusCode === 200 ? (res.json<{ status: string }>()).status : `http ${res.statusCode}`
+  return res.statusCode === 200 ? res.json<{ status: string }>().status : `http ${res.statusCode}`
 }
 
 let a: Daemon

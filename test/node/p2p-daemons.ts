@@ -16,17 +16,27 @@ import { call, ok } from '../routes/helpers.ts'
 export async function bootP2P() {
   const root = mkdtempSync(join(tmpdir(), 'svc-share-'))
   const engine = new DaemonHost({
-    dataRoot: root, noMdns: true, p2pListen: ['/ip4/127.0.0.1/tcp/0'], redial: { baseMs: 40, maxMs: 200 },
+    dataRoot: root,
+    noMdns: true,
+    p2pListen: ['/ip4/127.0.0.1/tcp/0'],
+    redial: { baseMs: 40, maxMs: 200 },
     scheduler: { periodMs: 300, backoffBaseMs: 50, backoffMaxMs: 300 },
   })
   const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
   const app = buildApp({ session, engine })
   const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
   expect(res.statusCode).toBe(201)
-  const accountId = (res.json<{ accountId: string }>()).accountId
+  const accountId = res.json<{ accountId: string }>().accountId
   return {
-    app, engine, accountId,
-    multiaddr: () => `/ip4/127.0.0.1/tcp/${engine.p2p()!.snapshot().listen.map((a: string) => /\/tcp\/(\d+)/.exec(a)?.[1]).find(Boolean)}/p2p/${engine.p2p()!.transport.peerId}`,
+    app,
+    engine,
+    accountId,
+    multiaddr: () =>
+      `/ip4/127.0.0.1/tcp/${engine
+        .p2p()!
+        .snapshot()
+        .listen.map((a: string) => /\/tcp\/(\d+)/.exec(a)?.[1])
+        .find(Boolean)}/p2p/${engine.p2p()!.transport.peerId}`,
     async close() {
       await stopGracefully(app, 1000)
       rmSync(root, { recursive: true, force: true })

@@ -11,7 +11,11 @@ describe('BoundedMap', () => {
     expect([...m.keys()]).toEqual(['c', 'a', 'd'])
     m.set('c', 5)
     m.set('e', 6)
-    expect([...m.entries()]).toEqual([['d', 4], ['c', 5], ['e', 6]])
+    expect([...m.entries()]).toEqual([
+      ['d', 4],
+      ['c', 5],
+      ['e', 6],
+    ])
     expect(m.size).toBe(3)
   })
 })

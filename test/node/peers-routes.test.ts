@@ -27,10 +27,13 @@ async function bootP2P(peers?: string[], at?: string) {
   else {
     const res = await app.inject({ method: 'POST', url: '/v1/auth', payload: {} })
     expect(res.statusCode).toBe(201)
-    accountId = (res.json<{ accountId: string }>()).accountId
+    accountId = res.json<{ accountId: string }>().accountId
   }
   return {
-    app, engine, accountId, root,
+    app,
+    engine,
+    accountId,
+    root,
     file: join(root, 'accounts', accountId, P2P.peersFile),
     /** Stops the daemon, keeping its data root. */
     async stop() {

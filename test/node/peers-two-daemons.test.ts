@@ -58,7 +58,10 @@ describe('two devices of one account connected only by an added peer address', (
     running.push(b)
     await ok(call(b.app, 'POST', '/v1/auth', { mnemonic: created.mnemonic }), 201)
     const p2pA = a.engine.p2p()!
-    const addr = p2pA.node.getMultiaddrs().find((m) => m.toString().startsWith('/ip4/127.0.0.1/tcp/'))!.toString()
+    const addr = p2pA.node
+      .getMultiaddrs()
+      .find((m) => m.toString().startsWith('/ip4/127.0.0.1/tcp/'))!
+      .toString()
     const port = addr.split('/')[4]
     const peerIdA = p2pA.transport.peerId
     const ma = `${addr.replace(/\/p2p\/.*$/, '')}/p2p/${peerIdA}`

@@ -15,7 +15,7 @@ afterAll(async () => {
   await Promise.all([a?.close(), b?.close()])
 })
 
-const statusOf = async (x: P2PDaemon, s: string) => (await ok<{ status: string; ownRole: string }>(call(x.app, 'GET', `/v1/spaces/${s}`)))
+const statusOf = async (x: P2PDaemon, s: string) => await ok<{ status: string; ownRole: string }>(call(x.app, 'GET', `/v1/spaces/${s}`))
 
 describe('sharing over libp2p on loopback', () => {
   it('invite, join over the wire, the request reaches the owner, accept, the joiner becomes an active writer and syncs', async () => {
@@ -25,7 +25,8 @@ describe('sharing over libp2p on loopback', () => {
     expect((await call(b.app, 'POST', '/v1/spaces/join', { inviteToken, metadata: { name: 'Bea' } })).statusCode).toBe(202)
 
     const request = await until('the request on the owner', async () =>
-      (await ok(call(a.app, 'GET', `/v1/spaces/${s}/members`))).members.find((m: { status: string }) => m.status === 'pending'))
+      (await ok(call(a.app, 'GET', `/v1/spaces/${s}/members`))).members.find((m: { status: string }) => m.status === 'pending'),
+    )
     expect(request).toMatchObject({ identity: b.accountId, name: 'Bea', request: { permission: 'writer' } })
     await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/accept`, { identity: b.accountId }))
 
@@ -47,8 +48,7 @@ describe('sharing over libp2p on loopback', () => {
     const s = (await ok(call(a.app, 'POST', '/v1/spaces', { name: 'Declines and guests' }), 201)).id as string
     const { inviteToken } = await ok(call(a.app, 'POST', `/v1/spaces/${s}/invites`, {}), 201)
     expect((await call(b.app, 'POST', '/v1/spaces/join', { inviteToken })).statusCode).toBe(202)
-    await until('the request on the owner', async () =>
-      (await ok(call(a.app, 'GET', `/v1/spaces/${s}/members`))).members.some((m: { status: string }) => m.status === 'pending'))
+    await until('the request on the owner', async () => (await ok(call(a.app, 'GET', `/v1/spaces/${s}/members`))).members.some((m: { status: string }) => m.status === 'pending'))
     await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/decline`, { identity: b.accountId }), 204)
     await until('the joiner told', async () => (await statusOf(b, s)).status === 'deleted', 20_000)
     expect((await ok(call(b.app, 'GET', `/v1/spaces/${s}/members/me`))).status).toBe('declined')
@@ -65,8 +65,7 @@ describe('sharing over libp2p on loopback', () => {
   it('direct add: the added account gets an invite_pending row through an offer, and accepts', async () => {
     const s = (await ok(call(a.app, 'POST', '/v1/spaces', { name: 'Added' }), 201)).id as string
     await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'reader' }))
-    await until('the invite_pending row', async () =>
-      (await ok(call(b.app, 'GET', '/v1/spaces?status=invite_pending'))).some((r: { id: string }) => r.id === s))
+    await until('the invite_pending row', async () => (await ok(call(b.app, 'GET', '/v1/spaces?status=invite_pending'))).some((r: { id: string }) => r.id === s))
     const res = await call(b.app, 'POST', `/v1/spaces/${s}/invite/accept`)
     expect([200, 202]).toContain(res.statusCode)
     expect(res.json()).toMatchObject({ status: 'active', ownRole: 'reader' })

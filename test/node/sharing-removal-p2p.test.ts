@@ -15,8 +15,7 @@ afterAll(async () => {
   await Promise.all([a?.close(), b?.close()])
 })
 
-const statusOf = async (x: P2PDaemon, s: string) => (await ok<{ status: string; ownRole: string }>(call(x.app, 'GET', `/v1/spaces/${s}`)))
-
+const statusOf = async (x: P2PDaemon, s: string) => await ok<{ status: string; ownRole: string }>(call(x.app, 'GET', `/v1/spaces/${s}`))
 
 const objectName = async (x: P2PDaemon, s: string, id: string) =>
   (await ok(call(x.app, 'POST', `/v1/spaces/${s}/objects/query`, { filter: { id } }))).records[0]?.core.name as string | undefined
@@ -44,11 +43,10 @@ describe('a removed account hears of its removal over libp2p', () => {
   it('the owner removes a writer: its row stays active with ownRole none, read-only, and its rounds back off', async () => {
     const s = (await ok(call(a.app, 'POST', '/v1/spaces', { name: 'Writers' }), 201)).id as string
     await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'writer' }))
-    await until('the invite_pending row', async () =>
-      (await ok(call(b.app, 'GET', '/v1/spaces?status=invite_pending'))).some((r: { id: string }) => r.id === s))
+    await until('the invite_pending row', async () => (await ok(call(b.app, 'GET', '/v1/spaces?status=invite_pending'))).some((r: { id: string }) => r.id === s))
     expect((await call(b.app, 'POST', `/v1/spaces/${s}/invite/accept`)).statusCode).toBeLessThan(300)
     const mine = (await ok(call(b.app, 'POST', `/v1/spaces/${s}/objects`, { initialProperties: { core: { name: 'by b' } } }), 201)).objectId as string
-    await until('b\'s write on the owner', async () => (await objectName(a, s, mine)) === 'by b')
+    await until("b's write on the owner", async () => (await objectName(a, s, mine)) === 'by b')
 
     await ok(call(a.app, 'DELETE', `/v1/spaces/${s}/members/${b.accountId}`), 204)
     await until('the writer told', async () => (await statusOf(b, s)).ownRole === 'none', 20_000)
@@ -58,7 +56,7 @@ describe('a removed account hears of its removal over libp2p', () => {
     expect(res.statusCode).toBe(403)
     // Its rounds about the space back off (the 1st, 2nd, 4th, 8th... scheduled chance): over
     // ten scheduler periods (300 ms) a handful, where a member runs one or more a period.
-    const rounds = () => [...b.engine.p2p()!.scheduler.stats.get(s)?.values() ?? []].reduce((n, x) => n + x.rounds, 0)
+    const rounds = () => [...(b.engine.p2p()!.scheduler.stats.get(s)?.values() ?? [])].reduce((n, x) => n + x.rounds, 0)
     await new Promise((r) => setTimeout(r, 600))
     const settled = rounds()
     await new Promise((r) => setTimeout(r, 3_000))

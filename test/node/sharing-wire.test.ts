@@ -33,7 +33,10 @@ async function daemon(account: number, device: number) {
 
 const addrOf = (e: DaemonHost) => {
   const p = e.p2p()!
-  return `${p.node.getMultiaddrs()[0].toString().replace(/\/p2p\/.*$/, '')}/p2p/${p.transport.peerId}`
+  return `${p.node
+    .getMultiaddrs()[0]
+    .toString()
+    .replace(/\/p2p\/.*$/, '')}/p2p/${p.transport.peerId}`
 }
 
 async function until(what: string, cond: () => Promise<boolean> | boolean, ms = 20_000) {
@@ -58,7 +61,15 @@ describe('sharing over the wire between two daemons', () => {
     sharing.onJoinStatus((e) => heard.push(e))
     const t = decodeInviteToken(invite.token)
     const d = await deps(7)
-    const change = await makeJoinChange({ spaceId: t.spaceId, inviteId: t.inviteId, invitePrivateKey: t.privateKey, me: keyFor(7), crypto: d.crypto, env: d.env, metadata: { name: 'Seven' } })
+    const change = await makeJoinChange({
+      spaceId: t.spaceId,
+      inviteId: t.inviteId,
+      invitePrivateKey: t.privateKey,
+      me: keyFor(7),
+      crypto: d.crypto,
+      env: d.env,
+      metadata: { name: 'Seven' },
+    })
     // Asked before any peer is connected: it goes out as soon as the owner's link authenticates.
     sharing.join(space.id, change.raw)
     expect(sharing.joining()).toEqual([space.id])

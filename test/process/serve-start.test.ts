@@ -25,8 +25,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 20_000): Pr
   }
 }
 
-const post = (url: string, path: string, body: unknown) =>
-  fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+const post = (url: string, path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 describe('svc serve at start (real processes)', () => {
   it('a first start without an account says how to create one; with one, it does not', async () => {
@@ -60,7 +59,10 @@ describe('svc serve at start (real processes)', () => {
     const s = await start(['--data', data, '--log'])
     expect((await fetch(`${s.url}/v1/health`)).status).toBe(200)
     await until('a request log line', () => s.stderr().includes('request completed'))
-    const line = s.stderr().split('\n').find((l) => l.includes('request completed'))!
+    const line = s
+      .stderr()
+      .split('\n')
+      .find((l) => l.includes('request completed'))!
     const entry = JSON.parse(line) as { level: number; msg: string; res: { statusCode: number } }
     expect(entry).toMatchObject({ level: 30, msg: 'request completed', res: { statusCode: 200 } })
     // Without --log: warnings only.
@@ -77,7 +79,10 @@ describe('start-up progress lines', () => {
   it('print at most once a second, then the total and the time', () => {
     const lines: string[] = []
     let t = 0
-    const progress = spaceOpenProgress((l) => lines.push(l.trim()), () => t)
+    const progress = spaceOpenProgress(
+      (l) => lines.push(l.trim()),
+      () => t,
+    )
     for (let i = 0; i < 500; i++) {
       progress(i, 500)
       t += 10

@@ -64,10 +64,13 @@ describe('sync driver over the simulated transport', () => {
   it('a peer that goes down ends its rounds', async () => {
     const { a, b, sched, da, db } = await setup()
     await run(sched, db.syncSpace('a', a.replica.spaceId))
-    await modifyRecords(b.replica, (b.replica.treeIds())[0], 'd', [{ id: 'y', ops: [{ type: '$set', path: 'v', value: 2 }] }])
+    await modifyRecords(b.replica, b.replica.treeIds()[0], 'd', [{ id: 'y', ops: [{ type: '$set', path: 'v', value: 2 }] }])
     const round = da.begin('b', a.replica.spaceId)
     await db.close()
-    const r = await run(sched, round.then((x) => x.done))
+    const r = await run(
+      sched,
+      round.then((x) => x.done),
+    )
     expect(r.ok).toBe(false)
   })
 })

@@ -22,7 +22,11 @@ export async function node(name: string, account: number, spaceOrReplica?: strin
   const d = await deps(account * 7 + name.length)
   const replica = spaceOrReplica instanceof SpaceReplica ? spaceOrReplica : spaceOrReplica ? await SpaceReplica.open(d, spaceOrReplica, key) : await SpaceReplica.create(d, key)
   const session = new SyncSession({
-    host: { space: (id) => (id === replica.spaceId ? replica : undefined) }, key, peerId: name, crypto: d.crypto, env: seededEnv(account * 13 + 5),
+    host: { space: (id) => (id === replica.spaceId ? replica : undefined) },
+    key,
+    peerId: name,
+    crypto: d.crypto,
+    env: seededEnv(account * 13 + 5),
   })
   return { name, replica, session, key }
 }

@@ -13,7 +13,15 @@ import type { Node } from './helpers.ts'
  */
 export async function aclChange(key: KeyPair, spaceId: string, payload: unknown = { type: 'join' }) {
   return signChange(await defaultCryptoProvider(), key, {
-    spaceId, treeId: spaceId, prevIds: [spaceId], aclHeadId: '', seq: 1, lamport: 1, timestamp: 0, readKeyId: '', payload: encodeCanonical(payload),
+    spaceId,
+    treeId: spaceId,
+    prevIds: [spaceId],
+    aclHeadId: '',
+    seq: 1,
+    lamport: 1,
+    timestamp: 0,
+    readKeyId: '',
+    payload: encodeCanonical(payload),
   })
 }
 
@@ -29,7 +37,12 @@ export async function joinNode(
   const r = opts.replica
   const session = new SyncSession({
     host: { space: (id) => (r && id === r.spaceId ? r : undefined), ...(opts.accept ? { accept: opts.accept } : {}) },
-    key, peerId: name, crypto: await defaultCryptoProvider(), env, joins: opts.joins, offered: opts.offered,
+    key,
+    peerId: name,
+    crypto: await defaultCryptoProvider(),
+    env,
+    joins: opts.joins,
+    offered: opts.offered,
   })
   return { name, replica: r as SpaceReplica, session, key }
 }

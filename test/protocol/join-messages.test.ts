@@ -49,9 +49,13 @@ describe('join messages', () => {
   it('match the test vectors of docs/protocol.md section 11', () => {
     const S = '67WKXSxm4oc149PvQjdXLacKFZpK5DyYdqBwpiVydJbb'
     const hex = (m: Message) => Buffer.from(encodeMessage(m)).toString('hex')
-    expect(hex({ type: 'join', spaceId: S, req: 0x01020304, change: new Uint8Array([0xab, 0xcd]) })).toBe('85010758204bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a1a0102030442abcd')
+    expect(hex({ type: 'join', spaceId: S, req: 0x01020304, change: new Uint8Array([0xab, 0xcd]) })).toBe(
+      '85010758204bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a1a0102030442abcd',
+    )
     expect(hex({ type: 'joined', spaceId: S, req: 0x01020304, status: 'accepted' })).toBe('85010858204bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a1a0102030402')
-    expect(hex({ type: 'error', spaceId: S, req: 0x01020304, code: 'unknown_space' })).toBe('85010658204bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a1a0102030402')
+    expect(hex({ type: 'error', spaceId: S, req: 0x01020304, code: 'unknown_space' })).toBe(
+      '85010658204bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a1a0102030402',
+    )
   })
 
   it('refuses every malformed shape with a typed code', () => {

@@ -13,13 +13,19 @@ const samples: Message[] = [
   { type: 'auth', identity: id(2), signature: bytes(64, 9) },
   { type: 'sync', spaceId: id(3), req: 0xffffffff, fp: bytes(8), count: 100_000 },
   {
-    type: 'step', spaceId: id(3), req: 7, hop: 3,
+    type: 'step',
+    spaceId: id(3),
+    req: 7,
+    hop: 3,
     ranges: [
       { kind: 'fps', prefix: 5, len: 4, bits: 2, fps: bytes(16) },
       { kind: 'elems', prefix: 1, len: 1, elems: new Uint8Array([0x80, 0, 0, 1, 9, 9, 9, 9]) },
       { kind: 'elems', prefix: 0, len: 0, elems: new Uint8Array(0) },
     ],
-    heads: [{ treeId: id(4), heads: [id(5), id(6)], have: [id(7)] }, { treeId: id(8), heads: [], have: [] }],
+    heads: [
+      { treeId: id(4), heads: [id(5), id(6)], have: [id(7)] },
+      { treeId: id(8), heads: [], have: [] },
+    ],
     wants: [0, 0xffffffff],
     changes: [bytes(300), new Uint8Array(0)],
   },
@@ -84,7 +90,7 @@ describe('head-sync messages', () => {
       fc.property(fc.nat(valid.length - 1), fc.nat(), fc.nat(255), fc.constantFrom('flip', 'cut', 'extend'), (i, pos, v, how) => {
         const b = valid[i].slice()
         const p = pos % b.length
-        const m = how === 'flip' ? (b[p] ^= v || 1, b) : how === 'cut' ? b.slice(0, p) : new Uint8Array([...b, v])
+        const m = how === 'flip' ? ((b[p] ^= v || 1), b) : how === 'cut' ? b.slice(0, p) : new Uint8Array([...b, v])
         codeOf(m)
       }),
       { numRuns: 3000 },

@@ -112,7 +112,10 @@ describe('head-sync session', () => {
     const b = { ...holder }
     b.session = new (holder.session.constructor as typeof import('../../sync/protocol/session.ts').SyncSession)({
       host: { space: () => taken, accept: async (id, who) => (who === idFor(1) && id === a.replica.spaceId ? (taken = holder.replica) : undefined) },
-      key: keyFor(2), peerId: 'b', crypto: await defaultCryptoProvider(), env: seededEnv(77),
+      key: keyFor(2),
+      peerId: 'b',
+      crypto: await defaultCryptoProvider(),
+      env: seededEnv(77),
     })
     await link(a, b)
     await exchange(a, b)
@@ -162,12 +165,7 @@ describe('head-sync session', () => {
 
   it('drops malformed, oversized, foreign and forged input with counted reasons, never throwing', async () => {
     const { a, b, obj } = await twoMembers()
-    const junk = [
-      new Uint8Array([1, 2, 3]),
-      new Uint8Array(SYNC_LIMITS.maxMessageBytes + 1),
-      encodeCanonical([PROTOCOL_VERSION + 1, 3]),
-      encodeCanonical([PROTOCOL_VERSION, 42]),
-    ]
+    const junk = [new Uint8Array([1, 2, 3]), new Uint8Array(SYNC_LIMITS.maxMessageBytes + 1), encodeCanonical([PROTOCOL_VERSION + 1, 3]), encodeCanonical([PROTOCOL_VERSION, 42])]
     for (const j of junk) expect(await a.session.handle('b', j)).toEqual([])
     expect(a.session.countersOf('b').dropped).toMatchObject({ malformed: 1, oversized: 1, bad_version: 1, unknown_type: 1 })
 
@@ -179,8 +177,15 @@ describe('head-sync session', () => {
       const heads = b.replica.heads(obj)
       const lamport = Math.max(...heads.map((h) => idx.get(h)!.lamport)) + 1
       return signChange(crypto, key, {
-        spaceId: b.replica.spaceId, treeId: obj, prevIds: heads, aclHeadId: (b.replica.acl.citation() as { head: string }).head, seq: 1, lamport,
-        timestamp: 2_000_000_000_000, readKeyId: b.replica.acl.current().readKeyId!, payload: seal(seededEnv(v), rk, encodeCanonical({ ops: [{ op: 'set', ds: 'd', id: 'f', path: 'v', value: v }] })),
+        spaceId: b.replica.spaceId,
+        treeId: obj,
+        prevIds: heads,
+        aclHeadId: (b.replica.acl.citation() as { head: string }).head,
+        seq: 1,
+        lamport,
+        timestamp: 2_000_000_000_000,
+        readKeyId: b.replica.acl.current().readKeyId!,
+        payload: seal(seededEnv(v), rk, encodeCanonical({ ops: [{ op: 'set', ds: 'd', id: 'f', path: 'v', value: v }] })),
       })
     }
     const good = await mk(keyFor(2), 1)
@@ -232,7 +237,8 @@ describe('head-sync session', () => {
     const fake = 'EwDGJ39WrAcMFU66ZWJHCvuM3mKsRgQ8w4Q2c9Y3vYrY'
     const opened = await b.session.open('a', b.replica.spaceId)
     const req = 'req' in opened ? opened.req : 0
-    const ask = (hop: number) => encodeMessage({ type: 'step', spaceId: a.replica.spaceId, req, hop, ranges: [], heads: [{ treeId: obj, heads: [fake], have: [] }], wants: [], changes: [] })
+    const ask = (hop: number) =>
+      encodeMessage({ type: 'step', spaceId: a.replica.spaceId, req, hop, ranges: [], heads: [{ treeId: obj, heads: [fake], have: [] }], wants: [], changes: [] })
     let steps = 0
     const seen = await pump([a], [{ from: 'b', to: 'a', bytes: opened.out[0].bytes }], {
       tap: (f) => {
@@ -303,7 +309,11 @@ describe('head-sync session, answers ingested behind (ingestAhead)', () => {
     const b = { ...plain }
     b.session = new (plain.session.constructor as typeof import('../../sync/protocol/session.ts').SyncSession)({
       host: { space: (id) => (id === plain.replica.spaceId ? plain.replica : undefined) },
-      key: keyFor(2), peerId: 'b', crypto: await defaultCryptoProvider(), env: seededEnv(78), ingestAhead: 1,
+      key: keyFor(2),
+      peerId: 'b',
+      crypto: await defaultCryptoProvider(),
+      env: seededEnv(78),
+      ingestAhead: 1,
     })
     await link(a, b)
     const { seen } = await exchange(b, a)

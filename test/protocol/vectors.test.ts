@@ -15,11 +15,16 @@ describe('protocol test vectors', () => {
 
   it('ids, positions and hashes', () => {
     expect([space, tree, head]).toEqual([
-      '67WKXSxm4oc149PvQjdXLacKFZpK5DyYdqBwpiVydJbb', 'FnqbqF7YJekTNEMkZJMcujSouSfd4CzTacotg2LmSqeV', 'ZSx1e5zpVu3SY2cwo1vqUrSe34UaGkRdinnbv99nmSc',
+      '67WKXSxm4oc149PvQjdXLacKFZpK5DyYdqBwpiVydJbb',
+      'FnqbqF7YJekTNEMkZJMcujSouSfd4CzTacotg2LmSqeV',
+      'ZSx1e5zpVu3SY2cwo1vqUrSe34UaGkRdinnbv99nmSc',
     ])
     expect([positionOf(space), positionOf(tree)].map((p) => p.toString(16))).toEqual(['3fc59c94', 'c459322f'])
     expect(toHex(headsHashOf([head]))).toBe('b986680d656767c6064f62601a60fde17220c017027b95a3282b71dd762701d0')
-    expect(ix.elements().map((e) => [e.lo.toString(16), e.hi.toString(16)])).toEqual([['c504ed73', '77b1160b'], ['ee02ae08', 'bba35984']])
+    expect(ix.elements().map((e) => [e.lo.toString(16), e.hi.toString(16)])).toEqual([
+      ['c504ed73', '77b1160b'],
+      ['ee02ae08', 'bba35984'],
+    ])
   })
 
   it('fingerprints, salted forms and the in-sync exchange', () => {
@@ -34,8 +39,6 @@ describe('protocol test vectors', () => {
     expect(toHex(encodeMessage({ type: 'sync', spaceId: space, req: 0x01020304, fp: rootFpBytes(fp), count: 2 }))).toBe(
       '86010358204bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a1a01020304482b06437bcc124f8f02',
     )
-    expect(toHex(encodeMessage({ type: 'done', spaceId: space, req: 0x01020304 }))).toBe(
-      '84010558204bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a1a01020304',
-    )
+    expect(toHex(encodeMessage({ type: 'done', spaceId: space, req: 0x01020304 }))).toBe('84010558204bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a1a01020304')
   })
 })

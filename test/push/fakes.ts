@@ -122,7 +122,13 @@ export async function fakeFcm(): Promise<FakeFcm> {
   const url = await listen(server)
   const fake = Object.assign(rec, {
     url,
-    serviceAccount: { projectId: 'p', clientEmail: 'push@test.iam', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), tokenUri: `${url}/token`, endpoint: url },
+    serviceAccount: {
+      projectId: 'p',
+      clientEmail: 'push@test.iam',
+      privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      tokenUri: `${url}/token`,
+      endpoint: url,
+    },
     close: () => closeAll(server),
   })
   Object.defineProperty(fake, 'tokenRequests', { get: () => tokenRequests })
@@ -145,7 +151,7 @@ export async function fakeApns(): Promise<FakeApns> {
       const jwt = (headers.authorization ?? '').replace(/^bearer /, '')
       const [h, c, s] = jwt.split('.')
       const ok = !!s && verifyRaw('sha256', Buffer.from(`${h}.${c}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url'))
-      if (!ok) return stream.respond({ ':status': 403 }), stream.end('{"reason":"InvalidProviderToken"}')
+      if (!ok) return (stream.respond({ ':status': 403 }), stream.end('{"reason":"InvalidProviderToken"}'))
       rec.received.push({ path: String(headers[':path']), headers: headers, body: Buffer.concat(chunks).toString(), at: Date.now() })
       const a = rec.answer()
       stream.respond({ ':status': a.status, ...(a.headers ?? {}) })

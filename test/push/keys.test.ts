@@ -12,7 +12,11 @@ import { sha256 } from '../../sync/crypto/hash.ts'
 import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
 
 const payload = (text: string): PushPayload => ({
-  spaceId: 's', spaceUxType: 'data', spaceType: 'svc.space', senderId: idFor(1), type: 1,
+  spaceId: 's',
+  spaceUxType: 'data',
+  spaceType: 'svc.space',
+  senderId: idFor(1),
+  type: 1,
   newMessage: { chatId: 'c', msgId: 'm', spaceName: 'S', chatName: 'C', senderName: 'A', text, hasAttachments: false, attachments: [] },
 })
 
@@ -71,7 +75,7 @@ describe('payload sealing', () => {
     const key = new Uint8Array(32).fill(9)
     const sealed = sealPayload(seededEnv(3), key, utf8('native'))
     const ck = await globalThis.crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['decrypt'])
-    const plain = await globalThis.crypto.subtle.decrypt({ name: "AES-GCM", iv: sealed.slice(0, 12) }, ck, sealed.slice(12))
+    const plain = await globalThis.crypto.subtle.decrypt({ name: 'AES-GCM', iv: sealed.slice(0, 12) }, ck, sealed.slice(12))
     expect(new TextDecoder().decode(plain)).toBe('native')
   })
 
@@ -130,6 +134,10 @@ describe('reconcile topics', () => {
     expect(topicsFor({ space: undefined, chats: chats({ c1: undefined }) }, me)).toEqual(['chats', me])
     expect(topicsFor({ space: 'mentions', chats: chats({ c1: undefined }) }, me)).toEqual([me])
     expect(topicsFor({ space: 'none', chats: chats({}) }, me)).toEqual([])
-    expect(topicsFor({ space: 'mentions', chats: chats({ c1: 'all', c2: undefined, c3: 'none' }) }, me)).toEqual([chatTopic('c1'), chatMentionTopic('c1', me), chatMentionTopic('c2', me)])
+    expect(topicsFor({ space: 'mentions', chats: chats({ c1: 'all', c2: undefined, c3: 'none' }) }, me)).toEqual([
+      chatTopic('c1'),
+      chatMentionTopic('c1', me),
+      chatMentionTopic('c2', me),
+    ])
   })
 })

@@ -129,7 +129,7 @@ describe('push node core', () => {
     expect((await store.queueStats(Date.now())).depth).toBe(0)
   })
 
-  it('Web Push endpoints that stall hold at most their own platform\'s slots: an ntfy push still goes at once', async () => {
+  it("Web Push endpoints that stall hold at most their own platform's slots: an ntfy push still goes at once", async () => {
     // Accepts connections and never answers: each Web Push attempt holds its slot until the timeout.
     const { createServer } = await import('node:http')
     const stall = createServer(() => undefined)
@@ -143,7 +143,14 @@ describe('push node core', () => {
     ecdh.generateKeys()
     const keys = { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') }
     const { NtfyProvider } = await import('../../node/push-node/providers/ntfy.ts')
-    const { core } = tracked(coreWith({ providers: [new WebPushProvider({ subject: 'mailto:ops@example.org', ...vapid, allowHttp: true, allowPrivateEndpoints: true }), new NtfyProvider({ allowHttp: true, allowedOrigins: [ntfy.url] })] }))
+    const { core } = tracked(
+      coreWith({
+        providers: [
+          new WebPushProvider({ subject: 'mailto:ops@example.org', ...vapid, allowHttp: true, allowPrivateEndpoints: true }),
+          new NtfyProvider({ allowHttp: true, allowedOrigins: [ntfy.url] }),
+        ],
+      }),
+    )
     const slow = spaceKeyFor(6)
     for (let i = 0; i < 40; i++) await core.handle('p', await subscribeBytes(slow, 'webpush', JSON.stringify({ endpoint: `${stallUrl}/s${i}`, keys }), ['chats']))
     await core.handle('p', await sendBytes(slow, ['chats']))

@@ -43,5 +43,7 @@ export async function subscribeBytes(key: KeyPair, platform: PushPlatform, token
 }
 
 export async function sendBytes(key: KeyPair, topics: string[], payload = new Uint8Array(40).fill(1), ts = Date.now(), extra: { groupId?: string; silent?: boolean } = {}) {
-  return encodePushRequest(await signSend(crypto, key, { topics, keyId: 'ab'.repeat(32), payload, silent: extra.silent ?? false, ts, ...(extra.groupId ? { groupId: extra.groupId } : {}) }))
+  return encodePushRequest(
+    await signSend(crypto, key, { topics, keyId: 'ab'.repeat(32), payload, silent: extra.silent ?? false, ts, ...(extra.groupId ? { groupId: extra.groupId } : {}) }),
+  )
 }

@@ -21,7 +21,16 @@ type Proc = ReturnType<typeof spawnSvc>
 /** Starts `svc push-node` as a process and waits for its `{peerId, addrs, health}` line. */
 async function pushNodeProcess(dir: string, name: string, store: string, ntfy: FakeHttp): Promise<{ p: Proc; peerId: string; addrs: string[]; health: string }> {
   const cfg = join(dir, `${name}.json`)
-  writeFileSync(cfg, JSON.stringify({ keySeed: randomBytes(32).toString('hex'), listen: ['/ip4/127.0.0.1/tcp/0'], healthPort: 0, store, providers: { ntfy: { allowHttp: true, allowedOrigins: [ntfy.url] } } }))
+  writeFileSync(
+    cfg,
+    JSON.stringify({
+      keySeed: randomBytes(32).toString('hex'),
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      healthPort: 0,
+      store,
+      providers: { ntfy: { allowHttp: true, allowedOrigins: [ntfy.url] } },
+    }),
+  )
   const p = spawnSvc(['push-node', '--config', cfg], { env: { SVC_NO_MDNS: '1' } })
   const line = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`push-node ${name} did not start: ${p.stderr()}`)), 60_000)
@@ -38,7 +47,7 @@ async function pushNodeProcess(dir: string, name: string, store: string, ntfy: F
   return { p, ...(JSON.parse(line) as { peerId: string; addrs: string[]; health: string }) }
 }
 
-describe('the daemon\'s push configuration', () => {
+describe("the daemon's push configuration", () => {
   it('enabled iff a peer id is set; false disables; half-configured is left alone', () => {
     const peerId = '12D3KooWGRUVh7sSTdPMvqpAXcQVH1Ks2GGdYjv3W9MhWj6bM5pK'
     const addr = '/ip4/127.0.0.1/tcp/4001'
@@ -50,7 +59,7 @@ describe('the daemon\'s push configuration', () => {
     expect(pushNodeOf(pushConfigFromEnv({ SVC_PUSH_PEER_ID: peerId, SVC_PUSH_ADDRS: `${addr}/p2p/12D3KooWCaX7ZmKUcXwR5DdgqMmMb1PV6LNtXnnkZNVUYdfbdSgJ` }))).toBeUndefined()
   })
 
-  it('svc serve reads the config file\'s push key; the environment replaces it; a bad one is a usage error', () => {
+  it("svc serve reads the config file's push key; the environment replaces it; a bad one is a usage error", () => {
     const peerId = '12D3KooWGRUVh7sSTdPMvqpAXcQVH1Ks2GGdYjv3W9MhWj6bM5pK'
     const d = mkdtempSync(join(tmpdir(), 'svc-push-cfg-'))
     try {

@@ -39,7 +39,11 @@ export function startPg(): PgCluster {
   const as = asOwner(dir)
   const init = spawnSync(as[0], [...as.slice(1), join(PG_BIN, 'initdb'), '-D', data, '-U', 'svc', '--auth=trust', '-E', 'UTF8', '--no-sync'], { encoding: 'utf8', timeout: 60_000 })
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`)
-  const start = spawnSync(as[0], [...as.slice(1), join(PG_BIN, 'pg_ctl'), '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', `-k ${dir} -c listen_addresses='' -c fsync=off`, 'start'], { encoding: 'utf8', timeout: 90_000 })
+  const start = spawnSync(
+    as[0],
+    [...as.slice(1), join(PG_BIN, 'pg_ctl'), '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', `-k ${dir} -c listen_addresses='' -c fsync=off`, 'start'],
+    { encoding: 'utf8', timeout: 90_000 },
+  )
   if (start.status !== 0) throw new Error(`pg_ctl start failed: ${start.stderr}${start.stdout}`)
   return {
     url: `postgresql://svc@/postgres?host=${encodeURIComponent(dir)}`,

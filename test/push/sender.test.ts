@@ -29,10 +29,22 @@ afterEach(async () => {
 async function setup() {
   const ntfy: FakeHttp = await fakeNtfy()
   const fcm: FakeFcm = await fakeFcm()
-  closers.push(() => ntfy.close(), () => fcm.close())
+  closers.push(
+    () => ntfy.close(),
+    () => fcm.close(),
+  )
   const { core, store } = coreWith({ fcm, ntfy: [ntfy] })
-  closers.push(() => store.close(), () => core.close())
-  const a = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(1, Date.now()), accountKey: keyFor(1), modules: DEFAULT_MODULES })
+  closers.push(
+    () => store.close(),
+    () => core.close(),
+  )
+  const a = await AccountEngine.open({
+    storage: new MemoryStorageAdapter(),
+    crypto: await defaultCryptoProvider(),
+    env: seededEnv(1, Date.now()),
+    accountKey: keyFor(1),
+    modules: DEFAULT_MODULES,
+  })
   closers.push(() => a.close())
   const info = await a.createSpace({ name: 'team' })
   const space = a.space(info.id)
@@ -60,7 +72,7 @@ async function setup() {
 const dataOf = (body: string) => JSON.parse(body).message.data as { keyId: string; payload: string; silent: string; groupId: string }
 
 describe('push from chat writes', () => {
-  it('a send reaches B\'s token sealed; B\'s receiver opens it to the spec payload', async () => {
+  it("a send reaches B's token sealed; B's receiver opens it to the spec payload", async () => {
     const s = await setup()
     await s.subscribeB(s.b.replica, 'android', 'tok-b', ['chats', idFor(2)])
     // The sender's name is the profile its account publishes in the space.
@@ -74,8 +86,21 @@ describe('push from chat writes', () => {
       kind: 'message',
       spaceId: s.spaceId,
       payload: {
-        spaceId: s.spaceId, spaceUxType: 'chat', spaceType: 'svc.space', senderId: idFor(1), type: 1,
-        newMessage: { chatId: s.chatId, msgId: res.recordIds[0], spaceName: 'team', chatName: expect.any(String), senderName: 'Alice', text: 'hello B', hasAttachments: false, attachments: [] },
+        spaceId: s.spaceId,
+        spaceUxType: 'chat',
+        spaceType: 'svc.space',
+        senderId: idFor(1),
+        type: 1,
+        newMessage: {
+          chatId: s.chatId,
+          msgId: res.recordIds[0],
+          spaceName: 'team',
+          chatName: expect.any(String),
+          senderName: 'Alice',
+          text: 'hello B',
+          hasAttachments: false,
+          attachments: [],
+        },
       },
     })
     // A receiver that never saw the key shows the generic notice.
@@ -105,11 +130,16 @@ describe('push from chat writes', () => {
     expect(s.fcm.received).toHaveLength(3)
   })
 
-  it('a read sends a silent notice to the account\'s own identity topic, through the token the reconcile loop registered', async () => {
+  it("a read sends a silent notice to the account's own identity topic, through the token the reconcile loop registered", async () => {
     const s = await setup()
     await s.push.setToken({ platform: 'ntfy', token: `${s.ntfy.url}/a-phone` })
     await s.push.reconcile()
-    expect(s.push.subscriptions()).toEqual(expect.arrayContaining([{ spaceKey: expect.any(String), topic: 'chats' }, { spaceKey: expect.any(String), topic: identityTopic(idFor(1)) }]))
+    expect(s.push.subscriptions()).toEqual(
+      expect.arrayContaining([
+        { spaceKey: expect.any(String), topic: 'chats' },
+        { spaceKey: expect.any(String), topic: identityTopic(idFor(1)) },
+      ]),
+    )
     // B writes; A receives it (unread), then reads it.
     await b_sends(s)
     await readState(s.space).readAll(s.chatId)
@@ -119,7 +149,7 @@ describe('push from chat writes', () => {
     expect(s.receiverOf(s.space.replica).receive(msg)).toMatchObject({ kind: 'message', payload: { type: 2, senderId: idFor(1) } })
   })
 
-  it('after B is removed and the key rotates, B\'s cached key opens nothing new and the key id changes', async () => {
+  it("after B is removed and the key rotates, B's cached key opens nothing new and the key id changes", async () => {
     const s = await setup()
     await s.subscribeB(s.b.replica, 'android', 'tok-b', ['chats'])
     const cacheB = s.receiverOf(s.b.replica)
@@ -143,7 +173,7 @@ describe('push from chat writes', () => {
     expect(s.receiverOf(s.space.replica).receive(data)).toMatchObject({ kind: 'message', payload: { newMessage: { text: 'after removal' } } })
   })
 
-  it('a registered token is kept in the device\'s storage: an engine reopened on it has it, a deleted one stays deleted', async () => {
+  it("a registered token is kept in the device's storage: an engine reopened on it has it, a deleted one stays deleted", async () => {
     const storage = new MemoryStorageAdapter()
     const open = () => AccountEngine.open({ storage, crypto, env: seededEnv(3, Date.now()), accountKey: keyFor(3), modules: DEFAULT_MODULES })
     // Never reached: the token routes answer from local state.
@@ -251,7 +281,11 @@ describe('renewal: the node evicts idle registrations, so held ones are sent aga
     await generalChat(a.space((await a.createSpace({ name: 'quiet' })).id))
     const push = a.services.of(pushModule)
     const subscribes: string[][] = []
-    push.attach({ subscribe: async (r) => (subscribes.push(r.topics), { ok: true, validTopics: r.topics.length }), unregister: async () => ({ ok: true }), send: async () => ({ ok: true }) })
+    push.attach({
+      subscribe: async (r) => (subscribes.push(r.topics), { ok: true, validTopics: r.topics.length }),
+      unregister: async () => ({ ok: true }),
+      send: async () => ({ ok: true }),
+    })
     closers.push(() => push.detach())
     await push.setToken({ platform: 'ntfy', token: 'https://ntfy.example.org/quiet' })
     await push.reconcile()

@@ -48,7 +48,9 @@ afterAll(() => rmSync(fileDir, { recursive: true, force: true }))
     await (await fresh()).close()
     const c = new pgLib.Pool({ connectionString: currentUrl, max: 1 })
     try {
-      await c.query('DROP TABLE push_topics; DROP TABLE push_registrations; CREATE TABLE push_subscriptions (space_key TEXT NOT NULL, topic TEXT NOT NULL, platform TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (space_key, topic, platform, token))')
+      await c.query(
+        'DROP TABLE push_topics; DROP TABLE push_registrations; CREATE TABLE push_subscriptions (space_key TEXT NOT NULL, topic TEXT NOT NULL, platform TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (space_key, topic, platform, token))',
+      )
       await c.query(FIRST_SCHEMA_ROWS_SQL)
     } finally {
       await c.end()
@@ -62,7 +64,10 @@ const FIRST_SCHEMA_ROWS_SQL = `INSERT INTO push_subscriptions (space_key, topic,
 
 async function expectMigrated(s: SubscriptionStore) {
   try {
-    expect(await s.targetsFor('k1', ['chats'])).toEqual([{ platform: 'android', token: 'tok' }, { platform: 'ntfy', token: 'https://n/1' }])
+    expect(await s.targetsFor('k1', ['chats'])).toEqual([
+      { platform: 'android', token: 'tok' },
+      { platform: 'ntfy', token: 'https://n/1' },
+    ])
     expect(await s.topicsOf('k1', { platform: 'ntfy', token: 'https://n/1' })).toEqual(['chats', 'x'])
     expect(await s.totals()).toEqual({ subscriptions: 4, spaceKeys: 2 })
     expect(await s.removeToken({ platform: 'android', token: 'tok' })).toBe(2)
@@ -76,7 +81,9 @@ describe('stores of the first schema', () => {
   it('sqlite: a file of the first schema (one row per topic, the token in each) is migrated when opened', async () => {
     const path = join(fileDir, 'first-schema.db')
     const old = new Database(path)
-    old.exec('CREATE TABLE push_subscriptions (space_key TEXT NOT NULL, topic TEXT NOT NULL, platform TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (space_key, topic, platform, token)) WITHOUT ROWID')
+    old.exec(
+      'CREATE TABLE push_subscriptions (space_key TEXT NOT NULL, topic TEXT NOT NULL, platform TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (space_key, topic, platform, token)) WITHOUT ROWID',
+    )
     old.exec(FIRST_SCHEMA_ROWS_SQL)
     old.close()
     await expectMigrated(new SqliteSubscriptionStore(path))

@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import {
-  AGGREGATE_FIELDS,
-  compileAggregate,
-  HARD_MEMORY_LIMIT_BYTES,
-  InMemoryIndex,
-  MAX_STAGES,
-  parseAggregateBody,
-  runAggregate,
-} from '../../sync/query/index.ts'
+import { AGGREGATE_FIELDS, compileAggregate, HARD_MEMORY_LIMIT_BYTES, InMemoryIndex, MAX_STAGES, parseAggregateBody, runAggregate } from '../../sync/query/index.ts'
 import { expectSvcError, rec } from './helpers.ts'
 
 const docs = Array.from({ length: 20 }, (_, i) => rec(i, { g: 'g' + (i % 5), v: i, s: 'x'.repeat(i) }))
 
-const run = (pipeline: unknown, limits: Record<string, unknown> = {}, source: Iterable<object> = docs) =>
-  runAggregate(source, { pipeline, ...limits })
+const run = (pipeline: unknown, limits: Record<string, unknown> = {}, source: Iterable<object> = docs) => runAggregate(source, { pipeline, ...limits })
 
 describe('aggregate limits', () => {
   it('groupLimit: more distinct groups than allowed is limit_exceeded (group)', () => {

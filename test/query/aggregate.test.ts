@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  compileAggregate,
-  type Doc,
-  InMemoryIndex,
-  runAggregate,
-  type AggregateRecord,
-} from '../../sync/query/index.ts'
+import { compileAggregate, type Doc, InMemoryIndex, runAggregate, type AggregateRecord } from '../../sync/query/index.ts'
 import { rec } from './helpers.ts'
 
 /** Runs a pipeline and returns its records. */
@@ -138,9 +132,7 @@ describe('aggregate: $group', () => {
   })
 
   it('$sum counts with 1, adds numbers, ignores non-numbers; $avg ignores non-numbers, null when none', () => {
-    const out = agg(sales, [
-      { $group: { _id: '$cat', n: { $sum: 1 }, qty: { $sum: '$qty' }, avgQty: { $avg: '$qty' }, avgPrice: { $avg: '$price' }, z: { $sum: 'abc' } } },
-    ])
+    const out = agg(sales, [{ $group: { _id: '$cat', n: { $sum: 1 }, qty: { $sum: '$qty' }, avgQty: { $avg: '$qty' }, avgPrice: { $avg: '$price' }, z: { $sum: 'abc' } } }])
     expect(out).toEqual([
       { _id: 'fruit', n: 3, qty: 13, avgQty: 13 / 3, avgPrice: (1.5 + 0.25 + 4) / 3, z: 0 },
       { _id: 'veg', n: 2, qty: 10, avgQty: 10, avgPrice: 1.25, z: 0 },
@@ -153,9 +145,7 @@ describe('aggregate: $group', () => {
     const docs = [{ v: 'b' }, { v: 3 }, { v: null }, {}, { v: true }, { v: 'a' }, { v: 10 }]
     expect(agg(docs, [{ $group: { _id: null, lo: { $min: '$v' }, hi: { $max: '$v' } } }])).toEqual([{ _id: null, lo: true, hi: 'b' }])
     const numsFirst = [{ v: 3 }, { v: 'a' }, { v: 1 }, { v: true }, { v: 7 }, { v: { $date: '2024-01-01T00:00:00Z' } }, { v: 9 }]
-    expect(agg(numsFirst, [{ $group: { _id: null, lo: { $min: '$v' }, hi: { $max: '$v' } } }])).toEqual([
-      { _id: null, lo: true, hi: { $date: '2024-01-01T00:00:00Z' } },
-    ])
+    expect(agg(numsFirst, [{ $group: { _id: null, lo: { $min: '$v' }, hi: { $max: '$v' } } }])).toEqual([{ _id: null, lo: true, hi: { $date: '2024-01-01T00:00:00Z' } }])
     const nums = [{ v: 3 }, { v: -1 }, { v: 2.5 }]
     expect(agg(nums, [{ $group: { _id: null, lo: { $min: '$v' }, hi: { $max: '$v' } } }])).toEqual([{ _id: null, lo: -1, hi: 3 }])
     expect(agg([{ v: null }, {}], [{ $group: { _id: null, lo: { $min: '$v' }, hi: { $max: '$v' } } }])).toEqual([{ _id: null, lo: null, hi: null }])
@@ -227,7 +217,23 @@ describe('aggregate: $group', () => {
   })
 
   it('many accumulators, many distinct arguments and wide composite keys', () => {
-    const docs = Array.from({ length: 30 }, (_, i) => ({ a: i % 2, b: i % 3, c: i % 5, d: 'x', e: { f: i }, v0: i, v1: i * 2, v2: i * 3, v3: i * 4, v4: i * 5, v5: i * 6, v6: i * 7, v7: i * 8, v8: i * 9, v9: i * 10 }))
+    const docs = Array.from({ length: 30 }, (_, i) => ({
+      a: i % 2,
+      b: i % 3,
+      c: i % 5,
+      d: 'x',
+      e: { f: i },
+      v0: i,
+      v1: i * 2,
+      v2: i * 3,
+      v3: i * 4,
+      v4: i * 5,
+      v5: i * 6,
+      v6: i * 7,
+      v7: i * 8,
+      v8: i * 9,
+      v9: i * 10,
+    }))
     const acc: Record<string, unknown> = {}
     for (let j = 0; j < 10; j++) acc['s' + j] = { $sum: '$v' + j }
     acc.maxF = { $max: '$e.f' }
@@ -272,7 +278,17 @@ describe('aggregate: $sort, $limit, $skip', () => {
   })
 
   it('uses the query total order: null/missing < bool < number < string < {$date} < others', () => {
-    const docs = [{ v: 'b' }, { v: { $date: '2024-01-01T00:00:00Z' } }, { v: 10 }, { v: true }, { v: null }, { v: [1] }, { v: 'a' }, {}, { v: { $date: '2023-06-01T00:00:00+02:00' } }]
+    const docs = [
+      { v: 'b' },
+      { v: { $date: '2024-01-01T00:00:00Z' } },
+      { v: 10 },
+      { v: true },
+      { v: null },
+      { v: [1] },
+      { v: 'a' },
+      {},
+      { v: { $date: '2023-06-01T00:00:00+02:00' } },
+    ]
     const out = agg(docs, [{ $sort: { v: 1 } }]).map((d) => d.v)
     expect(out).toEqual([null, undefined, true, 10, 'a', 'b', { $date: '2023-06-01T00:00:00+02:00' }, { $date: '2024-01-01T00:00:00Z' }, [1]])
   })
@@ -367,14 +383,7 @@ describe('aggregate: $project', () => {
 })
 
 describe('aggregate: $unwind', () => {
-  const docs = deepFreeze([
-    { id: 'a', t: ['x', 'y'] },
-    { id: 'b', t: [] },
-    { id: 'c', t: null },
-    { id: 'd' },
-    { id: 'e', t: 'solo' },
-    { id: 'f', n: { t: [1, 2] } },
-  ])
+  const docs = deepFreeze([{ id: 'a', t: ['x', 'y'] }, { id: 'b', t: [] }, { id: 'c', t: null }, { id: 'd' }, { id: 'e', t: 'solo' }, { id: 'f', n: { t: [1, 2] } }])
 
   it('emits one record per element; drops null, missing and empty arrays', () => {
     expect(agg(docs, [{ $unwind: '$t' }])).toEqual([

@@ -8,7 +8,14 @@ describe('query body meaning', () => {
     const b = parseSnapshotBody({ objectId: 'o1', dataset: 'ds', filter: { n: { $gt: 1 } }, sort: ['-n'], limit: 2, offset: 1, includeTotal: true, projection: { n: 1 } })
     expect(b).toMatchObject({ objectId: 'o1', dataset: 'ds', filter: { n: { $gt: 1 } }, sort: ['-n'], limit: 2, offset: 1, includeTotal: true, projection: { n: 1 } })
     const docs = [1, 2, 3, 4].map((n) => rec(n, { n }))
-    expect(runQuery(docs, b.query)).toEqual({ records: [{ id: 'r003', n: 3 }, { id: 'r002', n: 2 }], total: 3, hasNext: false })
+    expect(runQuery(docs, b.query)).toEqual({
+      records: [
+        { id: 'r003', n: 3 },
+        { id: 'r002', n: 2 },
+      ],
+      total: 3,
+      hasNext: false,
+    })
     const e = parseSnapshotBody({})
     expect([e.offset, e.includeTotal, e.limit, e.filter]).toEqual([0, false, undefined, undefined])
   })
@@ -39,7 +46,17 @@ describe('query body meaning', () => {
   })
 
   it('explicit null on optional fields means absent', () => {
-    const b = parseSubscribeBody({ filter: null, sort: null, limit: null, offset: null, includeTotal: null, projection: null, dataset: null, mailboxCapacity: null, driftBudgetPercent: null })
+    const b = parseSubscribeBody({
+      filter: null,
+      sort: null,
+      limit: null,
+      offset: null,
+      includeTotal: null,
+      projection: null,
+      dataset: null,
+      mailboxCapacity: null,
+      driftBudgetPercent: null,
+    })
     expect(b).toMatchObject({ offset: 0, includeTotal: false, mailboxCapacity: 256, driftBudgetPercent: 30 })
     expect(ids(runQuery([rec(2), rec(1)], b.query).records)).toEqual(['r001', 'r002'])
   })

@@ -3,8 +3,29 @@ import { compileFilter, FILTER_LIMITS, type Doc } from '../../sync/query/index.t
 import { expectSvcError } from './helpers.ts'
 
 const docs: Doc[] = [
-  { id: 'a', n: 1, s: 'apple', tags: ['red', 'fruit'], core: { name: 'Alpha Café', types: ['t1'] }, at: { $date: '2024-01-01T00:00:00Z' }, nested: { x: { y: 1 } }, items: [{ k: 1, v: 'one' }, { k: 2 }], flag: true, nul: null },
-  { id: 'b', n: 2, s: 'banana', tags: ['yellow', 'fruit'], core: { name: 'Beta', types: ['t1', 't2'] }, at: { $date: '2024-06-01T12:00:00.000Z' }, nested: { x: { y: 2 } }, items: [{ k: 3, v: 'three' }], flag: false },
+  {
+    id: 'a',
+    n: 1,
+    s: 'apple',
+    tags: ['red', 'fruit'],
+    core: { name: 'Alpha Café', types: ['t1'] },
+    at: { $date: '2024-01-01T00:00:00Z' },
+    nested: { x: { y: 1 } },
+    items: [{ k: 1, v: 'one' }, { k: 2 }],
+    flag: true,
+    nul: null,
+  },
+  {
+    id: 'b',
+    n: 2,
+    s: 'banana',
+    tags: ['yellow', 'fruit'],
+    core: { name: 'Beta', types: ['t1', 't2'] },
+    at: { $date: '2024-06-01T12:00:00.000Z' },
+    nested: { x: { y: 2 } },
+    items: [{ k: 3, v: 'three' }],
+    flag: false,
+  },
   { id: 'c', n: 3, s: 'cherry', tags: [], core: { name: 'Gamma', types: ['t2'] }, at: '2024-01-01T00:00:00Z', matrix: [[1, 2], [3]] },
   { id: 'd', n: '4', s: 'date', core: { name: 'delta words here', types: [] }, arr: [1, 2, 3], obj: { p: 1, q: [1, { r: 2 }] } },
   { id: 'e', core: { name: 'Epsilon', description: 'the quick brown fox' }, _ver: { id: 'secret-token' }, big: 1e21 },

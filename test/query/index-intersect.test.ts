@@ -65,7 +65,10 @@ const historyArb = fc.array(
   { maxLength: 120 },
 )
 
-function replay(history: Array<{ op: 'upsert'; n: number; d: { types: string[]; status: unknown; p: number } } | { op: 'remove'; n: number }>, ix: InMemoryIndex): Map<string, Doc> {
+function replay(
+  history: Array<{ op: 'upsert'; n: number; d: { types: string[]; status: unknown; p: number } } | { op: 'remove'; n: number }>,
+  ix: InMemoryIndex,
+): Map<string, Doc> {
   const truth = new Map<string, Doc>()
   history.forEach((h, step) => {
     if (h.op === 'upsert') {

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import {
-  compileQuery,
-  InMemoryIndex,
-  LiveWindow,
-  Mailbox,
-  runQuery,
-  type ChangesFrame,
-  type Doc,
-  type FrameOp,
-} from '../../sync/query/index.ts'
+import { compileQuery, InMemoryIndex, LiveWindow, Mailbox, runQuery, type ChangesFrame, type Doc, type FrameOp } from '../../sync/query/index.ts'
 import { expectSvcError, ids, rec } from './helpers.ts'
 
 /** Ten matching records r001..r010 with s = n (sort key), plus non-matching ones. */
@@ -208,7 +199,16 @@ describe('LiveWindow: bounded memory and drift', () => {
 describe('LiveWindow: model check', () => {
   type Step = { kind: 'upsert'; n: number; g: number; s: number; t: string } | { kind: 'delete'; n: number }
   const step: fc.Arbitrary<Step> = fc.oneof(
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant('upsert' as const), n: fc.integer({ min: 0, max: 14 }), g: fc.integer({ min: 0, max: 2 }), s: fc.integer({ min: 0, max: 6 }), t: fc.constantFrom('a', 'b') }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('upsert' as const),
+        n: fc.integer({ min: 0, max: 14 }),
+        g: fc.integer({ min: 0, max: 2 }),
+        s: fc.integer({ min: 0, max: 6 }),
+        t: fc.constantFrom('a', 'b'),
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), n: fc.integer({ min: 0, max: 14 }) }) },
   )
   const mk = (n: number, g: number, s: number, t: string): Doc => rec(n, { g, s, t, other: n })

@@ -44,7 +44,16 @@ describe('runQuery: pagination', () => {
   })
 
   it('validates limit, offset and includeTotal', () => {
-    for (const [field, v] of [['limit', -1], ['limit', 1.5], ['limit', MAX_LIMIT + 1], ['limit', '5'], ['offset', -1], ['offset', NaN], ['offset', 2 ** 60], ['includeTotal', 'yes']] as const) {
+    for (const [field, v] of [
+      ['limit', -1],
+      ['limit', 1.5],
+      ['limit', MAX_LIMIT + 1],
+      ['limit', '5'],
+      ['offset', -1],
+      ['offset', NaN],
+      ['offset', 2 ** 60],
+      ['includeTotal', 'yes'],
+    ] as const) {
       expectSvcError(() => runQuery(many, { [field]: v }), 'request.invalid_field', { field })
     }
     expect(runQuery(many, { limit: MAX_LIMIT }).records).toHaveLength(25)
@@ -59,10 +68,13 @@ describe('runQuery: pagination', () => {
 
 describe('InMemoryIndex', () => {
   it('answers equality lookups, array elements included, and tracks upsert/remove', () => {
-    const ix = new InMemoryIndex(['core.types', 'n'], [
-      { id: 'a', core: { types: ['t1', 't2'] }, n: 1 },
-      { id: 'b', core: { types: ['t2'] }, n: '1' },
-    ])
+    const ix = new InMemoryIndex(
+      ['core.types', 'n'],
+      [
+        { id: 'a', core: { types: ['t1', 't2'] }, n: 1 },
+        { id: 'b', core: { types: ['t2'] }, n: '1' },
+      ],
+    )
     expect([...ix.lookup('core.types', 't2')!.keys()].sort()).toEqual(['a', 'b'])
     expect([...ix.lookup('n', 1)!.keys()]).toEqual(['a'])
     expect([...ix.lookup('n', '1')!.keys()]).toEqual(['b'])
@@ -125,18 +137,25 @@ describe('InMemoryIndex', () => {
     const sortArb = fc.array(fc.constantFrom('x', '-x', 'y', '-y', 'core.name', '-core.name', 'id'), { maxLength: 2 })
     let indexedRuns = 0
     fc.assert(
-      fc.property(docsArb, filterArb, sortArb, fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }), fc.integer({ min: 0, max: 5 }), (docs, filter, sort, limit, offset) => {
-        const ix = new InMemoryIndex(['core.types', 'x', 'y', 'core.name', 'items.k'], docs)
-        const body = { filter, sort, limit, offset, includeTotal: true }
-        const scanned = runQuery(docs, body)
-        expect(runQuery(ix, body)).toEqual(scanned)
-        if (select(ix, compileQuery(body), 1).indexed) indexedRuns++
-        // and the naive definition: filter, full sort, slice
-        const q = compileQuery(body)
-        const naive = docs.filter(q.filter.test).sort(q.sort.compareDocs)
-        expect(scanned.total).toBe(naive.length)
-        expect(ids(scanned.records)).toEqual(ids(naive.slice(offset, limit === undefined ? undefined : offset + limit)))
-      }),
+      fc.property(
+        docsArb,
+        filterArb,
+        sortArb,
+        fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
+        fc.integer({ min: 0, max: 5 }),
+        (docs, filter, sort, limit, offset) => {
+          const ix = new InMemoryIndex(['core.types', 'x', 'y', 'core.name', 'items.k'], docs)
+          const body = { filter, sort, limit, offset, includeTotal: true }
+          const scanned = runQuery(docs, body)
+          expect(runQuery(ix, body)).toEqual(scanned)
+          if (select(ix, compileQuery(body), 1).indexed) indexedRuns++
+          // and the naive definition: filter, full sort, slice
+          const q = compileQuery(body)
+          const naive = docs.filter(q.filter.test).sort(q.sort.compareDocs)
+          expect(scanned.total).toBe(naive.length)
+          expect(ids(scanned.records)).toEqual(ids(naive.slice(offset, limit === undefined ? undefined : offset + limit)))
+        },
+      ),
       { numRuns: 400 },
     )
     expect(indexedRuns).toBeGreaterThan(100)

@@ -136,6 +136,9 @@ describe('projection', () => {
 
   it('runQuery applies the projection to every record', () => {
     const r = runQuery([rec(1, { a: 1, b: 2 }), rec(2, { a: 3, b: 4 })], { projection: { a: 1 }, sort: ['-a'] })
-    expect(r.records).toEqual([{ id: 'r002', a: 3 }, { id: 'r001', a: 1 }])
+    expect(r.records).toEqual([
+      { id: 'r002', a: 3 },
+      { id: 'r001', a: 1 },
+    ])
   })
 })

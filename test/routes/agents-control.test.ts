@@ -80,7 +80,16 @@ describe('agent control API', () => {
     expect(byName.statusCode).toBe(200)
     expect(byName.json()).toMatchObject({ status: 'ok', value: { x: 1 }, error: null })
     expect(Object.keys(byName.json()).sort()).toEqual(['durationMs', 'error', 'fuelUsed', 'status', 'traceRef', 'value'])
-    const src = await app.inject({ method: 'POST', url: '/run', headers: H, payload: { source: 'async function main(a, svc) { return (await svc.query({ objectId: a.o, dataset: "agent_triggers" })).records.length }', args: { o: 'x' }, spaceId: space.spaceId } })
+    const src = await app.inject({
+      method: 'POST',
+      url: '/run',
+      headers: H,
+      payload: {
+        source: 'async function main(a, svc) { return (await svc.query({ objectId: a.o, dataset: "agent_triggers" })).records.length }',
+        args: { o: 'x' },
+        spaceId: space.spaceId,
+      },
+    })
     expect(src.json()).toMatchObject({ status: 'failed' })
     const loop = await app.inject({ method: 'POST', url: '/run', headers: H, payload: { source: 'function main() { for (;;) {} }' } })
     expect(loop.json()).toMatchObject({ status: 'failed', error: expect.stringMatching(/fuel/) })

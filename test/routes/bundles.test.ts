@@ -22,7 +22,9 @@ async function claimWithoutRoot(bundleId: string, rootId: string, derived = fals
     call(b.app, 'POST', `${S}/modify`, {
       objectId: spaceIndexObjectId,
       dataset: 'bundles',
-      records: [{ id: bundleId, ops: [{ type: '$set', path: `claims.${rootId}`, value: { derived, installedAt: { $date: '2020-01-01T00:00:00.000Z' }, installedBy: 'someone' } }] }],
+      records: [
+        { id: bundleId, ops: [{ type: '$set', path: `claims.${rootId}`, value: { derived, installedAt: { $date: '2020-01-01T00:00:00.000Z' }, installedBy: 'someone' } }] },
+      ],
     }),
   )
 }
@@ -31,7 +33,10 @@ describe('{S}/bundles', () => {
   it('POST installs (201) then adopts (200); GET lists and gets by URL-encoded id; 404 bundle.not_found', async () => {
     const first = await ok(install({ id: 'notes/v1', name: 'Notes', derived: true, xKey: 'note', hidden: true, properties: [{ name: 'Body', kind: 'string', xKey: 'body' }] }), 201)
     const rootId = bundleRootId(spaceId, 'notes/v1')
-    expect(first).toMatchObject({ installed: true, bundle: { id: 'notes/v1', name: 'Notes', rootId, derived: true, typeId: rootId, losers: [], ready: true, installedBy: b.accountId } })
+    expect(first).toMatchObject({
+      installed: true,
+      bundle: { id: 'notes/v1', name: 'Notes', rootId, derived: true, typeId: rootId, losers: [], ready: true, installedBy: b.accountId },
+    })
     expect(first.bundle.installedAt.$date).toMatch(/Z$/)
     expect(await ok(install({ id: 'notes/v1', derived: true, xKey: 'note' }))).toEqual({ bundle: first.bundle, installed: false })
     expect(await ok(call(b.app, 'GET', `${S}/bundles/${enc('notes/v1')}`))).toEqual(first.bundle)
@@ -56,7 +61,9 @@ describe('{S}/bundles', () => {
 
     const t = await ok<{ id: string }>(call(b.app, 'POST', `${S}/types`, { xKey: 'contact', name: 'Contact' }), 201)
     const { propId } = await ok<{ propId: string }>(call(b.app, 'POST', `${S}/types/${t.id}/properties`, { name: 'Mail', kind: 'string', format: 'email' }), 201)
-    expect(expectError(await install({ id: 'x/v1', rootTypes: [t.id], rootProperties: { [t.id]: { [propId]: 'not an email' } } }), 400, 'property.format_violation')).toMatchObject({ propId, format: 'email' })
+    expect(expectError(await install({ id: 'x/v1', rootTypes: [t.id], rootProperties: { [t.id]: { [propId]: 'not an email' } } }), 400, 'property.format_violation')).toMatchObject(
+      { propId, format: 'email' },
+    )
     expectError(await install({ id: 'x/v1', rootTypes: [t.id], rootProperties: { [t.id]: { unknownProp: 'x' } } }), 400, 'property.not_found')
     expect(expectError(await install({ id: 'x/v1', xKey: 'contact' }), 409, 'type.xkey_conflict')).toMatchObject({ xKey: 'contact', existingTypeId: t.id })
     expectError(await install({ id: 'x/v1', layout: 'grid' }), 400, 'type.xkey_required')

@@ -105,7 +105,9 @@ describe('chat read routes', () => {
       await s.until((f) => changes(f).some((c) => c.updated.some((u: any) => u.doc.chat?.unreadCount === 1)))
       await ok(call(b.app, 'POST', `${O}/chat/read-all`), 204)
       const frames = await s.until((f) => changes(f).some((c) => c.updated.some((u: any) => u.doc.chat?.unreadCount === 0)))
-      const drop = changes(frames).flatMap((c) => c.updated).find((u: any) => u.doc.chat?.unreadCount === 0)
+      const drop = changes(frames)
+        .flatMap((c) => c.updated)
+        .find((u: any) => u.doc.chat?.unreadCount === 0)
       expect(drop.ops).toEqual([{ type: '$set', path: 'chat.unreadCount', value: 0 }])
     } finally {
       s.destroy()
@@ -125,7 +127,9 @@ describe('chat read routes', () => {
       expect(s.frames[1].data.records[0]).toMatchObject({ id: m, unread: true })
       await ok(call(b.app, 'POST', `${O}/chat/messages/${m}/read`), 204)
       const frames = await s.until((f) => changes(f).some((c) => c.updated.some((u: any) => u.id === m)))
-      const upd = changes(frames).flatMap((c) => c.updated).find((u: any) => u.id === m)
+      const upd = changes(frames)
+        .flatMap((c) => c.updated)
+        .find((u: any) => u.id === m)
       expect(upd.doc.unread).toBeUndefined()
       expect(upd.ops).toEqual([{ type: '$unset', path: 'unread' }])
     } finally {
@@ -135,7 +139,9 @@ describe('chat read routes', () => {
 
   it('clients cannot write flags or counters; chat.notifyMode is an account-scope value set through the properties route', async () => {
     const m = await fromOther('flag me')
-    const res = await ok(call(b.app, 'POST', `${S}/modify`, { objectId: chatId, dataset: CHAT_COLLECTION, records: [{ id: m, ops: [{ type: '$set', path: 'unread', value: false }] }] }))
+    const res = await ok(
+      call(b.app, 'POST', `${S}/modify`, { objectId: chatId, dataset: CHAT_COLLECTION, records: [{ id: m, ops: [{ type: '$set', path: 'unread', value: false }] }] }),
+    )
     expect(res.rejections).toEqual([expect.objectContaining({ recordId: m, index: 0, code: 'upsert.rejected' })])
     expect((await query({ filter: { id: m } })).records[0].unread).toBe(true)
     expect(expectError(await call(b.app, 'POST', `${S}/properties/${chatId}/set/chat`, { unreadCount: 0 }), 400, 'property.immutable')).toEqual({ path: 'chat.unreadCount' })

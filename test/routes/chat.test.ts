@@ -71,9 +71,11 @@ describe('POST {O}/chat/messages', () => {
     expect(res.records.map((r: any) => r.id)).toEqual([second, first])
   })
 
-  it('mentions: this space\'s links, deduped in first-occurrence order, plus the replied-to creator', async () => {
+  it("mentions: this space's links, deduped in first-occurrence order, plus the replied-to creator", async () => {
     const [x, y] = [idFor(11), idFor(12)]
-    const id = await send(a, { text: `hi ${mention(x)} and ${mention(y)}, again ${mention(x)}; elsewhere ${mention(idFor(13), 'otherSpace')}; bad svc://m/${spaceId}/notAnIdentity` })
+    const id = await send(a, {
+      text: `hi ${mention(x)} and ${mention(y)}, again ${mention(x)}; elsewhere ${mention(idFor(13), 'otherSpace')}; bad svc://m/${spaceId}/notAnIdentity`,
+    })
     expect((await get(a, id)).mentions).toEqual([x, y])
     const fromB = await send(b, { text: 'from b' })
     await exchange(b, a, spaceId)
@@ -212,7 +214,13 @@ describe('PATCH and DELETE {O}/chat/messages/:msgId', () => {
   it('a forged edit and delete through the data plane are dropped on the forger and on the author', async () => {
     const mine = await send(a, { text: 'original' })
     await exchange(a, b, spaceId)
-    const forged = await ok(call(b.app, 'POST', `/v1/spaces/${spaceId}/modify`, { objectId: chat, dataset: 'chat_messages', records: [{ id: mine, ops: [{ type: '$set', path: 'text', value: 'forged' }] }] }))
+    const forged = await ok(
+      call(b.app, 'POST', `/v1/spaces/${spaceId}/modify`, {
+        objectId: chat,
+        dataset: 'chat_messages',
+        records: [{ id: mine, ops: [{ type: '$set', path: 'text', value: 'forged' }] }],
+      }),
+    )
     expect(forged.rejections).toEqual([expect.objectContaining({ recordId: mine, code: 'merge.refused' })])
     const del = await ok(call(b.app, 'POST', `/v1/spaces/${spaceId}/delete-records`, { objectId: chat, dataset: 'chat_messages', recordIds: [mine] }))
     expect(del.rejections).toEqual([expect.objectContaining({ recordId: mine, code: 'merge.refused' })])

@@ -65,7 +65,12 @@ describe('svc data commands', () => {
     const m = memoryIO('', { SVC_URL: url })
     const ac = new AbortController()
     const done = streamFrames({ url, io: m.io }, `/v1/spaces/${space}/objects/query/subscribe`, { limit: 10, filter: { 'core.name': 'watched' } }, ac.signal)
-    const lines = () => m.out().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; data: any })
+    const lines = () =>
+      m
+        .out()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { event: string; data: any })
     const until = async (pred: () => boolean) => {
       for (let i = 0; i < 200 && !pred(); i++) await new Promise((r) => setTimeout(r, 25))
       expect(pred()).toBe(true)

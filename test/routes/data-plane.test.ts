@@ -23,12 +23,30 @@ describe('modify and query', () => {
       dataset: 'tasks',
       records: [
         { id: 't1', ops: [{ type: '$set', path: '', value: { title: 'one', n: 1, tags: ['a'] } }] },
-        { id: 't2', ops: [{ type: '$set', path: 'title', value: 'two' }, { type: '$set', path: 'n', value: 2 }] },
+        {
+          id: 't2',
+          ops: [
+            { type: '$set', path: 'title', value: 'two' },
+            { type: '$set', path: 'n', value: 2 },
+          ],
+        },
       ],
       traceIds: ['trace-1'],
     })
     expect(res).toEqual({ versionId: expect.any(String), changeId: expect.any(String), recordIds: ['t1', 't2'] })
-    await modify({ objectId: obj, dataset: 'tasks', records: [{ id: 't1', ops: [{ type: '$inc', path: 'n', value: 10 }, { type: '$addToSet', path: 'tags', value: 'b' }] }] })
+    await modify({
+      objectId: obj,
+      dataset: 'tasks',
+      records: [
+        {
+          id: 't1',
+          ops: [
+            { type: '$inc', path: 'n', value: 10 },
+            { type: '$addToSet', path: 'tags', value: 'b' },
+          ],
+        },
+      ],
+    })
     const { records } = await query({ objectId: obj, dataset: 'tasks', sort: ['id'] })
     expect(records).toEqual([
       { id: 't1', title: 'one', n: 11, tags: ['a', 'b'], _ver: { id: expect.any(String) } },
@@ -51,7 +69,15 @@ describe('modify and query', () => {
       objectId: obj,
       dataset: 'tasks',
       colour: 'ignored',
-      records: [{ id: 't3', ops: [{ type: '$set', path: 'title', value: 'three' }, { type: '$inc', path: 'title', value: 1 }] }],
+      records: [
+        {
+          id: 't3',
+          ops: [
+            { type: '$set', path: 'title', value: 'three' },
+            { type: '$inc', path: 'title', value: 1 },
+          ],
+        },
+      ],
     })
     expect(res.recordIds).toEqual(['t3'])
     expect(res.rejections).toEqual([{ recordId: 't3', index: 1, code: expect.any(String), reason: expect.any(String) }])
@@ -64,7 +90,11 @@ describe('modify and query', () => {
     expectError(await call(b.app, 'POST', `${S}/modify`, { objectId: 'None', dataset: 'tasks', records: [] }), 400, 'object.id_required')
     expectError(await call(b.app, 'POST', `${S}/modify`, { objectId: 'nope', dataset: 'tasks', records: [] }), 404, 'object.not_found')
     expectError(await call(b.app, 'POST', `${S}/modify`, { objectId: obj, records: [] }), 400, 'request.missing_field')
-    expectError(await call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'tasks', records: [{ id: 'x', ops: [{ type: '$rename', path: 'a' }] }] }), 400, 'request.invalid_field')
+    expectError(
+      await call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'tasks', records: [{ id: 'x', ops: [{ type: '$rename', path: 'a' }] }] }),
+      400,
+      'request.invalid_field',
+    )
     expectError(await call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'tasks', records: [{ id: 'x', ops: [], extra: 1 }] }), 400, 'request.unknown_field')
     expectError(await call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'tasks', scope: 'local', records: [] }), 501, 'sdk.not_implemented')
 
@@ -88,7 +118,14 @@ describe('modify and query', () => {
   })
 
   it('POST {S}/delete-records tombstones records (write result)', async () => {
-    await modify({ objectId: obj, dataset: 'gone', records: [{ id: 'a', ops: [{ type: '$set', path: 'v', value: 1 }] }, { id: 'b', ops: [{ type: '$set', path: 'v', value: 2 }] }] })
+    await modify({
+      objectId: obj,
+      dataset: 'gone',
+      records: [
+        { id: 'a', ops: [{ type: '$set', path: 'v', value: 1 }] },
+        { id: 'b', ops: [{ type: '$set', path: 'v', value: 2 }] },
+      ],
+    })
     const res = await ok(call(b.app, 'POST', `${S}/delete-records`, { objectId: obj, dataset: 'gone', recordIds: ['a'] }))
     expect(res).toEqual({ versionId: expect.any(String), changeId: expect.any(String), recordIds: ['a'] })
     expect((await query({ objectId: obj, dataset: 'gone' })).records.map((r) => r.id)).toEqual(['b'])
@@ -120,16 +157,45 @@ describe('upsert', () => {
   })
 
   it('creates, updates changed fields, skips identical records, pages by pageSize', async () => {
-    const r1 = await ok(call(b.app, 'POST', `${S}/upsert`, { objectId: item, dataset: collection, records: [{ id: 'a', fields: { title: 'A', sku: 's1' } }, { id: 'b', fields: { title: 'B' } }, { id: 'c', fields: { title: 'C' } }], pageSize: 2 }))
+    const r1 = await ok(
+      call(b.app, 'POST', `${S}/upsert`, {
+        objectId: item,
+        dataset: collection,
+        records: [
+          { id: 'a', fields: { title: 'A', sku: 's1' } },
+          { id: 'b', fields: { title: 'B' } },
+          { id: 'c', fields: { title: 'C' } },
+        ],
+        pageSize: 2,
+      }),
+    )
     expect(r1).toMatchObject({ created: 3, updated: 0, skipped: 0, rejections: [] })
     expect(r1.pages.map((p: { recordIds: string[] }) => p.recordIds)).toEqual([['a', 'b'], ['c']])
-    const r2 = await ok(call(b.app, 'POST', `${S}/upsert`, { objectId: item, dataset: collection, records: [{ id: 'a', fields: { title: 'A2' } }, { id: 'b', fields: { title: 'B' } }] }))
+    const r2 = await ok(
+      call(b.app, 'POST', `${S}/upsert`, {
+        objectId: item,
+        dataset: collection,
+        records: [
+          { id: 'a', fields: { title: 'A2' } },
+          { id: 'b', fields: { title: 'B' } },
+        ],
+      }),
+    )
     expect(r2).toMatchObject({ created: 0, updated: 1, skipped: 1, rejections: [] })
     expect((await query({ objectId: item, dataset: collection, filter: { id: 'a' } })).records[0]).toMatchObject({ title: 'A2', sku: 's1' })
   })
 
   it('per-record rejections are 200 entries: immutable field, deleted record, screening', async () => {
-    await ok(call(b.app, 'POST', `${S}/upsert`, { objectId: item, dataset: collection, records: [{ id: 'r1', fields: { title: 'x', sku: 'one' } }, { id: 'r2', fields: { title: 'y' } }] }))
+    await ok(
+      call(b.app, 'POST', `${S}/upsert`, {
+        objectId: item,
+        dataset: collection,
+        records: [
+          { id: 'r1', fields: { title: 'x', sku: 'one' } },
+          { id: 'r2', fields: { title: 'y' } },
+        ],
+      }),
+    )
     await ok(call(b.app, 'POST', `${S}/delete-records`, { objectId: item, dataset: collection, recordIds: ['r2'] }))
     const r = await ok(
       call(b.app, 'POST', `${S}/upsert`, {

@@ -22,8 +22,7 @@ async function doc(): Promise<{ obj: string; E: string }> {
   return { obj, E: `${S}/objects/${obj}/editor/editor_blocks` }
 }
 const md = async (E: string): Promise<string> => (await ok<{ markdown: string }>(call(b.app, 'GET', `${E}/markdown`))).markdown
-const blocks = async (obj: string, dataset = 'editor_blocks') =>
-  (await ok(call(b.app, 'POST', `${S}/query`, { objectId: obj, dataset, sort: ['nav.pos'] }))).records as any[]
+const blocks = async (obj: string, dataset = 'editor_blocks') => (await ok(call(b.app, 'POST', `${S}/query`, { objectId: obj, dataset, sort: ['nav.pos'] }))).records as any[]
 const lastChange = async (obj: string, dataset = 'editor_blocks') => (await ok(call(b.app, 'GET', `${S}/objects/${obj}/history?dataset=${dataset}&limit=1`))).changes[0]
 
 describe('editor markdown routes', () => {
@@ -83,9 +82,34 @@ describe('editor markdown routes', () => {
     expect(await ok(call(b.app, 'PATCH', `${E}/markdown`, { edits: [{ oldText: 'beta', newText: 'B', replaceAll: true }] }))).toMatchObject({ updated: 2 })
     expect(await md(E)).toBe('# Plan\n\nALPHA B\n\nB gamma\n')
 
-    expect(expectError(await call(b.app, 'PATCH', `${E}/markdown`, { edits: [{ oldText: 'Plan', newText: 'x' }, { oldText: 'nope', newText: 'y' }] }), 400, 'markdown.no_match')).toMatchObject({ editIndex: 1 })
-    expect(expectError(await call(b.app, 'PATCH', `${E}/markdown`, { edits: [{ oldText: 'B', newText: 'x' }] }), 400, 'markdown.ambiguous_match')).toMatchObject({ editIndex: 0, occurrences: 2 })
-    expect(expectError(await call(b.app, 'PATCH', `${E}/markdown`, { edits: [{ oldText: 'ALPHA B', newText: 'x' }, { oldText: 'HA', newText: 'y' }] }), 400, 'markdown.overlapping_edits')).toMatchObject({ editIndices: [0, 1] })
+    expect(
+      expectError(
+        await call(b.app, 'PATCH', `${E}/markdown`, {
+          edits: [
+            { oldText: 'Plan', newText: 'x' },
+            { oldText: 'nope', newText: 'y' },
+          ],
+        }),
+        400,
+        'markdown.no_match',
+      ),
+    ).toMatchObject({ editIndex: 1 })
+    expect(expectError(await call(b.app, 'PATCH', `${E}/markdown`, { edits: [{ oldText: 'B', newText: 'x' }] }), 400, 'markdown.ambiguous_match')).toMatchObject({
+      editIndex: 0,
+      occurrences: 2,
+    })
+    expect(
+      expectError(
+        await call(b.app, 'PATCH', `${E}/markdown`, {
+          edits: [
+            { oldText: 'ALPHA B', newText: 'x' },
+            { oldText: 'HA', newText: 'y' },
+          ],
+        }),
+        400,
+        'markdown.overlapping_edits',
+      ),
+    ).toMatchObject({ editIndices: [0, 1] })
     expectError(await call(b.app, 'PATCH', `${E}/markdown`, { edits: [{ oldText: '', newText: 'y' }] }), 400, 'request.invalid_field')
     // all or nothing: nothing was written by the failed patches
     expect(await md(E)).toBe('# Plan\n\nALPHA B\n\nB gamma\n')

@@ -56,7 +56,11 @@ describe('svc events', () => {
     expect(matched).toBe(1)
     await svc('events', 'publish', '--type', 'other', '--scope', 'device')
     await until(() => m.out().trim().split('\n').filter(Boolean).length >= 1)
-    const lines = m.out().trim().split('\n').map((l) => JSON.parse(l))
+    const lines = m
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(lines[0]).toMatchObject({ type: 'ui.open_object', scope: 'space', spaceId: space, target: 'o1', sender: { self: true } })
     b.app.sse.closeAll('server_shutdown')
     expect(await watching).toBe(0)

@@ -42,7 +42,14 @@ describe('process helper routes', () => {
     const watch = await subscribe('type=process.*&target=imp.1')
     await ok(publish({ type: 'process.started', scope: 'device', target: 'imp.1', data: { kind: 'import', title: 'Importing notes' } }))
     const listed = (await processes()).find((p) => p.id === 'imp.1')
-    expect(listed).toMatchObject({ id: 'imp.1', kind: 'import', state: 'running', sender: { identity: b.accountId, self: true }, scope: 'device', descriptor: { kind: 'import', title: 'Importing notes' } })
+    expect(listed).toMatchObject({
+      id: 'imp.1',
+      kind: 'import',
+      state: 'running',
+      sender: { identity: b.accountId, self: true },
+      scope: 'device',
+      descriptor: { kind: 'import', title: 'Importing notes' },
+    })
     expect(listed!.startedAt.$date).toMatch(/^\d{4}-/)
 
     expect(await ok(call(b.app, 'POST', '/v1/processes/imp.1/progress', { progress: { done: 3, total: 10 }, message: 'three' }))).toEqual({ subscribers: 1 })
@@ -94,7 +101,12 @@ describe('process helper routes', () => {
     expect(expectError(await call(b.app, 'POST', '/v1/processes/dup/progress', {}), 404, 'process.not_found')).toMatchObject({ processId: 'dup' })
     await ok(publish({ type: 'process.started', scope: 'space', spaceId: s, target: 'dup' }))
     const listed = (await processes()).filter((p) => p.id === 'dup')
-    expect(listed.map((p) => p.sender)).toEqual([{ identity: b.accountId, self: true }, { identity: other, self: false }].sort((x, y) => (x.identity < y.identity ? -1 : 1)))
+    expect(listed.map((p) => p.sender)).toEqual(
+      [
+        { identity: b.accountId, self: true },
+        { identity: other, self: false },
+      ].sort((x, y) => (x.identity < y.identity ? -1 : 1)),
+    )
     expect(expectError(await call(b.app, 'POST', '/v1/processes/dup/cancel', {}), 409, 'process.ambiguous')).toMatchObject({ identities: [b.accountId, other].sort() })
     await ok(call(b.app, 'POST', '/v1/processes/dup/progress', { progress: { done: 1 } }))
     await ok(call(b.app, 'POST', '/v1/processes/dup/finish', { status: 'done' }))

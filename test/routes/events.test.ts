@@ -60,12 +60,22 @@ describe('POST /v1/events and GET /v1/events/subscribe', () => {
     // A last event every filter matches: once it arrived, everything before it was delivered or not.
     expect(await ok(publish({ type: 'ui.end', scope: 'account', target: 'a' }))).toEqual({ subscribers: 5 })
     for (const c of [byType, byTarget, byScope, bySpace, all]) await c.until((f) => f.some((x) => x.event === 'event' && x.data.type === 'ui.end'))
-    const seen = (c: SseClient) => events(c).filter((e) => e.type !== 'ui.end').map((e) => `${e.type}/${e.scope}/${e.target ?? ''}`)
+    const seen = (c: SseClient) =>
+      events(c)
+        .filter((e) => e.type !== 'ui.end')
+        .map((e) => `${e.type}/${e.scope}/${e.target ?? ''}`)
     expect(seen(byType)).toEqual(['ui.open_space/device/a', 'ui.open_space/device/c', 'process.done/account/b'])
     expect(seen(byTarget)).toEqual(['ui.open_space/device/a'])
     expect(seen(byScope)).toEqual(['process.done/account/b'])
     // A catch-all with a spaceId covers device and account events too, and that space's events.
-    expect(seen(bySpace)).toEqual(['ui.open_space/device/a', 'ui.open_space/device/c', 'process.done/account/b', 'process.progress/device/', 'uix.other/device/', 'ui.open_object/space/b'])
+    expect(seen(bySpace)).toEqual([
+      'ui.open_space/device/a',
+      'ui.open_space/device/c',
+      'process.done/account/b',
+      'process.progress/device/',
+      'uix.other/device/',
+      'ui.open_object/space/b',
+    ])
     expect(seen(all)).toEqual(['ui.open_space/device/a', 'ui.open_space/device/c', 'process.done/account/b', 'process.progress/device/', 'uix.other/device/'])
     expect(events(bySpace).find((e) => e.scope === 'space')).toMatchObject({ spaceId, sender: { identity: b.accountId, self: true } })
     for (const c of [byType, byTarget, byScope, bySpace, all]) c.destroy()
@@ -155,7 +165,7 @@ describe('POST /v1/events and GET /v1/events/subscribe', () => {
     again.destroy()
   })
 
-  it('editor.cursor maps into the sender account\'s namespace; another account\'s is 403 events.topic_not_owned', async () => {
+  it("editor.cursor maps into the sender account's namespace; another account's is 403 events.topic_not_owned", async () => {
     const c = await subscribe(`spaceId=${spaceId}&type=editor.cursor.*`)
     const mine = `editor.cursor.${ownerToken(b.accountId)}`
     await ok(publish({ type: 'editor.cursor', scope: 'space', spaceId, target: 'obj', data: { pos: 3 } }))

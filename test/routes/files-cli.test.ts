@@ -61,7 +61,14 @@ describe('svc files', () => {
   })
 
   it('usage errors exit 1', async () => {
-    for (const args of [['files'], ['files', 'frob'], ['files', 'attach', 'a'], ['files', 'get', 's', 'f', '--range', 'x'], ['files', 'cache', 'free'], ['files', 'cache', 'size', 'x']]) {
+    for (const args of [
+      ['files'],
+      ['files', 'frob'],
+      ['files', 'attach', 'a'],
+      ['files', 'get', 's', 'f', '--range', 'x'],
+      ['files', 'cache', 'free'],
+      ['files', 'cache', 'size', 'x'],
+    ]) {
       expect((await svc(...args)).code, args.join(' ')).toBe(1)
     }
   })

@@ -32,7 +32,8 @@ afterAll(async () => {
 
 const attach = (bytes: Uint8Array, query = 'name=f.bin', obj = objectId, contentType = 'application/octet-stream') =>
   a.app.inject({ method: 'POST', url: `${S}/objects/${obj}/files?${query}`, payload: Buffer.from(bytes), headers: { 'content-type': contentType } })
-const attached = async (bytes: Uint8Array, query?: string) => ok<{ fileId: string; inline: boolean; hash: string; size: number; uri: string; recordIds: string[] }>(attach(bytes, query), 201)
+const attached = async (bytes: Uint8Array, query?: string) =>
+  ok<{ fileId: string; inline: boolean; hash: string; size: number; uri: string; recordIds: string[] }>(attach(bytes, query), 201)
 const download = (fileId: string, range?: string, query = '') => a.app.inject({ method: 'GET', url: `${S}/files/${fileId}/content${query}`, headers: range ? { range } : {} })
 const cacheSize = async () => (await ok<{ size: number }>(call(a.app, 'GET', '/v1/files/cache'))).size
 
@@ -44,7 +45,18 @@ describe('attach', () => {
     expect(res).toMatchObject({ inline: true, size: 1000, uri: `svc://f/${spaceId}/${res.fileId}`, recordIds: [res.fileId] })
     expect(await cacheSize()).toBe(before)
     const info = await ok(call(a.app, 'GET', `${S}/files/${res.fileId}`))
-    expect(info).toMatchObject({ id: res.fileId, objectId, name: 'note.txt', mime: 'text/plain', size: 1000, inline: true, blocks: 0, cached: true, state: 'durable', creator: a.accountId })
+    expect(info).toMatchObject({
+      id: res.fileId,
+      objectId,
+      name: 'note.txt',
+      mime: 'text/plain',
+      size: 1000,
+      inline: true,
+      blocks: 0,
+      cached: true,
+      state: 'durable',
+      creator: a.accountId,
+    })
   })
 
   it('cuts a larger file into sealed blocks: none holds the plaintext, and the file reads back byte for byte', async () => {
@@ -78,7 +90,15 @@ describe('attach', () => {
     const obj = await newObject(a.app, other)
     const bytes = randomBytes(BLOCK * 2)
     const here = await attached(bytes)
-    const there = await ok(a.app.inject({ method: 'POST', url: `/v1/spaces/${other}/objects/${obj}/files?name=x`, payload: Buffer.from(bytes), headers: { 'content-type': 'application/octet-stream' } }), 201)
+    const there = await ok(
+      a.app.inject({
+        method: 'POST',
+        url: `/v1/spaces/${other}/objects/${obj}/files?name=x`,
+        payload: Buffer.from(bytes),
+        headers: { 'content-type': 'application/octet-stream' },
+      }),
+      201,
+    )
     expect(there.hash).not.toBe(here.hash)
   })
 
@@ -95,7 +115,16 @@ describe('attach', () => {
     expectError(await attach(randomBytes(10), 'name=a&mime=nonsense'), 400, 'request.invalid_field')
     expectError(await attach(randomBytes(10), 'name=a&color=red'), 400, 'request.unknown_field')
     expectError(await attach(randomBytes(10), 'name=a', 'nope'), 404, 'object.not_found')
-    expectError(await a.app.inject({ method: 'POST', url: `/v1/spaces/nope/objects/${objectId}/files?name=a`, payload: Buffer.from('x'), headers: { 'content-type': 'application/octet-stream' } }), 404, 'space.not_found')
+    expectError(
+      await a.app.inject({
+        method: 'POST',
+        url: `/v1/spaces/nope/objects/${objectId}/files?name=a`,
+        payload: Buffer.from('x'),
+        headers: { 'content-type': 'application/octet-stream' },
+      }),
+      404,
+      'space.not_found',
+    )
   })
 })
 
@@ -164,7 +193,15 @@ describe('download with Range', () => {
 describe('list, status, stats', () => {
   it('lists files of the space and of one object, by file id', async () => {
     const other = await newObject(a.app, spaceId)
-    const res = await ok(a.app.inject({ method: 'POST', url: `${S}/objects/${other}/files?name=there.txt&mime=text/plain`, payload: Buffer.from('hello'), headers: { 'content-type': 'application/octet-stream' } }), 201)
+    const res = await ok(
+      a.app.inject({
+        method: 'POST',
+        url: `${S}/objects/${other}/files?name=there.txt&mime=text/plain`,
+        payload: Buffer.from('hello'),
+        headers: { 'content-type': 'application/octet-stream' },
+      }),
+      201,
+    )
     const all = (await ok(call(a.app, 'GET', `${S}/files`))).files
     expect(all.map((f: any) => f.id)).toEqual([...all.map((f: any) => f.id)].sort())
     expect(all.some((f: any) => f.id === res.fileId)).toBe(true)
@@ -244,7 +281,9 @@ describe('cache: pin, offload, free, delete and sweep', () => {
 describe('variants', () => {
   let png: string
   beforeAll(async () => {
-    const img = await sharp({ create: { width: 600, height: 300, channels: 3, background: { r: 200, g: 10, b: 10 } } }).png().toBuffer()
+    const img = await sharp({ create: { width: 600, height: 300, channels: 3, background: { r: 200, g: 10, b: 10 } } })
+      .png()
+      .toBuffer()
     png = (await attached(img, 'name=red.png&mime=image/png')).fileId
   })
 
@@ -273,12 +312,18 @@ describe('streams', () => {
   it('{O}/files/query/subscribe: a snapshot of the object file records, then each new one', async () => {
     const base = await listen(a.app)
     const obj = await newObject(a.app, spaceId)
-    const first = await ok(a.app.inject({ method: 'POST', url: `${S}/objects/${obj}/files?name=one`, payload: Buffer.from('1'), headers: { 'content-type': 'application/octet-stream' } }), 201)
+    const first = await ok(
+      a.app.inject({ method: 'POST', url: `${S}/objects/${obj}/files?name=one`, payload: Buffer.from('1'), headers: { 'content-type': 'application/octet-stream' } }),
+      201,
+    )
     const sse = await openSse(`${base}${S}/objects/${obj}/files/query/subscribe`, { limit: 10 })
     try {
       await sse.until((f) => f.some((x) => x.event === 'snapshot'), 20_000)
       expect(sse.frames.find((x) => x.event === 'snapshot')!.data.records.map((r: any) => r.id)).toEqual([first.fileId])
-      const second = await ok(a.app.inject({ method: 'POST', url: `${S}/objects/${obj}/files?name=two`, payload: Buffer.from('2'), headers: { 'content-type': 'application/octet-stream' } }), 201)
+      const second = await ok(
+        a.app.inject({ method: 'POST', url: `${S}/objects/${obj}/files?name=two`, payload: Buffer.from('2'), headers: { 'content-type': 'application/octet-stream' } }),
+        201,
+      )
       await sse.until((f) => f.some((x) => x.event === 'changes' && x.data.some((c: any) => c.added.some((r: any) => r.id === second.fileId))), 20_000)
     } finally {
       sse.destroy()
@@ -306,7 +351,15 @@ describe('files.gcInterval', () => {
     try {
       const sp = await newSpace(b.app, 'Swept')
       const obj = await newObject(b.app, sp)
-      const res = await ok(b.app.inject({ method: 'POST', url: `/v1/spaces/${sp}/objects/${obj}/files?name=x`, payload: randomBytes(BLOCK * 4), headers: { 'content-type': 'application/octet-stream' } }), 201)
+      const res = await ok(
+        b.app.inject({
+          method: 'POST',
+          url: `/v1/spaces/${sp}/objects/${obj}/files?name=x`,
+          payload: randomBytes(BLOCK * 4),
+          headers: { 'content-type': 'application/octet-stream' },
+        }),
+        201,
+      )
       const size = async () => (await ok<{ size: number }>(call(b.app, 'GET', '/v1/files/cache'))).size
       expect(await size()).toBe(4 * (BLOCK + 16))
       await ok(call(b.app, 'DELETE', `/v1/spaces/${sp}/files/${res.fileId}`))

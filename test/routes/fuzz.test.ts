@@ -36,11 +36,28 @@ beforeAll(async () => {
   await ok(call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'd', records: [{ id: 'r1', ops: [{ type: '$set', path: 'a', value: 1 }] }] }))
   const T = `${S}/types/${typeId}`
   routes = [
-    ['POST', '/v1/spaces'], ['PUT', '/v1/account/metadata'], ['POST', '/v1/spaces/query'], ['PATCH', S], ['PATCH', `${S}/settings`],
-    ['POST', `${S}/types`], ['PATCH', T], ['POST', `${T}/properties`], ['POST', `${T}/parts`], ['POST', `${S}/objects`],
-    ['POST', `${S}/objects/query`], ['POST', `${S}/query`], ['POST', `${S}/modify`], ['POST', `${S}/upsert`], ['POST', `${S}/delete-records`],
-    ['POST', `${S}/properties/${obj}/set/core`], ['POST', `${S}/properties/${obj}/set/${typeId}`], ['PATCH', `${T}/properties/x`],
-    ['POST', `${T}/parts/x/datasets`], ['PATCH', `${T}/datasets/x`], ['GET', `${S}/objects/%00/backlinks`], ['GET', '/v1/identities/%20'],
+    ['POST', '/v1/spaces'],
+    ['PUT', '/v1/account/metadata'],
+    ['POST', '/v1/spaces/query'],
+    ['PATCH', S],
+    ['PATCH', `${S}/settings`],
+    ['POST', `${S}/types`],
+    ['PATCH', T],
+    ['POST', `${T}/properties`],
+    ['POST', `${T}/parts`],
+    ['POST', `${S}/objects`],
+    ['POST', `${S}/objects/query`],
+    ['POST', `${S}/query`],
+    ['POST', `${S}/modify`],
+    ['POST', `${S}/upsert`],
+    ['POST', `${S}/delete-records`],
+    ['POST', `${S}/properties/${obj}/set/core`],
+    ['POST', `${S}/properties/${obj}/set/${typeId}`],
+    ['PATCH', `${T}/properties/x`],
+    ['POST', `${T}/parts/x/datasets`],
+    ['PATCH', `${T}/datasets/x`],
+    ['GET', `${S}/objects/%00/backlinks`],
+    ['GET', '/v1/identities/%20'],
     ['POST', '/v1/spaces/derived/%2F'],
   ]
 }, 60_000)
@@ -48,7 +65,17 @@ afterAll(() => b?.close())
 
 // ------------------------------------------------------------------ 1. bad requests, every route
 
-type Schema = { type?: string | string[]; anyOf?: Schema[]; oneOf?: Schema[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; additionalProperties?: unknown; enum?: unknown[]; const?: unknown }
+type Schema = {
+  type?: string | string[]
+  anyOf?: Schema[]
+  oneOf?: Schema[]
+  properties?: Record<string, Schema>
+  required?: string[]
+  items?: Schema
+  additionalProperties?: unknown
+  enum?: unknown[]
+  const?: unknown
+}
 interface Route {
   method: string
   template: string
@@ -71,7 +98,27 @@ interface Req {
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 const FAMILIES = ['string', 'number', 'boolean', 'object', 'array', 'null'] as const
 type Family = (typeof FAMILIES)[number]
-const KNOWN_OPS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists', '$not', '$all', '$size', '$elemMatch', '$text', '$and', '$or', '$nor', '$date', '$search'])
+const KNOWN_OPS = new Set([
+  '$eq',
+  '$ne',
+  '$gt',
+  '$gte',
+  '$lt',
+  '$lte',
+  '$in',
+  '$nin',
+  '$exists',
+  '$not',
+  '$all',
+  '$size',
+  '$elemMatch',
+  '$text',
+  '$and',
+  '$or',
+  '$nor',
+  '$date',
+  '$search',
+])
 const HUGE = 'x'.repeat(1024 * 1024 + 17)
 const PER_REQUEST_MS = 10_000
 
@@ -126,25 +173,37 @@ describe('bad requests across every route (from the OpenAPI document)', () => {
     }
     const identity = ((await ok(call(b.app, 'GET', '/v1/identities'))).identities?.[0]?.identity as string | undefined) ?? 'x'
     const real: Record<string, string> = { spaceId: sid, objectId: obj, typeId, typeKey: 'core', identity, name: 'x', propId: 'x', partId: 'x', datasetDefId: 'x', deviceId: 'x' }
-    const fill = (r: Route, bad?: [string, string]) =>
-      r.template.replace(/\{([^}]+)\}/g, (_, p: string) => (bad && bad[0] === p ? bad[1] : encodeURIComponent(real[p] ?? 'x')))
+    const fill = (r: Route, bad?: [string, string]) => r.template.replace(/\{([^}]+)\}/g, (_, p: string) => (bad && bad[0] === p ? bad[1] : encodeURIComponent(real[p] ?? 'x')))
 
     // ---- generators (deterministic: fast-check with fixed seeds)
     let seed = 1
     const sample = <T>(arb: fc.Arbitrary<T>, n: number): T[] => fc.sample(arb, { numRuns: n, seed: seed++ })
     const one = <T>(arb: fc.Arbitrary<T>): T => sample(arb, 1)[0]
-    const scalar = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ maxLength: 8 }), fc.string({ unit: 'binary', maxLength: 4 }))
+    const scalar = fc.oneof(
+      fc.constant(null),
+      fc.boolean(),
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.string({ maxLength: 8 }),
+      fc.string({ unit: 'binary', maxLength: 4 }),
+    )
     const anyJson = fc.letrec((tie) => ({
       v: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 6 }), tie('v'), { maxKeys: 3 })),
     })).v
     const ofFamily = (f: Family): fc.Arbitrary<unknown> => {
       switch (f) {
-        case 'string': return fc.oneof(fc.string({ maxLength: 10 }), fc.string({ unit: 'binary', maxLength: 6 }))
-        case 'number': return fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(-0, 1e308, Number.MAX_SAFE_INTEGER + 2))
-        case 'boolean': return fc.boolean()
-        case 'object': return fc.dictionary(fc.string({ maxLength: 6 }), anyJson, { minKeys: 0, maxKeys: 3 })
-        case 'array': return fc.array(anyJson, { maxLength: 4 })
-        case 'null': return fc.constant(null)
+        case 'string':
+          return fc.oneof(fc.string({ maxLength: 10 }), fc.string({ unit: 'binary', maxLength: 6 }))
+        case 'number':
+          return fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(-0, 1e308, Number.MAX_SAFE_INTEGER + 2))
+        case 'boolean':
+          return fc.boolean()
+        case 'object':
+          return fc.dictionary(fc.string({ maxLength: 6 }), anyJson, { minKeys: 0, maxKeys: 3 })
+        case 'array':
+          return fc.array(anyJson, { maxLength: 4 })
+        case 'null':
+          return fc.constant(null)
       }
     }
     /** A value of the field's own type, roughly (may or may not pass the finer rules). */
@@ -161,31 +220,90 @@ describe('bad requests across every route (from the OpenAPI document)', () => {
       return o
     }
     const badFilter = fc.oneof(
-      fc.record({ p: fc.constantFrom('a', 'core.name', 'x.y', 'id'), op: fc.stringMatching(/^[a-z]{1,8}$/).map((s) => `$zz${s}`), v: anyJson }).map(({ p, op, v }) => ({ [p]: { [op]: v } })),
-      fc.stringMatching(/^[a-z]{1,8}$/).map((s) => ({ [`$${s}`]: 1 })).filter((f) => !KNOWN_OPS.has(Object.keys(f)[0])),
-      fc.constantFrom('$and', '$or', '$nor').chain((op) => fc.oneof(fc.constant([]), fc.string(), fc.integer(), fc.dictionary(fc.string({ maxLength: 3 }), scalar, { maxKeys: 2 })).map((v) => ({ [op]: v }))),
-      fc.constantFrom('$in', '$nin', '$all').chain((op) => fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.dictionary(fc.string({ maxLength: 3 }), scalar, { maxKeys: 2 })).map((v) => ({ a: { [op]: v } }))),
+      fc
+        .record({ p: fc.constantFrom('a', 'core.name', 'x.y', 'id'), op: fc.stringMatching(/^[a-z]{1,8}$/).map((s) => `$zz${s}`), v: anyJson })
+        .map(({ p, op, v }) => ({ [p]: { [op]: v } })),
+      fc
+        .stringMatching(/^[a-z]{1,8}$/)
+        .map((s) => ({ [`$${s}`]: 1 }))
+        .filter((f) => !KNOWN_OPS.has(Object.keys(f)[0])),
+      fc
+        .constantFrom('$and', '$or', '$nor')
+        .chain((op) => fc.oneof(fc.constant([]), fc.string(), fc.integer(), fc.dictionary(fc.string({ maxLength: 3 }), scalar, { maxKeys: 2 })).map((v) => ({ [op]: v }))),
+      fc
+        .constantFrom('$in', '$nin', '$all')
+        .chain((op) => fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.dictionary(fc.string({ maxLength: 3 }), scalar, { maxKeys: 2 })).map((v) => ({ a: { [op]: v } }))),
       fc.constantFrom('$gt', '$lt', '$gte', '$eq').map((op) => ({ a: { [op]: { $date: 'not-a-date' } } })),
       fc.constant({ a: { $eq: 1, b: 2 } }),
-      fc.integer({ min: 33, max: 200 }).map((d) => { let f: unknown = { a: 1 }; for (let i = 0; i < d; i++) f = { $and: [f] }; return f }),
+      fc.integer({ min: 33, max: 200 }).map((d) => {
+        let f: unknown = { a: 1 }
+        for (let i = 0; i < d; i++) f = { $and: [f] }
+        return f
+      }),
       fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.array(scalar, { minLength: 1, maxLength: 2 })),
     )
     const badIds = [
-      '%00', '%2F..%2F..%2Fetc%2Fpasswd', '%FF%FE', '%C0%AF', '%', '%zz', '%E2%80%AE', '..', '%2E%2E', '%20%20', '%0A%0D',
-      encodeURIComponent('\u202e\u0000ü🙂'), 'a'.repeat(300), 'b'.repeat(20_000), encodeURIComponent('🙂'.repeat(500)), '%25%25', '~junk~%7B%7D',
+      '%00',
+      '%2F..%2F..%2Fetc%2Fpasswd',
+      '%FF%FE',
+      '%C0%AF',
+      '%',
+      '%zz',
+      '%E2%80%AE',
+      '..',
+      '%2E%2E',
+      '%20%20',
+      '%0A%0D',
+      encodeURIComponent('\u202e\u0000ü🙂'),
+      'a'.repeat(300),
+      'b'.repeat(20_000),
+      encodeURIComponent('🙂'.repeat(500)),
+      '%25%25',
+      '~junk~%7B%7D',
     ]
-    const badIdArb = fc.oneof(fc.constantFrom(...badIds), fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }).map((s) => encodeURIComponent(`~${s}`)))
-    const badJson = ['{', '{"a":}', "{'a':1}", 'nul', '[1,]', '{}x', '\u0000', '{"a":1,,}', '"unterminated', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '\ufeff{', ']', '{"a":01}', '{"a":NaN}', '{"a":undefined}']
-    const ctypes = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', 'image/png', 'text/html; charset=utf-8']
+    const badIdArb = fc.oneof(
+      fc.constantFrom(...badIds),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }).map((s) => encodeURIComponent(`~${s}`)),
+    )
+    const badJson = [
+      '{',
+      '{"a":}',
+      "{'a':1}",
+      'nul',
+      '[1,]',
+      '{}x',
+      '\u0000',
+      '{"a":1,,}',
+      '"unterminated',
+      '{"__proto__":{"polluted":1}}',
+      '{"constructor":{"prototype":{"polluted":1}}}',
+      '\ufeff{',
+      ']',
+      '{"a":01}',
+      '{"a":NaN}',
+      '{"a":undefined}',
+    ]
+    const ctypes = [
+      'text/plain',
+      'application/xml',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/octet-stream',
+      'image/png',
+      'text/html; charset=utf-8',
+    ]
 
     // ---- requests: each category yields requests that cannot be valid (except readOnlyQuery/GET)
     const reqs: Req[] = []
     const json = (r: Route, body: unknown, kind: string, url = fill(r)) =>
       reqs.push({ kind, method: r.method, url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) })
-    const raw = (r: Route, payload: string, kind: string, ctype = 'application/json') => reqs.push({ kind, method: r.method, url: fill(r), headers: { 'content-type': ctype }, payload })
+    const raw = (r: Route, payload: string, kind: string, ctype = 'application/json') =>
+      reqs.push({ kind, method: r.method, url: fill(r), headers: { 'content-type': ctype }, payload })
     const canHaveBody = (r: Route) => r.method !== 'GET'
     for (const r of all) {
-      const typed = Object.entries(r.body?.properties ?? {}).map(([k, s]) => [k, families(s)] as const).filter((x): x is readonly [string, Set<Family>] => !!x[1])
+      const typed = Object.entries(r.body?.properties ?? {})
+        .map(([k, s]) => [k, families(s)] as const)
+        .filter((x): x is readonly [string, Set<Family>] => !!x[1])
       // Wrong types: one declared field gets a JSON type its schema does not allow.
       if (r.body) {
         for (let i = 0; i < 20; i++) {
@@ -227,7 +345,13 @@ describe('bad requests across every route (from the OpenAPI document)', () => {
         // Half-good bodies (may be valid): read-only queries only.
         if (r.readOnlyQuery && !r.stream) {
           for (let i = 0; i < 40; i++) {
-            const f = one(fc.dictionary(fc.constantFrom('a', 'core.name', 'core.types', 'id', '_ver.id', 'x.0'), fc.oneof(scalar, fc.dictionary(fc.constantFrom('$eq', '$ne', '$gt', '$in', '$exists', '$text', '$size'), anyJson, { maxKeys: 2 })), { maxKeys: 3 }))
+            const f = one(
+              fc.dictionary(
+                fc.constantFrom('a', 'core.name', 'core.types', 'id', '_ver.id', 'x.0'),
+                fc.oneof(scalar, fc.dictionary(fc.constantFrom('$eq', '$ne', '$gt', '$in', '$exists', '$text', '$size'), anyJson, { maxKeys: 2 })),
+                { maxKeys: 3 },
+              ),
+            )
             json(r, { ...partial(r.body), filter: f, objectId: obj, dataset: 'd', limit: one(fc.integer({ min: 0, max: 5 })) }, 'half-good')
           }
         }
@@ -251,7 +375,8 @@ describe('bad requests across every route (from the OpenAPI document)', () => {
       }
       // Plain GETs (not streams) with junk query strings: reads, so anything goes.
       if (r.method === 'GET' && !r.stream) {
-        for (const q of ['?includeHidden=maybe', '?status=%00', '?limit=-1&offset=x', '?a[b]=1&a=2', `?x=${'q'.repeat(5_000)}`, '?%zz=1']) reqs.push({ kind: 'get-query', method: 'GET', url: fill(r) + q })
+        for (const q of ['?includeHidden=maybe', '?status=%00', '?limit=-1&offset=x', '?a[b]=1&a=2', `?x=${'q'.repeat(5_000)}`, '?%zz=1'])
+          reqs.push({ kind: 'get-query', method: 'GET', url: fill(r) + q })
       }
     }
     // Wrong methods on every path (with and without a body).
@@ -293,7 +418,7 @@ describe('bad requests across every route (from the OpenAPI document)', () => {
         new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), PER_REQUEST_MS))),
       ]).finally(() => clearTimeout(timer))
       if (res === 'timeout') return void failures.push(`hang: ${show(q)}`)
-      const st = (res).statusCode
+      const st = res.statusCode
       const m = byKind.get(q.kind) ?? new Map<number, number>()
       byKind.set(q.kind, m.set(st, (m.get(st) ?? 0) + 1))
       // 501 `sdk.not_implemented` is the spec's deliberate answer for what this release leaves
@@ -311,18 +436,27 @@ describe('bad requests across every route (from the OpenAPI document)', () => {
         return void failures.push(`${st} not JSON: ${show(q)} -> ${res.body.slice(0, 200)}`)
       }
       const e = env?.error
-      if (!e || typeof e.code !== 'string' || typeof e.message !== 'string' || e.code === '' || st < 400) failures.push(`${st} not the envelope: ${show(q)} -> ${res.body.slice(0, 200)}`)
+      if (!e || typeof e.code !== 'string' || typeof e.message !== 'string' || e.code === '' || st < 400)
+        failures.push(`${st} not the envelope: ${show(q)} -> ${res.body.slice(0, 200)}`)
     }
     const INFLIGHT = 6
     let next = 0
-    await Promise.all(Array.from({ length: INFLIGHT }, async () => {
-      while (next < reqs.length) await send(reqs[next++])
-    }))
-    await Promise.all(b.engine.account().openSpaces().map((s) => s.settled()))
+    await Promise.all(
+      Array.from({ length: INFLIGHT }, async () => {
+        while (next < reqs.length) await send(reqs[next++])
+      }),
+    )
+    await Promise.all(
+      b.engine
+        .account()
+        .openSpaces()
+        .map((s) => s.settled()),
+    )
     const after = await digest()
 
     const summary = Object.fromEntries([...byKind].map(([k, m]) => [k, Object.fromEntries(m)]))
-    if (failures.length > 0 || process.env.FUZZ_VERBOSE) console.log(JSON.stringify({ sent: reqs.length, routes: all.length, summary, notImplemented: [...notImplemented], accepted }, null, 1))
+    if (failures.length > 0 || process.env.FUZZ_VERBOSE)
+      console.log(JSON.stringify({ sent: reqs.length, routes: all.length, summary, notImplemented: [...notImplemented], accepted }, null, 1))
     expect(failures.slice(0, 30)).toEqual([])
     expect(after).toEqual(before)
   }, 240_000)
@@ -332,11 +466,47 @@ describe('bad requests across every route (from the OpenAPI document)', () => {
 
 describe('generated requests', () => {
   it('never answer 5xx; errors carry the envelope', async () => {
-    const keys = fc.constantFrom('objectId', 'dataset', 'filter', 'sort', 'limit', 'offset', 'projection', 'records', 'name', 'set', 'unset', 'types', 'initialProperties', 'xKey', 'kind', 'key', 'datasets', 'recordIds', 'pageSize', 'meta', 'xFormat', 'fields', 'idRule', 'module', 'core', 'ops', 'includeTotal', 'scope', 'traceIds', 'constructor', '$where')
+    const keys = fc.constantFrom(
+      'objectId',
+      'dataset',
+      'filter',
+      'sort',
+      'limit',
+      'offset',
+      'projection',
+      'records',
+      'name',
+      'set',
+      'unset',
+      'types',
+      'initialProperties',
+      'xKey',
+      'kind',
+      'key',
+      'datasets',
+      'recordIds',
+      'pageSize',
+      'meta',
+      'xFormat',
+      'fields',
+      'idRule',
+      'module',
+      'core',
+      'ops',
+      'includeTotal',
+      'scope',
+      'traceIds',
+      'constructor',
+      '$where',
+    )
     const val = fc.letrec((tie) => ({
       v: fc.oneof(
         { depthSize: 'small' },
-        fc.constant(null), fc.boolean(), fc.integer(), fc.double(), fc.string(),
+        fc.constant(null),
+        fc.boolean(),
+        fc.integer(),
+        fc.double(),
+        fc.string(),
         fc.constantFrom(obj, typeId, 'svc://x', '$gt', '', 'None'),
         fc.array(tie('v'), { maxLength: 3 }),
         fc.dictionary(fc.oneof(keys, fc.string()), tie('v'), { maxKeys: 4 }),
@@ -346,17 +516,48 @@ describe('generated requests', () => {
     const op = fc.record({ type: fc.constantFrom('$set', '$unset', '$inc', '$addToSet', '$pull'), path, value: val }, { requiredKeys: ['type', 'path'] })
     const filter = fc.dictionary(
       fc.oneof(path, fc.constantFrom('$and', '$or', '$nor', '$text', '$not')),
-      fc.oneof(val, fc.dictionary(fc.constantFrom('$eq', '$ne', '$gt', '$in', '$nin', '$exists', '$text', '$size', '$all', '$elemMatch', '$not', '$date', '$regex'), val, { maxKeys: 2 })),
+      fc.oneof(
+        val,
+        fc.dictionary(fc.constantFrom('$eq', '$ne', '$gt', '$in', '$nin', '$exists', '$text', '$size', '$all', '$elemMatch', '$not', '$date', '$regex'), val, { maxKeys: 2 }),
+      ),
       { maxKeys: 3 },
     )
     const body = fc.oneof(
       fc.dictionary(keys, val, { maxKeys: 5 }),
-      fc.record({ objectId: fc.constantFrom(obj, 'x'), dataset: fc.constantFrom('d', 'e'), records: fc.array(fc.record({ id: fc.string({ minLength: 1, maxLength: 5 }), ops: fc.array(op, { maxLength: 3 }) }), { maxLength: 3 }) }),
-      fc.record({ objectId: fc.constant(obj), dataset: fc.constant('d'), filter, sort: fc.array(path, { maxLength: 2 }), limit: fc.integer({ min: 0, max: 20 }), projection: fc.dictionary(path, fc.constantFrom(0, 1, true)) }, { requiredKeys: [] }),
+      fc.record({
+        objectId: fc.constantFrom(obj, 'x'),
+        dataset: fc.constantFrom('d', 'e'),
+        records: fc.array(fc.record({ id: fc.string({ minLength: 1, maxLength: 5 }), ops: fc.array(op, { maxLength: 3 }) }), { maxLength: 3 }),
+      }),
+      fc.record(
+        {
+          objectId: fc.constant(obj),
+          dataset: fc.constant('d'),
+          filter,
+          sort: fc.array(path, { maxLength: 2 }),
+          limit: fc.integer({ min: 0, max: 20 }),
+          projection: fc.dictionary(path, fc.constantFrom(0, 1, true)),
+        },
+        { requiredKeys: [] },
+      ),
       fc.record({ objectId: fc.constant(obj), dataset: fc.constant(`${typeId}_items`), records: fc.array(fc.record({ id: val, fields: val }), { maxLength: 3 }) }),
-      fc.record({ types: fc.array(fc.constantFrom(typeId, 'core', 'page', 'x'), { maxLength: 2 }), initialProperties: fc.dictionary(fc.constantFrom('core', typeId, 'x'), fc.dictionary(fc.constantFrom('name', 'tags', 'description', 'icon', 'x'), val)) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          types: fc.array(fc.constantFrom(typeId, 'core', 'page', 'x'), { maxLength: 2 }),
+          initialProperties: fc.dictionary(fc.constantFrom('core', typeId, 'x'), fc.dictionary(fc.constantFrom('name', 'tags', 'description', 'icon', 'x'), val)),
+        },
+        { requiredKeys: [] },
+      ),
       fc.record({ set: fc.dictionary(path, val, { maxKeys: 3 }), unset: fc.array(path, { maxLength: 2 }) }, { requiredKeys: [] }),
-      fc.record({ key: fc.constantFrom('items', 'k', '1x'), datasets: fc.array(fc.dictionary(fc.constantFrom('key', 'module', 'shared', 'idRule', 'idPattern', 'idMaxLen', 'fields', 'dynamic'), val, { maxKeys: 4 }), { maxLength: 2 }) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          key: fc.constantFrom('items', 'k', '1x'),
+          datasets: fc.array(fc.dictionary(fc.constantFrom('key', 'module', 'shared', 'idRule', 'idPattern', 'idMaxLen', 'fields', 'dynamic'), val, { maxKeys: 4 }), {
+            maxLength: 2,
+          }),
+        },
+        { requiredKeys: [] },
+      ),
     )
     const bad: string[] = []
     await fc.assert(
@@ -372,7 +573,21 @@ describe('generated requests', () => {
 
   it('modify drops ops with unstorable paths (rejections) instead of failing; too many ops is 400', async () => {
     const S = routes[3][1]
-    const res = await ok(call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'd', records: [{ id: 'r', ops: [{ type: '$set', path: 'a..b', value: 1 }, { type: '$set', path: 'ok', value: 1 }] }] }))
+    const res = await ok(
+      call(b.app, 'POST', `${S}/modify`, {
+        objectId: obj,
+        dataset: 'd',
+        records: [
+          {
+            id: 'r',
+            ops: [
+              { type: '$set', path: 'a..b', value: 1 },
+              { type: '$set', path: 'ok', value: 1 },
+            ],
+          },
+        ],
+      }),
+    )
     expect(res.rejections).toEqual([{ recordId: 'r', index: 0, code: 'dataset.validation', reason: 'path' }])
     const many = Array.from({ length: 10_001 }, (_, i) => ({ type: '$unset', path: `p${i}` }))
     const tooMany = await call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'd', records: [{ id: 'r', ops: many }] })

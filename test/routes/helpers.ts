@@ -35,7 +35,7 @@ export async function bootApp(opts: Partial<AppOptions> & { controlToken?: strin
     app,
     engine,
     session,
-    accountId: (res.json<{ accountId: string }>()).accountId,
+    accountId: res.json<{ accountId: string }>().accountId,
     root,
     async close() {
       // Like `svc serve`: drain, then cut connections a client left open without a request
@@ -97,57 +97,53 @@ export interface SseClient {
 export function openSse(url: string, body?: unknown): Promise<SseClient> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body)
-    const req = httpRequest(
-      url,
-      { method: payload === undefined ? 'GET' : 'POST', headers: payload === undefined ? {} : { 'content-type': 'application/json' } },
-      (res) => {
-        let text = ''
-        let rest = ''
-        const frames: Frame[] = []
-        const waiters = new Set<() => void>()
-        res.setEncoding('utf8')
-        res.on('data', (chunk: string) => {
-          text += chunk
-          rest += chunk
-          let i
-          while ((i = rest.indexOf('\n\n')) >= 0) {
-            const block = rest.slice(0, i)
-            rest = rest.slice(i + 2)
-            const ev = /^event: (.*)$/m.exec(block)
-            const data = /^data: (.*)$/m.exec(block)
-            if (ev && data) frames.push({ event: ev[1], data: JSON.parse(data[1]) })
-          }
-          for (const w of [...waiters]) w()
-        })
-        const ended = new Promise<void>((r) => res.on('close', () => r()))
-        resolve({
-          res,
-          frames,
-          raw: () => text,
-          ended,
-          until(pred, ms = 5000) {
-            return new Promise((ok, fail) => {
-              const check = () => {
-                if (pred(frames)) {
-                  waiters.delete(check)
-                  clearTimeout(t)
-                  ok(frames)
-                }
-              }
-              const t = setTimeout(() => {
+    const req = httpRequest(url, { method: payload === undefined ? 'GET' : 'POST', headers: payload === undefined ? {} : { 'content-type': 'application/json' } }, (res) => {
+      let text = ''
+      let rest = ''
+      const frames: Frame[] = []
+      const waiters = new Set<() => void>()
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        text += chunk
+        rest += chunk
+        let i
+        while ((i = rest.indexOf('\n\n')) >= 0) {
+          const block = rest.slice(0, i)
+          rest = rest.slice(i + 2)
+          const ev = /^event: (.*)$/m.exec(block)
+          const data = /^data: (.*)$/m.exec(block)
+          if (ev && data) frames.push({ event: ev[1], data: JSON.parse(data[1]) })
+        }
+        for (const w of [...waiters]) w()
+      })
+      const ended = new Promise<void>((r) => res.on('close', () => r()))
+      resolve({
+        res,
+        frames,
+        raw: () => text,
+        ended,
+        until(pred, ms = 5000) {
+          return new Promise((ok, fail) => {
+            const check = () => {
+              if (pred(frames)) {
                 waiters.delete(check)
-                fail(new Error(`timed out; frames: ${JSON.stringify(frames).slice(0, 2000)}`))
-              }, ms)
-              waiters.add(check)
-              check()
-            })
-          },
-          pause: () => res.pause(),
-          resume: () => res.resume(),
-          destroy: () => req.destroy(),
-        })
-      },
-    )
+                clearTimeout(t)
+                ok(frames)
+              }
+            }
+            const t = setTimeout(() => {
+              waiters.delete(check)
+              fail(new Error(`timed out; frames: ${JSON.stringify(frames).slice(0, 2000)}`))
+            }, ms)
+            waiters.add(check)
+            check()
+          })
+        },
+        pause: () => res.pause(),
+        resume: () => res.resume(),
+        destroy: () => req.destroy(),
+      })
+    })
     req.on('error', reject)
     if (payload !== undefined) req.write(payload)
     req.end()

@@ -52,7 +52,11 @@ describe('history of the object fields', () => {
     // The properties route's recordIds name the object addressed; no change id means nothing was written.
     expect(same.changeId).toBe('')
     expect((await ok(call(b.app, 'GET', `${O}/history?dataset=@row`))).changes[0].version).toBe(v[1])
-    expectError(await call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: '@row', records: [{ id: 'x', ops: [{ type: '$set', path: 'a', value: 1 }] }] }), 400, 'dataset.unknown')
+    expectError(
+      await call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: '@row', records: [{ id: 'x', ops: [{ type: '$set', path: 'a', value: 1 }] }] }),
+      400,
+      'dataset.unknown',
+    )
   })
 })
 

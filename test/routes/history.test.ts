@@ -10,7 +10,10 @@ beforeAll(async () => {
   const obj = (await ok(call(b.app, 'POST', `${S}/objects`, {}), 201)).objectId
   O = `${S}/objects/${obj}`
   for (let i = 0; i < 3; i++) {
-    v.push((await ok(call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'notes', records: [{ id: 'n', ops: [{ type: '$set', path: 'i', value: i }] }], traceIds: [`t${i}`] }))).changeId)
+    v.push(
+      (await ok(call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'notes', records: [{ id: 'n', ops: [{ type: '$set', path: 'i', value: i }] }], traceIds: [`t${i}`] })))
+        .changeId,
+    )
   }
 })
 afterAll(async () => b.close())
@@ -25,7 +28,11 @@ describe('version history routes', () => {
     expect(next.changes.map((c: any) => c.version)).toEqual([v[0]])
     expect((await ok(call(b.app, 'GET', `${O}/history?traceId=t1`))).changes.map((c: any) => c.version)).toEqual([v[1]])
     expect((await ok(call(b.app, 'GET', `${O}/history?coalesce=true&dataset=notes`))).changes).toHaveLength(1)
-    expect(await ok(call(b.app, 'GET', `${O}/history/diff?version=${v[1]}`))).toEqual({ base: null, version: v[1], datasets: { notes: [{ id: 'n', before: { i: 0 }, after: { i: 1 } }] } })
+    expect(await ok(call(b.app, 'GET', `${O}/history/diff?version=${v[1]}`))).toEqual({
+      base: null,
+      version: v[1],
+      datasets: { notes: [{ id: 'n', before: { i: 0 }, after: { i: 1 } }] },
+    })
     expect((await ok(call(b.app, 'GET', `${O}/history/${v[0]}?dataset=notes`))).datasets).toEqual({ notes: { n: { i: 0 } } })
     expect(await ok(call(b.app, 'GET', `${O}/history/${v[2]}/datasets/notes/records/n`))).toEqual({ exists: true, deleted: false, record: { i: 2 } })
   })

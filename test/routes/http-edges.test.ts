@@ -158,7 +158,10 @@ describe('request bodies', () => {
 
   it('a body sent in pieces within the timeout is served (the control)', async () => {
     const body = JSON.stringify({ name: 'slow but in time' })
-    const res = await rawRequest([`POST /v1/spaces HTTP/1.1\r\nHost: ${HOST()}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`, body])
+    const res = await rawRequest([
+      `POST /v1/spaces HTTP/1.1\r\nHost: ${HOST()}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
+      body,
+    ])
     expect(res.status).toBe(201)
   })
 

@@ -25,7 +25,7 @@ interface Identity {
 const directory = async (x: Booted) => (await ok<{ identities: Identity[] }>(call(x.app, 'GET', '/v1/identities'))).identities
 
 describe('identities between two accounts', () => {
-  it("a contact is listed with an empty name until its profile record reaches us, then its name (an `updated` frame)", async () => {
+  it('a contact is listed with an empty name until its profile record reaches us, then its name (an `updated` frame)', async () => {
     const base = await listen(b.app)
     const stream = await openSse(`${base}/v1/identities/subscribe`)
     try {

@@ -87,7 +87,16 @@ describe('live data plane query', () => {
     try {
       await s.until((f) => f.some((x) => x.event === 'snapshot'))
       expect(s.frames[1].data).toEqual({ records: [{ id: 'r1', n: 1, _ver: { id: expect.any(String) } }] })
-      await ok(call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'rows', records: [{ id: 'r2', ops: [{ type: '$set', path: '', value: { n: 2 } }] }, { id: 'r1', ops: [{ type: '$inc', path: 'n', value: 5 }] }] }))
+      await ok(
+        call(b.app, 'POST', `${S}/modify`, {
+          objectId: obj,
+          dataset: 'rows',
+          records: [
+            { id: 'r2', ops: [{ type: '$set', path: '', value: { n: 2 } }] },
+            { id: 'r1', ops: [{ type: '$inc', path: 'n', value: 5 }] },
+          ],
+        }),
+      )
       const seen = await s.until((f) => changes(f).length > 0)
       const frame = changes(seen)[0]
       expect(frame.added).toEqual([{ id: 'r2', doc: { id: 'r2', n: 2, _ver: { id: expect.any(String) } }, ops: [{ type: '$set', path: '', value: { n: 2 } }] }])
@@ -138,7 +147,9 @@ describe('live spaces query', () => {
       await s.until((f) => changes(f).some((e) => e.added.some((x: { id: string }) => x.id === id)))
       await ok(call(b.app, 'DELETE', `/v1/spaces/${id}`), 204)
       const seen = await s.until((f) => changes(f).some((e) => e.updated.some((x: { id: string }) => x.id === id)))
-      const upd = changes(seen).flatMap((e) => e.updated).find((x: { id: string }) => x.id === id)
+      const upd = changes(seen)
+        .flatMap((e) => e.updated)
+        .find((x: { id: string }) => x.id === id)
       expect(upd.doc).toMatchObject({ id, status: 'deleted', deletedAt: { $date: expect.any(String) } })
       expect(upd.ops).toEqual([{ type: '$set', path: 'deletedAt', value: { $date: expect.any(String) } }])
     } finally {
@@ -160,7 +171,9 @@ describe('stream endings', () => {
       const blob = 'x'.repeat(256 * 1024)
       let writes = 0
       while (c.app.sse.size > 0 && writes < 400) {
-        await ok(call(c.app, 'POST', `/v1/spaces/${sid}/modify`, { objectId: obj, dataset: 'big', records: [{ id: 'r', ops: [{ type: '$set', path: 'v', value: `${writes}${blob}` }] }] }))
+        await ok(
+          call(c.app, 'POST', `/v1/spaces/${sid}/modify`, { objectId: obj, dataset: 'big', records: [{ id: 'r', ops: [{ type: '$set', path: 'v', value: `${writes}${blob}` }] }] }),
+        )
         writes++
       }
       expect(c.app.sse.size).toBe(0)

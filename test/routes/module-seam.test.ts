@@ -119,7 +119,21 @@ describe('a module added from a test file alone', () => {
     const obj = await newObject(b.app, sid)
     await ok(call(b.app, 'POST', `/v1/spaces/${sid}/objects/${obj}/tally`, { label: 'x' }), 201)
     // `by` is pinned: a later write of it is dropped by merge and comes back as a rejection.
-    const res = await ok(call(b.app, 'POST', `/v1/spaces/${sid}/modify`, { objectId: obj, dataset: MARKS, records: [{ id: 'm1', ops: [{ type: '$set', path: 'by', value: 'someone-else' }, { type: '$set', path: 'label', value: 'y' }] }] }))
+    const res = await ok(
+      call(b.app, 'POST', `/v1/spaces/${sid}/modify`, {
+        objectId: obj,
+        dataset: MARKS,
+        records: [
+          {
+            id: 'm1',
+            ops: [
+              { type: '$set', path: 'by', value: 'someone-else' },
+              { type: '$set', path: 'label', value: 'y' },
+            ],
+          },
+        ],
+      }),
+    )
     expect(res.rejections).toEqual([expect.objectContaining({ recordId: 'm1' })])
     const rec = (await ok(call(b.app, 'POST', `/v1/spaces/${sid}/query`, { objectId: obj, dataset: MARKS }))).records[0]
     expect(rec).toMatchObject({ id: 'm1', label: 'y', by: b.accountId })

@@ -13,7 +13,8 @@ afterAll(() => b.close())
 
 const newType = async (xKey: string) => (await ok<{ id: string }>(call(b.app, 'POST', `${S}/types`, { xKey, name: xKey }), 201)).id
 const prop = async (typeId: string, body: Record<string, unknown>) => (await ok<{ propId: string }>(call(b.app, 'POST', `${S}/types/${typeId}/properties`, body), 201)).propId
-const rows = async (body: Record<string, unknown>) => ok<{ records: Array<Record<string, any>>; total?: number; hasNext?: boolean }>(call(b.app, 'POST', `${S}/objects/query`, body))
+const rows = async (body: Record<string, unknown>) =>
+  ok<{ records: Array<Record<string, any>>; total?: number; hasNext?: boolean }>(call(b.app, 'POST', `${S}/objects/query`, body))
 
 describe('objects', () => {
   it('POST {S}/objects creates with types and initialProperties; the row has the spec fields', async () => {
@@ -23,7 +24,14 @@ describe('objects', () => {
     const { records } = await rows({ filter: { id: objectId } })
     expect(records).toHaveLength(1)
     const row = records[0]
-    expect(row).toMatchObject({ id: objectId, core: { name: 'Dune', tags: ['sf'], types: [typeId] }, [typeId]: { [pages]: 412 }, author: b.accountId, spaceId, modifiedBy: b.accountId })
+    expect(row).toMatchObject({
+      id: objectId,
+      core: { name: 'Dune', tags: ['sf'], types: [typeId] },
+      [typeId]: { [pages]: 412 },
+      author: b.accountId,
+      spaceId,
+      modifiedBy: b.accountId,
+    })
     expect(row.createdAt.$date).toMatch(/Z$/)
     expect(row.modifiedAt.$date).toMatch(/Z$/)
     expect(typeof row._ver.id).toBe('string')

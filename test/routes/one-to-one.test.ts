@@ -62,7 +62,7 @@ describe('POST /v1/spaces/one-to-one', () => {
   })
 
   it('register-incoming: 204, idempotent, a pending row', async () => {
-    const other = (await bootApp())
+    const other = await bootApp()
     try {
       await ok(call(a.app, 'POST', '/v1/spaces/one-to-one/register-incoming', { peerIdentity: other.accountId, displayHint: 'Bo' }), 204)
       await ok(call(a.app, 'POST', '/v1/spaces/one-to-one/register-incoming', { peerIdentity: other.accountId, displayHint: 'Bo' }), 204)

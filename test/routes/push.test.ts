@@ -40,7 +40,12 @@ describe('the key mirror', () => {
     expect(rows.find((r) => r.id === spaceId)?.push).toEqual(row.push)
     const receiver = new PushReceiver()
     receiver.remember(spaceId, row.push)
-    const env = sealEnvelope(systemEnv, { spaceKey: 'k', encKey: fromBase64(row.push.encKey), encKeyId: row.push.encKeyId }, { spaceId, spaceUxType: 'chat', spaceType: 'svc.space', senderId: b.accountId, type: 1 }, { silent: false })
+    const env = sealEnvelope(
+      systemEnv,
+      { spaceKey: 'k', encKey: fromBase64(row.push.encKey), encKeyId: row.push.encKeyId },
+      { spaceId, spaceUxType: 'chat', spaceType: 'svc.space', senderId: b.accountId, type: 1 },
+      { silent: false },
+    )
     expect(receiver.receive(env)).toMatchObject({ kind: 'message', spaceId })
   })
 })

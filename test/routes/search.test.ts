@@ -91,7 +91,13 @@ describe('what is indexed: properties, named scopes, editor blocks, declared dat
     S = await newSpace(b.app, 'Scopes')
     typeId = (await ok(call(b.app, 'POST', `/v1/spaces/${S}/types`, { name: 'Gadget', xKey: 'gadget' }), 201)).id
     await ok(call(b.app, 'POST', `/v1/spaces/${S}/types/${typeId}/parts`, { key: 'body', datasets: [{ module: 'editor', shared: true }] }), 201)
-    await ok(call(b.app, 'POST', `/v1/spaces/${S}/types/${typeId}/parts`, { key: 'log', datasets: [{ key: 'notes', search: ['line'], fields: { line: { type: 'string' }, secret: { type: 'string' } } }] }), 201)
+    await ok(
+      call(b.app, 'POST', `/v1/spaces/${S}/types/${typeId}/parts`, {
+        key: 'log',
+        datasets: [{ key: 'notes', search: ['line'], fields: { line: { type: 'string' }, secret: { type: 'string' } } }],
+      }),
+      201,
+    )
     obj = await newObject(b.app, S, { types: [typeId], ...named('Widget') })
   })
 
@@ -118,7 +124,21 @@ describe('what is indexed: properties, named scopes, editor blocks, declared dat
 
   it('a declared dataset marked search indexes its named fields only (scope data)', async () => {
     const coll = `${typeId}_notes`
-    const w = await ok(call(b.app, 'POST', `/v1/spaces/${S}/modify`, { objectId: obj, dataset: coll, records: [{ id: 'n1', ops: [{ type: '$set', path: 'line', value: 'calibrated gyroscope' }, { type: '$set', path: 'secret', value: 'moonbase' }] }] }))
+    const w = await ok(
+      call(b.app, 'POST', `/v1/spaces/${S}/modify`, {
+        objectId: obj,
+        dataset: coll,
+        records: [
+          {
+            id: 'n1',
+            ops: [
+              { type: '$set', path: 'line', value: 'calibrated gyroscope' },
+              { type: '$set', path: 'secret', value: 'moonbase' },
+            ],
+          },
+        ],
+      }),
+    )
     expect(await hitsOf(S, { query: 'gyroscope' })).toMatchObject([{ objectId: obj, scope: 'data', collection: coll, recordId: w.recordIds?.[0] ?? 'n1' }])
     expect(await hitsOf(S, { query: 'moonbase' })).toEqual([])
   })

@@ -37,7 +37,10 @@ describe('svc invite, join, members', () => {
     expect(joined.json()).toMatchObject({ id: space, status: 'joining' })
     await deliverJoins(b, a, space)
     const pending = (await svc('a', 'members', space)).json().members
-    expect(pending.map((m: { name: string; status: string }) => [m.name, m.status])).toEqual([['', 'active'], ['Bea', 'pending']])
+    expect(pending.map((m: { name: string; status: string }) => [m.name, m.status])).toEqual([
+      ['', 'active'],
+      ['Bea', 'pending'],
+    ])
 
     expect((await svc('a', 'members', 'accept', space, b.accountId)).code).toBe(0)
     await exchange(a, b, space)

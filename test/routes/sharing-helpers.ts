@@ -17,7 +17,10 @@ export async function exchange(from: Booted, to: Booted, spaceId: string): Promi
   const dst = to.engine.account().held(spaceId)
   if (!src || !dst) throw new Error(`space ${spaceId} not held on both sides`)
   const all = await src.replica.allChanges()
-  await dst.replica.ingest(all.map(({ id, raw }) => ({ id, raw })), { origin: from.accountId })
+  await dst.replica.ingest(
+    all.map(({ id, raw }) => ({ id, raw })),
+    { origin: from.accountId },
+  )
   await dst.settled()
   await to.engine.account().sharing.settle(spaceId)
 }
@@ -59,7 +62,12 @@ export async function bootAccount(payload: { mnemonic?: string } = {}): Promise<
   if (res.statusCode !== 201) throw new Error(`boot failed: ${res.statusCode} ${res.body}`)
   const body = res.json<{ accountId: string; mnemonic?: string }>()
   return {
-    app, engine, session, root, accountId: body.accountId, ...(body.mnemonic ? { mnemonic: body.mnemonic } : {}),
+    app,
+    engine,
+    session,
+    root,
+    accountId: body.accountId,
+    ...(body.mnemonic ? { mnemonic: body.mnemonic } : {}),
     async close() {
       await stopGracefully(app, 1000)
       rmSync(root, { recursive: true, force: true })

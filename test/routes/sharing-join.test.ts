@@ -15,9 +15,9 @@ afterAll(async () => {
 type Member = { identity: string; role: string; status: string; name: string; request?: { recordId: string; status: string; permission: string } }
 const members = async (x: Booted, s: string, all = false) => (await ok<{ members: Member[] }>(call(x.app, 'GET', `/v1/spaces/${s}/members${all ? '?status=all' : ''}`))).members
 const info = (x: Booted, s: string) => ok<{ status: string; ownRole: string }>(call(x.app, 'GET', `/v1/spaces/${s}`))
-const row = async (x: Booted, s: string) =>
-  (await ok<{ records: Array<Record<string, unknown>> }>(call(x.app, 'POST', '/v1/spaces/query', { filter: { id: s } }))).records[0]
-const invite = async (x: Booted, s: string, permission = 'writer') => (await ok<{ inviteToken: string }>(call(x.app, 'POST', `/v1/spaces/${s}/invites`, { permission }), 201)).inviteToken
+const row = async (x: Booted, s: string) => (await ok<{ records: Array<Record<string, unknown>> }>(call(x.app, 'POST', '/v1/spaces/query', { filter: { id: s } }))).records[0]
+const invite = async (x: Booted, s: string, permission = 'writer') =>
+  (await ok<{ inviteToken: string }>(call(x.app, 'POST', `/v1/spaces/${s}/invites`, { permission }), 201)).inviteToken
 const join = (x: Booted, inviteToken: string, metadata?: object) => call(x.app, 'POST', '/v1/spaces/join', { inviteToken, ...(metadata ? { metadata } : {}) })
 const named = (name: string) => ({ initialProperties: { core: { name } } })
 

@@ -14,7 +14,8 @@ afterAll(async () => {
 })
 
 const members = async (x: Booted, s: string, all = false) =>
-  (await ok<{ members: Array<{ identity: string; role: string; status: string; self: boolean }> }>(call(x.app, 'GET', `/v1/spaces/${s}/members${all ? '?status=all' : ''}`))).members
+  (await ok<{ members: Array<{ identity: string; role: string; status: string; self: boolean }> }>(call(x.app, 'GET', `/v1/spaces/${s}/members${all ? '?status=all' : ''}`)))
+    .members
 const ids = (list: Array<{ identity: string; status: string }>, status = 'active') => list.filter((m) => m.status === status).map((m) => m.identity)
 /** The object's name as `x` reads it, or undefined when it cannot. */
 async function nameOf(x: Booted, s: string, objectId: string): Promise<string | undefined> {
@@ -23,7 +24,7 @@ async function nameOf(x: Booted, s: string, objectId: string): Promise<string | 
 }
 const named = (name: string) => ({ initialProperties: { core: { name } } })
 const rename = (s: string, objectId: string) => ({ objectId, dataset: 'notes', records: [{ id: 'n1', ops: [{ type: '$set', path: 'text', value: 'x' }] }] })
-const statusOf = async (x: Booted, s: string) => (await ok<{ status: string; ownRole: string }>(call(x.app, 'GET', `/v1/spaces/${s}`)))
+const statusOf = async (x: Booted, s: string) => await ok<{ status: string; ownRole: string }>(call(x.app, 'GET', `/v1/spaces/${s}`))
 
 describe('direct add: invite_pending, accept, decline', () => {
   it('acl/add puts the account on the ACL; its offer leaves an invite_pending row; accept makes it active (200)', async () => {
@@ -73,7 +74,9 @@ describe('direct add: invite_pending, accept, decline', () => {
 
     // DELETE {S} of a pending row is a decline, not a sticky tombstone.
     await ok(call(b.app, 'DELETE', `/v1/spaces/${s}`), 204)
-    const row = (await ok<{ records: Array<{ id: string; status: string; deletedReason?: string; deletedAt?: unknown }> }>(call(b.app, 'POST', '/v1/spaces/query', { filter: { id: s } }))).records[0]
+    const row = (
+      await ok<{ records: Array<{ id: string; status: string; deletedReason?: string; deletedAt?: unknown }> }>(call(b.app, 'POST', '/v1/spaces/query', { filter: { id: s } }))
+    ).records[0]
     expect(row).toMatchObject({ status: 'deleted', deletedReason: 'declined' })
     expect(row.deletedAt).toBeUndefined()
   })

@@ -154,7 +154,10 @@ describe('tech-space queries and datasets', () => {
     const id = await newSpace(b.app)
     const ds = await ok<{ datasets: Array<{ name: string; module: string | null; shared?: boolean }> }>(call(b.app, 'GET', `/v1/spaces/${id}/datasets`))
     expect(ds.datasets).toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: 'chat_messages', module: 'chat', shared: true }), expect.objectContaining({ name: 'editor_blocks', module: 'editor', shared: true })]),
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'chat_messages', module: 'chat', shared: true }),
+        expect.objectContaining({ name: 'editor_blocks', module: 'editor', shared: true }),
+      ]),
     )
     expectError(await call(b.app, 'GET', '/v1/spaces/nope/datasets'), 404, 'space.not_found')
   })

@@ -128,7 +128,10 @@ describe('parts and dataset declarations', () => {
   it('parts CRUD, datasets on parts, declaration patch and remove, and every declaration error', async () => {
     const typeId = await newType('project')
     const T = `${S}/types/${typeId}`
-    const part = await ok(call(b.app, 'POST', `${T}/parts`, { key: 'tasks', name: 'Tasks', datasets: [{ idRule: 'user', fields: { title: { type: 'string', mutableBy: 'any' } } }] }), 201)
+    const part = await ok(
+      call(b.app, 'POST', `${T}/parts`, { key: 'tasks', name: 'Tasks', datasets: [{ idRule: 'user', fields: { title: { type: 'string', mutableBy: 'any' } } }] }),
+      201,
+    )
     expect(part).toMatchObject({ partId: expect.any(String), datasets: [{ datasetDefId: 'tasks', collection: `${typeId}_tasks` }] })
     const parts = await ok(call(b.app, 'GET', `${T}/parts`))
     expect(parts.parts).toEqual([expect.objectContaining({ id: part.partId, key: 'tasks', name: 'Tasks', datasets: [expect.objectContaining({ key: 'tasks', idRule: 'user' })] })])

@@ -17,7 +17,19 @@ export interface TestEmbedder {
 
 const DIMS = 64
 /** Words that mean the same to this "model" (hybrid finds a synonym full-text misses). */
-const SYNONYMS: Record<string, string> = { car: 'auto', automobile: 'auto', vehicle: 'auto', physician: 'doctor', medic: 'doctor', film: 'movie', cinema: 'movie', puppy: 'dog', canine: 'dog', kitten: 'cat', feline: 'cat' }
+const SYNONYMS: Record<string, string> = {
+  car: 'auto',
+  automobile: 'auto',
+  vehicle: 'auto',
+  physician: 'doctor',
+  medic: 'doctor',
+  film: 'movie',
+  cinema: 'movie',
+  puppy: 'dog',
+  canine: 'dog',
+  kitten: 'cat',
+  feline: 'cat',
+}
 
 function hash(s: string): number {
   let h = 2166136261
@@ -27,7 +39,11 @@ function hash(s: string): number {
 
 export function embedText(text: string, extra: Record<string, string> = {}): number[] {
   const v = new Array<number>(DIMS).fill(0)
-  for (const raw of text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+  for (const raw of text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? []) {
     const w = extra[raw] ?? SYNONYMS[raw] ?? raw
     v[hash(w) % DIMS] += 1
     v[hash(w + '#') % DIMS] += 0.5
@@ -73,9 +89,10 @@ export async function startEmbedder(opts: { synonyms?: Record<string, string> } 
     set hold(h) {
       state.hold = h
     },
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections()
-      server.close(() => r())
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      }),
   }
 }

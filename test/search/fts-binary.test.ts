@@ -9,8 +9,15 @@ const enc = new TextEncoder()
 /** minisearch's state as plain data, postings and terms sorted (iteration order is not state). */
 function state(index: FtsIndex) {
   const ms = (index as unknown as { ms: Record<string, unknown> }).ms as unknown as {
-    _documentCount: number; _nextId: number; _dirtCount: number; _avgFieldLength: number[]; _fieldIds: Record<string, number>
-    _documentIds: Map<number, string>; _idToShortId: Map<string, number>; _fieldLength: Map<number, number[]>; _storedFields: Map<number, unknown>
+    _documentCount: number
+    _nextId: number
+    _dirtCount: number
+    _avgFieldLength: number[]
+    _fieldIds: Record<string, number>
+    _documentIds: Map<number, string>
+    _idToShortId: Map<string, number>
+    _fieldLength: Map<number, number[]>
+    _storedFields: Map<number, unknown>
     _index: Iterable<[string, Map<number, Map<number, number>>]>
   }
   const byNum = <V>(m: Map<number, V>) => [...m].sort((a, b) => a[0] - b[0])
@@ -100,7 +107,8 @@ describe('FtsIndex binary base', () => {
       const text = index.serialize()
       const puts = []
       let chunks = 0
-      for (let i = 0; i < text.length; i += 100_000) puts.push({ store: SEARCH_STORES.fts, key: `T/base/00000001/${String(chunks++).padStart(8, '0')}`, value: enc.encode(text.slice(i, i + 100_000)) })
+      for (let i = 0; i < text.length; i += 100_000)
+        puts.push({ store: SEARCH_STORES.fts, key: `T/base/00000001/${String(chunks++).padStart(8, '0')}`, value: enc.encode(text.slice(i, i + 100_000)) })
       const m1: FtsMeta = { format: 1, gen: 1, chunks, deltas: 0, opsSinceBase: 0, baseDocs: index.size, versionSeq: '1', catalog: 'sig' }
       puts.push({ store: SEARCH_STORES.fts, key: 'T/meta', value: enc.encode(JSON.stringify(m1)) })
       await storage.commit({ puts, dels: [] })

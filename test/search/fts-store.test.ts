@@ -27,12 +27,24 @@ describe('FtsStore', () => {
     expect(gens.size).toBeGreaterThan(1)
     const rows = await storage.scan(SEARCH_STORES.fts, { prefix: 'S/' })
     // Only the current generation's base and deltas remain, plus the meta.
-    expect(rows.every(([k]) => k === 'S/meta' || k.startsWith(`S/base/${String(meta.gen).padStart(8, '0')}/`) || k.startsWith(`S/delta/${String(meta.gen).padStart(8, '0')}/`))).toBe(true)
+    expect(
+      rows.every(([k]) => k === 'S/meta' || k.startsWith(`S/base/${String(meta.gen).padStart(8, '0')}/`) || k.startsWith(`S/delta/${String(meta.gen).padStart(8, '0')}/`)),
+    ).toBe(true)
     expect(rows.length).toBe(1 + meta.chunks + meta.deltas)
     const loaded = (await store.load((await store.meta())!))!
     expect(loaded.size).toBe(index.size)
     for (const q of ['word5', 'rewritten', 'item12000', 'item0']) {
-      expect(loaded.search(q, { limit: 100_000 }).map((h) => h.key).sort()).toEqual(index.search(q, { limit: 100_000 }).map((h) => h.key).sort())
+      expect(
+        loaded
+          .search(q, { limit: 100_000 })
+          .map((h) => h.key)
+          .sort(),
+      ).toEqual(
+        index
+          .search(q, { limit: 100_000 })
+          .map((h) => h.key)
+          .sort(),
+      )
     }
   })
 

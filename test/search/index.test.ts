@@ -236,7 +236,9 @@ describe('processes: index work announces itself only after 3 s', () => {
     now += 2_999
     expect(w.list()).toEqual([])
     now += 1
-    expect(w.list()).toEqual([{ id: 'index.fts.S1', kind: 'index.fts', state: 'running', startedAt: { $date: new Date(1_000).toISOString() }, spaceId: 'S1', progress: { done: 40, total: 100 } }])
+    expect(w.list()).toEqual([
+      { id: 'index.fts.S1', kind: 'index.fts', state: 'running', startedAt: { $date: new Date(1_000).toISOString() }, spaceId: 'S1', progress: { done: 40, total: 100 } },
+    ])
     w.end('index.fts')
     expect(w.list()).toEqual([])
   })

@@ -113,8 +113,11 @@ export function mrrAt10(ranked: string[][], queries: GradedQuery[]): number {
 export function ndcgAt10(ranked: string[][], queries: GradedQuery[]): number {
   let sum = 0
   queries.forEach((q, i) => {
-    const dcg = ranked[i].slice(0, 10).reduce((s, id, r) => s + ((2 ** (q.grades.get(id) ?? 0) - 1) / Math.log2(r + 2)), 0)
-    const ideal = [...q.grades.values()].sort((a, b) => b - a).slice(0, 10).reduce((s, g, r) => s + (2 ** g - 1) / Math.log2(r + 2), 0)
+    const dcg = ranked[i].slice(0, 10).reduce((s, id, r) => s + (2 ** (q.grades.get(id) ?? 0) - 1) / Math.log2(r + 2), 0)
+    const ideal = [...q.grades.values()]
+      .sort((a, b) => b - a)
+      .slice(0, 10)
+      .reduce((s, g, r) => s + (2 ** g - 1) / Math.log2(r + 2), 0)
     sum += ideal > 0 ? dcg / ideal : 0
   })
   return sum / queries.length

@@ -51,8 +51,22 @@ describe('relevance fixture', () => {
     const report = {
       documents: docs.length,
       queries: queries.length,
-      fts: { mrr10: mrrAt10(fts, queries), ndcg10: ndcgAt10(fts, queries), mrr10Words: mrrAt10(pick(fts, words), words.map(([q]) => q)) },
-      hybrid: { mrr10: mrrAt10(hybrid, queries), ndcg10: ndcgAt10(hybrid, queries), mrr10Words: mrrAt10(pick(hybrid, words), words.map(([q]) => q)) },
+      fts: {
+        mrr10: mrrAt10(fts, queries),
+        ndcg10: ndcgAt10(fts, queries),
+        mrr10Words: mrrAt10(
+          pick(fts, words),
+          words.map(([q]) => q),
+        ),
+      },
+      hybrid: {
+        mrr10: mrrAt10(hybrid, queries),
+        ndcg10: ndcgAt10(hybrid, queries),
+        mrr10Words: mrrAt10(
+          pick(hybrid, words),
+          words.map(([q]) => q),
+        ),
+      },
     }
     console.log(`search relevance ${JSON.stringify(report)}`)
     expect(report.fts.mrr10Words).toBeGreaterThanOrEqual(0.9)

@@ -30,7 +30,8 @@ const named = (i: number) => ({ initialProperties: { core: { name: `Comet ${i}`,
 describe('a restart answers searches while the object rows still load', () => {
   it('the account holds the space once its rows are in; its search answers from the saved index before', async () => {
     const storage = new SlowRowReads()
-    const open = async () => AccountEngine.open({ storage, crypto: await defaultCryptoProvider(), env: seededEnv(1), accountKey: keyFor(1), modules: DEFAULT_MODULES, spacesInBackground: true })
+    const open = async () =>
+      AccountEngine.open({ storage, crypto: await defaultCryptoProvider(), env: seededEnv(1), accountKey: keyFor(1), modules: DEFAULT_MODULES, spacesInBackground: true })
     const first = await open()
     const { id: spaceId } = await first.createSpace({ name: 'Sky' })
     const space = first.space(spaceId)

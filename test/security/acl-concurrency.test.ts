@@ -12,7 +12,13 @@ import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
 import { modifyRecords } from '../../sync/space/modify.ts'
 
 // Accounts: 1 owner, 2 and 3 admins (2 granted first: the senior), 4 writer, 5 reader, 6 and 7 outsiders.
-const OWNER = 1, A = 2, B = 3, W = 4, M = 5, X = 6, Y = 7
+const OWNER = 1,
+  A = 2,
+  B = 3,
+  W = 4,
+  M = 5,
+  X = 6,
+  Y = 7
 
 const items = (cs: Change[]) => cs.map((c) => ({ id: c.id, raw: c.raw }))
 
@@ -36,7 +42,15 @@ async function space() {
 async function aclRecord(r: SpaceReplica, key: KeyPair, prevIds: string[], record: AclRecord, o: { lamport?: number; timestamp?: number } = {}) {
   const lamport = o.lamport ?? Math.max(...prevIds.map((p) => r.acl.entries.get(p)!.lamport)) + 1
   return signChange(await defaultCryptoProvider(), key, {
-    spaceId: r.spaceId, treeId: r.spaceId, prevIds, aclHeadId: '', seq: 1, lamport, timestamp: o.timestamp ?? 1, readKeyId: '', payload: encodeAclRecord(record),
+    spaceId: r.spaceId,
+    treeId: r.spaceId,
+    prevIds,
+    aclHeadId: '',
+    seq: 1,
+    lamport,
+    timestamp: o.timestamp ?? 1,
+    readKeyId: '',
+    payload: encodeAclRecord(record),
   })
 }
 
@@ -45,7 +59,15 @@ async function objectChange(r: SpaceReplica, key: KeyPair, treeId: string, prevI
   const readKeyId = r.acl.current().readKeyId!
   const payload = seal(seededEnv(9), r.keyring.get(readKeyId)!, encodeCanonical({ ops: [{ op: 'set', ds: 'd', id: o.id ?? 'x', path: 'v', value: 666 }] }))
   return signChange(await defaultCryptoProvider(), key, {
-    spaceId: r.spaceId, treeId, prevIds, aclHeadId: r.acl.headIds()[0], seq: 1, lamport, timestamp: o.timestamp ?? 1, readKeyId, payload,
+    spaceId: r.spaceId,
+    treeId,
+    prevIds,
+    aclHeadId: r.acl.headIds()[0],
+    seq: 1,
+    lamport,
+    timestamp: o.timestamp ?? 1,
+    readKeyId,
+    payload,
   })
 }
 
@@ -80,7 +102,7 @@ describe('A removed member can still read new data', () => {
 })
 
 describe('A removed admin can undo their removal', () => {
-  it('a backdated record with the removal\'s lamport and an id ground below it is void', async () => {
+  it("a backdated record with the removal's lamport and an id ground below it is void", async () => {
     const { owner, replicaOf } = await space()
     const removed = await replicaOf(B)
     const preRemoval = removed.acl.headIds()
@@ -91,7 +113,13 @@ describe('A removed admin can undo their removal', () => {
     const rk = removed.keyring.get(st.readKeyId!)!
     let forged: Change | undefined
     for (let t = 1; !forged || forged.id >= removalId; t++) {
-      forged = await aclRecord(removed, keyFor(B), preRemoval, { type: 'add', identity: idFor(X), role: 'writer', keyId: st.readKeyId!, key: wrapKeyTo(seededEnv(t), publicKeyOf(idFor(X)), rk) }, { lamport: removal.lamport, timestamp: t })
+      forged = await aclRecord(
+        removed,
+        keyFor(B),
+        preRemoval,
+        { type: 'add', identity: idFor(X), role: 'writer', keyId: st.readKeyId!, key: wrapKeyTo(seededEnv(t), publicKeyOf(idFor(X)), rk) },
+        { lamport: removal.lamport, timestamp: t },
+      )
     }
     await owner.ingest(items([forged]))
     expect(owner.acl.current().roleOf(idFor(X))).toBe('none')
@@ -101,8 +129,15 @@ describe('A removed admin can undo their removal', () => {
     const idx = await owner.treeIndex(obj)
     const heads = owner.heads(obj)
     const c = await signChange(await defaultCryptoProvider(), keyFor(X), {
-      spaceId: owner.spaceId, treeId: obj, prevIds: heads, aclHeadId: forged.id, seq: 1, lamport: Math.max(...heads.map((h) => idx.get(h)!.lamport)) + 1, timestamp: 1,
-      readKeyId: st.readKeyId!, payload: seal(seededEnv(3), rk, encodeCanonical({ ops: [{ op: 'set', ds: 'd', id: 'x', path: 'v', value: 'pwned' }] })),
+      spaceId: owner.spaceId,
+      treeId: obj,
+      prevIds: heads,
+      aclHeadId: forged.id,
+      seq: 1,
+      lamport: Math.max(...heads.map((h) => idx.get(h)!.lamport)) + 1,
+      timestamp: 1,
+      readKeyId: st.readKeyId!,
+      payload: seal(seededEnv(3), rk, encodeCanonical({ ops: [{ op: 'set', ds: 'd', id: 'x', path: 'v', value: 'pwned' }] })),
     })
     await owner.ingest(items([c]))
     expect((await owner.getRecord(obj, 'd', 'x'))?.value).toEqual({ v: 1 })
@@ -160,7 +195,14 @@ describe('A removed admin hands out a key through a record its removal voids', (
     // W sees B's record first and writes under B's key.
     expect((await pushAll(admin, writer)).rejected).toEqual([])
     const w = await modifyRecords(writer, obj, 'd', [{ id: 'w', ops: [{ type: '$set', path: 'v', value: 'by W' }] }])
-    for (const [from, to] of [[owner, writer], [owner, reader], [admin, reader], [admin, owner], [writer, owner], [writer, reader]] as const) {
+    for (const [from, to] of [
+      [owner, writer],
+      [owner, reader],
+      [admin, reader],
+      [admin, owner],
+      [writer, owner],
+      [writer, reader],
+    ] as const) {
       expect((await pushAll(from, to)).rejected).toEqual([])
     }
     // B's removal of M is void: M reads, yet no valid key links B's, so nobody applies W's write.
@@ -175,19 +217,31 @@ describe('A removed admin hands out a key through a record its removal voids', (
 })
 
 describe('An admin can grant admin through an `add` record', () => {
-  it('an admin\'s add (or role) granting admin is skipped; the grantee cannot manage', async () => {
+  it("an admin's add (or role) granting admin is skipped; the grantee cannot manage", async () => {
     const { owner, replicaOf } = await space()
     const admin = await replicaOf(A)
     const st = admin.acl.current()
     const rk = admin.keyring.get(st.readKeyId!)!
-    const grant = await aclRecord(admin, keyFor(A), admin.acl.headIds(), { type: 'add', identity: idFor(X), role: 'admin', keyId: st.readKeyId!, key: wrapKeyTo(seededEnv(5), publicKeyOf(idFor(X)), rk) })
+    const grant = await aclRecord(admin, keyFor(A), admin.acl.headIds(), {
+      type: 'add',
+      identity: idFor(X),
+      role: 'admin',
+      keyId: st.readKeyId!,
+      key: wrapKeyTo(seededEnv(5), publicKeyOf(idFor(X)), rk),
+    })
     await admin.ingest(items([grant]))
     const byRole = await aclRecord(admin, keyFor(A), [grant.id], { type: 'role', identity: idFor(W), role: 'admin' })
     await owner.ingest(items([grant, byRole]))
     expect(owner.acl.current().roleOf(idFor(X))).not.toBe('admin')
     expect(owner.acl.current().roleOf(idFor(W))).toBe('writer')
     // The would-be admin adds an accomplice: not applied anywhere.
-    const accomplice = await aclRecord(owner, keyFor(X), [byRole.id], { type: 'add', identity: idFor(Y), role: 'writer', keyId: st.readKeyId!, key: wrapKeyTo(seededEnv(6), publicKeyOf(idFor(Y)), rk) })
+    const accomplice = await aclRecord(owner, keyFor(X), [byRole.id], {
+      type: 'add',
+      identity: idFor(Y),
+      role: 'writer',
+      keyId: st.readKeyId!,
+      key: wrapKeyTo(seededEnv(6), publicKeyOf(idFor(Y)), rk),
+    })
     await owner.ingest(items([accomplice]))
     expect(owner.acl.current().roleOf(idFor(Y))).toBe('none')
   })
@@ -229,7 +283,14 @@ describe('A removed writer keeps writing with a backdated timestamp, and object 
     const writer = await replicaOf(W)
     await owner.removeMember(idFor(W))
     const root = await signChange(await defaultCryptoProvider(), keyFor(W), {
-      spaceId: owner.spaceId, treeId: '', prevIds: [], aclHeadId: writer.acl.headIds()[0], seq: 1, lamport: 0, timestamp: 1, readKeyId: '',
+      spaceId: owner.spaceId,
+      treeId: '',
+      prevIds: [],
+      aclHeadId: writer.acl.headIds()[0],
+      seq: 1,
+      lamport: 0,
+      timestamp: 1,
+      readKeyId: '',
       payload: encodeCanonical({ kind: 'object', nonce: new Uint8Array(16).fill(7) }),
     })
     const c = await objectChange(writer, keyFor(W), root.id, [root.id], 1, { id: 'junk' })

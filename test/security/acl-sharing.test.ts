@@ -23,7 +23,11 @@ import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
  * what the new rules must still refuse now that non-members may author `join` and `cancel`.
  */
 
-const OWNER = 1, ADMIN = 2, READER = 3, JOINER = 7, STRANGER = 8
+const OWNER = 1,
+  ADMIN = 2,
+  READER = 3,
+  JOINER = 7,
+  STRANGER = 8
 
 async function space() {
   const owner = await SpaceReplica.create(await deps(OWNER), keyFor(OWNER))
@@ -45,7 +49,7 @@ async function aclBy(owner: SpaceReplica, key: KeyPair, record: AclRecord, prevI
 const ingestOne = async (r: SpaceReplica, c: { id: string; raw: Uint8Array }) => r.ingest([{ id: c.id, raw: c.raw }])
 
 describe('A joiner forges its join proof', () => {
-  it('a proof by another key, or another joiner\'s proof replayed, is refused on both entries', async () => {
+  it("a proof by another key, or another joiner's proof replayed, is refused on both entries", async () => {
     const { owner, token } = await space()
     const wrongKey = new Uint8Array(32).fill(42)
     const forged = await joinWith(owner.spaceId, token.inviteId, wrongKey, keyFor(JOINER))
@@ -130,7 +134,7 @@ describe('A join cites a revoked or unknown invite', () => {
   })
 })
 
-describe('Someone cancels another account\'s join', () => {
+describe("Someone cancels another account's join", () => {
   it('a cancel by anyone but the joiner is refused, and the request stays pending', async () => {
     const { owner, token } = await space()
     const j = await joinWith(owner.spaceId, token.inviteId, token.privateKey, keyFor(JOINER))
@@ -167,7 +171,12 @@ describe('A non-member authors manager records', () => {
       }
     }
     expect(owner.joinStatus(idFor(JOINER))).toBe('pending')
-    expect(owner.acl.current().invites().map((i) => i.recordId)).toEqual([inv.recordId])
+    expect(
+      owner.acl
+        .current()
+        .invites()
+        .map((i) => i.recordId),
+    ).toEqual([inv.recordId])
   })
 })
 
@@ -193,7 +202,7 @@ describe('A join record grants its author a role', () => {
 })
 
 describe('A member publishes a profile about another identity', () => {
-  it('a profile names no subject: one with an identity field is malformed; a non-member\'s is refused', async () => {
+  it("a profile names no subject: one with an identity field is malformed; a non-member's is refused", async () => {
     const { owner } = await space()
     await owner.addMember(idFor(READER), 'reader')
     const keyId = owner.acl.current().readKeyId!
@@ -244,7 +253,12 @@ describe('A removed admin mints invites after its removal', () => {
     const backdated = await aclBy(owner, keyFor(ADMIN), record, before)
     expect((await ingestOne(owner, backdated)).rejected).toEqual([])
     expect(owner.acl.current().isVoid(backdated.id)).toBe(true)
-    expect(owner.acl.current().invites().some((i) => i.recordId === backdated.id)).toBe(false)
+    expect(
+      owner.acl
+        .current()
+        .invites()
+        .some((i) => i.recordId === backdated.id),
+    ).toBe(false)
     const j = await joinWith(owner.spaceId, backdated.id, seed, keyFor(JOINER))
     expect(await owner.ingestJoin(j.raw, idFor(JOINER))).toBeUndefined()
     // Through sync the join is admitted (its proof is good) but never pending: nothing accepts it.
@@ -274,7 +288,12 @@ describe('A token holder floods join records', () => {
     const refused = answers.filter((a) => a === undefined).length
     expect(taken).toBe(LIMITS.maxPendingJoinRequests)
     expect(refused).toBe(21)
-    expect(owner.acl.current().requests().filter((q) => q.status === 'pending')).toHaveLength(LIMITS.maxPendingJoinRequests)
+    expect(
+      owner.acl
+        .current()
+        .requests()
+        .filter((q) => q.status === 'pending'),
+    ).toHaveLength(LIMITS.maxPendingJoinRequests)
   }, 60_000)
 })
 
@@ -308,7 +327,15 @@ describe('A third account writes into a one-to-one space', () => {
     const third = await aclBy(a, keyFor(OWNER), { type: 'profile', sealed: new Uint8Array(40), keyId: a.spaceId })
     expect((await ingestOne(a, third)).rejected).toEqual([{ id: third.id, reason: 'not_member' }])
     const obj = await signChange((await deps(1)).crypto, keyFor(OWNER), {
-      spaceId: a.spaceId, treeId: '', prevIds: [], aclHeadId: a.spaceId, seq: 1, lamport: 0, timestamp: 1, readKeyId: '', payload: encodeCanonical({ kind: 'object', nonce: new Uint8Array(16) }),
+      spaceId: a.spaceId,
+      treeId: '',
+      prevIds: [],
+      aclHeadId: a.spaceId,
+      seq: 1,
+      lamport: 0,
+      timestamp: 1,
+      readKeyId: '',
+      payload: encodeCanonical({ kind: 'object', nonce: new Uint8Array(16) }),
     })
     expect((await ingestOne(a, obj)).rejected).toEqual([{ id: obj.id, reason: 'not_member' }])
   })
@@ -340,8 +367,8 @@ describe('A non-member pushes its join through head sync', () => {
   })
 })
 
-describe('A member wears another member\'s profile', () => {
-  it('sealed bytes copied into its own profile record open under nobody\'s name', async () => {
+describe("A member wears another member's profile", () => {
+  it("sealed bytes copied into its own profile record open under nobody's name", async () => {
     const { owner } = await space()
     await owner.addMember(idFor(READER), 'reader')
     await owner.setProfile({ name: 'The Owner' })

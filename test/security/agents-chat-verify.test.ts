@@ -67,7 +67,15 @@ describe('a member posts a message that looks like the agent’s', () => {
   it('a member who writes `verified: true` into the change itself (past the route’s checks) still reads unverified', async () => {
     const { space, member, chatId } = await ownerAndMember()
     const at = { $date: new Date(member.env.now()).toISOString() }
-    await member.write(chatId, [{ op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: member.replica.me, createdAt: at, modifiedAt: at, text: 'forged', agent: { name: 'svc-agent', done: true, verified: true } } }])
+    await member.write(chatId, [
+      {
+        op: 'set',
+        ds: 'chat_messages',
+        id: CHANGE_DERIVED_ID,
+        path: '',
+        value: { creator: member.replica.me, createdAt: at, modifiedAt: at, text: 'forged', agent: { name: 'svc-agent', done: true, verified: true } },
+      },
+    ])
     await pushAll(member.replica, space.replica)
     await space.settled()
     expect(byText(await read(space, chatId), 'forged')!.agent).toMatchObject({ verified: false })
@@ -88,7 +96,15 @@ describe('a member posts a message that looks like the agent’s', () => {
     const { space, chatId } = await ownerAndMember()
     const link = `svc://${space.spaceId}/${anchorIdOf(space.spaceId)}#late`
     const at = { $date: new Date(space.env.now()).toISOString() }
-    await space.write(chatId, [{ op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: space.replica.me, createdAt: at, modifiedAt: at, text: 'early', agent: { name: 'svc-agent', done: true, debugLink: link } } }])
+    await space.write(chatId, [
+      {
+        op: 'set',
+        ds: 'chat_messages',
+        id: CHANGE_DERIVED_ID,
+        path: '',
+        value: { creator: space.replica.me, createdAt: at, modifiedAt: at, text: 'early', agent: { name: 'svc-agent', done: true, debugLink: link } },
+      },
+    ])
     expect(byText(await read(space, chatId), 'early')!.agent).toMatchObject({ verified: false })
     await createTrigger(space, 'late', { name: 'late', kind: 'cron', spec: { every_s: 3600 }, program: 'agent:noop@v1', args: {}, owner: 'nobody', enabled: false })
     for (let i = 0; i < 20 && (byText(await read(space, chatId), 'early')!.agent as JsonObject).verified !== true; i++) await new Promise((r) => setTimeout(r, 10))

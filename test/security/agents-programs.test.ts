@@ -58,7 +58,11 @@ describe('a member claims the name of a program the owner’s trigger runs', () 
     await space.settled()
     // The owner writing the same version afterwards loses to the member's record: the write
     // answers with the refusal, never a silent success.
-    const write = await space.modify({ objectId: anchorIdOf(space.spaceId), dataset: PROGRAMS_DS, records: [{ id: 'report@v1', upsert: true, ops: [{ type: '$set', path: '', value: { name: 'report', version: 1, source: OWNER_SOURCE } }] }] })
+    const write = await space.modify({
+      objectId: anchorIdOf(space.spaceId),
+      dataset: PROGRAMS_DS,
+      records: [{ id: 'report@v1', upsert: true, ops: [{ type: '$set', path: '', value: { name: 'report', version: 1, source: OWNER_SOURCE } }] }],
+    })
     expect(write.rejections?.map((r) => r.code)).toEqual(['merge.refused'])
 
     const trigger = await fireOnce(host, space, 'daily-report', { program: 'report@v1' })
@@ -78,8 +82,14 @@ describe('a member claims the name of a program the owner’s trigger runs', () 
     expect(res).toMatchObject({ status: 'failed', error: expect.stringMatching(/^untrusted_program/) })
     expect(await texts(space, chatId)).not.toContain('pwned by the member')
     // Pinned by the caller, exactly that source runs; a pin of another source runs nothing.
-    expect(await host.run({ program: 'report@v1', spaceId: space.spaceId, programHash: sourceHash(OWNER_SOURCE) })).toMatchObject({ status: 'failed', error: expect.stringMatching(/^untrusted_program/) })
-    expect(await host.run({ program: 'report@v1', spaceId: space.spaceId, programHash: sourceHash(MEMBER_SOURCE).toUpperCase() })).toMatchObject({ status: 'ok', value: 'member code ran' })
+    expect(await host.run({ program: 'report@v1', spaceId: space.spaceId, programHash: sourceHash(OWNER_SOURCE) })).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^untrusted_program/),
+    })
+    expect(await host.run({ program: 'report@v1', spaceId: space.spaceId, programHash: sourceHash(MEMBER_SOURCE).toUpperCase() })).toMatchObject({
+      status: 'ok',
+      value: 'member code ran',
+    })
   })
 
   it('a trigger that pins the source by programHash runs exactly that source, whoever wrote the record', async () => {

@@ -57,7 +57,11 @@ async function probed(source: string, opts: { fuel?: number; memoryBytes?: numbe
   let res: SandboxResult
   try {
     res = await runSandboxed({
-      source, args: opts.args ?? {}, capabilities: opts.capabilities ?? {}, env: systemEnv, runId: 'probe',
+      source,
+      args: opts.args ?? {},
+      capabilities: opts.capabilities ?? {},
+      env: systemEnv,
+      runId: 'probe',
       budgets: { fuel: opts.fuel ?? 20_000, memoryBytes: opts.memoryBytes ?? 32 << 20, timeoutMs: opts.timeoutMs ?? 30_000 },
     })
   } finally {
@@ -65,7 +69,8 @@ async function probed(source: string, opts: { fuel?: number; memoryBytes?: numbe
     await probing
   }
   const wallMs = performance.now() - t0
-  if (process.env.AGENTS_PROBE_LOG) console.log(JSON.stringify({ wallMs: Math.round(wallMs), slowest: Math.round(Math.max(...latencies)), probes: latencies.length, error: res.error }))
+  if (process.env.AGENTS_PROBE_LOG)
+    console.log(JSON.stringify({ wallMs: Math.round(wallMs), slowest: Math.round(Math.max(...latencies)), probes: latencies.length, error: res.error }))
   return { res, wallMs, slowestProbeMs: Math.max(...latencies), probes: latencies.length }
 }
 
@@ -92,7 +97,10 @@ describe('a runaway program holds its own thread, never the daemon’s', () => {
 
   it('an allocation loop cannot take memory past its budget, and stops at once', async () => {
     // 800 KB a step: QuickJS's allocator limit alone let this reach 2 GB (2,676 steps at 8 MiB).
-    const { res, slowestProbeMs } = await probed('function main() { const a = []; try { for (;;) a.push(new Float64Array(100000)) } catch (e) { const n = a.length; a.length = 0; return { n, message: e.message } } }', { memoryBytes: 8 << 20, fuel: 500_000 })
+    const { res, slowestProbeMs } = await probed(
+      'function main() { const a = []; try { for (;;) a.push(new Float64Array(100000)) } catch (e) { const n = a.length; a.length = 0; return { n, message: e.message } } }',
+      { memoryBytes: 8 << 20, fuel: 500_000 },
+    )
     expect(res.status).toBe('ok')
     const { n, message } = res.value as { n: number; message: string }
     expect(message).toMatch(/out of memory/)
@@ -130,14 +138,17 @@ describe('a runaway program holds its own thread, never the daemon’s', () => {
   it('deep JSON through a capability, either way, is refused; the program’s own deep parse throws inside it', async () => {
     let deep: Json = []
     for (let i = 0; i < 20_000; i++) deep = [deep]
-    const { res, slowestProbeMs } = await probed(`async function main(args, svc) {
+    const { res, slowestProbeMs } = await probed(
+      `async function main(args, svc) {
       const out = {}
       try { await svc.deep(null); out.result = 'accepted' } catch (e) { out.result = e.message }
       let arg = []; for (let i = 0; i < 20000; i++) arg = [arg]
       try { await svc.echo(arg); out.argument = 'accepted' } catch (e) { out.argument = e.message }
       try { JSON.parse('['.repeat(100000)); out.parse = 'parsed' } catch (e) { out.parse = e.message }
       return out
-    }`, { fuel: 200_000, capabilities: { deep: async () => deep, echo: async (x) => x } })
+    }`,
+      { fuel: 200_000, capabilities: { deep: async () => deep, echo: async (x) => x } },
+    )
     expect(res.status).toBe('ok')
     expect(res.value).toEqual({ result: 'the result of deep nests deeper than 128 levels', argument: 'the argument of echo nests deeper than 128 levels', parse: 'stack overflow' })
     expect(slowestProbeMs).toBeLessThan(PROBE_MS)

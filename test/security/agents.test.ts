@@ -67,7 +67,9 @@ describe('a program reaching another space', () => {
     const { host, space, account } = await mine()
     const other = await account.createSpace({ name: 'other' })
     const otherAnchor = anchorIdOf(other.id)
-    const res = await host.run({ spaceId: space.spaceId, source: `async function main(a, svc) {
+    const res = await host.run({
+      spaceId: space.spaceId,
+      source: `async function main(a, svc) {
       const out = {}
       for (const [name, arg] of [
         ['query', { spaceId: '${other.id}', objectId: '${otherAnchor}', dataset: 'agent_triggers' }],
@@ -77,7 +79,8 @@ describe('a program reaching another space', () => {
         ['chatSend', { objectId: '${otherAnchor}', text: 'into an object of another space' }],
       ]) { try { await svc[name](arg); out[name + (out[name] ? 2 : '')] = 'allowed' } catch (e) { out[name + (out[name] ? 2 : '')] = 'refused' } }
       return out
-    }` })
+    }`,
+    })
     expect(res.value).toEqual({ query: 'refused', modify: 'refused', chatSend: 'refused', publish: 'refused', chatSend2: 'refused' })
   })
 })
@@ -89,7 +92,19 @@ describe('a member pointing this device at a program of theirs', () => {
     const member = await SpaceEngine.open(await deps(2), space.spaceId, keyFor(2), { modules: DEFAULT_MODULES })
     await pushAll(space.replica, member.replica)
     await member.settled()
-    await member.modify({ objectId: anchorIdOf(space.spaceId), dataset: TRIGGERS_DS, records: [{ id: 'evil', upsert: true, ops: [{ type: '$set', path: '', value: { name: 'evil', kind: 'once', spec: { at: 1 }, program: 'agent:say@v1', args: { text: 'pwned' }, owner: 'peer-A', enabled: true } }] }] })
+    await member.modify({
+      objectId: anchorIdOf(space.spaceId),
+      dataset: TRIGGERS_DS,
+      records: [
+        {
+          id: 'evil',
+          upsert: true,
+          ops: [
+            { type: '$set', path: '', value: { name: 'evil', kind: 'once', spec: { at: 1 }, program: 'agent:say@v1', args: { text: 'pwned' }, owner: 'peer-A', enabled: true } },
+          ],
+        },
+      ],
+    })
     await pushAll(member.replica, space.replica)
     await space.settled()
     expect((await readTrigger(space, 'evil')).value).toBeDefined()
@@ -131,7 +146,9 @@ describe('a member flooding a watched chat', () => {
     }
     for (let i = 0; i < 40; i++) {
       const at = { $date: new Date(space.env.now()).toISOString() }
-      await space.write(chatId, [{ op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: space.replica.me, createdAt: at, modifiedAt: at, text: 'flood ' + i } }])
+      await space.write(chatId, [
+        { op: 'set', ds: 'chat_messages', id: CHANGE_DERIVED_ID, path: '', value: { creator: space.replica.me, createdAt: at, modifiedAt: at, text: 'flood ' + i } },
+      ])
     }
     expect(calls).toBe(1)
     expect(host.scheduler.registry.get(space.spaceId + '/watch')!.queue).toHaveLength(16)
@@ -161,7 +178,10 @@ describe('a connected peer tries to keep a claim of the agent election live', ()
     const seed = (n: number) => new Uint8Array(32).fill(n)
     const peerOf = async (n: number) => peerIdFromPrivateKey(await generateKeyPairFromSeed('Ed25519', seed(n))).toString()
     const [sameAccount, otherAccount, unproved] = [await peerOf(1), await peerOf(2), await peerOf(3)]
-    const proved = new Map([[sameAccount, 'acct'], [otherAccount, 'someone-else']])
+    const proved = new Map([
+      [sameAccount, 'acct'],
+      [otherAccount, 'someone-else'],
+    ])
     // The two parts of the P2P service the provider reads: connected peers and the identity each proved.
     const p2p = {
       scheduler: { connectedPeers: () => [sameAccount, otherAccount, unproved, 'not-a-peer-id'] },

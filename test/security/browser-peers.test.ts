@@ -52,7 +52,9 @@ async function rawWebSocket(addr: string): Promise<Socket> {
     sock.once('connect', () => resolve())
     sock.once('error', reject)
   })
-  sock.write(`GET / HTTP/1.1\r\nHost: ${host}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+  sock.write(
+    `GET / HTTP/1.1\r\nHost: ${host}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  )
   const head = await new Promise<string>((resolve) => sock.once('data', (b) => resolve(b.toString('latin1'))))
   if (!head.startsWith('HTTP/1.1 101')) throw new Error(`no upgrade: ${head.split('\r\n')[0]}`)
   return sock
@@ -96,7 +98,11 @@ beforeAll(async () => {
   wsAddr = await wsAddrOf(d)
 }, 60_000)
 afterAll(async () => {
-  await Promise.allSettled(nodes.map(async (n) => { await n.stop() }))
+  await Promise.allSettled(
+    nodes.map(async (n) => {
+      await n.stop()
+    }),
+  )
   await d?.close()
 })
 
@@ -114,7 +120,10 @@ describe('A browser peer that sends malformed messages over WebSockets is discon
     const bad = await wsPeer()
     nodes.push(bad)
     const s = await bad.dialProtocol(multiaddr(wsAddr), P2P.headSyncProtocol, { signal: AbortSignal.timeout(10_000) })
-    await pour(s, Array.from({ length: 2 * P2P.maxPeerFaults }, (_, i) => lp.encode.single(new Uint8Array([0xff, i & 0xff, 0x00])).subarray()))
+    await pour(
+      s,
+      Array.from({ length: 2 * P2P.maxPeerFaults }, (_, i) => lp.encode.single(new Uint8Array([0xff, i & 0xff, 0x00])).subarray()),
+    )
     await until('the daemon to hang up', () => bad.getConnections().length === 0)
     expect(await canReach(bad, wsAddr)).toBe(false)
     const good = await wsPeer()
@@ -152,7 +161,10 @@ describe('A WebSocket the transport cannot read', () => {
   }, 60_000)
 
   it('a frame no WebSocket may send (reserved opcode, unmasked): that socket is closed; the daemon serves on', async () => {
-    for (const frame of [[0x83, 0x80, 1, 2, 3, 4], [0x82, 0x01, 0x00]]) {
+    for (const frame of [
+      [0x83, 0x80, 1, 2, 3, 4],
+      [0x82, 0x01, 0x00],
+    ]) {
       const sock = await rawWebSocket(wsAddr)
       const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()))
       sock.write(Buffer.from(frame))

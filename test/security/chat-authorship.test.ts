@@ -17,7 +17,8 @@ import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
  * changes arrive in (sync/modules/chat/authorship.ts, sync/crdt/ruled-record.ts).
  */
 
-const ALICE = 1, BOB = 2
+const ALICE = 1,
+  BOB = 2
 const DS = 'chat_messages'
 const policy = new ModuleSet([chatModule]).policy(spacePolicy)
 const chatDeps = async (seed: number): Promise<ReplicaDeps> => ({ ...(await deps(seed)), policy })
@@ -65,12 +66,22 @@ describe('A member edits, deletes or reacts for another member with its own sign
       setOp(msg, `reactions.👍.${idFor(ALICE)}`, instant(2)),
       setOp(msg, `reactions.👍.${idFor(BOB)}`, instant(3)),
     ])
-    expect(forged.rejections?.map((r) => [r.index, r.code])).toEqual([[0, 'merge.refused'], [1, 'merge.refused'], [2, 'merge.refused']])
+    expect(forged.rejections?.map((r) => [r.index, r.code])).toEqual([
+      [0, 'merge.refused'],
+      [1, 'merge.refused'],
+      [2, 'merge.refused'],
+    ])
     const del = await bob.write(chat, [{ op: 'delete', ds: DS, id: msg }])
     expect(del.rejections?.[0].code).toBe('merge.refused')
     await converge(alice, bob)
     for (const r of [alice, bob]) {
-      expect(await value(r, chat, msg)).toEqual({ creator: idFor(ALICE), createdAt: instant(1), modifiedAt: instant(1), text: 'original', reactions: { '👍': { [idFor(BOB)]: instant(3) } } })
+      expect(await value(r, chat, msg)).toEqual({
+        creator: idFor(ALICE),
+        createdAt: instant(1),
+        modifiedAt: instant(1),
+        text: 'original',
+        reactions: { '👍': { [idFor(BOB)]: instant(3) } },
+      })
     }
     // The author's own edit and delete still go through.
     await alice.write(chat, [setOp(msg, 'text', 'edited')])
@@ -84,7 +95,9 @@ describe('A member edits, deletes or reacts for another member with its own sign
   it('a message created under a foreign creator, or with reactions already in it, never appears', async () => {
     const { alice, bob, chat } = await setup()
     const asAlice = await send(bob, chat, ALICE, 'I am alice')
-    const withReactions = propertyIdSync((await bob.write(chat, [{ ...createOps(BOB, 'x')[0], value: { creator: idFor(BOB), text: 'x', reactions: { '👍': { [idFor(ALICE)]: instant(1) } } } } as Op])).changeId)
+    const withReactions = propertyIdSync(
+      (await bob.write(chat, [{ ...createOps(BOB, 'x')[0], value: { creator: idFor(BOB), text: 'x', reactions: { '👍': { [idFor(ALICE)]: instant(1) } } } } as Op])).changeId,
+    )
     await converge(alice, bob)
     for (const r of [alice, bob]) {
       expect(await value(r, chat, asAlice)).toBeUndefined()
@@ -128,9 +141,23 @@ describe('A member forges a concurrent edit stamped before the create (a low lam
     // replica first (it does not cite the create) and must then wait for the create.
     const cite = decodeChange((await alice.rawChanges(chat, [created.changeId]))[0].raw)
     const d = await deps(9)
-    const edit = await sealedWrite(d.crypto, seededEnv(9), keyFor(ALICE), {
-      spaceId: alice.spaceId, treeId: chat, prevIds: before, aclHeadId: cite.aclHeadId, lamport: lamport + 5, timestamp: 2, readKeyId: cite.readKeyId, seq: 99,
-    }, alice.keyring.get(cite.readKeyId)!, [setOp(msg, 'text', 'edited out of order')])
+    const edit = await sealedWrite(
+      d.crypto,
+      seededEnv(9),
+      keyFor(ALICE),
+      {
+        spaceId: alice.spaceId,
+        treeId: chat,
+        prevIds: before,
+        aclHeadId: cite.aclHeadId,
+        lamport: lamport + 5,
+        timestamp: 2,
+        readKeyId: cite.readKeyId,
+        seq: 99,
+      },
+      alice.keyring.get(cite.readKeyId)!,
+      [setOp(msg, 'text', 'edited out of order')],
+    )
     expect((await bob.ingest([{ id: edit.id, raw: edit.raw }])).accepted).toEqual([edit.id])
     expect(await value(bob, chat, msg)).toBeUndefined()
     expect((await alice.ingest([{ id: edit.id, raw: edit.raw }])).accepted).toEqual([edit.id])

@@ -15,7 +15,13 @@ describe('a member writes flag fields into a message record', () => {
     const { a, b, chatId, sync } = await threeMembers()
     const now = { $date: new Date(b.env.now()).toISOString() }
     const forged = await b.write(chatId, [
-      { op: 'set', ds: CHAT_COLLECTION, id: CHANGE_DERIVED_ID, path: '', value: { creator: b.replica.me, createdAt: now, modifiedAt: now, text: 'looks read', unread: false, unreadMention: true } },
+      {
+        op: 'set',
+        ds: CHAT_COLLECTION,
+        id: CHANGE_DERIVED_ID,
+        path: '',
+        value: { creator: b.replica.me, createdAt: now, modifiedAt: now, text: 'looks read', unread: false, unreadMention: true },
+      },
     ])
     expect(forged.rejections?.map((r) => r.code)).toEqual(['merge.refused'])
     const n = await send(b, chatId, 'another')

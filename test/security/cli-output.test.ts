@@ -32,7 +32,7 @@ describe('a member names types and objects with terminal control sequences', () 
       const r = await svcAt(url, args)
       expect(r.code).toBe(0)
       // eslint-disable-next-line no-control-regex -- control characters are what this test looks for
-    expect(r.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/)
+      expect(r.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/)
     }
     const table = (await svcAt(url, ['objects', 'query', space])).out
     expect(table).toContain('\\u001b[2J\\u001b]52;c;ZXZpbA==\\u0007pwned\\u000d')

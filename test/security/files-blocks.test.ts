@@ -38,7 +38,14 @@ beforeAll(async () => {
   const objectId = await space.createObject()
   files = account.services.of(filesModule)
   const bytes = new Uint8Array(3 * 1024 * 1024 + 5).map((_, i) => (i * 7) & 255)
-  const res = await files.attach(spaceId, objectId, { name: 'secret.bin', mime: 'application/octet-stream' }, (async function* () { yield bytes })())
+  const res = await files.attach(
+    spaceId,
+    objectId,
+    { name: 'secret.bin', mime: 'application/octet-stream' },
+    (async function* () {
+      yield bytes
+    })(),
+  )
   blocks = (await files.record(spaceId, res.fileId)).blocks!
   expect(blocks).toHaveLength(4)
 }, 60_000)

@@ -47,7 +47,12 @@ function bitmapPng(width: number, height: number): Buffer {
   ihdr[8] = 1 // bit depth
   ihdr[9] = 0 // greyscale
   const raw = Buffer.alloc((1 + Math.ceil(width / 8)) * height) // filter byte 0 and zero bits on every row
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))])
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
 }
 
 /**
@@ -75,7 +80,17 @@ function variantWorkNow(): number {
 }
 
 const attach = async (bytes: Uint8Array, name: string, mime: string) =>
-  (await ok<{ fileId: string }>(a.app.inject({ method: 'POST', url: `${S}/objects/${objectId}/files?name=${name}&mime=${encodeURIComponent(mime)}`, payload: Buffer.from(bytes), headers: { 'content-type': 'application/octet-stream' } }), 201)).fileId
+  (
+    await ok<{ fileId: string }>(
+      a.app.inject({
+        method: 'POST',
+        url: `${S}/objects/${objectId}/files?name=${name}&mime=${encodeURIComponent(mime)}`,
+        payload: Buffer.from(bytes),
+        headers: { 'content-type': 'application/octet-stream' },
+      }),
+      201,
+    )
+  ).fileId
 const variant = (fileId: string, v: string) => a.app.inject({ method: 'GET', url: `${S}/files/${fileId}/content?variant=${v}` })
 const WIDTHS = ['w64', 'w128', 'w256', 'w512', 'w1024', 'w2048']
 
@@ -90,9 +105,13 @@ describe('variant work is bounded', () => {
   })
 
   it('refuses an interlaced image whose whole decoded size is over budget, and serves a smaller one', async () => {
-    const big = await sharp({ create: { width: 4200, height: 4200, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png({ progressive: true }).toBuffer()
+    const big = await sharp({ create: { width: 4200, height: 4200, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+      .png({ progressive: true })
+      .toBuffer()
     expectError(await variant(await attach(big, 'interlaced.png', 'image/png'), 'w64'), 400, 'file.variant_invalid')
-    const small = await sharp({ create: { width: 1000, height: 1000, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png({ progressive: true }).toBuffer()
+    const small = await sharp({ create: { width: 1000, height: 1000, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+      .png({ progressive: true })
+      .toBuffer()
     const res = await variant(await attach(small, 'small.png', 'image/png'), 'w64')
     expect(res.statusCode).toBe(200)
     expect(await sharp(res.rawPayload).metadata()).toMatchObject({ width: 64, format: 'png' })
@@ -114,7 +133,9 @@ describe('variant work is bounded', () => {
   })
 
   it('concurrent requests for one variant share one job: it is generated and stored once', async () => {
-    const png = await sharp({ create: { width: 3000, height: 2000, channels: 3, background: { r: 200, g: 10, b: 10 } } }).png().toBuffer()
+    const png = await sharp({ create: { width: 3000, height: 2000, channels: 3, background: { r: 200, g: 10, b: 10 } } })
+      .png()
+      .toBuffer()
     const id = await attach(png, 'shared.png', 'image/png')
     const stored: string[] = []
     const put = files.store.put.bind(files.store)
@@ -136,7 +157,9 @@ describe('variant work is bounded', () => {
   it('bytes that are not the format the record claims get no variant (an SVG or a JPEG labelled PNG)', async () => {
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="400" height="400"><rect width="400" height="400" fill="red"/></svg>')
     expectError(await variant(await attach(svg, 'fake.png', 'image/png'), 'w64'), 400, 'file.variant_invalid')
-    const jpeg = await sharp({ create: { width: 300, height: 300, channels: 3, background: { r: 9, g: 9, b: 9 } } }).jpeg().toBuffer()
+    const jpeg = await sharp({ create: { width: 300, height: 300, channels: 3, background: { r: 9, g: 9, b: 9 } } })
+      .jpeg()
+      .toBuffer()
     expectError(await variant(await attach(jpeg, 'jpeg.png', 'image/png'), 'w64'), 400, 'file.variant_invalid')
   })
 })
@@ -144,7 +167,20 @@ describe('variant work is bounded', () => {
 describe('the variant process is bounded from outside', () => {
   const job = async (over: Partial<Parameters<typeof runVariantProcess>[0]>) => {
     const png = bitmapPng(7000, 7000)
-    return runVariantProcess({ source: (async function* () { yield png })(), size: png.length, width: 2048, format: 'png', pixelsMax: 50_000_000, decodeMax: 48 << 20, timeoutMs: 20_000, rssMax: 384 << 20, outputMax: 64 << 20, ...over })
+    return runVariantProcess({
+      source: (async function* () {
+        yield png
+      })(),
+      size: png.length,
+      width: 2048,
+      format: 'png',
+      pixelsMax: 50_000_000,
+      decodeMax: 48 << 20,
+      timeoutMs: 20_000,
+      rssMax: 384 << 20,
+      outputMax: 64 << 20,
+      ...over,
+    })
   }
 
   it('is killed when it takes too long', async () => {

@@ -65,9 +65,9 @@ describe('A stranger stalls the daemon before authenticating', () => {
     const junk = () => {
       const b = new Uint8Array(4 * MiB)
       for (let i = 0; i < b.length; i += 2) {
-      b[i] = 1
-      b[i + 1] = 0xff
-    }
+        b[i] = 1
+        b[i + 1] = 0xff
+      }
       return [b]
     }
     const r = await underFlood(junk, 3_000)

@@ -50,7 +50,11 @@ async function canReach(node: SvcLibp2p, addr: string): Promise<boolean> {
 
 const nodes: SvcLibp2p[] = []
 afterAll(async () => {
-  await Promise.allSettled(nodes.map(async (n) => { await n.stop() }))
+  await Promise.allSettled(
+    nodes.map(async (n) => {
+      await n.stop()
+    }),
+  )
 })
 
 describe('A peer that sends N malformed or refused messages is disconnected and backed off', () => {
@@ -107,9 +111,16 @@ describe('Per-peer maps grow without bound and strangers mint peer ids for free'
     account = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto, env: systemEnv, accountKey: freshKey() })
     await account.createSpace({ name: 'shared with nobody' })
     svc = await P2PService.start({
-      account, keys: { account: freshKey(), device: freshKey(), index: 1 }, crypto, env: systemEnv, mdns: false,
-      listen: ['/ip4/127.0.0.1/tcp/0'], roundTimeoutMs: 400, authTimeoutMs: 1_500,
-      guard: { maxTracked: BOUND }, scheduler: { maxPeerStatsPerSpace: BOUND, periodMs: 60_000 },
+      account,
+      keys: { account: freshKey(), device: freshKey(), index: 1 },
+      crypto,
+      env: systemEnv,
+      mdns: false,
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      roundTimeoutMs: 400,
+      authTimeoutMs: 1_500,
+      guard: { maxTracked: BOUND },
+      scheduler: { maxPeerStatsPerSpace: BOUND, periodMs: 60_000 },
     })
   })
   afterAll(async () => {
@@ -144,7 +155,10 @@ describe('Per-peer maps grow without bound and strangers mint peer ids for free'
       await node.dial(multiaddr(addr()))
       // The daemon proves the stranger's account, then opens no round with it: rights before work.
       const proved = () => svc.session.identityOf(transport.peerId) !== undefined
-      await until('the stranger authenticated', proved).then(() => authenticated++, () => undefined)
+      await until('the stranger authenticated', proved).then(
+        () => authenticated++,
+        () => undefined,
+      )
       await sleep(300)
       expect([...svc.scheduler.stats.values()].some((m) => m.has(transport.peerId))).toBe(false)
       await driver.close()

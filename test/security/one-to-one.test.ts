@@ -75,7 +75,14 @@ describe("A member's profile record names someone else", () => {
     const prevIds = 'head' in head ? [head.head] : head.merge
     const lamport = Math.max(...prevIds.map((h) => m.acl.entries.get(h)!.lamport)) + 1
     const forged = await signChange(await defaultCryptoProvider(), mallory, {
-      spaceId: s, treeId: s, prevIds, aclHeadId: '', seq: 100, lamport, timestamp: Date.now(), readKeyId: '',
+      spaceId: s,
+      treeId: s,
+      prevIds,
+      aclHeadId: '',
+      seq: 100,
+      lamport,
+      timestamp: Date.now(),
+      readKeyId: '',
       payload: encodeAclRecord({ type: 'profile', sealed: aliceRecord.sealed, keyId: aliceRecord.keyId }),
     })
     await space.replica.ingest([{ id: forged.id, raw: forged.raw }])

@@ -40,10 +40,10 @@ describe('A stranger writes junk into any space', () => {
     const junk = Array.from({ length: 200 }, (_, i) => derivedRoot(a.replica.spaceId, new TextEncoder().encode(`junk ${i}`)).raw)
     const ingested: number[] = []
     const ingest = a.replica.ingest.bind(a.replica)
-    a.replica.ingest = ((items: Parameters<typeof ingest>[0], ...rest: unknown[]) => {
+    a.replica.ingest = (items: Parameters<typeof ingest>[0], ...rest: unknown[]) => {
       ingested.push(items.length)
       return (ingest as (...x: unknown[]) => ReturnType<typeof ingest>)(items, ...rest)
-    })
+    }
     // As a push (an answer step), and inside a question.
     const replies = [
       ...(await a.session.handle('s', step(a.replica.spaceId, 7, junk.slice(0, 100)))),
@@ -110,7 +110,13 @@ describe('Any authenticated peer learns every space id and object count', () => 
       heard.push(decodeMessage(bytes))
       reply(await stranger.session.handle(from, bytes))
     })
-    const scheduler = new SyncScheduler(da, () => [a.replica.spaceId], sched.timer('sched'), () => sched.now, { periodMs: 500 })
+    const scheduler = new SyncScheduler(
+      da,
+      () => [a.replica.spaceId],
+      sched.timer('sched'),
+      () => sched.now,
+      { periodMs: 500 },
+    )
     ta.onPeerUp((p) => scheduler.peerUp(p))
     for (let i = 0; i < 40; i++) await sched.run(sched.now + 100)
     scheduler.stop()

@@ -84,7 +84,7 @@ describe('A reader can cost the daemon 4096x the space size in CPU with one 20 K
   }, 60_000)
 })
 
-describe('The hop limit trusts the sender\'s hop field', () => {
+describe("The hop limit trusts the sender's hop field", () => {
   it('a peer that keeps asking with hop 1 is refused after the receiver counted maxHops / 2 questions', async () => {
     const { a, b } = await bigSpace()
     const req = await openFrom(b, a)
@@ -112,7 +112,10 @@ describe('The hop limit trusts the sender\'s hop field', () => {
     let answered = 0
     // A fresh req every time: each would be a new "exchange" with its own hop count.
     for (let req = 1; req <= 50; req++) {
-      const out = await a.session.handle('b', encodeMessage({ type: 'step', spaceId: a.replica.spaceId, req, hop: 1, ranges: [], heads: [{ treeId: obj, heads: [fake], have: [] }], wants: [], changes: [] }))
+      const out = await a.session.handle(
+        'b',
+        encodeMessage({ type: 'step', spaceId: a.replica.spaceId, req, hop: 1, ranges: [], heads: [{ treeId: obj, heads: [fake], have: [] }], wants: [], changes: [] }),
+      )
       if (out.some((o) => decodeMessage(o.bytes).type === 'step')) answered++
     }
     expect(answered).toBe(0)

@@ -197,9 +197,11 @@ describe('Peers flood offers (exchanges about spaces we do not hold)', () => {
 
   it('a sender that holds nothing of the space (an empty replica fetching its ACL) is no offer: empty replicas do not spread', async () => {
     let n = 0
-    const me = await joinNode('me', 1, { offered: async () => {
-      n++
-    } })
+    const me = await joinNode('me', 1, {
+      offered: async () => {
+        n++
+      },
+    })
     // b opened the space empty (it was offered it) and asks every peer: we must not follow suit.
     const b = await node('b', 2, contentId(new Uint8Array([5])))
     await link(me, b)
@@ -210,9 +212,11 @@ describe('Peers flood offers (exchanges about spaces we do not hold)', () => {
 
   it('our own account is never an offer (another device of ours is accepted, or refused, by the host)', async () => {
     let n = 0
-    const me = await joinNode('me', 1, { offered: async () => {
-      n++
-    } })
+    const me = await joinNode('me', 1, {
+      offered: async () => {
+        n++
+      },
+    })
     const twin = await joinNode('twin', 1)
     await link(me, twin)
     await me.session.handle('twin', encodeMessage({ type: 'sync', spaceId: contentId(new Uint8Array([3])), req: 1, fp: new Uint8Array(8), count: 3 }))
@@ -265,9 +269,12 @@ describe('Strangers mint accounts to flood offers', () => {
   it('all accounts together get globalBurst offers, then one per globalRefillMs', async () => {
     let now = 9_000_000
     let n = 0
-    const me = await joinNode('me', 1, { now: () => now, offered: async () => {
-      n++
-    } })
+    const me = await joinNode('me', 1, {
+      now: () => now,
+      offered: async () => {
+        n++
+      },
+    })
     for (let i = 0; i < 40; i++) {
       const o = await joinNode(`m${i}`, 100 + i)
       await link(me, o)

@@ -41,7 +41,9 @@ describe('The per-peer maps grow without bound, and strangers mint peer ids for 
 function burstTransport(): Transport & { deliver(from: string, frames: Uint8Array[]): Promise<void>[] } {
   let onMessage: (from: string, bytes: Uint8Array) => void | Promise<void> = () => undefined
   return {
-    peerId: 'a', maxFrameBytes: SYNC_LIMITS.maxMessageBytes, ordered: true,
+    peerId: 'a',
+    maxFrameBytes: SYNC_LIMITS.maxMessageBytes,
+    ordered: true,
     send: () => undefined,
     onMessage: (h) => void (onMessage = h),
     onPeerUp: () => undefined,
@@ -56,11 +58,26 @@ describe('Messages run on a promise chain that never yields to the event loop', 
   it('the driver lets the event loop run between batches of messages', async () => {
     const a = await node('a', 1)
     const t = burstTransport()
-    new SyncDriver({ transport: t, session: a.session, timer: { after: (ms, fn) => { const x = setTimeout(fn, ms); return () => clearTimeout(x) }, yield: () => new Promise<void>((r) => setImmediate(r)) } })
+    new SyncDriver({
+      transport: t,
+      session: a.session,
+      timer: {
+        after: (ms, fn) => {
+          const x = setTimeout(fn, ms)
+          return () => clearTimeout(x)
+        },
+        yield: () => new Promise<void>((r) => setImmediate(r)),
+      },
+    })
     const n = 2000
     let handledWhenTimerRan = -1
     setImmediate(() => (handledWhenTimerRan = a.session.countersOf('x').messagesIn))
-    await Promise.all(t.deliver('x', Array.from({ length: n }, () => new Uint8Array([0xff]))))
+    await Promise.all(
+      t.deliver(
+        'x',
+        Array.from({ length: n }, () => new Uint8Array([0xff])),
+      ),
+    )
     expect(a.session.countersOf('x').messagesIn).toBe(n)
     // The I/O callback ran while the burst was being handled, not after all of it.
     expect(handledWhenTimerRan).toBeGreaterThanOrEqual(0)

@@ -37,7 +37,7 @@ function carried(seen: Array<{ bytes: Uint8Array }>): string[] {
   const out: string[] = []
   for (const f of seen) {
     const m = decodeMessage(f.bytes)
-    if (m.type === 'step') for (const raw of (m).changes) out.push(decodeChange(raw).id)
+    if (m.type === 'step') for (const raw of m.changes) out.push(decodeChange(raw).id)
   }
   return out
 }
@@ -49,7 +49,10 @@ describe('A removed member opens an exchange about the space it was removed from
     expect('req' in opened).toBe(true)
     const fromOwner: Array<{ bytes: Uint8Array }> = []
     await pump([owner, member], frames(member, opened.out), { tap: (f) => (f.from === 'o' && fromOwner.push(f), f) })
-    const expected = owner.replica.acl.history([removal]).map((e) => e.id).sort()
+    const expected = owner.replica.acl
+      .history([removal])
+      .map((e) => e.id)
+      .sort()
     expect(carried(fromOwner).sort()).toEqual(expected)
     // The refusal first, as for anyone; then only answer steps: no question, no count, no heads.
     const req = (opened as { req: number }).req
@@ -85,7 +88,11 @@ describe('A removed member opens an exchange about the space it was removed from
     // An explicit open still goes out, and its refusal makes it push what only it may hold.
     const opened = await member.session.open('o', S)
     const back = await pump([owner, member], frames(member, opened.out))
-    expect(back.map((f) => [f.from, decodeMessage(f.bytes).type])).toEqual([['m', 'sync'], ['o', 'error'], ['m', 'step']])
+    expect(back.map((f) => [f.from, decodeMessage(f.bytes).type])).toEqual([
+      ['m', 'sync'],
+      ['o', 'error'],
+      ['m', 'step'],
+    ])
     // The owner adds it again: the owner's own round reaches it, and it asks as before.
     await owner.replica.addMember(idFor(7), 'reader')
     await exchange(owner, member)

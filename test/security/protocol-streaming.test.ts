@@ -24,7 +24,8 @@ async function spaceOfBigChanges(n: number, size: number) {
   const a = await node('a', 1)
   await a.replica.addMember(idFor(2), 'writer')
   const obj = await a.replica.createObject()
-  for (let i = 0; i < n; i++) await modifyRecords(a.replica, obj, 'd', [{ id: `r${i}`, ops: [{ type: '$set', path: 'v', value: String.fromCharCode(97 + (i % 26)).repeat(size) }] }])
+  for (let i = 0; i < n; i++)
+    await modifyRecords(a.replica, obj, 'd', [{ id: `r${i}`, ops: [{ type: '$set', path: 'v', value: String.fromCharCode(97 + (i % 26)).repeat(size) }] }])
   return { a, obj }
 }
 
@@ -77,14 +78,24 @@ describe('Replies are built whole in memory', () => {
 
 const nodes: SvcLibp2p[] = []
 afterEach(async () => {
-  await Promise.all(nodes.splice(0).map(async (n) => { await n.stop() }))
+  await Promise.all(
+    nodes.splice(0).map(async (n) => {
+      await n.stop()
+    }),
+  )
 })
 
 async function endpoint(replica: SpaceReplica, account: number, device: number) {
   const n = await createSvcNode({ deviceKey: keyFor(device), listen: ['/ip4/127.0.0.1/tcp/0'] })
   nodes.push(n)
   const transport = await Libp2pTransport.start(n)
-  const session: SyncSession = new SyncSession({ host: { space: (id) => (id === replica.spaceId ? replica : undefined) }, key: keyFor(account), peerId: transport.peerId, crypto: nodeCryptoProvider({ verify: 'threadpool' }), env: seededEnv(device) })
+  const session: SyncSession = new SyncSession({
+    host: { space: (id) => (id === replica.spaceId ? replica : undefined) },
+    key: keyFor(account),
+    peerId: transport.peerId,
+    crypto: nodeCryptoProvider({ verify: 'threadpool' }),
+    env: seededEnv(device),
+  })
   const downs: string[] = []
   const driver = new SyncDriver({ transport, session, timer: realTimer, timeoutMs: 120_000 })
   n.addEventListener('peer:disconnect', (evt) => void downs.push(evt.detail.toString()))
@@ -98,7 +109,8 @@ describe('sendAll ignores backpressure: 20 x 1 MiB frames reset the link', () =>
     const source = await SpaceReplica.create({ storage: new MemoryStorageAdapter(), crypto, env: seededEnv(60) }, keyFor(1))
     await source.addMember(idFor(2), 'writer')
     const obj = await source.createObject()
-    for (let i = 0; i < 80; i++) await modifyRecords(source, obj, 'd', [{ id: `r${i}`, ops: [{ type: '$set', path: 'v', value: String.fromCharCode(97 + (i % 26)).repeat(MiB - 4096) }] }])
+    for (let i = 0; i < 80; i++)
+      await modifyRecords(source, obj, 'd', [{ id: `r${i}`, ops: [{ type: '$set', path: 'v', value: String.fromCharCode(97 + (i % 26)).repeat(MiB - 4096) }] }])
     const a = { replica: source }
     const total = source.acl.entries.size + (await source.treeIndex(obj)).size
     const target = await SpaceReplica.open({ storage: new MemoryStorageAdapter(), crypto, env: seededEnv(61) }, a.replica.spaceId, keyFor(2))

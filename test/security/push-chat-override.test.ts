@@ -22,7 +22,10 @@ beforeAll(async () => {
   spaceId = await newSpace(b.app, 'Override')
   chatId = (await ok(call(b.app, 'POST', '/v1/catalog/general-chat/setup', { spaceId }))).bundles[0].bundle.rootId
   spaceKey = pushKeysOf(b.engine.account().space(spaceId).replica)!.spaceKey
-  b.engine.account().services.of(pushModule).attach(wireLink((bytes) => node.core.handle('daemon', bytes), nobleProvider))
+  b.engine
+    .account()
+    .services.of(pushModule)
+    .attach(wireLink((bytes) => node.core.handle('daemon', bytes), nobleProvider))
   await ok(call(b.app, 'POST', '/v1/push/token', { platform: 'ntfy', token: 'https://ntfy.example.org/up/phone' }), 204)
 }, 30_000)
 afterAll(async () => {
@@ -37,14 +40,17 @@ async function topicsBecome(want: string[]): Promise<string[]> {
   const until = Date.now() + 3_000
   for (;;) {
     const subs = (await ok<{ subscriptions: Array<{ spaceKey: string; topic: string }> }>(call(b.app, 'GET', '/v1/push/subscriptions'))).subscriptions
-    const got = subs.filter((s) => s.spaceKey === spaceKey).map((s) => s.topic).sort()
+    const got = subs
+      .filter((s) => s.spaceKey === spaceKey)
+      .map((s) => s.topic)
+      .sort()
     if (JSON.stringify(got) === JSON.stringify([...want].sort()) || Date.now() > until) return got
     await new Promise((r) => setTimeout(r, 25))
   }
 }
 
-describe('a per-chat notifyMode overrides the space\'s', () => {
-  it('space none, chat all: the chat\'s topics are held right after the write, and follow each later write', async () => {
+describe("a per-chat notifyMode overrides the space's", () => {
+  it("space none, chat all: the chat's topics are held right after the write, and follow each later write", async () => {
     const S = `/v1/spaces/${spaceId}`
     await ok(call(b.app, 'PATCH', `${S}/settings`, { set: { notifyMode: 'none' } }), 204)
     expect(await topicsBecome([])).toEqual([])

@@ -25,7 +25,10 @@ const fake = async () => {
 }
 const withCore = (o: Parameters<typeof coreWith>[0]) => {
   const c = coreWith(o)
-  cleanup.push(() => c.store.close(), () => c.core.close())
+  cleanup.push(
+    () => c.store.close(),
+    () => c.core.close(),
+  )
   return c
 }
 const vapid = webpush.generateVAPIDKeys()
@@ -68,7 +71,30 @@ describe('Web Push endpoints: https hosts with public addresses only, checked af
 
   it('the address classes: private, loopback, link-local, CGNAT, multicast, documentation, mapped and NAT64 forms are not public', async () => {
     const { isPublicAddress } = await import('../../node/push-node/endpoints.ts')
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '192.0.2.7', '198.18.0.1', '::1', '::', 'fe80::1', 'fc00::1', 'fd12::1', 'ff02::1', '::ffff:10.0.0.1', '::ffff:7f00:1', '64:ff9b::a00:1', '2002:a00:1::1', '2001:db8::1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '192.0.2.7',
+      '198.18.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'fd12::1',
+      'ff02::1',
+      '::ffff:10.0.0.1',
+      '::ffff:7f00:1',
+      '64:ff9b::a00:1',
+      '2002:a00:1::1',
+      '2001:db8::1',
+    ]) {
       expect([a, isPublicAddress(a)]).toEqual([a, false])
     }
     for (const a of ['8.8.8.8', '1.1.1.1', '142.250.74.78', '2a00:1450:4001:80b::200a', '64:ff9b::808:808', '::ffff:8.8.8.8']) expect([a, isPublicAddress(a)]).toEqual([a, true])
@@ -97,7 +123,7 @@ describe('Web Push endpoints: https hosts with public addresses only, checked af
   })
 })
 
-describe('UnifiedPush (ntfy) endpoints: an origin allowlist, by default the operator\'s own ntfy server', () => {
+describe("UnifiedPush (ntfy) endpoints: an origin allowlist, by default the operator's own ntfy server", () => {
   it('with only a server configured, an endpoint on another origin is refused and nothing is sent', async () => {
     const internal = await fake()
     const ntfy = new NtfyProvider({ server: 'https://ntfy.example.org', allowHttp: true })

@@ -30,7 +30,10 @@ describe('flood: strangers registering under self-made space keys', () => {
     const perPeer = 2_000
     const global = 6_000
     const { core, store } = coreWith({ bounds: { subscriptionsPerPeer: perPeer, subscriptions: global } })
-    cleanup.push(() => store.close(), () => core.close())
+    cleanup.push(
+      () => store.close(),
+      () => core.close(),
+    )
     const byPeer = new Map<string, PushReply[]>()
     let n = 0
     for (let p = 0; p < 10; p++) {
@@ -45,7 +48,12 @@ describe('flood: strangers registering under self-made space keys', () => {
       expect([peer, taken * TOPICS.length <= perPeer]).toEqual([peer, true])
     }
     // The first peer filled its own share; the later ones met the node's cap.
-    expect(byPeer.get('peer-0')!.filter((r) => !r.ok).map((r) => !r.ok && r.code)).toEqual(Array(30 - Math.floor(perPeer / TOPICS.length)).fill('too_many_topics'))
+    expect(
+      byPeer
+        .get('peer-0')!
+        .filter((r) => !r.ok)
+        .map((r) => !r.ok && r.code),
+    ).toEqual(Array(30 - Math.floor(perPeer / TOPICS.length)).fill('too_many_topics'))
     expect(byPeer.get('peer-9')!.every((r) => !r.ok && r.code === 'unavailable')).toBe(true)
   })
 
@@ -53,7 +61,10 @@ describe('flood: strangers registering under self-made space keys', () => {
     let now = 1_700_000_000_000
     const day = 24 * 3600_000
     const { core, store } = coreWith({ now: () => now, bounds: { idleTtlMs: 7 * day } })
-    cleanup.push(() => store.close(), () => core.close())
+    cleanup.push(
+      () => store.close(),
+      () => core.close(),
+    )
     const [a, b] = [keyPairFromSeed(randomBytes(32)), keyPairFromSeed(randomBytes(32))]
     await core.handle('p', await subscribeBytes(a, 'ntfy', 'https://ntfy.example.org/a', ['chats'], now))
     await core.handle('p', await subscribeBytes(b, 'ntfy', 'https://ntfy.example.org/b', ['chats'], now))

@@ -30,7 +30,7 @@ describe('forged registration: a subscription not signed by the space key it nam
 })
 
 describe('topics of another space key: a holder of one space key reaching another space', () => {
-  it('its subscriptions live only in its own namespace: another space\'s sends never reach it', async () => {
+  it("its subscriptions live only in its own namespace: another space's sends never reach it", async () => {
     ntfy = await fakeNtfy()
     const { core, store } = coreWith({ ntfy: [ntfy] })
     const mine = spaceKeyFor(1)
@@ -44,7 +44,7 @@ describe('topics of another space key: a holder of one space key reaching anothe
     await core.close()
   })
 
-  it('a forged send into another space\'s topics is refused and reaches nobody', async () => {
+  it("a forged send into another space's topics is refused and reaches nobody", async () => {
     ntfy = await fakeNtfy()
     const { core } = coreWith({ ntfy: [ntfy] })
     const victim = spaceKeyFor(1)
@@ -69,7 +69,8 @@ describe('flood: registrations and sends past the per-peer and per-space-key rat
     const { core } = coreWith({ now: () => now })
     const k = spaceKeyFor(1)
     const results = []
-    for (let i = 0; i < PUSH_LIMITS.registrationsBurst + 5; i++) results.push(await core.handle('flooder', await subscribeBytes(k, 'ntfy', `https://x.example/${i % 3}`, ['chats'], now)))
+    for (let i = 0; i < PUSH_LIMITS.registrationsBurst + 5; i++)
+      results.push(await core.handle('flooder', await subscribeBytes(k, 'ntfy', `https://x.example/${i % 3}`, ['chats'], now)))
     expect(results.filter((r) => !r.ok && r.code === 'rate_limited').length).toBe(5)
     // Another peer with the same space key is held by the space key's bucket.
     expect(await core.handle('other', await subscribeBytes(k, 'ntfy', 'https://x.example/z', ['chats'], now))).toEqual({ ok: false, code: 'rate_limited' })
@@ -104,7 +105,13 @@ describe('oversize: payloads, topic lists and tokens past their bounds', () => {
 describe('garbage: bytes that are not a push request', () => {
   it('is refused as malformed, never thrown', async () => {
     const { core } = coreWith()
-    for (const b of [new Uint8Array(0), new Uint8Array([0xff, 0x00, 0x13]), encodeCanonical({ v: 1, op: 'send' }), encodeCanonical({ v: 2, op: 'unregister', platform: 'ntfy', token: 'x', ts: Date.now() }), encodeCanonical([1, 2, 3])]) {
+    for (const b of [
+      new Uint8Array(0),
+      new Uint8Array([0xff, 0x00, 0x13]),
+      encodeCanonical({ v: 1, op: 'send' }),
+      encodeCanonical({ v: 2, op: 'unregister', platform: 'ntfy', token: 'x', ts: Date.now() }),
+      encodeCanonical([1, 2, 3]),
+    ]) {
       expect(await core.handle('p', b)).toEqual({ ok: false, code: 'malformed' })
     }
   })

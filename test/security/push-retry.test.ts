@@ -24,7 +24,10 @@ describe('a provider error is retried, not lost', () => {
     cleanup.push(() => fcm.close())
     fcm.script.push({ status: 503, headers: { 'retry-after': '1' } })
     const { core, store } = coreWith({ fcm, retry: { baseMs: 50, maxMs: 10_000, attempts: 5 } })
-    cleanup.push(() => store.close(), () => core.close())
+    cleanup.push(
+      () => store.close(),
+      () => core.close(),
+    )
     const k = spaceKeyFor(1)
     await core.handle('p', await subscribeBytes(k, 'android', 'fcm-token', ['chats']))
     await core.handle('p', await sendBytes(k, ['chats'], new Uint8Array([1, 2, 3])))
@@ -42,7 +45,10 @@ describe('a provider error is retried, not lost', () => {
     cleanup.push(() => ntfy.close())
     ntfy.script.push({ status: 502 }, { status: 500 })
     const { core, store } = coreWith({ ntfy: [ntfy], retry: { baseMs: 100, maxMs: 1_000, attempts: 5 } })
-    cleanup.push(() => store.close(), () => core.close())
+    cleanup.push(
+      () => store.close(),
+      () => core.close(),
+    )
     const k = spaceKeyFor(2)
     await core.handle('p', await subscribeBytes(k, 'ntfy', `${ntfy.url}/phone`, ['chats']))
     await core.handle('p', await sendBytes(k, ['chats']))
@@ -63,7 +69,10 @@ describe('a provider error is retried, not lost', () => {
     cleanup.push(() => ntfy.close())
     ntfy.status = 503
     const { core, store } = coreWith({ ntfy: [ntfy], retry: { baseMs: 20, maxMs: 50, attempts: 3 } })
-    cleanup.push(() => store.close(), () => core.close())
+    cleanup.push(
+      () => store.close(),
+      () => core.close(),
+    )
     const k = spaceKeyFor(3)
     await core.handle('p', await subscribeBytes(k, 'ntfy', `${ntfy.url}/x`, ['chats']))
     await core.handle('p', await sendBytes(k, ['chats']))

@@ -7,7 +7,10 @@ import { leaks, postRemovalKeys } from '../../sim/checks.ts'
 import { deps, idFor, keyFor, pushAll } from '../helpers.ts'
 
 // Accounts: 1 owner, 2 admin, 4 a member adversary (writer), 5 a writer the owner removes.
-const OWNER = 1, A = 2, X = 4, M = 5
+const OWNER = 1,
+  A = 2,
+  X = 4,
+  M = 5
 
 /**
  * Seed 185 of `npm run sim -- --seeds 300 --peers 12 --adversaries 2`, reduced: the owner
@@ -47,7 +50,10 @@ describe('A removed member holds what a hostile member relayed', () => {
     // A's records, then the removal notice's: the parked write wakes, void (X's removal is concurrent with the head it cites).
     expect((await pushAll(admin, m)).rejected).toEqual([])
     expect(m.acl.has(removeX)).toBe(true)
-    const woke = await m.ingest((await owner.allChanges()).filter((c) => c.id === removeM), { origin: 'p0' })
+    const woke = await m.ingest(
+      (await owner.allChanges()).filter((c) => c.id === removeM),
+      { origin: 'p0' },
+    )
     expect(woke.voided).toContain(w)
     expect(m.acl.current().canRead(idFor(M))).toBe(false)
     expect((await m.allChanges()).some((c) => c.id === w)).toBe(true)

@@ -17,7 +17,10 @@ describe('a stranger writes permanent junk into any space: derived roots are uns
     const digest = await owner.stateDigest()
     const held = (await owner.allChanges()).length
     const junk = Array.from({ length: 4000 }, (_, i) => rootOf(owner.spaceId, `junk-${i}`))
-    const rep = await owner.ingest(junk.map((c) => ({ id: c.id, raw: c.raw })), { origin: 'mallory' })
+    const rep = await owner.ingest(
+      junk.map((c) => ({ id: c.id, raw: c.raw })),
+      { origin: 'mallory' },
+    )
     expect(rep.accepted).toEqual([])
     expect(owner.treeIds()).toEqual(trees)
     expect(await owner.stateDigest()).toBe(digest)
@@ -27,7 +30,7 @@ describe('a stranger writes permanent junk into any space: derived roots are uns
     expect(m.heldDerivedRoots).toBeLessThan(4000)
   })
 
-  it("a change by a member who may not write does not vouch for a derived root", async () => {
+  it('a change by a member who may not write does not vouch for a derived root', async () => {
     const { crypto, env } = await deps(2)
     const owner = await SpaceReplica.create(await deps(2), keyFor(1))
     await owner.addMember(idFor(3), 'reader')
@@ -37,10 +40,23 @@ describe('a stranger writes permanent junk into any space: derived roots are uns
     const aclHeadId = (owner.acl.citation() as { head: string }).head
     const readKeyId = owner.acl.current().readKeyId!
     const c = await signChange(crypto, keyFor(3), {
-      spaceId: owner.spaceId, treeId: root.id, prevIds: [root.id], aclHeadId, seq: 1, lamport: 1, timestamp: env.now(), readKeyId,
+      spaceId: owner.spaceId,
+      treeId: root.id,
+      prevIds: [root.id],
+      aclHeadId,
+      seq: 1,
+      lamport: 1,
+      timestamp: env.now(),
+      readKeyId,
       payload: seal(env, reader.keyring.get(readKeyId)!, encodeCanonical({ ops: set(1) }), undefined, crypto.aead),
     })
-    const rep = await owner.ingest([{ id: root.id, raw: root.raw }, { id: c.id, raw: c.raw }], { origin: 'reader' })
+    const rep = await owner.ingest(
+      [
+        { id: root.id, raw: root.raw },
+        { id: c.id, raw: c.raw },
+      ],
+      { origin: 'reader' },
+    )
     expect(rep.accepted).toEqual([])
     expect(owner.treeMeta(root.id)).toBeUndefined()
   })
@@ -54,7 +70,10 @@ describe('a stranger writes permanent junk into any space: derived roots are uns
     for (const order of [all, [...all].reverse()]) {
       const member = await SpaceReplica.open(await deps(5), owner.spaceId, keyFor(2))
       // ACL first (head sync sends it first); the object's changes in the given order, one per ingest.
-      await member.ingest(all.filter((c) => c.treeId === owner.spaceId), { origin: 'owner' })
+      await member.ingest(
+        all.filter((c) => c.treeId === owner.spaceId),
+        { origin: 'owner' },
+      )
       for (const c of order.filter((c) => c.treeId !== owner.spaceId)) await member.ingest([c], { origin: 'owner' })
       expect(member.treeIds()).toEqual([obj])
       expect((await member.getRecord(obj, 'd', 'r'))?.value).toEqual({ v: 1 })

@@ -51,7 +51,10 @@ describe('an honest backlog holds the event loop for a whole sync step while it 
 
   it('a macrotask scheduled as a large ingest starts runs many times before the ingest finishes', async () => {
     const r = await SpaceReplica.open(replicaDeps(2, true), source.spaceId, keyFor(1))
-    const { result, turns } = await duringWork(() => r.ingest(items), () => undefined)
+    const { result, turns } = await duringWork(
+      () => r.ingest(items),
+      () => undefined,
+    )
     expect(result.accepted.length).toBe(items.length)
     // Decoding and applying 1,500 changes in slices of 64: dozens of turns; unsliced, none.
     expect(turns).toBeGreaterThanOrEqual(20)
@@ -60,7 +63,10 @@ describe('an honest backlog holds the event loop for a whole sync step while it 
   it('the apply stage alone (changes already checked) gives the event loop turns too', async () => {
     const r = await SpaceReplica.open(replicaDeps(3, true), source.spaceId, keyFor(1))
     const changes = items.map((it) => ({ change: decodeChange(it.raw) }))
-    const { result, turns } = await duringWork(() => r.applyVerified(changes), () => undefined)
+    const { result, turns } = await duringWork(
+      () => r.applyVerified(changes),
+      () => undefined,
+    )
     expect(result.accepted.length).toBe(items.length)
     expect(turns).toBeGreaterThanOrEqual(10)
   })

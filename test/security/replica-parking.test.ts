@@ -17,7 +17,15 @@ async function junkFor(spaceId: string): Promise<IngestItem[]> {
   const out: IngestItem[] = []
   for (let i = 0; i < JUNK; i++) {
     const c = await signChange(crypto, mallory, {
-      spaceId, treeId: fakeId(i), prevIds: [fakeId(i + JUNK)], aclHeadId: fakeId(i + 2 * JUNK), seq: i, lamport: 1, timestamp: 1, readKeyId: '', payload: new Uint8Array(64).fill(i & 255),
+      spaceId,
+      treeId: fakeId(i),
+      prevIds: [fakeId(i + JUNK)],
+      aclHeadId: fakeId(i + 2 * JUNK),
+      seq: i,
+      lamport: 1,
+      timestamp: 1,
+      readKeyId: '',
+      payload: new Uint8Array(64).fill(i & 255),
     })
     out.push({ id: c.id, raw: c.raw })
   }
@@ -74,7 +82,7 @@ describe('a stranger parks up to 20,000 changes of up to 2 MiB each per space, r
     expect(r.memory().parkedExamined).toBe(examined)
   }, 180_000)
 
-  it('parked bytes stay within the per-origin and per-space bounds, and a flood evicts only its sender\'s changes', async () => {
+  it("parked bytes stay within the per-origin and per-space bounds, and a flood evicts only its sender's changes", async () => {
     const r = await SpaceReplica.open(await deps(4), spaceKey.spaceId, keyFor(1))
     await pushAll(spaceKey, r)
     const obj = await r.createObject()

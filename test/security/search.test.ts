@@ -62,7 +62,8 @@ describe('a configured embedder answers garbage', () => {
       { data: [{ embedding: new Array(SEARCH_LIMITS.maxDims + 1).fill(1) }] },
       { data: [{ embedding: [1], index: 5 }] },
     ]
-    for (const body of bad) expect(() => parseEmbeddings(body, body && (body as { data?: unknown[] }).data?.length === 2 ? 2 : 1), JSON.stringify(body)?.slice(0, 80)).toThrow(EmbedderUnavailable)
+    for (const body of bad)
+      expect(() => parseEmbeddings(body, body && (body as { data?: unknown[] }).data?.length === 2 ? 2 : 1), JSON.stringify(body)?.slice(0, 80)).toThrow(EmbedderUnavailable)
   })
 
   it('a reply that is not JSON, a 500, and a server that never answers (timeout) are unavailable', async () => {
@@ -79,7 +80,9 @@ describe('queries built to be expensive', () => {
   it('a maximal query of long fuzzy words and maximal require/exclude lists answers (terms are capped)', async () => {
     const { a } = await twoMembers()
     for (let i = 0; i < 50; i++) await a.createObject({ initialProperties: { core: { name: `word${i} abcdefghij${i}` } } })
-    const long = Array.from({ length: 200 }, (_, i) => `abcdefgh${i}`).join(' ').slice(0, SEARCH_LIMITS.maxQueryChars)
+    const long = Array.from({ length: 200 }, (_, i) => `abcdefgh${i}`)
+      .join(' ')
+      .slice(0, SEARCH_LIMITS.maxQueryChars)
     const words = Array.from({ length: SEARCH_LIMITS.maxTerms }, (_, i) => `abcdefghij${i}`)
     const res = await runSearch(a.services.of(searchModule), { query: long, mode: 'fts', require: words, exclude: words })
     expect(res.hits).toEqual([])

@@ -86,7 +86,7 @@ describe('an offer of a space we deleted', () => {
     await a.engine.account().space(s).replica.addMember(b.accountId, 'writer')
     await b.engine.account().sharing.offered(s, a.accountId)
     expect(b.engine.account().held(s)).toBeUndefined()
-    const row = (await ok(call(b.app, 'GET', `/v1/spaces/${s}`)))
+    const row = await ok(call(b.app, 'GET', `/v1/spaces/${s}`))
     expect(row.status).toBe('deleted')
   })
 })

@@ -26,7 +26,8 @@ beforeAll(async () => {
 })
 afterAll(async () => b.close())
 
-const blocks = async (obj: string) => (await ok(call(b.app, 'POST', `${S}/query`, { objectId: obj, dataset: 'editor_blocks', sort: ['nav.pos'] }))).records as Array<{ id: string; text: string }>
+const blocks = async (obj: string) =>
+  (await ok(call(b.app, 'POST', `${S}/query`, { objectId: obj, dataset: 'editor_blocks', sort: ['nav.pos'] }))).records as Array<{ id: string; text: string }>
 
 /** Text of `n` UTF-16 units, mixing 1-, 2-, 3- and 4-byte UTF-8 characters and newlines. */
 function pasteOf(n: number): string {

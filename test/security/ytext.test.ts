@@ -17,7 +17,8 @@ import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
  * grow memory without bound.
  */
 
-const ALICE = 1, BOB = 2
+const ALICE = 1,
+  BOB = 2
 const DS = 'blocks'
 
 async function setup() {
@@ -87,7 +88,9 @@ describe('A member sends updates that are not plain text', () => {
     const big = insertUnder(clientIdFor(idFor(BOB), 's'), 'x'.repeat(YTEXT_LIMITS.maxUpdateBytes + 10))
     await expect(bob.write(obj, [ytextOp(big, 's')])).rejects.toMatchObject({ code: 'request.invalid_field' })
     await expect(bob.write(obj, [{ op: 'ytext', ds: DS, id: 'b', path: 'text', update: 'not base64!', salt: 's' }])).rejects.toMatchObject({ code: 'request.invalid_field' })
-    await expect(bob.write(obj, [{ op: 'ytext', ds: DS, id: 'b', path: '', update: toB64(new Uint8Array([0, 0])), salt: 's' }])).rejects.toMatchObject({ code: 'request.invalid_field' })
+    await expect(bob.write(obj, [{ op: 'ytext', ds: DS, id: 'b', path: '', update: toB64(new Uint8Array([0, 0])), salt: 's' }])).rejects.toMatchObject({
+      code: 'request.invalid_field',
+    })
   })
 })
 

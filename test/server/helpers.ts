@@ -42,9 +42,7 @@ export interface TestApp {
 
 const opened: Array<{ app: FastifyInstance; root?: string }> = []
 
-export function makeApp(
-  opts: Partial<Omit<AccountLifecycleOptions, 'engine' | 'env'>> & { app?: Partial<AppOptions>; keepRoot?: boolean } = {},
-): TestApp {
+export function makeApp(opts: Partial<Omit<AccountLifecycleOptions, 'engine' | 'env'>> & { app?: Partial<AppOptions>; keepRoot?: boolean } = {}): TestApp {
   const dataRoot = opts.dataRoot ?? tempRoot()
   const engine = recordingEngine()
   const mode = opts.mode ?? 'standalone'

@@ -27,7 +27,12 @@ async function testRoutes(app: FastifyInstance) {
   )
   app.get(
     '/test/query',
-    { config, schema: { querystring: Type.Object({ limit: Type.Optional(Type.Integer({ maximum: 200 })), on: Type.Optional(Type.Boolean()), ids: Type.Optional(Type.Array(Type.Integer())) }) } },
+    {
+      config,
+      schema: {
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ maximum: 200 })), on: Type.Optional(Type.Boolean()), ids: Type.Optional(Type.Array(Type.Integer())) }),
+      },
+    },
     async (req) => req.query,
   )
   app.get('/test/items/:id', { config, schema: { params: Type.Object({ id: Type.String({ pattern: '^[a-z]+$' }) }) } }, async (req) => req.params)

@@ -35,7 +35,18 @@ describe('svc serve configuration', () => {
   it('flags win over env vars, env vars over the config file', () => {
     const file = configFile({ data: 'rel/data', port: 7100, host: '::1', managed: true, noMdns: true, passkey: 'from-file' })
     const fromFile = resolveServeConfig(['--config', file], {})
-    expect(fromFile).toEqual({ data: join(dir, 'rel/data'), port: 7100, host: '::1', managed: true, noMdns: true, durability: 'normal', passkey: 'from-file', passkeyStdin: false, log: false, logLevel: 'info' })
+    expect(fromFile).toEqual({
+      data: join(dir, 'rel/data'),
+      port: 7100,
+      host: '::1',
+      managed: true,
+      noMdns: true,
+      durability: 'normal',
+      passkey: 'from-file',
+      passkeyStdin: false,
+      log: false,
+      logLevel: 'info',
+    })
 
     const env = { SVC_DATA: '/env/data', SVC_PORT: '7200', SVC_HOST: 'localhost', SVC_MANAGED: '0', SVC_NO_MDNS: 'false', SVC_PASSKEY: 'from-env' }
     expect(resolveServeConfig(['--config', file], env)).toEqual({

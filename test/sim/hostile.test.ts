@@ -24,10 +24,19 @@ describe(`hostile simulator seeds ${FROM}..${TO} (${ADVERSARIES} adversaries)`, 
   it.each(seeds)('seed %i', async (seed) => {
     const r = await runSeed(seed, { maxPeers: MAX_PEERS, adversaries: ADVERSARIES, crypto, tail: 20 })
     results.push(r)
-    const counts = { diverged: r.diverged, lostWrites: r.lostWrites, leakedReads: r.leakedReads, voidApplied: r.voidApplied, memoryOver: r.memoryOver, honestBackedOff: r.honestBackedOff }
+    const counts = {
+      diverged: r.diverged,
+      lostWrites: r.lostWrites,
+      leakedReads: r.leakedReads,
+      voidApplied: r.voidApplied,
+      memoryOver: r.memoryOver,
+      honestBackedOff: r.honestBackedOff,
+    }
     const bad = Object.values(counts).some((n) => n > 0)
     const why = r.livenessFailure ? `\n${describeLivenessFailure(r.livenessFailure).join('\n')}` : ''
-    const detail = bad ? `\n${r.failures.join('\n')}${why}\ntrace tail:\n${r.tail.join('\n')}\nreplay: ${replayCommand(seed, { maxPeers: MAX_PEERS, adversaries: ADVERSARIES })}` : ''
+    const detail = bad
+      ? `\n${r.failures.join('\n')}${why}\ntrace tail:\n${r.tail.join('\n')}\nreplay: ${replayCommand(seed, { maxPeers: MAX_PEERS, adversaries: ADVERSARIES })}`
+      : ''
     expect(counts, detail).toEqual({ diverged: 0, lostWrites: 0, leakedReads: 0, voidApplied: 0, memoryOver: 0, honestBackedOff: 0 })
   })
 

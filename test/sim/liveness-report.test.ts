@@ -34,7 +34,7 @@ describe('a seed that does not converge within its liveness bound', () => {
     expect(lines.filter((l) => l.includes('{p2} lacks'))).toHaveLength(2)
   })
 
-  it('reports how the last round\'s exchanges ended and what each member refused', async () => {
+  it("reports how the last round's exchanges ended and what each member refused", async () => {
     const r = await runSeed(12, { maxPeers: 5, adversaries: 2, maxLivenessRounds: 1, crypto })
     const f = r.livenessFailure
     if (!f) throw new Error('no liveness report')
@@ -58,7 +58,9 @@ describe('a seed that does not converge within its liveness bound', () => {
 describe('replayCommand', () => {
   it('names every option that changes what a seed draws or does', () => {
     expect(replayCommand(123, { maxPeers: 12, adversaries: 2 })).toBe('npm run sim -- --seed 123 --peers 12 --adversaries 2 --verbose')
-    expect(replayCommand(5, { maxPeers: 40, exactPeers: true, scale: 3, concurrentAdmins: true })).toBe('npm run sim -- --seed 5 --peers 40 --exact-peers --scale 3 --concurrent-admins --verbose')
+    expect(replayCommand(5, { maxPeers: 40, exactPeers: true, scale: 3, concurrentAdmins: true })).toBe(
+      'npm run sim -- --seed 5 --peers 40 --exact-peers --scale 3 --concurrent-admins --verbose',
+    )
     expect(replayCommand(9, { maxPeers: 8, scale: 1, adversaries: 1, concurrentAdmins: false })).toBe('npm run sim -- --seed 9 --peers 8 --adversaries 1 --owner-admin --verbose')
   })
 })

@@ -27,11 +27,18 @@ describe('adopt-or-install', () => {
     const bundles = bundlesOf(engine)
     const first = await bundles.install({ ...noteBundle, derived: true, hidden: true, layout: 'list', weight: 2, parts: [{ key: 'body', datasets: [{ module: 'editor' }] }] })
     const rootId = bundleRootId(engine.spaceId, 'notes/v1')
-    expect(first).toMatchObject({ installed: true, bundle: { id: 'notes/v1', name: 'Notes', rootId, derived: true, typeId: rootId, losers: [], ready: true, installedBy: engine.replica.me } })
+    expect(first).toMatchObject({
+      installed: true,
+      bundle: { id: 'notes/v1', name: 'Notes', rootId, derived: true, typeId: rootId, losers: [], ready: true, installedBy: engine.replica.me },
+    })
     expect(first.bundle.installedAt.$date).toMatch(/Z$/)
     expect(engine.replica.treeMeta(rootId)?.derived).toBe(true)
     const row = engine.objectDoc(rootId)!
-    expect(row).toMatchObject({ core: { types: ['type'], name: 'Notes' }, type: { xKey: 'note', name: 'Notes', hidden: true, layout: 'list', weight: 2 }, bundle: { id: 'notes/v1' } })
+    expect(row).toMatchObject({
+      core: { types: ['type'], name: 'Notes' },
+      type: { xKey: 'note', name: 'Notes', hidden: true, layout: 'list', weight: 2 },
+      bundle: { id: 'notes/v1' },
+    })
     const types = bundles.types
     expect(types.listTypes().map((t) => t.id)).not.toContain(rootId)
     expect(types.listTypes({ includeHidden: true }).map((t) => t.id)).toContain(rootId)
@@ -56,13 +63,22 @@ describe('adopt-or-install', () => {
     const bundles = bundlesOf(engine)
     const task = await bundles.types.createType({ xKey: 'task' })
     const { propId } = await bundles.types.createProperty(task.id, { name: 'Due', kind: 'datetime', xKey: 'due' })
-    const res = await bundles.install({ id: 'inbox/v1', name: 'Inbox', rootTypes: [task.id], rootProperties: { core: { name: 'My inbox' }, [task.id]: { [propId]: { $date: '2024-01-01T00:00:00Z' } } } })
+    const res = await bundles.install({
+      id: 'inbox/v1',
+      name: 'Inbox',
+      rootTypes: [task.id],
+      rootProperties: { core: { name: 'My inbox' }, [task.id]: { [propId]: { $date: '2024-01-01T00:00:00Z' } } },
+    })
     expect(res.installed).toBe(true)
     expect(res.bundle).toMatchObject({ id: 'inbox/v1', name: 'Inbox', derived: false, losers: [], ready: true })
     expect(res.bundle).not.toHaveProperty('typeId')
     expect(res.bundle.rootId).not.toBe(bundleRootId(engine.spaceId, 'inbox/v1'))
     expect(engine.replica.treeMeta(res.bundle.rootId)?.derived).toBe(false)
-    expect(engine.objectDoc(res.bundle.rootId)).toMatchObject({ core: { types: [task.id], name: 'My inbox' }, [task.id]: { [propId]: { $date: '2024-01-01T00:00:00Z' } }, bundle: { id: 'inbox/v1' } })
+    expect(engine.objectDoc(res.bundle.rootId)).toMatchObject({
+      core: { types: [task.id], name: 'My inbox' },
+      [task.id]: { [propId]: { $date: '2024-01-01T00:00:00Z' } },
+      bundle: { id: 'inbox/v1' },
+    })
     expect(await bundles.install({ id: 'inbox/v1' })).toEqual({ bundle: res.bundle, installed: false })
   })
 
@@ -97,10 +113,30 @@ describe('adopt-or-install', () => {
     await expectCode(bundles.install({ id: 'a/v1', hidden: true }), 'type.xkey_required')
     await expectCode(bundles.install({ id: 'a/v1', xKey: 'x', properties: [{ name: 'A', kind: 'nope' }] }), 'request.invalid_field', { field: 'kind' })
     await expectCode(bundles.install({ id: 'a/v1', xKey: 'x', properties: [{ name: 'A', kind: 'string', format: 'number' }] }), 'property.format_invalid')
-    await expectCode(bundles.install({ id: 'a/v1', xKey: 'x', properties: [{ name: 'A', kind: 'string', xKey: 'k' }, { name: 'B', kind: 'string', xKey: 'k' }] }), 'property.xkey_conflict')
+    await expectCode(
+      bundles.install({
+        id: 'a/v1',
+        xKey: 'x',
+        properties: [
+          { name: 'A', kind: 'string', xKey: 'k' },
+          { name: 'B', kind: 'string', xKey: 'k' },
+        ],
+      }),
+      'property.xkey_conflict',
+    )
     await expectCode(bundles.install({ id: 'a/v1', xKey: 'x', parts: [{ key: 'p', datasets: [{ module: 'nope' }] }] }), 'dataset.module_unknown')
     await expectCode(bundles.install({ id: 'a/v1', xKey: 'x', parts: [{ key: 'p' }, { key: 'p' }] }), 'dataset.key_conflict')
-    await expectCode(bundles.install({ id: 'a/v1', xKey: 'x', parts: [{ key: 'p', datasets: [{ key: 'd' }] }, { key: 'q', datasets: [{ key: 'd' }] }] }), 'dataset.key_conflict')
+    await expectCode(
+      bundles.install({
+        id: 'a/v1',
+        xKey: 'x',
+        parts: [
+          { key: 'p', datasets: [{ key: 'd' }] },
+          { key: 'q', datasets: [{ key: 'd' }] },
+        ],
+      }),
+      'dataset.key_conflict',
+    )
     expect(objects()).toBe(before)
     expect(await engine.replica.listRecords(engine.spaceIndexObjectId, BUNDLES_DS)).toEqual([])
     expect(await bundles.list()).toEqual([])
@@ -188,7 +224,9 @@ describe('conflict rule across replicas', () => {
     await sync()
     const onA = await A.get('c/v1')
     expect(onA).toEqual(await B.get('c/v1'))
-    const claims = [first.bundle, second.bundle].sort((x, y) => (x.installedAt.$date < y.installedAt.$date ? -1 : x.installedAt.$date > y.installedAt.$date ? 1 : x.rootId < y.rootId ? -1 : 1))
+    const claims = [first.bundle, second.bundle].sort((x, y) =>
+      x.installedAt.$date < y.installedAt.$date ? -1 : x.installedAt.$date > y.installedAt.$date ? 1 : x.rootId < y.rootId ? -1 : 1,
+    )
     expect(onA.rootId).toBe(claims[0].rootId)
     expect(onA.losers).toEqual([claims[1].rootId])
     expect(a.spaceId).toBe(b.spaceId)
@@ -249,7 +287,19 @@ describe('catalog setup', () => {
     const bundles = bundlesOf(engine)
     const res = await setupUsecase(bundles, 'general-chat')
     const rootId = bundleRootId(engine.spaceId, 'system:general-chat/v1')
-    expect(res).toEqual({ usecase: 'general-chat', bundles: [{ usecase: 'general-chat', id: 'system:general-chat/v1', bundle: expect.objectContaining({ rootId, derived: true, typeId: rootId }), installed: true, typeId: rootId, properties: {} }] })
+    expect(res).toEqual({
+      usecase: 'general-chat',
+      bundles: [
+        {
+          usecase: 'general-chat',
+          id: 'system:general-chat/v1',
+          bundle: expect.objectContaining({ rootId, derived: true, typeId: rootId }),
+          installed: true,
+          typeId: rootId,
+          properties: {},
+        },
+      ],
+    })
     expect(engine.objectDoc(rootId)?.core).toMatchObject({ types: ['type', rootId], name: 'General chat' })
     expect(bundles.types.getType(rootId)).toMatchObject({ hidden: true, xKey: 'system:general-chat' })
     const decls = await bundles.types.declarationsOf('chat_messages')

@@ -6,7 +6,7 @@ const ids = (src: Iterable<{ id?: unknown }>) => [...src].map((d) => String(d.id
 const stable = (src: Iterable<Record<string, unknown>>) => JSON.stringify([...src].sort((x, y) => String(x.id).localeCompare(String(y.id))))
 
 describe('dataset cache', () => {
-  it('holds what a fresh read gives, through local writes, deletes, another member\'s synced writes and a deleted object', async () => {
+  it("holds what a fresh read gives, through local writes, deletes, another member's synced writes and a deleted object", async () => {
     const { a, b, sync } = await twoMembers()
     const obj = await a.createObject({})
     await sync()

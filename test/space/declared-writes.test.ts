@@ -18,7 +18,8 @@ describe('declared dataset rules on /modify and /delete-records', () => {
     const first = await modifyDeclared(engine, { objectId: obj, dataset: ds, records: [{ id: 'r', ops: [set('', { title: 'A', sku: 's1' })] }] })
     expect(first.rejections).toBeUndefined()
     const res = await modifyDeclared(engine, {
-      objectId: obj, dataset: ds,
+      objectId: obj,
+      dataset: ds,
       records: [{ id: 'r', ops: [set('title', 'B'), set('sku', 's2'), set('color', 'red'), set('_ver', 'x'), set('', { title: 'C', sku: 's3' })] }],
     })
     expect(res.rejections?.map((r) => [r.index, r.code])).toEqual([

@@ -35,7 +35,13 @@ describe('writes that change nothing commit nothing', () => {
     await engine.settled()
     await engine.modify({ objectId: obj, dataset: 'notes', records: [{ id: 'r', ops: [set('', { title: 't', meta: { n: 1, tags: ['a'] } })] }] })
     const heads = engine.replica.heads(obj)
-    for (const ops of [[set('', { meta: { tags: ['a'], n: 1 }, title: 't' })], [unset('missing')], [set('meta.n', 1)], [set('meta.tags', ['a'])], [set('title', 't'), unset('nope')]]) {
+    for (const ops of [
+      [set('', { meta: { tags: ['a'], n: 1 }, title: 't' })],
+      [unset('missing')],
+      [set('meta.n', 1)],
+      [set('meta.tags', ['a'])],
+      [set('title', 't'), unset('nope')],
+    ]) {
       const res = await engine.modify({ objectId: obj, dataset: 'notes', records: [{ id: 'r', ops }] })
       expect(res, JSON.stringify(ops)).toMatchObject({ changeId: '', recordIds: [] })
     }

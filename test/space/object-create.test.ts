@@ -12,7 +12,13 @@ import { expectCode, newSpace } from './helpers.ts'
  * is called directly, as a web page calls the AccountEngine of the browser bundle: no HTTP here.
  */
 async function accountSpace() {
-  const account = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(1), accountKey: keyFor(1), modules: DEFAULT_MODULES })
+  const account = await AccountEngine.open({
+    storage: new MemoryStorageAdapter(),
+    crypto: await defaultCryptoProvider(),
+    env: seededEnv(1),
+    accountKey: keyFor(1),
+    modules: DEFAULT_MODULES,
+  })
   const space = account.space((await account.createSpace({ name: 'S' })).id)
   return { account, space, svc: space.services.types }
 }

@@ -21,8 +21,17 @@ describe('parts', () => {
     expect(await svc.listParts(typeId)).toEqual([])
     const changesBefore = engine.replica.treeMeta(typeId)!.count
     const res = await svc.createPart(typeId, {
-      key: 'items', name: 'Items', icon: 'i', pos: 2, hidden: false, ui: { view: 'table' }, uses: ['editor'],
-      datasets: [{ idRule: 'user', fields: { title: { type: 'string' } } }, { module: 'editor', key: 'notes' }],
+      key: 'items',
+      name: 'Items',
+      icon: 'i',
+      pos: 2,
+      hidden: false,
+      ui: { view: 'table' },
+      uses: ['editor'],
+      datasets: [
+        { idRule: 'user', fields: { title: { type: 'string' } } },
+        { module: 'editor', key: 'notes' },
+      ],
     })
     expect(engine.replica.treeMeta(typeId)!.count).toBe(changesBefore + 1)
     expect(res.partId).toMatch(/^[1-9A-HJ-NP-Za-km-z]{1,11}$/)
@@ -123,9 +132,27 @@ describe('dataset declaration errors', () => {
     await svc.addDataset(typeId, partId, { module: 'editor', shared: true })
     await expectCode(svc.addDataset(typeId, partId, { module: 'editor', shared: true }), 'dataset.key_conflict', { key: 'blocks' })
     const bad: unknown[] = [
-      'x', { bogus: 1 }, { key: 'bad key' }, { key: 5 }, { idRule: 'random' }, { idPattern: '[a-z' , idRule: 'user' }, { idPattern: 'a' }, { idMaxLen: 300, idRule: 'user' },
-      { deleteBy: 'everyone' }, { search: 'yes' }, { displayName: 1 }, { dynamic: 'no' }, { fields: [] }, { fields: { 'bad name': {} } }, { fields: { id: {} } },
-      { fields: { a: { type: 'date' } } }, { fields: { a: { mutableBy: 'owner' } } }, { fields: { a: { scope: 'account' } } }, { fields: { a: { extra: 1 } } }, { fields: { a: { required: 'yes' } } }, { shared: 'yes', module: 'editor' },
+      'x',
+      { bogus: 1 },
+      { key: 'bad key' },
+      { key: 5 },
+      { idRule: 'random' },
+      { idPattern: '[a-z', idRule: 'user' },
+      { idPattern: 'a' },
+      { idMaxLen: 300, idRule: 'user' },
+      { deleteBy: 'everyone' },
+      { search: 'yes' },
+      { displayName: 1 },
+      { dynamic: 'no' },
+      { fields: [] },
+      { fields: { 'bad name': {} } },
+      { fields: { id: {} } },
+      { fields: { a: { type: 'date' } } },
+      { fields: { a: { mutableBy: 'owner' } } },
+      { fields: { a: { scope: 'account' } } },
+      { fields: { a: { extra: 1 } } },
+      { fields: { a: { required: 'yes' } } },
+      { shared: 'yes', module: 'editor' },
     ]
     for (const draft of bad) await expectCode(svc.addDataset(typeId, partId, draft), 'dataset.decl_invalid')
   })
@@ -137,7 +164,10 @@ describe('dataset declaration errors', () => {
       await expectCode(svc.patchDataset(typeId, datasetDefId, { set: { [path]: 'x' } }), 'dataset.immutable', { path })
     }
     await expectCode(svc.patchDataset(typeId, datasetDefId, { unset: ['idRule'] }), 'dataset.immutable', { path: 'idRule' })
-    await svc.patchDataset(typeId, datasetDefId, { set: { displayName: 'Rows', idMaxLen: 10, 'fields.b': { type: 'number', mutableBy: 'any' }, 'fields.a.required': true }, unset: ['search'] })
+    await svc.patchDataset(typeId, datasetDefId, {
+      set: { displayName: 'Rows', idMaxLen: 10, 'fields.b': { type: 'number', mutableBy: 'any' }, 'fields.a.required': true },
+      unset: ['search'],
+    })
     const d = (await svc.declarationsOf(`${typeId}_rows`))[0]
     expect(d).toMatchObject({ displayName: 'Rows', idMaxLen: 10, fields: { a: { type: 'string', required: true }, b: { type: 'number', mutableBy: 'any' } } })
     await expectCode(svc.patchDataset(typeId, datasetDefId, { set: { 'fields.c': { type: 'nope' } } }), 'dataset.decl_invalid')
@@ -155,7 +185,10 @@ describe('dataset declaration errors', () => {
     const t = await svcA.createType({ xKey: 't' })
     const { partId } = await svcA.createPart(t.id, { key: 'p', datasets: [{ idRule: 'user' }] })
     await sync()
-    const w = await b.replica.write(t.id, [{ op: 'set', ds: DATASETS_DS, id: 'p', path: 'idRule', value: 'auto' }, { op: 'set', ds: DATASETS_DS, id: 'p', path: 'partId', value: 'x' }])
+    const w = await b.replica.write(t.id, [
+      { op: 'set', ds: DATASETS_DS, id: 'p', path: 'idRule', value: 'auto' },
+      { op: 'set', ds: DATASETS_DS, id: 'p', path: 'partId', value: 'x' },
+    ])
     expect(w.rejections?.map((r) => r.code)).toEqual(['merge.pinned', 'merge.pinned'])
     await sync()
     expect((await svcA.declarationsOf(`${t.id}_p`))[0]).toMatchObject({ idRule: 'user', partId })
@@ -170,7 +203,13 @@ describe('GET {S}/datasets', () => {
     await svc.createPart(typeId, {
       key: 'rows',
       datasets: [
-        { idRule: 'user', idPattern: '[a-z]+', idMaxLen: 12, displayName: 'Rows', fields: { title: { type: 'string', required: true, mutableBy: 'any' }, at: { type: 'datetime' }, draft: { type: 'boolean', scope: 'local', mutableBy: 'author' } } },
+        {
+          idRule: 'user',
+          idPattern: '[a-z]+',
+          idMaxLen: 12,
+          displayName: 'Rows',
+          fields: { title: { type: 'string', required: true, mutableBy: 'any' }, at: { type: 'datetime' }, draft: { type: 'boolean', scope: 'local', mutableBy: 'author' } },
+        },
         { module: 'editor', shared: true },
       ],
     })

@@ -18,7 +18,15 @@ describe('property definitions: create and list', () => {
     expect(propId).toMatch(/^[1-9A-HJ-NP-Za-km-z]{1,11}$/)
     const rec = await engine.replica.getRecord(typeId, PROPERTIES_DS, propId)
     expect(propertyIdSync(rec!.created.c)).toBe(propId)
-    const { propId: p2 } = await svc.createProperty(typeId, { name: 'Due', kind: 'string', scope: 'local', xKey: 'due2', description: 'd', meta: { index: 'none' }, format: 'email' })
+    const { propId: p2 } = await svc.createProperty(typeId, {
+      name: 'Due',
+      kind: 'string',
+      scope: 'local',
+      xKey: 'due2',
+      description: 'd',
+      meta: { index: 'none' },
+      format: 'email',
+    })
     expect(p2).not.toBe(propId) // same name is not a conflict
     expect(await svc.listProperties(typeId)).toEqual([
       { id: propId, typeId, kind: 'datetime', scope: 'synced', name: 'Due', description: '', meta: {}, xFormat: { type: 'datetime' } },
@@ -66,7 +74,10 @@ describe('property definitions: create and list', () => {
     await expectCode(svc.createProperty(typeId, { name: 'x', kind: 'string', xFormat: { options: { $bad: { name: 'x' } } } }), 'property.format_invalid')
     await expectCode(svc.createProperty(typeId, { name: 'x', kind: 'string', xFormat: { options: { a: 'x' } } }), 'property.format_invalid')
     await expectCode(svc.createProperty(typeId, { name: 'x', kind: 'string', xFormat: { type: 'relation', relation: { filter: '{nope' } } }), 'property.format_invalid')
-    await expectCode(svc.createProperty(typeId, { name: 'x', kind: 'string', xFormat: { type: 'relation', relation: { filter: '{"a":{"$bogus":1}}' } } }), 'property.format_invalid')
+    await expectCode(
+      svc.createProperty(typeId, { name: 'x', kind: 'string', xFormat: { type: 'relation', relation: { filter: '{"a":{"$bogus":1}}' } } }),
+      'property.format_invalid',
+    )
     await expectCode(svc.createProperty(typeId, { name: 'x', kind: 'string', format: 'email', xFormat: { type: 'url' } }), 'property.format_invalid')
     const ok = await svc.createProperty(typeId, {
       name: 'Status',
@@ -102,7 +113,9 @@ describe('property definitions: create and list', () => {
 })
 
 describe('property definitions: PATCH rules', () => {
-  async function withProp(body: Record<string, unknown> = { name: 'Status', kind: 'string', xKey: 'status', xFormat: { type: 'choice', options: { a: { name: 'A' }, b: { name: 'B' } } } }) {
+  async function withProp(
+    body: Record<string, unknown> = { name: 'Status', kind: 'string', xKey: 'status', xFormat: { type: 'choice', options: { a: { name: 'A' }, b: { name: 'B' } } } },
+  ) {
     const s = await withType()
     const { propId } = await s.svc.createProperty(s.typeId, body)
     return { ...s, propId, get: () => s.svc.getProperty(s.typeId, propId) }
@@ -112,14 +125,38 @@ describe('property definitions: PATCH rules', () => {
     const { svc, typeId, propId, get, engine } = await withProp()
     const before = (await engine.replica.getRecord(typeId, PROPERTIES_DS, propId))!.modified
     await svc.patchProperty(typeId, propId, {
-      set: { name: 'State', description: 'd', xKey: 'state', 'meta.index': 'none', 'meta.note': 'n', 'xFormat.icon': 'i', 'xFormat.pos': 3, 'xFormat.options.c.name': 'C', 'xFormat.options.a.color': 'red', 'xFormat.options.a.pos': 2, 'xFormat.options.a.meta.k': 'v', 'xFormat.config.max': 4, 'xFormat.x-acme.ui': true },
+      set: {
+        name: 'State',
+        description: 'd',
+        xKey: 'state',
+        'meta.index': 'none',
+        'meta.note': 'n',
+        'xFormat.icon': 'i',
+        'xFormat.pos': 3,
+        'xFormat.options.c.name': 'C',
+        'xFormat.options.a.color': 'red',
+        'xFormat.options.a.pos': 2,
+        'xFormat.options.a.meta.k': 'v',
+        'xFormat.config.max': 4,
+        'xFormat.x-acme.ui': true,
+      },
       unset: ['xFormat.options.b'],
     })
     const after = (await engine.replica.getRecord(typeId, PROPERTIES_DS, propId))!.modified
     expect(after.c).not.toBe(before.c)
     expect(await get()).toMatchObject({
-      name: 'State', description: 'd', xKey: 'state', meta: { index: 'none', note: 'n' },
-      xFormat: { type: 'choice', icon: 'i', pos: 3, options: { a: { name: 'A', color: 'red', pos: 2, meta: { k: 'v' } }, c: { name: 'C' } }, config: { max: 4 }, 'x-acme': { ui: true } },
+      name: 'State',
+      description: 'd',
+      xKey: 'state',
+      meta: { index: 'none', note: 'n' },
+      xFormat: {
+        type: 'choice',
+        icon: 'i',
+        pos: 3,
+        options: { a: { name: 'A', color: 'red', pos: 2, meta: { k: 'v' } }, c: { name: 'C' } },
+        config: { max: 4 },
+        'x-acme': { ui: true },
+      },
     })
     expect((await get()).xFormat.options).not.toHaveProperty('b')
     // Re-adding a deleted option key works (field unset, no tombstone).
@@ -163,7 +200,19 @@ describe('property definitions: PATCH rules', () => {
       await expectCode(svc.patchProperty(typeId, propId, { set: { [path]: 'x' } }), 'request.invalid_field')
     }
     await expectCode(svc.patchProperty(typeId, propId, { unset: ['bogus'] }), 'request.invalid_field')
-    const wrong: Array<[string, unknown]> = [['name', 1], ['description', true], ['xKey', 5], ['xFormat.type', 3], ['xFormat.icon', 1], ['xFormat.pos', 'x'], ['xFormat.options.a.name', 1], ['xFormat.options.a.pos', '1'], ['xFormat.relation.targetTypes', 'x'], ['xFormat.relation.filter', 1], ['meta.index', 'Not A Slug']]
+    const wrong: Array<[string, unknown]> = [
+      ['name', 1],
+      ['description', true],
+      ['xKey', 5],
+      ['xFormat.type', 3],
+      ['xFormat.icon', 1],
+      ['xFormat.pos', 'x'],
+      ['xFormat.options.a.name', 1],
+      ['xFormat.options.a.pos', '1'],
+      ['xFormat.relation.targetTypes', 'x'],
+      ['xFormat.relation.filter', 1],
+      ['meta.index', 'Not A Slug'],
+    ]
     for (const [path, v] of wrong) await expectCode(svc.patchProperty(typeId, propId, { set: { [path]: v } }), 'request.invalid_field')
     await expectCode(svc.patchProperty(typeId, propId, {}), 'request.missing_field')
     await expectCode(svc.patchProperty(typeId, propId, { set: { name: 'x' }, unset: ['name'] }), 'request.invalid_field')
@@ -181,7 +230,9 @@ describe('property definitions: PATCH rules', () => {
     await expectCode(svc.patchProperty(typeId, propId, { set: { 'xFormat.relation.filter': 'not json' } }), 'property.format_invalid')
     await expectCode(svc.patchProperty(typeId, propId, { set: { 'xFormat.relation.filter': '{"$and": 5}' } }), 'property.format_invalid')
     await svc.patchProperty(typeId, propId, { set: { 'xFormat.type': 'email' } })
-    await svc.patchProperty(typeId, propId, { set: { 'xFormat.type': 'relation', 'xFormat.relation.filter': '{"core.types":{"$in":["x"]}}', 'xFormat.relation.targetTypes': ['x'] } })
+    await svc.patchProperty(typeId, propId, {
+      set: { 'xFormat.type': 'relation', 'xFormat.relation.filter': '{"core.types":{"$in":["x"]}}', 'xFormat.relation.targetTypes': ['x'] },
+    })
     expect((await get()).xFormat).toMatchObject({ type: 'relation', relation: { targetTypes: ['x'] } })
   })
 

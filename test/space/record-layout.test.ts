@@ -63,10 +63,12 @@ describe('stored record layout (head, newline, log)', () => {
     // Every other record back in the whole-JSON layout of earlier builds.
     const stored = await storage.scan(STORES.records, { prefix: `${a.spaceId}/` })
     expect(stored.length).toBeGreaterThan(10)
-    const puts = stored.filter((_, i) => i % 2 === 0).map(([key, v]) => {
-      expect(v[0]).toBe(0x01)
-      return { store: STORES.records, key, value: new TextEncoder().encode(JSON.stringify(decodeStoredRecord(v))) }
-    })
+    const puts = stored
+      .filter((_, i) => i % 2 === 0)
+      .map(([key, v]) => {
+        expect(v[0]).toBe(0x01)
+        return { store: STORES.records, key, value: new TextEncoder().encode(JSON.stringify(decodeStoredRecord(v))) }
+      })
     await storage.commit({ puts, dels: [] })
     const b = await SpaceEngine.open({ ...d, storage }, a.spaceId, keyFor(1), { modules: DEFAULT_MODULES })
     expect(await b.replica.stateDigest()).toBe(digest)

@@ -80,7 +80,13 @@ describe('module set', () => {
     expect(() => new ModuleSet([editorModule, editorModule])).toThrow(/two modules are named editor/)
     expect(() => new ModuleSet([editorModule, { name: 'other', datasets: [kind] }])).toThrow(/declared twice/)
     expect(() => new ModuleSet([{ name: 'p', pins: { properties: ['x'] } }]).policy(spacePolicy)).toThrow(/pinned by the space layer/)
-    expect(() => new ModuleSet([{ name: 'p', pins: { d: ['x'] } }, { name: 'q', pins: { d: ['y'] } }])).toThrow(/pinned by two modules/)
+    expect(
+      () =>
+        new ModuleSet([
+          { name: 'p', pins: { d: ['x'] } },
+          { name: 'q', pins: { d: ['y'] } },
+        ]),
+    ).toThrow(/pinned by two modules/)
   })
 
   it("a space's services are built when it opens; a module not in the list has none", async () => {
@@ -96,7 +102,11 @@ describe('account services', () => {
   /** An account-level service that records what it was built from, what it heard and when it closed. */
   class Ledger {
     readonly opened: string[] = []
-    constructor(readonly name: string, readonly ctx: AccountModuleContext, private readonly log: string[]) {
+    constructor(
+      readonly name: string,
+      readonly ctx: AccountModuleContext,
+      private readonly log: string[],
+    ) {
       log.push(`build ${name}`)
       ctx.events.on('spacesOpened', (e) => void this.opened.push(...e.spaceIds))
     }
@@ -112,7 +122,14 @@ describe('account services', () => {
     const failing = defineModule({ name: 'failing', accountService: () => ({ close: () => Promise.reject(new Error('close failed')) }) })
     const spaceOnly = defineModule({ name: 'space-only', service: () => 1 })
     const logged = memoryLogger('account')
-    const a = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(4), accountKey: keyFor(1), modules: [first, spaceOnly, failing, second], log: logged })
+    const a = await AccountEngine.open({
+      storage: new MemoryStorageAdapter(),
+      crypto: await defaultCryptoProvider(),
+      env: seededEnv(4),
+      accountKey: keyFor(1),
+      modules: [first, spaceOnly, failing, second],
+      log: logged,
+    })
     try {
       expect(log).toEqual(['build first', 'build second'])
       // Typed by the module value: no cast, and the same instance on every call.
@@ -146,7 +163,9 @@ describe('account services', () => {
     const hooked = new Map<string, number>()
     const watcher = defineModule({
       name: 'watcher',
-      service: ({ space }) => ({ close: () => void log.push(`close ${space.spaceId === a.tech.spaceId ? 'tech' : space.spaceId} after ${hooked.get(space.spaceId) ?? 0} commits`) }),
+      service: ({ space }) => ({
+        close: () => void log.push(`close ${space.spaceId === a.tech.spaceId ? 'tech' : space.spaceId} after ${hooked.get(space.spaceId) ?? 0} commits`),
+      }),
       // Slow hooks: a close that did not wait for the commit feed would come first.
       onCommit: async (_change, _service, { space }) => {
         await new Promise((r) => setTimeout(r, 15))
@@ -155,7 +174,14 @@ describe('account services', () => {
     })
     const failing = defineModule({ name: 'failing', service: () => ({ close: () => Promise.reject(new Error('close failed')) }) })
     const logged = memoryLogger('account')
-    const a = await AccountEngine.open({ storage: new MemoryStorageAdapter(), crypto: await defaultCryptoProvider(), env: seededEnv(5), accountKey: keyFor(1), modules: [watcher, failing], log: logged })
+    const a = await AccountEngine.open({
+      storage: new MemoryStorageAdapter(),
+      crypto: await defaultCryptoProvider(),
+      env: seededEnv(5),
+      accountKey: keyFor(1),
+      modules: [watcher, failing],
+      log: logged,
+    })
     const info = await a.createSpace({ name: 'S' })
     const space = a.space(info.id)
     // Written through the replica: committed, not yet through the commit feed; the close waits for their hooks.

@@ -43,7 +43,15 @@ describe('upsert: request errors', () => {
 describe('upsert: per-record rules', () => {
   it('absent id: created in one multi-field set; present: changed fields as single-path sets; identical: skipped', async () => {
     const { svc, engine, obj, ds, docs } = await setup()
-    const r1 = await svc.upsert({ objectId: obj, dataset: ds, records: [{ id: 'a', fields: { title: 'A', sku: 's1', n: 1 } }, { id: 'b', fields: { title: 'B' } }], traceIds: ['t1'] })
+    const r1 = await svc.upsert({
+      objectId: obj,
+      dataset: ds,
+      records: [
+        { id: 'a', fields: { title: 'A', sku: 's1', n: 1 } },
+        { id: 'b', fields: { title: 'B' } },
+      ],
+      traceIds: ['t1'],
+    })
     expect(r1).toMatchObject({ created: 2, updated: 0, skipped: 0, rejections: [] })
     expect(r1.pages).toHaveLength(1)
     expect(r1.pages[0].recordIds).toEqual(['a', 'b'])
@@ -54,7 +62,14 @@ describe('upsert: per-record rules', () => {
       const perDs = c.records.get(obj)?.get(ds)
       if (perDs) for (const ops of perDs.values()) seen.push(ops)
     })
-    const r2 = await svc.upsert({ objectId: obj, dataset: ds, records: [{ id: 'a', fields: { title: 'A2', sku: 's1', n: 1 } }, { id: 'b', fields: { title: 'B' } }] })
+    const r2 = await svc.upsert({
+      objectId: obj,
+      dataset: ds,
+      records: [
+        { id: 'a', fields: { title: 'A2', sku: 's1', n: 1 } },
+        { id: 'b', fields: { title: 'B' } },
+      ],
+    })
     await engine.settled()
     off()
     expect(r2).toMatchObject({ created: 0, updated: 1, skipped: 1, rejections: [] })
@@ -73,7 +88,14 @@ describe('upsert: per-record rules', () => {
   it('write-once fields are compared, never rewritten: upsert.immutable_field', async () => {
     const { svc, obj, ds, docs } = await setup()
     await svc.upsert({ objectId: obj, dataset: ds, records: [{ id: 'a', fields: { title: 'A', sku: 's1' } }] })
-    const r = await svc.upsert({ objectId: obj, dataset: ds, records: [{ id: 'a', fields: { title: 'changed', sku: 's2' } }, { id: 'a', fields: { sku: 's1', title: 'ok' } }] })
+    const r = await svc.upsert({
+      objectId: obj,
+      dataset: ds,
+      records: [
+        { id: 'a', fields: { title: 'changed', sku: 's2' } },
+        { id: 'a', fields: { sku: 's1', title: 'ok' } },
+      ],
+    })
     expect(r.rejections).toEqual([{ index: 0, id: 'a', code: 'upsert.immutable_field', reason: expect.stringContaining('sku') }])
     expect(r).toMatchObject({ updated: 1 })
     expect((await docs()).a).toEqual({ title: 'ok', sku: 's1' })
@@ -112,14 +134,28 @@ describe('upsert: per-record rules', () => {
     for (const x of r.rejections) expect(x.reason).toBeTypeOf('string')
     expect(Object.keys(await docs())).toEqual(['ok'])
     // Updates are screened the same way for undeclared and stamped fields.
-    const u = await svc.upsert({ objectId: obj, dataset: ds, records: [{ id: 'ok', fields: { color: 'x' } }, { id: 'ok', fields: { _ver: 'x' } }] })
+    const u = await svc.upsert({
+      objectId: obj,
+      dataset: ds,
+      records: [
+        { id: 'ok', fields: { color: 'x' } },
+        { id: 'ok', fields: { _ver: 'x' } },
+      ],
+    })
     expect(u.rejections.map((x) => x.code)).toEqual(['upsert.rejected', 'upsert.rejected'])
   })
 
   it('dynamic datasets accept undeclared fields (mutable by anyone); ids without a pattern up to 256 chars', async () => {
     const { svc, obj, ds, docs } = await setup({ idRule: 'user', dynamic: true, fields: { title: { type: 'string' } } })
     const long = 'x'.repeat(256)
-    const r = await svc.upsert({ objectId: obj, dataset: ds, records: [{ id: long, fields: { title: 't', extra: { deep: [1] } } }, { id: long + 'y', fields: {} }] })
+    const r = await svc.upsert({
+      objectId: obj,
+      dataset: ds,
+      records: [
+        { id: long, fields: { title: 't', extra: { deep: [1] } } },
+        { id: long + 'y', fields: {} },
+      ],
+    })
     expect(r.rejections.map((x) => x.index)).toEqual([1])
     await svc.upsert({ objectId: obj, dataset: ds, records: [{ id: long, fields: { extra: 2 } }] })
     expect((await docs())[long]).toEqual({ title: 't', extra: 2 })
@@ -147,7 +183,14 @@ describe('upsert: per-record rules', () => {
     const ds = datasets[0].collection
     await svcA.upsert({ objectId: obj, dataset: ds, records: [{ id: 'a', fields: { title: 'A', note: 'mine' } }] })
     await sync()
-    const r = await svcB.upsert({ objectId: obj, dataset: ds, records: [{ id: 'a', fields: { note: 'theirs' } }, { id: 'a', fields: { title: 'B edits title', note: 'mine' } }] })
+    const r = await svcB.upsert({
+      objectId: obj,
+      dataset: ds,
+      records: [
+        { id: 'a', fields: { note: 'theirs' } },
+        { id: 'a', fields: { title: 'B edits title', note: 'mine' } },
+      ],
+    })
     expect(r.rejections).toEqual([{ index: 0, id: 'a', code: 'upsert.not_author', reason: expect.any(String) }])
     expect(r.updated).toBe(1)
     // A record the writer created itself is theirs to change.
@@ -157,6 +200,9 @@ describe('upsert: per-record rules', () => {
     const own = await svcA.upsert({ objectId: obj, dataset: ds, records: [{ id: 'a', fields: { note: 'edited' } }] })
     expect(own).toMatchObject({ updated: 1, rejections: [] })
     await sync()
-    expect((await b.datasetDocs(obj, ds)).map((d) => [d.id, d.title, d.note])).toEqual([['a', 'B edits title', 'edited'], ['b', 'B', 'y']])
+    expect((await b.datasetDocs(obj, ds)).map((d) => [d.id, d.title, d.note])).toEqual([
+      ['a', 'B edits title', 'edited'],
+      ['b', 'B', 'y'],
+    ])
   })
 })

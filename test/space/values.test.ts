@@ -12,13 +12,29 @@ const CASES: Record<string, { kind: PropertyKind; ok: Json[]; bad: Json[] }> = {
   url: { kind: 'string', ok: ['https://x.org/p?q=1', 'mailto:a@b.c'], bad: ['x.org', 'not a url', '/relative'] },
   phone: { kind: 'string', ok: ['+49 (30) 123-456', '112'], bad: ['12', 'call me', '+1'.padEnd(30, '9')] },
   choice: { kind: 'string', ok: ['not-an-option-key', 'todo'], bad: [1, ['todo']] },
-  relation: { kind: 'string', ok: ['svc://9hyVP8v1Cc9FUgwbkbCbCbhRbJdck8S89abS3g4Su99V'], bad: ['9hyVP8v1Cc9F', 'svc://', 'svc://abc/def', 'svc://0OIl', 'https://x', { id: 'x' }] },
+  relation: {
+    kind: 'string',
+    ok: ['svc://9hyVP8v1Cc9FUgwbkbCbCbhRbJdck8S89abS3g4Su99V'],
+    bad: ['9hyVP8v1Cc9F', 'svc://', 'svc://abc/def', 'svc://0OIl', 'https://x', { id: 'x' }],
+  },
   number: { kind: 'number', ok: [0, -1.5, 1e9], bad: ['1', true] },
   integer: { kind: 'number', ok: [3, -2], bad: [1.5, '3'] },
   percent: { kind: 'number', ok: [0.25, 1.5], bad: ['25%'] },
   rating: { kind: 'number', ok: [0, 5], bad: [6, -1, 2.5] },
   checkbox: { kind: 'boolean', ok: [true, false], bad: ['true', 0] },
-  datetime: { kind: 'datetime', ok: [d('2024-02-29T10:11:12Z'), d('2024-01-01T00:00:00.123456Z')], bad: ['2024-01-01T00:00:00Z', d('2023-02-29T00:00:00Z'), d('2024-01-01'), d('2024-01-01T00:00:00+01:00'), d('2024-13-01T00:00:00Z'), { $date: '2024-01-01T00:00:00Z', x: 1 }, 1700000000] },
+  datetime: {
+    kind: 'datetime',
+    ok: [d('2024-02-29T10:11:12Z'), d('2024-01-01T00:00:00.123456Z')],
+    bad: [
+      '2024-01-01T00:00:00Z',
+      d('2023-02-29T00:00:00Z'),
+      d('2024-01-01'),
+      d('2024-01-01T00:00:00+01:00'),
+      d('2024-13-01T00:00:00Z'),
+      { $date: '2024-01-01T00:00:00Z', x: 1 },
+      1700000000,
+    ],
+  },
   date: { kind: 'datetime', ok: [d('2024-02-29T00:00:00Z'), d('2024-02-29T00:00:00.000Z')], bad: [d('2024-02-29T10:00:00Z')] },
   list: { kind: 'array', ok: [[], [1, 'a', { x: 1 }]], bad: ['a', { 0: 'a' }] },
   tags: { kind: 'array', ok: [['a', 'b']], bad: [[1], 'a'] },
@@ -28,9 +44,18 @@ const CASES: Record<string, { kind: PropertyKind; ok: Json[]; bad: Json[] }> = {
   period: {
     kind: 'object',
     ok: [{ start: d('2024-01-01T00:00:00Z'), end: d('2024-01-02T00:00:00Z') }],
-    bad: [{ start: d('2024-01-02T00:00:00Z'), end: d('2024-01-01T00:00:00Z') }, { start: d('2024-01-01T00:00:00Z') }, { start: d('2024-01-01T00:00:00Z'), end: d('2024-01-02T00:00:00Z'), extra: 1 }, { start: '2024-01-01', end: '2024-01-02' }],
+    bad: [
+      { start: d('2024-01-02T00:00:00Z'), end: d('2024-01-01T00:00:00Z') },
+      { start: d('2024-01-01T00:00:00Z') },
+      { start: d('2024-01-01T00:00:00Z'), end: d('2024-01-02T00:00:00Z'), extra: 1 },
+      { start: '2024-01-01', end: '2024-01-02' },
+    ],
   },
-  money: { kind: 'object', ok: [{ amount: 12.5, currency: 'EUR' }], bad: [{ amount: '12', currency: 'EUR' }, { amount: 1, currency: 'eur' }, { amount: 1 }, { amount: 1, currency: 'EUR', note: 'x' }] },
+  money: {
+    kind: 'object',
+    ok: [{ amount: 12.5, currency: 'EUR' }],
+    bad: [{ amount: '12', currency: 'EUR' }, { amount: 1, currency: 'eur' }, { amount: 1 }, { amount: 1, currency: 'EUR', note: 'x' }],
+  },
   geo: { kind: 'object', ok: [{ lat: 52.5, lon: 13.4 }], bad: [{ lat: 91, lon: 0 }, { lat: 0, lon: 181 }, { lat: 0 }, { lat: '1', lon: 2 }, { lat: 0, lon: 0, alt: 1 }] },
 }
 

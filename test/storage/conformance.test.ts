@@ -72,7 +72,13 @@ describe('SqliteStorageAdapter layouts', () => {
     try {
       const a = new SqliteStorageAdapter(join(dir, 'x.db'), { layout: 'split' })
       const count = (t: string) => (a.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n
-      await a.commit({ puts: [{ store: 's', key: 'a', value: new Uint8Array([1]) }, { store: 's', key: 'b', value: new Uint8Array([2]) }], dels: [] })
+      await a.commit({
+        puts: [
+          { store: 's', key: 'a', value: new Uint8Array([1]) },
+          { store: 's', key: 'b', value: new Uint8Array([2]) },
+        ],
+        dels: [],
+      })
       await a.commit({ puts: [{ store: 's', key: 'a', value: new Uint8Array([3]) }], dels: [{ store: 's', key: 'b' }] })
       expect(await a.scan('s')).toEqual([['a', new Uint8Array([3])]])
       expect([count('kv_keys'), count('kv_values')]).toEqual([1, 1])

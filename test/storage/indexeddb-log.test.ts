@@ -23,7 +23,7 @@ function rawRecords(dbName: string, store: string): Promise<number> {
     const req = factory.open(dbName)
     req.onsuccess = () => {
       const db = req.result
-      if (!db.objectStoreNames.contains(store)) return db.close(), resolve(0)
+      if (!db.objectStoreNames.contains(store)) return (db.close(), resolve(0))
       const count = db.transaction(store).objectStore(store).count()
       count.onsuccess = () => (db.close(), resolve(count.result))
       count.onerror = () => reject(count.error)
@@ -34,7 +34,13 @@ function rawRecords(dbName: string, store: string): Promise<number> {
 
 describe('log record codec', () => {
   it('round-trips puts, deletes, empty values and non-ASCII names; rejects damaged records', () => {
-    const batch = { puts: [{ store: 's', key: '\u4e2d/k', value: b(1, 2) }, { store: 't', key: '', value: b() }], dels: [{ store: 's', key: 'gone' }] }
+    const batch = {
+      puts: [
+        { store: 's', key: '\u4e2d/k', value: b(1, 2) },
+        { store: 't', key: '', value: b() },
+      ],
+      dels: [{ store: 's', key: 'gone' }],
+    }
     const rec = encodeBatch(batch)
     expect(decodeBatch(rec)).toEqual(batch)
     expect(() => decodeBatch(rec.subarray(0, rec.length - 1))).toThrow()
@@ -55,7 +61,12 @@ describe('compaction', () => {
     expect(await rawRecords(dbName, 'log')).toBeLessThan(30)
     a = open()
     expect(await a.scan('s')).toEqual(before)
-    expect(before.map(([k, v]) => [k, v[0]])).toEqual([['k0', 36], ['k1', 37], ['k2', 38], ['k3', 39]])
+    expect(before.map(([k, v]) => [k, v[0]])).toEqual([
+      ['k0', 36],
+      ['k1', 37],
+      ['k2', 38],
+      ['k3', 39],
+    ])
     await a.close()
   })
 
@@ -84,10 +95,25 @@ describe('compaction', () => {
     let a = open()
     // Compaction starts around commit 21; the commits issued after it overwrite keys it snapshots.
     const pending: Promise<void>[] = []
-    for (let i = 0; i < 30; i++) pending.push(a.commit({ puts: [{ store: 's', key: `k${i % 5}`, value: big(i) }, { store: 't', key: `n${i}`, value: b(i) }], dels: [] }))
+    for (let i = 0; i < 30; i++)
+      pending.push(
+        a.commit({
+          puts: [
+            { store: 's', key: `k${i % 5}`, value: big(i) },
+            { store: 't', key: `n${i}`, value: b(i) },
+          ],
+          dels: [],
+        }),
+      )
     await Promise.all(pending)
     const expected = { s: await a.scan('s'), t: await a.scan('t') }
-    expect(expected.s.map(([k, v]) => [k, v[0]])).toEqual([['k0', 25], ['k1', 26], ['k2', 27], ['k3', 28], ['k4', 29]])
+    expect(expected.s.map(([k, v]) => [k, v[0]])).toEqual([
+      ['k0', 25],
+      ['k1', 26],
+      ['k2', 27],
+      ['k3', 28],
+      ['k4', 29],
+    ])
     expect(expected.t.length).toBe(30)
     await a.close()
     a = open()
@@ -113,12 +139,18 @@ describe('the first layout (one record per key)', () => {
       req.onerror = () => reject(req.error)
     })
     let a = new IndexedDbStorageAdapter({ dbName, indexedDB: factory, IDBKeyRange })
-    expect(await a.scan('s')).toEqual([['a', b(1)], ['b', b(2)]])
+    expect(await a.scan('s')).toEqual([
+      ['a', b(1)],
+      ['b', b(2)],
+    ])
     await a.commit({ puts: [{ store: 's', key: 'c', value: b(4) }], dels: [{ store: 's', key: 'a' }] })
     await a.close()
     expect(await rawRecords(dbName, 'kv')).toBe(0)
     a = new IndexedDbStorageAdapter({ dbName, indexedDB: factory, IDBKeyRange })
-    expect(await a.scan('s')).toEqual([['b', b(2)], ['c', b(4)]])
+    expect(await a.scan('s')).toEqual([
+      ['b', b(2)],
+      ['c', b(4)],
+    ])
     expect(await a.get('t', 'a')).toEqual(b(3))
     await a.close()
   })
@@ -134,7 +166,10 @@ describe('one writer per database', () => {
     await expect(first.commit({ puts: [{ store: 's', key: 'a', value: b(2) }], dels: [] })).rejects.toThrow(/another instance/)
     await expect(first.get('s', 'a')).rejects.toThrow(/another instance/)
     await second.commit({ puts: [{ store: 's', key: 'b', value: b(3) }], dels: [] })
-    expect(await second.scan('s')).toEqual([['a', b(1)], ['b', b(3)]])
+    expect(await second.scan('s')).toEqual([
+      ['a', b(1)],
+      ['b', b(3)],
+    ])
     await second.close()
     await first.close()
   })

@@ -6,7 +6,11 @@ import { decodeChange } from '../../sync/dag/change.ts'
 import { deps, idFor, keyFor, pushAll } from '../helpers.ts'
 
 // 1 owner, 2 senior admin, 3 junior admin, 4 writer, 5 reader.
-const OWNER = 1, A = 2, B = 3, W = 4, M = 5
+const OWNER = 1,
+  A = 2,
+  B = 3,
+  W = 4,
+  M = 5
 
 async function team() {
   const owner = await SpaceReplica.create(await deps(OWNER), keyFor(OWNER))
@@ -71,7 +75,7 @@ describe('ACL under concurrency, across replicas', () => {
     expect(await owner.stateDigest()).toBe(await a.stateDigest())
   })
 
-  it('two removals wrapping their keys to each other\'s removed member: a manager rotates on merge', async () => {
+  it("two removals wrapping their keys to each other's removed member: a manager rotates on merge", async () => {
     const { owner, obj, a, b } = await team()
     await a.removeMember(idFor(M))
     await b.removeMember(idFor(W))
@@ -160,7 +164,7 @@ describe('ACL under concurrency, across replicas', () => {
     expect(owner.acl.entries.get(id)!.record.type).toBe('remove')
   })
 
-  it('a removal witnesses the removed writer\'s latest change in each tree', async () => {
+  it("a removal witnesses the removed writer's latest change in each tree", async () => {
     const { owner, obj, open } = await team()
     const w = await open(W)
     const obj2 = await w.createObject()

@@ -31,19 +31,39 @@ class History {
     return e
   }
   add(author: string, prev: AclEntry[], identity: string, role: GrantRole) {
-    return this.rec(author, prev.map((p) => p.id), { type: 'add', identity, role, keyId: SPACE, key })
+    return this.rec(
+      author,
+      prev.map((p) => p.id),
+      { type: 'add', identity, role, keyId: SPACE, key },
+    )
   }
   role(author: string, prev: AclEntry[], identity: string, role: GrantRole) {
-    return this.rec(author, prev.map((p) => p.id), { type: 'role', identity, role })
+    return this.rec(
+      author,
+      prev.map((p) => p.id),
+      { type: 'role', identity, role },
+    )
   }
   remove(author: string, prev: AclEntry[], identity: string, readers: string[] = [], witness?: string[]) {
-    return this.rec(author, prev.map((p) => p.id), { type: 'remove', identity, rotation: rot(readers, SPACE), ...(witness ? { witness } : {}) })
+    return this.rec(
+      author,
+      prev.map((p) => p.id),
+      { type: 'remove', identity, rotation: rot(readers, SPACE), ...(witness ? { witness } : {}) },
+    )
   }
   rotate(author: string, prev: AclEntry[], readers: string[]) {
-    return this.rec(author, prev.map((p) => p.id), { type: 'rotate', rotation: rot(readers, SPACE) })
+    return this.rec(
+      author,
+      prev.map((p) => p.id),
+      { type: 'rotate', rotation: rot(readers, SPACE) },
+    )
   }
   merge(author: string, prev: AclEntry[]) {
-    return this.rec(author, prev.map((p) => p.id), { type: 'merge' })
+    return this.rec(
+      author,
+      prev.map((p) => p.id),
+      { type: 'merge' },
+    )
   }
   /** Every record, fed in a causal order. */
   log(order: AclEntry[] = [...this.all.values()]): AclLog {
@@ -72,7 +92,10 @@ describe('ACL fold: the attacks of issue 11', () => {
     const { h, base } = team()
     const aRemovesB = h.remove('A', [base], 'B', ['O', 'A', 'W', 'M'])
     const bRemovesA = h.remove('B', [base], 'A', ['O', 'B', 'W', 'M'], undefined)
-    for (const order of [[aRemovesB, bRemovesA], [bRemovesA, aRemovesB]]) {
+    for (const order of [
+      [aRemovesB, bRemovesA],
+      [bRemovesA, aRemovesB],
+    ]) {
       const st = h.log([...h.all.values()].filter((e) => !order.includes(e)).concat(order)).current()
       expect(st.roleOf('A')).toBe('admin')
       expect(st.roleOf('B')).toBe('none')
@@ -312,23 +335,27 @@ type Act =
 const actor = fc.integer({ min: 0, max: ACTORS.length - 1 })
 const grant = fc.constantFrom<GrantRole>('admin', 'writer', 'reader', 'guest')
 /** The act mix; `s` weighs the sharing acts (invites, joins, decisions, profiles). */
-const actMix = (s: number): fc.Arbitrary<Act> => fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('sync' as const), from: actor, to: actor }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('add' as const), by: actor, who: actor, role: grant }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('role' as const), by: actor, who: actor, role: grant }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('remove' as const), by: actor, who: actor }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rotate' as const), by: actor }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('merge' as const), by: actor }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('backdate' as const), by: actor }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('huge' as const), by: actor }) },
-  { weight: 2 * s, arbitrary: fc.record({ kind: fc.constant('invite' as const), by: actor, permission: fc.constantFrom<InvitePermission>('reader', 'writer', 'guest'), replaces: fc.boolean() }) },
-  { weight: 1 * s, arbitrary: fc.record({ kind: fc.constant('uninvite' as const), by: actor, pick: fc.nat(8) }) },
-  { weight: 2 * s, arbitrary: fc.record({ kind: fc.constant('join' as const), joiner: fc.nat(JOINERS.length - 1), by: actor, pick: fc.nat(8) }) },
-  { weight: 1 * s, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat(8), by: actor }) },
-  { weight: 2 * s, arbitrary: fc.record({ kind: fc.constant('accept' as const), by: actor, pick: fc.nat(8) }) },
-  { weight: 1 * s, arbitrary: fc.record({ kind: fc.constant('decline' as const), by: actor, pick: fc.nat(8) }) },
-  { weight: 1 * s, arbitrary: fc.record({ kind: fc.constant('profile' as const), by: actor }) },
-)
+const actMix = (s: number): fc.Arbitrary<Act> =>
+  fc.oneof(
+    { weight: 5, arbitrary: fc.record({ kind: fc.constant('sync' as const), from: actor, to: actor }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('add' as const), by: actor, who: actor, role: grant }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('role' as const), by: actor, who: actor, role: grant }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('remove' as const), by: actor, who: actor }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('rotate' as const), by: actor }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('merge' as const), by: actor }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('backdate' as const), by: actor }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('huge' as const), by: actor }) },
+    {
+      weight: 2 * s,
+      arbitrary: fc.record({ kind: fc.constant('invite' as const), by: actor, permission: fc.constantFrom<InvitePermission>('reader', 'writer', 'guest'), replaces: fc.boolean() }),
+    },
+    { weight: 1 * s, arbitrary: fc.record({ kind: fc.constant('uninvite' as const), by: actor, pick: fc.nat(8) }) },
+    { weight: 2 * s, arbitrary: fc.record({ kind: fc.constant('join' as const), joiner: fc.nat(JOINERS.length - 1), by: actor, pick: fc.nat(8) }) },
+    { weight: 1 * s, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat(8), by: actor }) },
+    { weight: 2 * s, arbitrary: fc.record({ kind: fc.constant('accept' as const), by: actor, pick: fc.nat(8) }) },
+    { weight: 1 * s, arbitrary: fc.record({ kind: fc.constant('decline' as const), by: actor, pick: fc.nat(8) }) },
+    { weight: 1 * s, arbitrary: fc.record({ kind: fc.constant('profile' as const), by: actor }) },
+  )
 const act = actMix(1)
 
 /**
@@ -341,7 +368,10 @@ class Views {
   /** Heads each actor saw last while it could still manage: what it backdates onto. */
   readonly before: string[][]
 
-  constructor(readonly h: History, lastGrant: AclEntry) {
+  constructor(
+    readonly h: History,
+    lastGrant: AclEntry,
+  ) {
     this.views = ACTORS.map(() => new Set(h.all.keys()))
     this.before = ACTORS.map(() => [lastGrant.id])
   }
@@ -405,7 +435,14 @@ function actorAct(v: Views, a: Exclude<Act, { kind: 'sync' }>): void {
     case 'role':
       return v.write(by, { type: 'role', identity: ACTORS[a.who], role: a.role })
     case 'remove':
-      return v.write(by, { type: 'remove', identity: ACTORS[a.who], rotation: rot(readers.filter((r) => r !== ACTORS[a.who]), keyId) })
+      return v.write(by, {
+        type: 'remove',
+        identity: ACTORS[a.who],
+        rotation: rot(
+          readers.filter((r) => r !== ACTORS[a.who]),
+          keyId,
+        ),
+      })
     case 'rotate':
       return v.write(by, { type: 'rotate', rotation: rot(readers, keyId) })
     case 'merge': {
@@ -501,9 +538,14 @@ function shuffle<T>(xs: T[], seed: number): T[] {
 }
 
 const summary = (st: AclState) => ({
-  roles: [...st.roles].sort(), readKeyId: st.readKeyId, skipped: st.skipped, frontier: st.frontier,
+  roles: [...st.roles].sort(),
+  readKeyId: st.readKeyId,
+  skipped: st.skipped,
+  frontier: st.frontier,
   removals: [...st.removals].map(([k, v]) => [k, v.map((e) => e.id)]).sort(),
-  invites: st.invites(), requests: st.requests(), profiles: [...st.profiles()].sort(),
+  invites: st.invites(),
+  requests: st.requests(),
+  profiles: [...st.profiles()].sort(),
 })
 
 describe('ACL fold: property', () => {
@@ -571,7 +613,10 @@ function foldsAlike(acts: Act[], seed: number) {
   if ('head' in c) head = c.head
   else {
     // The owner joins the frontier with a merge record, as a writer's replica would.
-    const m = h.merge('O', c.merge.map((id) => h.all.get(id)!))
+    const m = h.merge(
+      'O',
+      c.merge.map((id) => h.all.get(id)!),
+    )
     expect(reference.admissible(m)).toBeUndefined()
     reference.add(m)
     head = m.id

@@ -174,7 +174,14 @@ describe('incremental ACL fold', () => {
 
   it('adding the member a newer key was wrapped to untaints it: the current key moves to it', () => {
     const all = history(1, 0)
-    const k1: AclEntry = { id: 'r1', lamport: 1, prevIds: [SPACE], author: 'O', timestamp: 1, record: { type: 'rotate', rotation: { keys: { O: key(1), X: key(1) }, prev: key(1), prevKeyId: SPACE } } }
+    const k1: AclEntry = {
+      id: 'r1',
+      lamport: 1,
+      prevIds: [SPACE],
+      author: 'O',
+      timestamp: 1,
+      record: { type: 'rotate', rotation: { keys: { O: key(1), X: key(1) }, prev: key(1), prevKeyId: SPACE } },
+    }
     const addX: AclEntry = { id: 'r2', lamport: 2, prevIds: ['r1'], author: 'O', timestamp: 2, record: { type: 'add', identity: 'X', role: 'reader', keyId: 'r1', key: key(2) } }
     const inc = new AclLog(SPACE)
     const full = new AclLog(SPACE, false)
@@ -193,7 +200,14 @@ describe('incremental ACL fold', () => {
     const invite: AclEntry = { id: 'r1', lamport: 1, prevIds: [SPACE], author: 'O', timestamp: 1, record: { type: 'invite', key: 'KG', permission: 'guest' } }
     const join: AclEntry = { id: 'r2', lamport: 2, prevIds: [SPACE], author: 'G', timestamp: 2, record: { type: 'join', invite: 'r1', proof: key(2) } }
     const revoke: AclEntry = { id: 'r3', lamport: 2, prevIds: ['r1'], author: 'O', timestamp: 3, record: { type: 'uninvite', invites: ['r1'] } }
-    const accept: AclEntry = { id: 'r4', lamport: 3, prevIds: ['r3'], author: 'O', timestamp: 4, record: { type: 'add', identity: 'G', role: 'guest', keyId: SPACE, key: key(4), request: 'r2' } }
+    const accept: AclEntry = {
+      id: 'r4',
+      lamport: 3,
+      prevIds: ['r3'],
+      author: 'O',
+      timestamp: 4,
+      record: { type: 'add', identity: 'G', role: 'guest', keyId: SPACE, key: key(4), request: 'r2' },
+    }
     const inc = new AclLog(SPACE)
     const full = new AclLog(SPACE, false)
     const seen: string[] = []
@@ -216,9 +230,11 @@ describe('incremental ACL fold', () => {
     let keyId = SPACE
     for (let n = 1; n <= 500; n++) {
       const record: AclRecord =
-        n % 3 === 0 ? { type: 'rotate', rotation: { keys: { O: key(n), [`M${n % 40}`]: key(n) }, prev: key(n), prevKeyId: keyId } }
-        : n % 3 === 1 ? { type: 'add', identity: `M${n % 40}`, role: 'writer', keyId, key: key(n) }
-        : { type: 'role', identity: `M${(n - 1) % 40}`, role: 'reader' }
+        n % 3 === 0
+          ? { type: 'rotate', rotation: { keys: { O: key(n), [`M${n % 40}`]: key(n) }, prev: key(n), prevKeyId: keyId } }
+          : n % 3 === 1
+            ? { type: 'add', identity: `M${n % 40}`, role: 'writer', keyId, key: key(n) }
+            : { type: 'role', identity: `M${(n - 1) % 40}`, role: 'reader' }
       const e: AclEntry = { id: `r${String(n).padStart(5, '0')}`, lamport: n, prevIds: [prev.id], author: 'O', timestamp: n, record }
       log.add(e)
       expect(log.current().isVoid(e.id)).toBe(false)

@@ -11,7 +11,10 @@ import { decodeAclRecord, encodeAclRecord, InvalidAclRecord, type AclRecord } fr
 import { encodeCanonical } from '../../sync/core/encoding.ts'
 import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
 
-const OWNER = 1, ADMIN = 2, JOINER = 7, OTHER = 8
+const OWNER = 1,
+  ADMIN = 2,
+  JOINER = 7,
+  OTHER = 8
 
 const set = (r: SpaceReplica, obj: string, id: string, v: unknown) => modifyRecords(r, obj, 'd', [{ id, ops: [{ type: '$set', path: 'v', value: v }] }])
 
@@ -75,7 +78,13 @@ describe('ACL sharing: invites and joins', () => {
     const cancel = await makeCancelChange({ spaceId: owner.spaceId, joinId: j.id, me: keyFor(JOINER), crypto: d.crypto, env: d.env })
     expect(await owner.ingestJoin(cancel.raw, idFor(JOINER))).toBe('cancelled')
     await expect(owner.acceptJoin(j.id)).rejects.toMatchObject({ code: 'space.join_not_pending' })
-    const again = await makeJoinChange({ ...decodeInviteToken(inv.token), invitePrivateKey: decodeInviteToken(inv.token).privateKey, me: keyFor(JOINER), crypto: d.crypto, env: seededEnv(99, 1_800_000_000_000) })
+    const again = await makeJoinChange({
+      ...decodeInviteToken(inv.token),
+      invitePrivateKey: decodeInviteToken(inv.token).privateKey,
+      me: keyFor(JOINER),
+      crypto: d.crypto,
+      env: seededEnv(99, 1_800_000_000_000),
+    })
     expect(again.id).not.toBe(j.id)
     expect(await owner.ingestJoin(again.raw, idFor(JOINER))).toBe('pending')
   })
@@ -95,13 +104,19 @@ describe('ACL sharing: invites and joins', () => {
     const b = await owner.createInvite('writer')
     const g = await owner.createInvite('guest')
     const c = await owner.createInvite('reader', { replaces: true })
-    expect(owner.acl.current().invites().map((i) => i.recordId).sort()).toEqual([g.recordId, c.recordId].sort())
+    expect(
+      owner.acl
+        .current()
+        .invites()
+        .map((i) => i.recordId)
+        .sort(),
+    ).toEqual([g.recordId, c.recordId].sort())
     expect(await owner.ingestJoin((await join(a.token, JOINER)).raw, idFor(JOINER))).toBeUndefined()
     expect(await owner.ingestJoin((await join(b.token, JOINER)).raw, idFor(JOINER))).toBeUndefined()
     expect(await owner.ingestJoin((await join(c.token, JOINER)).raw, idFor(JOINER))).toBe('pending')
   })
 
-  it('accept concurrent with the joiner\'s cancel: the valid accept wins on every replica', async () => {
+  it("accept concurrent with the joiner's cancel: the valid accept wins on every replica", async () => {
     const owner = await SpaceReplica.create(await deps(OWNER), keyFor(OWNER))
     await owner.addMember(idFor(ADMIN), 'admin')
     const admin = await member(owner, ADMIN)
@@ -123,7 +138,7 @@ describe('ACL sharing: invites and joins', () => {
     expect(await owner.stateDigest()).toBe(await admin.stateDigest())
   })
 
-  it('a removed member\'s copy does not take joins in', async () => {
+  it("a removed member's copy does not take joins in", async () => {
     const owner = await SpaceReplica.create(await deps(OWNER), keyFor(OWNER))
     await owner.addMember(idFor(ADMIN), 'admin')
     const admin = await member(owner, ADMIN)
@@ -139,7 +154,12 @@ describe('ACL sharing: invites and joins', () => {
     const j = await join(inv.token, JOINER)
     await owner.ingestJoin(j.raw, idFor(JOINER))
     await owner.createInvite('writer', { replaces: true })
-    expect(owner.acl.current().invites().some((i) => i.recordId === inv.recordId)).toBe(false)
+    expect(
+      owner.acl
+        .current()
+        .invites()
+        .some((i) => i.recordId === inv.recordId),
+    ).toBe(false)
     expect(owner.joinStatus(idFor(JOINER))).toBe('pending')
     await owner.acceptJoin(j.id)
     expect(owner.acl.current().roleOf(idFor(JOINER))).toBe('reader')
@@ -192,7 +212,7 @@ describe('ACL sharing: the guest key', () => {
     const keyId = decodeChange((await owner.allChanges()).find((c) => c.id === w.changeId)!.raw).readKeyId
     expect(new Keyring(owner.acl, keyFor(JOINER)).get(keyId)).toBeUndefined()
     await pushAll(owner, guest)
-    expect((await guest.getRecord(obj, 'd', 'after'))).toBeUndefined()
+    expect(await guest.getRecord(obj, 'd', 'after')).toBeUndefined()
     expect((await guest.getRecord(obj, 'd', 'before'))?.value).toEqual({ v: 1 })
     expect(await owner.ingestJoin((await join(g.token, OTHER)).raw, idFor(OTHER))).toBeUndefined()
   })
@@ -286,7 +306,8 @@ describe('ACL sharing: profiles and tokens', () => {
 })
 
 describe('ACL sharing: strict decoders', () => {
-  const A = idFor(1), B = idFor(2)
+  const A = idFor(1),
+    B = idFor(2)
   const proof = new Uint8Array(64)
   it('decodes every sharing record and refuses unknown fields and bad values', () => {
     const good: AclRecord[] = [
@@ -376,4 +397,3 @@ function shuffle<T>(xs: T[], seed: number): T[] {
   }
   return out
 }
-

@@ -19,7 +19,12 @@ async function depsFor(seed: number): Promise<ReplicaDeps> {
 const value = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom('a', 'b', null, true), fc.constant({ n: 1, m: { k: 'v' } }))
 const path = fc.constantFrom('', 'a', 'a.b', 'a.c', 'z', 'kind', 'kind.x')
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ ds: fc.constantFrom('d', 'p'), id: fc.constantFrom('r1', 'r2'), path, value }).map(({ ds, id, path, value }) => ({ op: 'set' as const, ds, id, path, value: path === '' ? { w: value } : value })) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .record({ ds: fc.constantFrom('d', 'p'), id: fc.constantFrom('r1', 'r2'), path, value })
+      .map(({ ds, id, path, value }) => ({ op: 'set' as const, ds, id, path, value: path === '' ? { w: value } : value })),
+  },
   { weight: 2, arbitrary: fc.record({ ds: fc.constantFrom('d', 'p'), id: fc.constantFrom('r1', 'r2'), path }).map(({ ds, id, path }) => ({ op: 'unset' as const, ds, id, path })) },
   { weight: 1, arbitrary: fc.record({ ds: fc.constantFrom('d', 'p'), id: fc.constantFrom('r1', 'r2') }).map(({ ds, id }) => ({ op: 'delete' as const, ds, id })) },
 )
@@ -29,7 +34,15 @@ type Step =
   | { kind: 'deleteObject'; author: number; obj: number }
   | { kind: 'removeMember3' }
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('write' as const), author: fc.integer({ min: 0, max: 2 }), obj: fc.integer({ min: 0, max: 1 }), ops: fc.array(op, { minLength: 1, maxLength: 4 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('write' as const),
+      author: fc.integer({ min: 0, max: 2 }),
+      obj: fc.integer({ min: 0, max: 1 }),
+      ops: fc.array(op, { minLength: 1, maxLength: 4 }),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('sync' as const), from: fc.integer({ min: 0, max: 2 }), to: fc.integer({ min: 0, max: 2 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteObject' as const), author: fc.integer({ min: 0, max: 2 }), obj: fc.integer({ min: 0, max: 1 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'removeMember3' as const }) },
@@ -112,23 +125,24 @@ async function check(steps: Step[], shuffleSeed: number, batches: number) {
 
 describe('merge is independent of delivery order and duplication', () => {
   it('every order, duplication and batching of one change set yields byte-identical state (500 cases)', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), fc.integer(), fc.integer({ min: 1, max: 6 }), check),
-      { numRuns: 500 },
-    )
+    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), fc.integer(), fc.integer({ min: 1, max: 6 }), check), { numRuns: 500 })
     // The generator must reach the void rule (writes by a removed member stamped after removal).
     expect(voidedSeen).toBeGreaterThan(0)
   }, 300_000)
 
-  it('regression: a removal witnessing a removed member\'s writes, with an object deleted before it, in any batching (fast-check seed -1221229219)', async () => {
+  it("regression: a removal witnessing a removed member's writes, with an object deleted before it, in any batching (fast-check seed -1221229219)", async () => {
     const set: Op = { op: 'set', ds: 'd', id: 'r1', path: '', value: { w: { n: 1, m: { k: 'v' } } } }
-    await check([
-      { kind: 'write', author: 2, obj: 1, ops: [set] },
-      { kind: 'write', author: 2, obj: 1, ops: [set] },
-      { kind: 'write', author: 0, obj: 0, ops: [set] },
-      { kind: 'sync', from: 2, to: 0 },
-      { kind: 'deleteObject', author: 0, obj: 0 },
-      { kind: 'removeMember3' },
-    ], 0, 4)
+    await check(
+      [
+        { kind: 'write', author: 2, obj: 1, ops: [set] },
+        { kind: 'write', author: 2, obj: 1, ops: [set] },
+        { kind: 'write', author: 0, obj: 0, ops: [set] },
+        { kind: 'sync', from: 2, to: 0 },
+        { kind: 'deleteObject', author: 0, obj: 0 },
+        { kind: 'removeMember3' },
+      ],
+      0,
+      4,
+    )
   })
 })

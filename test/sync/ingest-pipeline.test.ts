@@ -85,7 +85,9 @@ describe('an ingest applies checked changes in chunks', () => {
 
   it('gives the event loop a turn between chunks, even when no chunk is long enough to be cut into slices', async () => {
     const deps: ReplicaDeps = {
-      storage: new MemoryStorageAdapter(), crypto: base, env: yieldingEnv(5),
+      storage: new MemoryStorageAdapter(),
+      crypto: base,
+      env: yieldingEnv(5),
       limits: { ingestChunkItems: 32, checkSliceItems: 1_000_000, applySliceChanges: 1_000_000, applySliceMs: 1e9 },
     }
     const r = await SpaceReplica.open(deps, source.spaceId, keyFor(1))
@@ -138,7 +140,9 @@ describe("head sync checks a reader's next answer step ahead of its turn", () =>
     const count = countingCrypto()
     const bReplica = await SpaceReplica.open({ storage: new MemoryStorageAdapter(), crypto: count.crypto, env: seededEnv(6) }, a.spaceId, keyFor(2))
     const mk = (name: string, r: SpaceReplica, key: number, crypto: CryptoProvider): Node => ({
-      name, replica: r, key: keyFor(key),
+      name,
+      replica: r,
+      key: keyFor(key),
       session: new SyncSession({ host: { space: (id) => (id === r.spaceId ? r : undefined) }, key: keyFor(key), peerId: name, crypto, env: seededEnv(key * 13) }),
     })
     return { na: mk('a', a, 1, base), nb: mk('b', bReplica, 2, count.crypto), count }
@@ -179,7 +183,10 @@ describe("head sync checks a reader's next answer step ahead of its turn", () =>
     const { na, nb, count } = await peers()
     let turns: Array<() => void> = []
     const yielding = new SyncSession({
-      host: { space: (id) => (id === nb.replica.spaceId ? nb.replica : undefined) }, key: keyFor(2), peerId: 'b', crypto: count.crypto,
+      host: { space: (id) => (id === nb.replica.spaceId ? nb.replica : undefined) },
+      key: keyFor(2),
+      peerId: 'b',
+      crypto: count.crypto,
       env: { ...seededEnv(26), yield: () => new Promise<void>((r) => turns.push(r)) },
     })
     const b = { ...nb, session: yielding }

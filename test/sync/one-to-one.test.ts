@@ -127,7 +127,7 @@ describe('one-to-one: two accounts', () => {
     expect(await b.oneToOne.initiate(a.accountId)).toMatchObject({ status: 'active' })
   })
 
-  it('decline is synced to the account\'s other devices and stays there', async () => {
+  it("decline is synced to the account's other devices and stays there", async () => {
     const a = await account(1)
     const b1 = await account(2, 21)
     const b2 = await account(2, 22)

@@ -27,8 +27,15 @@ async function craft(r: SpaceReplica, key: KeyPair, objectId: string, o: CraftOp
   const ops = [{ op: 'set', ds: 'd', id: o.recordId ?? 'x', path: 'v', value: o.value ?? 666 }]
   const payload = seal(seededEnv(9), r.keyring.get(readKeyId)!, encodeCanonical({ ops }))
   return signChange(await defaultCryptoProvider(), key, {
-    spaceId: r.spaceId, treeId: objectId, prevIds, aclHeadId: o.aclHeadId ?? (r.acl.citation() as { head: string }).head, seq: 1, lamport,
-    timestamp: o.timestamp ?? 2_000_000_000_000, readKeyId, payload,
+    spaceId: r.spaceId,
+    treeId: objectId,
+    prevIds,
+    aclHeadId: o.aclHeadId ?? (r.acl.citation() as { head: string }).head,
+    seq: 1,
+    lamport,
+    timestamp: o.timestamp ?? 2_000_000_000_000,
+    readKeyId,
+    payload,
   })
 }
 
@@ -84,7 +91,10 @@ describe('ingest rejects and keeps going', () => {
 
   it('malformed bytes are refused as malformed', async () => {
     const { owner } = await setup()
-    const rep = await owner.ingest([{ id: 'abc', raw: new Uint8Array([1, 2, 3]) }, { id: 'x', raw: encodeCanonical(['a', 'b']) }])
+    const rep = await owner.ingest([
+      { id: 'abc', raw: new Uint8Array([1, 2, 3]) },
+      { id: 'x', raw: encodeCanonical(['a', 'b']) },
+    ])
     expect(rep.rejected.map((r) => r.reason)).toEqual(['malformed', 'malformed'])
   })
 
@@ -141,8 +151,15 @@ describe('ingest rejects and keeps going', () => {
     const st = w.acl.current()
     const payload = seal(seededEnv(11), w.keyring.get(st.readKeyId!)!, encodeCanonical({ ops: [{ op: 'set', ds: 'd', id: 'y', path: 'v', value: 'late' }] }))
     const late = await signChange(await defaultCryptoProvider(), keyFor(2), {
-      spaceId: w.spaceId, treeId: obj, prevIds: [before.id], aclHeadId: before.aclHeadId, seq: 2, lamport: before.lamport + 1,
-      timestamp: 2_000_000_000_001, readKeyId: st.readKeyId!, payload,
+      spaceId: w.spaceId,
+      treeId: obj,
+      prevIds: [before.id],
+      aclHeadId: before.aclHeadId,
+      seq: 2,
+      lamport: before.lamport + 1,
+      timestamp: 2_000_000_000_001,
+      readKeyId: st.readKeyId!,
+      payload,
     })
     // A replica that sees the late write before the removal applies it...
     await third.ingest(items([before, late]))

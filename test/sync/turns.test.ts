@@ -49,7 +49,14 @@ describe('turns of the event loop', () => {
     let it = 0
     const log: string[] = []
     // Two workloads slicing at once, as a sync step's check stage and the previous step's apply do.
-    const a = sliced('a', 3, TURN_BUDGET_MS + 1, () => systemEnv.yield!(), log, () => it)
+    const a = sliced(
+      'a',
+      3,
+      TURN_BUDGET_MS + 1,
+      () => systemEnv.yield!(),
+      log,
+      () => it,
+    )
     const b = sliced('b', 3, TURN_BUDGET_MS + 1, nextTurn, log, () => it)
     for (it = 1; it <= 8; it++) await loop.iteration()
     await Promise.all([a, b])

@@ -36,7 +36,7 @@ export class FoldReplica {
   }
 
   local(op: MergeOp): Stamped {
-    const s: Stamped = { info: { l: this.lamport + 1, c: `${this.author}-${this.salt}-${String(++this.seq).padStart(6, "0")}`, i: 0, a: this.author, t: 0 }, op }
+    const s: Stamped = { info: { l: this.lamport + 1, c: `${this.author}-${this.salt}-${String(++this.seq).padStart(6, '0')}`, i: 0, a: this.author, t: 0 }, op }
     this.apply(s)
     return s
   }
@@ -54,7 +54,11 @@ export class FoldReplica {
       const j = YTextField.from(st.yt![p]).toJSON()
       if (new YTextField(j.s, j.u).value() !== YTextField.from(st.yt![p]).value()) throw new Error(`text of ${p} drifted from its Yjs state`)
     }
-    const yt = st.yt ? Object.keys(st.yt).sort().map((p) => [p, YTextField.from(st.yt![p]).toJSON()]) : []
+    const yt = st.yt
+      ? Object.keys(st.yt)
+          .sort()
+          .map((p) => [p, YTextField.from(st.yt![p]).toJSON()])
+      : []
     return Buffer.from(sha256(new TextEncoder().encode(JSON.stringify([st.value, yt])))).toString('hex')
   }
 }

@@ -10,13 +10,14 @@ import { FoldReplica, type Stamped } from './fold-helpers.ts'
  */
 
 type Step =
-  | { kind: 'edit'; who: number; at: number; del: number; ins: string }
-  | { kind: 'set'; who: number; value: string }
-  | { kind: 'deliver'; from: number; to: number; count: number }
+  { kind: 'edit'; who: number; at: number; del: number; ins: string } | { kind: 'set'; who: number; value: string } | { kind: 'deliver'; from: number; to: number; count: number }
 
 const stepArb = (withSets: boolean, insertOnly: boolean) =>
   fc.oneof(
-    { weight: 5, arbitrary: fc.record({ kind: fc.constant('edit' as const), who: fc.nat(2), at: fc.nat(40), del: insertOnly ? fc.constant(0) : fc.nat(3), ins: fc.string({ maxLength: 3 }) }) },
+    {
+      weight: 5,
+      arbitrary: fc.record({ kind: fc.constant('edit' as const), who: fc.nat(2), at: fc.nat(40), del: insertOnly ? fc.constant(0) : fc.nat(3), ins: fc.string({ maxLength: 3 }) }),
+    },
     { weight: withSets ? 1 : 0, arbitrary: fc.record({ kind: fc.constant('set' as const), who: fc.nat(2), value: fc.string({ maxLength: 6 }) }) },
     { weight: 3, arbitrary: fc.record({ kind: fc.constant('deliver' as const), from: fc.nat(2), to: fc.nat(2), count: fc.nat(4) }) },
   )

@@ -3,7 +3,14 @@ import fc from 'fast-check'
 
 /** Strings with emoji (surrogate pairs) and now and then a lone surrogate. */
 export const textArb = fc
-  .array(fc.oneof({ weight: 8, arbitrary: fc.string({ maxLength: 4, unit: 'grapheme' }) }, { weight: 2, arbitrary: fc.constantFrom('😀', '😁', 'é', '\n') }, { weight: 1, arbitrary: fc.constantFrom('\uD83D', '\uDE00') }), { maxLength: 12 })
+  .array(
+    fc.oneof(
+      { weight: 8, arbitrary: fc.string({ maxLength: 4, unit: 'grapheme' }) },
+      { weight: 2, arbitrary: fc.constantFrom('😀', '😁', 'é', '\n') },
+      { weight: 1, arbitrary: fc.constantFrom('\uD83D', '\uDE00') },
+    ),
+    { maxLength: 12 },
+  )
   .map((xs) => xs.join(''))
 
 /**

@@ -47,7 +47,8 @@ export interface P2pProtocolContext extends PeerTrust {
 export const HEAD_SYNC = 'head-sync'
 
 /** The components a protocol's daemon service takes to build its context. */
-export type ProtocolComponents = Pick<import('../../daemon/service.ts').BaseComponents, 'env' | 'log' | 'crypto' | 'account' | 'keys'> & Pick<import('../../daemon/service.ts').ProvidedComponents, 'node' | 'peers'>
+export type ProtocolComponents = Pick<import('../../daemon/service.ts').BaseComponents, 'env' | 'log' | 'crypto' | 'account' | 'keys'> &
+  Pick<import('../../daemon/service.ts').ProvidedComponents, 'node' | 'peers'>
 
 /**
  * The narrow context a protocol runs with, cut from its service's components: the held spaces

@@ -30,7 +30,10 @@ export class ApnsProvider implements PushProvider {
   private jwt: { token: string; at: number } | undefined
   private readonly key: KeyObject
 
-  constructor(private readonly cfg: ApnsConfig, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly cfg: ApnsConfig,
+    private readonly now: () => number = Date.now,
+  ) {
     this.key = createPrivateKey(cfg.privateKey)
   }
 
@@ -55,7 +58,9 @@ export class ApnsProvider implements PushProvider {
     if (!/^[0-9a-fA-F]{16,200}$/.test(token)) return Promise.resolve({ kind: 'refused', why: 'not an APNs device token' })
     const body = JSON.stringify({
       aps: m.silent ? { 'content-available': 1 } : { alert: { title: 'New message' }, 'mutable-content': 1, ...(m.groupId ? { 'thread-id': m.groupId } : {}) },
-      spaceKey: m.spaceKey, keyId: m.keyId, payload: m.payload,
+      spaceKey: m.spaceKey,
+      keyId: m.keyId,
+      payload: m.payload,
     })
     return new Promise((resolve) => {
       let req
@@ -70,7 +75,8 @@ export class ApnsProvider implements PushProvider {
           ...(m.groupId ? { 'apns-collapse-id': m.groupId.slice(0, 64) } : {}),
         })
       } catch (err) {
-        resolve(resultOfError(err)); return;
+        resolve(resultOfError(err))
+        return
       }
       const cancel = (why: string) => {
         req.close(constants.NGHTTP2_CANCEL)

@@ -34,13 +34,15 @@ export class NtfyProvider implements PushProvider {
   ) {
     const listed = cfg.allowedOrigins ?? (cfg.server ? [cfg.server] : [])
     // Normalised through URL: `https://Host:443/` and `https://host` are one origin.
-    this.origins = new Set(listed.flatMap((o) => {
-      try {
-        return [new URL(o).origin]
-      } catch {
-        return []
-      }
-    }))
+    this.origins = new Set(
+      listed.flatMap((o) => {
+        try {
+          return [new URL(o).origin]
+        } catch {
+          return []
+        }
+      }),
+    )
   }
 
   endpointOk(token: string): boolean {

@@ -19,11 +19,7 @@ export interface ProviderMessage {
  * `refused`: the node's endpoint rules kept it from sending at all (the token is dropped).
  */
 export type ProviderResult =
-  | { kind: 'ok' }
-  | { kind: 'gone'; status: number }
-  | { kind: 'retry'; why: string; retryAfterMs?: number }
-  | { kind: 'failed'; why: string }
-  | { kind: 'refused'; why: string }
+  { kind: 'ok' } | { kind: 'gone'; status: number } | { kind: 'retry'; why: string; retryAfterMs?: number } | { kind: 'failed'; why: string } | { kind: 'refused'; why: string }
 
 /** One platform push provider (APNs, FCM, UnifiedPush/ntfy, Web Push) behind one interface. */
 export interface PushProvider {

@@ -40,7 +40,10 @@ export const aggregateCommand: Command = {
       const records = (d as { records?: Record<string, unknown>[] }).records
       if (!records) return JSON.stringify(d, null, 2) + '\n'
       const keys = [...new Set(records.flatMap((r) => Object.keys(r)))]
-      return table(keys.map((k) => k.toUpperCase()), records.map((r) => keys.map((k) => r[k])))
+      return table(
+        keys.map((k) => k.toUpperCase()),
+        records.map((r) => keys.map((k) => r[k])),
+      )
     }
     if (values.object !== undefined) {
       const body = { ...common, objectId: values.object as string, dataset: values.dataset as string }

@@ -27,7 +27,11 @@ export const bundlesCommand: Command = {
         return show(
           ctx,
           (c) => c.GET('/v1/spaces/{spaceId}/bundles', { params: { path: { spaceId } } }),
-          (d) => table(['ID', 'NAME', 'ROOT', 'READY'], d.bundles.map((b) => [b.id, b.name, b.rootId, b.ready])),
+          (d) =>
+            table(
+              ['ID', 'NAME', 'ROOT', 'READY'],
+              d.bundles.map((b) => [b.id, b.name, b.rootId, b.ready]),
+            ),
         )
       }
       case 'get': {
@@ -49,7 +53,11 @@ export const bundlesCommand: Command = {
         const [spaceId, bundleId, seed] = need('bundles child', rest, ['SPACE_ID', 'BUNDLE_ID', 'SEED'], USAGE) as [string, string, string]
         const types = (values.type as string[] | undefined) ?? []
         const body = { seed, ...(types.length ? { types } : {}) }
-        return show(ctx, (c) => c.POST('/v1/spaces/{spaceId}/bundles/{bundleId}/children', { params: { path: { spaceId, bundleId } }, body }), (d) => `${d.objectId}\n`)
+        return show(
+          ctx,
+          (c) => c.POST('/v1/spaces/{spaceId}/bundles/{bundleId}/children', { params: { path: { spaceId, bundleId } }, body }),
+          (d) => `${d.objectId}\n`,
+        )
       }
     }
     throw new UsageError(USAGE)

@@ -10,7 +10,6 @@ const USAGE = `usage: svc catalog [list]
   installs a usecase's bundles into a space (its dependencies first) and prints the result.
 ${COMMON_HELP}`
 
-
 export const catalogCommand: Command = {
   name: 'catalog',
   summary: 'the usecases shipped with svc, and setting one up in a space',
@@ -24,7 +23,11 @@ export const catalogCommand: Command = {
         return show(
           ctx,
           (c) => c.GET('/v1/catalog'),
-          (d) => table(['ID', 'NAME', 'DESCRIPTION'], d.usecases.map((u) => [u.id, u.name, u.description])),
+          (d) =>
+            table(
+              ['ID', 'NAME', 'DESCRIPTION'],
+              d.usecases.map((u) => [u.id, u.name, u.description]),
+            ),
         )
       case 'get': {
         const [usecaseId] = need('catalog get', rest, ['USECASE'], USAGE) as [string]

@@ -38,7 +38,8 @@ export const chatCommand: Command = {
       USAGE,
     )
     const [sub, spaceId, ...rest] = positionals
-    if (sub === undefined || !SUBCOMMANDS.has(sub)) throw new UsageError(`svc chat: ${sub === undefined ? 'missing a subcommand' : `unknown subcommand ${sub}`} (send, list, watch)\n${USAGE}`)
+    if (sub === undefined || !SUBCOMMANDS.has(sub))
+      throw new UsageError(`svc chat: ${sub === undefined ? 'missing a subcommand' : `unknown subcommand ${sub}`} (send, list, watch)\n${USAGE}`)
     if (spaceId === undefined) throw new UsageError(`svc chat ${sub}: missing SPACE_ID\n${USAGE}`)
     // The general chat's root id is a pure function of the space: no lookup needed.
     const chat = (values.chat as string | undefined) ?? bundleRootId(spaceId, GENERAL_CHAT)

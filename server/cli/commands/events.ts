@@ -62,7 +62,12 @@ export const eventsCommand: Command = {
     }
     if (values.data !== undefined) throw new UsageError(`--data is for publish\n${USAGE}`)
     const query = new URLSearchParams()
-    for (const [option, param] of [['scope', 'scope'], ['space', 'spaceId'], ['type', 'type'], ['target', 'target']] as const) {
+    for (const [option, param] of [
+      ['scope', 'scope'],
+      ['space', 'spaceId'],
+      ['type', 'type'],
+      ['target', 'target'],
+    ] as const) {
       for (const v of values[option] ?? []) query.append(param, v)
     }
     const ac = new AbortController()

@@ -23,7 +23,14 @@ async function attach(ctx: ClientContext, spaceId: string, objectId: string, pat
   const headers: Record<string, string> = { 'content-type': 'application/octet-stream', accept: 'application/json' }
   if (path !== '-') headers['content-length'] = String(statSync(path).size)
   const q = new URLSearchParams({ name, mime })
-  return respond(ctx, () => fetch(`${ctx.url}/v1/spaces/${enc(spaceId)}/objects/${enc(objectId)}/files?${q}`, { method: 'POST', headers, body: Readable.toWeb(body) as unknown as BodyInit, duplex: 'half' } as RequestInit))
+  return respond(ctx, () =>
+    fetch(`${ctx.url}/v1/spaces/${enc(spaceId)}/objects/${enc(objectId)}/files?${q}`, {
+      method: 'POST',
+      headers,
+      body: Readable.toWeb(body) as unknown as BodyInit,
+      duplex: 'half',
+    } as RequestInit),
+  )
 }
 
 async function get(ctx: ClientContext, spaceId: string, fileId: string, out: string | undefined, range: string | undefined, variant: string | undefined): Promise<number> {

@@ -85,11 +85,23 @@ export const historyCommand: Command = {
       }
       case 'at': {
         const [spaceId, objectId, version] = need('history at', rest, ['SPACE_ID', 'OBJECT_ID', 'VERSION'], USAGE) as [string, string, string]
-        return show(ctx, (c) => c.GET('/v1/spaces/{spaceId}/objects/{objectId}/history/{version}', { params: { path: { spaceId, objectId, version }, query: dataset !== undefined ? { dataset } : {} } }))
+        return show(ctx, (c) =>
+          c.GET('/v1/spaces/{spaceId}/objects/{objectId}/history/{version}', { params: { path: { spaceId, objectId, version }, query: dataset !== undefined ? { dataset } : {} } }),
+        )
       }
       case 'record': {
-        const [spaceId, objectId, version, ds, recordId] = need('history record', rest, ['SPACE_ID', 'OBJECT_ID', 'VERSION', 'DATASET', 'RECORD_ID'], USAGE) as [string, string, string, string, string]
-        return show(ctx, (c) => c.GET('/v1/spaces/{spaceId}/objects/{objectId}/history/{version}/datasets/{dataset}/records/{recordId}', { params: { path: { spaceId, objectId, version, dataset: ds, recordId } } }))
+        const [spaceId, objectId, version, ds, recordId] = need('history record', rest, ['SPACE_ID', 'OBJECT_ID', 'VERSION', 'DATASET', 'RECORD_ID'], USAGE) as [
+          string,
+          string,
+          string,
+          string,
+          string,
+        ]
+        return show(ctx, (c) =>
+          c.GET('/v1/spaces/{spaceId}/objects/{objectId}/history/{version}/datasets/{dataset}/records/{recordId}', {
+            params: { path: { spaceId, objectId, version, dataset: ds, recordId } },
+          }),
+        )
       }
     }
     throw new UsageError(USAGE)

@@ -38,7 +38,8 @@ export const mdCommand: Command = {
   async run(args, io) {
     const { ctx, values, positionals } = parseClientArgs(args, { collection: { type: 'string' }, file: { type: 'string' }, all: { type: 'boolean' } }, io, USAGE)
     const [sub, ...rest] = positionals
-    if (sub === undefined || !SUBCOMMANDS.includes(sub)) throw new UsageError(`svc md: ${sub === undefined ? 'missing a subcommand' : `unknown subcommand ${sub}`} (${SUBCOMMANDS.join(', ')})\n${USAGE}`)
+    if (sub === undefined || !SUBCOMMANDS.includes(sub))
+      throw new UsageError(`svc md: ${sub === undefined ? 'missing a subcommand' : `unknown subcommand ${sub}`} (${SUBCOMMANDS.join(', ')})\n${USAGE}`)
     const names = sub === 'replace' ? ['SPACE_ID', 'OBJECT_ID', 'OLD_TEXT', 'NEW_TEXT'] : ['SPACE_ID', 'OBJECT_ID']
     const [spaceId, objectId, oldText, newText] = need(`md ${sub}`, rest, names, USAGE) as [string, string, string?, string?]
     const path = { spaceId, objectId, collection: (values.collection as string | undefined) ?? 'editor_blocks' }
@@ -48,8 +49,10 @@ export const mdCommand: Command = {
       case 'get':
         // Raw into a file or a pipe (`svc md get ... > doc.md` round-trips); on a terminal, control
         // characters a member wrote into the document are shown, not obeyed.
-        return show(ctx, (c) => c.GET('/v1/spaces/{spaceId}/objects/{objectId}/editor/{collection}/markdown', params), (d) =>
-          (io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(d.markdown, '\n\t') : d.markdown,
+        return show(
+          ctx,
+          (c) => c.GET('/v1/spaces/{spaceId}/objects/{objectId}/editor/{collection}/markdown', params),
+          (d) => ((io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(d.markdown, '\n\t') : d.markdown),
         )
       case 'put': {
         const body = { content: await content() }

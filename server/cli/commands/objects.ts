@@ -69,7 +69,14 @@ export const objectsCommand: Command = {
   async run(args, io) {
     const { ctx, values, positionals } = parseClientArgs(
       args,
-      { type: { type: 'string', multiple: true }, name: { type: 'string' }, props: { type: 'string' }, set: { type: 'string', multiple: true }, total: { type: 'boolean' }, ...WINDOW_OPTIONS },
+      {
+        type: { type: 'string', multiple: true },
+        name: { type: 'string' },
+        props: { type: 'string' },
+        set: { type: 'string', multiple: true },
+        total: { type: 'boolean' },
+        ...WINDOW_OPTIONS,
+      },
       io,
       USAGE,
     )
@@ -87,7 +94,11 @@ export const objectsCommand: Command = {
         // A value of a type implies the type.
         for (const key of Object.keys(props)) if (key !== 'core' && !types.includes(key)) types.push(key)
         const body = { ...(types.length ? { types } : {}), ...(Object.keys(props).length ? { initialProperties: props } : {}) }
-        return show(ctx, (c) => c.POST('/v1/spaces/{spaceId}/objects', { params: { path: { spaceId } }, body }), (d) => `${d.objectId}\n`)
+        return show(
+          ctx,
+          (c) => c.POST('/v1/spaces/{spaceId}/objects', { params: { path: { spaceId } }, body }),
+          (d) => `${d.objectId}\n`,
+        )
       }
       case 'query':
       case 'get': {
@@ -127,7 +138,11 @@ export const objectsCommand: Command = {
         let code = 0
         // One typed set per type key (the route's unit); each is one change.
         for (const [typeKey, vals] of Object.entries(groupValues(schema, pairs))) {
-          code = await show(ctx, (c) => c.POST('/v1/spaces/{spaceId}/properties/{objectId}/set/{typeKey}', { params: { path: { spaceId, objectId, typeKey } }, body: vals }), (d) => `${d.changeId}\n`)
+          code = await show(
+            ctx,
+            (c) => c.POST('/v1/spaces/{spaceId}/properties/{objectId}/set/{typeKey}', { params: { path: { spaceId, objectId, typeKey } }, body: vals }),
+            (d) => `${d.changeId}\n`,
+          )
           if (code !== 0) return code
         }
         return code

@@ -37,7 +37,11 @@ export const propsCommand: Command = {
         return show(
           ctx,
           (c) => c.GET('/v1/spaces/{spaceId}/types/{typeId}/properties', { params: { path } }),
-          (d) => table(['XKEY', 'NAME', 'KIND', 'ID'], d.properties.map((p) => [p.xKey ?? '', p.name, p.kind, p.id])),
+          (d) =>
+            table(
+              ['XKEY', 'NAME', 'KIND', 'ID'],
+              d.properties.map((p) => [p.xKey ?? '', p.name, p.kind, p.id]),
+            ),
         )
       case 'create': {
         if (values.kind === undefined) throw new UsageError(`svc props create: missing --kind\n${USAGE}`)
@@ -48,7 +52,11 @@ export const propsCommand: Command = {
           ...(values.format !== undefined ? { format: values.format } : {}),
           ...(values.scope !== undefined ? { scope: values.scope } : {}),
         }
-        return show(ctx, (c) => c.POST('/v1/spaces/{spaceId}/types/{typeId}/properties', { params: { path }, body }), (d) => `${d.propId}\n`)
+        return show(
+          ctx,
+          (c) => c.POST('/v1/spaces/{spaceId}/types/{typeId}/properties', { params: { path }, body }),
+          (d) => `${d.propId}\n`,
+        )
       }
       case 'delete': {
         const propId = resolvePath(schema, `${typeId}.${third}`).split('.')[1]

@@ -21,7 +21,8 @@ export const pushNodeCommand: Command = {
     } catch (err) {
       throw new UsageError(`cannot read ${args[i + 1]}: ${(err as Error).message}`)
     }
-    if (typeof cfg.keySeed !== 'string' || !/^[0-9a-f]{64}$/.test(cfg.keySeed) || !Array.isArray(cfg.listen) || typeof cfg.providers !== 'object') throw new UsageError(`${USAGE}\nkeySeed must be 64 hex digits, listen a list of multiaddrs`)
+    if (typeof cfg.keySeed !== 'string' || !/^[0-9a-f]{64}$/.test(cfg.keySeed) || !Array.isArray(cfg.listen) || typeof cfg.providers !== 'object')
+      throw new UsageError(`${USAGE}\nkeySeed must be 64 hex digits, listen a list of multiaddrs`)
     let server: PushNodeServer
     try {
       // Loaded here, not at the top: the push node (pg, web-push) is a workspace of its own that

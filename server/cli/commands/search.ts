@@ -14,7 +14,13 @@ export const searchCommand: Command = {
   async run(args, io) {
     const { ctx, values, positionals } = parseClientArgs(
       args,
-      { mode: { type: 'string' }, scope: { type: 'string', multiple: true }, limit: { type: 'string' }, require: { type: 'string', multiple: true }, exclude: { type: 'string', multiple: true } },
+      {
+        mode: { type: 'string' },
+        scope: { type: 'string', multiple: true },
+        limit: { type: 'string' },
+        require: { type: 'string', multiple: true },
+        exclude: { type: 'string', multiple: true },
+      },
       io,
       USAGE,
     )

@@ -28,13 +28,21 @@ export const spacesCommand: Command = {
           ctx,
           // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the query is built from flags the schema accepts; openapi-fetch's generated type wants every optional key spelled out
           (c) => c.GET('/v1/spaces', { params: { query } as never }),
-          (d) => table(['NAME', 'ROLE', 'STATUS', 'ID'], (d as { name: string; ownRole: string; status: string; id: string }[]).map((s) => [s.name, s.ownRole, s.status, s.id])),
+          (d) =>
+            table(
+              ['NAME', 'ROLE', 'STATUS', 'ID'],
+              (d as { name: string; ownRole: string; status: string; id: string }[]).map((s) => [s.name, s.ownRole, s.status, s.id]),
+            ),
         )
       }
       case 'create': {
         const [name] = need('spaces create', rest, ['NAME'], USAGE) as [string]
         const body = { name, ...(values.description !== undefined ? { description: values.description as string } : {}) }
-        return show(ctx, (c) => c.POST('/v1/spaces', { body }), (d) => `${(d as { id: string }).id}\n`)
+        return show(
+          ctx,
+          (c) => c.POST('/v1/spaces', { body }),
+          (d) => `${(d as { id: string }).id}\n`,
+        )
       }
       case 'get': {
         const [spaceId] = need('spaces get', rest, ['SPACE_ID'], USAGE) as [string]

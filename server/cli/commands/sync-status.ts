@@ -23,7 +23,7 @@ async function spaceNames(ctx: Parameters<typeof getJson>[0]): Promise<Map<strin
   return new Map(r.ok && Array.isArray(r.body) ? r.body.map((s: { id: string; name: string }) => [s.id, s.name] as const) : [])
 }
 
-const label = (names: Map<string, string>, id: string) => (names.has(id) ? terminalSafe(names.get(id) || '(unnamed)') : '(internal: this account\'s devices)')
+const label = (names: Map<string, string>, id: string) => (names.has(id) ? terminalSafe(names.get(id) || '(unnamed)') : "(internal: this account's devices)")
 
 const line = (names: Map<string, string>, s: any) =>
   `${label(names, s.spaceId).padEnd(24)}  ${s.spaceId}  ${String(s.state).padEnd(8)}  peers ${s.peers}  pending ${s.pending}  last sync ${s.lastSyncAt?.$date ?? 'never'}${s.lastErr ? `  error ${s.lastErr}` : ''}`

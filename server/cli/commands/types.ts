@@ -22,7 +22,14 @@ export const typesCommand: Command = {
   async run(args, io) {
     const { ctx, values, positionals } = parseClientArgs(
       args,
-      { all: { type: 'boolean' }, editor: { type: 'boolean' }, datasets: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, hidden: { type: 'boolean' } },
+      {
+        all: { type: 'boolean' },
+        editor: { type: 'boolean' },
+        datasets: { type: 'string' },
+        name: { type: 'string' },
+        description: { type: 'string' },
+        hidden: { type: 'boolean' },
+      },
       io,
       USAGE,
     )
@@ -33,7 +40,11 @@ export const typesCommand: Command = {
         return show(
           ctx,
           (c) => c.GET('/v1/spaces/{spaceId}/types', { params: { path: { spaceId: spaceId }, query: { includeHidden: values.all === true } } }),
-          (d) => table(['XKEY', 'NAME', 'ID'], d.types.map((t) => [t.xKey, t.name + (t.id === t.xKey ? ' (built-in)' : '') + (t.hidden ? ' (hidden)' : ''), t.id])),
+          (d) =>
+            table(
+              ['XKEY', 'NAME', 'ID'],
+              d.types.map((t) => [t.xKey, t.name + (t.id === t.xKey ? ' (built-in)' : '') + (t.hidden ? ' (hidden)' : ''), t.id]),
+            ),
         )
       }
       case 'create': {
@@ -44,7 +55,11 @@ export const typesCommand: Command = {
           ...(values.description !== undefined ? { description: values.description as string } : {}),
           ...(values.hidden === true ? { hidden: true } : {}),
         }
-        return show(ctx, (c) => c.POST('/v1/spaces/{spaceId}/types', { params: { path: { spaceId: spaceId } }, body }), (t) => `${t.id}\n`)
+        return show(
+          ctx,
+          (c) => c.POST('/v1/spaces/{spaceId}/types', { params: { path: { spaceId: spaceId } }, body }),
+          (t) => `${t.id}\n`,
+        )
       }
       case 'get': {
         const [spaceId, key] = need('types get', rest, ['SPACE_ID', 'TYPE'], USAGE)
@@ -69,7 +84,11 @@ export const typesCommand: Command = {
         const typeId = resolveType(schema, typeKey)
         // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- datasets is the user's JSON, checked by the server's schema
         const body = { key, datasets } as { key: string; datasets: never }
-        return show(ctx, (c) => c.POST('/v1/spaces/{spaceId}/types/{typeId}/parts', { params: { path: { spaceId, typeId } }, body }), (d) => `${d.partId}\n`)
+        return show(
+          ctx,
+          (c) => c.POST('/v1/spaces/{spaceId}/types/{typeId}/parts', { params: { path: { spaceId, typeId } }, body }),
+          (d) => `${d.partId}\n`,
+        )
       }
     }
     throw new UsageError(USAGE)

@@ -45,7 +45,8 @@ export const agentsModule = defineModule({
           programHash: {
             type: 'string',
             pattern: '^[0-9a-fA-F]{64}$',
-            description: 'hex SHA-256 of the program source: set, the trigger runs the program only if its source hashes to it (required to run a registry version another account created)',
+            description:
+              'hex SHA-256 of the program source: set, the trigger runs the program only if its source hashes to it (required to run a registry version another account created)',
           },
           args: obj('passed to main'),
           owner: { type: 'string', description: 'peer id of the device that runs it; empty: the election winner' },

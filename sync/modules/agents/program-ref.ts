@@ -17,9 +17,7 @@ export const AGENT_NAME = 'svc-agent'
  * - `internal:chat-watch`: the native chat agent, reserved.
  */
 export type ProgramRef =
-  | { scope: 'registry'; name: string; version: number; id: string }
-  | { scope: 'agent'; name: string; version: number; id: string }
-  | { scope: 'internal'; name: string; id: string }
+  { scope: 'registry'; name: string; version: number; id: string } | { scope: 'agent'; name: string; version: number; id: string } | { scope: 'internal'; name: string; id: string }
 
 const NAME = '[A-Za-z0-9][A-Za-z0-9_.-]{0,63}'
 const REF = new RegExp(`^(agent:)?(${NAME})@v([1-9][0-9]{0,8})$`)

@@ -40,7 +40,18 @@ export interface TriggerDef {
 }
 
 /** The rollup fields, written only by the device that runs the trigger. */
-export const ROLLUP_FIELDS = ['lastRunAt', 'lastDurationMs', 'lastStatus', 'runCount', 'lastRunRef', 'lastFuel', 'lastCostUsd', 'lastMemPages', 'avgDurationMs', 'failureRate'] as const
+export const ROLLUP_FIELDS = [
+  'lastRunAt',
+  'lastDurationMs',
+  'lastStatus',
+  'runCount',
+  'lastRunRef',
+  'lastFuel',
+  'lastCostUsd',
+  'lastMemPages',
+  'avgDurationMs',
+  'failureRate',
+] as const
 
 /** The fields whose edit rebuilds the trigger and re-arms it forward (chat.md States, "definition edit"). */
 export const DEFINITION_FIELDS = ['kind', 'spec', 'program', 'programHash', 'args', 'name', 'limits', 'maxConsecutiveFailures'] as const
@@ -127,7 +138,12 @@ export function definitionKey(v: Json): string {
 
 function canonical(v: Json | undefined): Json {
   if (Array.isArray(v)) return v.map(canonical)
-  if (isObj(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])]))
+  if (isObj(v))
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical(v[k])]),
+    )
   return v === undefined ? null : v
 }
 

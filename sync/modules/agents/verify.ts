@@ -87,9 +87,9 @@ export class AgentMessageVerifier {
     if (this.waitingCount >= WAITING_MAX) return
     let perChat = this.waiting.get(triggerId)
     if (!perChat) {
-perChat = new Map()
-this.waiting.set(triggerId, perChat)
-}
+      perChat = new Map()
+      this.waiting.set(triggerId, perChat)
+    }
     let ids = perChat.get(chatId)
     if (!ids) perChat.set(chatId, (ids = new Set()))
     if (ids.has(msgId)) return

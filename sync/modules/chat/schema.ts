@@ -48,7 +48,9 @@ const Attachments = Type.Record(Type.String({ pattern: ATTACHMENT_KEY_PATTERN })
 
 const AGENT_FIELDS = {
   name: Type.String({ minLength: 1, maxLength: CHAT_LIMITS.agentNameBytes, description: 'at most 256 bytes' }),
-  debugLink: Type.Optional(Type.String({ maxLength: CHAT_LIMITS.agentDebugLinkBytes, pattern: DEBUG_LINK_PATTERN, description: 'svc://<spaceId>/<debugObjId>#<anchor>, at most 2 KiB' })),
+  debugLink: Type.Optional(
+    Type.String({ maxLength: CHAT_LIMITS.agentDebugLinkBytes, pattern: DEBUG_LINK_PATTERN, description: 'svc://<spaceId>/<debugObjId>#<anchor>, at most 2 KiB' }),
+  ),
   done: Type.Boolean(),
 }
 
@@ -113,14 +115,24 @@ export const ChatMessageRecord = Type.Object(
       Type.Object(
         {
           ...AGENT_FIELDS,
-          verified: Type.Optional(Type.Boolean({ readOnly: true, description: 'computed on read (sync/modules/agents/verify.ts): the sender created the agent trigger the debugLink names' })),
+          verified: Type.Optional(
+            Type.Boolean({ readOnly: true, description: 'computed on read (sync/modules/agents/verify.ts): the sender created the agent trigger the debugLink names' }),
+          ),
         },
         { description: 'create-only; a hint, not signature-verified; read with `verified`' },
       ),
     ),
-    mentions: Type.Optional(Type.Array(Type.String(), { maxItems: CHAT_LIMITS.mentions, readOnly: true, description: 'derived by the server from svc://m/<spaceId>/<identity> links and the replied-to creator' })),
+    mentions: Type.Optional(
+      Type.Array(Type.String(), {
+        maxItems: CHAT_LIMITS.mentions,
+        readOnly: true,
+        description: 'derived by the server from svc://m/<spaceId>/<identity> links and the replied-to creator',
+      }),
+    ),
     reactions: Type.Optional(
-      Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), { description: 'emoji -> {identity: instant}; each leaf written only by its identity (the reactions route)' }),
+      Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
+        description: 'emoji -> {identity: instant}; each leaf written only by its identity (the reactions route)',
+      }),
     ),
     unread: Type.Optional(local(Type.Boolean({ readOnly: true }))),
     unreadMention: Type.Optional(local(Type.Boolean({ readOnly: true }))),

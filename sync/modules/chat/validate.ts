@@ -39,7 +39,8 @@ export function checkSend(body: Record<string, unknown>): JsonObject {
   if (text !== undefined && text !== '') out.text = text
   if (body.replyToMessageId !== undefined) {
     const r = body.replyToMessageId
-    if (typeof r !== 'string' || r === '' || over(r, CHAT_LIMITS.replyToBytes)) throw invalid('replyToMessageId', `replyToMessageId is a string of 1 to ${CHAT_LIMITS.replyToBytes} bytes`)
+    if (typeof r !== 'string' || r === '' || over(r, CHAT_LIMITS.replyToBytes))
+      throw invalid('replyToMessageId', `replyToMessageId is a string of 1 to ${CHAT_LIMITS.replyToBytes} bytes`)
     out.replyToMessageId = r
   }
   if (body.attachments !== undefined) {
@@ -61,7 +62,8 @@ function checkAttachments(v: unknown): JsonObject {
     if (!ATTACHMENT_KEY.test(key)) throw invalid(field, 'an attachment id matches [A-Za-z0-9_-]{1,64}')
     if (!isObject(a)) throw invalid(field, 'an attachment is {type, link}')
     for (const k of Object.keys(a)) if (k !== 'type' && k !== 'link') throw invalid(`${field}.${k}`, 'an attachment is {type, link}')
-    if (typeof a.type !== 'string' || a.type === '' || over(a.type, CHAT_LIMITS.attachmentTypeBytes)) throw invalid(`${field}.type`, `type is a string of 1 to ${CHAT_LIMITS.attachmentTypeBytes} bytes`)
+    if (typeof a.type !== 'string' || a.type === '' || over(a.type, CHAT_LIMITS.attachmentTypeBytes))
+      throw invalid(`${field}.type`, `type is a string of 1 to ${CHAT_LIMITS.attachmentTypeBytes} bytes`)
     if (typeof a.link !== 'string' || over(a.link, CHAT_LIMITS.attachmentLinkBytes) || !FILE_LINK.test(a.link)) {
       throw invalid(`${field}.link`, `link is svc://f/<spaceId>/<fileId>, at most ${CHAT_LIMITS.attachmentLinkBytes} bytes`)
     }

@@ -70,7 +70,8 @@ function asCursorState(v: unknown): CursorState | undefined {
   if (typeof v !== 'object' || v === null) return undefined
   const s = v as Record<string, unknown>
   const id = CURSOR_LIMITS.maxIdChars
-  if (!str(s.objectId, id) || !str(s.collection, id) || !str(s.blockId, id) || !str(s.anchor, CURSOR_LIMITS.maxPositionChars) || !str(s.head, CURSOR_LIMITS.maxPositionChars)) return undefined
+  if (!str(s.objectId, id) || !str(s.collection, id) || !str(s.blockId, id) || !str(s.anchor, CURSOR_LIMITS.maxPositionChars) || !str(s.head, CURSOR_LIMITS.maxPositionChars))
+    return undefined
   if (typeof s.name !== 'string' || s.name.length > CURSOR_LIMITS.maxNameChars) return undefined
   return { objectId: s.objectId, collection: s.collection, blockId: s.blockId, anchor: s.anchor, head: s.head, name: s.name }
 }
@@ -142,7 +143,12 @@ export class CursorPresence {
     const p = this.presence(space.spaceId)
     p.local.setLocalState(state)
     this.publish(space.spaceId, objectId, p)
-    return (await this.views(space, [...p.entries.values()].filter((e) => e.self && e.clientId === p.local.clientID)))[0]
+    return (
+      await this.views(
+        space,
+        [...p.entries.values()].filter((e) => e.self && e.clientId === p.local.clientID),
+      )
+    )[0]
   }
 
   /** Clears this device's cursor in the space, at once for everyone (the awareness null state). */
@@ -193,7 +199,10 @@ export class CursorPresence {
   private settle(p: SpacePresence, who: string, self: boolean, aw: Awareness, client: number) {
     const key = `${who}/${client}`
     const state = aw.states.has(client) ? asCursorState(aw.states.get(client)) : undefined
-    if (!state) { this.drop(p, key); return; }
+    if (!state) {
+      this.drop(p, key)
+      return
+    }
     const entry: Entry = { state, identity: who, self, clientId: client, updatedAt: this.env.now() }
     p.entries.set(key, entry)
     for (const w of p.watchers) w('set', entry)
@@ -223,7 +232,10 @@ export class CursorPresence {
   /** The cursors in one object, each resolved against the block's text on this replica. */
   async list(space: SpaceEngine, objectId: string): Promise<CursorView[]> {
     const p = this.presence(space.spaceId)
-    return this.views(space, [...p.entries.values()].filter((e) => e.state.objectId === objectId))
+    return this.views(
+      space,
+      [...p.entries.values()].filter((e) => e.state.objectId === objectId),
+    )
   }
 
   /** Changes of the cursors in one object, as they happen (the stream route). */
@@ -261,7 +273,18 @@ export class CursorPresence {
         }
         return { rel, index }
       }
-      out.push({ clientId: e.clientId, identity: e.identity, self: e.self, name: s.name, objectId: s.objectId, collection: s.collection, blockId: s.blockId, anchor: at(s.anchor), head: at(s.head), updatedAt: e.updatedAt })
+      out.push({
+        clientId: e.clientId,
+        identity: e.identity,
+        self: e.self,
+        name: s.name,
+        objectId: s.objectId,
+        collection: s.collection,
+        blockId: s.blockId,
+        anchor: at(s.anchor),
+        head: at(s.head),
+        updatedAt: e.updatedAt,
+      })
       text?.done()
     }
     return out.sort((a, b) => (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : a.clientId - b.clientId))

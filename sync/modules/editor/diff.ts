@@ -230,11 +230,7 @@ function pairGap(old: AnyBlock[], next: BlockDraft[]): [number, number][] {
 
 // ---------------------------------------------------------------------------------------------
 
-type Slot =
-  | { kind: 'keep'; old: number }
-  | { kind: 'update'; old: number }
-  | { kind: 'insert' }
-  | { kind: 'move'; old: number }
+type Slot = { kind: 'keep'; old: number } | { kind: 'update'; old: number } | { kind: 'insert' } | { kind: 'move'; old: number }
 
 export interface DiffBounds {
   /** Position of the block right before `current` (when diffing a window of a document). */
@@ -296,7 +292,10 @@ export function diffBlocks(current: Block[], next: BlockDraft[], newPos: PosGen,
     for (let i = pi; i < mi; i++) if (!oldTaken[i]) oldIdx.push(i)
     const newIdx: number[] = []
     for (let j = pj; j < mj; j++) if (!slots[j]) newIdx.push(j)
-    for (const [x, y] of pairGap(oldIdx.map((i) => cur[i]), newIdx.map((j) => next[j]))) {
+    for (const [x, y] of pairGap(
+      oldIdx.map((i) => cur[i]),
+      newIdx.map((j) => next[j]),
+    )) {
       slots[newIdx[y]] = { kind: 'update', old: oldIdx[x] }
       oldTaken[oldIdx[x]] = 1
     }
@@ -353,8 +352,7 @@ export function diffBlocks(current: Block[], next: BlockDraft[], newPos: PosGen,
     }
     const old = cur[s.old]
     const moved = s.kind === 'move' || reposition.has(j)
-    const change: BlockUpdate =
-      s.kind === 'update' ? { id: old.id, ...blockChanges(old, next[j]) } : { id: old.id, set: {}, unset: [] }
+    const change: BlockUpdate = s.kind === 'update' ? { id: old.id, ...blockChanges(old, next[j]) } : { id: old.id, set: {}, unset: [] }
     if (moved) change.set['nav.pos'] = newPosOf.get(j)!
     if (Object.keys(change.set).length === 0 && change.unset.length === 0) result.unchanged++
     else result.updates.push(change)

@@ -4,18 +4,7 @@
  * results into ops on the editor dataset, and module.ts declares the module to the space layer
  * (docs/architecture.md "Adding a module"). Reference: docs/editor.md.
  */
-export type {
-  Block,
-  BlockDraft,
-  BlockInsert,
-  BlockNav,
-  BlockType,
-  BlockUpdate,
-  DiffResult,
-  EditSummary,
-  MarkdownEdit,
-  PosGen,
-} from './types.ts'
+export type { Block, BlockDraft, BlockInsert, BlockNav, BlockType, BlockUpdate, DiffResult, EditSummary, MarkdownEdit, PosGen } from './types.ts'
 export { BLOCK_TYPES, CONTAINER_TYPES, INLINE_TYPES } from './types.ts'
 export { parse, parseTree, append } from './parse.ts'
 export { render, renderDoc, sortBlocks, isHidden } from './render.ts'

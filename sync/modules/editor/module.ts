@@ -21,35 +21,36 @@ export interface EditorOptions {
 }
 
 /** The editor with these settings; `editorModule` is the release's. */
-export const makeEditorModule = (o: EditorOptions = {}) => defineModule({
-  name: 'editor',
-  dependencies: ['events'],
-  errorCodes: EDITOR_ERROR_CODES,
-  datasets: [
-    {
-      kind: EDITOR_KIND,
-      canonicalKey: 'blocks',
-      canonicalCollection: EDITOR_BLOCKS,
-      sharedOnly: false,
-      search: { scope: 'editor', fields: ['text'] },
-      schema: {
-        type: 'object',
-        properties: {
-          id: R.idField(),
-          _ver: R.verField,
-          type: R.synced({ type: 'string' }),
-          style: R.synced({ type: 'string' }),
-          text: R.synced({ type: 'string' }),
-          nav: R.synced({ type: 'object', properties: { pos: { type: 'string' }, depth: { type: 'integer', minimum: 0 } } }),
+export const makeEditorModule = (o: EditorOptions = {}) =>
+  defineModule({
+    name: 'editor',
+    dependencies: ['events'],
+    errorCodes: EDITOR_ERROR_CODES,
+    datasets: [
+      {
+        kind: EDITOR_KIND,
+        canonicalKey: 'blocks',
+        canonicalCollection: EDITOR_BLOCKS,
+        sharedOnly: false,
+        search: { scope: 'editor', fields: ['text'] },
+        schema: {
+          type: 'object',
+          properties: {
+            id: R.idField(),
+            _ver: R.verField,
+            type: R.synced({ type: 'string' }),
+            style: R.synced({ type: 'string' }),
+            text: R.synced({ type: 'string' }),
+            nav: R.synced({ type: 'object', properties: { pos: { type: 'string' }, depth: { type: 'integer', minimum: 0 } } }),
+          },
+          required: ['id', 'type'],
+          'x-idRule': 'auto',
         },
-        required: ['id', 'type'],
-        'x-idRule': 'auto',
       },
-    },
-  ],
-  service: ({ space, types }) => new EditorService(space, types),
-  // Live cursors belong to the account (they ride its event bus): cursors.ts.
-  accountService: (account) => new CursorPresence(account.accountId, account.env, o.cursorTimeoutMs, account.log.child('cursors')),
-})
+    ],
+    service: ({ space, types }) => new EditorService(space, types),
+    // Live cursors belong to the account (they ride its event bus): cursors.ts.
+    accountService: (account) => new CursorPresence(account.accountId, account.env, o.cursorTimeoutMs, account.log.child('cursors')),
+  })
 
 export const editorModule = makeEditorModule()

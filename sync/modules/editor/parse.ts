@@ -161,8 +161,7 @@ class BlockParser {
       // a plain item whose text is the bare, unescaped checkbox.
       const only = first.children.length === 1 ? first.children[0] : undefined
       const start = first.position?.start.offset
-      if (item.checked == null && only?.type === 'text' && EMPTY_TASK.test(only.value) &&
-          start !== undefined && this.markdown[start] === '[') {
+      if (item.checked == null && only?.type === 'text' && EMPTY_TASK.test(only.value) && start !== undefined && this.markdown[start] === '[') {
         type = 'task'
         checked = only.value !== '[ ]'
         draft.type = type

@@ -51,8 +51,7 @@ const depthOf = (b: AnyBlock): number => {
   return typeof d === 'number' && Number.isInteger(d) && d > 0 ? d : 0
 }
 
-const family = (type: string): 'bullet' | 'ordered' | null =>
-  type === 'bullet' || type === 'task' ? 'bullet' : type === 'numbered' ? 'ordered' : null
+const family = (type: string): 'bullet' | 'ordered' | null => (type === 'bullet' || type === 'task' ? 'bullet' : type === 'numbered' ? 'ordered' : null)
 
 const startOf = (b: AnyBlock): number => {
   const s = b.style === undefined ? NaN : Number(b.style)
@@ -61,7 +60,10 @@ const startOf = (b: AnyBlock): number => {
 
 function indent(s: string, prefix: string, blank: string): string {
   if (!s.includes('\n')) return s === '' ? blank : prefix + s
-  return s.split('\n').map((l) => (l === '' ? blank : prefix + l)).join('\n')
+  return s
+    .split('\n')
+    .map((l) => (l === '' ? blank : prefix + l))
+    .join('\n')
 }
 
 function fence(text: string, info: string): string {
@@ -123,7 +125,6 @@ function leaf(b: AnyBlock): string {
   }
 }
 
-
 interface SeqResult {
   out: string
   /** First rendered node and, if it opens a list run, its number. */
@@ -179,8 +180,7 @@ function renderNode(node: TreeNode, number: number): string {
   // a non-empty item, and an ordered list starting at 1.
   // An item with no text (not even a task's checkbox) takes its first child as its content.
   const f = seq.first!.block
-  const tight = (text === '' && b.type !== 'task') ||
-    (family(f.type) !== null && ((f.text ?? '') !== '' || f.type === 'task') && (f.type !== 'numbered' || startOf(f) === 1))
+  const tight = (text === '' && b.type !== 'task') || (family(f.type) !== null && ((f.text ?? '') !== '' || f.type === 'task') && (f.type !== 'numbered' || startOf(f) === 1))
   return head + (tight ? '\n' : '\n' + blank + '\n') + indent(seq.out, prefix, blank)
 }
 

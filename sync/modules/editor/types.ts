@@ -5,21 +5,9 @@
  */
 
 /** Every block type the markdown mapping produces. Unknown types are tolerated on render. */
-export type BlockType =
-  | 'paragraph'
-  | 'heading'
-  | 'bullet'
-  | 'numbered'
-  | 'task'
-  | 'quote'
-  | 'code'
-  | 'divider'
-  | 'table'
-  | 'raw'
+export type BlockType = 'paragraph' | 'heading' | 'bullet' | 'numbered' | 'task' | 'quote' | 'code' | 'divider' | 'table' | 'raw'
 
-export const BLOCK_TYPES: readonly BlockType[] = [
-  'paragraph', 'heading', 'bullet', 'numbered', 'task', 'quote', 'code', 'divider', 'table', 'raw',
-]
+export const BLOCK_TYPES: readonly BlockType[] = ['paragraph', 'heading', 'bullet', 'numbered', 'task', 'quote', 'code', 'divider', 'table', 'raw']
 
 /** Types that may hold nested blocks (blocks right after them with a greater depth). */
 export const CONTAINER_TYPES: ReadonlySet<string> = new Set(['bullet', 'numbered', 'task', 'quote'])

@@ -97,7 +97,10 @@ export class EventBus {
       const budgetKeys = filter.spaceIds ?? [LOCAL_BUDGET]
       const full = budgetKeys.find((k) => (this.patterns.get(k) ?? 0) >= EVENTS.maxPatternsPerSpace)
       if (full !== undefined) {
-        throw new SvcError('events.too_many_patterns', 'the interest pattern budget of this space is exhausted', { limit: EVENTS.maxPatternsPerSpace, ...(full ? { spaceId: full } : {}) })
+        throw new SvcError('events.too_many_patterns', 'the interest pattern budget of this space is exhausted', {
+          limit: EVENTS.maxPatternsPerSpace,
+          ...(full ? { spaceId: full } : {}),
+        })
       }
       for (const k of budgetKeys) this.patterns.set(k, (this.patterns.get(k) ?? 0) + 1)
       interest = { filter, budgetKeys, sinks: new Set() }
@@ -179,14 +182,22 @@ export class EventBus {
   /** A progress report on a process this account runs: every progress event carries the full descriptor. */
   processProgress(id: string, update: { progress?: Record<string, number>; message?: string }): number {
     const p = this.ownProcess(id)
-    const descriptor: Record<string, Json> = { ...p.descriptor, ...(update.progress ? { progress: update.progress } : {}), ...(update.message !== undefined ? { message: update.message } : {}) }
+    const descriptor: Record<string, Json> = {
+      ...p.descriptor,
+      ...(update.progress ? { progress: update.progress } : {}),
+      ...(update.message !== undefined ? { message: update.message } : {}),
+    }
     return this.emitFor(p, PROCESS_EVENT.progress, descriptorOf(p, descriptor, 'running'))
   }
 
   /** The end of a process this account runs: `done`, `failed` (with `error`) or `cancelled`. */
   processFinish(id: string, end: { status: 'done' | 'failed' | 'cancelled'; error?: string; result?: Json }): number {
     const p = this.ownProcess(id)
-    const descriptor: Record<string, Json> = { ...p.descriptor, ...(end.error !== undefined ? { error: end.error } : {}), ...(end.result !== undefined ? { result: end.result } : {}) }
+    const descriptor: Record<string, Json> = {
+      ...p.descriptor,
+      ...(end.error !== undefined ? { error: end.error } : {}),
+      ...(end.result !== undefined ? { result: end.result } : {}),
+    }
     return this.emitFor(p, PROCESS_EVENT[end.status], descriptorOf(p, descriptor, end.status))
   }
 

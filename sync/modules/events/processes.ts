@@ -70,7 +70,9 @@ export class PublishedProcesses {
 
   /** Live entries of process `id`, one per publisher, by identity. */
   live(id: string): PublishedProcess[] {
-    return this.list().filter((p) => p.id === id).sort((a, b) => (a.sender.identity < b.sender.identity ? -1 : 1))
+    return this.list()
+      .filter((p) => p.id === id)
+      .sort((a, b) => (a.sender.identity < b.sender.identity ? -1 : 1))
   }
 
   /** Every live entry (entries idle past processIdleMs are dropped on the way). */

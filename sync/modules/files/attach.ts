@@ -54,7 +54,15 @@ export function currentSecret(space: SpaceEngine): Uint8Array {
  * the space is not written again: dedup), or keep the bytes inline when the whole body fits
  * `inlineMax`. Memory stays at a few blocks whatever the body's size.
  */
-export async function ingestContent(space: SpaceEngine, store: BlockStore, crypto: CryptoProvider, blockCrypto: BlockCrypto, body: AsyncIterable<Uint8Array>, blockSize = FILES.blockSize, max = FILES.attachMax): Promise<AttachedContent> {
+export async function ingestContent(
+  space: SpaceEngine,
+  store: BlockStore,
+  crypto: CryptoProvider,
+  blockCrypto: BlockCrypto,
+  body: AsyncIterable<Uint8Array>,
+  blockSize = FILES.blockSize,
+  max = FILES.attachMax,
+): Promise<AttachedContent> {
   const secret = currentSecret(space)
   const hash = crypto.sha256 ?? sha256
   const ids: string[] = []

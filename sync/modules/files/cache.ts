@@ -71,7 +71,10 @@ export class FileCache {
       const live = new Set(records.map((r) => r.id))
       for (const [s, fileId] of await this.files.local.all()) if (s === spaceId && !live.has(fileId)) await this.files.local.drop(spaceId, fileId)
       const storage = this.files.account.storage
-      const marks = await storage.getMany(LOCAL_STORES.orphans, unreferenced.map((id) => `${spaceId}/${id}`))
+      const marks = await storage.getMany(
+        LOCAL_STORES.orphans,
+        unreferenced.map((id) => `${spaceId}/${id}`),
+      )
       const expired: string[] = []
       const puts = []
       for (let i = 0; i < unreferenced.length; i++) {
@@ -82,7 +85,9 @@ export class FileCache {
       // A grace of zero deletes on first sight.
       if (this.files.graceMs <= 0) expired.push(...puts.splice(0).map((p) => p.key.slice(spaceId.length + 1)))
       // Marks of blocks referenced again (a re-attach of equal content) go.
-      const stale = (await storage.scan(LOCAL_STORES.orphans, { prefix: `${spaceId}/` })).map(([k]) => k).filter((k) => referenced.has(k.slice(spaceId.length + 1)) || expired.includes(k.slice(spaceId.length + 1)))
+      const stale = (await storage.scan(LOCAL_STORES.orphans, { prefix: `${spaceId}/` }))
+        .map(([k]) => k)
+        .filter((k) => referenced.has(k.slice(spaceId.length + 1)) || expired.includes(k.slice(spaceId.length + 1)))
       await this.files.store.delete(spaceId, expired)
       await storage.commit({ puts, dels: stale.map((key) => ({ store: LOCAL_STORES.orphans, key })) })
       for (const rec of records) {

@@ -38,25 +38,29 @@ export class FileIndex {
   onChange(space: SpaceEngine, change: SpaceChange): void {
     const s = this.spaces.get(space.spaceId)
     if (!s) return
-    s.queue.run(async () => {
-      const entries = await s.entries
-      for (const objectId of change.reloaded) await this.rescan(space, entries, objectId)
-      for (const objectId of change.objects) {
-        if (space.objectDoc(objectId)) continue
-        for (const [fileId, o] of entries) if (o === objectId) this.drop(space, entries, fileId, o)
-      }
-      for (const [objectId, perDs] of change.records) {
-        const touched = perDs.get(FILES_COLLECTION)
-        if (!touched || change.reloaded.has(objectId)) continue
-        for (const fileId of touched.keys()) {
-          const live = space.objectDoc(objectId) !== undefined && (await space.replica.getRecord(objectId, FILES_COLLECTION, fileId).then((r) => r !== undefined && !r.deleted && r.value !== undefined))
-          if (live) {
-            entries.set(fileId, objectId)
-            this.moved(space, fileId, objectId, true)
-          } else if (entries.get(fileId) === objectId) this.drop(space, entries, fileId, objectId)
+    s.queue
+      .run(async () => {
+        const entries = await s.entries
+        for (const objectId of change.reloaded) await this.rescan(space, entries, objectId)
+        for (const objectId of change.objects) {
+          if (space.objectDoc(objectId)) continue
+          for (const [fileId, o] of entries) if (o === objectId) this.drop(space, entries, fileId, o)
         }
-      }
-    }).catch((err: unknown) => this.log.warn('updating the file index after a commit failed', { spaceId: space.spaceId, err: errField(err) }))
+        for (const [objectId, perDs] of change.records) {
+          const touched = perDs.get(FILES_COLLECTION)
+          if (!touched || change.reloaded.has(objectId)) continue
+          for (const fileId of touched.keys()) {
+            const live =
+              space.objectDoc(objectId) !== undefined &&
+              (await space.replica.getRecord(objectId, FILES_COLLECTION, fileId).then((r) => r !== undefined && !r.deleted && r.value !== undefined))
+            if (live) {
+              entries.set(fileId, objectId)
+              this.moved(space, fileId, objectId, true)
+            } else if (entries.get(fileId) === objectId) this.drop(space, entries, fileId, objectId)
+          }
+        }
+      })
+      .catch((err: unknown) => this.log.warn('updating the file index after a commit failed', { spaceId: space.spaceId, err: errField(err) }))
   }
 
   /** Settles once every queued update of a space ran (tests, and reads right after a write). */

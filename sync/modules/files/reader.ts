@@ -75,10 +75,12 @@ export class BlockReader {
       const run = this.fetchNow(spaceId, mine, keep)
       for (const id of mine) this.inflight.set(`${spaceId}/${id}`, run)
       waits.push(run)
-      run.finally(() => {
-        for (const id of mine) if (this.inflight.get(`${spaceId}/${id}`) === run) this.inflight.delete(`${spaceId}/${id}`)
-        // Its failure reaches every caller through `waits`; this copy is only noted.
-      }).catch((err: unknown) => this.log.debug('fetching blocks failed', { spaceId, err: errField(err) }))
+      run
+        .finally(() => {
+          for (const id of mine) if (this.inflight.get(`${spaceId}/${id}`) === run) this.inflight.delete(`${spaceId}/${id}`)
+          // Its failure reaches every caller through `waits`; this copy is only noted.
+        })
+        .catch((err: unknown) => this.log.debug('fetching blocks failed', { spaceId, err: errField(err) }))
     }
     await Promise.all(waits)
   }

@@ -98,7 +98,10 @@ export class FilesService {
   readonly background: Background = new Background(this)
   private stopSweeps: () => void = () => undefined
 
-  constructor(readonly account: AccountModuleContext, opts: FilesOptions = {}) {
+  constructor(
+    readonly account: AccountModuleContext,
+    opts: FilesOptions = {},
+  ) {
     this.log = account.log.child('files')
     this.events = new Emitter<FilesEvents>(this.log)
     this.graceMs = opts.graceMs ?? FILES.graceMs
@@ -110,7 +113,10 @@ export class FilesService {
     this.blockCrypto = opts.blockCrypto ?? inline
     this.reader = new BlockReader(this.store, this.blockCrypto, inline, this.log.child('reader'))
     this.index = new FileIndex((space, fileId, objectId, live) => {
-      if (live) void this.announce(space, fileId).catch((err: unknown) => this.log.debug("announcing a synced file's status failed", { spaceId: space.spaceId, fileId, err: errField(err) }))
+      if (live)
+        void this.announce(space, fileId).catch((err: unknown) =>
+          this.log.debug("announcing a synced file's status failed", { spaceId: space.spaceId, fileId, err: errField(err) }),
+        )
     }, this.log)
     this.cache = new FileCache(this)
     account.events.on('spacesOpened', (e) => {
@@ -187,7 +193,12 @@ export class FilesService {
   // ------------------------------------------------------------------ attach, delete
 
   /** Attach: the body's bytes become blocks (or inline bytes) and one record on the object. */
-  async attach(spaceId: string, objectId: string, meta: AttachMeta, body: AsyncIterable<Uint8Array>): Promise<WriteResult & { fileId: string; size: number; inline: boolean; hash: string }> {
+  async attach(
+    spaceId: string,
+    objectId: string,
+    meta: AttachMeta,
+    body: AsyncIterable<Uint8Array>,
+  ): Promise<WriteResult & { fileId: string; size: number; inline: boolean; hash: string }> {
     const space = this.space(spaceId)
     space.requireObject(objectId)
     checkMeta(meta)
@@ -237,8 +248,22 @@ export class FilesService {
     const st = await this.local.get(spaceId, rec.id)
     const cached = rec.inline !== undefined || cachedBlocks === present.length
     const info: FileInfo = {
-      id: rec.id, objectId: rec.objectId, spaceId, uri: `svc://f/${spaceId}/${rec.id}`, name: rec.name, mime: rec.mime, size: rec.size, creator: rec.creator, createdAt: rec.createdAt, hash: rec.hash,
-      inline: rec.inline !== undefined, blocks: present.length, cachedBlocks, cached, pinned: st.pinned === true, state: stateOf(rec, st, cached),
+      id: rec.id,
+      objectId: rec.objectId,
+      spaceId,
+      uri: `svc://f/${spaceId}/${rec.id}`,
+      name: rec.name,
+      mime: rec.mime,
+      size: rec.size,
+      creator: rec.creator,
+      createdAt: rec.createdAt,
+      hash: rec.hash,
+      inline: rec.inline !== undefined,
+      blocks: present.length,
+      cachedBlocks,
+      cached,
+      pinned: st.pinned === true,
+      state: stateOf(rec, st, cached),
     }
     if (rec.width !== undefined) info.width = rec.width
     if (rec.height !== undefined) info.height = rec.height
@@ -285,7 +310,8 @@ export class FilesService {
     const rec = await this.record(spaceId, fileId)
     if (rec.inline !== undefined) return
     const info = await this.infoOf(spaceId, rec)
-    if (info.state !== 'durable') throw new SvcError('file.not_durable', 'the bytes on this device are the only copy known; offload waits until another device stores them', { fileId })
+    if (info.state !== 'durable')
+      throw new SvcError('file.not_durable', 'the bytes on this device are the only copy known; offload waits until another device stores them', { fileId })
     await this.local.update(spaceId, fileId, { pinned: false })
     await this.cache.dropContent(spaceId, rec)
     await this.announce(spaceId, fileId)
@@ -296,7 +322,8 @@ const ACCESS_RESOLUTION_MS = 60_000
 
 function checkMeta(meta: AttachMeta) {
   if (meta.name.length === 0 || meta.name.length > FILES.nameMax) throw new SvcError('request.invalid_field', `name must be 1 to ${FILES.nameMax} characters`, { field: 'name' })
-  if (meta.mime.length > FILES.mimeMax || !/^[\w.+-]+\/[\w.+-]+$/.test(meta.mime)) throw new SvcError('request.invalid_field', 'mime must be a media type such as image/png', { field: 'mime' })
+  if (meta.mime.length > FILES.mimeMax || !/^[\w.+-]+\/[\w.+-]+$/.test(meta.mime))
+    throw new SvcError('request.invalid_field', 'mime must be a media type such as image/png', { field: 'mime' })
 }
 
 /**

@@ -53,7 +53,12 @@ export interface PushEnvelope {
   silent: boolean
 }
 
-export function sealEnvelope(env: Env, keys: { spaceKey: string; encKey: Uint8Array; encKeyId: string }, payload: PushPayload, opts: { groupId?: string; silent: boolean }): PushEnvelope {
+export function sealEnvelope(
+  env: Env,
+  keys: { spaceKey: string; encKey: Uint8Array; encKeyId: string },
+  payload: PushPayload,
+  opts: { groupId?: string; silent: boolean },
+): PushEnvelope {
   const sealed = sealPayload(env, keys.encKey, utf8(JSON.stringify(payload)))
   const out: PushEnvelope = { spaceKey: keys.spaceKey, keyId: keys.encKeyId, payload: toBase64(sealed), silent: opts.silent }
   if (opts.groupId) out.groupId = opts.groupId

@@ -23,9 +23,9 @@ export class MemoryPushKeyStore implements PushKeyStore {
   put(spaceId: string, encKeyId: string, encKey: string) {
     let m = this.map.get(spaceId)
     if (!m) {
-m = new Map()
-this.map.set(spaceId, m)
-}
+      m = new Map()
+      this.map.set(spaceId, m)
+    }
     m.set(encKeyId, encKey)
   }
 }

@@ -37,7 +37,12 @@ export type ScopedRowsOf = (chatIds: string[]) => Promise<ReadonlyMap<string, Re
  * `notifyMode` is an account-scope value (docs/chat.md "Client writes and `chat.notifyMode`"): it
  * lives in the account's scoped store, not on the space's synced row, so it is read from there.
  */
-export async function readModes(space: SpaceEngine, spaceMode: NotifyMode | undefined, isChatRow: (row: Record<string, unknown>) => boolean | Promise<boolean>, scopedRowsOf: ScopedRowsOf): Promise<SpaceModes> {
+export async function readModes(
+  space: SpaceEngine,
+  spaceMode: NotifyMode | undefined,
+  isChatRow: (row: Record<string, unknown>) => boolean | Promise<boolean>,
+  scopedRowsOf: ScopedRowsOf,
+): Promise<SpaceModes> {
   const ids: string[] = []
   for (const doc of space.objectDocs()) {
     const row = doc as Record<string, unknown>

@@ -23,7 +23,12 @@ const MAX_REMEMBERED = 10_000
 export class PushSender {
   private readonly mentions = new Map<string, string[]>()
 
-  constructor(private readonly space: SpaceEngine, private readonly outbox: PushOutbox, private readonly env: Env, private readonly enabled: () => boolean) {}
+  constructor(
+    private readonly space: SpaceEngine,
+    private readonly outbox: PushOutbox,
+    private readonly env: Env,
+    private readonly enabled: () => boolean,
+  ) {}
 
   committed(c: SpaceChange): void {
     for (const [objectId, perDs] of c.records) {

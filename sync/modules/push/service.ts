@@ -260,7 +260,12 @@ export class PushService {
     try {
       const spaceMode = asMode((await x.info?.(space.spaceId))?.settings?.notifyMode)
       const read = space.services.of(chatReadModule)
-      const modes = await readModes(space, spaceMode, (row) => read.isChatRow(row as never), (ids) => space.services.types.scoped.rowsOf(space.spaceId, ids))
+      const modes = await readModes(
+        space,
+        spaceMode,
+        (row) => read.isChatRow(row as never),
+        (ids) => space.services.types.scoped.rowsOf(space.spaceId, ids),
+      )
       this.lastGood.set(space.spaceId, modes)
       return modes
     } catch {

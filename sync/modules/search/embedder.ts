@@ -19,7 +19,10 @@ export class EmbedderUnavailable extends Error {
   }
 }
 
-export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<{ ok: boolean; status: number; json(): Promise<unknown> }>
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal },
+) => Promise<{ ok: boolean; status: number; json(): Promise<unknown> }>
 
 /** `POST <url>` with `{model, input: [texts]}`, answered `{data: [{embedding: number[], index}]}`. */
 export class HttpEmbedder implements Embedder {
@@ -35,7 +38,12 @@ export class HttpEmbedder implements Embedder {
     let body: unknown
     try {
       const signal = AbortSignal.timeout(this.timeoutMs)
-      const res = await this.fetchImpl(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: this.model, input: texts }), signal })
+      const res = await this.fetchImpl(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: this.model, input: texts }),
+        signal,
+      })
       if (!res.ok) throw new EmbedderUnavailable(`embedder answered ${res.status}`)
       body = await res.json()
     } catch (err) {
@@ -53,8 +61,9 @@ export function parseEmbeddings(body: unknown, n: number): Float32Array[] {
   let dims = -1
   data.forEach((d: unknown, i) => {
     const e = (d as { embedding?: unknown })?.embedding
-    const at = typeof (d as { index?: unknown })?.index === 'number' ? ((d as { index: number }).index) : i
-    if (!Array.isArray(e) || e.length === 0 || e.length > SEARCH_LIMITS.maxDims || !Number.isInteger(at) || at < 0 || at >= n || out[at]) throw new EmbedderUnavailable('malformed embedding')
+    const at = typeof (d as { index?: unknown })?.index === 'number' ? (d as { index: number }).index : i
+    if (!Array.isArray(e) || e.length === 0 || e.length > SEARCH_LIMITS.maxDims || !Number.isInteger(at) || at < 0 || at >= n || out[at])
+      throw new EmbedderUnavailable('malformed embedding')
     if (dims >= 0 && e.length !== dims) throw new EmbedderUnavailable('embeddings of different sizes')
     dims = e.length
     const v = new Float32Array(e.length)

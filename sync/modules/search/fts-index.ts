@@ -231,10 +231,19 @@ function encodeBinary(ms: MsState): Uint8Array {
       for (const [doc, f] of freqs) words.push(doc, f)
     }
   }
-  const header = te.encode(JSON.stringify({
-    documentCount: ms._documentCount, nextId: ms._nextId, fieldIds: ms._fieldIds, averageFieldLength: ms._avgFieldLength, dirtCount: ms._dirtCount,
-    storedFields: [...ms._storedFields], little: LITTLE, ids, terms,
-  }))
+  const header = te.encode(
+    JSON.stringify({
+      documentCount: ms._documentCount,
+      nextId: ms._nextId,
+      fieldIds: ms._fieldIds,
+      averageFieldLength: ms._avgFieldLength,
+      dirtCount: ms._dirtCount,
+      storedFields: [...ms._storedFields],
+      little: LITTLE,
+      ids,
+      terms,
+    }),
+  )
   const start = 8 + header.length + ((4 - (header.length % 4)) % 4)
   const out = new Uint8Array(start + words.length * 4)
   const dv = new DataView(out.buffer)
@@ -251,8 +260,15 @@ function decodeBinary(bytes: Uint8Array): { ms: MiniSearch<IndexedDoc>; keys: st
   if (bytes.byteLength < 8 || dv.getUint32(0, true) !== MAGIC) throw new Error('not a binary search index')
   const hlen = dv.getUint32(4, true)
   const h = JSON.parse(td.decode(bytes.subarray(8, 8 + hlen))) as {
-    documentCount: number; nextId: number; fieldIds: Record<string, number>; averageFieldLength: number[]; dirtCount: number
-    storedFields: Array<[number, Record<string, unknown>]>; little: boolean; ids: string[]; terms: string[]
+    documentCount: number
+    nextId: number
+    fieldIds: Record<string, number>
+    averageFieldLength: number[]
+    dirtCount: number
+    storedFields: Array<[number, Record<string, unknown>]>
+    little: boolean
+    ids: string[]
+    terms: string[]
   }
   if (h.little !== LITTLE) throw new Error('binary search index written in another byte order')
   const start = 8 + hlen + ((4 - (hlen % 4)) % 4)
@@ -260,10 +276,21 @@ function decodeBinary(bytes: Uint8Array): { ms: MiniSearch<IndexedDoc>; keys: st
   // Aligned copy when the bytes do not sit on a 4-byte boundary (a storage read's own buffer).
   const aligned = (bytes.byteOffset + start) % 4 === 0 ? bytes : bytes.slice()
   const body = new Uint32Array(aligned.buffer, aligned.byteOffset + start, (bytes.byteLength - start) / 4)
-  const ms = MiniSearch.loadJS<IndexedDoc>({
-    documentCount: h.documentCount, nextId: h.nextId, fieldIds: h.fieldIds, averageFieldLength: h.averageFieldLength, dirtCount: h.dirtCount,
-    documentIds: {}, fieldLength: {}, storedFields: {}, index: [], serializationVersion: 2,
-  }, OPTIONS)
+  const ms = MiniSearch.loadJS<IndexedDoc>(
+    {
+      documentCount: h.documentCount,
+      nextId: h.nextId,
+      fieldIds: h.fieldIds,
+      averageFieldLength: h.averageFieldLength,
+      dirtCount: h.dirtCount,
+      documentIds: {},
+      fieldLength: {},
+      storedFields: {},
+      index: [],
+      serializationVersion: 2,
+    },
+    OPTIONS,
+  )
   const st = ms as unknown as MsState
   const at = (i: number) => {
     if (i >= body.length) throw new Error('truncated binary search index')

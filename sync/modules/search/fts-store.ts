@@ -62,7 +62,12 @@ export class FtsStore {
     try {
       const chunks = await this.storage.scan(this.S, { prefix: this.key('base', meta.gen) + '/' })
       if (chunks.length !== meta.chunks) return undefined
-      const index = meta.chunks === 0 ? FtsIndex.empty() : meta.format === 1 ? FtsIndex.load(chunks.map(([, v]) => dec.decode(v)).join('')) : FtsIndex.loadBinary(concatBytes(...chunks.map(([, v]) => v)))
+      const index =
+        meta.chunks === 0
+          ? FtsIndex.empty()
+          : meta.format === 1
+            ? FtsIndex.load(chunks.map(([, v]) => dec.decode(v)).join(''))
+            : FtsIndex.loadBinary(concatBytes(...chunks.map(([, v]) => v)))
       let done = index.size
       progress?.(done)
       for (const [, v] of await this.storage.scan(this.S, { prefix: this.key('delta', meta.gen) + '/' })) {
@@ -83,7 +88,15 @@ export class FtsStore {
    * `index` (it is not in memory) only a delta can be written; a first save needs it.
    * Returns the meta now on disk.
    */
-  async save(prev: FtsMeta | undefined, index: FtsIndex | undefined, ops: readonly IndexOp[], versionSeq: string, catalog: string, forceBase = false, mayCompact = true): Promise<FtsMeta> {
+  async save(
+    prev: FtsMeta | undefined,
+    index: FtsIndex | undefined,
+    ops: readonly IndexOp[],
+    versionSeq: string,
+    catalog: string,
+    forceBase = false,
+    mayCompact = true,
+  ): Promise<FtsMeta> {
     const batch: WriteBatch = { puts: [], dels: [] }
     const opsSinceBase = (prev?.opsSinceBase ?? 0) + ops.length
     let meta: FtsMeta

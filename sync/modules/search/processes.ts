@@ -47,6 +47,13 @@ export class IndexWork {
     const now = this.now()
     return [...this.running]
       .filter(([, r]) => now - r.startedAt >= ANNOUNCE_AFTER_MS)
-      .map(([id, r]) => ({ id, kind: r.kind, state: 'running' as const, startedAt: { $date: new Date(r.startedAt).toISOString() }, spaceId: this.spaceId, progress: { done: r.done, total: r.total } }))
+      .map(([id, r]) => ({
+        id,
+        kind: r.kind,
+        state: 'running' as const,
+        startedAt: { $date: new Date(r.startedAt).toISOString() },
+        spaceId: this.spaceId,
+        progress: { done: r.done, total: r.total },
+      }))
   }
 }

@@ -61,8 +61,10 @@ export function checkRequest(body: SearchRequest): { query: string; scopes?: Set
   if (typeof mode !== 'string' || !MODES.includes(mode)) throw new SvcError('search.bad_mode', 'mode is hybrid, fts or vector', { mode })
   let scopes: Set<string> | undefined
   if (body.scopes !== undefined) {
-    if (!Array.isArray(body.scopes) || body.scopes.length > SEARCH_LIMITS.maxScopes) throw new SvcError('search.bad_scope', `scopes is a list of at most ${SEARCH_LIMITS.maxScopes} slugs`)
-    for (const s of body.scopes) if (typeof s !== 'string' || !SEARCH_LIMITS.scopeRe.test(s)) throw new SvcError('search.bad_scope', 'a scope is a slug ([a-z0-9_-], 1 to 64)', { scope: s })
+    if (!Array.isArray(body.scopes) || body.scopes.length > SEARCH_LIMITS.maxScopes)
+      throw new SvcError('search.bad_scope', `scopes is a list of at most ${SEARCH_LIMITS.maxScopes} slugs`)
+    for (const s of body.scopes)
+      if (typeof s !== 'string' || !SEARCH_LIMITS.scopeRe.test(s)) throw new SvcError('search.bad_scope', 'a scope is a slug ([a-z0-9_-], 1 to 64)', { scope: s })
     // An empty list is no restriction, like an absent one.
     if (body.scopes.length > 0) scopes = new Set(body.scopes)
   }

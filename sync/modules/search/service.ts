@@ -15,7 +15,6 @@ import { VectorIndexer, type EmbedderFactory } from './vector-indexer.ts'
 
 export type IndexState = 'starting' | 'building' | 'ready' | 'disabled'
 
-
 /**
  * The search index of one space. Commits only mark what moved (the hook must stay cheap: it
  * runs inside the commit feed); a drain, scheduled right after and serialized in `lane`,
@@ -92,7 +91,8 @@ export class SearchIndex {
     })
     this.started.catch((err: unknown) => this.failed('starting the search index failed', err))
     ctx.account.onChange((touched) => {
-      if (touched === 'reloaded' || touched.get('settings')?.includes(ctx.space.spaceId)) void this.lane.run(() => this.readSettings(true)).catch((err: unknown) => this.failed('applying moved search settings failed', err))
+      if (touched === 'reloaded' || touched.get('settings')?.includes(ctx.space.spaceId))
+        void this.lane.run(() => this.readSettings(true)).catch((err: unknown) => this.failed('applying moved search settings failed', err))
     })
   }
 
@@ -188,16 +188,18 @@ export class SearchIndex {
   private schedule() {
     if (this.scheduled) return
     this.scheduled = true
-    void this.later(SEARCH_LIMITS.drainQuietMs).then(async () => {
-      this.scheduled = false
-      if (this.closed) return
-      if (this.ctx.space.env.now() - this.lastCommitAt < SEARCH_LIMITS.drainQuietMs && this.dirtyCount() < SEARCH_LIMITS.maxDeferred) {
-        this.schedule()
-        return
-      }
-      await this.started
-      while (this.pending()) await this.lane.run(() => this.drainStep())
-    }).catch((err: unknown) => this.failed('indexing recent changes failed', err))
+    void this.later(SEARCH_LIMITS.drainQuietMs)
+      .then(async () => {
+        this.scheduled = false
+        if (this.closed) return
+        if (this.ctx.space.env.now() - this.lastCommitAt < SEARCH_LIMITS.drainQuietMs && this.dirtyCount() < SEARCH_LIMITS.maxDeferred) {
+          this.schedule()
+          return
+        }
+        await this.started
+        while (this.pending()) await this.lane.run(() => this.drainStep())
+      })
+      .catch((err: unknown) => this.failed('indexing recent changes failed', err))
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -222,7 +224,10 @@ export class SearchIndex {
       // Current: it stays on disk until something uses it.
       this.meta = meta
       this.state = 'ready'
-      if (early) void space.rowsLoaded.then(() => this.lane.run(() => this.recheckCatalog())).catch((err: unknown) => this.failed('rechecking the saved search index against the catalog failed', err))
+      if (early)
+        void space.rowsLoaded
+          .then(() => this.lane.run(() => this.recheckCatalog()))
+          .catch((err: unknown) => this.failed('rechecking the saved search index against the catalog failed', err))
       if (this.vectors.embedder) await this.ensureLoaded()
       return
     }
@@ -262,26 +267,28 @@ export class SearchIndex {
     if (this.evictionScheduled) return
     this.evictionScheduled = true
     const seen = this.uses
-    void this.later(SEARCH_LIMITS.residentIdleMs, true).then(async () => {
-      this.evictionScheduled = false
-      if (!this.mem || this.closed) return
-      if (this.uses !== seen || this.vectors.embedder) {
-        this.evictWhenIdle()
-        return
-      }
-      await this.lane.run(async () => {
-        if (!this.mem || this.uses !== seen || this.vectors.embedder) return
-        // Applied but unsaved operations (a `$text` catch-up's) are saved first.
-        if (this.pending() || this.unsaved.length || this.saveAsBase) await this.drainStep()
-        if (this.pending() || this.unsaved.length || this.saveAsBase) {
+    void this.later(SEARCH_LIMITS.residentIdleMs, true)
+      .then(async () => {
+        this.evictionScheduled = false
+        if (!this.mem || this.closed) return
+        if (this.uses !== seen || this.vectors.embedder) {
           this.evictWhenIdle()
           return
         }
-        this.mem = undefined
-        this.wanted = false
-        this.stats.evictions++
+        await this.lane.run(async () => {
+          if (!this.mem || this.uses !== seen || this.vectors.embedder) return
+          // Applied but unsaved operations (a `$text` catch-up's) are saved first.
+          if (this.pending() || this.unsaved.length || this.saveAsBase) await this.drainStep()
+          if (this.pending() || this.unsaved.length || this.saveAsBase) {
+            this.evictWhenIdle()
+            return
+          }
+          this.mem = undefined
+          this.wanted = false
+          this.stats.evictions++
+        })
       })
-    }).catch((err: unknown) => this.failed('saving the idle search index before evicting it failed', err))
+      .catch((err: unknown) => this.failed('saving the idle search index before evicting it failed', err))
   }
 
   /** Reads `indexDisabled`; on a move, clears or rebuilds. True when indexing is off. */
@@ -378,7 +385,11 @@ export class SearchIndex {
     // operation is kept: what it changes is known once a load replays it.
     const mem = this.mem
     const applied: IndexOp[] = []
-    const ops = { push: (...list: IndexOp[]) => { for (const op of list) if (!mem || mem.apply(op)) applied.push(op) } }
+    const ops = {
+      push: (...list: IndexOp[]) => {
+        for (const op of list) if (!mem || mem.apply(op)) applied.push(op)
+      },
+    }
     let n = 0
     for (const o of this.reload) {
       if (n++ >= SEARCH_LIMITS.drainBatch) break
@@ -441,22 +452,24 @@ export class SearchIndex {
     // In memory, compacting costs only the write; on disk it costs a load first, so only past
     // maxOpsOnDisk (which bounds what a first search replays).
     const due = () => this.state === 'ready' && !!this.meta && this.meta.opsSinceBase >= (this.mem ? SEARCH_LIMITS.compactIdleOps : SEARCH_LIMITS.maxOpsOnDisk + 1)
-    void this.later(SEARCH_LIMITS.compactIdleMs).then(async () => {
-      this.compactionScheduled = false
-      if (!due() || this.closed) return
-      if (this.commits !== seen || this.pending()) {
-        this.compactWhenIdle()
-        return
-      }
-      await this.lane.run(async () => {
-        // Checked again in the lane: a drain or a save may have run meanwhile.
-        if (!due() || this.pending()) return
-        // Loaded for this, it leaves memory again once unused for residentIdleMs.
-        if (!this.mem) await this.ensureLoaded()
-        if (!this.mem || this.pending()) return
-        await this.compactNow()
+    void this.later(SEARCH_LIMITS.compactIdleMs)
+      .then(async () => {
+        this.compactionScheduled = false
+        if (!due() || this.closed) return
+        if (this.commits !== seen || this.pending()) {
+          this.compactWhenIdle()
+          return
+        }
+        await this.lane.run(async () => {
+          // Checked again in the lane: a drain or a save may have run meanwhile.
+          if (!due() || this.pending()) return
+          // Loaded for this, it leaves memory again once unused for residentIdleMs.
+          if (!this.mem) await this.ensureLoaded()
+          if (!this.mem || this.pending()) return
+          await this.compactNow()
+        })
       })
-    }).catch((err: unknown) => this.failed('compacting the search index failed', err))
+      .catch((err: unknown) => this.failed('compacting the search index failed', err))
   }
 
   /** In the lane, with the index in memory and nothing pending: writes it as a new base. */

@@ -58,5 +58,8 @@ const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff
 
 /** Search terms of a query string (as the index tokenizes it), at most `max`. */
 export function queryTerms(query: string, max: number = SEARCH_LIMITS.maxTerms): string[] {
-  return tokenize(query).map(normalize).filter((t) => t !== '').slice(0, max)
+  return tokenize(query)
+    .map(normalize)
+    .filter((t) => t !== '')
+    .slice(0, max)
 }

@@ -100,7 +100,10 @@ export class VectorIndexer {
         store.remove(op.k, batch)
       }
     }
-    if (batch.dels.length) void this.ctx.storage.commit(batch).catch((err: unknown) => this.log.warn('removing vectors of changed documents failed', { spaceId: this.ctx.space.spaceId, err: errField(err) }))
+    if (batch.dels.length)
+      void this.ctx.storage
+        .commit(batch)
+        .catch((err: unknown) => this.log.warn('removing vectors of changed documents failed', { spaceId: this.ctx.space.spaceId, err: errField(err) }))
     this.kick()
   }
 

@@ -35,7 +35,6 @@ export interface ParsedAggregateBody {
   aggregate: CompiledAggregate
 }
 
-
 const invalidField = (field: string, message: string) => new SvcError('request.invalid_field', message, { field })
 
 export function parseAggregateBody(raw: unknown, options: AggregateBodyOptions = {}): ParsedAggregateBody {

@@ -16,13 +16,7 @@ export {
   type CompiledAggregate,
   type RunOptions,
 } from './pipeline.ts'
-export {
-  AGGREGATE_FIELDS,
-  DATA_PLANE_AGGREGATE_FIELDS,
-  parseAggregateBody,
-  type AggregateBodyOptions,
-  type ParsedAggregateBody,
-} from './body.ts'
+export { AGGREGATE_FIELDS, DATA_PLANE_AGGREGATE_FIELDS, parseAggregateBody, type AggregateBodyOptions, type ParsedAggregateBody } from './body.ts'
 export { HARD_MEMORY_LIMIT_BYTES, MAX_EXPRESSION_DEPTH, MAX_GROUP_FIELDS, MAX_STAGES, type LimitKind } from './errors.ts'
 export { ACCUMULATORS, type AccumulatorOp } from './group.ts'
 export { STAGES, type StageOp } from './stages.ts'

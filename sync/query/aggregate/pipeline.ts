@@ -135,11 +135,7 @@ export function compileAggregate(pipeline: unknown, limits: AggregateLimits = {}
 const isCompiled = (b: unknown): b is CompiledAggregate => (b as CompiledAggregate)?.compiled === 'aggregate'
 
 /** Compiles (unless given a compiled pipeline) and runs, or explains when `explain: true`. */
-export function runAggregate(
-  source: Iterable<object> | QuerySource,
-  body: AggregateBody | CompiledAggregate,
-  options?: RunOptions & { explain?: boolean },
-): AggregateResult {
+export function runAggregate(source: Iterable<object> | QuerySource, body: AggregateBody | CompiledAggregate, options?: RunOptions & { explain?: boolean }): AggregateResult {
   const compiled = isCompiled(body) ? body : compileAggregate(body.pipeline, body)
   const wantPlan = options?.explain ?? (!isCompiled(body) && body.explain === true)
   if (wantPlan) return { plan: compiled.explain(source, options) }
@@ -155,11 +151,7 @@ class Collector implements Sink {
   end(): void {}
 }
 
-function narrow(
-  leadingMatch: CompiledFilter | undefined,
-  source: Iterable<object> | QuerySource | undefined,
-  options: RunOptions | undefined,
-): Candidates | undefined {
+function narrow(leadingMatch: CompiledFilter | undefined, source: Iterable<object> | QuerySource | undefined, options: RunOptions | undefined): Candidates | undefined {
   if (!leadingMatch || leadingMatch.matchesAll) return undefined
   if (options?.candidates) return options.candidates
   if (source && isQuerySource(source)) return candidatesFor(source, leadingMatch)

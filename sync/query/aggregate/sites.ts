@@ -94,4 +94,3 @@ export function siteGetter(site: number, segs: readonly string[]): Getter {
   }
   return compileGetter(segs)
 }
-

@@ -347,7 +347,7 @@ class ProjectStage implements StageDef {
         if (keepGroupId) spec._id = 1
         const p = wrapped(index, op, () => compileProjection(spec))
         // eslint-disable-next-line @typescript-eslint/unbound-method -- a compiled projection's apply is a closure, not a method
-      this.base = p.apply as unknown as (d: Rec) => Rec
+        this.base = p.apply as unknown as (d: Rec) => Rec
       }
     } else {
       const spec: Record<string, number> = {}

@@ -28,7 +28,8 @@ export const CHILD_SEED_MAX = 256
 export async function bundleChild(engine: SpaceEngine, bundleId: string, body: ChildBody): Promise<{ objectId: string; created: boolean }> {
   await engine.settled()
   const { seed } = body
-  if (typeof seed !== 'string' || seed.length === 0 || seed.length > CHILD_SEED_MAX) throw new SvcError('request.invalid_field', 'seed is a string of 1 to 256 characters', { field: 'seed' })
+  if (typeof seed !== 'string' || seed.length === 0 || seed.length > CHILD_SEED_MAX)
+    throw new SvcError('request.invalid_field', 'seed is a string of 1 to 256 characters', { field: 'seed' })
   const types = body.types === undefined ? [] : [...new Set(body.types)]
   if (!types.every((t) => typeof t === 'string')) throw new SvcError('request.invalid_field', 'types is an array of type ids', { field: 'types' })
   for (const t of types) {

@@ -71,9 +71,7 @@ export interface Election {
  */
 export function elect(engine: SpaceEngine, entry: RegistryEntry): Election | undefined {
   const derivedId = bundleRootId(engine.spaceId, entry.id)
-  const live = entry.claims
-    .filter((c) => !engine.replica.treeMeta(c.rootId)?.deleted)
-    .map((c) => ({ ...c, derived: c.rootId === derivedId }))
+  const live = entry.claims.filter((c) => !engine.replica.treeMeta(c.rootId)?.deleted).map((c) => ({ ...c, derived: c.rootId === derivedId }))
   if (live.length === 0) return undefined
   live.sort((a, b) => Number(b.derived) - Number(a.derived) || compareUtf8(a.installedAt.$date, b.installedAt.$date) || compareUtf8(a.rootId, b.rootId))
   return { winner: live[0], losers: live.slice(1) }

@@ -28,7 +28,8 @@ export async function resolveLoser(engine: SpaceEngine, bundleId: string, loserR
   if (!election.losers.some((c) => c.rootId === loserRootId)) {
     throw new SvcError('bundle.not_loser', 'this root is not a losing root of the bundle', { id: bundleId, loserRootId, rootId: election.winner.rootId })
   }
-  if (!rootPresent(engine, loserRootId)) throw new SvcError('bundle.loser_not_ready', "the losing root's object has not arrived on this replica yet; retry after sync", { id: bundleId, loserRootId })
+  if (!rootPresent(engine, loserRootId))
+    throw new SvcError('bundle.loser_not_ready', "the losing root's object has not arrived on this replica yet; retry after sync", { id: bundleId, loserRootId })
   const mark = engine.objectDoc(loserRootId)?.[BUNDLE_MARK]
   if (isJsonObject(mark) && mark.id === bundleId) await engine.write(loserRootId, [{ op: 'unset', ds: ROW_DS, id: ROW_ID, path: BUNDLE_MARK }])
   await dropClaim(engine, bundleId, loserRootId)

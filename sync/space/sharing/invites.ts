@@ -37,7 +37,10 @@ export class Invites {
   /** `POST {S}/invites`: a new invite that revokes every prior live non-guest one. */
   async create(spaceId: string, permission: 'reader' | 'writer'): Promise<{ spaceId: string; inviteToken: string }> {
     const space = this.account.space(spaceId)
-    const prior = this.mustManage(space).invites().filter((i) => i.permission !== 'guest').map((i) => i.recordId)
+    const prior = this.mustManage(space)
+      .invites()
+      .filter((i) => i.permission !== 'guest')
+      .map((i) => i.recordId)
     const minted = await space.replica.createInvite(permission, { replaces: true })
     await this.keep(minted.recordId, { spaceId, permission, inviteToken: minted.token, createdAt: instant(this.env.now()) })
     await this.forget(prior)
@@ -78,7 +81,10 @@ export class Invites {
   async revokeAll(spaceId: string): Promise<void> {
     const space = this.account.space(spaceId)
     const st = this.mustManage(space)
-    const ids = st.invites().filter((i) => i.permission !== 'guest').map((i) => i.recordId)
+    const ids = st
+      .invites()
+      .filter((i) => i.permission !== 'guest')
+      .map((i) => i.recordId)
     if (ids.length === 0) return
     await space.replica.revokeInvites(ids)
     await this.forget(ids)
@@ -107,7 +113,10 @@ export class Invites {
     const space = this.account.space(spaceId)
     const st = space.replica.acl.current()
     if (st.owner !== this.me) throw new SvcError('acl.forbidden', 'only the owner revokes the guest key', { spaceId })
-    const guestInvites = st.invites().filter((i) => i.permission === 'guest').map((i) => i.recordId)
+    const guestInvites = st
+      .invites()
+      .filter((i) => i.permission === 'guest')
+      .map((i) => i.recordId)
     await space.replica.revokeGuest()
     await this.forget(guestInvites)
   }

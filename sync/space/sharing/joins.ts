@@ -79,7 +79,13 @@ export class Joins {
       return { info: await this.h.info(t.spaceId), accepted: false }
     }
     const change = await makeJoinChange({
-      spaceId: t.spaceId, inviteId: t.inviteId, invitePrivateKey: t.privateKey, me: this.h.key, metadata, crypto: this.h.crypto, env: this.h.env,
+      spaceId: t.spaceId,
+      inviteId: t.inviteId,
+      invitePrivateKey: t.privateKey,
+      me: this.h.key,
+      metadata,
+      crypto: this.h.crypto,
+      env: this.h.env,
     })
     const join: JoinState = { inviteId: t.inviteId, changeId: change.id, change: toBase58(change.raw), guest: t.guest }
     if (!row) {

@@ -57,7 +57,10 @@ export class Sharing {
     this.me = identityOf(h.key.publicKey)
     this.invites = new Invites(account, h.env, this.me)
     this.joins = new Joins({
-      me: this.me, key: h.key, env: h.env, crypto: h.crypto,
+      me: this.me,
+      key: h.key,
+      env: h.env,
+      crypto: h.crypto,
       row: (id) => h.row(id),
       writeRow: (row) => this.writeRow(row),
       patchRow: (id, fields) => this.patchRow(id, fields),
@@ -122,9 +125,11 @@ export class Sharing {
       this.joins.events.on('send', (j) => net.join(j.spaceId, j.change)),
     ]
     // Joins left pending by an earlier run, or sent from another device of this account.
-    void this.outgoingJoins().then((list) => {
-      for (const j of list) net.join(j.spaceId, j.change)
-    }).catch((err: unknown) => this.account.log.warn('resending pending join requests failed', { err: errField(err) }))
+    void this.outgoingJoins()
+      .then((list) => {
+        for (const j of list) net.join(j.spaceId, j.change)
+      })
+      .catch((err: unknown) => this.account.log.warn('resending pending join requests failed', { err: errField(err) }))
     return () => {
       for (const stop of stops) stop()
       if (this.net === net) this.net = undefined
@@ -161,7 +166,9 @@ export class Sharing {
 
   /** Re-reads a space's ACL and moves its row to match; resolves once done. */
   settle(spaceId: string): Promise<void> {
-    return this.settling.run(() => this.reconcile(spaceId)).catch((err: unknown) => this.account.log.warn("moving a space's row to match its ACL failed", { spaceId, err: errField(err) }))
+    return this.settling
+      .run(() => this.reconcile(spaceId))
+      .catch((err: unknown) => this.account.log.warn("moving a space's row to match its ACL failed", { spaceId, err: errField(err) }))
   }
 
   // ------------------------------------------------------------------ members
@@ -228,7 +235,8 @@ export class Sharing {
     const st = this.managing(space)
     const current = this.target(st, spaceId, identity)
     if (current === role) return
-    if ((role === 'admin' || current === 'admin') && st.owner !== this.me) throw new SvcError('acl.forbidden', "only the owner grants admin or changes an admin's role", { spaceId })
+    if ((role === 'admin' || current === 'admin') && st.owner !== this.me)
+      throw new SvcError('acl.forbidden', "only the owner grants admin or changes an admin's role", { spaceId })
     await space.replica.setRole(identity, role)
   }
 
@@ -483,6 +491,10 @@ export class Sharing {
 /** The fold's join requests, as the member records show them. */
 function requestsOf(st: AclState): JoinRequestView[] {
   return st.requests().map((r) => ({
-    recordId: r.recordId, identity: r.joiner, permission: r.role ?? 'none', status: r.status, ...(r.metadata ? { metadata: r.metadata } : {}),
+    recordId: r.recordId,
+    identity: r.joiner,
+    permission: r.role ?? 'none',
+    status: r.status,
+    ...(r.metadata ? { metadata: r.metadata } : {}),
   }))
 }

@@ -28,7 +28,15 @@ export const builtinType = (id: string): TypeInfo | undefined => byId.get(id)
 export const isBuiltinType = (id: string): boolean => byId.has(id)
 
 const coreProp = (id: string, name: string, kind: PropertyDef['kind'], slug: string): PropertyDef => ({
-  id, typeId: 'core', kind, scope: 'synced', name, description: '', xKey: id, meta: {}, xFormat: { type: slug },
+  id,
+  typeId: 'core',
+  kind,
+  scope: 'synced',
+  name,
+  description: '',
+  xKey: id,
+  meta: {},
+  xFormat: { type: slug },
 })
 
 /** The universal properties of `core`, with readable ids (spec PropertyDef, id row). */

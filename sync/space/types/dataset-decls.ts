@@ -123,7 +123,7 @@ export function checkDraft(draft: unknown, ctx: { typeId: string; partKey: strin
     key = mod.canonicalKey
     collection = mod.canonicalCollection
   } else {
-    key = (d.key) ?? ctx.partKey
+    key = d.key ?? ctx.partKey
     if (!DATASET_KEY_RE.test(key)) throw declInvalid('key is [A-Za-z][A-Za-z0-9_]{0,63}', { field: 'key' })
     collection = namespacedCollection(ctx.typeId, key)
   }
@@ -144,7 +144,8 @@ export function checkDraft(draft: unknown, ctx: { typeId: string; partKey: strin
     out.deleteBy = d.deleteBy
   }
   if (d.search !== undefined) {
-    if (!(typeof d.search === 'boolean' || (Array.isArray(d.search) && d.search.every((s) => typeof s === 'string')))) throw declInvalid('search is a boolean or a list of field names')
+    if (!(typeof d.search === 'boolean' || (Array.isArray(d.search) && d.search.every((s) => typeof s === 'string'))))
+      throw declInvalid('search is a boolean or a list of field names')
     out.search = d.search
   }
   if (d.dynamic !== undefined) {

@@ -58,7 +58,11 @@ function moduleReadOnlyFields(engine: SpaceEngine, dataset: string): Set<string>
   const kind = engine.modules.allKinds().find((k) => k.canonicalCollection === dataset)
   if (!kind) return undefined
   const props = isObj(kind.schema.properties) ? kind.schema.properties : {}
-  return new Set(Object.entries(props).filter(([, p]) => isObj(p) && p.readOnly === true).map(([name]) => name))
+  return new Set(
+    Object.entries(props)
+      .filter(([, p]) => isObj(p) && p.readOnly === true)
+      .map(([name]) => name),
+  )
 }
 
 /** `/modify` on a module-served collection: ops writing a read-only field are dropped (`upsert.rejected`, a stamped field). */

@@ -121,7 +121,8 @@ export function checkXFormat(kind: PropertyKind, x: unknown): JsonObject {
         if (!isObj(v)) throw formatInvalid('xFormat.relation must be an object', { path })
         for (const [rk, rv] of Object.entries(v)) {
           if (rk === 'targetTypes') {
-            if (!Array.isArray(rv) || !rv.every((t) => typeof t === 'string')) throw formatInvalid('relation.targetTypes must be an array of type ids', { path: `${path}.targetTypes` })
+            if (!Array.isArray(rv) || !rv.every((t) => typeof t === 'string'))
+              throw formatInvalid('relation.targetTypes must be an array of type ids', { path: `${path}.targetTypes` })
           } else if (rk === 'filter') checkRelationFilter(rv, `${path}.filter`)
           else throw formatInvalid(`unknown key relation.${rk}`, { path: `${path}.${rk}` })
         }

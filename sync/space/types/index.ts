@@ -41,7 +41,17 @@ import type { DatasetDecl, PartDef, PropertyDef, TypeInfo } from './model.ts'
 import { createProperty, deleteProperty, getProperty, listProperties, patchProperty, type PropertyCreateBody } from './property-defs.ts'
 import { attachOrDetachType, createType, deleteType, getType, listTypes, patchType, type TypeCreateBody, type TypePatchBody } from './type-defs.ts'
 import { upsert, type UpsertBody, type UpsertResult } from './upsert.ts'
-import { checkPropertyValues, MemoryScopedValueStore, overlayScopedValues, scopedValues, setPropertyValues, unprojected, type PropertySetResult, type ScopedGroups, type ScopedValueStore } from './values.ts'
+import {
+  checkPropertyValues,
+  MemoryScopedValueStore,
+  overlayScopedValues,
+  scopedValues,
+  setPropertyValues,
+  unprojected,
+  type PropertySetResult,
+  type ScopedGroups,
+  type ScopedValueStore,
+} from './values.ts'
 import { createObject, type ObjectCreateBody } from './object-create.ts'
 import { deleteRecordsDeclared, modifyDeclared } from './declared-writes.ts'
 import { runQuery, type CompiledQuery, type QueryResult, type QuerySource } from '../../query/index.ts'
@@ -54,7 +64,16 @@ export { BUILTIN_TYPE_INFOS, CORE_PROPERTIES, builtinType, isBuiltinType } from 
 export { FORMAT_SLUGS, defaultSlug, slugFitsKind, currentSlug, valueViolation, instantMs } from './formats.ts'
 export { namespacedCollection, declarationsOf, allDatasetDecls, typeDatasets } from './dataset-decls.ts'
 export { RECORD_SCHEMA, type DatasetListing } from './dataset-listing.ts'
-export { MemoryScopedValueStore, groupScoped, overlayScopedValues, unprojected, type ScopedValueStore, type ScopedKey, type ScopedGroups, type PropertySetResult } from './values.ts'
+export {
+  MemoryScopedValueStore,
+  groupScoped,
+  overlayScopedValues,
+  unprojected,
+  type ScopedValueStore,
+  type ScopedKey,
+  type ScopedGroups,
+  type PropertySetResult,
+} from './values.ts'
 export type { ObjectCreateBody } from './object-create.ts'
 export { UPSERT_DEFAULT_PAGE_SIZE, type UpsertBody, type UpsertResult, type UpsertRejection } from './upsert.ts'
 export type { TypeCreateBody, TypePatchBody } from './type-defs.ts'

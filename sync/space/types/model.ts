@@ -100,8 +100,7 @@ export interface SetUnsetBody {
 
 export const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array)
 
-export const invalidField = (field: string, message: string, extra?: Record<string, unknown>) =>
-  new SvcError('request.invalid_field', message, { field, ...extra })
+export const invalidField = (field: string, message: string, extra?: Record<string, unknown>) => new SvcError('request.invalid_field', message, { field, ...extra })
 
 /** A code-side handle (type or property xKey). */
 export const XKEY_RE = /^[A-Za-z0-9_][A-Za-z0-9_.:/@+-]{0,127}$/
@@ -128,4 +127,3 @@ export function readSetUnset(body: unknown): { set: Array<[string, unknown]>; un
 }
 
 export const jsonClone = <T extends Json>(v: T): T => structuredClone(v)
-

@@ -12,7 +12,14 @@ import { valuesOfBody, type PropertySetResult, type ScopedKey, type ScopedValueS
  * value its check refuses is 400 `property.format_violation`. All or nothing; then the
  * account- and local-scope values go to the scoped store (null unsets).
  */
-export async function setModuleGroupValues(engine: SpaceEngine, store: ScopedValueStore, group: BoundRowGroup, objectId: string, groupName: string, body: unknown): Promise<PropertySetResult> {
+export async function setModuleGroupValues(
+  engine: SpaceEngine,
+  store: ScopedValueStore,
+  group: BoundRowGroup,
+  objectId: string,
+  groupName: string,
+  body: unknown,
+): Promise<PropertySetResult> {
   const entries = valuesOfBody(body)
   const row = engine.requireObject(objectId)
   if (!(await group.accepts(objectId, row))) throw new SvcError('object.type_required', `the object does not carry the ${groupName} group`, { objectId, typeId: groupName })

@@ -98,14 +98,21 @@ async function requirePart(engine: SpaceEngine, typeId: string, partId: string) 
  * dataset declarations in one change. Dataset errors as in dataset-decls.ts. Call under the
  * service's mutex.
  */
-export async function createPart(engine: SpaceEngine, typeId: string, body: PartCreateBody): Promise<{ partId: string; datasets: Array<{ datasetDefId: string; collection: string }> }> {
+export async function createPart(
+  engine: SpaceEngine,
+  typeId: string,
+  body: PartCreateBody,
+): Promise<{ partId: string; datasets: Array<{ datasetDefId: string; collection: string }> }> {
   if (!isObj(body)) throw invalidField('', 'body must be an object')
   requireUserType(engine, typeId)
   const { key, record, drafts } = checkPartCreate(body, typeId, engine.modules)
   const taken = (await liveParts(engine, typeId)).find((p) => p.key === key)
   if (taken) throw new SvcError('dataset.key_conflict', `part key ${key} is taken on this type`, { key, existingPartId: taken.id })
   assertKeysFree(await typeDatasets(engine, typeId), drafts)
-  const ids = allocateDeclIds(await declRecords(engine, typeId), drafts.map((d) => d.key))
+  const ids = allocateDeclIds(
+    await declRecords(engine, typeId),
+    drafts.map((d) => d.key),
+  )
   const ops: Op[] = [{ op: 'set', ds: PARTS_DS, id: CHANGE_DERIVED_ID, path: '', value: record }, ...declOps(ids, drafts, CHANGE_DERIVED_ID)]
   const res = await engine.write(typeId, ops)
   return { partId: res.recordIds[0], datasets: drafts.map((d, i) => ({ datasetDefId: ids[i], collection: d.collection })) }

@@ -128,10 +128,12 @@ export function checkPropertyCreate(body: PropertyCreateBody, typeId: string): J
   if (body.name === undefined) throw new SvcError('request.missing_field', 'name is required', { field: 'name' })
   if (typeof body.name !== 'string') throw invalidField('name', 'name must be a string')
   if (body.kind === undefined) throw new SvcError('request.missing_field', 'kind is required (string, number, boolean, array, object, datetime)', { field: 'kind' })
-  if (typeof body.kind !== 'string' || !(PROPERTY_KINDS as readonly string[]).includes(body.kind)) throw invalidField('kind', 'kind is one of string, number, boolean, array, object, datetime', { accepted: PROPERTY_KINDS })
+  if (typeof body.kind !== 'string' || !(PROPERTY_KINDS as readonly string[]).includes(body.kind))
+    throw invalidField('kind', 'kind is one of string, number, boolean, array, object, datetime', { accepted: PROPERTY_KINDS })
   const kind = body.kind as PropertyKind
   const scope = body.scope ?? 'synced'
-  if (typeof scope !== 'string' || !(PROPERTY_SCOPES as readonly string[]).includes(scope)) throw invalidField('scope', 'scope is one of synced, account, local', { accepted: PROPERTY_SCOPES })
+  if (typeof scope !== 'string' || !(PROPERTY_SCOPES as readonly string[]).includes(scope))
+    throw invalidField('scope', 'scope is one of synced, account, local', { accepted: PROPERTY_SCOPES })
   if (body.description !== undefined && typeof body.description !== 'string') throw invalidField('description', 'description must be a string')
 
   const xFormat: JsonObject = body.xFormat === undefined ? {} : { ...checkXFormat(kind, body.xFormat) }
@@ -143,7 +145,7 @@ export function checkPropertyCreate(body: PropertyCreateBody, typeId: string): J
   xFormat.type ??= defaultSlug(kind)
   const meta = checkMeta(body.meta)
 
-  const record: JsonObject = { kind, scope, name: body.name, description: (body.description) ?? '', meta: meta ?? {}, xFormat, typeId }
+  const record: JsonObject = { kind, scope, name: body.name, description: body.description ?? '', meta: meta ?? {}, xFormat, typeId }
   if (body.items !== undefined) {
     if (kind !== 'array') throw invalidField('items', 'items is for kind array')
     record.items = checkShape(body.items, 'items')

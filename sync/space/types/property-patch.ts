@@ -26,9 +26,7 @@ import { invalidField, isObj, XKEY_RE, type PropertyKind } from './model.ts'
  * malformed are 400 `property.format_invalid`. Anything else is an unknown path: 400
  * `request.invalid_field`.
  */
-export type PathClass =
-  | { type: 'container' }
-  | { type: 'leaf'; check: (value: unknown, kind: PropertyKind) => void; xKey?: boolean }
+export type PathClass = { type: 'container' } | { type: 'leaf'; check: (value: unknown, kind: PropertyKind) => void; xKey?: boolean }
 
 export const PROPERTY_PINNED_ROOTS = ['id', 'kind', 'scope', 'items', 'properties', 'typeId']
 

@@ -30,7 +30,7 @@ export function userTypeRow(engine: SpaceEngine, typeId: string): Doc | undefine
 }
 
 function infoOf(row: Doc): TypeInfo {
-  const t = isObj(row[TYPE_NS]) ? (row[TYPE_NS]) : {}
+  const t = isObj(row[TYPE_NS]) ? row[TYPE_NS] : {}
   const s = (v: Json | undefined) => (typeof v === 'string' ? v : '')
   return {
     id: row.id,

@@ -151,7 +151,8 @@ export async function upsert(engine: SpaceEngine, body: UpsertBody): Promise<Ups
   const ds = body.dataset as string
   if (!Array.isArray(body.records)) throw invalidField('records', 'records must be an array of {id, fields}')
   const pageSize = body.pageSize ?? UPSERT_DEFAULT_PAGE_SIZE
-  if (typeof pageSize !== 'number' || !Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw invalidField('pageSize', `pageSize is an integer from 1 to ${MAX_PAGE_SIZE}`)
+  if (typeof pageSize !== 'number' || !Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE)
+    throw invalidField('pageSize', `pageSize is an integer from 1 to ${MAX_PAGE_SIZE}`)
   let traceIds: string[] | undefined
   if (body.traceIds !== undefined) {
     if (!Array.isArray(body.traceIds) || !body.traceIds.every((t) => typeof t === 'string' && t.length <= 256)) throw invalidField('traceIds', 'traceIds is an array of strings')

@@ -231,7 +231,12 @@ export function unprojected(query: CompiledQuery): CompiledQuery {
  * synced values only.
  */
 export async function overlayScopedValues(store: ScopedValueStore, spaceId: string, page: QueryResult, projection: Projection): Promise<QueryResult> {
-  const rows = page.records.length ? await store.rowsOf(spaceId, page.records.map((r) => r.id)) : new Map<string, ScopedGroups>()
+  const rows = page.records.length
+    ? await store.rowsOf(
+        spaceId,
+        page.records.map((r) => r.id),
+      )
+    : new Map<string, ScopedGroups>()
   const records = page.records.map((doc) => {
     const groups = rows.get(doc.id)
     if (!groups) return projection.apply(doc)

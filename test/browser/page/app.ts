@@ -59,10 +59,14 @@ const app = {
     return d
   },
   async createObject(spaceId: string, name: string) {
-    return need().account.space(spaceId).createObject({ initialProperties: { core: { name } } })
+    return need()
+      .account.space(spaceId)
+      .createObject({ initialProperties: { core: { name } } })
   },
   async write(spaceId: string, objectId: string, dataset: string, id: string, value: unknown) {
-    await need().account.space(spaceId).modify({ objectId, dataset, records: [{ id, ops: [{ type: '$set', path: 'v', value }] }] })
+    await need()
+      .account.space(spaceId)
+      .modify({ objectId, dataset, records: [{ id, ops: [{ type: '$set', path: 'v', value }] }] })
   },
   async records(spaceId: string, objectId: string, dataset: string) {
     const space = need().account.held(spaceId)
@@ -99,7 +103,12 @@ async function render() {
   )
   el.innerHTML = `
     <p>account <code>${acc.account.accountId}</code><br>device <code>${acc.deviceId}</code> (crypto: ${acc.crypto.name}, storage: ${acc.storage.name})</p>
-    <p>connected daemons: ${sync?.peers().map((p) => `<code>${p}</code>`).join(', ') || 'none'}</p>
+    <p>connected daemons: ${
+      sync
+        ?.peers()
+        .map((p) => `<code>${p}</code>`)
+        .join(', ') || 'none'
+    }</p>
     <table><tr><th>space</th><th>id</th><th>objects</th><th>state digest</th></tr>${rows.join('')}</table>`
 }
 

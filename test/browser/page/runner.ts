@@ -22,7 +22,10 @@ export const expect = ((value: unknown, message?: string) => {
 Object.assign(expect, chai.expect)
 ;(expect as unknown as { getState: () => unknown }).getState = () => getState(expect as never)
 ;(expect as unknown as { setState: (s: unknown) => void }).setState = (s) => setState(s as never, expect as never)
-setState({ assertionCalls: 0, isExpectingAssertions: false, isExpectingAssertionsError: null, expectedAssertionsNumber: null, expectedAssertionsNumberErrorGen: null }, expect as never)
+setState(
+  { assertionCalls: 0, isExpectingAssertions: false, isExpectingAssertionsError: null, expectedAssertionsNumber: null, expectedAssertionsNumberErrorGen: null },
+  expect as never,
+)
 ;(globalThis as Record<symbol, unknown>)[GLOBAL_EXPECT] = expect
 
 interface Suite {
@@ -60,7 +63,13 @@ export const beforeEach = (fn: Fn) => void current.before.push(fn)
 export const afterEach = (fn: Fn) => void current.after.push(fn)
 
 const chain = (s: Suite | undefined): Suite[] => (s ? [...chain(s.parent), s] : [])
-const fullName = (t: Test) => [...chain(t.suite).map((s) => s.name).filter(Boolean), t.name].join(' > ')
+const fullName = (t: Test) =>
+  [
+    ...chain(t.suite)
+      .map((s) => s.name)
+      .filter(Boolean),
+    t.name,
+  ].join(' > ')
 
 export interface TestResult {
   name: string

@@ -36,7 +36,11 @@ export function counterOps(after: Counters, before?: Counters): FrameOps {
   return ops
 }
 
-export const COUNTERS_GONE: FrameOps = [{ type: '$unset', path: 'chat.unreadCount' }, { type: '$unset', path: 'chat.unreadMentions' }, { type: '$unset', path: 'chat.unreadReactionsCount' }]
+export const COUNTERS_GONE: FrameOps = [
+  { type: '$unset', path: 'chat.unreadCount' },
+  { type: '$unset', path: 'chat.unreadMentions' },
+  { type: '$unset', path: 'chat.unreadReactionsCount' },
+]
 
 export function count(c: Counters, f: Flags, by: 1 | -1) {
   if (f.unread) c.unreadCount += by
@@ -44,7 +48,8 @@ export function count(c: Counters, f: Flags, by: 1 | -1) {
   if (f.unreadReactions) c.unreadReactionsCount += by
 }
 
-export const sameCounters = (a: Counters, b: Counters) => a.unreadCount === b.unreadCount && a.unreadMentions === b.unreadMentions && a.unreadReactionsCount === b.unreadReactionsCount
+export const sameCounters = (a: Counters, b: Counters) =>
+  a.unreadCount === b.unreadCount && a.unreadMentions === b.unreadMentions && a.unreadReactionsCount === b.unreadReactionsCount
 
 export function unionInto(into: ChatMarks, from: ChatMarks) {
   for (const id of from.read) into.read.add(id)
@@ -59,4 +64,3 @@ export function unionInto(into: ChatMarks, from: ChatMarks) {
     }
   }
 }
-

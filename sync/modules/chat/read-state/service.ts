@@ -9,20 +9,7 @@ import type { Doc } from '../../../space/rows.ts'
 import { DATASETS_DS } from '../../../space/schema.ts'
 import type { OverlayMoves, SpaceChange, SpaceEngine } from '../../../space/space-engine.ts'
 import { typeDatasets } from '../../../space/types/dataset-decls.ts'
-import {
-  applyAdds,
-  countersOf,
-  factsOf,
-  flagsOf,
-  isEmpty,
-  reactionsRead,
-  readAll,
-  readUpTo,
-  type ChatMarks,
-  type Counters,
-  type MarkAdds,
-  type MessageFacts,
-} from './compute.ts'
+import { applyAdds, countersOf, factsOf, flagsOf, isEmpty, reactionsRead, readAll, readUpTo, type ChatMarks, type Counters, type MarkAdds, type MessageFacts } from './compute.ts'
 import { chatOfDataset, markOps, marksDataset, marksOf } from './marks.ts'
 import { count, counterOps, COUNTERS_GONE, flagOps, sameCounters, setFlags, unionInto, type FrameOps } from './moves.ts'
 
@@ -41,7 +28,6 @@ interface ChatState {
   marks: ChatMarks
   counters?: Counters
 }
-
 
 /**
  * Chat read state of one space for this account (chat.md "Chat read state"): the flags on
@@ -125,7 +111,8 @@ export class ChatReadService {
   /** A chat of this space, answered like the message routes: 404 `object.not_found`, or `dataset.not_found` for an object holding no chat. */
   async requireChat(chatId: string): Promise<void> {
     const row = this.space.requireObject(chatId)
-    if (!(await this.isChatRow(row))) throw new SvcError('dataset.not_found', 'this object holds no chat (chat routes take the general-chat root, bundle.rootId)', { objectId: chatId, dataset: CHAT_COLLECTION })
+    if (!(await this.isChatRow(row)))
+      throw new SvcError('dataset.not_found', 'this object holds no chat (chat routes take the general-chat root, bundle.rootId)', { objectId: chatId, dataset: CHAT_COLLECTION })
   }
 
   private held(st: ChatState, msgId: string): HeldMessage {
@@ -276,7 +263,9 @@ export class ChatReadService {
    */
   private typesMoved(types: Set<string>) {
     for (const t of types) this.chatTypes.delete(t)
-    const rows = [...this.space.objectDocs()].filter((row) => isObject(row.core) && Array.isArray(row.core.types) && row.core.types.some((t) => typeof t === 'string' && types.has(t)))
+    const rows = [...this.space.objectDocs()].filter(
+      (row) => isObject(row.core) && Array.isArray(row.core.types) && row.core.types.some((t) => typeof t === 'string' && types.has(t)),
+    )
     if (rows.length === 0) return
     void this.lane.run(async () => {
       for (const row of rows) {
@@ -289,7 +278,8 @@ export class ChatReadService {
 
   /** The account's marks moved (written here or synced from another device). */
   private marksMoved(touched: ReadonlyMap<string, readonly string[]> | 'reloaded') {
-    const chats = touched === 'reloaded' ? [...this.chats.keys()] : [...touched.keys()].map((ds) => chatOfDataset(this.space.spaceId, ds)).filter((id): id is string => id !== undefined)
+    const chats =
+      touched === 'reloaded' ? [...this.chats.keys()] : [...touched.keys()].map((ds) => chatOfDataset(this.space.spaceId, ds)).filter((id): id is string => id !== undefined)
     for (const chatId of chats) {
       if (!this.chats.has(chatId)) continue
       void this.lane.run(async () => {
