@@ -11,6 +11,7 @@ import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { unansweredBacklog } from './chat-watch.ts'
 import { errField, silentLogger, type Logger } from '../../sync/core/log.ts'
+import { SerialQueue } from '../../sync/core/serial-queue.ts'
 import type { ModelConfig } from './model-client.ts'
 import { ProgramRunner, resolveProgram, type RunOutcome } from './runner.ts'
 import { Scheduler, type Entry } from './scheduler.ts'
@@ -99,14 +100,12 @@ export class AgentsHost {
     await this.election.withdraw().catch((err: unknown) => this.log.debug('withdrawing from the agents election on stop failed', { err: errField(err) }))
   }
 
-  private ticking: Promise<void> = Promise.resolve()
+  private readonly ticks = new SerialQueue()
 
   /** One tick at a time: the timer's and the control API's would otherwise adopt a record twice. */
   tick(): Promise<void> {
-    const next = this.ticking.then(() => this.scheduler.tick())
     // The caller of this tick gets its failure; the next tick runs whatever it was.
-    this.ticking = next.catch((err: unknown) => this.log.debug('an agents tick failed', { err: errField(err) }))
-    return next
+    return this.ticks.run(() => this.scheduler.tick())
   }
 
   /** The reserved record: the active device writes it into each space with a general chat it may write. */
