@@ -1,12 +1,12 @@
-import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
+import { resolve } from 'node:path'
+import { Type, type Static } from '@sinclair/typebox'
 import { isAccountId } from '../../node/account/layout.ts'
-import { parsePeerAddress } from '../../node/p2p/peer-address.ts'
-import { PushConfigSchema, pushConfigFromEnv, type PushConfig } from '../../node/push/config.ts'
+import { PushConfigSchema, pushConfigFromEnv } from '../../node/push/config.ts'
 import { LOG_LEVELS, type LogThreshold } from '../../sync/core/log.ts'
 import { UsageError } from './io.ts'
+import { defaultDataRoot, dialable, loopbackHost, pushFromFile } from './config-table-checks.ts'
+import { millis, multiaddrs, oneOf, onOff, opt, port, portOrOff, text } from './config-table-kinds.ts'
+import { row, type Row } from './config-table-row.ts'
 
 /**
  * Every setting of `svc serve`, one row each: its flag, env var, config file key, schema,
@@ -19,173 +19,7 @@ import { UsageError } from './io.ts'
 export const DEFAULT_PORT = 7001
 export const DEFAULT_AGENTS_PORT = 7010
 
-/** Where a value came from, as its error message names it. */
-export interface Source {
-  from: 'flag' | 'env' | 'file'
-  /** `--port`, `SVC_PORT`, `--config /etc/svc.json` */
-  where: string
-  /** The key as the message names it: the file key for the file, else the config key. */
-  name: string
-  /** A relative path in a config file is relative to that file's directory; elsewhere to the working directory. */
-  base: string
-}
-
-/** What a row's `finish` sees of the others. */
-export interface Resolved {
-  /** The value a key resolved to before its own `finish`: the winning layer's, else the default. */
-  get(key: string): unknown
-  /** The layer this row's value came from; undefined: the default. */
-  from?: Source['from']
-}
-
-/**
- * One setting. `S` is the schema of its value in ServeConfig (Type.Optional when it may be
- * absent), `L` that of a layer's value when it is not yet the config value (host: any string,
- * until `finish` binds it to a loopback address).
- */
-export interface Row<S extends TSchema = TSchema, L extends TSchema = S> {
-  /** The option `--<flag>`. */
-  flag?: string
-  /** The flag's argument as usage shows it; absent: a switch, true when given. */
-  arg?: string
-  env?: string | readonly string[]
-  /** The config file key; `a.b` is key b of the object a. */
-  file?: string
-  schema: S
-  layer?: L
-  default?: Static<S>
-  defaultFrom?(env: NodeJS.ProcessEnv): Static<S>
-  /** The default as usage and docs show it, where it is computed or applied by the daemon. */
-  shownDefault?: string
-  /** The values the schema accepts, for usage and docs. */
-  choices?: readonly string[]
-  help: string
-  /** A flag's or env var's text to the schema's type; what does not convert is left for the check to refuse. */
-  fromText?(text: string): unknown
-  /** Applied to every source's value: a port may be "7100" in the file too. */
-  coerce?(raw: unknown): unknown
-  /** An empty env var is a value (a switch off, the default list) rather than unset. */
-  emptyEnv?: boolean
-  invalid(src: Source, raw: unknown): string
-  /** Checks beyond the schema's, or a checked value made absolute. */
-  refine?(value: Static<L>, src: Source): Static<L>
-  /** Reads the environment where a setting spans several variables. */
-  readEnv?(env: NodeJS.ProcessEnv): Static<L>
-  /** Reads the file's value where it is an object with messages of its own. */
-  readFile?(raw: unknown, src: Source): Static<L>
-  /** The resolved value to the config value; undefined: absent. */
-  finish?(value: Static<L> | Static<S> | undefined, resolved: Resolved): Static<S> | undefined
-}
-
-// Gives each row's callbacks the types of its own schema.
-const row = <S extends TSchema, L extends TSchema = S>(r: Row<S, L>): Row<S, L> => r
-
-const opt = <K extends { schema: TSchema }>(k: K): Omit<K, 'schema'> & { schema: TOptional<K['schema']> } => ({ ...k, schema: Type.Optional(k.schema) })
-
-/** For messages whose text does not name the key: in the file, which key it was (`files.gcInterval`). */
-const at = (s: Source) => (s.from === 'file' ? `${s.where}: ${s.name}` : s.where)
-
-const digits = (v: unknown) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v)
-
-/** Comma-separated; empty means the default. */
-const commaList = (t: string) =>
-  t
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-
-const ON = ['1', 'true', 'yes', 'on']
-const OFF = ['0', 'false', 'no', 'off', '']
-
-const orList = (values: readonly string[]) => (values.length > 1 ? `${values.slice(0, -1).join(', ')} or ${values.at(-1)}` : values.join(''))
-
-const text = { schema: Type.String(), invalid: (s: Source) => `${s.where}: ${s.name} must be a string` }
-
-const onOff = {
-  schema: Type.Boolean(),
-  emptyEnv: true,
-  fromText: (t: string) => {
-    const s = t.trim().toLowerCase()
-    return ON.includes(s) ? true : OFF.includes(s) ? false : t
-  },
-  // eslint-disable-next-line @typescript-eslint/restrict-template-expressions -- the raw value is shown as given, whatever its type
-  invalid: (s: Source, raw: unknown) => (s.from === 'file' ? `${s.where}: ${s.name} must be true or false` : `${s.where}: expected true or false, got "${raw}"`),
-}
-
-const PORT = Type.Integer({ minimum: 0, maximum: 65535 })
-const port = { schema: PORT, coerce: digits, invalid: (s: Source) => `${s.where}: the port must be an integer from 0 to 65535` }
-
-/** A port, or -1 (also "-1" or "off"): none at all. */
-const portOrOff = {
-  schema: Type.Union([Type.Literal(-1), PORT]),
-  coerce: (v: unknown) => (v === -1 || v === '-1' || v === 'off' ? -1 : digits(v)),
-  invalid: (s: Source) => `${at(s)}: the port must be an integer from 0 to 65535`,
-}
-
-const millis = {
-  schema: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-  coerce: digits,
-  invalid: (s: Source) => `${at(s)}: expected a whole number of milliseconds`,
-}
-
-/** Set but empty (flag or env): the default, over a lower layer's list (how a test undoes its env). */
-const multiaddrs = {
-  schema: Type.Array(Type.String()),
-  emptyEnv: true,
-  fromText: commaList,
-  invalid: (s: Source) => `${s.where}: ${s.name} must be an array of multiaddr strings`,
-}
-
-const oneOf = <T extends string>(values: readonly T[]) => ({
-  schema: Type.Union(values.map((v) => Type.Literal(v))),
-  choices: values,
-  invalid: (s: Source) => `${s.where}: ${s.name} must be ${orList(values.map((v) => `"${v}"`))}`,
-})
-
 const LOG_THRESHOLDS: readonly LogThreshold[] = [...LOG_LEVELS, 'silent']
-
-/** Each a dialable multiaddr with a peer id: the daemon would refuse to boot otherwise. */
-function dialable(addrs: string[], s: Source): string[] {
-  for (const a of addrs) {
-    try {
-      parsePeerAddress(a)
-    } catch (err) {
-      throw new UsageError(`${at(s)}: "${a}": ${(err as Error).message}`)
-    }
-  }
-  return addrs
-}
-
-export function defaultDataRoot(env: NodeJS.ProcessEnv): string {
-  const xdg = env.XDG_DATA_HOME
-  return xdg ? join(xdg, 'svc') : join(homedir(), '.local', 'share', 'svc')
-}
-
-/** Loopback only (spec Authentication 1): anything else is refused before binding. */
-export function loopbackHost(v: string, source: string): '127.0.0.1' | '::1' {
-  const s = v.trim().toLowerCase()
-  if (s === '127.0.0.1' || s === 'localhost') return '127.0.0.1'
-  if (s === '::1' || s === '[::1]') return '::1'
-  throw new UsageError(`${source}: refusing to bind "${v}": the server binds only a loopback address (127.0.0.1, ::1 or localhost)`)
-}
-
-export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-
-// The file may leave `enabled` out (null: enabled iff a peer id is set).
-const PushFile = Type.Object({ ...PushConfigSchema.properties, enabled: Type.Optional(PushConfigSchema.properties.enabled) }, { additionalProperties: false })
-const PUSH_EXPECTED: Record<string, string> = { enabled: 'true, false or null', peerId: 'a string', addrs: 'a list of multiaddr strings' }
-
-function pushFromFile(raw: unknown, s: Source): PushConfig {
-  if (!isPlainObject(raw)) throw new UsageError(`${s.where}: push must be an object {enabled?, peerId?, addrs?}`)
-  const extra = Object.keys(raw).filter((k) => !(k in PushFile.properties))
-  if (extra.length) throw new UsageError(`${s.where}: push: unknown keys ${extra.join(', ')}`)
-  if (!Value.Check(PushFile, raw)) {
-    const field = Value.Errors(PushFile, raw).First()?.path.split('/')[1] ?? ''
-    throw new UsageError(`${s.where}: push.${field} must be ${PUSH_EXPECTED[field] ?? 'valid'}`)
-  }
-  // An empty peer id or address list is the same as none (pushNodeOf would ignore it anyway).
-  return { enabled: raw.enabled ?? null, ...(raw.peerId ? { peerId: raw.peerId } : {}), ...(raw.addrs?.length ? { addrs: raw.addrs } : {}) }
-}
 
 export const CONFIG_TABLE = {
   data: row({
@@ -347,65 +181,5 @@ export type ServeConfig = Static<typeof ServeConfigSchema>
 /** The file keys at the top level of the config file, in table order (`files` for `files.gcInterval`). */
 export const fileTopKeys = (): string[] => [...new Set(CONFIG_ROWS.flatMap(([, r]) => (r.file ? [r.file.split('.')[0]] : [])))]
 
-export const envNames = (r: Row): readonly string[] => (r.env === undefined ? [] : typeof r.env === 'string' ? [r.env] : r.env)
-
-const flagOf = (r: Row) => (r.flag ? `--${r.flag}${r.arg ? ` ${r.arg}` : ''}` : '')
-
-/** The default as docs show it (markdown); usage drops the backticks. */
-function shownDefault(r: Row): string {
-  if (r.shownDefault !== undefined) return r.shownDefault
-  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- defaults are scalars
-  return r.default === undefined ? '' : `\`${String(r.default)}\``
-}
-
-const helpOf = (r: Row) => (r.choices ? `${r.help}; ${orList(r.choices)}` : r.help)
-
+/** The flag that names the config file: not a row, as it says where the file layer is read from. */
 export const CONFIG_FLAG = { flag: 'config', arg: 'FILE' } as const
-
-const WIDTH = 100
-
-/** Words in lines of at most WIDTH, the first line after `first`, the others indented by `indent`. */
-function wrap(first: string, words: string[], indent: number): string {
-  const lines = [first]
-  for (const word of words) {
-    const last = lines[lines.length - 1]
-    const width = last.length - (last.lastIndexOf('\n') + 1)
-    if (last.trim() !== '' && width + word.length + 1 > WIDTH) lines.push(`${' '.repeat(indent)}${word}`)
-    else lines[lines.length - 1] = last.endsWith(' ') ? `${last}${word}` : `${last} ${word}`
-  }
-  return lines.join('\n')
-}
-
-/** `svc serve`'s usage text: the flags, then a line per row, then the config file. */
-export function serveUsage(): string {
-  const flags = [...CONFIG_ROWS.flatMap(([, r]) => (r.flag ? [`[${flagOf(r)}]`] : [])), `[--${CONFIG_FLAG.flag} ${CONFIG_FLAG.arg}]`]
-  const pad = 26
-  const line = (left: string, words: string[]) => wrap(left.length < pad - 2 ? `  ${left.padEnd(pad - 2)}` : `  ${left}\n${' '.repeat(pad)}`, words, pad)
-  const lines = CONFIG_ROWS.map(([, r]) => {
-    // A switch is off unless given: "(default false)" says nothing.
-    const def = r.arg || !r.flag ? shownDefault(r).replaceAll('`', '') : ''
-    const help = `${helpOf(r)}${def ? ` (default ${def})` : ''}`.split(' ')
-    const env = envNames(r).join(', ')
-    // The env var stays on one line with its "env".
-    return r.flag ? line(flagOf(r), env ? [...help.slice(0, -1), `${help.at(-1)};`, `env ${env}`] : help) : line(`env ${env}`, help)
-  })
-  const fileKeys = fileTopKeys().map((k) => {
-    const nested = CONFIG_ROWS.flatMap(([, r]) => (r.file?.startsWith(`${k}.`) ? [r.file.slice(k.length + 1)] : []))
-    return nested.length ? `${k} ({${nested.join(', ')}})` : k
-  })
-  lines.push(line(`--${CONFIG_FLAG.flag} ${CONFIG_FLAG.arg}`, `JSON file with the keys ${fileKeys.join(', ')}`.split(' ')))
-  lines.push('  Flags win over env vars, env vars over the config file, that over the defaults.')
-  return `${wrap('usage: svc serve', flags, 17)}\n${lines.join('\n')}`
-}
-
-const cell = (s: string) => s.replaceAll('|', '\\|')
-const code = (s: string) => (s ? `\`${s}\`` : '')
-
-/** The table of docs/operations.md "Configuration", between its marker comments. */
-export function configTableMarkdown(): string {
-  const rows = CONFIG_ROWS.map(
-    ([, r]) => `| ${r.file ? code(r.file) : 'not in the file'} | ${code(flagOf(r))} | ${envNames(r).map(code).join(', ')} | ${cell(shownDefault(r))} | ${cell(helpOf(r))} |`,
-  )
-  const config = `| | \`--${CONFIG_FLAG.flag} ${CONFIG_FLAG.arg}\` | | | the JSON config file; unknown keys are refused |`
-  return ['| Config file key | Flag | Env var | Default | Meaning |', '|---|---|---|---|---|', ...rows, config].join('\n')
-}

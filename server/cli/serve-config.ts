@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Value } from '@sinclair/typebox/value'
-import { CONFIG_FLAG, CONFIG_ROWS, envNames, fileTopKeys, isPlainObject, serveUsage, ServeConfigSchema, type Row, type ServeConfig, type Source } from './config-table.ts'
+import { CONFIG_FLAG, CONFIG_ROWS, fileTopKeys, ServeConfigSchema, type ServeConfig } from './config-table.ts'
+import { isPlainObject } from './config-table-checks.ts'
+import { envNames, type Row, type Source } from './config-table-row.ts'
+import { serveUsage } from './config-table-usage.ts'
 import { UsageError } from './io.ts'
 
 /**
@@ -11,7 +14,8 @@ import { UsageError } from './io.ts'
  * read here only: everything below receives them as options.
  */
 
-export { DEFAULT_AGENTS_PORT, DEFAULT_PORT, defaultDataRoot, loopbackHost, type ServeConfig } from './config-table.ts'
+export { DEFAULT_AGENTS_PORT, DEFAULT_PORT, type ServeConfig } from './config-table.ts'
+export { defaultDataRoot, loopbackHost } from './config-table-checks.ts'
 
 export const SERVE_USAGE = serveUsage()
 
