@@ -1,7 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSWASMModule } from 'quickjs-emscripten'
 import { AGENT_LIMITS } from '../../sync/modules/agents/limits.ts'
-import { prepareVm, type PreparedVm, type VmResult, type VmRun } from './sandbox-vm.ts'
+import { prepareVm, type PreparedVm } from './sandbox-vm.ts'
+import type { VmResult, VmRun } from './sandbox-vm-contract.ts'
 
 /**
  * The sandbox thread (started by sandbox.ts): runs one program at a time in QuickJS and asks

@@ -1,9 +1,13 @@
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten'
+import type { QuickJSWASMModule } from 'quickjs-emscripten'
+import { SHARED, STOP_TIMEOUT, stopMessage, type HostCall, type StopReason, type VmBudgets, type VmResult, type VmRun } from './sandbox-vm-contract.ts'
+import { errorText, fromJsonText, memoryPages } from './sandbox-vm-marshal.ts'
+import { settle } from './sandbox-vm-settle.ts'
 
 /**
- * One program run inside QuickJS, on the sandbox thread (sandbox-thread.ts). This file is
- * what the thread loads without tsx, so it is erasable TypeScript only (no parameter
- * properties, enums or namespaces) and imports nothing of the daemon but types.
+ * One program run inside QuickJS, on the sandbox thread (sandbox-thread.ts). This file and its
+ * parts (sandbox-vm-contract.ts, sandbox-vm-marshal.ts, sandbox-vm-settle.ts) are what the
+ * thread loads without tsx, so they are erasable TypeScript only (no parameter properties,
+ * enums or namespaces) and import nothing of the daemon but types.
  *
  * Budgets enforced here:
  * - fuel: QuickJS calls the interrupt handler every few thousand bytecode steps, and also,
@@ -16,62 +20,6 @@ import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule }
  * - stop: a flag the daemon sets in shared memory (its time budget, or its shutdown); the
  *   interrupt handler reads it, so a computing program stops at the next check.
  */
-
-export interface VmBudgets {
-  fuel: number
-  fuelUnitUs: number
-  memoryBytes: number
-  stackBytes: number
-  /** Trace kept inline, in characters. */
-  traceBytes: number
-  /** A returned value's JSON text above this many characters is replaced by its size. */
-  valueBytes: number
-}
-
-export interface VmRun {
-  source: string
-  /** The args, as JSON text the daemon depth-checked. */
-  argsText: string
-  /** Capability names: `svc.<name>`. */
-  names: string[]
-  budgets: VmBudgets
-}
-
-/** Shared with the daemon (Int32Array over a SharedArrayBuffer): see SHARED below. */
-export const SHARED = {
-  /** Set to a STOP_* code by the daemon; read by the interrupt handler. */
-  stop: 0,
-  /** Fuel spent so far in the current run (what the daemon reports if it must kill the thread). */
-  fuel: 1,
-  /** Bumped at every interrupt check: the daemon sees a thread stuck in one native call. */
-  beat: 2,
-  /** 1 while the program computes, 0 while it waits for a capability or no run is on. */
-  busy: 3,
-  length: 4,
-} as const
-
-export const STOP_TIMEOUT = 1
-
-export type StopReason = 'fuel' | 'timeout'
-
-export interface VmResult {
-  status: 'ok' | 'failed'
-  /** The returned value's JSON text (`null` when there is none). */
-  valueText: string
-  error: string | null
-  fuelUsed: number
-  memPages: number
-  trace: string[]
-  /**
-   * QuickJS aborted while tearing the run down (a leak inside QuickJS, seen after a deep
-   * `JSON.stringify` overflowed its stack): the result stands, but this WebAssembly instance is
-   * no longer sound, so the thread must be replaced.
-   */
-  teardownFailed?: string
-}
-
-/** The host side of capability calls: JSON text in, JSON text out (or a rejection with a message). */
-export type HostCall = (name: string, argText: string) => Promise<string>
 
 /**
  * Builds `svc` inside the sandbox from one host entry point. The prelude runs when a runtime is
@@ -291,112 +239,4 @@ export async function runInVm(QuickJS: QuickJSWASMModule, run: VmRun, shared: In
   const failed = p.teardown()
   if (failed !== undefined) result.teardownFailed = failed
   return result
-}
-
-/** The program's result: a plain value, or a promise driven to settlement (jobs, host calls, a stop). */
-async function settle(
-  vm: QuickJSContext,
-  rt: QuickJSRuntime,
-  handle: QuickJSHandle,
-  shared: Int32Array,
-  inFlight: () => number,
-  onWake: (fn: () => void) => void,
-  stopped: () => StopReason | undefined,
-  onWaiting: (wake: (() => void) | undefined) => void,
-  valueBytes: number,
-): Promise<{ valueText: string; error?: undefined } | { error: string }> {
-  try {
-    for (;;) {
-      const jobs = rt.executePendingJobs()
-      if (jobs.error) return { error: errorText(vm, jobs.error, stopped()) }
-      const state = vm.getPromiseState(handle)
-      if (state.type === 'fulfilled') {
-        const valueText = toJsonText(vm, state.value, valueBytes)
-        if (!state.notAPromise) state.value.dispose()
-        return { valueText }
-      }
-      if (state.type === 'rejected') return { error: errorText(vm, state.error, stopped()) }
-      const s = stopped()
-      if (s) return { error: stopMessage(s) }
-      if (rt.hasPendingJob()) continue
-      // Waiting on the host: nothing in flight means the program awaits something that never settles.
-      if (inFlight() === 0) return { error: 'the program awaits a promise nothing will settle' }
-      Atomics.store(shared, SHARED.busy, 0)
-      await new Promise<void>((resolve) => {
-        onWake(resolve)
-        // The daemon's stop message wakes the wait too (its time budget ran out).
-        onWaiting(resolve)
-      })
-      onWaiting(undefined)
-      Atomics.store(shared, SHARED.busy, 1)
-    }
-  } finally {
-    if (handle.alive) handle.dispose()
-  }
-}
-
-export const stopMessage = (stop: StopReason): string => (stop === 'fuel' ? 'fuel exhausted: the run used its whole fuel budget' : 'timeout: the run passed its time budget')
-
-/** The message of a thrown value (the handle is disposed); an interrupt says which budget stopped it. */
-function errorText(vm: QuickJSContext, h: QuickJSHandle, stop: StopReason | undefined): string {
-  try {
-    const d = vm.dump(h) as unknown
-    if (stop && d && typeof d === 'object' && (d as { message?: unknown }).message === 'interrupted') return stopMessage(stop)
-    if (d && typeof d === 'object' && typeof (d as { message?: unknown }).message === 'string') {
-      const e = d as { name?: string; message: string }
-      return e.name && e.name !== 'Error' ? `${e.name}: ${e.message}` : e.message
-    }
-    return typeof d === 'string' ? d : (JSON.stringify(d) ?? String(d))
-  } catch {
-    return 'the program threw a value that cannot be shown'
-  } finally {
-    if (h.alive) h.dispose()
-  }
-}
-
-/**
- * A JSON value made inside the sandbox by its own JSON.parse (no host object crosses). A parse
- * that fails (it cannot, for text the daemon checked, but a failure must not leave a handle
- * behind: a live handle at teardown aborts QuickJS) disposes its error and says why.
- */
-function fromJsonText(vm: QuickJSContext, text: string): { handle: QuickJSHandle; error?: undefined } | { error: string } {
-  const textH = vm.newString(text)
-  const json = vm.getProp(vm.global, 'JSON')
-  const parse = vm.getProp(json, 'parse')
-  const res = vm.callFunction(parse, json, textH)
-  textH.dispose()
-  parse.dispose()
-  json.dispose()
-  if (res.error) return { error: errorText(vm, res.error, undefined) }
-  return { handle: res.value }
-}
-
-/** A sandbox value as JSON text, through the sandbox's own JSON.stringify (undefined becomes null). */
-function toJsonText(vm: QuickJSContext, h: QuickJSHandle, valueBytes: number): string {
-  const json = vm.getProp(vm.global, 'JSON')
-  const stringify = vm.getProp(json, 'stringify')
-  const res = vm.callFunction(stringify, json, h)
-  stringify.dispose()
-  json.dispose()
-  if (res.error) {
-    res.error.dispose()
-    return 'null'
-  }
-  const s = vm.typeof(res.value) === 'string' ? vm.getString(res.value) : undefined
-  res.value.dispose()
-  if (s === undefined) return 'null'
-  if (s.length > valueBytes) return JSON.stringify({ truncated: true, bytes: s.length })
-  return s
-}
-
-/** WebAssembly pages (64 KiB) the runtime holds, from its own accounting. */
-function memoryPages(vm: QuickJSContext, rt: QuickJSRuntime): number {
-  try {
-    const h = rt.computeMemoryUsage()
-    const usage = vm.dump(h) as { memory_used_size?: number }
-    h.dispose()
-    return Math.ceil((usage.memory_used_size ?? 0) / 65536)
-  } catch {
-    return 0
-  }
 }

@@ -6,7 +6,7 @@ import { AGENT_LIMITS } from '../../sync/modules/agents/limits.ts'
 import type { RunEnvelope } from '../../sync/modules/agents/record.ts'
 import { errField, silentLogger, type Logger } from '../../sync/core/log.ts'
 import type { FromThread, ToThread } from './sandbox-thread.ts'
-import { SHARED, STOP_TIMEOUT, stopMessage, type StopReason, type VmResult } from './sandbox-vm.ts'
+import { SHARED, STOP_TIMEOUT, stopMessage, type StopReason, type VmResult } from './sandbox-vm-contract.ts'
 
 /**
  * Programs run in QuickJS compiled to WebAssembly (quickjs-emscripten), never in the daemon's
