@@ -11,7 +11,7 @@
  */
 import { AclLog, type AclEntry } from '../sync/acl/state.ts'
 import type { SpaceReplica } from '../sync/replica/space-replica.ts'
-import type { Crafted } from './adversary.ts'
+import type { Crafted } from './adversary-types.ts'
 import { MARKER_DS } from './attacks.ts'
 import { holds } from './checks.ts'
 import { DATASETS } from './workload.ts'

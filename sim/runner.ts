@@ -6,7 +6,8 @@
  * docs/simulation.md, "Phases".
  */
 import { defaultCryptoProvider, type CryptoProvider } from '../sync/crypto/provider.ts'
-import { ATTACK_KINDS, type Adversary, type AttackKind } from './adversary.ts'
+import type { Adversary } from './adversary.ts'
+import { ATTACK_KINDS, type AttackKind } from './adversary-types.ts'
 import type { FaultKind, SimConfig } from './config.ts'
 import { runFinalChecks, type Judged } from './final-checks.ts'
 import type { LivenessFailure } from './liveness-report.ts'

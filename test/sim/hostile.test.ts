@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ATTACK_KINDS, type AttackKind } from '../../sim/adversary.ts'
+import { ATTACK_KINDS, type AttackKind } from '../../sim/adversary-types.ts'
 import { drawConfig } from '../../sim/config.ts'
 import { nodeSyncCryptoProvider } from '../../sim/node-crypto.ts'
 import { describeLivenessFailure } from '../../sim/liveness-report.ts'
