@@ -42,6 +42,24 @@ export interface SyncHost {
    * until its ACL arrives: a host must not take a space for an account it does not trust.
    */
   accept?(spaceId: string, identity: string): Promise<SpaceReplica | undefined>
+  /**
+   * Accounts besides our own that may sync a space whose ACL we do not know yet. A hub answers
+   * the accounts that asked it to keep the space, so that they can bring the ACL; once it is
+   * known, the ACL alone decides.
+   */
+  trusts?(spaceId: string, identity: string): boolean
+  /**
+   * Custodians of a space: accounts that keep its ciphertext for us without reading it (our
+   * hubs, docs/hub.md). They sync it as a reader would; every change they bring is checked as
+   * any peer's is.
+   */
+  custodian?(spaceId: string, identity: string): boolean
+  /**
+   * Whether we take `count` changes (`bytes` in all) of a space from an account now: a hub's
+   * quotas. Refused changes are dropped unread (counted as dropped `over_quota`, not a fault);
+   * the sender offers them again in a later exchange.
+   */
+  admitChanges?(spaceId: string, identity: string, count: number, bytes: number): boolean
 }
 
 interface PushState {
@@ -90,11 +108,11 @@ export class Responder {
    * step's decoding and signature checks overlap this one's apply. What it would ask again
    * (changes waiting for parents) is left to the next exchange, which finds those trees differ.
    */
-  private async ingestBehind(c: PeerCounters, peer: string, r: SpaceReplica, changes: Uint8Array[]) {
+  private async ingestBehind(c: PeerCounters, peer: string, identity: string, r: SpaceReplica, changes: Uint8Array[]) {
     let list = this.ahead.get(r)
     if (!list) this.ahead.set(r, (list = []))
     const l = list
-    const job: Promise<unknown> = this.ingest(c, peer, r, changes).catch((err: unknown) => {
+    const job: Promise<unknown> = this.ingest(c, peer, identity, r, changes).catch((err: unknown) => {
       this.onError(err)
       bump(c.dropped, 'internal')
     })
@@ -154,7 +172,8 @@ export class Responder {
    * only.
    */
   mayRead(r: SpaceReplica, identity: string): boolean {
-    if (!r.known) return identity === this.me
+    if (this.host.custodian?.(r.spaceId, identity)) return true
+    if (!r.known) return identity === this.me || this.host.trusts?.(r.spaceId, identity) === true
     return r.acl.current().canRead(identity)
   }
 
@@ -205,7 +224,7 @@ export class Responder {
     // A plain answer from a reader may ingest while the next message is read; anything else
     // waits until what came before it is in.
     if (!question && this.ingestAhead > 0 && changes.length && m.hop <= SYNC_LIMITS.maxHops && this.mayRead(r, identity)) {
-      await this.ingestBehind(c, peer, r, changes)
+      await this.ingestBehind(c, peer, identity, r, changes)
       return NO_REPLY
     }
     await this.settled(r)
@@ -218,7 +237,7 @@ export class Responder {
       }
       // An answer from a peer we do not hold to be a reader: only the ACL records it leads with.
       const lead = aclLead(r.spaceId, changes)
-      if (lead > 0) await this.ingest(c, peer, r, changes.slice(0, lead), true)
+      if (lead > 0) await this.ingest(c, peer, identity, r, changes.slice(0, lead), true)
       changes = changes.slice(lead)
       if (!this.mayRead(r, identity)) {
         c.denied++
@@ -243,7 +262,7 @@ export class Responder {
       }
       if (++ex.questions > MAX_QUESTIONS_ANSWERED) return this.tooManySteps(c, m, question)
     }
-    const reask = changes.length ? await this.ingest(c, peer, r, changes) : new Set<string>()
+    const reask = changes.length ? await this.ingest(c, peer, identity, r, changes) : new Set<string>()
     if (!question && reask.size === 0) return pushed ? fixed([{ type: 'done', spaceId: m.spaceId, req: m.req }]) : NO_REPLY
     const budget = new WorkBudget(Math.min(SYNC_LIMITS.maxStepWork, SYNC_LIMITS.maxExchangeWork - (ex?.work ?? 0)))
     const index = this.indexOf(r).current()
@@ -300,7 +319,11 @@ export class Responder {
   }
 
   /** Ingests a peer's changes; returns the trees to ask about again when some wait for parents. */
-  private async ingest(c: PeerCounters, peer: string, r: SpaceReplica, changes: Uint8Array[], fromNonReader = false): Promise<Set<string>> {
+  private async ingest(c: PeerCounters, peer: string, identity: string, r: SpaceReplica, changes: Uint8Array[], fromNonReader = false): Promise<Set<string>> {
+    if (this.host.admitChanges && !this.host.admitChanges(r.spaceId, identity, changes.length, byteLength(changes))) {
+      bump(c.dropped, 'over_quota', changes.length)
+      return new Set()
+    }
     // Checks started ahead for exactly these changes (the whole step, from a reader) are taken
     // over; any other step's are dropped, as its turn has come and gone.
     const list = this.checked.peek(peer)
@@ -413,5 +436,11 @@ export function aclLead(spaceId: string, changes: readonly Uint8Array[]): number
     const acl = (space === spaceId && tree === spaceId) || (space === '' && tree === '' && contentId(changes[n]) === spaceId)
     if (!acl) break
   }
+  return n
+}
+
+function byteLength(changes: readonly Uint8Array[]): number {
+  let n = 0
+  for (const c of changes) n += c.byteLength
   return n
 }

@@ -88,8 +88,11 @@ async function* chain(parts: Array<AsyncIterable<Outgoing>>): AsyncGenerator<Out
   for (const p of parts) yield* p
 }
 
-/** Drop reasons that an honest peer also causes (a reply that crossed a timeout): not strikes. */
-const BENIGN_DROPS = new Set(['stale', 'internal'])
+/**
+ * Drop reasons that an honest peer also causes (a reply that crossed a timeout, a hub's quota
+ * it reached): not strikes.
+ */
+const BENIGN_DROPS = new Set(['stale', 'internal', 'over_quota'])
 
 export class SyncSession {
   readonly me: string

@@ -39,7 +39,8 @@ export type TimerRole = 'rounds' | 'scheduling' | 'joins'
 export function faultsIn(c: PeerCounters | undefined): number {
   if (!c) return 0
   let n = c.denied
-  for (const k in c.dropped) n += c.dropped[k]
+  // A hub's quota refuses an honest peer's changes too: not a fault (it offers them again later).
+  for (const k in c.dropped) if (k !== 'over_quota') n += c.dropped[k]
   for (const k in c.rejected) n += c.rejected[k]
   return n
 }

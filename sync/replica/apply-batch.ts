@@ -98,6 +98,14 @@ export class ApplyBatch {
       this.joinTree(c, tree, meta, idx)
       return
     }
+    if (s.deps.keyless) {
+      // A custodian cannot open the payload: the change joins the DAG as it is, and the readers
+      // that fetch it judge its key and payload (a bad one is theirs to refuse, as from anyone).
+      s.versionSeq++
+      if (witnessArrived(s, c, tree, this.pending, this.voidedIds)) s.toRebuild.add(tree)
+      this.joinTree(c, tree, meta, idx)
+      return
+    }
     const noKey = judgeKey(s.keyring, c)
     if (noKey) return noKey
     let payload: ChangePayload
@@ -296,7 +304,9 @@ export async function applyChecked(s: ReplicaState, verified: Change[], report: 
       const next: Change[] = []
       for (const c of queue) {
         const tree = s.treeOf(c)
-        if (c.treeId === '' && tree !== s.spaceId && c.author === '' && !s.derived.expects(tree)) {
+        // A custodian keeps a derived root a reader sent at once: its id is a hash of the space
+        // and seed, and the devices that read it hold it until their own code expects it.
+        if (c.treeId === '' && tree !== s.spaceId && c.author === '' && !s.derived.expects(tree) && !s.deps.keyless) {
           // An unsigned derived root from a peer: held until something vouches for it.
           s.derived.hold(c)
           ;(report.held ??= []).push(c.id)
@@ -441,6 +451,11 @@ async function commit(s: ReplicaState, b: ApplyBatch, local: boolean) {
 export async function rebuildTree(s: ReplicaState, tree: string) {
   const meta = s.trees.get(tree)
   if (!meta) return
+  if (s.deps.keyless) {
+    // Nothing was materialized, so there is nothing to derive again: the tree's changes stay.
+    await s.deps.storage.commit({ puts: [], dels: [{ store: STORES.meta, key: rebuildKey(s.spaceId, tree) }] })
+    return
+  }
   const idx = await s.loadIndex(tree)
   const nodes = idx.missingFrom([])
   const raws = await s.deps.storage.getMany(

@@ -23,6 +23,13 @@ export interface ReplicaDeps {
   policy?: MergePolicy
   /** Overrides of the per-space memory bounds (tests use small ones). */
   limits?: Partial<ReplicaLimits>
+  /**
+   * A custodian's replica (the hub, docs/hub.md): it never holds a read key, so it checks
+   * everything that needs no plaintext (id, signature, the author's right at the cited ACL head,
+   * removal wins, the power order, void records, lamport, stale ACL heads) and keeps the change
+   * bytes and heads, but opens no payload and materializes no record.
+   */
+  keyless?: boolean
 }
 
 export type ReplicaLimits = { -readonly [K in keyof typeof REPLICA_LIMITS]: number }

@@ -603,6 +603,8 @@ export class SpaceReplica {
    * accepts pending guest joins (any manager device that sees one does; see autoAcceptGuests).
    */
   private async heal() {
+    // A custodian holds no key: it never writes to the ACL.
+    if (this.deps.keyless) return
     try {
       await this.aclWriter.healIfNeeded()
       await this.aclWriter.autoAcceptGuests()
