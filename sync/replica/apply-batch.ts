@@ -11,7 +11,7 @@ import { STORES, type WriteBatch } from '../storage/adapter.ts'
 import { aclRecordDep, citesStaleHead, isVoid, judgeAclRecord, judgeKey, judgeSignedRoot, judgeWriter, mayBuildOnDerivedRoot, treesAffected, witnessArrived } from './acl-rules.ts'
 import type { StoredRecord } from './record-codec.ts'
 import { aclEntryOf, nodeOf, type ReplicaState, type TreeMeta } from './replica-state.ts'
-import { changeKey, rebuildKey, spaceMetaKey, treeKey, treePrefix, VERSION_SEQ_KEY } from './storage-keys.ts'
+import { changeKey, rebuildKey, spaceMetaKey, treeKey, treePrefix, versionSeqKey } from './storage-keys.ts'
 import { TreeIndex } from './tree-index.ts'
 import type { CommitInfo, IngestReport, RejectReason, WriteRejection } from './types.ts'
 
@@ -423,16 +423,17 @@ async function commit(s: ReplicaState, b: ApplyBatch, local: boolean) {
   for (const t of b.touched) batch.puts.push({ store: STORES.trees, key: treeKey(s.spaceId, t), value: encodeCanonical(s.trees.get(t)) })
   s.records.flush(batch, b.dirty)
   for (const t of s.toRebuild) batch.puts.push({ store: STORES.meta, key: rebuildKey(s.spaceId, t), value: new Uint8Array(0) })
-  batch.puts.push({ store: STORES.meta, key: VERSION_SEQ_KEY, value: encodeCanonical(s.versionSeq) })
+  batch.puts.push({ store: STORES.meta, key: versionSeqKey(s.spaceId), value: encodeCanonical(s.versionSeq) })
   batch.puts.push({ store: STORES.meta, key: spaceMetaKey(s.spaceId), value: encodeCanonical({ spaceId: s.spaceId }) })
   await s.deps.storage.commit(batch)
+  s.committedSeq = s.versionSeq
   s.records.forgetDeleted(b.dirty)
   const rebuilt = [...s.toRebuild]
   s.toRebuild.clear()
   for (const t of rebuilt) await rebuildTree(s, t)
   s.records.trim()
   const info: CommitInfo = {
-    versionId: String(s.versionSeq),
+    versionId: String(s.committedSeq),
     local,
     changeIds: b.applied.slice(b.committed),
     treeIds: [...new Set([...b.touched, ...rebuilt])],
@@ -487,8 +488,9 @@ export async function rebuildTree(s: ReplicaState, tree: string) {
   const batch: WriteBatch = { puts: [], dels: [{ store: STORES.meta, key: rebuildKey(s.spaceId, tree) }] }
   s.records.flush(batch, b.dirty)
   batch.puts.push({ store: STORES.trees, key: treeKey(s.spaceId, tree), value: encodeCanonical(meta) })
-  batch.puts.push({ store: STORES.meta, key: VERSION_SEQ_KEY, value: encodeCanonical(s.versionSeq) })
+  batch.puts.push({ store: STORES.meta, key: versionSeqKey(s.spaceId), value: encodeCanonical(s.versionSeq) })
   await s.deps.storage.commit(batch)
+  s.committedSeq = s.versionSeq
   s.records.forgetDeleted(b.dirty)
   s.records.trim()
 }

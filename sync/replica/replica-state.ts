@@ -61,8 +61,15 @@ export class ReplicaState {
   readonly toRebuild = new Set<string>()
   /** Records the current batch changed, for its CommitInfo. */
   touches = new Map<string, RecordTouch>()
-  /** Local apply sequence (the versionId source); persisted with every batch. */
+  /**
+   * Local apply sequence of this space (the versionId source): bumped once per change applied
+   * and per tree rebuilt, persisted under the space's own key in the same atomic batch as what
+   * it counts (storage-keys.ts `versionSeqKey`). Ahead of `committedSeq` only while a batch is
+   * being applied (or after one failed to commit: its numbers are skipped, never reused).
+   */
   versionSeq = 0
+  /** `versionSeq` as of the last batch stored: the only version anyone outside the apply sees. */
+  committedSeq = 0
   /** Sequence number of the changes this replica signs. */
   seq = 0
   readonly limits: ReplicaLimits

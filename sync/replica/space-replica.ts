@@ -25,7 +25,8 @@ import { checkChunks, checkStage, verifiedOf, type IngestChecks } from './check-
 import { changesNothing } from './unchanged.ts'
 import { decodeStoredHead, type StoredHead } from './record-codec.ts'
 import { aclEntryOf, ReplicaState, type ReplicaDeps, type TreeMeta } from './replica-state.ts'
-import { changeKey, datasetPrefix, rebuildKey, recordKey, treePrefix, VERSION_SEQ_KEY, unesc } from './storage-keys.ts'
+import { changeKey, datasetPrefix, rebuildKey, recordKey, treePrefix, unesc } from './storage-keys.ts'
+import { loadVersionSeq } from './version-seq.ts'
 import type { TreeIndex } from './tree-index.ts'
 import type { CommitInfo, IngestReport, RawItem, ReplicaMemory, RejectReason, WriteResult, WriteRejection } from './types.ts'
 
@@ -149,8 +150,7 @@ export class SpaceReplica {
   private async load() {
     const { storage } = this.deps
     const s = this.s
-    const seq = await storage.get(STORES.meta, VERSION_SEQ_KEY)
-    s.versionSeq = seq ? decodeCanonical<number>(seq) : 0
+    s.versionSeq = s.committedSeq = await loadVersionSeq(storage, this.spaceId)
     for (const [k, v] of await storage.scan(STORES.trees, { prefix: `${this.spaceId}/` })) {
       s.trees.setStored(k.slice(this.spaceId.length + 1), v)
     }
@@ -301,9 +301,14 @@ export class SpaceReplica {
     }
   }
 
-  /** The local versionId of the latest commit (what a write that wrote nothing reports). */
+  /**
+   * The local versionId of the latest commit stored (what a write that wrote nothing reports).
+   * Per space, and strictly increasing with every commit, across restarts too: a number names
+   * one committed state of this space on this device, never another one later (a saved search
+   * index relies on it). Numbers a batch took but never stored are skipped, never reused.
+   */
   versionId(): string {
-    return String(this.s.versionSeq)
+    return String(this.s.committedSeq)
   }
 
   /** Listens to every committed batch; returns the function that stops listening. */
@@ -395,7 +400,7 @@ export class SpaceReplica {
       const st = await s.records.load(recordKey(this.spaceId, objectId, ds, id))
       return st && !st.deleted ? st.value : undefined
     })
-    if (unchanged) return { versionId: String(s.versionSeq), changeId: '', recordIds: [] }
+    if (unchanged) return { versionId: String(s.committedSeq), changeId: '', recordIds: [] }
     const cite = await this.citation()
     const change = await signChange(this.deps.crypto, s.key, {
       spaceId: this.spaceId,
@@ -416,7 +421,7 @@ export class SpaceReplica {
       const id = op.id === CHANGE_DERIVED_ID ? propertyIdSync(change.id) : op.id
       if (!ids.includes(id)) ids.push(id)
     }
-    const result: WriteResult = { versionId: String(s.versionSeq), changeId: change.id, recordIds: ids }
+    const result: WriteResult = { versionId: String(s.committedSeq), changeId: change.id, recordIds: ids }
     if (drops.length) result.rejections = drops
     return result
   }

@@ -11,7 +11,10 @@ import { SEARCH_LIMITS, SEARCH_STORES } from './limits.ts'
  * Nothing is rewritten per write: a write costs one delta row of its own operations.
  *
  * `versionSeq` is the replica version the saved index reflects (every commit up to it drained):
- * a load that finds another version is stale and the service rebuilds.
+ * a load that finds another version is stale and the service rebuilds. `versions: 'space'`
+ * says it is the space's own counter, which never repeats a number (issue 42); a meta without
+ * it was saved while all spaces of the store shared one counter, whose numbers could repeat,
+ * so the service never takes it as current.
  */
 export interface FtsMeta {
   /** 2: the base is FtsIndex's binary form; 1 (earlier builds): minisearch's JSON. Deltas are JSON either way. */
@@ -22,6 +25,8 @@ export interface FtsMeta {
   opsSinceBase: number
   baseDocs: number
   versionSeq: string
+  /** 'space': `versionSeq` counts this space's commits only (absent: saved before issue 42). */
+  versions?: 'space'
   /** Signature of what is indexed (scopes and fields); another one means rebuild. */
   catalog: string
 }
@@ -108,10 +113,10 @@ export class FtsStore {
         batch.puts.push({ store: this.S, key: this.key('base', gen, chunks++), value: bytes.slice(i, i + SEARCH_LIMITS.chunkBytes) })
       }
       if (prev) this.dropGeneration(prev, batch)
-      meta = { format: FORMAT, gen, chunks, deltas: 0, opsSinceBase: 0, baseDocs: index.size, versionSeq, catalog }
+      meta = { format: FORMAT, gen, chunks, deltas: 0, opsSinceBase: 0, baseDocs: index.size, versionSeq, versions: 'space', catalog }
     } else {
       if (!prev) throw new Error('a first save of the search index needs the index')
-      meta = { ...prev, deltas: prev.deltas + (ops.length ? 1 : 0), opsSinceBase, versionSeq, catalog }
+      meta = { ...prev, deltas: prev.deltas + (ops.length ? 1 : 0), opsSinceBase, versionSeq, versions: 'space', catalog }
       if (ops.length) batch.puts.push({ store: this.S, key: this.key('delta', prev.gen, prev.deltas), value: enc.encode(JSON.stringify(ops)) })
     }
     batch.puts.push({ store: this.S, key: this.key('meta'), value: enc.encode(JSON.stringify(meta)) })

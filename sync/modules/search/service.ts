@@ -48,7 +48,17 @@ export class SearchIndex {
   private unsaved: IndexOp[] = []
   private saveAsBase = false
   private lastCommitAt = 0
+  /**
+   * The replica's version as of the last commit the hook saw (every commit up to it is in the
+   * index or in the dirty sets): the version a save records. Stops moving once closed.
+   */
   private lastVersion: string
+  /**
+   * The replica's version when this index began to follow its commits (the constructor runs
+   * before the space listens to its replica, with no await between): every commit after it
+   * reaches `committed`. A saved index of this version is current, whatever committed since.
+   */
+  private readonly openedVersion: string
   private scheduled = false
   private compactionScheduled = false
   /** Commits seen so far: a compaction waits for a pause with none (compactWhenIdle). */
@@ -78,7 +88,7 @@ export class SearchIndex {
   ) {
     this.log = ctx.log.child('search')
     this.store = new FtsStore(ctx.storage, ctx.space.spaceId)
-    this.lastVersion = ctx.space.replica.versionId()
+    this.lastVersion = this.openedVersion = ctx.space.replica.versionId()
     this.work = new IndexWork(ctx.space.spaceId, () => ctx.space.env.now())
     this.vectors = new VectorIndexer(ctx, this, embedders, this.log)
     // After the space is built (the constructor runs while it is); its object rows may still be
@@ -112,10 +122,12 @@ export class SearchIndex {
 
   /** The commit hook: remember what moved, drain soon. */
   committed(change: SpaceChange) {
+    // Closed: not followed, so the version a last save records must not claim it.
+    if (this.closed) return
     this.lastVersion = change.versionId
     this.lastCommitAt = this.ctx.space.env.now()
     this.commits++
-    if (this.state === 'disabled' || this.closed) return
+    if (this.state === 'disabled') return
     for (const o of change.objects) this.dirtyRows.add(o)
     for (const o of change.reloaded) this.reload.add(o)
     for (const [o, perDs] of change.records) {
@@ -205,24 +217,29 @@ export class SearchIndex {
   // ------------------------------------------------------------------ lifecycle
 
   /**
-   * Keeps the saved index when it is current: saved at the replica's version (nothing committed
-   * since) and under the catalog the space declares. The catalog comes from the object rows
-   * (types, properties); while they still load (SpaceEngine.openLoading), the saved index's
-   * own catalog stands in: at an unchanged version the rows it was read from are the rows now,
-   * so searches are answered before the rows are in. Once they are, the catalog is read again
-   * and a difference (a module's declarations changed with the code) rebuilds, as a drain does.
+   * Keeps the saved index when it is current: saved at the version the replica had when this
+   * index began to follow its commits (`openedVersion`: what committed since, say the daemon's
+   * boot write of the device's lastSeen, is in the dirty sets and drained as any commit is) and
+   * under the catalog the space declares. Versions are per space and never reused
+   * (SpaceReplica.versionId), so an equal version means the very state the index was saved
+   * from; a meta saved before that held (no `versions: 'space'`) is never current. The catalog
+   * comes from the object rows (types, properties); while they still load
+   * (SpaceEngine.openLoading), the saved index's own catalog stands in: at its version the rows
+   * it was read from are the rows then, so searches are answered before the rows are in. Once
+   * they are, the catalog is read again and a difference (a module's declarations changed with
+   * the code) rebuilds, as a drain does.
    */
   private async start() {
     if (await this.readSettings(false)) return
     const meta = await this.store.meta()
     const space = this.ctx.space
-    const current = space.replica.versionId()
-    const early = !space.rowsReady && meta && meta.versionSeq === current ? catalogFromSig(meta.catalog) : undefined
+    const saved = meta && meta.versions === 'space' && meta.versionSeq === this.openedVersion ? meta : undefined
+    const early = !space.rowsReady && saved ? catalogFromSig(saved.catalog) : undefined
     if (!early && !space.rowsReady) await space.rowsLoaded
     this.catalog = early ?? (await readCatalog(this.ctx))
-    if (meta && meta.versionSeq === current && meta.catalog === this.catalog.sig) {
+    if (saved && saved.catalog === this.catalog.sig) {
       // Current: it stays on disk until something uses it.
-      this.meta = meta
+      this.meta = saved
       this.state = 'ready'
       if (early)
         void space.rowsLoaded
@@ -315,7 +332,9 @@ export class SearchIndex {
     this.state = 'building'
     this.stats.builds++
     const replica = this.ctx.space.replica
-    const version = replica.versionId()
+    // The last commit the hook saw, not the replica's latest: one stored but not announced yet
+    // may be missing from what the build reads; it is drained once its hook runs.
+    const version = this.lastVersion
     // What commits during the build is drained after it (a re-read is idempotent).
     const trees = replica.treeIds().filter((t) => t !== this.spaceId)
     const progress = this.work.start('index.fts', trees.length)
