@@ -3,7 +3,7 @@
  *
  * The repository is one npm workspace root (the daemon with its CLI: node/ and server/, plus the
  * repository's tests, benchmarks, simulator and scripts) and the workspaces its package.json
- * lists (sync/: the library; node/push-node/: the push node). For each package this test reads
+ * lists (sync/: the library; node/push-node/: the push node; node/hub/: the hub). For each package this test reads
  * every file it owns with the TypeScript parser and checks that:
  *
  * - every bare import (not relative, not `node:`, not a Node builtin) is listed in its
@@ -65,6 +65,7 @@ const DEV_FILES: Record<string, (file: string) => boolean> = {
   '': (f) => !/^(node|server)\//.test(f) || f === 'server/client/generate.ts',
   sync: (f) => /conformance\.ts$/.test(f),
   'node/push-node': (f) => /conformance\.ts$/.test(f),
+  'node/hub': (f) => /conformance\.ts$/.test(f),
 }
 
 const packages: Pkg[] = [
@@ -280,8 +281,8 @@ describe('packages install what they use (issue 34, item 8)', () => {
     expect(typesOf('@s/b')).toBe('@types/s__b')
   })
 
-  it('the root lists the workspaces: the library and the push node', () => {
-    expect(workspaceDirs).toEqual(expect.arrayContaining(['sync', 'node/push-node']))
+  it('the root lists the workspaces: the library, the push node and the hub', () => {
+    expect(workspaceDirs).toEqual(expect.arrayContaining(['sync', 'node/push-node', 'node/hub']))
     for (const dir of workspaceDirs) expect(existsSync(join(root, dir, 'package.json'))).toBe(true)
   })
 
@@ -297,18 +298,20 @@ describe('packages install what they use (issue 34, item 8)', () => {
     expect(installed.has('pg')).toBe(false)
     expect(installed.has('web-push')).toBe(false)
     expect(installed.has(byName.get('@svc/push-node')!.json.name)).toBe(false)
-    // ...while the push node, which the daemon's CLI loads lazily, does
+    expect(installed.has(byName.get('@svc/hub')!.json.name)).toBe(false)
+    // ...while the push node, which the daemon's CLI loads lazily, does, and the hub has pg
     expect([...installedBy(byName.get('@svc/push-node')!)]).toEqual(expect.arrayContaining(['pg', 'web-push']))
+    expect([...installedBy(byName.get('@svc/hub')!)]).toEqual(expect.arrayContaining(['pg']))
   })
 
-  it('no runtime file of the daemon imports the push node statically', () => {
-    const pushNode = byName.get('@svc/push-node')!
+  it('no runtime file of the daemon imports the push node or the hub statically', () => {
+    const apart = new Set([byName.get('@svc/push-node')!, byName.get('@svc/hub')!])
     const offenders: string[] = []
     for (const f of allFiles.filter((x) => ownerOf(x) === packages[0] && !packages[0].isDev(x))) {
       for (const u of usesOfFile(f)) {
         if (!isRelative(u.spec) || u.typeOnly || u.dynamic) continue
         const target = resolveRelative(f, u.spec)
-        if (target && ownerOf(target) === pushNode) offenders.push(`${f} imports ${u.spec}`)
+        if (target && apart.has(ownerOf(target))) offenders.push(`${f} imports ${u.spec}`)
       }
     }
     expect(offenders).toEqual([])

@@ -14,7 +14,7 @@ import { UsageError } from '../../server/cli/io.ts'
 import { keyFor } from '../helpers.ts'
 import { fakeNtfy, type FakeHttp } from './fakes.ts'
 import { sendBytes, spaceKeyFor, subscribeBytes } from './node-fixture.ts'
-import { startPg, type PgCluster } from './pg-fixture.ts'
+import { startPg, type PgCluster } from '../fixtures/pg-fixture.ts'
 
 type Proc = ReturnType<typeof spawnSvc>
 

@@ -8,7 +8,7 @@ import { runSubscriptionStoreConformance } from '../../node/push-node/store-conf
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startPg, type PgCluster } from './pg-fixture.ts'
+import { startPg, type PgCluster } from '../fixtures/pg-fixture.ts'
 
 runSubscriptionStoreConformance('sqlite (memory)', async () => new SqliteSubscriptionStore())
 
