@@ -19,6 +19,7 @@ import type { AgentsHost, AgentsOptions } from '../agents/host.ts'
 import { silentLogger, type Logger } from '../../sync/core/log.ts'
 import { startServices, stopServices, type AnyDaemonService, type BaseComponents, type DaemonComponents } from './service.ts'
 import { releaseServices } from './services.ts'
+import type { HubLinks } from '../hubs/hub-links.ts'
 
 type RunningServices = Awaited<ReturnType<typeof startServices>>
 
@@ -29,6 +30,8 @@ export interface DaemonHostOptions extends AccountHostOptions {
   p2p?: boolean
   /** Peers to dial by address besides those added over the API (config key `peers`). */
   peers?: readonly string[]
+  /** Hubs that keep this account's spaces (config key `hubs`: MULTIADDR or MULTIADDR#TOKEN; docs/hub.md). */
+  hubs?: readonly string[]
   /** The push node to link the push module to (config key `push`, docs/push.md). */
   push?: PushConfig
   /** Redial delays of added peers (tests shorten them). */
@@ -75,7 +78,7 @@ export class DaemonHost implements AccountHost {
     const o = this.options
     if (o.services) return [...o.services]
     const p2p = o.p2p === false ? false : { mdns: !o.noMdns, listen: o.p2pListen, peers: o.peers, scheduler: o.scheduler, redial: o.redial, joinRetry: o.joinRetry }
-    return releaseServices({ p2p, push: o.push, agents: o.agents })
+    return releaseServices({ p2p, push: o.push, agents: o.agents, hubs: o.hubs })
   }
 
   async onBoot(booted: BootedAccount): Promise<void> {
@@ -147,6 +150,11 @@ export class DaemonHost implements AccountHost {
   /** The P2P side, when it runs. */
   p2p(): P2PService | undefined {
     return this.current?.components.p2p
+  }
+
+  /** This account's hubs (the hub link), while P2P runs. */
+  hubs(): HubLinks | undefined {
+    return this.current?.components.hubs
   }
 
   /** `{S}/sync`: a round with every connected peer; resolves when all are done. */

@@ -1,5 +1,5 @@
 import type { Env } from '../../sync/core/env.ts'
-import { nextTurn } from '../../sync/core/turns.ts'
+import { realTimer } from '../p2p/real-timer.ts'
 import type { CryptoProvider } from '../../sync/crypto/provider.ts'
 import type { WalletKeys } from '../../sync/crypto/wallet.ts'
 import { errField, silentLogger, type Logger } from '../../sync/core/log.ts'
@@ -49,14 +49,7 @@ export interface P2POptions {
   log?: Logger
 }
 
-export const realTimer: Timer = {
-  after(ms, fn) {
-    const t = setTimeout(fn, ms)
-    t.unref?.()
-    return () => clearTimeout(t)
-  },
-  yield: nextTurn,
-}
+export { realTimer }
 
 /**
  * Join requests go to the replica of the space, when we hold it and it can take them (the ACL
@@ -95,6 +88,8 @@ export class P2PService {
     readonly peers: AddedPeers,
     /** What head sync proved about peers, for the protocols beside it (node/p2p/protocols). */
     readonly trust: PeerTrust,
+    /** Identities of our hubs, filled by the hub links: custodians of our spaces (docs/hub.md). */
+    readonly custodians: Set<string>,
   ) {}
 
   static async start(o: P2POptions): Promise<P2PService> {
@@ -117,10 +112,16 @@ export class P2PService {
     transport.onPeerFault((peer) => guard.fault(peer, guard.maxFaults) && hangUp(peer))
     const account = o.account
     const log = o.log ?? silentLogger
+    // Our hubs, once they proved their identities (node/hubs/hub-links.ts): custodians of every
+    // space we hold, which they sync as a reader would and cannot read.
+    const custodians = new Set<string>()
     const stack = new SyncStack({
       transport,
       session: {
-        host: accountSyncHost(account, (spaceId, err) => log.warn('a space of this account could not be opened for a device of it', { spaceId, err: errField(err) })),
+        host: {
+          ...accountSyncHost(account, (spaceId, err) => log.warn('a space of this account could not be opened for a device of it', { spaceId, err: errField(err) })),
+          custodian: (_spaceId, identity) => custodians.has(identity),
+        },
         key: o.keys.account,
         crypto: o.crypto,
         env: o.env,
@@ -165,12 +166,16 @@ export class P2PService {
     // Protocols beside head sync trust only what head sync proved, and share its guard.
     const trust: PeerTrust = {
       identityOf: (p) => session.identityOf(p),
+      custodian: (p) => {
+        const id = session.identityOf(p)
+        return id !== undefined && custodians.has(id)
+      },
       refused: (p) => guard.refused(p),
       fault: (p, w) => {
         if (guard.fault(p, w === 'max' ? guard.maxFaults : 1)) hangUp(p)
       },
     }
-    return new P2PService(node, transport, stack, scheduler, stops, discoveredAt, o.mdns, guard, peers, trust)
+    return new P2PService(node, transport, stack, scheduler, stops, discoveredAt, o.mdns, guard, peers, trust, custodians)
   }
 
   get session(): SyncSession {

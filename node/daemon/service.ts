@@ -61,6 +61,7 @@ export interface ProvidedComponents {
   peers: import('../p2p/protocols/protocol.ts').PeerTrust
   agents: import('../agents/host.ts').AgentsHost
   syncStatus: import('./sync-status.ts').SyncStatusService
+  hubs: import('../hubs/hub-links.ts').HubLinks
 }
 
 export type DaemonComponents = BaseComponents & Partial<ProvidedComponents>

@@ -3,6 +3,7 @@ import { agentsService } from '../agents/service.ts'
 import { blocksProtocol } from '../p2p/protocols/blocks.ts'
 import { eventsProtocol } from '../p2p/protocols/events.ts'
 import { pushProtocol } from '../p2p/protocols/push.ts'
+import { hubLinkService } from './hub-link-service.ts'
 import type { PushConfig } from '../push/config.ts'
 import { headSyncService, type HeadSyncInit } from './head-sync-service.ts'
 import type { AnyDaemonService } from './service.ts'
@@ -15,6 +16,8 @@ export interface ReleaseServicesConfig {
   push?: PushConfig
   /** The agents of this device; absent: no agent runs on this daemon (`--agents-port -1`). */
   agents?: AgentsOptions
+  /** Hubs named by the configuration (`hubs`); the hub link runs with P2P whether or not any is named (hubs can be added over the API). */
+  hubs?: readonly string[]
 }
 
 /**
@@ -23,6 +26,9 @@ export interface ReleaseServicesConfig {
  * The order here is the start order where `needs` and `after` leave it free.
  */
 export function releaseServices(c: ReleaseServicesConfig): AnyDaemonService[] {
-  const p2p = c.p2p === false ? [] : [headSyncService(c.p2p), syncProcessesService(), eventsProtocol(), blocksProtocol(), pushProtocol(c.push)]
+  const p2p =
+    c.p2p === false
+      ? []
+      : [headSyncService(c.p2p), syncProcessesService(), eventsProtocol(), blocksProtocol(), pushProtocol(c.push), hubLinkService({ hubs: c.hubs ?? [], redial: c.p2p.redial })]
   return [...p2p, syncStatusService(), ...(c.agents ? [agentsService(c.agents)] : [])]
 }

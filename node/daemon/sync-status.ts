@@ -15,6 +15,16 @@ export interface SpaceSyncStatus {
   lastErr: string | null
   /** Objects with local changes not yet carried by a completed round. */
   pending: number
+  /** Each of this account's hubs (docs/hub.md): whether connected, where the space stands there, its last round. */
+  hubs?: HubSpaceStatus[]
+}
+
+/** Where a space stands with one hub (node/hubs/hub-links.ts). */
+export interface HubSpaceStatus {
+  peerId: string
+  connected: boolean
+  state: string
+  lastSyncAt: { $date: string } | null
 }
 
 export interface ObjectSyncStatus {
@@ -43,6 +53,13 @@ export class SyncStatusService {
   private readonly tracks = new Map<string, Track>()
   private readonly last = new Map<string, string>()
   private readonly stops: Array<() => void> = []
+  /** The hub link's answer, once it runs (it starts after this service). */
+  private hubStates?: (spaceId: string) => HubSpaceStatus[]
+
+  /** Shows each hub's state per space (the hub link calls it when it starts). */
+  attachHubs(states: ((spaceId: string) => HubSpaceStatus[]) | undefined): void {
+    this.hubStates = states
+  }
 
   constructor(
     private readonly account: AccountEngine,
@@ -106,7 +123,8 @@ export class SyncStatusService {
     else if (t.lastEndedOk === false) state = 'error'
     else if (t.lastOk !== null) state = 'synced'
     else state = 'unknown'
-    return { spaceId, state, peers, lastSyncAt: t.lastOk === null ? null : instant(t.lastOk), lastErr: t.lastErr, pending: t.pending.size }
+    const hubs = this.hubStates?.(spaceId)
+    return { spaceId, state, peers, lastSyncAt: t.lastOk === null ? null : instant(t.lastOk), lastErr: t.lastErr, pending: t.pending.size, ...(hubs?.length ? { hubs } : {}) }
   }
 
   object(spaceId: string, objectId: string): ObjectSyncStatus {

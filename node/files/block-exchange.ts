@@ -48,6 +48,8 @@ export class BlockExchange implements BlockSource {
   readonly served = { blocks: 0, none: 0, has: 0 }
   /** Blocks fetched from peers that checked out and were stored. */
   fetched = 0
+  /** Blocks handed to our hubs. */
+  uploaded = 0
 
   private constructor(
     private readonly o: P2pProtocolContext & { files: FilesService },
@@ -159,9 +161,9 @@ export class BlockExchange implements BlockSource {
     for (const p of this.pending.values()) if (p.peer === peer) p.onMessage({ kind: 'none', reqId: -1, ids: [] })
   }
 
-  /** Connected peers whose proved account may read the space (ours included), in peer id order. */
+  /** Connected peers whose proved account may read the space (ours included), and our hubs, in peer id order. */
   private candidates(spaceId: string): string[] {
-    return this.transport.peers().filter((p) => this.mayRead(p, spaceId))
+    return this.transport.peers().filter((p) => this.mayRead(p, spaceId) || this.o.custodian?.(p) === true)
   }
 
   async fetch(spaceId: string, ids: readonly string[], onBlock: (id: string, bytes: Uint8Array) => Promise<boolean>): Promise<string[]> {
@@ -250,10 +252,40 @@ export class BlockExchange implements BlockSource {
   async confirm(spaceId: string, ids: readonly string[]): Promise<string | undefined> {
     if (ids.length === 0 || ids.length > BLOCKS_WIRE.hasMax) return undefined
     for (const peer of this.candidates(spaceId)) {
-      const all = await this.has(peer, spaceId, [...ids])
+      let all = await this.has(peer, spaceId, [...ids])
+      // A hub takes the blocks we hand it (a peer only fetches what it wants): upload, then ask again.
+      if (!all && this.o.custodian?.(peer) === true && (await this.upload(peer, spaceId, ids))) all = await this.has(peer, spaceId, [...ids])
       if (all) return this.o.identityOf(peer)
     }
     return undefined
+  }
+
+  /** Hands a hub every one of these blocks held here, one at a time; false when one was refused or missing. */
+  private async upload(peer: string, spaceId: string, ids: readonly string[]): Promise<boolean> {
+    for (const id of ids) {
+      const bytes = await this.o.files.store.get(spaceId, id)
+      if (!bytes) return false
+      const reqId = this.nextReq++
+      const key = `${peer}/${reqId}`
+      await this.transport.drain(peer)
+      const ok = await new Promise<boolean>((resolve) => {
+        const stop = this.o.env.setTimer(FILES.blockTimeoutMs, () => done(false))
+        const done = (v: boolean) => {
+          stop()
+          this.pending.delete(key)
+          resolve(v)
+        }
+        this.pending.set(key, { peer, onMessage: (m) => done(m.kind === 'have' && m.all) })
+        try {
+          this.transport.send(peer, encodeBlocksMessage({ kind: 'put', reqId, spaceId, id, bytes }))
+        } catch {
+          done(false)
+        }
+      })
+      if (!ok) return false
+      this.uploaded++
+    }
+    return true
   }
 
   private has(peer: string, spaceId: string, ids: string[]): Promise<boolean> {
@@ -276,7 +308,7 @@ export class BlockExchange implements BlockSource {
   }
 
   stats() {
-    return { peers: this.transport.peers().length, served: { ...this.served }, fetched: this.fetched, drops: { ...this.drops } }
+    return { peers: this.transport.peers().length, served: { ...this.served }, fetched: this.fetched, uploaded: this.uploaded, drops: { ...this.drops } }
   }
 
   private count(reason: string) {

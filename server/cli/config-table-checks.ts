@@ -1,3 +1,4 @@
+import { parseHubSpec } from '../../node/hubs/hub-book.ts'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
@@ -14,6 +15,18 @@ import type { Source } from './config-table-row.ts'
  */
 
 /** Each a dialable multiaddr with a peer id: the daemon would refuse to boot otherwise. */
+/** Hubs as the `hubs` setting names them: MULTIADDR or MULTIADDR#TOKEN (node/hubs/hub-book.ts). */
+export function hubSpecs(specs: string[], s: Source): string[] {
+  for (const h of specs) {
+    try {
+      parseHubSpec(h)
+    } catch (err) {
+      throw new UsageError(`${at(s)}: "${h.split('#')[0]}": ${(err as Error).message}`)
+    }
+  }
+  return specs
+}
+
 export function dialable(addrs: string[], s: Source): string[] {
   for (const a of addrs) {
     try {

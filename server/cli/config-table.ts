@@ -4,7 +4,7 @@ import { isAccountId } from '../../node/account/layout.ts'
 import { PushConfigSchema, pushConfigFromEnv } from '../../node/push/config.ts'
 import { LOG_LEVELS, type LogThreshold } from '../../sync/core/log.ts'
 import { UsageError } from './io.ts'
-import { defaultDataRoot, dialable, loopbackHost, pushFromFile } from './config-table-checks.ts'
+import { defaultDataRoot, dialable, hubSpecs, loopbackHost, pushFromFile } from './config-table-checks.ts'
 import { millis, multiaddrs, oneOf, onOff, opt, port, portOrOff, text } from './config-table-kinds.ts'
 import { row, type Row } from './config-table-row.ts'
 
@@ -92,6 +92,16 @@ export const CONFIG_TABLE = {
     refine: dialable,
     finish: (v) => (v?.length ? v : undefined),
     help: 'peers to dial and redial: multiaddrs ending in /p2p/ and the peer id (comma-separated; in the file, an array)',
+  }),
+  hubs: row({
+    flag: 'hubs',
+    arg: 'MA',
+    env: 'SVC_HUBS',
+    file: 'hubs',
+    ...opt(multiaddrs),
+    refine: hubSpecs,
+    finish: (v) => (v?.length ? v : undefined),
+    help: "hubs that keep this account's spaces while its devices are off: multiaddrs ending in /p2p/ and the hub's peer id, each optionally followed by #TOKEN, an admission token (comma-separated; in the file, an array; docs/hub.md)",
   }),
   log: row({ flag: 'log', env: 'SVC_LOG', file: 'log', ...onOff, default: false, help: 'request logs on stderr (JSON lines, one per request and answer); else warnings only' }),
   logLevel: row({

@@ -49,6 +49,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     onSpaceOpened: spaceOpenProgress((line) => io.stderr.write(line)),
     ...(config.p2pListen ? { p2pListen: config.p2pListen } : {}),
     ...(config.peers ? { peers: config.peers } : {}),
+    ...(config.hubs ? { hubs: config.hubs } : {}),
     ...(config.push ? { push: config.push } : {}),
     log: loggers.log,
   })

@@ -1247,6 +1247,241 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/hubs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This account's hubs, with each space's state there */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            hubs: components["schemas"]["HubRecord"][];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a hub by multiaddr (kept, dialled, every space registered with it) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description where the hub listens, with its peer id: /ip4|ip6|dns|dns4|dns6/<host>/tcp/<port>/p2p/<peer id> */
+                        multiaddr: string;
+                        /** @description an admission token the hub operator minted for this account (`svc hub admit`) */
+                        token?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            addedAt: {
+                                /** Format: date-time */
+                                $date: string;
+                            };
+                            /** @description whether the hub admits this account (null until it answered) */
+                            admission: "ok" | "not_admitted" | "bad_token" | "unknown" | null;
+                            connected: boolean;
+                            failures: number;
+                            /** @description the identity the hub proved on head sync */
+                            identity: string | null;
+                            lastError: string | null;
+                            multiaddr: string;
+                            nextDialAt: {
+                                /** Format: date-time */
+                                $date: string;
+                            } | null;
+                            peerId: string;
+                            source: "api" | "config";
+                            spaces: {
+                                lastSyncAt: {
+                                    /** Format: date-time */
+                                    $date: string;
+                                } | null;
+                                spaceId: string;
+                                /** @description kept; pending (kept, its ACL not yet shown to include us); not_reader; over_spaces, over_bytes, rate_limited (quotas); released; unregistered (not answered yet) */
+                                state: "kept" | "pending" | "not_reader" | "over_spaces" | "over_bytes" | "rate_limited" | "released" | "unknown" | "unregistered";
+                            }[];
+                            usage: {
+                                bytes: number;
+                                maxBytes: number;
+                                maxSpaces: number;
+                                spaces: number;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            addedAt: {
+                                /** Format: date-time */
+                                $date: string;
+                            };
+                            /** @description whether the hub admits this account (null until it answered) */
+                            admission: "ok" | "not_admitted" | "bad_token" | "unknown" | null;
+                            connected: boolean;
+                            failures: number;
+                            /** @description the identity the hub proved on head sync */
+                            identity: string | null;
+                            lastError: string | null;
+                            multiaddr: string;
+                            nextDialAt: {
+                                /** Format: date-time */
+                                $date: string;
+                            } | null;
+                            peerId: string;
+                            source: "api" | "config";
+                            spaces: {
+                                lastSyncAt: {
+                                    /** Format: date-time */
+                                    $date: string;
+                                } | null;
+                                spaceId: string;
+                                /** @description kept; pending (kept, its ACL not yet shown to include us); not_reader; over_spaces, over_bytes, rate_limited (quotas); released; unregistered (not answered yet) */
+                                state: "kept" | "pending" | "not_reader" | "over_spaces" | "over_bytes" | "rate_limited" | "released" | "unknown" | "unregistered";
+                            }[];
+                            usage: {
+                                bytes: number;
+                                maxBytes: number;
+                                maxSpaces: number;
+                                spaces: number;
+                            } | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/hubs/{peerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Forget a hub (no more redials; it stops being a custodian of our spaces) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the hub's libp2p peer id */
+                    peerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description no content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/identities": {
         parameters: {
             query?: never;
@@ -9951,6 +10186,42 @@ export interface components {
                 /** @description display-safe */
                 message: string;
             };
+        };
+        /** HubRecord */
+        HubRecord: {
+            addedAt: {
+                /** Format: date-time */
+                $date: string;
+            };
+            /** @description whether the hub admits this account (null until it answered) */
+            admission: "ok" | "not_admitted" | "bad_token" | "unknown" | null;
+            connected: boolean;
+            failures: number;
+            /** @description the identity the hub proved on head sync */
+            identity: string | null;
+            lastError: string | null;
+            multiaddr: string;
+            nextDialAt: {
+                /** Format: date-time */
+                $date: string;
+            } | null;
+            peerId: string;
+            source: "api" | "config";
+            spaces: {
+                lastSyncAt: {
+                    /** Format: date-time */
+                    $date: string;
+                } | null;
+                spaceId: string;
+                /** @description kept; pending (kept, its ACL not yet shown to include us); not_reader; over_spaces, over_bytes, rate_limited (quotas); released; unregistered (not answered yet) */
+                state: "kept" | "pending" | "not_reader" | "over_spaces" | "over_bytes" | "rate_limited" | "released" | "unknown" | "unregistered";
+            }[];
+            usage: {
+                bytes: number;
+                maxBytes: number;
+                maxSpaces: number;
+                spaces: number;
+            } | null;
         };
         /** PeerRecord */
         PeerRecord: {

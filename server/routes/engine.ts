@@ -7,6 +7,7 @@ import { spaceRoutes } from './spaces.ts'
 import { typeRoutes } from './types.ts'
 import { syncRoutes } from './sync.ts'
 import { peerRoutes } from './peers.ts'
+import { hubRoutes } from './hubs.ts'
 import { aggregateRoutes } from './aggregate.ts'
 import { historyRoutes } from './history.ts'
 import { bundleRoutes } from './bundles.ts'
@@ -32,6 +33,6 @@ export function engineRoutes(engine: DaemonHost | RouteHost): Array<(app: Fastif
     oneToOneRoutes(e),
   ]
   // Debug, sync status, processes and devices need the daemon's P2P side.
-  if ('p2p' in engine) routes.push(syncRoutes(engine), peerRoutes(engine))
+  if ('p2p' in engine) routes.push(syncRoutes(engine), peerRoutes(engine), hubRoutes(engine))
   return routes
 }

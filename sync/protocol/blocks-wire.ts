@@ -10,7 +10,8 @@ import { isBase58 } from '../core/ids.ts'
  * block [1, 2, reqId, blockId, bytes]          one requested block
  * none  [1, 3, reqId, [blockId...]]            requested blocks not served (absent, or the asker may not read the space: indistinguishable)
  * has   [1, 4, reqId, spaceId, [blockId...]]   does the peer store every one of these (at most hasMax ids)
- * have  [1, 5, reqId, bool]                    the answer to has
+ * have  [1, 5, reqId, bool]                    the answer to has (and to put)
+ * put   [1, 6, reqId, spaceId, blockId, bytes] keep this block (to a hub, docs/hub.md "Files"): answered by have
  * ```
  *
  * Blocks are sealed (docs/files.md "Keys and addresses"), so the network and any peer that
@@ -37,8 +38,9 @@ export type BlocksMessage =
   | { kind: 'none'; reqId: number; ids: string[] }
   | { kind: 'has'; reqId: number; spaceId: string; ids: string[] }
   | { kind: 'have'; reqId: number; all: boolean }
+  | { kind: 'put'; reqId: number; spaceId: string; id: string; bytes: Uint8Array }
 
-const KIND = { want: 1, block: 2, none: 3, has: 4, have: 5 } as const
+const KIND = { want: 1, block: 2, none: 3, has: 4, have: 5, put: 6 } as const
 
 export class MalformedBlocks extends Error {}
 
@@ -81,6 +83,8 @@ export function encodeBlocksMessage(m: BlocksMessage): Uint8Array {
       return encodeCanonical([BLOCKS_WIRE_VERSION, KIND.has, m.reqId, m.spaceId, m.ids])
     case 'have':
       return encodeCanonical([BLOCKS_WIRE_VERSION, KIND.have, m.reqId, m.all])
+    case 'put':
+      return encodeCanonical([BLOCKS_WIRE_VERSION, KIND.put, m.reqId, m.spaceId, m.id, m.bytes])
   }
 }
 
@@ -119,6 +123,9 @@ export function decodeBlocksMessage(bytes: Uint8Array): BlocksMessage {
     case KIND.have:
       if (w.length !== 4 || typeof w[3] !== 'boolean') fail('have shape')
       return { kind: 'have', reqId: reqIdOf(w[2]), all: w[3] as boolean }
+    case KIND.put:
+      if (w.length !== 6 || !(w[5] instanceof Uint8Array)) fail('put shape')
+      return { kind: 'put', reqId: reqIdOf(w[2]), spaceId: spaceIdOf(w[3]), id: blockIdOf(w[4]), bytes: w[5] as Uint8Array }
     default:
       return fail('kind')
   }

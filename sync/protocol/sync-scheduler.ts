@@ -104,6 +104,11 @@ export class SyncScheduler {
     return () => this.roundListeners.delete(fn)
   }
 
+  /** Rounds running now, over every peer and space (a hub's queue depth). */
+  inflightRounds(): number {
+    return this.inflight.size
+  }
+
   /** Rounds running now about `spaceId`. */
   running(spaceId: string): number {
     let n = 0
@@ -136,6 +141,11 @@ export class SyncScheduler {
   /** A round with every connected peer about `spaceId`, ignoring backoff; resolves when all end. */
   async syncNow(spaceId: string): Promise<RoundResult[]> {
     return Promise.all([...this.peers.keys()].map((p) => this.round(p, spaceId, true)))
+  }
+
+  /** Rounds with one peer about these spaces (a hub that just took them), in order. */
+  syncWith(peer: string, spaceIds: string[]): Promise<void> {
+    return this.roundsWith(peer, spaceIds)
   }
 
   /** Spaces just opened (another device listed them): fetch them from every peer. */

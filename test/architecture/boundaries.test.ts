@@ -106,6 +106,8 @@ const SYNC_NEIGHBOURS: Record<string, readonly string[]> = {
   query: ['core'],
   replica: ['core', 'crypto', 'crdt', 'dag', 'acl', 'storage'],
   protocol: ['core', 'crypto', 'dag', 'acl', 'replica'],
+  // The hub's runtime-neutral core: a SyncHost over keyless replicas, its control protocol's codec.
+  hub: ['core', 'crypto', 'protocol', 'replica'],
   // crypto: hashes only (chat's change-derived message ids and read-state content keys).
   // storage: the adapter interface the seam hands a module for stores of its own (search's index).
   modules: ['core', 'crypto', 'crdt', 'query', 'replica', 'space', 'storage'],

@@ -18,6 +18,8 @@ export interface PeerTrust {
   refused(peer: string): boolean
   /** Scores a fault of a peer (`weight` 'max' backs it off at once) and hangs up on it past the limit. */
   fault(peer: string, weight?: 'max'): void
+  /** Whether the peer is one of our hubs: it keeps our spaces' blocks as it keeps their changes (docs/hub.md "Files"). */
+  custodian?(peer: string): boolean
 }
 
 /** The spaces this account holds, read-only: what a protocol checks a peer's access against. */
@@ -66,6 +68,7 @@ export function protocolContext(c: ProtocolComponents): P2pProtocolContext {
     identityOf: (p) => c.peers.identityOf(p),
     refused: (p) => c.peers.refused(p),
     fault: (p, w) => c.peers.fault(p, w),
+    custodian: (p) => c.peers.custodian?.(p) === true,
     spaces: {
       accountId: account.accountId,
       techSpaceId: account.tech.spaceId,

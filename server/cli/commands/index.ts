@@ -27,6 +27,8 @@ import { aggregateCommand } from './aggregate.ts'
 import { searchCommand } from './search.ts'
 import { filesCommand } from './files.ts'
 import { pushNodeCommand } from './push-node.ts'
+import { hubCommand } from './hub.ts'
+import { hubsCommand } from './hubs.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -58,4 +60,6 @@ export const COMMANDS: readonly Command[] = [
   searchCommand,
   filesCommand,
   pushNodeCommand,
+  hubCommand,
+  hubsCommand,
 ]

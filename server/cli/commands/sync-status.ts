@@ -9,7 +9,8 @@ import { terminalSafe } from '../table.ts'
 const USAGE = `usage: svc sync-status [SPACE_ID] [--watch] [--json]
   The sync state of every space (or one), by name and id (the account's internal space, which
   syncs only between its own devices, is labelled so): unknown, offline, syncing, synced or error, with
-  connected peers, the last completed round and changes not yet carried.
+  connected peers, the last completed round and changes not yet carried; below a space, each of
+  the account's hubs with where the space stands there (svc hubs for more).
   --watch keeps printing a line whenever a space's state changes (Ctrl-C to stop).
 ${COMMON_HELP}`
 
@@ -26,7 +27,8 @@ async function spaceNames(ctx: Parameters<typeof getJson>[0]): Promise<Map<strin
 const label = (names: Map<string, string>, id: string) => (names.has(id) ? terminalSafe(names.get(id) || '(unnamed)') : "(internal: this account's devices)")
 
 const line = (names: Map<string, string>, s: any) =>
-  `${label(names, s.spaceId).padEnd(24)}  ${s.spaceId}  ${String(s.state).padEnd(8)}  peers ${s.peers}  pending ${s.pending}  last sync ${s.lastSyncAt?.$date ?? 'never'}${s.lastErr ? `  error ${s.lastErr}` : ''}`
+  `${label(names, s.spaceId).padEnd(24)}  ${s.spaceId}  ${String(s.state).padEnd(8)}  peers ${s.peers}  pending ${s.pending}  last sync ${s.lastSyncAt?.$date ?? 'never'}${s.lastErr ? `  error ${s.lastErr}` : ''}` +
+  ((s.hubs ?? []) as any[]).map((h) => `\n  hub ${h.peerId}  ${h.connected ? 'connected' : 'not connected'}  ${h.state}  last sync ${h.lastSyncAt?.$date ?? 'never'}`).join('')
 
 export const syncStatusCommand: Command = {
   name: 'sync-status',

@@ -1,0 +1,17 @@
+import type { SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
+
+/**
+ * How a hub schedules head sync. It relays what it stores at once (the issue's "within a
+ * second"), and leaves the periodic round to the devices: a hub with hundreds of peers on
+ * hundreds of spaces would otherwise run a round per pair every 30 s for nothing.
+ */
+export const HUB_SCHEDULER: SchedulerOptions = { relayMs: 50, debounceMs: 50, periodMs: 300_000 }
+
+/** Defaults of `svc hub` (docs/hub.md). */
+export const HUB_CLI_DEFAULTS = {
+  listen: '/ip4/0.0.0.0/tcp/4410',
+  operatorHost: '127.0.0.1',
+  operatorPort: 4411,
+  keyFile: 'hub.key',
+  sqliteFile: 'hub.sqlite',
+} as const
