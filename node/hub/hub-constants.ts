@@ -14,4 +14,6 @@ export const HUB_CLI_DEFAULTS = {
   operatorPort: 4411,
   keyFile: 'hub.key',
   sqliteFile: 'hub.sqlite',
+  /** Open connections at most: a hub serves a team's every device (a daemon allows 64). */
+  maxConnections: 1_024,
 } as const
