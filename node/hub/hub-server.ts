@@ -12,6 +12,7 @@ import { realTimer } from '../p2p/real-timer.ts'
 import { createSvcNode, type SvcLibp2p } from '../p2p/libp2p-node.ts'
 import { handleControl } from './control-protocol.ts'
 import { HubBlocks } from './hub-blocks.ts'
+import { startHubEvents } from './hub-events.ts'
 import { HUB_CLI_DEFAULTS, HUB_SCHEDULER } from './hub-constants.ts'
 import { KeptSpaces } from './kept-spaces.ts'
 import { OperatorEndpoint, type HubHealth } from './operator-http.ts'
@@ -129,6 +130,17 @@ export class HubServer {
     stops.push(() => node.removeEventListener('peer:connect', onConnect))
     const identityOfPeer = (p: string) => session.identityOf(p)
     const controlInFlight = await handleControl({ node, core, identityOf: identityOfPeer, fault: (p) => fault(p), log: log.child('control') })
+    const events = await startHubEvents({
+      node,
+      core,
+      crypto: o.crypto,
+      now: () => o.env.now(),
+      identityOf: identityOfPeer,
+      refused: (p) => guard.refused(p),
+      fault: (p) => fault(p),
+      log: log.child('events'),
+    })
+    stops.push(() => void events.close().catch(() => undefined))
     const blocks = await HubBlocks.start({
       node,
       core,
@@ -158,6 +170,7 @@ export class HubServer {
         changesPerSecond: meter.perSecond(),
         queues: { appends: kept.pendingAppends(), control: controlInFlight(), blocks: blocks.queued(), rounds: stack.scheduler?.inflightRounds() ?? 0 },
         blocks: { ...blocks.counters },
+        events: { relayed: events.relay.relayed, ...events.relay.drops },
       }
     }
     // Another process stored changes of a kept space this one has not opened: open it, so the

@@ -17,6 +17,8 @@ export interface HubHealth {
   changesPerSecond: number
   queues: { appends: number; control: number; blocks: number; rounds: number }
   blocks: Record<string, number>
+  /** Live events relayed, and dropped by reason. */
+  events: Record<string, number>
 }
 
 /** Prometheus text exposition of the health figures: one gauge each, named svc_hub_*. */
@@ -35,6 +37,7 @@ export function prometheusText(h: HubHealth): string {
   gauge('changes_per_second', 'Changes this process stored per second, over the last ten seconds.', h.changesPerSecond)
   for (const [q, n] of Object.entries(h.queues)) gauge('queue_depth', 'Work waiting in each of the hub process queues.', n, `{queue="${q}"}`)
   for (const [k, n] of Object.entries(h.blocks)) gauge('block_requests', 'Block exchange requests since start, by outcome.', n, `{outcome="${k}"}`)
+  for (const [k, n] of Object.entries(h.events)) gauge('live_events', 'Live events since start: relayed, or dropped by reason.', n, `{outcome="${k}"}`)
   return lines.join('\n') + '\n'
 }
 

@@ -27,7 +27,8 @@ function acceptable(body: EventBody, signer: string): boolean {
  * Network-scope events over their own libp2p protocol (`/svc/events/1.0.0`): one framed stream
  * each way per peer (the head-sync transport's code, with small frames). An account event goes
  * to every connected peer that proved this account; a space event to every connected peer
- * whose account is a full member of the space at our ACL state. Each is sent once per peer
+ * whose account is a full member of the space at our ACL state; both to our hubs, which relay
+ * them (node/hub/hub-events.ts). Each is sent once per peer
  * and never stored or retried (at most once). Our own publishing keeps to the peers' rate
  * (publishBurst, then 30/s), so an honest daemon is never dropped by the receivers' bucket;
  * past it the network copy of an event is dropped (the local delivery stands).
@@ -52,6 +53,7 @@ export class EventsNetwork implements BusNetwork {
         techSpaceId: spaces.techSpaceId,
         replica: (id) => spaces.replica(id),
         accept: (body, _scope, signer) => acceptable(body, signer),
+        relay: (peer) => o.custodian?.(peer) === true,
       },
       o.crypto,
       () => o.env.now(),
@@ -102,9 +104,13 @@ export class EventsNetwork implements BusNetwork {
       this.count('no_key')
       return
     }
+    // Our hubs too: a hub forwards the frame to the space's members connected to it (or, for an
+    // account event, to our other devices), who may not reach us directly.
     const to = this.transport.peers().filter((p) => {
       const id = this.o.identityOf(p)
-      return id !== undefined && (event.scope === 'account' ? id === spaces.accountId : isFullMember(replica, id))
+      if (id === undefined) return false
+      if (this.o.custodian?.(p) === true) return true
+      return event.scope === 'account' ? id === spaces.accountId : isFullMember(replica, id)
     })
     if (to.length === 0) {
       this.count('no_peer')

@@ -28,14 +28,19 @@ export interface EventsReceiverHost {
   replica(spaceId: string): SpaceReplica | undefined
   /** Last word on the opened body (grammar, budget, self-owned namespaces); false drops it. */
   accept(body: EventBody, scope: WireScope, signer: string): boolean
+  /**
+   * Peers that relay other accounts' events to us: our hubs (docs/hub.md "Live traffic"). Their
+   * frames may be signed by any member; each signer gets the rate a direct peer gets.
+   */
+  relay?(peer: string): boolean
 }
 
 /**
  * What a daemon does with an event frame a peer sent, as one pure step (bytes and the peer's
  * proved account in, an event to deliver or a drop reason out). Cheap refusals first: the
  * peer's rate (publishBurst, then 30/s), a link with no proved account, the frame's shape, a
- * signer other than the link's account (nobody relays another's events, so a member cannot
- * replay someone else's), a clock far off, an id already delivered; then membership (an
+ * signer other than the link's account (only our hubs relay another's events, so a member cannot
+ * replay someone else's; a hub's frames are held to each signer's rate), a clock far off, an id already delivered; then membership (an
  * account event only from our own account, a space event only from a full member of a space
  * where we are one too), the key, the signature, the seal and the body. Every table is
  * bounded: rate buckets and the dedupe ids are LRU.
@@ -64,7 +69,8 @@ export class EventsReceiver {
   }
 
   private async judge(peer: string, peerIdentity: string | undefined, bytes: Uint8Array): Promise<ReceivedEvent | EventDrop> {
-    if (!this.rates.take(peer)) return 'rate'
+    const relay = this.host.relay?.(peer) === true
+    if (!relay && !this.rates.take(peer)) return 'rate'
     if (peerIdentity === undefined) return 'unauthenticated'
     if (bytes.length > EVENTS.maxFrameBytes) return 'malformed'
     let f
@@ -74,7 +80,10 @@ export class EventsReceiver {
       if (err instanceof MalformedEvent) return 'malformed'
       throw err
     }
-    if (f.signer !== peerIdentity) return 'signer_mismatch'
+    if (relay) {
+      // A relay forwards many members' events: each signer is held to one peer's rate.
+      if (!this.rates.take(`signer/${f.signer}`)) return 'rate'
+    } else if (f.signer !== peerIdentity) return 'signer_mismatch'
     if (Math.abs(this.now() - f.timestamp) > EVENTS.maxClockSkewMs) return 'stale'
     const dedupeKey = `${f.signer}/${f.eventId}`
     if (this.seen.has(dedupeKey)) return 'duplicate'
