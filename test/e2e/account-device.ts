@@ -11,6 +11,7 @@ import { nodeCryptoProvider } from '../../node/crypto/node-provider.ts'
 import { realTimer } from '../../node/daemon/p2p-service.ts'
 import { createSvcNode, type SvcLibp2p } from '../../node/p2p/libp2p-node.ts'
 import { Libp2pTransport } from '../../sync/p2p/libp2p-transport.ts'
+import { EVENTS } from '../../sync/core/events-limits.ts'
 import { encodeCanonical } from '../../sync/core/encoding.ts'
 import { systemEnv } from '../../sync/core/env.ts'
 import { seal } from '../../sync/crypto/box.ts'
@@ -103,6 +104,19 @@ export class AccountDevice {
     this.transport.send(peerId, encodeMessage({ type: 'step', spaceId: this.replica.spaceId, req, hop: 1, ranges: [], heads: [], wants: [], changes: changes.map((c) => c.raw) }))
     const r = await this.driver.syncSpace(peerId, this.replica.spaceId)
     return r.ok ? 'read' : `round after the push: ${r.outcome} ${r.error ?? ''}`
+  }
+
+  /**
+   * Listens on the events protocol (`/svc/events/1.0.0`) as this device, and counts the frames
+   * any peer sends it (it opens none, judges none): what a relay chose to forward to it.
+   */
+  async listenEvents(): Promise<{ frames: () => number; close: () => Promise<void> }> {
+    const t = await Libp2pTransport.start(this.node, { protocol: EVENTS.protocol, maxFrameBytes: EVENTS.maxFrameBytes })
+    let frames = 0
+    t.onMessage(() => {
+      frames++
+    })
+    return { frames: () => frames, close: () => t.close() }
   }
 
   async close() {

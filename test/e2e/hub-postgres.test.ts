@@ -4,60 +4,28 @@
  * other's address). A syncs through the first, B through the second: they converge, and a live
  * write from A reaches B within 2 s (PostgreSQL NOTIFY carries it from one process to the other).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startPg, type PgCluster } from '../fixtures/pg-fixture.ts'
-import { spawnSvc } from '../server/process.ts'
 import { Fleet, S } from './accounts.ts'
+import { HubFleet } from './hub-process.ts'
 import { api, datasetState, ok, until } from './daemons.ts'
 
 const fleet = new Fleet()
-const dirs: string[] = []
-const procs: Array<ReturnType<typeof spawnSvc>> = []
+const hubs = new HubFleet()
 let pg: PgCluster | undefined
 afterAll(async () => {
-  for (const p of procs) if (p.proc.exitCode === null) p.proc.kill('SIGKILL')
+  hubs.close()
   await fleet.close()
   pg?.stop()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
-
-async function startHub(url: string, allow: string[]) {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-hub-pg-'))
-  dirs.push(dir)
-  const proc = spawnSvc([
-    'hub',
-    '--data',
-    dir,
-    '--postgres',
-    url,
-    '--listen',
-    '/ip4/127.0.0.1/tcp/0',
-    '--operator',
-    '127.0.0.1:0',
-    '--log-level',
-    'warn',
-    '--allow',
-    allow.join(','),
-  ])
-  procs.push(proc)
-  await until('the hub prints its address', async () => proc.stdout().includes('\n'), 60_000, 100).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message}: ${proc.stderr()}`)
-  })
-  const s = JSON.parse(proc.stdout().split('\n')[0])
-  const tcp = (s.addrs as string[]).find((a) => a.includes('/127.0.0.1/tcp/') && !a.includes('/ws'))!
-  return { ...s, addr: tcp.includes('/p2p/') ? tcp : `${tcp}/p2p/${s.peerId}` } as { identity: string; peerId: string; addr: string; operator: string; store: string }
-}
 
 describe('two hub processes on one PostgreSQL', () => {
   it('A through the first, B through the second: they converge, and a live write reaches B within 2 s', async () => {
     pg = startPg()
     const [alice, bob] = await Promise.all(['alice', 'bob'].map((n) => fleet.account(n, { mdns: false })))
     const allow = [alice.identity, bob.identity]
-    const first = await startHub(pg.url, allow)
-    const second = await startHub(pg.url, allow)
+    const first = await hubs.start(['--postgres', pg.url, '--allow', allow.join(',')])
+    const second = await hubs.start(['--postgres', pg.url, '--allow', allow.join(',')])
     expect(first.store).toBe('postgres')
     expect(first.peerId).not.toBe(second.peerId)
     await ok(alice.d, 'POST', '/v1/hubs', { multiaddr: first.addr })

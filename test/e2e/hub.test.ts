@@ -7,52 +7,19 @@
  * with the account's key and get nothing of the space's content.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { identityOf, keyPairFromSeed } from '../../sync/crypto/keys.ts'
-import { spawnSvc } from '../server/process.ts'
 import { AccountDevice } from './account-device.ts'
 import { Fleet, S, type Account } from './accounts.ts'
+import { HubFleet } from './hub-process.ts'
 import { api, ok, startDaemon, stopDaemon, until } from './daemons.ts'
 
 const fleet = new Fleet()
-const dirs: string[] = []
-const hubs: Array<ReturnType<typeof spawnSvc>> = []
+const hubs = new HubFleet()
 afterAll(async () => {
-  for (const h of hubs) if (h.proc.exitCode === null) h.proc.kill('SIGKILL')
+  hubs.close()
   await fleet.close()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
-
-interface Hub {
-  identity: string
-  peerId: string
-  addr: string
-  operator: string
-  dir: string
-  proc: ReturnType<typeof spawnSvc>
-}
-
-async function startHub(args: string[] = []): Promise<Hub> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-hub-'))
-  dirs.push(dir)
-  const proc = spawnSvc(['hub', '--data', dir, '--listen', '/ip4/127.0.0.1/tcp/0', '--operator', '127.0.0.1:0', '--log-level', 'warn', ...args])
-  hubs.push(proc)
-  await until('the hub prints its address', async () => proc.stdout().includes('\n'), 60_000, 100).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message}: ${proc.stderr()}`)
-  })
-  const s = JSON.parse(proc.stdout().split('\n')[0])
-  const tcp = (s.addrs as string[]).find((a) => a.includes('/127.0.0.1/tcp/') && !a.includes('/ws'))!
-  return { identity: s.identity, peerId: s.peerId, addr: tcp.includes('/p2p/') ? tcp : `${tcp}/p2p/${s.peerId}`, operator: s.operator, dir, proc }
-}
-
-async function admit(hub: Hub, account: string): Promise<string> {
-  const p = spawnSvc(['hub', 'admit', account, '--data', hub.dir])
-  expect(await p.exited).toBe(0)
-  return p.stdout().trim()
-}
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
 const objectsIn = async (a: Account, spaceId: string): Promise<number> => (await ok(a.d, 'POST', `${S(spaceId)}/objects/query`, { limit: 1, includeTotal: true })).total
@@ -73,9 +40,9 @@ async function linked(a: Account, b: Account): Promise<boolean> {
 describe('the hub keeps a shared space while its members are offline (real processes)', () => {
   it('B gets 1,000 objects and a file from the hub alone; B’s reply reaches A; removed members and strangers get nothing', async () => {
     const [alice, bob] = await Promise.all(['alice', 'bob'].map((n) => fleet.account(n, { mdns: false })))
-    const hub = await startHub(['--allow', bob.identity])
+    const hub = await hubs.start(['--allow', bob.identity])
     // A is admitted by a token its operator minted; B by the allowlist.
-    const token = await admit(hub, alice.identity)
+    const token = await hubs.admit(hub, alice.identity)
     expect((await api(alice.d, 'POST', '/v1/hubs', { multiaddr: hub.addr, token })).status).toBe(201)
     expect((await api(bob.d, 'POST', '/v1/hubs', { multiaddr: hub.addr })).status).toBe(201)
     await until('both admitted', async () => {
