@@ -15,17 +15,21 @@ export interface HubCliConfig {
   allow: string[]
   quotas: HubQuotas
   maxConnections: number
+  /** A push node's configuration file (docs/push.md): the hub serves the push protocol too, on its own node. */
+  pushConfig?: string
   logLevel: LogThreshold
 }
 
 export const HUB_USAGE = `usage: svc hub --data DIR [--postgres URL] [--listen MA,...] [--operator HOST:PORT|off]
                [--allow ACCOUNT,...] [--max-spaces N] [--max-bytes N] [--changes-per-minute N]
-               [--max-connections N] [--key-file FILE] [--log-level LEVEL]
+               [--max-connections N] [--push-config FILE] [--key-file FILE] [--log-level LEVEL]
        svc hub admit ACCOUNT (--data DIR | --key-file FILE) [--expires-days N]
   Runs a hub: an always-on peer that keeps the ciphertext of the spaces admitted accounts
   register, never holding a read key (docs/hub.md). One process on SQLite in DIR; with
   --postgres, any number of processes share one PostgreSQL database (give each the same key
   file to put them behind one address). stdout: one JSON line {identity, peerId, addrs, operator}.
+  --push-config FILE: run the push node in this process too, on the hub's peer id and addresses
+  (the push node's JSON config: providers, store, rates...; its keySeed and listen are not used).
   admit: prints an admission token for ACCOUNT, signed with the hub's key.
   defaults: --listen ${HUB_CLI_DEFAULTS.listen}, --operator ${HUB_CLI_DEFAULTS.operatorHost}:${HUB_CLI_DEFAULTS.operatorPort},
   --max-connections ${HUB_CLI_DEFAULTS.maxConnections}, --max-spaces ${HUB_DEFAULTS.quotas.maxSpaces}, --max-bytes ${HUB_DEFAULTS.quotas.maxBytes}, --changes-per-minute ${HUB_DEFAULTS.quotas.changesPerMinute}`
@@ -59,6 +63,7 @@ export function parseHubArgs(args: string[]): HubCliConfig {
         'max-bytes': { type: 'string' },
         'changes-per-minute': { type: 'string' },
         'max-connections': { type: 'string' },
+        'push-config': { type: 'string' },
         'log-level': { type: 'string' },
       },
     }).values
@@ -91,6 +96,7 @@ export function parseHubArgs(args: string[]): HubCliConfig {
       maxBytes: positiveInt('max-bytes', values['max-bytes'], HUB_DEFAULTS.quotas.maxBytes),
       changesPerMinute: positiveInt('changes-per-minute', values['changes-per-minute'], HUB_DEFAULTS.quotas.changesPerMinute),
     },
+    ...(values['push-config'] ? { pushConfig: values['push-config'] } : {}),
     maxConnections: positiveInt('max-connections', values['max-connections'], HUB_CLI_DEFAULTS.maxConnections),
     logLevel,
   }

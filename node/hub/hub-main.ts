@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { systemEnv } from '../../sync/core/env.ts'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
@@ -9,12 +9,13 @@ import { HUB_USAGE, HubUsageError, parseHubArgs, type HubCliConfig } from './hub
 import { loadOrCreateHubKey } from './hub-key.ts'
 import { HubServer } from './hub-server.ts'
 import { openHubStore } from './store/open-store.ts'
+import type { PushNodeConfig } from '../push-node/server.ts'
 
 export { HUB_USAGE, HubUsageError, parseHubArgs }
 
 /** A running hub process, as `svc hub` prints it and stops it. */
 export interface HubProcess {
-  summary: { identity: string; peerId: string; addrs: string[]; operator: string | null; store: string }
+  summary: { identity: string; peerId: string; addrs: string[]; operator: string | null; store: string; push: string | null }
   server: HubServer
   close(): Promise<void>
 }
@@ -38,11 +39,29 @@ export async function startHubProcess(cfg: HubCliConfig, logStream: { write(line
     ...(cfg.operator ? { operator: cfg.operator } : {}),
     log: hubLog,
   })
+  // The push node on the hub's own libp2p node: daemons point their `push` setting at the hub.
+  const push = cfg.pushConfig ? await startPushOnHub(cfg.pushConfig, server) : undefined
   return {
-    summary: { identity: server.identity, peerId: server.peerId, addrs: server.addrs, operator: server.operatorUrl ?? null, store: store.name },
+    summary: { identity: server.identity, peerId: server.peerId, addrs: server.addrs, operator: server.operatorUrl ?? null, store: store.name, push: push?.healthUrl ?? null },
     server,
-    close: () => server.close(),
+    close: async () => {
+      await push?.close()
+      await server.close()
+    },
   }
+}
+
+async function startPushOnHub(file: string, server: HubServer) {
+  let cfg: PushNodeConfig
+  try {
+    cfg = JSON.parse(readFileSync(file, 'utf8')) as PushNodeConfig
+  } catch (err) {
+    throw new HubUsageError(`--push-config: cannot read ${file}: ${(err as Error).message}`)
+  }
+  if (typeof cfg.providers !== 'object') throw new HubUsageError('--push-config: the push node config needs providers (docs/push.md)')
+  // Loaded only when asked for: the push node's providers (web-push) are its workspace's.
+  const { PushNodeServer } = await import('../push-node/server.ts')
+  return PushNodeServer.start({ ...cfg, keySeed: '', listen: [] }, { node: server.node })
 }
 
 /** `svc hub admit ACCOUNT (--data DIR | --key-file FILE) [--expires-days N]`: the token, signed with the hub's key. */

@@ -94,6 +94,8 @@ export class PushNodeServer {
     private readonly providers: PushProvider[],
     private readonly health: Server,
     readonly healthUrl: string,
+    /** Whether this server made its node (and stops it), or runs on another's (a hub's). */
+    private readonly ownNode: boolean,
   ) {}
 
   get peerId(): string {
@@ -103,7 +105,11 @@ export class PushNodeServer {
     return this.node.getMultiaddrs().map((a) => a.toString())
   }
 
-  static async start(cfg: PushNodeConfig): Promise<PushNodeServer> {
+  /**
+   * Starts a push node. With `on.node` it serves its protocol on that libp2p node (a hub running
+   * the push node too, docs/hub.md "Push"), and `keySeed` and `listen` are not used.
+   */
+  static async start(cfg: PushNodeConfig, on: { node?: SvcLibp2p } = {}): Promise<PushNodeServer> {
     const crypto = await defaultCryptoProvider()
     const log = scopedLogger('push-node')
     const store = await openStore(cfg.store, cfg.dataDir)
@@ -121,7 +127,7 @@ export class PushNodeServer {
       ...(cfg.retry ? { retry: cfg.retry } : {}),
     })
     core.start({ sweepMs: SWEEP_MS, ...(store.kind === 'postgres' ? { pollMs: SHARED_QUEUE_POLL_MS } : {}) })
-    const node = await createSvcNode({ deviceKey: keyPairFromSeed(Buffer.from(cfg.keySeed, 'hex')), listen: cfg.listen, mdns: false })
+    const node = on.node ?? (await createSvcNode({ deviceKey: keyPairFromSeed(Buffer.from(cfg.keySeed, 'hex')), listen: cfg.listen, mdns: false }))
     await node.handle(
       PUSH_PROTOCOL,
       async (stream, connection) => {
@@ -163,12 +169,13 @@ export class PushNodeServer {
       health.listen(cfg.healthPort ?? 0, '127.0.0.1', resolve)
     })
     const url = `http://127.0.0.1:${(health.address() as AddressInfo).port}/health`
-    return new PushNodeServer(node, core, store, providers, health, url)
+    return new PushNodeServer(node, core, store, providers, health, url, on.node === undefined)
   }
 
   async close(): Promise<void> {
     await new Promise<void>((r) => this.health.close(() => r()))
-    await this.node.stop()
+    if (this.ownNode) await this.node.stop()
+    else await this.node.unhandle(PUSH_PROTOCOL)
     await this.core.close()
     for (const p of this.providers) await p.close?.()
     await this.store.close()
