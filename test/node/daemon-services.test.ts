@@ -56,6 +56,7 @@ describe('the daemon-service seam (node/daemon/service.ts)', () => {
       'blocks',
       'push',
       'sync-status',
+      'hub-link',
       'agents',
     ])
     expect(startOrder(releaseServices({ p2p: false })).map((s) => s.name)).toEqual(['sync-status'])
