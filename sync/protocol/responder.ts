@@ -378,7 +378,8 @@ export class Responder {
   }
 
   /**
-   * A peer refused us (a refusal looks like `unknown_space`). If we hold it to be a reader, push
+   * A peer refused us (a refusal looks like `unknown_space`). If we hold it to be a reader (or a
+   * custodian of the space: our hub, SyncHost.custodian), push
    * it the ACL chain and the changes our account authored (with their ancestors in each tree): a
    * peer that refused us only because it lacks the ACL record that added us learns it, and takes
    * the rest once that record makes us a reader there. The peer answers `done` once none of them
@@ -388,7 +389,10 @@ export class Responder {
    */
   async pushOwnChanges(peer: string, identity: string, spaceId: string, req: number): Promise<Reply> {
     const r = await this.host.space(spaceId)
-    if (!r || !r.known || !r.acl.current().canRead(identity)) return NO_REPLY
+    // Readers, and our custodians (mayRead): a hub that refused us because it lacks an ACL
+    // record only we hold (our `add`, or an admin's record that voids our removal) must get it
+    // from us, or a device that reaches only its hub stays refused there for good.
+    if (!r || !r.known || !this.mayRead(r, identity)) return NO_REPLY
     const plan = new ChangePlan(spaceId)
     // The whole ACL chain goes first: it is readable by every member anyway, our changes cite
     // it, and it may be what the peer lacks to see that we are a member.

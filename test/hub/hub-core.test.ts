@@ -163,6 +163,31 @@ describe('the hub core: a keyless peer that keeps a space for its readers', () =
     expect(hub.session.allCounters().get('b')!.denied).toBeGreaterThan(0)
   })
 
+  it('takes a member’s push after refusing it for an ACL record only that member’s side holds', async () => {
+    // A registers and syncs the space to the hub, then adds M and writes nothing more there.
+    // M got the space from A directly and writes; the hub, lacking M's `add`, refuses M. A
+    // device pushes its ACL chain and its own changes to a custodian that refused it as it
+    // does to a reader (Responder.pushOwnChanges): the hub learns M's add from M and keeps M's
+    // writes. (Before, the push went to readers only and M stayed refused at its hub until A
+    // came back: the simulator lost a write of an admin that reached only its hub, hub seed 26.)
+    const { core, node: hub } = await hubNode({ allowlist: [identityOf(keyFor(1).publicKey)] })
+    const a = await deviceOf('a', 1, core.identity)
+    const spaceId = a.replica.spaceId
+    await writeObjects(a.replica, 1)
+    await core.handle(identityOf(keyFor(1).publicKey), register([spaceId]))
+    await link(a, hub)
+    await sync(a, hub, spaceId)
+    await a.replica.addMember(identityOf(keyFor(2).publicKey), 'writer')
+    const m = await deviceOf('m', 2, core.identity, spaceId)
+    await link(a, m)
+    await sync(m, a, spaceId)
+    await writeObjects(m.replica, 1)
+    await link(m, hub)
+    await sync(m, hub, spaceId)
+    expect(hub.session.allCounters().get('m')!.denied).toBeGreaterThan(0)
+    expect(headsOf(core.openReplica(spaceId)!)).toBe(headsOf(m.replica))
+  })
+
   it('admits an account by a token the hub signed, for that account only', async () => {
     const { core } = await hubNode()
     const d = await deps(1)
