@@ -42,7 +42,7 @@ export function flood(a: Hostile): string {
 }
 
 /**
- * Mints peer ids for free: each comes up (linked to the honest peers only), sends each of them
+ * Mints peer ids for free: each comes up (linked to the honest peers and hubs only), sends each of them
  * a junk frame, and goes away. A storm mints more than the per-peer state bound, a batch at a
  * time.
  */
@@ -54,7 +54,7 @@ export function sybil(a: Hostile): string {
     const junk = malformedFrames(a.ctx.spaceId, a.r, 1)[0]
     sched.after(Math.floor(i / SYBIL_BATCH) * SYBIL_GAP_MS, `sybil ${id}`, () => {
       if (!a.ctx.inSafety()) return
-      const t = net.attach(id, (other) => other.startsWith('p'))
+      const t = net.attach(id, (other) => other.startsWith('p') || other.startsWith('h'))
       sched.after(20, `sybil ${id} sends`, () => {
         for (const p of t.peers()) {
           try {

@@ -133,7 +133,8 @@ export class Adversary implements Hostile {
   }
 
   targets(n = 1 + this.r.int(3)): string[] {
-    const up = this.peer.transport.peers().filter((p) => p.startsWith('p'))
+    // Honest peers and hubs (`h<k>`, only with --hubs): a hub is on the network like anyone.
+    const up = this.peer.transport.peers().filter((p) => p.startsWith('p') || p.startsWith('h'))
     return this.r.shuffle(up).slice(0, n)
   }
 

@@ -1,13 +1,14 @@
 /**
  * npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--scale X]
- *                [--adversaries A] [--concurrent-admins | --owner-admin] [--json] [--verbose]
+ *                [--adversaries A] [--concurrent-admins | --owner-admin] [--hubs H] [--json] [--verbose]
  * npm run sim -- --chat --seeds N [--seed S] [--json] [--verbose]   (chat read state, sim/chat-workload.ts)
  *
  * Runs seeds S, S+1, ..., S+N-1 (S defaults to 1; `--seed S` alone runs that one seed). Each
  * seed draws its peer count uniformly in [3, P] (P is a maximum; `--exact-peers` uses P for
  * every seed). `--adversaries A` adds A hostile peers to each seed (sim/adversary.ts); honest
  * admins then act concurrently too, unless `--owner-admin` (`--concurrent-admins` turns that on
- * without adversaries). `--jobs J` shards the seeds over J worker threads (default: 1, or one per core, up
+ * without adversaries). `--hubs H` adds H hubs (sim/hub.ts) and a topology in which honest
+ * peers mostly reach each other only through them (sim/hub-plan.ts). `--jobs J` shards the seeds over J worker threads (default: 1, or one per core, up
  * to 8, when more than 50 seeds run; results are identical either way). With `--json` the last line printed is
  * one JSON object: {seeds, peers, diverged, lostWrites, leakedReads, voidApplied, memoryOver,
  * failedSeeds, replays (when a seed failed), traceHash, ...}.
@@ -23,6 +24,7 @@ import { nodeSyncCryptoProvider } from './node-crypto.ts'
 import { maxFigures, NO_FIGURES } from './memory.ts'
 import { describeLivenessFailure } from './liveness-report.ts'
 import { replayCommand } from './replay.ts'
+import { MAX_HUBS } from './hub-plan.ts'
 import { runSeed, type RunOptions, type SeedResult } from './runner.ts'
 import { runChatSeed, type ChatSeedResult } from './chat-workload.ts'
 
@@ -36,13 +38,14 @@ interface Args {
   jobs: number
   scale: number
   adversaries: number
+  hubs: number
   concurrentAdmins?: boolean
   /** Runs the chat read-state workload instead (sim/chat-workload.ts). */
   chat: boolean
 }
 
 function parse(argv: string[]): Args {
-  const a: Args = { seeds: 0, start: 1, peers: 8, exactPeers: false, json: false, verbose: false, jobs: 0, scale: 1, adversaries: 0, chat: false }
+  const a: Args = { seeds: 0, start: 1, peers: 8, exactPeers: false, json: false, verbose: false, jobs: 0, scale: 1, adversaries: 0, hubs: 0, chat: false }
   let seedGiven = false
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i]
@@ -60,6 +63,7 @@ function parse(argv: string[]): Args {
     else if (k === '--jobs') a.jobs = num()
     else if (k === '--scale') a.scale = num()
     else if (k === '--adversaries') a.adversaries = num()
+    else if (k === '--hubs') a.hubs = num()
     else if (k === '--concurrent-admins') a.concurrentAdmins = true
     else if (k === '--owner-admin') a.concurrentAdmins = false
     else if (k === '--exact-peers') a.exactPeers = true
@@ -71,6 +75,7 @@ function parse(argv: string[]): Args {
   if (a.seeds === 0) a.seeds = seedGiven ? 1 : 100
   if (a.seeds < 1 || a.peers < 3) throw new Error('--seeds must be >= 1 and --peers >= 3')
   if (a.adversaries < 0 || a.adversaries > 50) throw new Error('--adversaries must be in 0..50')
+  if (a.hubs < 0 || a.hubs > MAX_HUBS) throw new Error(`--hubs must be in 0..${MAX_HUBS}`)
   if (a.jobs === 0) a.jobs = a.seeds > 50 ? Math.min(8, availableParallelism()) : 1
   return a
 }
@@ -93,6 +98,8 @@ async function safeRun(seed: number, opts: RunOptions): Promise<Compact> {
       voidApplied: 0,
       memoryOver: 0,
       honestBackedOff: 0,
+      hubLeaked: 0,
+      hubDiverged: 0,
       hostileBackedOff: 0,
       memory: NO_FIGURES,
       attacks: {},
@@ -126,7 +133,15 @@ async function safeRun(seed: number, opts: RunOptions): Promise<Compact> {
   }
 }
 
-const failedSeed = (r: Compact) => r.diverged + r.lostWrites + r.leakedReads + r.voidApplied + r.memoryOver + r.honestBackedOff > 0
+const failedSeed = (r: Compact) => r.diverged + r.lostWrites + r.leakedReads + r.voidApplied + r.memoryOver + r.honestBackedOff + r.hubLeaked + r.hubDiverged > 0
+
+/** Hub figures summed over seeds, and the share of honest deliveries a hub made. */
+function sumHubs(rs: Compact[]) {
+  const out = { relayed: 0, kept: 0, viaHub: 0, direct: 0, neverLinkedPairs: 0, hubOnlyMembers: 0, hubOnlyFed: 0 }
+  for (const r of rs) if (r.hub) for (const k of Object.keys(out) as Array<keyof typeof out>) out[k] += r.hub[k]
+  const all = out.viaHub + out.direct
+  return { ...out, viaHubShare: all ? Number((out.viaHub / all).toFixed(3)) : 0 }
+}
 
 function sumAttacks(rs: Compact[]): Record<string, number> {
   const out: Record<string, number> = {}
@@ -191,7 +206,7 @@ async function main() {
   } catch (err) {
     console.error(`sim: ${(err as Error).message}`)
     console.error(
-      'usage: npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--scale X] [--adversaries A] [--concurrent-admins | --owner-admin] [--json] [--verbose]',
+      'usage: npm run sim -- --seeds N --peers P [--seed S] [--exact-peers] [--jobs J] [--scale X] [--adversaries A] [--concurrent-admins | --owner-admin] [--hubs H] [--json] [--verbose]',
     )
     process.exit(2)
   }
@@ -202,6 +217,7 @@ async function main() {
     scale: args.scale,
     tail: 40,
     adversaries: args.adversaries,
+    ...(args.hubs ? { hubs: args.hubs } : {}),
     ...(args.concurrentAdmins !== undefined ? { concurrentAdmins: args.concurrentAdmins } : {}),
   }
   const seeds = Array.from({ length: args.seeds }, (_, i) => args.start + i)
@@ -224,7 +240,7 @@ async function main() {
           }`
         : ''
       log(
-        `seed ${r.seed}: ${r.peers} peers [${r.faults.join(' ')}] ${bad ? 'FAIL' : 'ok'} rounds=${r.livenessRounds} writes=${r.ackedWrites} msgs=${r.stats.messages} crashes=${r.stats.crashes}${hostile} trace=${r.traceHash.slice(0, 16)}`,
+        `seed ${r.seed}: ${r.peers} peers [${r.faults.join(' ')}] ${bad ? 'FAIL' : 'ok'} rounds=${r.livenessRounds} writes=${r.ackedWrites} msgs=${r.stats.messages} crashes=${r.stats.crashes}${hostile}${r.hub ? ` hub: relayed=${r.hub.relayed} viaHub=${r.hub.viaHub} direct=${r.hub.direct} hubOnlyFed=${r.hub.hubOnlyFed}` : ''} trace=${r.traceHash.slice(0, 16)}`,
       )
     }
     if (bad) {
@@ -253,6 +269,9 @@ async function main() {
     voidApplied: ordered.reduce((n, r) => n + r.voidApplied, 0),
     memoryOver: ordered.reduce((n, r) => n + r.memoryOver, 0),
     honestBackedOff: ordered.reduce((n, r) => n + r.honestBackedOff, 0),
+    ...(args.hubs
+      ? { hubLeaked: ordered.reduce((n, r) => n + r.hubLeaked, 0), hubDiverged: ordered.reduce((n, r) => n + r.hubDiverged, 0), hubs: args.hubs, hub: sumHubs(ordered) }
+      : {}),
     hostileBackedOff: ordered.reduce((n, r) => n + r.hostileBackedOff, 0),
     adversaries: args.adversaries,
     failedSeeds: failed.map((r) => r.seed),
@@ -271,7 +290,9 @@ async function main() {
   if (args.json) console.log(JSON.stringify(summary))
   else {
     console.log(
-      `${summary.seeds} seeds (${summary.peersPerSeed} peers) in ${summary.seconds} s: diverged=${summary.diverged} lostWrites=${summary.lostWrites} leakedReads=${summary.leakedReads} voidApplied=${summary.voidApplied} memoryOver=${summary.memoryOver}`,
+      `${summary.seeds} seeds (${summary.peersPerSeed} peers) in ${summary.seconds} s: diverged=${summary.diverged} lostWrites=${summary.lostWrites} leakedReads=${summary.leakedReads} voidApplied=${summary.voidApplied} memoryOver=${summary.memoryOver}${
+        summary.hub ? ` hubLeaked=${summary.hubLeaked} hubDiverged=${summary.hubDiverged} viaHub=${summary.hub.viaHubShare}` : ''
+      }`,
     )
     console.log(`trace ${summary.traceHash}${failed.length ? `\nfailed seeds: ${summary.failedSeeds.join(' ')}` : ''}`)
   }

@@ -1,3 +1,4 @@
+import { drawHubPlan, type HubPlan } from './hub-plan.ts'
 import { Prng } from './prng.ts'
 
 export const FAULT_KINDS = ['delay', 'loss', 'dup', 'reorder', 'isolate', 'split', 'swizzle', 'crash', 'skew'] as const
@@ -38,6 +39,8 @@ export interface SimConfig {
   adversaries: AdversarySpec[]
   /** Accounts that join through invites, and the guest key's revocation (sim/sharing-workload.ts). */
   sharing: SharingPlan
+  /** Hubs and the topology around them (sim/hub-plan.ts); absent without `--hubs`. */
+  hub?: HubPlan
 }
 
 /**
@@ -110,6 +113,8 @@ export interface DrawOptions {
   adversaries?: number
   /** Concurrent honest admins; defaults to on when there are adversaries. */
   concurrentAdmins?: boolean
+  /** Hub peers per seed (default 0; sim/hub-plan.ts). */
+  hubs?: number
 }
 
 /** Draws a run's configuration from its seed (stream 1 of the seed's PRNG family). */
@@ -118,7 +123,15 @@ export function drawConfig(seed: number, opts: DrawOptions): SimConfig {
   const sharing = drawSharing(seed, cfg)
   // A joiner is not also added directly.
   const joining = new Set(sharing.joiners.map((j) => j.account))
-  return { ...cfg, initialMembers: cfg.initialMembers.filter((m) => !joining.has(m.account)), lateMembers: cfg.lateMembers.filter((a) => !joining.has(a)), sharing }
+  // Drawn last, and only with hubs: a run without them keeps its draws and its trace.
+  const hubs = Math.max(0, opts.hubs ?? 0)
+  return {
+    ...cfg,
+    initialMembers: cfg.initialMembers.filter((m) => !joining.has(m.account)),
+    lateMembers: cfg.lateMembers.filter((a) => !joining.has(a)),
+    sharing,
+    ...(hubs ? { hub: drawHubPlan(seed, hubs, cfg.peers, cfg.safetyMs) } : {}),
+  }
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { Keyring } from '../sync/acl/keyring.ts'
 import { holds, sealLeaks, voidByRemoval } from './checks.ts'
+import { checkHubs } from './hub-checks.ts'
 import { checkLeaks, checkMemory } from './invariants.ts'
 import type { LivenessOutcome } from './liveness.ts'
 import { judge, voidOrForgedHeld } from './oracle.ts'
@@ -23,6 +24,8 @@ export async function runFinalChecks(sim: Simulator, liveness: LivenessOutcome):
   const { members } = liveness
   const rep = members[0]
   if (liveness.converged) await checkSameState(sim, members)
+  // Before the acknowledged writes are checked: that offers a member what it lacks.
+  checkHubs(sim, members, liveness.converged)
   checkNeverMembers(sim, rep)
   const leaked = await checkLeaks(sim, 'final', true)
   sim.verdict.leakedReads += leaked
@@ -37,11 +40,12 @@ export async function runFinalChecks(sim: Simulator, liveness: LivenessOutcome):
 
 /**
  * The daemon's peer guard runs in every peer, observe-only: an honest peer never scores enough
- * faults to be backed off by another honest peer (an adversary may be, and usually is).
+ * faults to be backed off by another honest peer (an adversary may be, and usually is). Hubs
+ * count as honest both ways: they run the guard too.
  */
 function checkPeerGuards(sim: Simulator) {
-  const honest = new Set(sim.peers.map((p) => p.id))
-  for (const p of sim.peers) {
+  const honest = new Set([...sim.peers, ...sim.hubs].map((p) => p.id))
+  for (const p of [...sim.peers, ...sim.hubs]) {
     for (const other of p.backedOff) {
       if (!honest.has(other)) continue
       sim.verdict.honestBackedOff++

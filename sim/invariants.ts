@@ -3,6 +3,7 @@
  * safety-phase checkpoint and again by the final checks (docs/simulation.md).
  */
 import { changesUnder, headsKey, leaks, postRemovalKeys } from './checks.ts'
+import { checkHubMemory } from './hub-checks.ts'
 import { maxFigures, memoryOf, overBounds } from './memory.ts'
 import type { SimPeer } from './peer.ts'
 import type { Simulator } from './simulator.ts'
@@ -50,6 +51,7 @@ export function checkMemory(sim: Simulator, label: string) {
       verdict.fail(`${label}: memory: ${o.line}`)
     }
   }
+  checkHubMemory(sim, label)
 }
 
 /**

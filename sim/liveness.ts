@@ -4,6 +4,8 @@
  * within the bound fails the seed, with a report of why (sim/liveness-report.ts).
  */
 import { headsKey } from './checks.ts'
+import { hubsDiffer } from './hub-checks.ts'
+import { cutNeverLinked } from './hub-topology.ts'
 import { diagnoseLiveness, type LivenessFailure, type LivenessRound } from './liveness-report.ts'
 import type { SimPeer } from './peer.ts'
 import type { Simulator } from './simulator.ts'
@@ -39,7 +41,9 @@ async function healNetwork(sim: Simulator) {
     p.stopScheduling()
     p.stopJoin()
   }
+  for (const h of sim.hubs) h.stopScheduling()
   sim.net.restoreAll()
+  cutNeverLinked(sim)
   sim.net.faults = { ...sim.netFaults, loss: 0, dup: 0 }
   sim.sched.record('liveness: network healed')
   for (const p of sim.peers) {
@@ -49,10 +53,11 @@ async function healNetwork(sim: Simulator) {
   await sim.sched.run(sim.sched.now + 1000)
 }
 
+/** Live members hold identical heads, and every hub holds them too (sim/hub-checks.ts). */
 function converged(sim: Simulator): boolean {
   const ms = sim.memberPeers()
   const k = headsKey(ms[0].replica)
-  return ms.every((p) => headsKey(p.replica) === k)
+  return ms.every((p) => headsKey(p.replica) === k) && !hubsDiffer(sim, ms[0]).length
 }
 
 async function runFullRounds(sim: Simulator, maxRounds: number): Promise<{ converged: boolean; history: LivenessRound[] }> {
@@ -71,12 +76,16 @@ async function runFullRounds(sim: Simulator, maxRounds: number): Promise<{ conve
     const round = history.length + 1
     sim.rounds.livenessExchanges = []
     const ps = sim.live()
+    await hubPasses(sim, round, ps)
     // Each peer opens its exchanges in turn, a few ms apart, so data a round brings in early
     // is already there for the exchanges that follow (instead of every peer sending it at once).
+    // Not over links that stay cut (with hubs, pairs that never link).
     ps.forEach((p, i) =>
       sched.after(i * LIVENESS_STAGGER_MS, `round ${round} ${p.id}`, async () => {
         if (!p.alive) return
-        for (const q of ps) if (p !== q && q.alive) sim.rounds.track((await p.driver.begin(q.id, sim.spaceId)).done, sim.phase, { from: p.id, to: q.id })
+        for (const q of ps) {
+          if (p !== q && q.alive && !sim.net.isCut(p.id, q.id)) sim.rounds.track((await p.driver.begin(q.id, sim.spaceId)).done, sim.phase, { from: p.id, to: q.id })
+        }
       }),
     )
     await sched.run()
@@ -85,6 +94,35 @@ async function runFullRounds(sim: Simulator, maxRounds: number): Promise<{ conve
     sched.record(`liveness round ${round}: ${done ? 'converged' : 'not yet'}`)
   }
   return { converged: done, history }
+}
+
+/**
+ * With hubs, a round starts with two passes through them, one exchange at a time: every live peer
+ * syncs with each hub in turn, then each hub with every peer in turn. One at a time, so what a
+ * peer brought is at the hub for every peer after it; a peer whose heads changed in its exchange
+ * (it may have healed the ACL, a local commit) syncs again at once, as the daemon's scheduler
+ * would after a commit. Staggered exchanges through a relay instead let managers heal the key on
+ * views that differ every round (each missing the heals the others made in the same round), and
+ * they answered each other's rotations forever (seed 4 with 12 peers, 2 adversaries, 1 hub).
+ */
+async function hubPasses(sim: Simulator, round: number, ps: readonly SimPeer[]) {
+  const passes = [
+    ...ps.flatMap((p) => sim.hubs.map((h) => ({ from: p.id, to: h.id, driver: p.driver, peer: p }))),
+    ...sim.hubs.flatMap((h) => ps.map((q) => ({ from: h.id, to: q.id, driver: h.stack.driver, peer: q }))),
+  ]
+  for (const x of passes) await exchange(sim, round, x)
+}
+
+/** One exchange, run until the network is quiet; once more if the peer's heads changed meanwhile. */
+async function exchange(sim: Simulator, round: number, x: { from: string; to: string; driver: SimPeer['driver']; peer: SimPeer }) {
+  for (let n = 0; n < 2; n++) {
+    const before = headsKey(x.peer.replica)
+    sim.sched.after(0, `round ${round} ${x.from}>${x.to}`, async () => {
+      sim.rounds.track((await x.driver.begin(x.to, sim.spaceId)).done, sim.phase, { from: x.from, to: x.to })
+    })
+    await sim.sched.run()
+    if (headsKey(x.peer.replica) === before) return
+  }
 }
 
 /** The failure lines every sweep has printed (they are part of the trace). */

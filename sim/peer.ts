@@ -34,15 +34,17 @@ export interface PeerContext {
   roundTimeoutMs: number
   /** When rounds run, as the daemon decides it; undefined once the run stops scheduling (liveness). */
   scheduling: () => SchedulerOptions | undefined
-  /** Every round a peer's scheduler ran, when it ends. */
-  onRound: (p: SimPeer, r: RoundResult) => void
+  /** Every round a peer's (or a hub's) scheduler ran, when it ends. */
+  onRound: (p: { readonly id: string }, r: RoundResult) => void
   onCrash: (p: SimPeer) => void
   /** Every `joined` answer a joining peer gets (the workload decides what it means). */
   onJoinStatus?: (p: SimPeer, e: JoinStatusEvent) => void
+  /** A peer opened its replica of the space (the run registers honest peers with its hubs). */
+  onOpened?: (p: SimPeer) => Promise<void>
 }
 
 /** The names of a peer's timers in the trace, by the role the sync stack gives them. */
-const TIMER_LABEL = { rounds: 'timeout', scheduling: 'sched', joins: 'join' } as const
+export const TIMER_LABEL = { rounds: 'timeout', scheduling: 'sched', joins: 'join' } as const
 
 /**
  * One simulated device: durable data that survives crashes, and an incarnation (storage view,
@@ -74,6 +76,13 @@ export class SimPeer {
   joinChange?: Uint8Array
   /** Peers the daemon's guard would have backed off for misbehaving, by this peer's judgement. */
   readonly backedOff = new Set<string>()
+  /**
+   * Identities of the hubs that keep this peer's spaces (docs/hub.md): its session treats them
+   * as allowed to sync the space (`SyncHost.custodian`). Empty without hubs, and for adversaries.
+   */
+  custodians: readonly string[] = []
+  /** Changes this peer took in, over all its incarnations: from hubs, and from honest peers directly. */
+  readonly accepted = { viaHub: 0, direct: 0 }
   private guard?: PeerGuard
 
   constructor(
@@ -116,13 +125,24 @@ export class SimPeer {
     const deps = { storage: this.storage, crypto: ctx.crypto, env: this.env, policy: SIM_POLICY }
     this.replica = await SpaceReplica.open(deps, ctx.spaceId, this.key)
     const replica = this.replica
+    await ctx.onOpened?.(this)
+    const hubs = this.custodians
     // Joins arrive over the wire as in the daemon: the replica judges them (SpaceReplica.ingestJoin).
     const joins = { accept: async (spaceId: string, raw: Uint8Array, from: string) => (spaceId === ctx.spaceId ? replica.ingestJoin(raw, from) : undefined) }
     this.transport = ctx.net.attach(this.id)
     const guard = (this.guard ??= new PeerGuard({ now: () => this.env.now() }))
     this.stack = new SyncStack({
       transport: this.transport,
-      session: { host: { space: (id) => (id === ctx.spaceId ? replica : undefined) }, key: this.key, crypto: ctx.crypto, env: this.env, joins },
+      session: {
+        host: {
+          space: (id) => (id === ctx.spaceId ? replica : undefined),
+          ...(hubs.length ? { custodian: (_spaceId: string, id: string) => hubs.includes(id) } : {}),
+        },
+        key: this.key,
+        crypto: ctx.crypto,
+        env: this.env,
+        joins,
+      },
       timer: (role) => ctx.sched.timer(`${TIMER_LABEL[role]} ${this.id}`),
       roundTimeoutMs: ctx.roundTimeoutMs,
       spaceIds: () => [ctx.spaceId],
@@ -180,9 +200,19 @@ export class SimPeer {
     this.stack?.stopScheduling()
   }
 
+  /** Adds this incarnation's accepted changes to `accepted` (its session dies with it). */
+  foldAccepted() {
+    if (!this.stack) return
+    for (const [peer, c] of this.stack.session.allCounters()) {
+      if (peer.startsWith('h')) this.accepted.viaHub += c.changesAccepted
+      else if (peer.startsWith('p')) this.accepted.direct += c.changesAccepted
+    }
+  }
+
   /** The process dies: the incarnation is dropped, durable data stays. */
   stop() {
     if (!this.alive) return
+    this.foldAccepted()
     this.alive = false
     this.crashes++
     // A crash: nothing is closed in order (the driver's rounds just never hear back).

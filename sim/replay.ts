@@ -10,6 +10,7 @@ export function replayCommand(seed: number, opts: DrawOptions): string {
   if (opts.exactPeers) flags.push('--exact-peers')
   if (opts.scale !== undefined && opts.scale !== 1) flags.push(`--scale ${opts.scale}`)
   if (opts.adversaries) flags.push(`--adversaries ${opts.adversaries}`)
+  if (opts.hubs) flags.push(`--hubs ${opts.hubs}`)
   if (opts.concurrentAdmins === true) flags.push('--concurrent-admins')
   if (opts.concurrentAdmins === false) flags.push('--owner-admin')
   return `npm run sim -- ${flags.join(' ')} --verbose`

@@ -9,7 +9,9 @@ import { defaultCryptoProvider, type CryptoProvider } from '../sync/crypto/provi
 import type { Adversary } from './adversary.ts'
 import { ATTACK_KINDS, type AttackKind } from './adversary-types.ts'
 import type { FaultKind, SimConfig } from './config.ts'
+import { headsKey } from './checks.ts'
 import { runFinalChecks, type Judged } from './final-checks.ts'
+import { neverLinked } from './hub-topology.ts'
 import type { LivenessFailure } from './liveness-report.ts'
 import { runLivenessPhase, type LivenessOutcome } from './liveness.ts'
 import type { MemoryFigures } from './memory.ts'
@@ -43,6 +45,12 @@ export interface SeedResult {
   memoryOver: number
   /** Backoffs of an honest peer by another's peer guard (must be 0). */
   honestBackedOff: number
+  /** Changes a hub sent to an account that could not read them, and read keys a hub held (must be 0). */
+  hubLeaked: number
+  /** 1 when a hub's heads differ from the converged members' (must be 0). */
+  hubDiverged: number
+  /** What the hubs did; only with hubs. */
+  hub?: HubFigures
   /** Backoffs of adversaries by honest peers' guards: the guard at work. */
   hostileBackedOff: number
   /** Largest figures seen on any honest peer. */
@@ -83,6 +91,22 @@ export interface SeedResult {
   }
 }
 
+/** A run's hub figures (sim/hub.ts). */
+export interface HubFigures {
+  hubs: number
+  /** Changes the hubs sent to peers in steps, and took in from them. */
+  relayed: number
+  kept: number
+  /** Changes honest peers accepted from a hub, and from another honest peer directly. */
+  viaHub: number
+  direct: number
+  /** Pairs of converged members that never had a direct link, and members that linked to no honest peer at all. */
+  neverLinkedPairs: number
+  hubOnlyMembers: number
+  /** Of those, members that accepted changes and all of them from hubs. */
+  hubOnlyFed: number
+}
+
 const DEFAULT_LIVENESS_ROUNDS = 8
 
 export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResult> {
@@ -92,6 +116,7 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
   const liveness = await runLivenessPhase(sim, opts.maxLivenessRounds ?? DEFAULT_LIVENESS_ROUNDS)
   const judged = await runFinalChecks(sim, liveness)
   const counters = sessionCounters(sim.peers)
+  for (const p of sim.peers) if (p.alive) p.foldAccepted()
   sim.sharing?.finish()
   await opts.inspect?.(sim.peers, sim.hostile)
   await traceOutcome(sim)
@@ -102,12 +127,32 @@ export async function runSeed(seed: number, opts: RunOptions): Promise<SeedResul
 async function traceOutcome(sim: Simulator) {
   const { sched, verdict: v } = sim
   for (const p of sim.peers) sched.record(`final ${p.id} ${p.alive ? await p.replica.stateDigest() : 'down'}`)
-  sched.record(`result diverged=${v.diverged} lost=${v.lostWrites} leaked=${v.leakedReads}${sim.hostile.length ? ` void=${v.voidApplied} memory=${v.memoryOver}` : ''}`)
+  for (const h of sim.hubs) sched.record(`final ${h.id} ${h.replica ? headsKey(h.replica) : 'none'}`)
+  const hubs = sim.hubs.length ? ` hubLeaked=${v.hubLeaked} hubDiverged=${v.hubDiverged}` : ''
+  sched.record(`result diverged=${v.diverged} lost=${v.lostWrites} leaked=${v.leakedReads}${sim.hostile.length ? ` void=${v.voidApplied} memory=${v.memoryOver}` : ''}${hubs}`)
 }
 
 function hostileBackoffs(sim: Simulator): number {
   const hostile = new Set(sim.hostile.map((h) => h.peer.id))
-  return sim.peers.reduce((n, p) => n + [...p.backedOff].filter((x) => hostile.has(x)).length, 0)
+  return [...sim.peers, ...sim.hubs].reduce((n, p) => n + [...p.backedOff].filter((x) => hostile.has(x)).length, 0)
+}
+
+/** The hub figures of a run with hubs: relays, and which deliveries only a hub could make. */
+function hubFigures(sim: Simulator, members: readonly SimPeer[]): HubFigures {
+  const ids = new Set(members.map((p) => p.id))
+  const never = neverLinked(sim).filter(([a, b]) => ids.has(a) && ids.has(b))
+  const alone = new Set((sim.cfg.hub?.hubOnly ?? []).map((i) => sim.peers[i].id))
+  const hubOnly = members.filter((p) => alone.has(p.id))
+  return {
+    hubs: sim.hubs.length,
+    relayed: sim.hubs.reduce((n, h) => n + h.stats.changesOut, 0),
+    kept: sim.hubs.reduce((n, h) => n + h.changesIn(), 0),
+    viaHub: sim.peers.reduce((n, p) => n + p.accepted.viaHub, 0),
+    direct: sim.peers.reduce((n, p) => n + p.accepted.direct, 0),
+    neverLinkedPairs: never.length,
+    hubOnlyMembers: hubOnly.length,
+    hubOnlyFed: hubOnly.filter((p) => p.accepted.viaHub > 0 && p.accepted.direct === 0).length,
+  }
 }
 
 function seedResult(sim: Simulator, liveness: LivenessOutcome, judged: Judged, counters: SessionCounters): SeedResult {
@@ -122,6 +167,9 @@ function seedResult(sim: Simulator, liveness: LivenessOutcome, judged: Judged, c
     voidApplied: v.voidApplied,
     memoryOver: v.memoryOver,
     honestBackedOff: v.honestBackedOff,
+    hubLeaked: v.hubLeaked,
+    hubDiverged: v.hubDiverged,
+    ...(sim.hubs.length ? { hub: hubFigures(sim, liveness.members) } : {}),
     hostileBackedOff: hostileBackoffs(sim),
     memory: v.memory,
     attacks: attacksOf(sim.hostile),

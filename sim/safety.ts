@@ -7,6 +7,7 @@ import { decodeChange } from '../sync/dag/change.ts'
 import type { AclWorkload } from './acl-workload.ts'
 import { removedInView } from './checks.ts'
 import { scheduleFaults } from './faults.ts'
+import { scheduleHubTopology } from './hub-topology.ts'
 import { scheduleCheckpoints } from './invariants.ts'
 import type { Simulator } from './simulator.ts'
 import { randomWrite } from './workload.ts'
@@ -24,6 +25,7 @@ export async function runSafetyPhase(sim: Simulator, aclWork: AclWorkload) {
   else scheduleOwnerAcl(sim)
   scheduleFaults(sim)
   scheduleCheckpoints(sim)
+  scheduleHubTopology(sim)
   await sim.sched.run(T)
 }
 

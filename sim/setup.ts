@@ -30,7 +30,8 @@ export async function setUp(sim: Simulator): Promise<AclWorkload> {
     timeline: sim.timeline,
     identity: (a) => sim.identity(a),
     inSafety: () => sim.inSafety(),
-    allIds: () => sim.everyone().map((p) => p.id),
+    // An admin cut off from everyone is cut off from the hubs too.
+    allIds: () => [...sim.everyone(), ...sim.hubs].map((p) => p.id),
   })
   if (cfg.acl.concurrent) await aclWork.grantAdmins()
   sim.sharing = cfg.sharing.joiners.length
@@ -55,6 +56,8 @@ export async function setUp(sim: Simulator): Promise<AclWorkload> {
     const o = await owner.replica.createObject()
     sim.acked.push({ id: o, tree: o, peer: owner.id, account: 0, kind: 'create', at: 0 })
   }
+  // Hubs first: a peer registers the space with them as it opens its replica.
+  for (const h of sim.hubs) h.start()
   for (const p of sim.peers) await p.start()
   sim.hostile = createAdversaries(sim)
   for (const h of sim.hostile) await h.start()

@@ -17,6 +17,7 @@ import { accountKey, SimPeer, type PeerContext } from './peer.ts'
 import { Prng } from './prng.ts'
 import { Scheduler } from './scheduler.ts'
 import type { SharingWorkload } from './sharing-workload.ts'
+import { SimHub } from './hub.ts'
 import { Timeline } from './timeline.ts'
 import type { AckedWrite } from './workload.ts'
 
@@ -38,6 +39,10 @@ export class Verdict {
   memoryOver = 0
   /** Honest peers whose peer guard backed off another honest peer (the daemon's guard, observe-only here). */
   honestBackedOff = 0
+  /** Changes a hub sent to an account that could not read them at its ACL state, and read keys a hub held. */
+  hubLeaked = 0
+  /** 1 when a hub's heads differ from the converged members' (sim/hub-checks.ts). */
+  hubDiverged = 0
   /** Largest figures seen on any honest peer. */
   memory: MemoryFigures = { ...NO_FIGURES }
   readonly failures: string[] = []
@@ -112,6 +117,8 @@ export class Simulator {
   readonly removed = new Map<number, string>()
   readonly timeline = new Timeline()
   hostile: Adversary[] = []
+  /** Hub peers `h<k>` (sim/hub.ts); none without `--hubs`. */
+  readonly hubs: SimHub[] = []
   sharing: SharingWorkload | undefined
   private readonly identities = new Map<number, string>()
 
@@ -144,6 +151,29 @@ export class Simulator {
     }
     this.peers = cfg.accounts.map((a, i) => new SimPeer(`p${i}`, i, a, cfg.skews[i], new Prng(seed, 100 + i), () => this.ctx))
     this.owner = this.peers[0]
+    if (cfg.hub) this.createHubs(cfg.hub.accounts)
+  }
+
+  /**
+   * Hubs, each with its own key and seeded env (streams 500 + k), admitting every honest account
+   * by its allowlist. Every honest peer's session takes them for custodians of the space, and
+   * registers the space with each of them the first time it opens its replica.
+   */
+  private createHubs(accounts: readonly number[]) {
+    const allowlist = [...new Set(this.cfg.accounts)].map((a) => this.identity(a))
+    const onLeak = (line: string) => {
+      this.verdict.hubLeaked++
+      this.verdict.fail(`hub leak: ${line}`)
+    }
+    accounts.forEach((a, k) => this.hubs.push(new SimHub(`h${k}`, a, new Prng(this.seed, 500 + k), () => this.ctx, allowlist, onLeak)))
+    const ids = this.hubs.map((h) => h.identity)
+    for (const p of this.peers) p.custodians = ids
+    const registered = new Set<SimPeer>()
+    this.ctx.onOpened = async (p) => {
+      if (registered.has(p) || !this.peers.includes(p)) return
+      registered.add(p)
+      for (const h of this.hubs) await h.register(p.identity, this.spaceId)
+    }
   }
 
   get spaceId(): string {

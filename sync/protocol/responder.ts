@@ -60,6 +60,16 @@ export interface SyncHost {
    * the sender offers them again in a later exchange.
    */
   admitChanges?(spaceId: string, identity: string, count: number, bytes: number): boolean
+  /**
+   * Judge a peer's rights again after ingesting its step, before answering it: a step may carry
+   * the ACL record that removes the peer itself (a removed member's device pushing its ACL chain
+   * while asking), and once it is in, the answer (what the peer asked for, changes the record let
+   * in from parking) is no longer the peer's to get. A hub sets it (the simulator's hub sent a
+   * removed member tree changes that way, hub seed 274 with 12 peers and 2 adversaries). Devices
+   * do not yet: the same race happens between them, and turning it on there changes the
+   * simulator's hostile traces, which is for the protocol's owner to decide.
+   */
+  rejudgeAfterIngest?: boolean
 }
 
 interface PushState {
@@ -263,6 +273,12 @@ export class Responder {
       if (++ex.questions > MAX_QUESTIONS_ANSWERED) return this.tooManySteps(c, m, question)
     }
     const reask = changes.length ? await this.ingest(c, peer, identity, r, changes) : new Set<string>()
+    // Rights again before anything goes back (SyncHost.rejudgeAfterIngest): the step may have
+    // brought the record removing the peer itself, and what goes back is not the peer's to get.
+    if (this.host.rejudgeAfterIngest && changes.length && !this.mayRead(r, identity)) {
+      c.denied++
+      return question ? this.unknown(m) : NO_REPLY
+    }
     if (!question && reask.size === 0) return pushed ? fixed([{ type: 'done', spaceId: m.spaceId, req: m.req }]) : NO_REPLY
     const budget = new WorkBudget(Math.min(SYNC_LIMITS.maxStepWork, SYNC_LIMITS.maxExchangeWork - (ex?.work ?? 0)))
     const index = this.indexOf(r).current()
@@ -378,7 +394,8 @@ export class Responder {
   }
 
   /**
-   * A peer refused us (a refusal looks like `unknown_space`). If we hold it to be a reader, push
+   * A peer refused us (a refusal looks like `unknown_space`). If we hold it to be a reader (or a
+   * custodian of the space: our hub, SyncHost.custodian), push
    * it the ACL chain and the changes our account authored (with their ancestors in each tree): a
    * peer that refused us only because it lacks the ACL record that added us learns it, and takes
    * the rest once that record makes us a reader there. The peer answers `done` once none of them
@@ -388,7 +405,10 @@ export class Responder {
    */
   async pushOwnChanges(peer: string, identity: string, spaceId: string, req: number): Promise<Reply> {
     const r = await this.host.space(spaceId)
-    if (!r || !r.known || !r.acl.current().canRead(identity)) return NO_REPLY
+    // Readers, and our custodians (mayRead): a hub that refused us because it lacks an ACL
+    // record only we hold (our `add`, or an admin's record that voids our removal) must get it
+    // from us, or a device that reaches only its hub stays refused there for good.
+    if (!r || !r.known || !this.mayRead(r, identity)) return NO_REPLY
     const plan = new ChangePlan(spaceId)
     // The whole ACL chain goes first: it is readable by every member anyway, our changes cite
     // it, and it may be what the peer lacks to see that we are a member.

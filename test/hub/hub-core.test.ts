@@ -7,6 +7,7 @@ import { mintAdmission } from '../../sync/hub/admission.ts'
 import { HubCore, type HubCoreOptions } from '../../sync/hub/hub-core.ts'
 import { MemoryHubRegistry } from '../../sync/hub/memory-registry.ts'
 import type { HubMessage } from '../../sync/protocol/hub-wire.ts'
+import { decodeMessage, encodeMessage } from '../../sync/protocol/messages.ts'
 import { SyncSession } from '../../sync/protocol/session.ts'
 import { SpaceReplica } from '../../sync/replica/space-replica.ts'
 import { utf8 } from '../../sync/core/encoding.ts'
@@ -161,6 +162,65 @@ describe('the hub core: a keyless peer that keeps a space for its readers', () =
     // At most the removal notice (ACL records) reaches B, never an object change.
     expect(received.filter((t) => t !== spaceId)).toEqual([])
     expect(hub.session.allCounters().get('b')!.denied).toBeGreaterThan(0)
+  })
+
+  it('takes a member’s push after refusing it for an ACL record only that member’s side holds', async () => {
+    // A registers and syncs the space to the hub, then adds M and writes nothing more there.
+    // M got the space from A directly and writes; the hub, lacking M's `add`, refuses M. A
+    // device pushes its ACL chain and its own changes to a custodian that refused it as it
+    // does to a reader (Responder.pushOwnChanges): the hub learns M's add from M and keeps M's
+    // writes. (Before, the push went to readers only and M stayed refused at its hub until A
+    // came back: the simulator lost a write of an admin that reached only its hub, hub seed 26.)
+    const { core, node: hub } = await hubNode({ allowlist: [identityOf(keyFor(1).publicKey)] })
+    const a = await deviceOf('a', 1, core.identity)
+    const spaceId = a.replica.spaceId
+    await writeObjects(a.replica, 1)
+    await core.handle(identityOf(keyFor(1).publicKey), register([spaceId]))
+    await link(a, hub)
+    await sync(a, hub, spaceId)
+    await a.replica.addMember(identityOf(keyFor(2).publicKey), 'writer')
+    const m = await deviceOf('m', 2, core.identity, spaceId)
+    await link(a, m)
+    await sync(m, a, spaceId)
+    await writeObjects(m.replica, 1)
+    await link(m, hub)
+    await sync(m, hub, spaceId)
+    expect(hub.session.allCounters().get('m')!.denied).toBeGreaterThan(0)
+    expect(headsOf(core.openReplica(spaceId)!)).toBe(headsOf(m.replica))
+  })
+
+  it('sends nothing back to a member whose step brought its own removal', async () => {
+    // A keeps the space at the hub, writes more there, then removes B. B holds its removal (A
+    // wrote it; a notice would bring it) and opens an exchange with the hub, which lacks it: B's
+    // question step carries the record and asks for a tree of A's it lacks. The hub judges B
+    // again once the step is in (SyncHost.rejudgeAfterIngest) and answers as to a non-reader;
+    // before, it answered the question with the tree's changes (hub seed 274 of the simulator).
+    const { core, node: hub } = await hubNode({ allowlist: [identityOf(keyFor(1).publicKey)] })
+    const a = await deviceOf('a', 1, core.identity)
+    const spaceId = a.replica.spaceId
+    const bId = identityOf(keyFor(2).publicKey)
+    await a.replica.addMember(bId, 'writer')
+    await core.handle(identityOf(keyFor(1).publicKey), register([spaceId]))
+    await link(a, hub)
+    await sync(a, hub, spaceId)
+    const b = await deviceOf('b', 2, core.identity, spaceId)
+    await link(a, b)
+    await sync(b, a, spaceId)
+    await writeObjects(a.replica, 1)
+    await sync(a, hub, spaceId)
+    const tree = a.replica.treeIds()[0]
+    const removal = await a.replica.removeMember(bId)
+    const raw = (await a.replica.rawChanges(spaceId, [removal]))[0].raw
+    await link(b, hub)
+    const opened = await b.session.open('hub', spaceId)
+    if (!('req' in opened)) throw new Error(`b could not open: ${opened.error}`)
+    for (const f of opened.out) await hub.session.handle('b', f.bytes)
+    const step = encodeMessage({ type: 'step', spaceId, req: opened.req, hop: 2, ranges: [], heads: [{ treeId: tree, heads: [], have: [] }], wants: [], changes: [raw] })
+    const out = await hub.session.handle('b', step)
+    expect(core.openReplica(spaceId)!.acl.has(removal)).toBe(true)
+    const sent = out.map((o) => decodeMessage(o.bytes)).flatMap((m) => (m.type === 'step' ? m.changes.map((c) => decodeChange(c).treeId) : []))
+    expect(sent).not.toContain(tree)
+    expect(out.map((o) => decodeMessage(o.bytes).type)).toEqual(['error'])
   })
 
   it('admits an account by a token the hub signed, for that account only', async () => {
