@@ -52,8 +52,6 @@ export interface HubCoreOptions {
  */
 export class HubCore implements SyncHost {
   readonly identity: string
-  /** A removed member may bring its own removal in the step it asks with (SyncHost.rejudgeAfterIngest). */
-  readonly rejudgeAfterIngest = true
   private readonly quotas: HubQuotas
   private readonly allow: ReadonlySet<string>
   private readonly log: Logger

@@ -60,16 +60,6 @@ export interface SyncHost {
    * the sender offers them again in a later exchange.
    */
   admitChanges?(spaceId: string, identity: string, count: number, bytes: number): boolean
-  /**
-   * Judge a peer's rights again after ingesting its step, before answering it: a step may carry
-   * the ACL record that removes the peer itself (a removed member's device pushing its ACL chain
-   * while asking), and once it is in, the answer (what the peer asked for, changes the record let
-   * in from parking) is no longer the peer's to get. A hub sets it (the simulator's hub sent a
-   * removed member tree changes that way, hub seed 274 with 12 peers and 2 adversaries). Devices
-   * do not yet: the same race happens between them, and turning it on there changes the
-   * simulator's hostile traces, which is for the protocol's owner to decide.
-   */
-  rejudgeAfterIngest?: boolean
 }
 
 interface PushState {
@@ -273,9 +263,12 @@ export class Responder {
       if (++ex.questions > MAX_QUESTIONS_ANSWERED) return this.tooManySteps(c, m, question)
     }
     const reask = changes.length ? await this.ingest(c, peer, identity, r, changes) : new Set<string>()
-    // Rights again before anything goes back (SyncHost.rejudgeAfterIngest): the step may have
-    // brought the record removing the peer itself, and what goes back is not the peer's to get.
-    if (this.host.rejudgeAfterIngest && changes.length && !this.mayRead(r, identity)) {
+    // Rights again before anything goes back: the step may have brought the ACL record that
+    // removes the peer itself (a removed member's device pushing its ACL chain while it asks),
+    // and once it is in, what goes back (what the peer asked for, changes the record let in from
+    // parking) is no longer the peer's to get. The simulator's hub sent a removed member tree
+    // changes this way (hub seed 274, 12 peers, 2 adversaries); daemons had the same race.
+    if (changes.length && !this.mayRead(r, identity)) {
       c.denied++
       return question ? this.unknown(m) : NO_REPLY
     }

@@ -193,7 +193,7 @@ describe('the hub core: a keyless peer that keeps a space for its readers', () =
     // A keeps the space at the hub, writes more there, then removes B. B holds its removal (A
     // wrote it; a notice would bring it) and opens an exchange with the hub, which lacks it: B's
     // question step carries the record and asks for a tree of A's it lacks. The hub judges B
-    // again once the step is in (SyncHost.rejudgeAfterIngest) and answers as to a non-reader;
+    // again once the step is in (Responder.onStep judges rights again after ingest) and answers as to a non-reader;
     // before, it answered the question with the tree's changes (hub seed 274 of the simulator).
     const { core, node: hub } = await hubNode({ allowlist: [identityOf(keyFor(1).publicKey)] })
     const a = await deviceOf('a', 1, core.identity)
