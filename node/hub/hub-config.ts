@@ -15,6 +15,8 @@ export interface HubCliConfig {
   allow: string[]
   quotas: HubQuotas
   maxConnections: number
+  /** Change bytes the open kept spaces may hold in memory (then the least recently used close). */
+  maxOpenBytes: number
   /** A push node's configuration file (docs/push.md): the hub serves the push protocol too, on its own node. */
   pushConfig?: string
   logLevel: LogThreshold
@@ -22,7 +24,7 @@ export interface HubCliConfig {
 
 export const HUB_USAGE = `usage: svc hub --data DIR [--postgres URL] [--listen MA,...] [--operator HOST:PORT|off]
                [--allow ACCOUNT,...] [--max-spaces N] [--max-bytes N] [--changes-per-minute N]
-               [--max-connections N] [--push-config FILE] [--key-file FILE] [--log-level LEVEL]
+               [--max-connections N] [--max-open-bytes N] [--push-config FILE] [--key-file FILE] [--log-level LEVEL]
        svc hub admit ACCOUNT (--data DIR | --key-file FILE) [--expires-days N]
   Runs a hub: an always-on peer that keeps the ciphertext of the spaces admitted accounts
   register, never holding a read key (docs/hub.md). One process on SQLite in DIR; with
@@ -32,7 +34,7 @@ export const HUB_USAGE = `usage: svc hub --data DIR [--postgres URL] [--listen M
   (the push node's JSON config: providers, store, rates...; its keySeed and listen are not used).
   admit: prints an admission token for ACCOUNT, signed with the hub's key.
   defaults: --listen ${HUB_CLI_DEFAULTS.listen}, --operator ${HUB_CLI_DEFAULTS.operatorHost}:${HUB_CLI_DEFAULTS.operatorPort},
-  --max-connections ${HUB_CLI_DEFAULTS.maxConnections}, --max-spaces ${HUB_DEFAULTS.quotas.maxSpaces}, --max-bytes ${HUB_DEFAULTS.quotas.maxBytes}, --changes-per-minute ${HUB_DEFAULTS.quotas.changesPerMinute}`
+  --max-connections ${HUB_CLI_DEFAULTS.maxConnections}, --max-open-bytes ${HUB_CLI_DEFAULTS.maxOpenBytes}, --max-spaces ${HUB_DEFAULTS.quotas.maxSpaces}, --max-bytes ${HUB_DEFAULTS.quotas.maxBytes}, --changes-per-minute ${HUB_DEFAULTS.quotas.changesPerMinute}`
 
 export class HubUsageError extends Error {}
 
@@ -63,6 +65,7 @@ export function parseHubArgs(args: string[]): HubCliConfig {
         'max-bytes': { type: 'string' },
         'changes-per-minute': { type: 'string' },
         'max-connections': { type: 'string' },
+        'max-open-bytes': { type: 'string' },
         'push-config': { type: 'string' },
         'log-level': { type: 'string' },
       },
@@ -97,6 +100,7 @@ export function parseHubArgs(args: string[]): HubCliConfig {
       changesPerMinute: positiveInt('changes-per-minute', values['changes-per-minute'], HUB_DEFAULTS.quotas.changesPerMinute),
     },
     ...(values['push-config'] ? { pushConfig: values['push-config'] } : {}),
+    maxOpenBytes: positiveInt('max-open-bytes', values['max-open-bytes'], HUB_CLI_DEFAULTS.maxOpenBytes),
     maxConnections: positiveInt('max-connections', values['max-connections'], HUB_CLI_DEFAULTS.maxConnections),
     logLevel,
   }

@@ -16,4 +16,10 @@ export const HUB_CLI_DEFAULTS = {
   sqliteFile: 'hub.sqlite',
   /** Open connections at most: a hub serves a team's every device (a daemon allows 64). */
   maxConnections: 1_024,
+  /**
+   * Change bytes the open kept spaces may hold in memory; past it the least recently used close
+   * and reopen from the store on demand (a replica holds about its change bytes and a few hundred
+   * bytes per change on top: docs/hub.md "Memory").
+   */
+  maxOpenBytes: 512 * 1024 * 1024,
 } as const

@@ -36,6 +36,7 @@ export async function startHubProcess(cfg: HubCliConfig, logStream: { write(line
     allow: cfg.allow,
     quotas: cfg.quotas,
     maxConnections: cfg.maxConnections,
+    maxOpenBytes: cfg.maxOpenBytes,
     ...(cfg.operator ? { operator: cfg.operator } : {}),
     log: hubLog,
   })

@@ -31,6 +31,8 @@ export interface HubServerOptions {
   allow?: readonly string[]
   /** Open connections at most (default HUB_CLI_DEFAULTS.maxConnections). */
   maxConnections?: number
+  /** Change bytes the open spaces may hold in memory (default HUB_CLI_DEFAULTS.maxOpenBytes). */
+  maxOpenBytes?: number
   quotas?: Partial<HubQuotas>
   /** The operator endpoint (`/health`, `/metrics`): host and port (port 0: any; undefined: none). */
   operator?: { host: string; port: number }
@@ -86,10 +88,12 @@ export class HubServer {
     const fault = (peer: string, weight = 1) => {
       if (guard.fault(peer, weight)) hangUp(peer)
     }
-    const kept = new KeptSpaces({ store: o.store, key: o.key, crypto: o.crypto, env: o.env, log: log.child('kept') })
+    // eslint-disable-next-line prefer-const -- the kept spaces' growth callback reaches the core built after them
+    let core!: HubCore
+    const kept = new KeptSpaces({ store: o.store, key: o.key, crypto: o.crypto, env: o.env, log: log.child('kept'), grew: () => core.fitBudget() })
     // eslint-disable-next-line prefer-const -- the core's `opened` callback reaches the stack built after it
     let stack!: SyncStack
-    const core = new HubCore({
+    core = new HubCore({
       key: o.key,
       crypto: o.crypto,
       env: o.env,
@@ -100,6 +104,14 @@ export class HubServer {
       opened: (spaceId, replica) => {
         stack.watch(spaceId, replica)
         stack.spacesAdded([spaceId])
+      },
+      openBudget: {
+        maxBytes: o.maxOpenBytes ?? HUB_CLI_DEFAULTS.maxOpenBytes,
+        sizeOf: (spaceId) => kept.sizeOf(spaceId),
+        closed: (spaceId) => {
+          stack.unwatch(spaceId)
+          kept.close(spaceId)
+        },
       },
       log: log.child('core'),
     })
@@ -118,7 +130,7 @@ export class HubServer {
     stack.startScheduling(HUB_SCHEDULER, () => o.env.now())
     stack.adoptLinkedPeers()
     const session = stack.session
-    const stops: Array<() => void> = [() => kept.close()]
+    const stops: Array<() => void> = [() => kept.stop()]
     // A connection that never proves an account only holds a slot.
     const onConnect = (evt: CustomEvent<{ toString(): string }>) => {
       const peer = evt.detail.toString()
@@ -182,8 +194,13 @@ export class HubServer {
     )
     // Every kept space opens in the background after start, so a reader that connects gets its
     // rounds (and its offers) whether or not another peer synced the space since.
+    // Up to the memory budget: the rest open when a peer asks for them.
+    const budget = o.maxOpenBytes ?? HUB_CLI_DEFAULTS.maxOpenBytes
     void (async () => {
-      for (const id of await o.store.keptSpaces()) await core.space(id)
+      for (const id of await o.store.keptSpaces()) {
+        if (kept.totalBytes() >= budget) break
+        await core.space(id)
+      }
     })().catch((err: unknown) => log.error('opening the kept spaces failed', { err: errField(err) }))
     const operator = o.operator ? await OperatorEndpoint.start(o.operator, health, log.child('operator')) : undefined
     log.info('hub started', { identity, peerId: node.peerId.toString(), addrs: node.getMultiaddrs().map((a) => a.toString()), store: o.store.name })

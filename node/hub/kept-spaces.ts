@@ -14,6 +14,8 @@ const PAGE = 5_000
 interface Kept {
   replica: SpaceReplica
   storage: WriteThroughStorage
+  /** Change bytes the replica holds in memory (what the open budget counts). */
+  bytes: number
   /** The store's sequence this process has taken in up to. */
   seenSeq: number
   catchUp: SerialQueue
@@ -39,6 +41,8 @@ export class KeptSpaces {
       crypto: CryptoProvider
       env: Env
       log: Logger
+      /** An open space took in changes (the hub checks its memory budget). */
+      grew?: () => void
     },
   ) {
     this.stopFollowing = o.store.onAppend((spaceId, lastSeq, local) => {
@@ -53,12 +57,16 @@ export class KeptSpaces {
 
   /** Opens a kept space's replica from the store (HubCoreOptions.openReplica). */
   async open(spaceId: string): Promise<SpaceReplica> {
+    // eslint-disable-next-line prefer-const -- the storage's callback reaches the entry made after it
+    let k!: Kept
     const storage = new WriteThroughStorage(spaceId, this.o.store, (n, bytes) => {
       this.appended.changes += n
       this.appended.bytes += bytes
+      k.bytes += bytes
+      this.o.grew?.()
     })
     const replica = await SpaceReplica.open({ storage, crypto: this.o.crypto, env: this.o.env, keyless: true }, spaceId, this.o.key)
-    const k: Kept = { replica, storage, seenSeq: 0, catchUp: new SerialQueue() }
+    k = { replica, storage, bytes: 0, seenSeq: 0, catchUp: new SerialQueue() }
     await this.catchUp(spaceId, k)
     this.kept.set(spaceId, k)
     // A notice that came while the space was opening found it not open yet: read once more.
@@ -77,6 +85,7 @@ export class KeptSpaces {
       for (const s of page) {
         k.storage.fromStore.add(s.id)
         changes.push({ change: decodeChange(s.raw) })
+        k.bytes += s.raw.byteLength
       }
       try {
         await k.replica.applyVerified(changes)
@@ -86,6 +95,23 @@ export class KeptSpaces {
       k.seenSeq = page[page.length - 1].seq
       if (page.length < PAGE) return
     }
+  }
+
+  /** Change bytes an open space holds in memory (0 when it is not open here). */
+  sizeOf(spaceId: string): number {
+    return this.kept.get(spaceId)?.bytes ?? 0
+  }
+
+  /** Change bytes every open space holds. */
+  totalBytes(): number {
+    let n = 0
+    for (const k of this.kept.values()) n += k.bytes
+    return n
+  }
+
+  /** Forgets a space's replica (the hub closed it for its memory budget); it reopens from the store. */
+  close(spaceId: string): void {
+    this.kept.delete(spaceId)
   }
 
   /** Appends under way across kept spaces. */
@@ -99,7 +125,7 @@ export class KeptSpaces {
     return this.kept.size
   }
 
-  close(): void {
+  stop(): void {
     this.stopFollowing()
   }
 }

@@ -38,6 +38,12 @@ export interface HubCoreOptions {
   quotas?: Partial<HubQuotas>
   /** Told when a replica opens, so the caller watches its commits (pushes to readers, counts). */
   opened?(spaceId: string, replica: SpaceReplica): void
+  /**
+   * The memory the open replicas may hold (their change bytes, as `sizeOf` counts them): past
+   * it, the least recently used spaces close (`closed` is told) and reopen from the store when
+   * a peer asks for them again. Absent: spaces stay open.
+   */
+  openBudget?: { maxBytes: number; sizeOf(spaceId: string): number; closed(spaceId: string): void }
   log?: Logger
 }
 
@@ -89,7 +95,33 @@ export class HubCore implements SyncHost {
   // ------------------------------------------------------------------ SyncHost
 
   space(spaceId: string): SpaceReplica | undefined | Promise<SpaceReplica | undefined> {
-    return this.replicas.get(spaceId) ?? this.open(spaceId)
+    const r = this.replicas.get(spaceId)
+    if (!r) return this.open(spaceId)
+    // Map order is recency: the first entries are the least recently used.
+    this.replicas.delete(spaceId)
+    this.replicas.set(spaceId, r)
+    return r
+  }
+
+  /**
+   * Closes the least recently used open spaces while the open ones hold more than the budget
+   * (never `keep`, the one just opened). Runs when a space opens, and when the caller sees an
+   * open space grow. A closed space's replica is dropped; exchanges still running on
+   * it finish (what they store goes to the store), and the next request reopens it from there.
+   */
+  fitBudget(keep?: string): void {
+    const b = this.o.openBudget
+    if (!b) return
+    let total = 0
+    for (const id of this.replicas.keys()) total += b.sizeOf(id)
+    for (const id of [...this.replicas.keys()]) {
+      if (total <= b.maxBytes) return
+      if (id === keep) continue
+      total -= b.sizeOf(id)
+      this.replicas.delete(id)
+      this.registrantsOf.delete(id)
+      b.closed(id)
+    }
   }
 
   trusts(spaceId: string, identity: string): boolean {
@@ -208,6 +240,7 @@ export class HubCore implements SyncHost {
       const r = await this.o.openReplica(spaceId)
       this.replicas.set(spaceId, r)
       this.o.opened?.(spaceId, r)
+      this.fitBudget(spaceId)
       return r
     })()
       .catch((err: unknown) => {

@@ -132,6 +132,12 @@ export class SyncStack {
     )
   }
 
+  /** Stops following a replica's commits (a hub closed the space). */
+  unwatch(spaceId: string): void {
+    this.watches.get(spaceId)?.()
+    this.watches.delete(spaceId)
+  }
+
   /** New spaces joined the list `spaceIds` answers: rounds for them start with every linked peer. */
   spacesAdded(spaceIds: string[]): void {
     this.scheduling?.scheduler.spacesAdded(spaceIds)

@@ -73,6 +73,9 @@ describe('the hub keeps a shared space while its members are offline (real proce
     expect(res.status).toBe(201)
     // The hub confirms every block: the file turns durable on A with no other device online.
     await until('the file is durable on A (the hub holds its blocks)', async () => (await ok(alice.d, 'GET', `${S(space.id)}/files/${fileId}`)).state === 'durable', 120_000, 500)
+    // Durable through the hub alone: A may offload its copy, and fetches it back from the hub later.
+    await ok(alice.d, 'POST', `${S(space.id)}/files/${fileId}/offload`)
+    expect(await ok(alice.d, 'GET', `${S(space.id)}/files/${fileId}`)).toMatchObject({ cached: false, cachedBlocks: 0 })
     const total = await objectsIn(alice, space.id)
     expect(total).toBe(before + 1001)
     await until('A synced the space with the hub after its last write', async () => {
@@ -102,6 +105,8 @@ describe('the hub keeps a shared space while its members are offline (real proce
       const r = await api(alice.d, 'POST', `${S(space.id)}/query`, { objectId, dataset: 'notes', sort: ['id'] })
       return r.status === 200 && r.json.records.some((x: any) => x.id === 'reply' && x.v === 'from bob')
     })
+    const back = await fetch(`${alice.d.url}${S(space.id)}/files/${fileId}/content`, { signal: AbortSignal.timeout(120_000) })
+    expect(sha(Buffer.from(await back.arrayBuffer()))).toBe(sha(bytes))
     await restart(bob)
     expect(await linked(alice, bob)).toBe(false)
 

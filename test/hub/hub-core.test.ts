@@ -223,6 +223,37 @@ describe('the hub core: a keyless peer that keeps a space for its readers', () =
     expect(out.map((o) => decodeMessage(o.bytes).type)).toEqual(['error'])
   })
 
+  it('closes the least recently used spaces past its memory budget, and reopens them on demand', async () => {
+    const account = identityOf(keyFor(1).publicKey)
+    const closed: string[] = []
+    const sizes = new Map<string, number>()
+    const { core, node: hub } = await hubNode({
+      allowlist: [account],
+      openBudget: { maxBytes: 1, sizeOf: (id) => sizes.get(id) ?? 0, closed: (id) => closed.push(id) },
+    })
+    const [a1, a2] = [await deviceOf('a', 1, core.identity), await deviceOf('aa', 1, core.identity)]
+    for (const a of [a1, a2]) await writeObjects(a.replica, 2)
+    sizes.set(a1.replica.spaceId, 10)
+    sizes.set(a2.replica.spaceId, 10)
+    await core.handle(account, register([a1.replica.spaceId]))
+    await link(a1, hub)
+    await sync(a1, hub, a1.replica.spaceId)
+    const first = core.openReplica(a1.replica.spaceId)!
+    expect(headsOf(first)).toBe(headsOf(a1.replica))
+    expect(closed).toEqual([])
+    // Opening the second space goes past the budget: the first, least recently used, closes.
+    await core.handle(account, register([a2.replica.spaceId]))
+    await link(a2, hub)
+    await sync(a2, hub, a2.replica.spaceId)
+    expect(closed).toEqual([a1.replica.spaceId])
+    expect(core.openSpaceIds()).toEqual([a2.replica.spaceId])
+    // Asked again, it reopens: a new replica (this test's opener starts empty; the node's reopens from its store).
+    const again = await core.space(a1.replica.spaceId)
+    expect(again).toBeDefined()
+    expect(again).not.toBe(first)
+    expect(closed).toEqual([a1.replica.spaceId, a2.replica.spaceId])
+  })
+
   it('admits an account by a token the hub signed, for that account only', async () => {
     const { core } = await hubNode()
     const d = await deps(1)
