@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { HUB_DEFAULTS, type HubQuotas } from '../../sync/hub/constants.ts'
 import { LOG_LEVELS, type LogThreshold } from '../../sync/core/log.ts'
-import { HUB_CLI_DEFAULTS } from './hub-constants.ts'
+import { HUB_CLI_DEFAULTS, HUB_MAX_CONNECTIONS } from './hub-constants.ts'
 
 /** `svc hub`'s configuration, from its flags (docs/hub.md "Running a hub"). */
 export interface HubCliConfig {
@@ -14,12 +14,13 @@ export interface HubCliConfig {
   operator: { host: string; port: number } | undefined
   allow: string[]
   quotas: HubQuotas
+  maxConnections: number
   logLevel: LogThreshold
 }
 
 export const HUB_USAGE = `usage: svc hub --data DIR [--postgres URL] [--listen MA,...] [--operator HOST:PORT|off]
                [--allow ACCOUNT,...] [--max-spaces N] [--max-bytes N] [--changes-per-minute N]
-               [--key-file FILE] [--log-level LEVEL]
+               [--max-connections N] [--key-file FILE] [--log-level LEVEL]
        svc hub admit ACCOUNT (--data DIR | --key-file FILE) [--expires-days N]
   Runs a hub: an always-on peer that keeps the ciphertext of the spaces admitted accounts
   register, never holding a read key (docs/hub.md). One process on SQLite in DIR; with
@@ -27,7 +28,8 @@ export const HUB_USAGE = `usage: svc hub --data DIR [--postgres URL] [--listen M
   file to put them behind one address). stdout: one JSON line {identity, peerId, addrs, operator}.
   admit: prints an admission token for ACCOUNT, signed with the hub's key.
   defaults: --listen ${HUB_CLI_DEFAULTS.listen}, --operator ${HUB_CLI_DEFAULTS.operatorHost}:${HUB_CLI_DEFAULTS.operatorPort},
-  --max-spaces ${HUB_DEFAULTS.quotas.maxSpaces}, --max-bytes ${HUB_DEFAULTS.quotas.maxBytes}, --changes-per-minute ${HUB_DEFAULTS.quotas.changesPerMinute}`
+  --max-spaces ${HUB_DEFAULTS.quotas.maxSpaces}, --max-bytes ${HUB_DEFAULTS.quotas.maxBytes}, --changes-per-minute ${HUB_DEFAULTS.quotas.changesPerMinute},
+  --max-connections ${HUB_MAX_CONNECTIONS}`
 
 export class HubUsageError extends Error {}
 
@@ -57,6 +59,7 @@ export function parseHubArgs(args: string[]): HubCliConfig {
         'max-spaces': { type: 'string' },
         'max-bytes': { type: 'string' },
         'changes-per-minute': { type: 'string' },
+        'max-connections': { type: 'string' },
         'log-level': { type: 'string' },
       },
     }).values
@@ -89,6 +92,7 @@ export function parseHubArgs(args: string[]): HubCliConfig {
       maxBytes: positiveInt('max-bytes', values['max-bytes'], HUB_DEFAULTS.quotas.maxBytes),
       changesPerMinute: positiveInt('changes-per-minute', values['changes-per-minute'], HUB_DEFAULTS.quotas.changesPerMinute),
     },
+    maxConnections: positiveInt('max-connections', values['max-connections'], HUB_MAX_CONNECTIONS),
     logLevel,
   }
 }

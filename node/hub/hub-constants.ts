@@ -7,6 +7,14 @@ import type { SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
  */
 export const HUB_SCHEDULER: SchedulerOptions = { relayMs: 50, debounceMs: 50, periodMs: 300_000 }
 
+/**
+ * Connections a hub process holds at once (`svc hub --max-connections`). A daemon's 64
+ * (P2P.maxConnections) would turn away most of a team: every device of every member keeps a
+ * connection to its hubs. bench/hub.ts measured under 1 MB of the hub's RSS per connected
+ * peer syncing two small spaces (docs/performance.md, "The hub").
+ */
+export const HUB_MAX_CONNECTIONS = 1_024
+
 /** Defaults of `svc hub` (docs/hub.md). */
 export const HUB_CLI_DEFAULTS = {
   listen: '/ip4/0.0.0.0/tcp/4410',

@@ -34,6 +34,7 @@ export async function startHubProcess(cfg: HubCliConfig, logStream: { write(line
     listen: cfg.listen,
     allow: cfg.allow,
     quotas: cfg.quotas,
+    maxConnections: cfg.maxConnections,
     ...(cfg.operator ? { operator: cfg.operator } : {}),
     log: hubLog,
   })

@@ -12,7 +12,7 @@ import { realTimer } from '../p2p/real-timer.ts'
 import { createSvcNode, type SvcLibp2p } from '../p2p/libp2p-node.ts'
 import { handleControl } from './control-protocol.ts'
 import { HubBlocks } from './hub-blocks.ts'
-import { HUB_SCHEDULER } from './hub-constants.ts'
+import { HUB_MAX_CONNECTIONS, HUB_SCHEDULER } from './hub-constants.ts'
 import { KeptSpaces } from './kept-spaces.ts'
 import { OperatorEndpoint, type HubHealth } from './operator-http.ts'
 import { RateMeter } from './rate-meter.ts'
@@ -31,6 +31,8 @@ export interface HubServerOptions {
   quotas?: Partial<HubQuotas>
   /** The operator endpoint (`/health`, `/metrics`): host and port (port 0: any; undefined: none). */
   operator?: { host: string; port: number }
+  /** Connections held at once (default HUB_MAX_CONNECTIONS). */
+  maxConnections?: number
   log: Logger
 }
 
@@ -69,7 +71,14 @@ export class HubServer {
     const log = o.log
     const identity = identityOf(o.key.publicKey)
     const guard = new PeerGuard({ now: () => o.env.now() })
-    const node = await createSvcNode({ deviceKey: o.key, listen: o.listen, mdns: false, refuse: (p) => guard.refused(p), log: log.child('libp2p') })
+    const node = await createSvcNode({
+      deviceKey: o.key,
+      listen: o.listen,
+      mdns: false,
+      refuse: (p) => guard.refused(p),
+      maxConnections: o.maxConnections ?? HUB_MAX_CONNECTIONS,
+      log: log.child('libp2p'),
+    })
     const hangUp = (peer: string) => {
       for (const c of node.getConnections()) if (c.remotePeer.toString() === peer) c.abort(new Error('peer backed off for misbehaving'))
     }

@@ -27,6 +27,8 @@ export interface NodeOptions {
   mdnsIntervalMs?: number
   /** Peers to refuse for now (backed off for misbehaving): no dial to them, no connection from them. */
   refuse?: (peerId: string) => boolean
+  /** Connections held at once (default P2P.maxConnections: a daemon's; a hub takes more). */
+  maxConnections?: number
 }
 
 /** The WebSockets listener when the configuration names none: loopback, any free port. */
@@ -55,7 +57,7 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
       listen: withWebSocketListen(opts.listen ?? ['/ip4/0.0.0.0/tcp/0']),
       transports: [tcp(), webSockets()],
       peerDiscovery: opts.mdns ? [mdns({ interval: opts.mdnsIntervalMs ?? P2P.mdnsIntervalMs, serviceTag: P2P.mdnsServiceTag })] : [],
-      maxConnections: P2P.maxConnections,
+      maxConnections: opts.maxConnections ?? P2P.maxConnections,
       // Checked once Noise has authenticated the remote key, before any protocol runs.
       connectionGater: {
         denyDialPeer: (peer) => refuse(peer.toString()),
