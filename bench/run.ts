@@ -28,6 +28,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   files: async () => (await import('./files.ts')).benchFiles,
   push: async () => (await import('./push.ts')).benchPush,
   sqliteLayout: async () => (await import('./sqlite-layout.ts')).benchSqliteLayout,
+  hub: async () => (await import('./hub.ts')).benchHub,
 }
 
 const args = process.argv.slice(2)

@@ -7,6 +7,14 @@ import type { SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
  */
 export const HUB_SCHEDULER: SchedulerOptions = { relayMs: 50, debounceMs: 50, periodMs: 300_000 }
 
+/**
+ * Connections a hub process holds at once (`svc hub --max-connections`). A daemon's 64
+ * (P2P.maxConnections) would turn away most of a team: every device of every member keeps a
+ * connection to its hubs. bench/hub.ts measured under 1 MB of the hub's RSS per connected
+ * peer syncing two small spaces (docs/performance.md, "The hub").
+ */
+export const HUB_MAX_CONNECTIONS = 1_024
+
 /** Defaults of `svc hub` (docs/hub.md). */
 export const HUB_CLI_DEFAULTS = {
   listen: '/ip4/0.0.0.0/tcp/4410',
@@ -14,8 +22,7 @@ export const HUB_CLI_DEFAULTS = {
   operatorPort: 4411,
   keyFile: 'hub.key',
   sqliteFile: 'hub.sqlite',
-  /** Open connections at most: a hub serves a team's every device (a daemon allows 64). */
-  maxConnections: 1_024,
+  maxConnections: HUB_MAX_CONNECTIONS,
   /**
    * Change bytes the open kept spaces may hold in memory; past it the least recently used close
    * and reopen from the store on demand (a replica holds about its change bytes and a few hundred

@@ -204,8 +204,9 @@ export class SyncScheduler {
     s.new += r.changesIn
     s.changed += r.changesOut
     const st = this.peers.get(peer)
-    // A space the peer does not hold or share is not a failure of the link.
-    if (r.ok || r.outcome === 'unknown_space' || (r.outcome === 'error' && r.error === 'not_member')) {
+    // A space the peer does not hold or share is not a failure of the link, whichever side
+    // says so: the peer's answer comes as an `error` outcome with its code.
+    if (r.ok || r.outcome === 'unknown_space' || (r.outcome === 'error' && (r.error === 'not_member' || r.error === 'unknown_space'))) {
       if (r.ok) s.lastSyncAt = this.now()
       s.lastErr = r.ok ? null : s.lastErr
       if (st && r.ok) st.failures = 0
