@@ -6,6 +6,12 @@ import { readOneFrame, writeFrame } from '../push/rpc.ts'
 
 /** A request is one frame, read within this time: a silent peer does not hold a stream. */
 const REQUEST_TIMEOUT_MS = 10_000
+/**
+ * How long a request waits for its peer's proof of account when that is still under way: a
+ * device sends its first registration as soon as it has verified the hub's proof, and that
+ * request (a stream of its own) can reach the hub before the device's proof does.
+ */
+export const CONTROL_AUTH_WAIT_MS = 5_000
 /** Control requests are rare (on connect, then every few minutes): few streams per connection. */
 const STREAMS_PER_CONNECTION = 4
 
@@ -17,7 +23,8 @@ const STREAMS_PER_CONNECTION = 4
 export async function handleControl(o: {
   node: SvcLibp2p
   core: HubCore
-  identityOf(peer: string): string | undefined
+  /** The account the peer proved on its head-sync link, waiting up to `waitMs` for a proof under way. */
+  provedBy(peer: string, waitMs: number): Promise<string | undefined>
   fault(peer: string): void
   log: Logger
 }): Promise<() => number> {
@@ -29,7 +36,7 @@ export async function handleControl(o: {
       inFlight++
       try {
         const req = decodeHubMessage(await readOneFrame(stream, HUB_WIRE.maxFrameBytes, REQUEST_TIMEOUT_MS))
-        writeFrame(stream, encodeHubMessage(await o.core.handle(o.identityOf(peer), req)))
+        writeFrame(stream, encodeHubMessage(await o.core.handle(await o.provedBy(peer, CONTROL_AUTH_WAIT_MS), req)))
         await stream.close()
       } catch (err) {
         if (err instanceof MalformedHubFrame) o.fault(peer)

@@ -141,7 +141,22 @@ export class HubServer {
     node.addEventListener('peer:connect', onConnect)
     stops.push(() => node.removeEventListener('peer:connect', onConnect))
     const identityOfPeer = (p: string) => session.identityOf(p)
-    const controlInFlight = await handleControl({ node, core, identityOf: identityOfPeer, fault: (p) => fault(p), log: log.child('control') })
+    const provedBy = (peer: string, waitMs: number) =>
+      new Promise<string | undefined>((resolve) => {
+        const now = session.identityOf(peer)
+        if (now !== undefined) {
+          resolve(now)
+          return
+        }
+        const done = (identity: string | undefined) => {
+          off()
+          cancel()
+          resolve(identity)
+        }
+        const off = session.events.on('authenticated', (e) => e.peer === peer && done(e.identity))
+        const cancel = realTimer.after(waitMs, () => done(session.identityOf(peer)))
+      })
+    const controlInFlight = await handleControl({ node, core, provedBy, fault: (p) => fault(p), log: log.child('control') })
     const events = await startHubEvents({
       node,
       core,

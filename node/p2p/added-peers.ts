@@ -4,7 +4,7 @@ import type { Timer } from '../../sync/protocol/sync-driver.ts'
 import type { SvcLibp2p } from './libp2p-node.ts'
 import { parsePeerAddress } from './peer-address.ts'
 import type { AddedPeer, PeerBook } from './peer-book.ts'
-import { Redialer } from './redialer.ts'
+import { Redialer } from '../../sync/p2p/redialer.ts'
 
 const date = (ms: number) => ({ $date: new Date(ms).toISOString() })
 

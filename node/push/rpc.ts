@@ -1,44 +1,13 @@
 import type { Stream } from '@libp2p/interface'
 import * as lp from 'it-length-prefixed'
-import { FrameDecoder } from '../../sync/p2p/frames.ts'
 
 /**
  * One length-prefixed frame in, one out, per stream: the push protocol's framing on both sides
- * (the daemon's client and the push node). Reading stops at the first whole frame, at `maxBytes`
- * or at the deadline, whichever comes first; nothing a peer sends is buffered past one frame.
+ * (the daemon's client and the push node), and the hub's control protocol's on the hub. The
+ * reader is the one a page uses too (sync/p2p/one-frame.ts): it stops at the first whole frame,
+ * at `maxBytes` or at the deadline, whichever comes first.
  */
-export function readOneFrame(stream: Stream, maxBytes: number, timeoutMs: number): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const decoder = new FrameDecoder(maxBytes)
-    let done = false
-    const finish = (err: Error | undefined, frame?: Uint8Array) => {
-      if (done) return
-      done = true
-      clearTimeout(timer)
-      stream.removeEventListener('message', onMessage)
-      stream.removeEventListener('close', onClose)
-      if (err) reject(err)
-      else resolve(frame!)
-    }
-    const onMessage = (evt: { data: Uint8Array | { subarray(): Uint8Array } }) => {
-      try {
-        decoder.push(evt.data as Uint8Array)
-        const frame = decoder.next()
-        if (frame) finish(undefined, frame)
-      } catch (err) {
-        stream.abort(err as Error)
-        finish(err as Error)
-      }
-    }
-    const onClose = () => finish(new Error('stream closed before a frame'))
-    const timer = setTimeout(() => {
-      stream.abort(new Error('push frame timeout'))
-      finish(new Error('push frame timeout'))
-    }, timeoutMs)
-    stream.addEventListener('message', onMessage)
-    stream.addEventListener('close', onClose)
-  })
-}
+export { readOneFrame } from '../../sync/p2p/one-frame.ts'
 
 export function writeFrame(stream: Stream, bytes: Uint8Array): void {
   stream.send(lp.encode.single(bytes))

@@ -6,11 +6,11 @@
  * - `account.account` (AccountEngine): spaces, objects, records, writes and reads, as the
  *   daemon's routes call them.
  * - `liveObjects` / `liveRecords` / `liveQuery`: windowed live queries.
- * - `BrowserSync`: head sync with daemons over libp2p WebSockets.
+ * - `BrowserSync`: head sync with daemons and hubs over libp2p WebSockets.
  * - `PushReceiver`: opens push payloads with the keys space rows carry (docs/push.md).
  */
 export { openBrowserAccount, browserCryptoProvider, type BrowserAccount, type OpenAccountOptions } from './account.ts'
-export { BrowserSync, BROWSER_INGEST_AHEAD, type BrowserSyncOptions } from './sync.ts'
+export { BrowserSync, BROWSER_INGEST_AHEAD, type BrowserSyncOptions, type BrowserHub } from './sync.ts'
 export { liveQuery, liveObjects, liveRecords, type LiveQuery, type LiveQueryOptions } from './live.ts'
 export { browserEnv, macrotask } from './env.ts'
 export { verifyInWorkers, type VerifyWorkerOptions, type WorkerVerifier } from './verify-workers.ts'

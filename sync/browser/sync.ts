@@ -10,7 +10,10 @@ import { accountSyncHost, followAccountSpaces } from '../p2p/account-sync.ts'
 import { errField, silentLogger, type Logger } from '../core/log.ts'
 import { svcNodeOptions, type SvcLibp2p } from '../p2p/node-options.ts'
 import { Libp2pTransport } from '../p2p/libp2p-transport.ts'
+import { HubLinksCore, type HubAddress } from '../p2p/hub-links.ts'
+import { HUB_WIRE, type HubCode, type HubUsage, type SpaceCode } from '../protocol/hub-wire.ts'
 import type { Env } from '../core/env.ts'
+import type { AccountEngine } from '../space/account-engine.ts'
 import type { BrowserAccount } from './account.ts'
 import { browserTimer, installSetImmediate } from './env.ts'
 
@@ -29,6 +32,25 @@ export interface BrowserSyncOptions {
   roundTimeoutMs?: number
   /** Where the page's sync logs (default: nowhere). */
   log?: Logger
+  /** Redial delays of hubs whose link dropped (default 1 s doubling to 5 min, as the daemon's). */
+  hubRedial?: { baseMs?: number; maxMs?: number }
+}
+
+/** A hub as `BrowserSync.hubs()` shows it (the daemon's `GET /v1/hubs`, times in ms). */
+export interface BrowserHub {
+  peerId: string
+  multiaddr: string
+  connected: boolean
+  /** The hub's identity, once it proved it on head sync: a custodian of this account's spaces from then on. */
+  identity: string | null
+  /** Whether the hub admits this account (`ok`, `not_admitted`, `bad_token`): null until it answered. */
+  admission: HubCode | 'unknown' | null
+  usage: HubUsage | null
+  failures: number
+  lastError: string | null
+  nextDialAt: number | null
+  /** Each space this page holds: the hub's word on it (`kept`, `pending`, ...) and the last round with it that completed. */
+  spaces: Array<{ spaceId: string; state: SpaceCode | 'unregistered'; lastSyncAt: number | null }>
 }
 
 /**
@@ -36,7 +58,8 @@ export interface BrowserSyncOptions {
  * and Yamux: the daemon's own transport (sync/p2p/libp2p-transport.ts: the same protocol id,
  * framing, frame and queue limits), session, driver and scheduler, so there is no second
  * protocol. The page only dials (a page cannot listen); the daemon then treats it as any
- * device of the account. Every change received is verified and checked by the replica's
+ * device of the account. A hub (`addHub`) is used the way a daemon uses one, through the same
+ * links (sync/p2p/hub-links.ts). Every change received is verified and checked by the replica's
  * ingest exactly as in the daemon.
  */
 export class BrowserSync {
@@ -46,6 +69,9 @@ export class BrowserSync {
     readonly stack: SyncStack,
     private readonly stops: Array<() => void>,
     private readonly env: Env,
+    private readonly hubBook: Map<string, HubAddress>,
+    private readonly hubLinks: HubLinksCore,
+    private readonly account: AccountEngine,
   ) {}
 
   static async start(acc: BrowserAccount, o: BrowserSyncOptions = {}): Promise<BrowserSync> {
@@ -58,17 +84,22 @@ export class BrowserSync {
         transports: [webSockets()],
         maxConnections: 8,
         // libp2p's browser default refuses ws:// and private addresses; the page dials only the
-        // daemons it is told to, and a daemon on this machine is both.
+        // daemons and hubs it is told to, and one on this machine is both.
         connectionGater: { denyDialMultiaddr: () => false },
       }),
     )
     const transport = await Libp2pTransport.start(node)
     const log = o.log ?? silentLogger
+    // The page's hubs, once they proved their identities: custodians of every space it holds.
+    const custodians = new Set<string>()
     const stack = new SyncStack({
       transport,
       session: {
-        // Spaces of this account the page has not opened yet (the daemon created them).
-        host: accountSyncHost(account, (spaceId, err) => log.warn('a space of this account could not be opened for a device of it', { spaceId, err: errField(err) })),
+        host: {
+          // Spaces of this account the page has not opened yet (the daemon created them).
+          ...accountSyncHost(account, (spaceId, err) => log.warn('a space of this account could not be opened for a device of it', { spaceId, err: errField(err) })),
+          custodian: (_spaceId, identity) => custodians.has(identity),
+        },
         key: keys.account,
         crypto,
         env,
@@ -81,7 +112,30 @@ export class BrowserSync {
     })
     stack.startScheduling(o.scheduler, () => env.now())
     const stops = [followAccountSpaces(stack, account)]
-    return new BrowserSync(node, transport, stack, stops, env)
+    const hubBook = new Map<string, HubAddress>()
+    const hubLinks = new HubLinksCore({
+      node,
+      session: stack.session,
+      scheduler: () => stack.scheduler,
+      custodians,
+      spaces: {
+        spaceIds: () => account.openSpaces().map((s) => s.spaceId),
+        onSpacesOpened: (fn) => account.events.on('spacesOpened', ({ spaceIds }) => fn(spaceIds)),
+      },
+      directory: {
+        list: () => [...hubBook.values()],
+        get: (peerId) => hubBook.get(peerId),
+        tokenTaken: (peerId) => {
+          const h = hubBook.get(peerId)
+          if (h) delete h.token
+        },
+      },
+      timer: browserTimer,
+      now: () => env.now(),
+      log: log.child('hubs'),
+      redial: o.hubRedial,
+    })
+    return new BrowserSync(node, transport, stack, stops, env, hubBook, hubLinks, account)
   }
 
   get session(): SyncSession {
@@ -105,16 +159,84 @@ export class BrowserSync {
    * Rounds for every held space start by themselves from then on.
    */
   async dial(addr: string, timeoutMs = 30_000): Promise<string> {
-    const ma = multiaddr(addr)
-    const peer = ma.getComponents().findLast((c) => c.name === 'p2p')?.value
-    if (!peer) throw new Error('the address must end in /p2p/<peer id>')
-    await this.node.dial(ma, { signal: AbortSignal.timeout(timeoutMs) })
+    const peer = peerOf(addr)
+    await this.node.dial(multiaddr(addr), { signal: AbortSignal.timeout(timeoutMs) })
+    await this.until(timeoutMs, `no authenticated link to ${peer}`, () => this.transport.peers().includes(peer) && this.session.identityOf(peer) !== undefined)
+    return peer
+  }
+
+  /**
+   * Uses a hub (docs/hub.md) as a daemon does: dials it at a WebSocket multiaddr ending in
+   * `/p2p/<peer id>` (`/ws`, or `/tls/ws` behind a TLS proxy) and keeps it connected (redialled
+   * with backoff when the link drops, until `removeHub` or `stop`). Once the hub proves its
+   * identity on head sync it is trusted as the custodian of this account's spaces (it syncs them
+   * as a reader would and cannot read them), every space the page holds, and each it opens
+   * later, is registered with it (`/svc/hub/1.0.0`, again every minute), and rounds about them
+   * run with it like with any peer. `token` is an admission token (`svc hub admit`), needed only
+   * if no device of the account was admitted yet; the page drops it once the hub took it.
+   * Resolves with the hub's state once it answered the first registration (or rejects after
+   * `timeoutMs`); `admission` says whether it keeps this account's spaces (a hub that does not
+   * still syncs the spaces other admitted members registered).
+   */
+  async addHub(addr: string, o: { token?: string; timeoutMs?: number } = {}): Promise<BrowserHub> {
+    const peerId = peerOf(addr)
+    if (peerId === this.peerId) throw new Error('that is this page')
+    const t = o.token
+    if (t !== undefined && (t.length === 0 || t.length > HUB_WIRE.maxTokenBytes || !/^[1-9A-HJ-NP-Za-km-z]+$/.test(t))) {
+      throw new Error('token must be the admission token the hub operator gave (base58)')
+    }
+    const old = this.hubBook.get(peerId)
+    const token = t ?? old?.token
+    const hub: HubAddress = { peerId, multiaddr: multiaddr(addr).toString(), ...(token ? { token } : {}) }
+    this.hubBook.set(peerId, hub)
+    this.hubLinks.watch(hub)
+    const timeoutMs = o.timeoutMs ?? 30_000
+    await this.until(timeoutMs, `hub ${peerId} did not answer`, () => this.hubLinks.state(peerId).admission !== null).catch((err: unknown) => {
+      const last = this.hubLinks.state(peerId).dial?.lastError
+      throw new Error(`${(err as Error).message}${last ? ` (last dial: ${last})` : ''}`)
+    })
+    return this.hubRecord(hub)
+  }
+
+  /** Stops using a hub: no more redials, no longer a custodian of this account's spaces; its link is closed. */
+  async removeHub(peerId: string): Promise<void> {
+    if (!this.hubBook.delete(peerId)) return
+    this.hubLinks.unwatch(peerId)
+    await this.hangUp(peerId)
+  }
+
+  /** The hubs added, with where each of the page's spaces stands with them. */
+  hubs(): BrowserHub[] {
+    return [...this.hubBook.values()].map((h) => this.hubRecord(h))
+  }
+
+  private hubRecord(h: HubAddress): BrowserHub {
+    const st = this.hubLinks.state(h.peerId)
+    const stats = this.stack.scheduler?.stats
+    return {
+      peerId: h.peerId,
+      multiaddr: h.multiaddr,
+      connected: st.connected,
+      identity: st.identity,
+      admission: st.admission,
+      usage: st.usage,
+      failures: st.dial?.failures ?? 0,
+      lastError: st.dial?.lastError ?? null,
+      nextDialAt: st.dial?.nextDialAt ?? null,
+      spaces: this.account.openSpaces().map(({ spaceId }) => ({
+        spaceId,
+        state: this.hubLinks.spaceState(h.peerId, spaceId),
+        lastSyncAt: stats?.get(spaceId)?.peek(h.peerId)?.lastSyncAt ?? null,
+      })),
+    }
+  }
+
+  private async until(timeoutMs: number, what: string, done: () => boolean): Promise<void> {
     const end = this.env.now() + timeoutMs
-    while (!(this.transport.peers().includes(peer) && this.session.identityOf(peer))) {
-      if (this.env.now() > end) throw new Error(`no authenticated link to ${peer} after ${timeoutMs} ms`)
+    while (!done()) {
+      if (this.env.now() > end) throw new Error(`${what} after ${timeoutMs} ms`)
       await new Promise<void>((r) => this.env.setTimer(50, r))
     }
-    return peer
   }
 
   /** Closes every connection to a peer (the page goes offline for it). */
@@ -137,9 +259,19 @@ export class BrowserSync {
   }
 
   async stop(): Promise<void> {
+    this.hubLinks.stop()
     for (const s of this.stops) s()
     await this.stack.close()
     await this.transport.close()
     await this.node.stop()
   }
+}
+
+/** The peer id an address ends in (`/p2p/<peer id>`). */
+function peerOf(addr: string): string {
+  const peer = multiaddr(addr)
+    .getComponents()
+    .findLast((c) => c.name === 'p2p')?.value
+  if (!peer) throw new Error('the address must end in /p2p/<peer id>')
+  return peer
 }

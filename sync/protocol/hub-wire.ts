@@ -14,7 +14,8 @@ import { isBase58 } from '../core/ids.ts'
  * ```
  *
  * The account is the one the device proved on its head-sync link; a frame from a peer that
- * proved none is answered `not_admitted` and nothing else. Pure functions: bytes in, values
+ * proved none (waited for a few seconds, node/hub/control-protocol.ts) is answered
+ * `not_admitted` and nothing else. Pure functions: bytes in, values
  * out; anything malformed is a MalformedHubFrame.
  */
 export const HUB_WIRE_VERSION = 1

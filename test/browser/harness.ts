@@ -44,17 +44,17 @@ export async function serveStatic(dir: string): Promise<{ url: string; close: ()
  * as root, inside a network namespace), so there it runs without one: the pages it opens are
  * our own, served from loopback.
  */
-export function launchChromium(): Promise<Browser> {
+export function launchChromium(args: readonly string[] = []): Promise<Browser> {
   const root = process.getuid?.() === 0
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: root ? ['--no-sandbox'] : [], timeout: 60_000 })
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...(root ? ['--no-sandbox'] : []), ...args], timeout: 60_000 })
 }
 
-/** Builds the library and the test pages, serves them, and opens a browser. */
-export async function browserFixture() {
+/** Builds the library and the test pages, serves them, and opens a browser (`chromiumArgs`: more command-line flags). */
+export async function browserFixture(o: { chromiumArgs?: readonly string[] } = {}) {
   const bundle = await buildBrowser()
   const dir = await buildBrowserTests()
   const server = await serveStatic(dir)
-  const browser = await launchChromium()
+  const browser = await launchChromium(o.chromiumArgs)
   return {
     bundle,
     server,

@@ -10,6 +10,8 @@ export interface HubProc {
   peerId: string
   /** Its TCP multiaddr on loopback, with /p2p. */
   addr: string
+  /** Its WebSockets multiaddr on loopback, with /p2p (what a page dials). */
+  ws: string
   operator: string
   store: string
   dir: string
@@ -20,15 +22,19 @@ export interface HubProc {
 export class HubFleet {
   private readonly hubs: HubProc[] = []
 
-  async start(args: string[] = []): Promise<HubProc> {
+  /** `listen`: the hub's `--listen` (default TCP on loopback, any port; WebSockets are then added on loopback). */
+  async start(args: string[] = [], o: { listen?: string } = {}): Promise<HubProc> {
     const dir = mkdtempSync(join(tmpdir(), 'svc-hub-'))
-    const proc = spawnSvc(['hub', '--data', dir, '--listen', '/ip4/127.0.0.1/tcp/0', '--operator', '127.0.0.1:0', '--log-level', 'warn', ...args])
+    const listen = o.listen ?? '/ip4/127.0.0.1/tcp/0'
+    const proc = spawnSvc(['hub', '--data', dir, '--listen', listen, '--operator', '127.0.0.1:0', '--log-level', 'warn', ...args])
     await until('the hub prints its address', async () => proc.stdout().includes('\n'), 60_000, 100).catch((err: unknown) => {
       throw new Error(`${(err as Error).message}: ${proc.stderr()}`)
     })
     const s = JSON.parse(proc.stdout().split('\n')[0]) as { identity: string; peerId: string; addrs: string[]; operator: string; store: string }
+    const withId = (a: string) => (a.includes('/p2p/') ? a : `${a}/p2p/${s.peerId}`)
     const tcp = s.addrs.find((a) => a.includes('/127.0.0.1/tcp/') && !a.includes('/ws'))!
-    const hub = { identity: s.identity, peerId: s.peerId, addr: tcp.includes('/p2p/') ? tcp : `${tcp}/p2p/${s.peerId}`, operator: s.operator, store: s.store, dir, proc }
+    const ws = s.addrs.find((a) => a.includes('/127.0.0.1/tcp/') && /\/ws(\/|$)/.test(a))!
+    const hub = { identity: s.identity, peerId: s.peerId, addr: withId(tcp), ws: withId(ws), operator: s.operator, store: s.store, dir, proc }
     this.hubs.push(hub)
     return hub
   }

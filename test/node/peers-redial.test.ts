@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Redialer } from '../../node/p2p/redialer.ts'
+import { Redialer } from '../../sync/p2p/redialer.ts'
 
 /** Virtual time: timers fire only when the test advances the clock; promises settle in between. */
 function virtualTime() {

@@ -32,6 +32,29 @@ const app = {
     await render()
     return peer
   },
+  /** Uses a hub (BrowserSync.addHub): resolves with its state once it answered the first registration. */
+  async addHub(addr: string, token?: string) {
+    if (!sync) {
+      sync = await BrowserSync.start(need())
+      sync.onRound(() => void render())
+    }
+    const hub = await sync.addHub(addr, { token })
+    await render()
+    return hub
+  },
+  hubs() {
+    return sync?.hubs() ?? []
+  },
+  peers() {
+    return sync?.peers() ?? []
+  },
+  /** Drops the link to a peer (the page stays online: a hub is redialled). */
+  async hangUp(peer: string) {
+    await sync?.hangUp(peer)
+  },
+  async syncNow(spaceId: string) {
+    return (await sync!.syncNow(spaceId)).map((r) => ({ ok: r.ok, outcome: r.outcome, error: r.error }))
+  },
   /** Offline: the sync node stops, every connection with it. */
   async offline() {
     await sync?.stop()
@@ -57,6 +80,9 @@ const app = {
     digests[spaceId] = d
     await render()
     return d
+  },
+  async createSpace(name: string) {
+    return (await need().account.createSpace({ name })).id
   },
   async createObject(spaceId: string, name: string) {
     return need()
@@ -103,7 +129,7 @@ async function render() {
   )
   el.innerHTML = `
     <p>account <code>${acc.account.accountId}</code><br>device <code>${acc.deviceId}</code> (crypto: ${acc.crypto.name}, storage: ${acc.storage.name})</p>
-    <p>connected daemons: ${
+    <p>connected peers: ${
       sync
         ?.peers()
         .map((p) => `<code>${p}</code>`)

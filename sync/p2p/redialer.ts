@@ -1,5 +1,5 @@
-import type { Timer } from '../../sync/protocol/sync-driver.ts'
-import { P2P } from '../../sync/p2p/constants.ts'
+import type { Timer } from '../protocol/sync-driver.ts'
+import { P2P } from './constants.ts'
 
 export interface RedialerOptions {
   /** Dials an address; rejects when no connection came of it. */
