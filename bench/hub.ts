@@ -26,7 +26,8 @@
  *    50 ms with every peer connected. The hub's RSS, the CPU of each thread of the hub and of
  *    the peers' process, and how fast the hub relays a write to the space's other readers.
  *
- * BENCH_HUB_PARTS=backlog,ingest,peers picks parts.
+ * 4. live: event latency through the hub between two real daemons (bench/hub-live.ts).
+ * BENCH_HUB_PARTS=backlog,ingest,peers,live picks parts.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -625,7 +626,7 @@ async function connectedPeers(dir: string) {
 
 export async function benchHub(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-hub-'))
-  const parts = new Set((process.env.BENCH_HUB_PARTS ?? 'backlog,ingest,peers').split(','))
+  const parts = new Set((process.env.BENCH_HUB_PARTS ?? 'backlog,ingest,peers,live').split(','))
   const load: number[] = [loadavg()[0]]
   const out: Record<string, unknown> = {}
   try {
@@ -647,6 +648,10 @@ export async function benchHub(): Promise<Record<string, unknown>> {
     }
     if (parts.has('peers')) {
       out.peers = await connectedPeers(dir)
+      load.push(loadavg()[0])
+    }
+    if (parts.has('live')) {
+      out.liveEvents = await (await import('./hub-live.ts')).benchHubLive()
       load.push(loadavg()[0])
     }
     out.loadAverage1m = load.map((x) => Math.round(x * 100) / 100)
