@@ -61,7 +61,11 @@ const SAMPLES: Record<string, { a: Sample; b: Sample; needs?: Record<string, str
   },
   hubs: {
     a: { text: `/ip4/127.0.0.1/tcp/4410/p2p/${PEER}`, json: [`/ip4/127.0.0.1/tcp/4410/p2p/${PEER}`], value: [`/ip4/127.0.0.1/tcp/4410/p2p/${PEER}`] },
-    b: { text: `/ip4/127.0.0.1/tcp/4411/p2p/${PEER}#3mJr7AoUXx2Wqd`, json: [`/ip4/127.0.0.1/tcp/4411/p2p/${PEER}#3mJr7AoUXx2Wqd`], value: [`/ip4/127.0.0.1/tcp/4411/p2p/${PEER}#3mJr7AoUXx2Wqd`] },
+    b: {
+      text: `/ip4/127.0.0.1/tcp/4411/p2p/${PEER}#3mJr7AoUXx2Wqd`,
+      json: [`/ip4/127.0.0.1/tcp/4411/p2p/${PEER}#3mJr7AoUXx2Wqd`],
+      value: [`/ip4/127.0.0.1/tcp/4411/p2p/${PEER}#3mJr7AoUXx2Wqd`],
+    },
   },
   log: { a: { text: 'true', json: true, value: true }, b: { text: 'false', json: false, value: false } },
   logLevel: { a: { text: 'debug', json: 'debug', value: 'debug' }, b: { text: 'silent', json: 'silent', value: 'silent' } },
@@ -138,7 +142,12 @@ describe('the svc serve configuration table', () => {
       [[], { SVC_PEERS: 'bad' }, undefined, 'SVC_PEERS: "bad": not a multiaddr'],
       [[], {}, { peers: ['bad'] }, 'CONFIG: peers: "bad": not a multiaddr'],
       [[], { SVC_HUBS: 'bad' }, undefined, 'SVC_HUBS: "bad": not a multiaddr'],
-      [[], {}, { hubs: [`/ip4/127.0.0.1/tcp/1/p2p/${PEER}#not-base58!`] }, `CONFIG: hubs: "/ip4/127.0.0.1/tcp/1/p2p/${PEER}": token must be the admission token the hub operator gave (base58)`],
+      [
+        [],
+        {},
+        { hubs: [`/ip4/127.0.0.1/tcp/1/p2p/${PEER}#not-base58!`] },
+        `CONFIG: hubs: "/ip4/127.0.0.1/tcp/1/p2p/${PEER}": token must be the admission token the hub operator gave (base58)`,
+      ],
       [['--files-gc-interval', 'soon'], {}, undefined, '--files-gc-interval: expected a whole number of milliseconds'],
       [[], {}, { files: { gcInterval: 1.5 } }, 'CONFIG: files.gcInterval: expected a whole number of milliseconds'],
       [[], {}, { files: { gcInterval: 5, other: 1 } }, 'CONFIG: files must be an object with the key gcInterval'],
