@@ -19,11 +19,12 @@
  * its engine) is polled until it equals the one read from A's stopped daemon's database, timed
  * from the same start. pageVsDaemon = page ms / daemon ms (no target); pageVsDaemonToDigest
  * likewise to the equal digest (the daemon's digest is read by opening its database in this
- * process, which takes CPU from it meanwhile: the count is the fairer figure). One run of each,
- * daemon first (BENCH_HUB_BROWSER_PAGE_FIRST=1: page first); each is stopped before the other
- * starts, so each has the machine (and the hub) to itself.
+ * process, which takes CPU from it meanwhile: the count is the fairer figure). BENCH_HUB_BROWSER_REPS
+ * (3) runs of each, alternating which goes first, each on a fresh daemon dir or a fresh browser
+ * context; medians. Each run ends (daemon stopped, page closed) before the next starts, so each
+ * has the machine (and the hub) to itself.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadavg, tmpdir } from 'node:os'
 import { nodeCryptoProvider } from '../node/crypto/node-provider.ts'
@@ -38,12 +39,14 @@ import { browserFixture } from '../test/browser/harness.ts'
 
 const OBJECTS = Number(process.env.BENCH_HUB_BROWSER_OBJECTS ?? 5_000)
 const IN_FLIGHT = 20
-/** BENCH_HUB_BROWSER_PAGE_FIRST=1: the page's run before the daemon's (to see whether the order matters). */
-const PAGE_FIRST = process.env.BENCH_HUB_BROWSER_PAGE_FIRST === '1'
+/** Runs of each side, alternating which goes first; medians. */
+const REPS = Number(process.env.BENCH_HUB_BROWSER_REPS ?? 3)
 const POLL_MS = 100
 const DIGEST_POLL_MS = 250
 const TIMEOUT_MS = 600_000
 const progress = (m: string) => process.stderr.write(`[bench hub browser] ${m}\n`)
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
+const r3 = (x: number) => Math.round(x * 1000) / 1000
 const load1 = () => Math.round(loadavg()[0] * 100) / 100
 
 /** Every space `d` holds is kept by the hub, synced, with nothing pending. */
@@ -126,27 +129,31 @@ export async function benchHubBrowser(): Promise<Record<string, unknown>> {
     const ref = await stored(a.d, a, b.spaceId)
     load.push(load1())
 
-    // The baseline: a second daemon of A, only the hub.
-    const daemonRun = async () => {
-      progress('a second daemon of A syncs from the hub')
-      const d = (d2 = await startDaemon(dir2, { mdns: false }))
+    // The baseline: another daemon of A (a fresh data dir each run), only the hub.
+    const daemonRun = async (i: number) => {
+      progress(`run ${i + 1}: a new daemon of A syncs from the hub`)
+      const dir = join(dir2, `daemon-${i}`)
+      mkdirSync(dir)
+      const d = (d2 = await startDaemon(dir, { mdns: false }))
       await ok(d, 'POST', '/v1/auth', { mnemonic: a.mnemonic })
       const t0 = performance.now()
       await ok(d, 'POST', '/v1/hubs', { multiaddr: hub.addr })
       let firstMs = 0
-      await until('the second daemon holds every object', async () => firstSeen(await objectsAt(d, b.spaceId), t0, (ms) => (firstMs ||= ms)) >= b.objects, TIMEOUT_MS, POLL_MS)
+      await until('the daemon holds every object', async () => firstSeen(await objectsAt(d, b.spaceId), t0, (ms) => (firstMs ||= ms)) >= b.objects, TIMEOUT_MS, POLL_MS)
       const ms = performance.now() - t0
       const digestMs = await sameDigest(async () => (await stored(d, a, b.spaceId)).digest, ref.digest, t0)
       await stopDaemon(d)
       const changes = (await stored(d, a, b.spaceId)).changes
+      if (changes !== ref.changes) throw new Error(`the daemon holds ${changes} changes of the space, A ${ref.changes}`)
       load.push(load1())
-      return { ms, firstMs, digestMs, changes }
+      return { ms, firstMs, digestMs }
     }
 
-    // The page: restored before the clock, then only the hub.
-    const pageRun = async () => {
-      progress('the page syncs from the hub')
-      const f = (fx = await browserFixture())
+    // The page: a new one each run (a new browser context: empty IndexedDB), restored before the clock, then only the hub.
+    progress('building the pages, starting Chromium')
+    const f = (fx = await browserFixture())
+    const pageRun = async (i: number) => {
+      progress(`run ${i + 1}: a new page of A syncs from the hub`)
       const { page, errors } = await f.page('index.html')
       const app = <T>(fn: string, ...args: unknown[]): Promise<T> => page.evaluate(([fn, args]) => (window as any).app[fn](...args), [fn, args] as const) as Promise<T>
       const explain = (e: unknown) => {
@@ -166,21 +173,26 @@ export async function benchHubBrowser(): Promise<Record<string, unknown>> {
       const digestMs = await sameDigest(async () => (await app<string>('digest', b.spaceId)) ?? '', ref.digest, t0).catch(explain)
       load.push(load1())
       await app('close').catch(() => undefined)
-      await f.close()
-      fx = undefined
-      return { ms, firstMs, digestMs, browser: f.browser.version() }
+      await page.context().close()
+      return { ms, firstMs, digestMs }
     }
 
-    let dr: Awaited<ReturnType<typeof daemonRun>>
-    let pr: Awaited<ReturnType<typeof pageRun>>
-    if (PAGE_FIRST) {
-      pr = await pageRun()
-      dr = await daemonRun()
-    } else {
-      dr = await daemonRun()
-      pr = await pageRun()
+    // Alternating: daemon first in even runs, the page first in odd ones.
+    const dr: Array<Awaited<ReturnType<typeof daemonRun>>> = []
+    const pr: Array<Awaited<ReturnType<typeof pageRun>>> = []
+    for (let i = 0; i < REPS; i++) {
+      if (i % 2 === 0) {
+        dr.push(await daemonRun(i))
+        pr.push(await pageRun(i))
+      } else {
+        pr.push(await pageRun(i))
+        dr.push(await daemonRun(i))
+      }
     }
-    const [daemonMs, pageMs, daemonDigestMs, pageDigestMs] = [dr.ms, pr.ms, dr.digestMs, pr.digestMs]
+    const med = (xs: Array<Record<'ms' | 'firstMs' | 'digestMs', number>>, k: 'ms' | 'firstMs' | 'digestMs') => median(xs.map((x) => x[k]))
+    const r = Math.round
+    const daemonMs = med(dr, 'ms')
+    const pageMs = med(pr, 'ms')
 
     return {
       workload: {
@@ -188,24 +200,23 @@ export async function benchHubBrowser(): Promise<Record<string, unknown>> {
         changes: ref.changes,
         writer: `A's daemon, POST {S}/objects, ${IN_FLIGHT} in flight`,
         hub: 'svc hub (SQLite), daemons over TCP, the page over WebSockets, loopback',
-        browser: pr.browser,
-        order: PAGE_FIRST ? 'page, daemon' : 'daemon, page',
+        browser: f.browser.version(),
+        runs: REPS,
       },
-      backlogWriteMs: Math.round(b.writeMs),
-      backlogAtHubMs: Math.round(b.toHubMs),
-      daemonMs: Math.round(daemonMs),
-      pageMs: Math.round(pageMs),
-      pageVsDaemon: Math.round((pageMs / daemonMs) * 1000) / 1000,
-      daemonChangesPerSec: Math.round(ref.changes / (daemonMs / 1000)),
-      pageChangesPerSec: Math.round(ref.changes / (pageMs / 1000)),
+      backlogWriteMs: r(b.writeMs),
+      backlogAtHubMs: r(b.toHubMs),
+      // Medians of the runs; each run's own in the samples.
+      daemonMs: r(daemonMs),
+      pageMs: r(pageMs),
+      pageVsDaemon: r3(pageMs / daemonMs),
+      daemonChangesPerSec: r(ref.changes / (daemonMs / 1000)),
+      pageChangesPerSec: r(ref.changes / (pageMs / 1000)),
+      samplesMs: { daemon: dr.map((x) => r(x.ms)), page: pr.map((x) => r(x.ms)), pageVsDaemon: dr.map((x, i) => r3(pr[i].ms / x.ms)) },
       // Until the first poll that counted an object of the space (the space found and opened).
-      daemonFirstObjectMs: Math.round(dr.firstMs),
-      pageFirstObjectMs: Math.round(pr.firstMs),
+      firstObjectMs: { daemon: r(med(dr, 'firstMs')), page: r(med(pr, 'firstMs')) },
       // Until the state digest of the space equals A's (polled every DIGEST_POLL_MS after the count).
-      daemonDigestMs: Math.round(daemonDigestMs),
-      pageDigestMs: Math.round(pageDigestMs),
-      pageVsDaemonToDigest: Math.round((pageDigestMs / daemonDigestMs) * 1000) / 1000,
-      daemonChanges: dr.changes,
+      digestEqualMs: { daemon: r(med(dr, 'digestMs')), page: r(med(pr, 'digestMs')) },
+      pageVsDaemonToDigest: r3(med(pr, 'digestMs') / med(dr, 'digestMs')),
       pollMs: POLL_MS,
       loadAverage1m: load,
     }
