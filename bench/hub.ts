@@ -1,5 +1,5 @@
 /**
- * Hub benchmark (issue: the hub): `npm run bench -- --json --only hub`. Three parts:
+ * Hub benchmark (issue: the hub): `npm run bench -- --json --only hub`. Five parts:
  *
  * 1. backlog: the LAN bench's 100,000-change backlog (bench/core.ts buildFixture; 101,003 with
  *    the space's setup) from A to an empty B directly, the baseline, against A to an empty hub
@@ -27,7 +27,9 @@
  *    the peers' process, and how fast the hub relays a write to the space's other readers.
  *
  * 4. live: event latency through the hub between two real daemons (bench/hub-live.ts).
- * BENCH_HUB_PARTS=backlog,ingest,peers,live picks parts.
+ * 5. browser: a page's sync of A's ~10,000-change backlog from a real `svc hub` against a second
+ *    daemon of A doing the same (bench/hub-browser.ts; real Chromium).
+ * BENCH_HUB_PARTS=backlog,ingest,peers,live,browser picks parts.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -626,7 +628,7 @@ async function connectedPeers(dir: string) {
 
 export async function benchHub(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-hub-'))
-  const parts = new Set((process.env.BENCH_HUB_PARTS ?? 'backlog,ingest,peers,live').split(','))
+  const parts = new Set((process.env.BENCH_HUB_PARTS ?? 'backlog,ingest,peers,live,browser').split(','))
   const load: number[] = [loadavg()[0]]
   const out: Record<string, unknown> = {}
   try {
@@ -652,6 +654,10 @@ export async function benchHub(): Promise<Record<string, unknown>> {
     }
     if (parts.has('live')) {
       out.liveEvents = await (await import('./hub-live.ts')).benchHubLive()
+      load.push(loadavg()[0])
+    }
+    if (parts.has('browser')) {
+      out.browserSync = await (await import('./hub-browser.ts')).benchHubBrowser()
       load.push(loadavg()[0])
     }
     out.loadAverage1m = load.map((x) => Math.round(x * 100) / 100)
