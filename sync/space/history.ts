@@ -250,7 +250,8 @@ export class History {
   async recordAt(objectId: string, version: string, dataset: string, recordId: string): Promise<{ exists: boolean; deleted?: boolean; record?: Json }> {
     const st = (await this.stateAt(objectId, version, dataset)).get(dataset)?.get(recordId)
     if (!st) return { exists: false }
-    if (st.deleted) return { exists: true, deleted: true }
+    // A tombstone's full form is its deletion instant (spec "Object row": `_deletedAt` when present).
+    if (st.deleted) return { exists: true, deleted: true, record: { _deletedAt: instant(st.deleted.t) } }
     return st.value === undefined ? { exists: false } : { exists: true, deleted: false, record: st.value }
   }
 

@@ -37,6 +37,17 @@ describe('version history routes', () => {
     expect(await ok(call(b.app, 'GET', `${O}/history/${v[2]}/datasets/notes/records/n`))).toEqual({ exists: true, deleted: false, record: { i: 2 } })
   })
 
+  it('a tombstoned record at a version: deleted, and its full form carries `_deletedAt`', async () => {
+    const S = O.slice(0, O.indexOf('/objects/'))
+    const objectId = O.slice(O.lastIndexOf('/') + 1)
+    await ok(call(b.app, 'POST', `${S}/modify`, { objectId, dataset: 'gone', records: [{ id: 'g', ops: [{ type: '$set', path: 'x', value: 1 }] }] }))
+    const before = Date.now()
+    const del = await ok(call(b.app, 'POST', `${S}/delete-records`, { objectId, dataset: 'gone', recordIds: ['g'] }))
+    const at = await ok(call(b.app, 'GET', `${O}/history/${del.changeId}/datasets/gone/records/g`))
+    expect(at).toEqual({ exists: true, deleted: true, record: { _deletedAt: { $date: expect.any(String) } } })
+    expect(Date.parse(at.record._deletedAt.$date)).toBeGreaterThanOrEqual(before - 1000)
+  })
+
   it('errors: unknown version 404, limit over 200 and unknown query keys 400', async () => {
     expectError(await call(b.app, 'GET', `${O}/history/nope`), 404, 'history.version_not_found')
     expectError(await call(b.app, 'GET', `${O}/history/diff?version=nope`), 404, 'history.version_not_found')

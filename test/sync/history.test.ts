@@ -41,7 +41,7 @@ describe('version history', () => {
     const { obj, v, h } = await setup()
     expect(await h.view(obj, v[1])).toEqual({ tasks: { a: { t: 1 }, b: { t: 2 } } })
     expect(await h.view(obj, v[5], 'tasks')).toEqual({ tasks: { a: { t: 3 } } })
-    expect(await h.recordAt(obj, v[5], 'tasks', 'b')).toEqual({ exists: true, deleted: true })
+    expect(await h.recordAt(obj, v[5], 'tasks', 'b')).toEqual({ exists: true, deleted: true, record: { _deletedAt: { $date: expect.any(String) } } })
     expect(await h.recordAt(obj, v[0], 'tasks', 'b')).toEqual({ exists: false })
     expect(await h.recordAt(obj, v[3], 'tasks', 'a')).toEqual({ exists: true, deleted: false, record: { t: 3 } })
     expect(await h.diff(obj, v[3])).toEqual({ base: null, version: v[3], datasets: { tasks: [{ id: 'a', before: { t: 1 }, after: { t: 3 } }] } })
