@@ -9643,7 +9643,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Join with an invite or guest token (auto-detected) */
+        /** Join with an invite or guest token (auto-detected); 409 space.exists for a space already read */
         post: {
             parameters: {
                 query?: never;
@@ -9681,39 +9681,6 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            author: string;
-                            createdAt: {
-                                /** Format: date-time */
-                                $date: string;
-                            };
-                            derived: boolean;
-                            description: string;
-                            iconCid: string;
-                            id: string;
-                            name: string;
-                            ownRole: "owner" | "admin" | "writer" | "reader" | "guest" | "none";
-                            push?: {
-                                encKey: string;
-                                encKeyId: string;
-                                spaceKey: string;
-                            };
-                            settings: {
-                                [key: string]: string | number | boolean | null;
-                            };
-                            /** @description the object owning name, description and icon; empty for a row not held locally */
-                            spaceIndexObjectId: string;
-                            spaceType: "svc.space" | "svc.onetoone";
-                            status: "active" | "joining" | "deleted" | "one_to_one_pending" | "invite_pending" | "guest_revoked";
-                        };
                     };
                 };
                 /** @description Default Response */
