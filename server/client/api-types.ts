@@ -7056,7 +7056,7 @@ export interface paths {
                     coalesceWindow?: number;
                     cursor?: string;
                     dataset?: string;
-                    /** @description default 50 */
+                    /** @description default 50; a larger value than 200 is capped at 200 */
                     limit?: number;
                     recordId?: string;
                     traceId?: string;

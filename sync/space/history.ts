@@ -190,10 +190,10 @@ export class History {
   }
 
   async list(objectId: string, q: HistoryQuery = {}): Promise<{ changes: HistoryEntry[]; cursor: string | null }> {
-    const limit = q.limit ?? HISTORY_LIMITS.defaultLimit
-    if (!Number.isInteger(limit) || limit < 1 || limit > HISTORY_LIMITS.maxLimit) {
-      throw new SvcError('request.invalid_field', `limit is an integer from 1 to ${HISTORY_LIMITS.maxLimit}`, { field: 'limit' })
-    }
+    const asked = q.limit ?? HISTORY_LIMITS.defaultLimit
+    if (!Number.isInteger(asked) || asked < 1) throw new SvcError('request.invalid_field', 'limit is a positive integer', { field: 'limit' })
+    // Spec Limits: "default 50, cap 200": a larger limit is capped, not refused.
+    const limit = Math.min(asked, HISTORY_LIMITS.maxLimit)
     const { list } = await this.load(objectId)
     let start = 0
     if (q.cursor !== undefined) {
