@@ -6676,7 +6676,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description the rendering in normal form: text/markdown by default (spec); JSON {markdown} when Accept names application/json and not text/markdown */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6686,6 +6686,7 @@ export interface paths {
                             /** @description the rendering in normal form; empty document is "" */
                             markdown: string;
                         };
+                        "text/markdown": string;
                     };
                 };
             };
