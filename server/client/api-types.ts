@@ -813,6 +813,77 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/devices/query/subscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Live device records of the account (SSE, windowed frames) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        driftBudgetPercent?: number | null;
+                        filter?: {
+                            [key: string]: unknown;
+                        } | null;
+                        includeTotal?: boolean | null;
+                        limit?: number | null;
+                        mailboxCapacity?: number | null;
+                        offset?: number | null;
+                        projection?: {
+                            [key: string]: unknown;
+                        } | null;
+                        sort?: string[] | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description ready, snapshot, changes, closed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -6605,7 +6676,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description Default Response */
+                /** @description the rendering in normal form: text/markdown by default (spec); JSON {markdown} when Accept names application/json and not text/markdown */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6615,6 +6686,7 @@ export interface paths {
                             /** @description the rendering in normal form; empty document is "" */
                             markdown: string;
                         };
+                        "text/markdown": string;
                     };
                 };
             };
@@ -6985,7 +7057,7 @@ export interface paths {
                     coalesceWindow?: number;
                     cursor?: string;
                     dataset?: string;
-                    /** @description default 50 */
+                    /** @description default 50; a larger value than 200 is capped at 200 */
                     limit?: number;
                     recordId?: string;
                     traceId?: string;
@@ -9572,7 +9644,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Join with an invite or guest token (auto-detected) */
+        /** Join with an invite or guest token (auto-detected); 409 space.exists for a space already read */
         post: {
             parameters: {
                 query?: never;
@@ -9610,39 +9682,6 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            author: string;
-                            createdAt: {
-                                /** Format: date-time */
-                                $date: string;
-                            };
-                            derived: boolean;
-                            description: string;
-                            iconCid: string;
-                            id: string;
-                            name: string;
-                            ownRole: "owner" | "admin" | "writer" | "reader" | "guest" | "none";
-                            push?: {
-                                encKey: string;
-                                encKeyId: string;
-                                spaceKey: string;
-                            };
-                            settings: {
-                                [key: string]: string | number | boolean | null;
-                            };
-                            /** @description the object owning name, description and icon; empty for a row not held locally */
-                            spaceIndexObjectId: string;
-                            spaceType: "svc.space" | "svc.onetoone";
-                            status: "active" | "joining" | "deleted" | "one_to_one_pending" | "invite_pending" | "guest_revoked";
-                        };
                     };
                 };
                 /** @description Default Response */

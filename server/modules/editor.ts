@@ -35,11 +35,22 @@ const EditsBody = Type.Object(
 )
 const Summary = Type.Object({ inserted: Type.Integer(), updated: Type.Integer(), deleted: Type.Integer(), unchanged: Type.Integer() })
 /**
- * GET /markdown answers JSON `{markdown}` (choice: the spec says "markdown text (render)"; a JSON
- * envelope keeps every editor route JSON, carries the exact text including its final newline,
- * and leaves room for fields later). The text is the module's normal form (docs/editor.md).
+ * GET /markdown answers the spec's "markdown text (render)": `text/markdown; charset=utf-8`, the
+ * module's normal form (docs/editor.md) as the body. Extension (docs/api.md): a request whose
+ * Accept names `application/json` and not `text/markdown` gets JSON `{markdown}` instead (the
+ * bundled client and CLI read that form).
  */
 const MarkdownBody = Type.Object({ markdown: Type.String({ description: 'the rendering in normal form; empty document is ""' }) })
+const MarkdownResponse = Type.Unsafe({
+  description: 'the rendering in normal form: text/markdown by default (spec); JSON {markdown} when Accept names application/json and not text/markdown',
+  content: { 'text/markdown': { schema: { type: 'string' } }, 'application/json': { schema: MarkdownBody } },
+})
+
+/** Whether a GET /markdown asks for the JSON form (extension): Accept names application/json and not text/markdown. */
+export function wantsMarkdownJson(accept: string | undefined): boolean {
+  const types = (accept ?? '').split(',').map((t) => t.split(';', 1)[0].trim().toLowerCase())
+  return types.includes('application/json') && !types.includes('text/markdown')
+}
 
 const BlockNav = Type.Object(
   {
@@ -72,10 +83,16 @@ const editorRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
   const app = typed(root)
   const svc = (spaceId: string) => spaceServices(engine, spaceId).of(editorModule)
 
-  app.get(`${E}/markdown`, { schema: { summary: 'The editor dataset rendered as markdown', params: EditorParams, response: { 200: MarkdownBody } } }, async (request) => {
-    const { spaceId, objectId, collection } = request.params
-    return { markdown: await svc(spaceId).markdown(objectId, collection) }
-  })
+  app.get(
+    `${E}/markdown`,
+    { schema: { summary: 'The editor dataset rendered as markdown', params: EditorParams, response: { 200: MarkdownResponse } } },
+    async (request, reply) => {
+      const { spaceId, objectId, collection } = request.params
+      const markdown = await svc(spaceId).markdown(objectId, collection)
+      if (wantsMarkdownJson(request.headers.accept)) return reply.type('application/json; charset=utf-8').send({ markdown })
+      return reply.type('text/markdown; charset=utf-8').send(markdown)
+    },
+  )
 
   app.put(
     `${E}/markdown`,

@@ -24,7 +24,7 @@ const ListQuery = Type.Object(
     recordId: Type.Optional(Type.String()),
     traceId: Type.Optional(Type.String()),
     author: Type.Optional(Type.String()),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_HISTORY_LIMIT, description: `default ${DEFAULT_HISTORY_LIMIT}` })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, description: `default ${DEFAULT_HISTORY_LIMIT}; a larger value than ${MAX_HISTORY_LIMIT} is capped at ${MAX_HISTORY_LIMIT}` })),
     cursor: Type.Optional(Type.String()),
     coalesce: Type.Optional(Type.Boolean()),
     coalesceWindow: Type.Optional(Type.Integer({ minimum: 0, description: 'milliseconds; default 60000' })),

@@ -13,10 +13,10 @@ export function inviteRoutes(engine: RouteHost) {
 
     app.post(
       '/v1/spaces/join',
-      { schema: { summary: 'Join with an invite or guest token (auto-detected)', body: JoinBody, response: { 200: SpaceInfo, 202: SpaceInfo } } },
+      { schema: { summary: 'Join with an invite or guest token (auto-detected); 409 space.exists for a space already read', body: JoinBody, response: { 202: SpaceInfo } } },
       async (request, reply) => {
-        const { info, accepted } = await sharing().joins.join(request.body.inviteToken, request.body.metadata)
-        return reply.code(accepted ? 200 : 202).send(info)
+        const { info } = await sharing().joins.join(request.body.inviteToken, request.body.metadata)
+        return reply.code(202).send(info)
       },
     )
 

@@ -9,6 +9,10 @@ import { EventStream } from '../schemas/common.ts'
 import { ObjectParams } from '../schemas/objects.ts'
 import { Id, SpaceParams } from '../schemas/spaces.ts'
 import { typed } from '../http/type-provider.ts'
+import { parseSubscribeBody } from '../../sync/query/index.ts'
+import { devicesFeed } from '../../sync/space/live-feeds.ts'
+import { DevicesSubscribeBody } from '../schemas/query.ts'
+import { openLive } from './live.ts'
 
 const DeviceParams = Type.Object({ deviceId: Id('device id (its peer id)') })
 const DevicePatch = Type.Object({ name: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }) }, { additionalProperties: false })
@@ -136,6 +140,21 @@ export function syncRoutes(engine: DaemonHost) {
       await engine.account().devices.rename(request.params.deviceId, request.body.name)
       return reply.code(204).send()
     })
+    app.post(
+      '/v1/devices/query/subscribe',
+      {
+        config: { reads: true },
+        schema: {
+          summary: 'Live device records of the account (SSE, windowed frames)',
+          body: DevicesSubscribeBody,
+          response: { 200: EventStream('ready, snapshot, changes, closed') },
+        },
+      },
+      async (request, reply) => {
+        const body = parseSubscribeBody(request.body)
+        await openLive(app, reply, body, devicesFeed(engine.account()))
+      },
+    )
     app.delete('/v1/devices/:deviceId', { schema: { summary: 'Remove another device from the account', params: DeviceParams } }, async (request, reply) => {
       await engine.account().devices.prune(request.params.deviceId, selfId(engine))
       return reply.code(204).send()

@@ -67,6 +67,8 @@ export const DataSubscribeBody = Type.Object({ ...PerObjectFields, ...WindowFiel
 /** `POST /v1/spaces/query`. */
 export const SpacesQueryBody = Type.Object({ ...SpacesDataset, ...WindowFields }, strict)
 export const SpacesSubscribeBody = Type.Object({ ...SpacesDataset, ...WindowFields, ...SubscribeFields }, strict)
+/** `POST /v1/devices/query/subscribe`. */
+export const DevicesSubscribeBody = Type.Object({ ...WindowFields, ...SubscribeFields }, strict)
 
 export const QueryResult = Type.Object({
   records: Type.Array(Doc),

@@ -23,6 +23,8 @@ export function compareStamps(a: Stamp, b: Stamp): number {
 export interface StampInfo extends Stamp {
   a: string
   t: number
+  /** The change's trace ids, when it carried some (surface as `_traces` of the record it last modified). */
+  tr?: string[]
 }
 
 export type LogEntry = { s: Stamp; k: 'set'; p: string; v: Json } | { s: Stamp; k: 'unset'; p: string }

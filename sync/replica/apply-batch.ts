@@ -159,22 +159,26 @@ export class ApplyBatch {
       if (records.needsRead(k, tree)) (unread ??= []).push(k)
     }
     if (!unread && !tombstoning) {
-      this.mergeOps(tree, meta, c, ops, keys, NONE)
+      this.mergeOps(tree, meta, c, ops, keys, NONE, payload.traceIds)
       return undefined
     }
     return (async () => {
       if (unread) await records.readMany(unread)
       const storedKeys = tombstoning ? await storedRecordKeys(this.s, prefix) : []
-      this.mergeOps(tree, meta, c, ops, keys, storedKeys)
+      this.mergeOps(tree, meta, c, ops, keys, storedKeys, payload.traceIds)
     })()
   }
 
-  /** applyOps once every record it touches is cached; `storedKeys`: the tree's record keys in storage, when it tombstones. */
-  private mergeOps(tree: string, meta: TreeMeta, c: Change, ops: Op[], keys: string[], storedKeys: readonly string[]) {
+  /**
+   * applyOps once every record it touches is cached; `storedKeys`: the tree's record keys in
+   * storage, when it tombstones. The change's trace ids ride on its stamps, so a record's
+   * `modified` stamp names the traces of the change that last touched it (`_traces`).
+   */
+  private mergeOps(tree: string, meta: TreeMeta, c: Change, ops: Op[], keys: string[], storedKeys: readonly string[], traceIds?: string[]) {
     const s = this.s
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]
-      const info: StampInfo = { l: c.lamport, c: c.id, a: c.author, t: c.timestamp, i }
+      const info: StampInfo = { l: c.lamport, c: c.id, a: c.author, t: c.timestamp, i, ...(traceIds?.length ? { tr: traceIds } : {}) }
       if (op.op === 'deleteObject') {
         if (meta.derived) return
         // The tombstone absorbs everything; concurrent deletes keep the earliest stamp.

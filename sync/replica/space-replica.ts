@@ -37,6 +37,8 @@ export interface MaterializedRecord {
   id: string
   value: Json | undefined
   deleted: boolean
+  /** When the record was tombstoned (ms), with `deleted`. */
+  deletedAt?: number
   /** `_ver.id`: zero-padded lamport and id of the creating change; identical on every peer. */
   verId: string
   created: StampInfo
@@ -653,7 +655,17 @@ export class SpaceReplica {
 }
 
 function materialize(id: string, st: StoredHead): MaterializedRecord {
-  return { id, value: st.value, deleted: !!st.deleted, verId: verIdOf(st.created), created: st.created, modified: st.modified, versionId: st.v, ...(st.yt ? { yt: st.yt } : {}) }
+  return {
+    id,
+    value: st.value,
+    deleted: !!st.deleted,
+    ...(st.deleted ? { deletedAt: st.deleted.t } : {}),
+    verId: verIdOf(st.created),
+    created: st.created,
+    modified: st.modified,
+    versionId: st.v,
+    ...(st.yt ? { yt: st.yt } : {}),
+  }
 }
 
 function rejectionError(reason: RejectReason): SvcError {

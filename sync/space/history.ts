@@ -190,10 +190,10 @@ export class History {
   }
 
   async list(objectId: string, q: HistoryQuery = {}): Promise<{ changes: HistoryEntry[]; cursor: string | null }> {
-    const limit = q.limit ?? HISTORY_LIMITS.defaultLimit
-    if (!Number.isInteger(limit) || limit < 1 || limit > HISTORY_LIMITS.maxLimit) {
-      throw new SvcError('request.invalid_field', `limit is an integer from 1 to ${HISTORY_LIMITS.maxLimit}`, { field: 'limit' })
-    }
+    const asked = q.limit ?? HISTORY_LIMITS.defaultLimit
+    if (!Number.isInteger(asked) || asked < 1) throw new SvcError('request.invalid_field', 'limit is a positive integer', { field: 'limit' })
+    // Spec Limits: "default 50, cap 200": a larger limit is capped, not refused.
+    const limit = Math.min(asked, HISTORY_LIMITS.maxLimit)
     const { list } = await this.load(objectId)
     let start = 0
     if (q.cursor !== undefined) {
@@ -250,7 +250,8 @@ export class History {
   async recordAt(objectId: string, version: string, dataset: string, recordId: string): Promise<{ exists: boolean; deleted?: boolean; record?: Json }> {
     const st = (await this.stateAt(objectId, version, dataset)).get(dataset)?.get(recordId)
     if (!st) return { exists: false }
-    if (st.deleted) return { exists: true, deleted: true }
+    // A tombstone's full form is its deletion instant (spec "Object row": `_deletedAt` when present).
+    if (st.deleted) return { exists: true, deleted: true, record: { _deletedAt: instant(st.deleted.t) } }
     return st.value === undefined ? { exists: false } : { exists: true, deleted: false, record: st.value }
   }
 

@@ -4,6 +4,7 @@ import type { ChangeSet, LiveWindow } from '../query/index.ts'
 import type { AccountEngine } from './account-engine.ts'
 import type { Doc } from './rows.ts'
 import type { SpaceChange, SpaceEngine } from './space-engine.ts'
+import { TECH_DS } from './schema.ts'
 
 /**
  * Live feeds: each adapts one collection of a space to a LiveWindow, translating the space's
@@ -109,6 +110,29 @@ export function techFeed(account: AccountEngine, dataset: 'spaces' | 'profile'):
       const touched = c.records.get(account.techObject)?.get(dataset)
       if (!touched) return null
       const now = new Map((await account.techDocs(dataset)).map((d) => [d.id, d]))
+      const set: ChangeSet = { versionId: c.versionId, upserts: [], deletes: [] }
+      for (const id of touched.keys()) {
+        const doc = now.get(id)
+        if (doc) set.upserts.push(doc)
+        else set.deletes.push(id)
+      }
+      return { set, ops: opsMap(touched as Map<string, FrameOp[]>) }
+    },
+  }
+}
+
+/**
+ * `/v1/devices/query/subscribe`: the account's devices (records of the tech space's `devices`
+ * dataset, each with its derived `pruned` flag, as `GET /v1/devices` lists them).
+ */
+export function devicesFeed(account: AccountEngine): LiveFeed {
+  return {
+    listen: (fn) => account.tech.events.on('change', fn),
+    load: () => account.devices.docs(),
+    async translate(c) {
+      const touched = c.records.get(account.techObject)?.get(TECH_DS.devices)
+      if (!touched) return null
+      const now = new Map((await account.devices.docs()).map((d) => [d.id, d]))
       const set: ChangeSet = { versionId: c.versionId, upserts: [], deletes: [] }
       for (const id of touched.keys()) {
         const doc = now.get(id)

@@ -23,13 +23,27 @@ export function objectRowDoc(objectId: string, spaceId: string, rec: Materialize
     modifiedAt: instant(rec.modified.t),
     modifiedBy: rec.modified.a,
     _ver: { id: rec.verId },
+    ...fullFormExtras(rec),
   }
 }
 
-/** A dataset record as a query document: its fields, its id, and `_ver`. */
+/**
+ * Spec "Object row": full-form records also carry `_traces` (the trace ids of the change that
+ * last modified the record, when it carried some) and `_deletedAt` (when the record is a
+ * tombstone; queries and live windows never hold tombstones, so only views of a deleted record
+ * show it).
+ */
+function fullFormExtras(rec: MaterializedRecord): JsonObject {
+  const out: JsonObject = {}
+  if (rec.modified.tr?.length) out._traces = [...rec.modified.tr]
+  if (rec.deleted && rec.deletedAt !== undefined) out._deletedAt = instant(rec.deletedAt)
+  return out
+}
+
+/** A dataset record as a query document: its fields, its id, `_ver`, and `_traces`/`_deletedAt` when present. */
 export function recordDoc(rec: MaterializedRecord): Doc {
   const value = (rec.value ?? {}) as JsonObject
-  return { ...value, id: rec.id, _ver: { id: rec.verId } }
+  return { ...value, id: rec.id, _ver: { id: rec.verId }, ...fullFormExtras(rec) }
 }
 
 export const isJsonObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v)

@@ -46,6 +46,14 @@ export async function api<T = any>(d: Daemon, method: string, path: string, body
   return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T }
 }
 
+/** A GET answering text (an editor's `GET .../markdown`, markdown text as the spec says). */
+export async function text(d: Daemon, path: string): Promise<string> {
+  const res = await fetch(`${d.url}${path}`)
+  const body = await res.text()
+  if (res.status >= 300) throw new Error(`GET ${path} -> ${res.status} ${body}`)
+  return body
+}
+
 export async function ok<T = any>(d: Daemon, method: string, path: string, body?: unknown): Promise<T> {
   const r = await api<T>(d, method, path, body)
   if (r.status >= 300) throw new Error(`${method} ${path} -> ${r.status} ${JSON.stringify(r.json)}`)

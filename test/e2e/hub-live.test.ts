@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { keyPairFromSeed } from '../../sync/crypto/keys.ts'
 import { AccountDevice } from './account-device.ts'
 import { Fleet, S, type Account } from './accounts.ts'
-import { api, ok, until } from './daemons.ts'
+import { api, ok, text, until } from './daemons.ts'
 import { HubFleet } from './hub-process.ts'
 
 const fleet = new Fleet()
@@ -71,7 +71,7 @@ describe('live traffic through the hub', () => {
     await ok(alice.d, 'POST', `${S(spaceId)}/types/${docType}/parts`, { key: 'body', datasets: [{ module: 'editor', shared: true }] })
     const obj = (await ok(alice.d, 'POST', `${S(spaceId)}/objects`, { types: [docType] })).objectId as string
     await ok(alice.d, 'PUT', `${E(spaceId, obj)}/markdown`, { content: 'Hello there.\n' })
-    await until('bob holds the document', async () => (await api(bob.d, 'GET', `${E(spaceId, obj)}/markdown`)).json?.markdown === 'Hello there.\n', 60_000, 200)
+    await until('bob holds the document', async () => (await text(bob.d, `${E(spaceId, obj)}/markdown`)) === 'Hello there.\n', 60_000, 200)
     const blockId = ((await ok(alice.d, 'POST', `${S(spaceId)}/query`, { objectId: obj, dataset: 'editor_blocks' })).records as any[])[0].id as string
 
     // Devices at the hub that only listen: one of B's account (it is a member), one a stranger's.

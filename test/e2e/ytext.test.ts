@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { Fleet, inviteAndAccept, S, type Account } from './accounts.ts'
-import { IN_NETNS, ok, startDaemon, stopDaemon, until } from './daemons.ts'
+import { IN_NETNS, ok, startDaemon, stopDaemon, text, until } from './daemons.ts'
 
 // The daemons inherit it (test/server/process.ts spawns with process.env).
 const TIMEOUT_MS = 3_000
@@ -17,7 +17,7 @@ const fleet = new Fleet()
 afterAll(() => fleet.close())
 
 const E = (spaceId: string, obj: string) => `${S(spaceId)}/objects/${encodeURIComponent(obj)}/editor/editor_blocks`
-const markdown = async (a: Account, spaceId: string, obj: string) => (await ok(a.d, 'GET', `${E(spaceId, obj)}/markdown`)).markdown as string
+const markdown = (a: Account, spaceId: string, obj: string) => text(a.d, `${E(spaceId, obj)}/markdown`)
 
 /** Starts a stopped daemon again on its data; the account opens from there. */
 async function start(a: Account) {

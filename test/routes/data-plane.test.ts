@@ -50,7 +50,8 @@ describe('modify and query', () => {
     const { records } = await query({ objectId: obj, dataset: 'tasks', sort: ['id'] })
     expect(records).toEqual([
       { id: 't1', title: 'one', n: 11, tags: ['a', 'b'], _ver: { id: expect.any(String) } },
-      { id: 't2', title: 'two', n: 2, _ver: { id: expect.any(String) } },
+      // t2 was last written by the change that carried traceIds: the full form names them.
+      { id: 't2', title: 'two', n: 2, _ver: { id: expect.any(String) }, _traces: ['trace-1'] },
     ])
     const filtered = await query({ objectId: obj, dataset: 'tasks', filter: { tags: 'b' }, projection: { title: 1 }, includeTotal: true })
     expect(filtered).toEqual({ records: [{ id: 't1', title: 'one' }], total: 1, hasNext: false })
@@ -62,6 +63,20 @@ describe('modify and query', () => {
     expect(newest.records.map((r) => r.id)).toEqual(['p3', 'p2'])
     const older = await query({ objectId: obj, dataset: 'pages', sort: ['-_ver.id'], limit: 2, filter: { '_ver.id': { $lt: newest.records[1]._ver.id } } })
     expect(older.records.map((r) => r.id)).toEqual(['p1'])
+  })
+
+  it('full form: `_traces` names the trace ids of the change that last modified a record, and goes when a later change carries none', async () => {
+    const traced = await newObject(b.app, spaceId)
+    const write = (value: number, traceIds?: string[]) =>
+      modify({ objectId: traced, dataset: 'runs', records: [{ id: 'r', ops: [{ type: '$set', path: 'v', value }] }], ...(traceIds ? { traceIds } : {}) })
+    await write(1, ['run-a', 'run-b'])
+    expect((await query({ objectId: traced, dataset: 'runs' })).records).toEqual([{ id: 'r', v: 1, _ver: { id: expect.any(String) }, _traces: ['run-a', 'run-b'] }])
+    await write(2, ['run-c'])
+    expect((await query({ objectId: traced, dataset: 'runs' })).records[0]._traces).toEqual(['run-c'])
+    // a filter can find the records a run last touched
+    expect((await query({ objectId: traced, dataset: 'runs', filter: { _traces: 'run-c' } })).records.map((r) => r.id)).toEqual(['r'])
+    await write(3)
+    expect((await query({ objectId: traced, dataset: 'runs' })).records).toEqual([{ id: 'r', v: 3, _ver: { id: expect.any(String) } }])
   })
 
   it('modify: unknown top-level keys are dropped; partial success lists dropped ops in rejections', async () => {

@@ -21,7 +21,13 @@ async function doc(): Promise<{ obj: string; E: string }> {
   const obj = await newObject(b.app, spaceId, { types: [docType] })
   return { obj, E: `${S}/objects/${obj}/editor/editor_blocks` }
 }
-const md = async (E: string): Promise<string> => (await ok<{ markdown: string }>(call(b.app, 'GET', `${E}/markdown`))).markdown
+/** GET /markdown as the spec answers it: the markdown text itself. */
+const md = async (E: string): Promise<string> => {
+  const res = await b.app.inject({ method: 'GET', url: `${E}/markdown` })
+  expect(res.statusCode).toBe(200)
+  expect(res.headers['content-type']).toBe('text/markdown; charset=utf-8')
+  return res.body
+}
 const blocks = async (obj: string, dataset = 'editor_blocks') => (await ok(call(b.app, 'POST', `${S}/query`, { objectId: obj, dataset, sort: ['nav.pos'] }))).records as any[]
 const lastChange = async (obj: string, dataset = 'editor_blocks') => (await ok(call(b.app, 'GET', `${S}/objects/${obj}/history?dataset=${dataset}&limit=1`))).changes[0]
 
@@ -53,6 +59,29 @@ describe('editor markdown routes', () => {
     const before = await lastChange(obj)
     expect(await ok(call(b.app, 'PUT', `${E}/markdown`, { content: '# Title\n\n- a\n- b\n' }))).toEqual({ inserted: 0, updated: 0, deleted: 0, unchanged: 3 })
     expect((await lastChange(obj)).version).toBe(before.version)
+  })
+
+  it('GET /markdown answers markdown text (spec); Accept: application/json gets the {markdown} extension', async () => {
+    const { E } = await doc()
+    await ok(call(b.app, 'PUT', `${E}/markdown`, { content: DOC }))
+    for (const accept of [undefined, '*/*', 'text/markdown', 'text/plain', 'text/markdown, application/json']) {
+      const res = await b.app.inject({ method: 'GET', url: `${E}/markdown`, headers: accept === undefined ? {} : { accept } })
+      expect({ accept, status: res.statusCode, type: res.headers['content-type'], body: res.body }).toEqual({
+        accept,
+        status: 200,
+        type: 'text/markdown; charset=utf-8',
+        body: DOC,
+      })
+    }
+    for (const accept of ['application/json', 'application/json; q=1, */*; q=0.1']) {
+      const res = await b.app.inject({ method: 'GET', url: `${E}/markdown`, headers: { accept } })
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
+      expect(res.json()).toEqual({ markdown: DOC })
+    }
+    // errors stay the JSON envelope
+    const gone = await b.app.inject({ method: 'GET', url: `${S}/objects/nope/editor/editor_blocks/markdown` })
+    expect(gone.statusCode).toBe(404)
+    expect(gone.json().error.code).toBe('object.not_found')
   })
 
   it('PUT changing one block updates exactly that block in one change', async () => {

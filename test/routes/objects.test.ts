@@ -46,7 +46,7 @@ describe('objects', () => {
     expectError(await call(b.app, 'POST', `${S}/objects`, { types: ['nope'] }), 404, 'type.not_found')
     const typeId = await newType('dated')
     const when = await prop(typeId, { name: 'When', kind: 'datetime' })
-    expectError(await call(b.app, 'POST', `${S}/objects`, { types: [typeId], initialProperties: { [typeId]: { [when]: 'yesterday' } } }), 400, 'property.format_violation')
+    expectError(await call(b.app, 'POST', `${S}/objects`, { types: [typeId], initialProperties: { [typeId]: { [when]: 'yesterday' } } }), 400, 'property.kind_mismatch')
     expectError(await call(b.app, 'POST', `${S}/objects`, { types: [typeId], initialProperties: { [typeId]: { unknownProp: 1 } } }), 404, 'property.not_found')
     expectError(await call(b.app, 'POST', `${S}/objects`, { initialProperties: { core: { types: ['x'] } } }), 400, 'request.invalid_field')
     expectError(await call(b.app, 'POST', `${S}/objects`, { types: 'book' }), 400, 'request.invalid_field')

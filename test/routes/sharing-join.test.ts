@@ -91,10 +91,9 @@ describe('join, accept, decline, withdraw', () => {
     expect(await ok(call(b.app, 'GET', `/v1/spaces/${s}/members/me`))).toMatchObject({ status: 'active', role: 'writer', name: 'Bob' })
     const found = await ok(call(b.app, 'POST', `/v1/spaces/${s}/objects/query`, { filter: { id: o } }))
     expect(found.records[0].core.name).toBe('hello')
-    // A member joining again: nothing to ask, 200 with the row as it is.
-    const again = await join(b, token)
-    expect(again.statusCode).toBe(200)
-    expect(again.json()).toMatchObject({ status: 'active' })
+    // A member joining again: the space exists here, nothing to join (spec: 409 space.exists).
+    expect(expectError(await join(b, token), 409, 'space.exists')).toMatchObject({ spaceId: s, role: 'writer' })
+    expect(await info(b, s)).toMatchObject({ status: 'active', ownRole: 'writer' })
 
     // After the account deletes the space, a token of it is 409 space.deleted.
     await ok(call(b.app, 'DELETE', `/v1/spaces/${s}`), 204)
@@ -148,14 +147,14 @@ describe('join, accept, decline, withdraw', () => {
     expect((await join(b, token)).statusCode).toBe(202)
   })
 
-  it('a token for a space the account was added to directly accepts that invite (200)', async () => {
+  it('a token for a space the account was added to directly accepts that invite (202, the spec join answer)', async () => {
     const s = await newSpace(a.app, 'Both ways')
     const token = await invite(a, s)
     await ok(call(a.app, 'POST', `/v1/spaces/${s}/acl/add`, { identities: [b.accountId], permission: 'reader' }))
     await offer(a, b, s)
     expect((await info(b, s)).status).toBe('invite_pending')
     const res = await join(b, token)
-    expect(res.statusCode).toBe(200)
+    expect(res.statusCode).toBe(202)
     expect(res.json()).toMatchObject({ status: 'active', ownRole: 'reader' })
     expect(await deliverJoins(b, a, s)).toEqual([])
   })
@@ -209,6 +208,9 @@ describe('guest key', () => {
     await exchange(a, b, s)
     expect(await info(b, s)).toMatchObject({ status: 'active', ownRole: 'guest' })
     expectError(await call(b.app, 'POST', `/v1/spaces/${s}/objects`, named('no')), 403, 'space.read_only')
+    // A guest token of a space already read: the guest again, or the owner itself (spec: 409 space.exists).
+    expectError(await join(b, g1.inviteToken), 409, 'space.exists')
+    expectError(await join(a, g1.inviteToken), 409, 'space.exists')
 
     // Revoke: the guest is removed, the key rotates; its copy stays readable; old tokens die.
     await ok(call(a.app, 'DELETE', `/v1/spaces/${s}/guest-key`), 204)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bootApp, call, expectError, listen, ok, type Booted } from './helpers.ts'
+import { bootApp, call, expectError, listen, ok, openSse, type Booted, type Frame } from './helpers.ts'
 import { main } from '../../server/cli/dispatch.ts'
 import { memoryIO } from '../server/process.ts'
 
@@ -12,6 +12,8 @@ beforeAll(async () => {
   objectId = (await ok(call(b.app, 'POST', `/v1/spaces/${spaceId}/objects`, {}), 201)).objectId
 })
 afterAll(async () => b.close())
+let listening: Promise<string> | undefined
+const baseUrl = () => (listening ??= listen(b.app))
 
 describe('debug, sync status, processes, devices (P2P off)', () => {
   it('p2p snapshot, per-space counters and the object debug view', async () => {
@@ -52,9 +54,44 @@ describe('debug, sync status, processes, devices (P2P off)', () => {
   })
 })
 
+describe('POST /v1/devices/query/subscribe', () => {
+  const changes = (frames: Frame[]) => frames.filter((f) => f.event === 'changes').flatMap((f) => f.data as Array<Record<string, any>>)
+  it('windowed frames: snapshot of the live devices, then added, updated and filtered-out on register, rename and prune', async () => {
+    const base = await baseUrl()
+    const { self } = await ok(call(b.app, 'GET', '/v1/devices'))
+    const s = await openSse(`${base}/v1/devices/query/subscribe`, { filter: { pruned: false }, sort: ['id'], limit: 10, includeTotal: true })
+    try {
+      expect(s.res.statusCode).toBe(200)
+      await s.until((f) => f.length >= 2)
+      expect(s.frames[0]).toEqual({ event: 'ready', data: {} })
+      expect(s.frames[1]).toMatchObject({ event: 'snapshot', data: { total: 1, hasNext: false, records: [{ id: self, pruned: false }] } })
+
+      await b.engine.account().devices.register('LiveDevice2222', 'phone')
+      let seen = await s.until((f) => changes(f).some((e) => e.added.some((x: { id: string }) => x.id === 'LiveDevice2222')))
+      expect(changes(seen).flatMap((e) => e.added)[0]).toMatchObject({ id: 'LiveDevice2222', doc: { name: 'phone', pruned: false } })
+
+      await ok(call(b.app, 'PATCH', '/v1/devices/LiveDevice2222', { name: 'tablet' }), 204)
+      seen = await s.until((f) => changes(f).some((e) => e.updated.some((x: { id: string }) => x.id === 'LiveDevice2222')))
+      const upd = changes(seen).flatMap((e) => e.updated)[0]
+      expect(upd).toMatchObject({ id: 'LiveDevice2222', doc: { name: 'tablet' }, ops: [{ type: '$set', path: 'name', value: 'tablet' }] })
+
+      await ok(call(b.app, 'DELETE', '/v1/devices/LiveDevice2222'), 204)
+      seen = await s.until((f) => changes(f).some((e) => e.removed.length > 0))
+      expect(changes(seen).flatMap((e) => e.removed)).toEqual([{ id: 'LiveDevice2222', reason: 'filtered-out' }])
+    } finally {
+      s.destroy()
+    }
+  })
+
+  it('the body is a strict snapshot body plus the subscribe fields', async () => {
+    expectError(await call(b.app, 'POST', '/v1/devices/query/subscribe', { dataset: 'devices' }), 400, 'request.unknown_field')
+    expectError(await call(b.app, 'POST', '/v1/devices/query/subscribe', { mailboxCapacity: 4 }), 400, 'request.invalid_field')
+  })
+})
+
 describe('svc peers and svc sync-status', () => {
   it('print this device and the state of every space; exit 3 when unreachable', async () => {
-    const url = await listen(b.app)
+    const url = await baseUrl()
     const run = async (args: string[]) => {
       const m = memoryIO('', { SVC_URL: url })
       return { code: await main(args, m.io), out: m.out(), err: m.err() }

@@ -114,6 +114,12 @@ describe('properties', () => {
       propId: age,
       format: 'integer',
     })
+    // a value not of the property's kind at all is the spec's other code
+    expect(expectError(await call(b.app, 'POST', `${S}/properties/${obj}/set/${typeId}`, { [age]: 'forty' }), 400, 'property.kind_mismatch')).toMatchObject({
+      propId: age,
+      kind: 'number',
+      format: 'integer',
+    })
     expectError(await call(b.app, 'POST', `${S}/properties/${obj}/set/${typeId}`, { nope: 1 }), 404, 'property.not_found')
     expectError(await call(b.app, 'POST', `${S}/properties/${obj}/set/${typeId}`, {}), 400, 'request.missing_field')
     expectError(await call(b.app, 'POST', `${S}/properties/nope/set/core`, { name: 'x' }), 404, 'object.not_found')

@@ -31,6 +31,7 @@ const SPEC_READS = new Set([
   'POST /v1/spaces/:spaceId/objects/aggregate',
   'POST /v1/spaces/:spaceId/objects/:objectId/files/query/subscribe',
   'POST /v1/spaces/:spaceId/search',
+  'POST /v1/devices/query/subscribe',
 ])
 /** Lifecycle around the account, never a write into it (and how an owner leaves the mode: upgrade). */
 const LIFECYCLE = new Set(['POST /v1/auth', 'DELETE /v1/auth', 'POST /v1/shutdown'])

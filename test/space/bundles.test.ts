@@ -106,7 +106,7 @@ describe('adopt-or-install', () => {
     await expectCode(bundles.install({ id: 'bad id' }), 'request.invalid_field', { field: 'id' })
     await expectCode(bundles.install({ id: 'a/v1', rootTypes: ['nope'] }), 'type.not_found', { typeId: 'nope' })
     await expectCode(bundles.install({ id: 'a/v1', rootTypes: ['type'] }), 'request.invalid_field')
-    await expectCode(bundles.install({ id: 'a/v1', rootTypes: [t.id], rootProperties: { [t.id]: { [propId]: 'not a number' } } }), 'property.format_violation', { propId })
+    await expectCode(bundles.install({ id: 'a/v1', rootTypes: [t.id], rootProperties: { [t.id]: { [propId]: 'not a number' } } }), 'property.kind_mismatch', { propId })
     await expectCode(bundles.install({ id: 'a/v1', rootProperties: { [t.id]: { [propId]: 1 } } }), 'request.invalid_field')
     await expectCode(bundles.install({ id: 'a/v1', xKey: 'taken' }), 'type.xkey_conflict', { xKey: 'taken', existingTypeId: t.id })
     await expectCode(bundles.install({ id: 'a/v1', derived: true, xKey: 'taken' }), 'type.xkey_conflict')

@@ -40,7 +40,7 @@ describe('object creation rules in the engine', () => {
     const gone = (await svc.createProperty(t.id, { name: 'g', kind: 'string' })).propId
     await svc.deleteProperty(t.id, gone)
     await expectCode(engine.createObject({ types: [t.id], initialProperties: { [t.id]: { nope: 1 } } }), 'property.not_found')
-    await expectCode(engine.createObject({ types: [t.id], initialProperties: { [t.id]: { [n]: 'x' } } }), 'property.format_violation', { propId: n })
+    await expectCode(engine.createObject({ types: [t.id], initialProperties: { [t.id]: { [n]: 'x' } } }), 'property.kind_mismatch', { propId: n })
     await expectCode(engine.createObject({ initialProperties: { core: { types: ['x'] } } }), 'request.invalid_field')
     const id = await engine.createObject({ types: [t.id], initialProperties: { core: { name: 'A' }, [t.id]: { [n]: 2, [gone]: 'dropped' } } })
     expect(engine.objectDoc(id)).toMatchObject({ core: { name: 'A', types: [t.id] }, [t.id]: { [n]: 2 } })

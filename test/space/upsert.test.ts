@@ -55,7 +55,8 @@ describe('upsert: per-record rules', () => {
     expect(r1).toMatchObject({ created: 2, updated: 0, skipped: 0, rejections: [] })
     expect(r1.pages).toHaveLength(1)
     expect(r1.pages[0].recordIds).toEqual(['a', 'b'])
-    expect(await docs()).toEqual({ a: { title: 'A', sku: 's1', n: 1 }, b: { title: 'B' } })
+    // the page's change carried traceIds: the full form names them (`_traces`)
+    expect(await docs()).toEqual({ a: { title: 'A', sku: 's1', n: 1, _traces: ['t1'] }, b: { title: 'B', _traces: ['t1'] } })
 
     const seen: Array<{ path: string }[]> = []
     const off = engine.events.on('change', (c) => {
@@ -75,7 +76,8 @@ describe('upsert: per-record rules', () => {
     expect(r2).toMatchObject({ created: 0, updated: 1, skipped: 1, rejections: [] })
     expect(r2.pages.map((p) => p.recordIds)).toEqual([['a']])
     expect(seen).toEqual([[{ type: '$set', path: 'title', value: 'A2' }]])
-    expect(await docs()).toEqual({ a: { title: 'A2', sku: 's1', n: 1 }, b: { title: 'B' } })
+    // a skipped record keeps the traces of the change that last wrote it
+    expect(await docs()).toEqual({ a: { title: 'A2', sku: 's1', n: 1 }, b: { title: 'B', _traces: ['t1'] } })
 
     // Identical everywhere: nothing written, no page.
     const r3 = await svc.upsert({ objectId: obj, dataset: ds, records: [{ id: 'a', fields: { title: 'A2' } }] })

@@ -44,6 +44,9 @@ export const mdCommand: Command = {
     const [spaceId, objectId, oldText, newText] = need(`md ${sub}`, rest, names, USAGE) as [string, string, string?, string?]
     const path = { spaceId, objectId, collection: (values.collection as string | undefined) ?? 'editor_blocks' }
     const params = { params: { path } }
+    // GET /markdown answers markdown text by default (spec); the client reads the JSON form.
+    const jsonForm = { ...params, headers: { accept: 'application/json' } }
+    const textOf = (d: string | { markdown: string }) => (typeof d === 'string' ? d : d.markdown)
     const content = async () => (values.file !== undefined ? readFileSync(values.file as string, 'utf8') : readAll(io.stdin))
     switch (sub) {
       case 'get':
@@ -51,8 +54,8 @@ export const mdCommand: Command = {
         // characters a member wrote into the document are shown, not obeyed.
         return show(
           ctx,
-          (c) => c.GET('/v1/spaces/{spaceId}/objects/{objectId}/editor/{collection}/markdown', params),
-          (d) => ((io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(d.markdown, '\n\t') : d.markdown),
+          (c) => c.GET('/v1/spaces/{spaceId}/objects/{objectId}/editor/{collection}/markdown', jsonForm),
+          (d) => ((io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(textOf(d), '\n\t') : textOf(d)),
         )
       case 'put': {
         const body = { content: await content() }
@@ -69,19 +72,19 @@ export const mdCommand: Command = {
       case 'edit': {
         const editor = io.env.VISUAL || io.env.EDITOR
         if (!editor) throw new UsageError('svc md edit: set $EDITOR (or $VISUAL) to your editor, e.g. EDITOR=nano')
-        const before = await fetchApi(ctx, (c) => c.GET('/v1/spaces/{spaceId}/objects/{objectId}/editor/{collection}/markdown', params))
+        const before = await fetchApi(ctx, (c) => c.GET('/v1/spaces/{spaceId}/objects/{objectId}/editor/{collection}/markdown', jsonForm))
         if (!before.ok) return before.code
         const dir = mkdtempSync(join(tmpdir(), 'svc-md-'))
         const file = join(dir, `${objectId.slice(0, 12)}.md`)
         try {
-          writeFileSync(file, before.data.markdown)
+          writeFileSync(file, textOf(before.data))
           const code = await runEditor(editor, file)
           if (code !== 0) {
             io.stderr.write(`svc md edit: the editor exited ${code}; nothing saved\n`)
             return EXIT.user
           }
           const after = readFileSync(file, 'utf8')
-          if (after === before.data.markdown) {
+          if (after === textOf(before.data)) {
             io.stderr.write('svc md edit: no change\n')
             return EXIT.ok
           }

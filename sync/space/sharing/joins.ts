@@ -57,10 +57,12 @@ export class Joins {
   }
 
   /**
-   * `POST /v1/spaces/join`. 202 with the joining row; 200 with the row as it is when this account
-   * already reads the space. 400 `invite.invalid` for a malformed token, 409 `space.deleted` when
-   * the account deleted the space (a declined or withdrawn join, or a dropped guest copy, is no
-   * sticky delete).
+   * `POST /v1/spaces/join` (the spec answers 202): the joining row, or the row an
+   * `invite_pending` space turns into once its direct add is accepted (`accepted`). 400
+   * `invite.invalid` for a malformed token; 409 `space.exists` when this account already reads
+   * the space (a member or guest joining again: there is nothing to join); 409 `space.deleted`
+   * when the account deleted the space (a declined or withdrawn join, or a dropped guest copy, is
+   * no sticky delete).
    */
   async join(inviteToken: string, metadata?: JoinMetadata): Promise<{ info: SpaceInfo; accepted: boolean }> {
     const t = decodeInviteToken(inviteToken)
@@ -68,7 +70,7 @@ export class Joins {
     if (row?.deletedAt) throw new SvcError('space.deleted', 'this space was deleted', { spaceId: t.spaceId })
     const status = row ? rowStatus(row) : undefined
     const role = this.h.held(t.spaceId)?.replica.acl.current().roleOf(this.h.me) ?? 'none'
-    if (status === 'active' && role !== 'none') return { info: await this.h.info(t.spaceId), accepted: true }
+    if (status === 'active' && role !== 'none') throw new SvcError('space.exists', 'this account already reads this space', { spaceId: t.spaceId, role })
     if (status === 'invite_pending') {
       // Already on the ACL through a direct add: the token asks for nothing more.
       const { info } = await this.h.acceptInvite(t.spaceId)

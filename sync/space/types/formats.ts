@@ -194,6 +194,20 @@ const exactKeys = (v: JsonObject, keys: string[]) => {
 }
 
 /**
+ * Why `value` is not of the definition's `kind` at all (undefined when it is): the case of
+ * 400 `property.kind_mismatch`, checked before the slug's shape (`property.format_violation`).
+ * A `{$date}` wrapper counts as a datetime even when malformed (a badly formed instant is a
+ * format violation, spec PropertyDef rule 3), and an `object` property may hold an instant.
+ */
+export function kindMismatch(kind: PropertyKind, value: Json): string | undefined {
+  if (value === null) return undefined
+  const k = kindOf(value)
+  if (k === kind || (kind === 'object' && k === 'datetime')) return undefined
+  if (kind === 'datetime' && k === 'object' && Object.hasOwn(value as JsonObject, '$date')) return undefined
+  return `expected a value of kind ${kind}, got ${k}`
+}
+
+/**
  * Why `value` does not fit `slug` of `kind` (undefined when it fits). `config` is the
  * definition's `xFormat.config`; `items` its pinned item shape (`{kind}`), checked per element.
  */

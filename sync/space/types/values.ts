@@ -4,7 +4,7 @@ import type { WriteRejection } from '../../replica/types.ts'
 import { compileProjection, type CompiledQuery, type Doc, type Projection, type QueryResult } from '../../query/index.ts'
 import { asStringArray } from '../rows.ts'
 import type { SpaceEngine } from '../space-engine.ts'
-import { currentSlug, valueViolation } from './formats.ts'
+import { currentSlug, kindMismatch, valueViolation } from './formats.ts'
 import { isObj, type PropertyDef } from './model.ts'
 import { findProperty } from './property-defs.ts'
 import { getType } from './type-defs.ts'
@@ -125,8 +125,10 @@ export function valuesOfBody(body: unknown): Array<[string, unknown]> {
  * - every propId must name a definition of that type (404 `property.not_found`,
  *   `details.propId`): unknown ids are refused, not stored;
  * - a removed (tombstoned) definition's value is dropped and listed in `rejections`;
- * - each value is checked against the definition's kind and current slug (400
- *   `property.format_violation`, `details.propId`, `format`, `reason`); null unsets;
+ * - each value is checked against the definition's kind (400 `property.kind_mismatch`: not of
+ *   the kind at all, `details.propId`, `kind`, `format`, `reason`), then against its current
+ *   slug (400 `property.format_violation`: the right kind but not the slug's shape,
+ *   `details.propId`, `format`, `reason`); null unsets;
  * - nothing is written unless every value passes (all or nothing); then synced values are
  *   one change on the row, account/local values go to the scoped store.
  */
@@ -192,6 +194,8 @@ export async function checkPropertyValues(
     }
     const def = found.def
     const slug = currentSlug(def.kind, def.xFormat)
+    const wrongKind = kindMismatch(def.kind, value)
+    if (wrongKind) throw new SvcError('property.kind_mismatch', `value does not fit ${slug}: ${wrongKind}`, { propId, kind: def.kind, format: slug, reason: wrongKind })
     const reason = valueViolation(def.kind, slug, value, isObj(def.xFormat.config) ? def.xFormat.config : undefined, def.items)
     if (reason) throw new SvcError('property.format_violation', `value does not fit ${slug}: ${reason}`, { propId, format: slug, reason })
     if (def.scope === 'synced') synced[propId] = value
