@@ -85,6 +85,12 @@ export const REPLICA_LIMITS = {
   /** Bytes of encoded records kept in memory: bounds the cache when records are large. */
   maxCachedRecordBytes: 64 * 1024 * 1024,
   /**
+   * Change numbers (sync/replica/change-numbers.ts) kept in memory, each way: those of recently
+   * written and read records. About 150 bytes each, so at most about 15 MB; one that has left
+   * is read again when a record names it, or numbered again when a record is written.
+   */
+  maxCachedChangeNumbers: 100_000,
+  /**
    * Where the env can yield (the daemon), an ingest commits what it has applied and gives the
    * event loop a turn after this many changes or this many milliseconds, whichever comes first:
    * a sync step carries a few thousand changes, about 100 ms of apply work on the dev VM. Each

@@ -23,7 +23,7 @@ import { openProfiles, type MemberProfile } from './member-profiles.ts'
 import { applyChecked, rebuildTree } from './apply-batch.ts'
 import { checkChunks, checkStage, verifiedOf, type IngestChecks } from './check-stage.ts'
 import { changesNothing } from './unchanged.ts'
-import { decodeStoredHead, type StoredHead } from './record-codec.ts'
+import type { StoredHead } from './record-codec.ts'
 import { aclEntryOf, ReplicaState, type ReplicaDeps, type TreeMeta } from './replica-state.ts'
 import { changeKey, datasetPrefix, rebuildKey, recordKey, treePrefix, unesc } from './storage-keys.ts'
 import { loadVersionSeq } from './version-seq.ts'
@@ -151,6 +151,7 @@ export class SpaceReplica {
     const { storage } = this.deps
     const s = this.s
     s.versionSeq = s.committedSeq = await loadVersionSeq(storage, this.spaceId)
+    await s.numbers.load()
     for (const [k, v] of await storage.scan(STORES.trees, { prefix: `${this.spaceId}/` })) {
       s.trees.setStored(k.slice(this.spaceId.length + 1), v)
     }
@@ -197,12 +198,8 @@ export class SpaceReplica {
    */
   async getRecordsOf(objectIds: readonly string[], ds: string, id: string): Promise<Array<MaterializedRecord | undefined>> {
     const keys = objectIds.map((o) => recordKey(this.spaceId, o, ds, id))
-    const raws = await this.deps.storage.getMany(STORES.records, keys)
-    return keys.map((k, i) => {
-      const raw = raws[i]
-      const st = this.s.records.peek(k) ?? (raw ? decodeStoredHead(raw) : undefined)
-      return st ? materialize(id, st) : undefined
-    })
+    const heads = await this.s.records.heads(keys, await this.deps.storage.getMany(STORES.records, keys))
+    return heads.map((st) => (st ? materialize(id, st) : undefined))
   }
 
   /**
@@ -217,12 +214,13 @@ export class SpaceReplica {
   /** Every record of a dataset ('' is the object row), in record id order. */
   async listRecords(objectId: string, ds: string): Promise<MaterializedRecord[]> {
     const prefix = datasetPrefix(this.spaceId, objectId, ds)
-    const out: MaterializedRecord[] = []
-    for (const [k, v] of await this.deps.storage.scan(STORES.records, { prefix })) {
-      const st = this.s.records.peek(k) ?? decodeStoredHead(v)
-      out.push(materialize(unesc(k.slice(prefix.length)), st))
-    }
-    return out
+    const rows = await this.deps.storage.scan(STORES.records, { prefix })
+    const keys = rows.map(([k]) => k)
+    const heads = await this.s.records.heads(
+      keys,
+      rows.map(([, v]) => v),
+    )
+    return heads.map((st, i) => materialize(unesc(keys[i].slice(prefix.length)), st!))
   }
 
   /**
@@ -237,8 +235,16 @@ export class SpaceReplica {
       const m = decodeCanonical<TreeMeta>(v)
       parts.push([k, [...m.heads].sort(), m.deleted ?? null])
     }
-    for (const [k, v] of await storage.scan(STORES.records, { prefix: `${this.spaceId}/` })) {
-      const r = decodeStoredHead(v)
+    const rows = await storage.scan(STORES.records, { prefix: `${this.spaceId}/` })
+    // Read with the stored bytes' change numbers turned back into ids: numbers are this device's own.
+    const heads = await this.s.records.heads(
+      rows.map(([k]) => k),
+      rows.map(([, v]) => v),
+      true,
+    )
+    for (let i = 0; i < rows.length; i++) {
+      const k = rows[i][0]
+      const r = heads[i]!
       parts.push(r.yt ? [k, r.value ?? null, r.deleted ?? null, r.created, r.modified, ytextDigestPart(r.yt)] : [k, r.value ?? null, r.deleted ?? null, r.created, r.modified])
     }
     return toHex(sha256(encodeCanonical(parts)))
