@@ -28,6 +28,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   files: async () => (await import('./files.ts')).benchFiles,
   push: async () => (await import('./push.ts')).benchPush,
   sqliteLayout: async () => (await import('./sqlite-layout.ts')).benchSqliteLayout,
+  scale: async () => (await import('./scale.ts')).benchScale,
 }
 
 const args = process.argv.slice(2)

@@ -139,6 +139,19 @@ export const MAX_TRACE_IDS = 64
 /** Records one `delete-records` call may name. */
 export const MAX_RECORD_IDS_PER_DELETE = 10_000
 
+/**
+ * Bulk object create (`POST {S}/objects/batch`): objects one request may create. Each is two
+ * signed changes (its root and its row); 1,000 small objects are a few hundred kilobytes of
+ * body, well within the 1 MB limit.
+ */
+export const MAX_OBJECTS_PER_CREATE = 1_000
+/**
+ * Objects a bulk create writes per turn of the replica's serial queue (one apply batch, so one
+ * commit unless the apply runs past its slice): other writers of the space wait at most one
+ * page, about 10 ms of signing and merging.
+ */
+export const OBJECT_CREATE_PAGE = 100
+
 /** Upsert: records per change (spec: default 500). */
 export const DEFAULT_UPSERT_PAGE_SIZE = 500
 export const MAX_UPSERT_PAGE_SIZE = 10_000
