@@ -29,6 +29,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   push: async () => (await import('./push.ts')).benchPush,
   sqliteLayout: async () => (await import('./sqlite-layout.ts')).benchSqliteLayout,
   hub: async () => (await import('./hub.ts')).benchHub,
+  scale: async () => (await import('./scale.ts')).benchScale,
 }
 
 const args = process.argv.slice(2)

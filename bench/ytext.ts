@@ -24,7 +24,7 @@ import { defaultCryptoProvider } from '../sync/crypto/provider.ts'
 import { keyPairFromSeed } from '../sync/crypto/keys.ts'
 import { editorModule } from '../sync/modules/editor/module.ts'
 import { EDITOR_BLOCKS } from '../sync/modules/editor/service.ts'
-import { encodeStoredRecord } from '../sync/replica/record-codec.ts'
+import { encodeStoredRecord, MemoryNumbering } from '../sync/replica/record-codec.ts'
 import { SpaceEngine } from '../sync/space/space-engine.ts'
 import { documentOf } from './editor.ts'
 import { interleavedEdits } from './ytext-workload.ts'
@@ -57,7 +57,7 @@ function benchMerge() {
       if (which === 'svc') {
         let st: RecordState | undefined
         for (const s of ops) st = applyToRecord(st, s.info, s.op, []).state
-        stored = encodeStoredRecord({ ...st!, v: 0 }).length
+        stored = encodeStoredRecord({ ...st!, v: 0 }, new MemoryNumbering()).length
         state = st
         if (run > 0) svc.push(performance.now() - t0)
       } else {

@@ -3,7 +3,7 @@ import { parseSnapshotBody, parseSubscribeBody } from '../../sync/query/index.ts
 import { runQueryFair } from '../http/query-scheduler.ts'
 import { backlinks } from '../../sync/space/backlinks.ts'
 import { EventStream, NoContent } from '../schemas/common.ts'
-import { Backlinks, ObjectCreateBody, ObjectCreated, ObjectParams } from '../schemas/objects.ts'
+import { Backlinks, ObjectBatchCreateBody, ObjectCreateBody, ObjectCreated, ObjectParams, ObjectsCreated } from '../schemas/objects.ts'
 import {
   DataQueryBody,
   DataSubscribeBody,
@@ -35,6 +35,22 @@ export function objectRoutes(engine: RouteHost) {
       async (request, reply) => {
         const objectId = await space(engine, request.params.spaceId).createObject(request.body)
         return reply.code(201).send({ objectId })
+      },
+    )
+
+    app.post(
+      `${S}/objects/batch`,
+      {
+        schema: {
+          summary: 'Create many objects in one request (all or none; each entry as POST {S}/objects)',
+          params: SpaceParams,
+          body: ObjectBatchCreateBody,
+          response: { 201: ObjectsCreated },
+        },
+      },
+      async (request, reply) => {
+        const objectIds = await space(engine, request.params.spaceId).createObjects(request.body.objects)
+        return reply.code(201).send({ objectIds })
       },
     )
 

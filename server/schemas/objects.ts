@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { MAX_NAME_LENGTH, MAX_TYPES_PER_OBJECT } from '../../sync/core/limits.ts'
+import { MAX_NAME_LENGTH, MAX_OBJECTS_PER_CREATE, MAX_TYPES_PER_OBJECT } from '../../sync/core/limits.ts'
 import { Id } from './spaces.ts'
 
 export const ObjectParams = Type.Object({ spaceId: Id('space id'), objectId: Id('object id') })
@@ -20,6 +20,20 @@ export const ObjectCreateBody = Type.Object(
 )
 
 export const ObjectCreated = Type.Object({ objectId: Type.String() })
+
+/** `POST {S}/objects/batch`: many creates in one request, each entry a `POST {S}/objects` body. */
+export const ObjectBatchCreateBody = Type.Object(
+  {
+    objects: Type.Array(ObjectCreateBody, {
+      minItems: 1,
+      maxItems: MAX_OBJECTS_PER_CREATE,
+      description: `create bodies ({types?, initialProperties?}), at most ${MAX_OBJECTS_PER_CREATE}; all are created or none`,
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const ObjectsCreated = Type.Object({ objectIds: Type.Array(Type.String(), { description: 'the new ids, in input order' }) })
 
 export const Backlinks = Type.Object({
   backlinks: Type.Array(Type.Object({ objectId: Type.String(), typeId: Type.String(), propId: Type.String() })),

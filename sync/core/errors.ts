@@ -162,6 +162,14 @@ export class SvcError extends Error {
 
 export const isSvcError = (err: unknown): err is SvcError => err instanceof SvcError
 
+/**
+ * `err` naming the entry of a many-entry request it is about (`details.index`): a bulk create
+ * answers the codes a single create does, and says which entry failed.
+ */
+export function withIndex(err: unknown, index: number): unknown {
+  return err instanceof SvcError ? new SvcError(err.code, err.message, { ...err.details, index }) : err
+}
+
 const KNOWN: ReadonlySet<string> = new Set(ERROR_CODES)
 
 /** For codes that arrive as data: narrows a string to the core union (modules' codes: server/errors.ts `ErrorStatuses`). */

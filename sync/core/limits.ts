@@ -85,6 +85,12 @@ export const REPLICA_LIMITS = {
   /** Bytes of encoded records kept in memory: bounds the cache when records are large. */
   maxCachedRecordBytes: 64 * 1024 * 1024,
   /**
+   * Change numbers (sync/replica/change-numbers.ts) kept in memory, each way: those of recently
+   * written and read records. About 150 bytes each, so at most about 15 MB; one that has left
+   * is read again when a record names it, or numbered again when a record is written.
+   */
+  maxCachedChangeNumbers: 100_000,
+  /**
    * Where the env can yield (the daemon), an ingest commits what it has applied and gives the
    * event loop a turn after this many changes or this many milliseconds, whichever comes first:
    * a sync step carries a few thousand changes, about 100 ms of apply work on the dev VM. Each
@@ -132,6 +138,19 @@ export const MAX_PATH_LENGTH = 1024
 export const MAX_TRACE_IDS = 64
 /** Records one `delete-records` call may name. */
 export const MAX_RECORD_IDS_PER_DELETE = 10_000
+
+/**
+ * Bulk object create (`POST {S}/objects/batch`): objects one request may create. Each is two
+ * signed changes (its root and its row); 1,000 small objects are a few hundred kilobytes of
+ * body, well within the 1 MB limit.
+ */
+export const MAX_OBJECTS_PER_CREATE = 1_000
+/**
+ * Objects a bulk create writes per turn of the replica's serial queue (one apply batch, so one
+ * commit unless the apply runs past its slice): other writers of the space wait at most one
+ * page, about 10 ms of signing and merging.
+ */
+export const OBJECT_CREATE_PAGE = 100
 
 /** Upsert: records per change (spec: default 500). */
 export const DEFAULT_UPSERT_PAGE_SIZE = 500

@@ -55,9 +55,10 @@ export function assembleChange(h: ChangeHeader, signature: Uint8Array): Change {
   return assemble(h, encodeUnsigned(h), signature)
 }
 
-function assemble(h: ChangeHeader, unsigned: Uint8Array, signature: Uint8Array): Change {
+/** `hash`: the SHA-256 the id is computed with (a provider's native one where it has one). */
+function assemble(h: ChangeHeader, unsigned: Uint8Array, signature: Uint8Array, hash?: (b: Uint8Array) => Uint8Array): Change {
   const raw = encodeCanonical([unsigned, signature])
-  return { ...h, prevIds: [...h.prevIds], signature, raw, signed: unsigned, id: contentId(raw) }
+  return { ...h, prevIds: [...h.prevIds], signature, raw, signed: unsigned, id: contentId(raw, hash) }
 }
 
 export function normalizePrevIds(ids: Iterable<string>): string[] {
@@ -68,7 +69,7 @@ export function normalizePrevIds(ids: Iterable<string>): string[] {
 export async function signChange(provider: CryptoProvider, key: KeyPair, header: Omit<ChangeHeader, 'author'>): Promise<Change> {
   const h: ChangeHeader = { ...header, prevIds: normalizePrevIds(header.prevIds), author: identityOf(key.publicKey) }
   const unsigned = encodeUnsigned(h)
-  return assemble(h, unsigned, await provider.sign(key.privateKey, unsigned))
+  return assemble(h, unsigned, await provider.sign(key.privateKey, unsigned), provider.sha256)
 }
 
 /** A root nobody signs: its id is a pure function of its content. */

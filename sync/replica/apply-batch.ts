@@ -425,13 +425,13 @@ function materializeHeldRoot(s: ReplicaState, b: ApplyBatch, c: Change, tree: st
 async function commit(s: ReplicaState, b: ApplyBatch, local: boolean) {
   const { batch } = b
   for (const t of b.touched) batch.puts.push({ store: STORES.trees, key: treeKey(s.spaceId, t), value: encodeCanonical(s.trees.get(t)) })
-  s.records.flush(batch, b.dirty)
+  const numbered = s.records.flush(batch, b.dirty)
   for (const t of s.toRebuild) batch.puts.push({ store: STORES.meta, key: rebuildKey(s.spaceId, t), value: new Uint8Array(0) })
   batch.puts.push({ store: STORES.meta, key: versionSeqKey(s.spaceId), value: encodeCanonical(s.versionSeq) })
   batch.puts.push({ store: STORES.meta, key: spaceMetaKey(s.spaceId), value: encodeCanonical({ spaceId: s.spaceId }) })
   await s.deps.storage.commit(batch)
   s.committedSeq = s.versionSeq
-  s.records.forgetDeleted(b.dirty)
+  s.records.committed(b.dirty, numbered)
   const rebuilt = [...s.toRebuild]
   s.toRebuild.clear()
   for (const t of rebuilt) await rebuildTree(s, t)
@@ -490,12 +490,12 @@ export async function rebuildTree(s: ReplicaState, tree: string) {
     await b.applyOps(tree, meta, c, payload)
   }
   const batch: WriteBatch = { puts: [], dels: [{ store: STORES.meta, key: rebuildKey(s.spaceId, tree) }] }
-  s.records.flush(batch, b.dirty)
+  const numbered = s.records.flush(batch, b.dirty)
   batch.puts.push({ store: STORES.trees, key: treeKey(s.spaceId, tree), value: encodeCanonical(meta) })
   batch.puts.push({ store: STORES.meta, key: versionSeqKey(s.spaceId), value: encodeCanonical(s.versionSeq) })
   await s.deps.storage.commit(batch)
   s.committedSeq = s.versionSeq
-  s.records.forgetDeleted(b.dirty)
+  s.records.committed(b.dirty, numbered)
   s.records.trim()
 }
 

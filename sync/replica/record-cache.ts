@@ -1,6 +1,23 @@
 import { STORES, type StorageAdapter, type WriteBatch } from '../storage/adapter.ts'
-import { decodeStoredRecord, encodeStoredRecord, type StoredRecord } from './record-codec.ts'
+import type { ChangeNumbers, NumbersFlushed } from './change-numbers.ts'
+import {
+  encodeStoredRecord,
+  finishStored,
+  numbersIn,
+  parseStored,
+  wholeRecord,
+  type ChangeNumbering,
+  type ParsedRecord,
+  type StoredHead,
+  type StoredRecord,
+} from './record-codec.ts'
 import { esc } from './storage-keys.ts'
+
+const NO_NUMBERS: Pick<ChangeNumbering, 'idOf'> = {
+  idOf: (n) => {
+    throw new Error(`unexpected change number ${n}`)
+  },
+}
 
 /**
  * The materialized records a replica has read or written, by storage key, bounded in count
@@ -31,6 +48,8 @@ export class RecordCache {
     private readonly spaceId: string,
     private readonly storage: StorageAdapter,
     private readonly max: { count: number; bytes: number },
+    /** The space's change numbers, which stored records name changes by (record-codec.ts). */
+    private readonly numbers: ChangeNumbers,
   ) {}
 
   get size() {
@@ -83,9 +102,11 @@ export class RecordCache {
   /** Caches the stored state of records not cached yet (absent ones stay uncached). */
   async readMany(keys: string[]) {
     const vals = await this.storage.getMany(STORES.records, keys)
+    const parsed: Array<ParsedRecord | undefined> = vals.map((raw) => (raw ? parseStored(raw, true) : undefined))
+    const nums = await this.resolve(parsed)
     for (let i = 0; i < keys.length; i++) {
-      const raw = vals[i]
-      if (raw && !this.records.has(keys[i])) this.cacheRead(keys[i], raw)
+      const p = parsed[i]
+      if (p && !this.records.has(keys[i])) this.cache(keys[i], wholeRecord(p, nums), vals[i]!.byteLength)
     }
   }
 
@@ -100,15 +121,36 @@ export class RecordCache {
     const raw = await this.storage.get(STORES.records, key)
     if (this.records.has(key)) return this.records.get(key) ?? undefined
     if (!raw) return undefined
-    if (this.records.size < this.max.count && this.totalBytes + raw.byteLength <= this.max.bytes) return this.cacheRead(key, raw)
-    return decodeStoredRecord(raw)
+    const p = parseStored(raw, true)
+    const nums = await this.resolve([p])
+    if (this.records.has(key)) return this.records.get(key) ?? undefined
+    const st = wholeRecord(p, nums)
+    if (this.records.size < this.max.count && this.totalBytes + raw.byteLength <= this.max.bytes) this.cache(key, st, raw.byteLength)
+    return st
   }
 
-  private cacheRead(key: string, raw: Uint8Array): StoredRecord {
-    const st = decodeStoredRecord(raw)
+  /**
+   * Stored records' heads (no op log parsed), each the cached state where one is cached: reads
+   * of values over many records (a space's object rows, a dataset). `stored`: the bytes only,
+   * never the cache (the state digest compares what storage holds).
+   */
+  async heads(keys: readonly string[], raws: ReadonlyArray<Uint8Array | undefined>, stored = false): Promise<Array<StoredHead | undefined>> {
+    const cached = (k: string) => (stored ? undefined : this.peek(k))
+    const parsed = raws.map((raw, i) => (raw && !cached(keys[i]) ? parseStored(raw, false) : undefined))
+    const nums = await this.resolve(parsed)
+    return parsed.map((p, i) => cached(keys[i]) ?? (p ? finishStored(p, nums) : undefined))
+  }
+
+  /** The ids of every change number the parsed records name (one storage read at most). */
+  private resolve(parsed: ReadonlyArray<ParsedRecord | undefined>): Promise<Pick<ChangeNumbering, 'idOf'>> | Pick<ChangeNumbering, 'idOf'> {
+    const nums: number[] = []
+    for (const p of parsed) if (p) numbersIn(p, nums)
+    return nums.length ? this.numbers.fetch(nums) : NO_NUMBERS
+  }
+
+  private cache(key: string, st: StoredRecord, bytes: number) {
     this.records.set(key, st)
-    this.resize(key, raw.byteLength)
-    return st
+    this.resize(key, bytes)
   }
 
   private resize(key: string, bytes: number) {
@@ -116,22 +158,27 @@ export class RecordCache {
     this.sizes.set(key, bytes)
   }
 
-  /** Puts every dirty record (or its deletion) into the batch. */
-  flush(batch: WriteBatch, dirty: Set<string>) {
+  /**
+   * Puts every dirty record (or its deletion) into the batch, with the change numbers their
+   * bytes name for the first time; pass what it returns to `committed` once the batch is stored.
+   */
+  flush(batch: WriteBatch, dirty: Set<string>): NumbersFlushed | undefined {
     for (const k of dirty) {
       const st = this.records.get(k)
       if (st) {
-        const value = encodeStoredRecord(st)
+        const value = encodeStoredRecord(st, this.numbers)
         batch.puts.push({ store: STORES.records, key: k, value })
         this.records.delete(k)
         this.records.set(k, st)
         this.resize(k, value.byteLength)
       } else batch.dels.push({ store: STORES.records, key: k })
     }
+    return this.numbers.flushInto(batch)
   }
 
-  /** After a commit, absent records no longer need their null marker in the cache. */
-  forgetDeleted(dirty: Set<string>) {
+  /** After a commit: the change numbers it stored are stored; absent records lose their null marker. */
+  committed(dirty: Set<string>, flushed: NumbersFlushed | undefined) {
+    this.numbers.stored(flushed)
     for (const k of dirty) {
       if (this.records.get(k) !== null) continue
       this.records.delete(k)

@@ -10,6 +10,7 @@ import { STORES, type StorageAdapter } from '../storage/adapter.ts'
 import { REPLICA_LIMITS } from '../core/limits.ts'
 import { DerivedRoots } from './derived-roots.ts'
 import { ParkedChanges } from './parked-changes.ts'
+import { ChangeNumbers } from './change-numbers.ts'
 import { RecordCache } from './record-cache.ts'
 import { treePrefix } from './storage-keys.ts'
 import { TreeIndex, type TreeNode } from './tree-index.ts'
@@ -55,6 +56,8 @@ export class ReplicaState {
   readonly trees = new TreeMetas()
   readonly indexes = new Map<string, TreeIndex>()
   readonly records: RecordCache
+  /** Local numbers of the changes stored records name (change-numbers.ts); loaded at open. */
+  readonly numbers: ChangeNumbers
   readonly parked: ParkedChanges
   readonly derived: DerivedRoots
   /** Trees a removal voided changes of; rebuilt right after the batch that applied it commits. */
@@ -86,7 +89,8 @@ export class ReplicaState {
     this.me = identityOf(key.publicKey)
     this.policy = deps.policy ?? noPins
     const limits: ReplicaLimits = (this.limits = { ...REPLICA_LIMITS, ...deps.limits })
-    this.records = new RecordCache(spaceId, deps.storage, { count: limits.maxCachedRecords, bytes: limits.maxCachedRecordBytes })
+    this.numbers = new ChangeNumbers(spaceId, deps.storage, limits.maxCachedChangeNumbers)
+    this.records = new RecordCache(spaceId, deps.storage, { count: limits.maxCachedRecords, bytes: limits.maxCachedRecordBytes }, this.numbers)
     this.parked = new ParkedChanges({ perOrigin: limits.maxParkedBytesPerOrigin, perSpace: limits.maxParkedBytesPerSpace })
     this.derived = new DerivedRoots(limits.maxDerivedCandidateBytes)
   }

@@ -8,6 +8,8 @@
  *   meta     space/<space>                    SpaceMeta
  *   meta     versionSeq/<space>               the space's local apply counter (versionId source)
  *   meta     rebuild/<space>/<tree>           a tree whose records must be re-derived
+ *   changeNums <space>/<chunk>               change ids that stored records name by number, a
+ *                                             chunk of consecutive numbers each (change-numbers.ts)
  *   meta     versionSeq                       read only: the counter every space shared before
  *                                             issue 42 (a space without its own key starts past it)
  */
@@ -23,4 +25,7 @@ export const spaceMetaKey = (space: string) => `space/${space}`
 export const versionSeqKey = (space: string) => `versionSeq/${space}`
 /** The one counter all spaces of a store shared before issue 42; never written any more. */
 export const LEGACY_VERSION_SEQ_KEY = 'versionSeq'
+export const changeNumPrefix = (space: string) => `${space}/`
+/** The chunk index in base 36, 7 digits (78 billion chunks), so key order is number order. */
+export const changeNumKey = (space: string, chunk: number) => `${space}/${chunk.toString(36).padStart(7, '0')}`
 export const rebuildKey = (space: string, tree: string) => `rebuild/${space}/${tree}`

@@ -1,6 +1,6 @@
 import { decodeCanonical, encodeCanonical } from '../core/encoding.ts'
 import { STORES, type StorageAdapter } from '../storage/adapter.ts'
-import { decodeStoredHead } from './record-codec.ts'
+import { storedVersionOf } from './record-codec.ts'
 import { LEGACY_VERSION_SEQ_KEY, versionSeqKey } from './storage-keys.ts'
 
 /**
@@ -26,7 +26,7 @@ export async function loadVersionSeq(storage: StorageAdapter, spaceId: string): 
   // Nothing of the space is stored (it is being created, or waits for sync): nothing to carry.
   if (records.length === 0 && (await storage.scan(STORES.trees, { prefix: `${spaceId}/`, limit: 1 })).length === 0) return 0
   let seq = decodeCanonical<number>(shared)
-  for (const [, raw] of records) seq = Math.max(seq, decodeStoredHead(raw).v ?? 0)
+  for (const [, raw] of records) seq = Math.max(seq, storedVersionOf(raw))
   await storage.commit({ puts: [{ store: STORES.meta, key: versionSeqKey(spaceId), value: encodeCanonical(seq) }], dels: [] })
   return seq
 }

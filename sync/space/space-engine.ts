@@ -1,4 +1,4 @@
-import { type ErrorCode, SvcError } from '../core/errors.ts'
+import { type ErrorCode, SvcError, withIndex } from '../core/errors.ts'
 import { SerialQueue } from '../core/serial-queue.ts'
 import type { KeyPair } from '../crypto/keys.ts'
 import type { Json, JsonObject, Op } from '../crdt/ops.ts'
@@ -13,6 +13,7 @@ import { DatasetCache } from './dataset-cache.ts'
 import { objectRowDoc, recordDoc, isJsonObject, asStringArray, type Doc } from './rows.ts'
 import { BUILTIN_TYPE_IDS, ROW_DS, ROW_ID, SPACE_INDEX_SEED, spacePolicy } from './schema.ts'
 import { Emitter } from '../core/emitter.ts'
+import { OBJECT_CREATE_PAGE } from '../core/limits.ts'
 import { errField, silentLogger, type Logger } from '../core/log.ts'
 import type { Env } from '../core/env.ts'
 import { ModuleSet, type AnyModule } from './module.ts'
@@ -279,19 +280,51 @@ export class SpaceEngine {
   }
 
   /**
+   * Creates an object per entry, each under the rules of `createObject`, all or none (the first
+   * entry that fails answers its error with `details.index`); the rows are written a page at a
+   * time (`createObjectRows`). What `POST {S}/objects/batch` does. Returns the ids in order.
+   */
+  createObjects(bodies: readonly ObjectCreateBody[]): Promise<string[]> {
+    return this.services.types.createObjects(bodies)
+  }
+
+  /**
    * Creates an object whose row holds exactly `initialProperties`, with no property rules
    * (only: known types, groups of `core` or a carried type). For rows the engine itself defines,
    * such as a type object's definition under `type`, which no property describes.
    * Nothing else is appended server-side.
    */
-  async createObjectRow(opts: { types?: string[]; initialProperties?: Record<string, Record<string, Json>> } = {}): Promise<string> {
+  async createObjectRow(opts: ObjectRowBody = {}): Promise<string> {
+    const ops = this.rowOps(opts)
+    const objectId = await this.replica.createObject()
+    await this.write(objectId, ops)
+    return objectId
+  }
+
+  /**
+   * Creates an object per entry of `rows`, each under the rules of `createObjectRow`, all or
+   * none: every entry is checked before anything is written (an error names the entry in
+   * `details.index`). Written OBJECT_CREATE_PAGE objects per turn of the replica's serial queue,
+   * each object its root and one change setting its row (SpaceReplica.createObjects); resolves
+   * once every one is readable, like `write`. Returns the ids in input order.
+   */
+  async createObjectRows(rows: readonly ObjectRowBody[]): Promise<string[]> {
+    const ops = rows.map((row, index) => atIndex(index, () => this.rowOps(row)))
+    // A reader's or guest's create is refused before anything is signed, as `createTree` does.
+    if (!this.replica.acl.current().canWrite(this.replica.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
+    const ids: string[] = []
+    for (let i = 0; i < ops.length; i += OBJECT_CREATE_PAGE) ids.push(...(await this.replica.createObjects(ops.slice(i, i + OBJECT_CREATE_PAGE))))
+    return this.readable(ids)
+  }
+
+  /** The ops that write a new object's row, once its types and groups are checked (createObjectRow). */
+  private rowOps(opts: ObjectRowBody): Op[] {
     const types = opts.types ?? []
     for (const t of types) if (!this.typeExists(t)) throw new SvcError('type.not_found', 'unknown type', { typeId: t })
     for (const key of Object.keys(opts.initialProperties ?? {})) {
       if (key !== 'core' && !types.includes(key))
         throw new SvcError('request.invalid_field', 'initialProperties groups must be core or a carried type', { field: `initialProperties.${key}` })
     }
-    const objectId = await this.replica.createObject()
     const ops: Op[] = [{ op: 'set', ds: ROW_DS, id: ROW_ID, path: 'core.types', value: [...new Set(types)] }]
     for (const [group, values] of Object.entries(opts.initialProperties ?? {})) {
       for (const [prop, value] of Object.entries(values)) {
@@ -299,8 +332,7 @@ export class SpaceEngine {
         ops.push({ op: 'set', ds: ROW_DS, id: ROW_ID, path: `${group}.${prop}`, value })
       }
     }
-    await this.write(objectId, ops)
-    return objectId
+    return ops
   }
 
   /** Tombstones the object; its tree stays only as the tombstone. */
@@ -501,6 +533,20 @@ export class SpaceEngine {
     await this.refreshHeld(change.records)
     this.events.emit('change', change)
     if (acl) this.events.emit('members', { versionId: info.versionId })
+  }
+}
+
+/** What `createObjectRow` writes: the types an object carries and its row's values by group. */
+export interface ObjectRowBody {
+  types?: string[]
+  initialProperties?: Record<string, Record<string, Json>>
+}
+
+function atIndex<T>(index: number, fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    throw withIndex(err, index)
   }
 }
 

@@ -46,4 +46,6 @@ export const STORES = {
   trees: 'trees',
   records: 'records',
   meta: 'meta',
+  /** Change ids by the local number stored records name them with (sync/replica/change-numbers.ts). */
+  changeNums: 'changeNums',
 } as const

@@ -4,7 +4,8 @@ import { MemoryStorageAdapter } from '../../sync/storage/memory.ts'
 import { defaultCryptoProvider } from '../../sync/crypto/provider.ts'
 import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
 import { compileQuery } from '../../sync/query/index.ts'
-import { keyFor, seededEnv } from '../helpers.ts'
+import { SpaceEngine } from '../../sync/space/space-engine.ts'
+import { deps, idFor, keyFor, pushAll, seededEnv } from '../helpers.ts'
 import { expectCode, newSpace } from './helpers.ts'
 
 /**
@@ -59,6 +60,48 @@ describe('object creation rules in the engine', () => {
     const page = await svc.queryObjects(compileQuery({ filter: { id } }))
     expect(page.records[0][t.id]).toEqual({ [synced]: 1, [acc]: true, [loc]: 'here' })
     await account.close()
+  })
+})
+
+describe('bulk object creation in the engine', () => {
+  it('creates each entry as createObject would, two changes per object, ids in order; all or none', async () => {
+    const { account, space, svc } = await accountSpace()
+    const t = await svc.createType({ xKey: 'task' })
+    const n = (await svc.createProperty(t.id, { name: 'n', kind: 'number' })).propId
+    const loc = (await svc.createProperty(t.id, { name: 'l', kind: 'string', scope: 'local' })).propId
+    const changesBefore = (await space.replica.allChanges()).length
+    const ids = await space.createObjects([
+      { types: [t.id], initialProperties: { core: { name: 'A' }, [t.id]: { [n]: 1, [loc]: 'mine' } } },
+      {},
+      { initialProperties: { core: { name: 'C', tags: ['x'] } } },
+    ])
+    expect(ids).toHaveLength(3)
+    expect(space.objectDoc(ids[0])).toMatchObject({ core: { name: 'A', types: [t.id] }, [t.id]: { [n]: 1 } })
+    expect(space.objectDoc(ids[0])![t.id]).not.toHaveProperty(loc)
+    expect(await account.scopedValues.rowsOf(space.spaceId, [ids[0]])).toEqual(new Map([[ids[0], { [t.id]: { [loc]: 'mine' } }]]))
+    expect(space.objectDoc(ids[1])!.core).toEqual({ types: [] })
+    expect(space.objectDoc(ids[2])!.core).toEqual({ name: 'C', tags: ['x'], types: [] })
+    // Each object is its root and one change writing its row.
+    const changes = (await space.replica.allChanges()).slice(changesBefore)
+    expect(changes.length).toBe(6)
+    for (const id of ids) expect(space.replica.treeMeta(id)?.count).toBe(2)
+    // All or none: a bad entry anywhere leaves the space as it was.
+    const before = [...space.objectDocs()].length
+    await expectCode(space.createObjects([{}, { types: [t.id], initialProperties: { [t.id]: { [n]: 'x' } } }]), 'property.format_violation', { propId: n, index: 1 })
+    await expectCode(space.createObjects([{}, {}, { types: ['nope'] }]), 'type.not_found', { typeId: 'nope', index: 2 })
+    expect([...space.objectDocs()].length).toBe(before)
+    await account.close()
+  })
+
+  it('a reader cannot create: space.read_only, nothing signed or applied', async () => {
+    const a = await SpaceEngine.create(await deps(1), keyFor(1), { modules: DEFAULT_MODULES })
+    await a.replica.addMember(idFor(2), 'reader')
+    const b = await SpaceEngine.open(await deps(2), a.spaceId, keyFor(2), { modules: DEFAULT_MODULES })
+    await pushAll(a.replica, b.replica)
+    await b.settled()
+    const before = (await b.replica.allChanges()).length
+    await expectCode(b.createObjects([{ initialProperties: { core: { name: 'x' } } }]), 'space.read_only')
+    expect((await b.replica.allChanges()).length).toBe(before)
   })
 })
 

@@ -3,7 +3,7 @@ import { applyToRecord, type MergeOp, type RecordState } from '../../sync/crdt/r
 import type { Stamped } from '../../bench/ytext-workload.ts'
 import { getPath } from '../../sync/crdt/path.ts'
 import { clientIdFor, textUpdate, toB64, YTextField } from '../../sync/crdt/ytext.ts'
-import { encodeStoredRecord, decodeStoredRecord } from '../../sync/replica/record-codec.ts'
+import { encodeStoredRecord, decodeStoredRecord, MemoryNumbering } from '../../sync/replica/record-codec.ts'
 
 export type { Stamped }
 
@@ -43,7 +43,8 @@ export class FoldReplica {
 
   /** The record through the storage codec and back (what a peer holds after a restart). */
   reloaded(): RecordState {
-    return decodeStoredRecord(encodeStoredRecord({ ...this.state!, v: 0 }))
+    const numbering = new MemoryNumbering()
+    return decodeStoredRecord(encodeStoredRecord({ ...this.state!, v: 0 }, numbering), numbering)
   }
 
   /** Digest of what every peer must agree on: the value and each text path's state bytes. */

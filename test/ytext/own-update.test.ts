@@ -6,7 +6,7 @@ import { clientIdFor, textUpdate, toB64, YTextField } from '../../sync/crdt/ytex
 import { ownTextUpdate } from '../../sync/crdt/ytext-own-update.ts'
 import { clearWriterDocs, writerDocsReused } from '../../sync/crdt/ytext-writer-docs.ts'
 import { clearWrittenDocs, WRITTEN_DOCS_MAX, writtenDocCount } from '../../sync/crdt/ytext-written-docs.ts'
-import { encodeStoredRecord } from '../../sync/replica/record-codec.ts'
+import { encodeStoredRecord, MemoryNumbering } from '../../sync/replica/record-codec.ts'
 import { diffable, textArb } from './text-arbs.ts'
 
 /**
@@ -83,7 +83,11 @@ class Writer {
   }
 
   stored(): string[] {
-    return [...this.records.keys()].sort().map((id) => new TextDecoder().decode(encodeStoredRecord({ ...this.records.get(id)!, v: 0 })))
+    // The stored bytes, and the change ids their numbers stand for.
+    return [...this.records.keys()].sort().map((id) => {
+      const numbering = new MemoryNumbering()
+      return new TextDecoder().decode(encodeStoredRecord({ ...this.records.get(id)!, v: 0 }, numbering)) + JSON.stringify(numbering.ids)
+    })
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { YTextField } from '../../sync/crdt/ytext.ts'
-import { encodeStoredRecord } from '../../sync/replica/record-codec.ts'
+import { encodeStoredRecord, MemoryNumbering } from '../../sync/replica/record-codec.ts'
 import { FoldReplica } from './fold-helpers.ts'
 import { interleavedEdits } from '../../bench/ytext-workload.ts'
 
@@ -24,7 +24,7 @@ describe('ytext state size', () => {
     expect(r.text()).toBe(bare.getText('t').toString())
     const state = YTextField.from(r.state!.yt!.text).state()
     const bareBytes = Y.encodeStateAsUpdate(bare).length
-    const stored = encodeStoredRecord({ ...r.state!, v: 0 }).length
+    const stored = encodeStoredRecord({ ...r.state!, v: 0 }, new MemoryNumbering()).length
     const sumOfUpdates = updates.reduce((n, u) => n + u.length, 0)
     expect(state.length).toBeLessThanOrEqual(bareBytes * 1.5)
     // The stored record (JSON: base64 state beside the plain text) is below the edits' own sum.

@@ -52,7 +52,7 @@ import {
   type ScopedGroups,
   type ScopedValueStore,
 } from './values.ts'
-import { createObject, type ObjectCreateBody } from './object-create.ts'
+import { createObject, createObjects, type ObjectCreateBody } from './object-create.ts'
 import { deleteRecordsDeclared, modifyDeclared } from './declared-writes.ts'
 import { runQuery, type CompiledQuery, type QueryResult, type QuerySource } from '../../query/index.ts'
 import type { ModifyBody } from '../space-engine.ts'
@@ -232,6 +232,11 @@ export class TypesService {
   /** `POST {S}/objects` -> the new objectId (rules: object-create.ts). */
   createObject(body: ObjectCreateBody): Promise<string> {
     return createObject(this.engine, this.store, body)
+  }
+
+  /** Spec-style bulk create (`POST {S}/objects/batch`, object-create.ts): all or none, ids in order. */
+  createObjects(bodies: readonly ObjectCreateBody[]): Promise<string[]> {
+    return createObjects(this.engine, this.store, bodies)
   }
 
   /**
