@@ -52,7 +52,7 @@ describe('POST {S}/objects/batch', () => {
     const before = await count()
     const cases: Array<[unknown[], number, string, Record<string, unknown>]> = [
       [[good, { types: ['nope'] }], 404, 'type.not_found', { typeId: 'nope', index: 1 }],
-      [[good, good, { types: [typeId], initialProperties: { [typeId]: { [when]: 'yesterday' } } }], 400, 'property.format_violation', { propId: when, index: 2 }],
+      [[good, good, { types: [typeId], initialProperties: { [typeId]: { [when]: 'yesterday' } } }], 400, 'property.kind_mismatch', { propId: when, index: 2 }],
       [[{ types: [typeId], initialProperties: { [typeId]: { unknownProp: 1 } } }], 404, 'property.not_found', { index: 0 }],
       [[good, { initialProperties: { core: { types: ['x'] } } }], 400, 'request.invalid_field', { index: 1 }],
       [
