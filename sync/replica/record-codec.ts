@@ -57,7 +57,8 @@ const HEAD_LOG = 0x01
 const NUMBERED = 0x02
 const NEWLINE = 0x0a
 
-type PackedStamp = [number, number, number, string, number]
+/** `[l, n, i, a, t]`, and `tr` (the change's trace ids) sixth when it carried some. */
+type PackedStamp = [number, number, number, string, number] | [number, number, number, string, number, string[]]
 type PackedInfo = PackedStamp | number
 /** See the layout above: `[i, p]`, `[i, p, v]`, `[l, n, i, p]`, `[l, n, i, p, v]`. */
 type PackedEntry = [number, string] | [number, string, Json] | [number, number, number, string] | [number, number, number, string, Json]
@@ -75,7 +76,7 @@ interface PackedHead {
 
 export function encodeStoredRecord(st: StoredRecord, nums: Pick<ChangeNumbering, 'numOf'>): Uint8Array {
   const created = st.created
-  const head: PackedHead = { c: [created.l, nums.numOf(created.c), created.i, created.a, created.t], m: packInfo(st.modified, created, nums), v: st.v }
+  const head: PackedHead = { c: packStamp(created, nums), m: packInfo(st.modified, created, nums), v: st.v }
   if (st.value !== undefined) head.x = st.value
   if (st.deleted) head.d = packInfo(st.deleted, created, nums)
   if (st.first) head.f = packInfo(st.first, created, nums)
@@ -95,8 +96,11 @@ export function encodeStoredRecord(st: StoredRecord, nums: Pick<ChangeNumbering,
   return enc.encode('\u0002' + JSON.stringify(head) + '\n' + JSON.stringify(log))
 }
 
-const packInfo = (s: StampInfo, created: StampInfo, nums: Pick<ChangeNumbering, 'numOf'>): PackedInfo =>
-  s.c === created.c && s.l === created.l ? s.i : [s.l, nums.numOf(s.c), s.i, s.a, s.t]
+const packStamp = (s: StampInfo, nums: Pick<ChangeNumbering, 'numOf'>): PackedStamp =>
+  s.tr?.length ? [s.l, nums.numOf(s.c), s.i, s.a, s.t, s.tr] : [s.l, nums.numOf(s.c), s.i, s.a, s.t]
+
+/** The index alone when the stamp is the created change's (its trace ids are then the created stamp's). */
+const packInfo = (s: StampInfo, created: StampInfo, nums: Pick<ChangeNumbering, 'numOf'>): PackedInfo => (s.c === created.c && s.l === created.l ? s.i : packStamp(s, nums))
 
 /**
  * A stored record parsed, its change numbers not resolved yet: `numbersIn` lists them, the
@@ -136,8 +140,8 @@ export function numbersIn(p: ParsedRecord, out: number[]): void {
 export function finishStored(p: ParsedRecord, nums: Pick<ChangeNumbering, 'idOf'>): StoredHead & { log?: LogEntry[] } {
   if ('full' in p) return p.full
   const { head, log } = p
-  const [l, n, i, a, t] = head.c
-  const created: StampInfo = { l, c: nums.idOf(n), a, t, i }
+  const [l, n, i, a, t, tr] = head.c
+  const created: StampInfo = { l, c: nums.idOf(n), a, t, i, ...(tr ? { tr } : {}) }
   const st: StoredHead & { log?: LogEntry[] } = { value: head.x, created, modified: unpackInfo(head.m, created, nums), v: head.v }
   if (head.d !== undefined) st.deleted = unpackInfo(head.d, created, nums)
   if (head.f !== undefined) st.first = unpackInfo(head.f, created, nums)
@@ -148,8 +152,8 @@ export function finishStored(p: ParsedRecord, nums: Pick<ChangeNumbering, 'idOf'
 }
 
 function unpackInfo(p: PackedInfo, created: StampInfo, nums: Pick<ChangeNumbering, 'idOf'>): StampInfo {
-  if (typeof p === 'number') return { l: created.l, c: created.c, a: created.a, t: created.t, i: p }
-  return { l: p[0], c: nums.idOf(p[1]), a: p[3], t: p[4], i: p[2] }
+  if (typeof p === 'number') return { l: created.l, c: created.c, a: created.a, t: created.t, i: p, ...(created.tr ? { tr: created.tr } : {}) }
+  return { l: p[0], c: nums.idOf(p[1]), a: p[3], t: p[4], i: p[2], ...(p[5] ? { tr: p[5] } : {}) }
 }
 
 function unpackEntry(e: PackedEntry, created: StampInfo, value: Json | undefined, nums: Pick<ChangeNumbering, 'idOf'>): LogEntry {

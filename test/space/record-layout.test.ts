@@ -75,6 +75,18 @@ describe('stored record layout (numbered changes, head, newline, log)', () => {
     expect(decodeStoredRecord(encodeStoredRecord(bare, nums), nums)).toEqual({ created: stamp(1), modified: stamp(1), log: [], v: 1 })
   })
 
+  it('keeps the trace ids a stamp carries (`_traces`), on the created and on a later modifying change', () => {
+    const nums = new MemoryNumbering()
+    // stamp(op index, change): a change's trace ids are the same on every stamp of it.
+    const traced = (i: number, change: number, tr: string[]) => ({ ...stamp(i, change), tr })
+    const created: StoredRecord = { value: { a: 1 }, created: traced(0, 1, ['t1']), modified: traced(1, 1, ['t1']), log: [], v: 3 }
+    expect(decodeStoredRecord(encodeStoredRecord(created, nums), nums)).toEqual(created)
+    const later: StoredRecord = { value: { a: 2 }, created: traced(0, 1, ['t1']), modified: traced(0, 2, ['t2', 't3']), log: [], v: 4 }
+    expect(decodeStoredRecord(encodeStoredRecord(later, nums), nums)).toEqual(later)
+    const untraced: StoredRecord = { value: { a: 3 }, created: traced(0, 1, ['t1']), modified: stamp(0, 3), log: [], v: 5 }
+    expect(decodeStoredRecord(encodeStoredRecord(untraced, nums), nums)).toEqual(untraced)
+  })
+
   it('records written by earlier builds (layout 1, whole JSON, canonical CBOR) still decode, whole or head', () => {
     const st = record()
     const none = new MemoryNumbering()
