@@ -58,6 +58,7 @@ export class HubServer {
     private readonly operator: OperatorEndpoint | undefined,
     private readonly store: HubStore,
     private readonly stops: Array<() => void>,
+    private readonly log: Logger,
   ) {}
 
   get peerId(): string {
@@ -167,7 +168,7 @@ export class HubServer {
       fault: (p) => fault(p),
       log: log.child('events'),
     })
-    stops.push(() => void events.close().catch(() => undefined))
+    stops.push(() => void events.close().catch((err: unknown) => log.warn('closing the events relay failed', { err: errField(err) })))
     const blocks = await HubBlocks.start({
       node,
       core,
@@ -219,7 +220,7 @@ export class HubServer {
     })().catch((err: unknown) => log.error('opening the kept spaces failed', { err: errField(err) }))
     const operator = o.operator ? await OperatorEndpoint.start(o.operator, health, log.child('operator')) : undefined
     log.info('hub started', { identity, peerId: node.peerId.toString(), addrs: node.getMultiaddrs().map((a) => a.toString()), store: o.store.name })
-    return new HubServer(identity, node, core, stack, kept, blocks, operator, o.store, stops)
+    return new HubServer(identity, node, core, stack, kept, blocks, operator, o.store, stops, log)
   }
 
   /**
@@ -231,7 +232,7 @@ export class HubServer {
     this.closing ??= (async () => {
       await this.operator?.close()
       await this.stack.close()
-      await this.blocks.close().catch(() => undefined)
+      await this.blocks.close().catch((err: unknown) => this.log.warn('closing the block exchange failed', { err: errField(err) }))
       await this.node.stop()
       for (const s of this.stops) s()
       await this.store.close()

@@ -256,7 +256,8 @@ export class HubLinksCore {
     try {
       writeFrame(stream, encodeHubMessage(m))
       const reply = decodeHubMessage(await readOneFrame(stream, HUB_WIRE.maxFrameBytes, REPLY_TIMEOUT_MS))
-      await stream.close().catch(() => undefined)
+      // The reply is in: a close that fails (the hub hung up first) changes nothing.
+      await stream.close().catch((err: unknown) => this.o.log.debug('closing a hub control stream after its reply failed', { err: errField(err) }))
       return reply
     } catch (err) {
       stream.abort(err as Error)
