@@ -15,6 +15,14 @@ export const HUB_SCHEDULER: SchedulerOptions = { relayMs: 50, debounceMs: 50, pe
  */
 export const HUB_MAX_CONNECTIONS = 1_024
 
+/**
+ * Inbound connections per second from one host, and handshakes in flight: libp2p's 5 and 10
+ * suit a device, but a hub's devices often share an address (a proxy, a load balancer, one
+ * office NAT, the tests' loopback), and 5 a second turned most of them away after a restart.
+ * Each still costs a Noise handshake, bounded by these and by the connection limit.
+ */
+export const HUB_INBOUND = { perHostPerSecond: 100, pending: 64 } as const
+
 /** Defaults of `svc hub` (docs/hub.md). */
 export const HUB_CLI_DEFAULTS = {
   listen: '/ip4/0.0.0.0/tcp/4410',

@@ -7,13 +7,14 @@ import type { HubQuotas } from '../../sync/hub/constants.ts'
 import { P2P } from '../../sync/p2p/constants.ts'
 import { Libp2pTransport } from '../../sync/p2p/libp2p-transport.ts'
 import { PeerGuard } from '../../sync/p2p/peer-guard.ts'
+import type { SyncSession } from '../../sync/protocol/session.ts'
 import { SyncStack } from '../../sync/protocol/sync-stack.ts'
 import { realTimer } from '../p2p/real-timer.ts'
 import { createSvcNode, type SvcLibp2p } from '../p2p/libp2p-node.ts'
 import { handleControl } from './control-protocol.ts'
 import { HubBlocks } from './hub-blocks.ts'
 import { startHubEvents } from './hub-events.ts'
-import { HUB_CLI_DEFAULTS, HUB_SCHEDULER } from './hub-constants.ts'
+import { HUB_CLI_DEFAULTS, HUB_INBOUND, HUB_SCHEDULER } from './hub-constants.ts'
 import { KeptSpaces } from './kept-spaces.ts'
 import { OperatorEndpoint, type HubHealth } from './operator-http.ts'
 import { RateMeter } from './rate-meter.ts'
@@ -81,6 +82,7 @@ export class HubServer {
       mdns: false,
       refuse: (p) => guard.refused(p),
       maxConnections: o.maxConnections ?? HUB_CLI_DEFAULTS.maxConnections,
+      inbound: HUB_INBOUND,
       log: log.child('libp2p'),
     })
     const hangUp = (peer: string) => {
@@ -94,28 +96,7 @@ export class HubServer {
     const kept = new KeptSpaces({ store: o.store, key: o.key, crypto: o.crypto, env: o.env, log: log.child('kept'), grew: () => core.fitBudget() })
     // eslint-disable-next-line prefer-const -- the core's `opened` callback reaches the stack built after it
     let stack!: SyncStack
-    core = new HubCore({
-      key: o.key,
-      crypto: o.crypto,
-      env: o.env,
-      registry: o.store,
-      openReplica: (spaceId) => kept.open(spaceId),
-      allowlist: o.allow,
-      quotas: o.quotas,
-      opened: (spaceId, replica) => {
-        stack.watch(spaceId, replica)
-        stack.spacesAdded([spaceId])
-      },
-      openBudget: {
-        maxBytes: o.maxOpenBytes ?? HUB_CLI_DEFAULTS.maxOpenBytes,
-        sizeOf: (spaceId) => kept.sizeOf(spaceId),
-        closed: (spaceId) => {
-          stack.unwatch(spaceId)
-          kept.close(spaceId)
-        },
-      },
-      log: log.child('core'),
-    })
+    core = keptCore(o, kept, () => stack)
     for (const a of o.allow ?? []) await o.store.admit(a, 'config', o.env.now())
     const transport = await Libp2pTransport.start(node, { log: log.child('head-sync-transport') })
     transport.setPeerFilter((p) => guard.refused(p))
@@ -132,58 +113,17 @@ export class HubServer {
     stack.adoptLinkedPeers()
     const session = stack.session
     const stops: Array<() => void> = [() => kept.stop()]
-    // A connection that never proves an account only holds a slot.
-    const onConnect = (evt: CustomEvent<{ toString(): string }>) => {
-      const peer = evt.detail.toString()
-      realTimer.after(P2P.authTimeoutMs, () => {
-        if (!session.identityOf(peer) && node.getConnections().some((c) => c.remotePeer.toString() === peer)) hangUp(peer)
-      })
-    }
-    node.addEventListener('peer:connect', onConnect)
-    stops.push(() => node.removeEventListener('peer:connect', onConnect))
+    stops.push(hangUpUnproved(node, session, hangUp))
     const identityOfPeer = (p: string) => session.identityOf(p)
-    const provedBy = (peer: string, waitMs: number) =>
-      new Promise<string | undefined>((resolve) => {
-        const now = session.identityOf(peer)
-        if (now !== undefined) {
-          resolve(now)
-          return
-        }
-        const done = (identity: string | undefined) => {
-          off()
-          cancel()
-          resolve(identity)
-        }
-        const off = session.events.on('authenticated', (e) => e.peer === peer && done(e.identity))
-        const cancel = realTimer.after(waitMs, () => done(session.identityOf(peer)))
-      })
-    const controlInFlight = await handleControl({ node, core, provedBy, fault: (p) => fault(p), log: log.child('control') })
-    const events = await startHubEvents({
-      node,
-      core,
-      crypto: o.crypto,
-      now: () => o.env.now(),
-      identityOf: identityOfPeer,
-      refused: (p) => guard.refused(p),
-      fault: (p) => fault(p),
-      log: log.child('events'),
-    })
-    stops.push(() => void events.close().catch((err: unknown) => log.warn('closing the events relay failed', { err: errField(err) })))
-    const blocks = await HubBlocks.start({
-      node,
-      core,
-      store: o.store,
-      identityOf: identityOfPeer,
-      refused: (p) => guard.refused(p),
-      fault: (p) => fault(p),
-      log: log.child('blocks'),
-    })
+    const controlInFlight = await handleControl({ node, core, provedBy: (peer, waitMs) => provedBy(session, peer, waitMs), fault: (p) => fault(p), log: log.child('control') })
+    const { events, blocks } = await beside(node, core, o, identityOfPeer, guard, fault, stops)
     const meter = new RateMeter(() => o.env.now())
     const interval = setInterval(() => meter.sample(kept.appended.changes), 1_000)
     interval.unref()
     stops.push(() => clearInterval(interval))
     const health = async (): Promise<HubHealth> => {
       const totals = await o.store.totals()
+      const queues = { appends: kept.pendingAppends(), control: controlInFlight(), blocks: blocks.queued(), rounds: stack.scheduler?.inflightRounds() ?? 0 }
       return {
         identity,
         peerId: node.peerId.toString(),
@@ -196,28 +136,12 @@ export class HubServer {
         blocksStored: totals.blocks,
         peersConnected: transport.peers().length,
         changesPerSecond: meter.perSecond(),
-        queues: { appends: kept.pendingAppends(), control: controlInFlight(), blocks: blocks.queued(), rounds: stack.scheduler?.inflightRounds() ?? 0 },
+        queues,
         blocks: { ...blocks.counters },
         events: { relayed: events.relay.relayed, ...events.relay.drops },
       }
     }
-    // Another process stored changes of a kept space this one has not opened: open it, so the
-    // readers connected here hear of them (a member added there is offered the space here).
-    stops.push(
-      o.store.onAppend((spaceId, _seq, local) => {
-        if (!local && !core.openReplica(spaceId)) void core.space(spaceId)
-      }),
-    )
-    // Every kept space opens in the background after start, so a reader that connects gets its
-    // rounds (and its offers) whether or not another peer synced the space since.
-    // Up to the memory budget: the rest open when a peer asks for them.
-    const budget = o.maxOpenBytes ?? HUB_CLI_DEFAULTS.maxOpenBytes
-    void (async () => {
-      for (const id of await o.store.keptSpaces()) {
-        if (kept.totalBytes() >= budget) break
-        await core.space(id)
-      }
-    })().catch((err: unknown) => log.error('opening the kept spaces failed', { err: errField(err) }))
+    stops.push(followStore(o.store, core, kept, o.maxOpenBytes ?? HUB_CLI_DEFAULTS.maxOpenBytes, log))
     const operator = o.operator ? await OperatorEndpoint.start(o.operator, health, log.child('operator')) : undefined
     log.info('hub started', { identity, peerId: node.peerId.toString(), addrs: node.getMultiaddrs().map((a) => a.toString()), store: o.store.name })
     return new HubServer(identity, node, core, stack, kept, blocks, operator, o.store, stops, log)
@@ -239,4 +163,114 @@ export class HubServer {
     })()
     return this.closing
   }
+}
+
+/** A connection that never proves an account only holds a slot: hung up on after the auth timeout. Returns the stop. */
+function hangUpUnproved(node: SvcLibp2p, session: SyncSession, hangUp: (peer: string) => void): () => void {
+  const onConnect = (evt: CustomEvent<{ toString(): string }>) => {
+    const peer = evt.detail.toString()
+    realTimer.after(P2P.authTimeoutMs, () => {
+      if (!session.identityOf(peer) && node.getConnections().some((c) => c.remotePeer.toString() === peer)) hangUp(peer)
+    })
+  }
+  node.addEventListener('peer:connect', onConnect)
+  return () => node.removeEventListener('peer:connect', onConnect)
+}
+
+/** The account a peer proved on head sync, waiting up to `waitMs` for its proof (a control request may come first). */
+function provedBy(session: SyncSession, peer: string, waitMs: number): Promise<string | undefined> {
+  return new Promise<string | undefined>((resolve) => {
+    const now = session.identityOf(peer)
+    if (now !== undefined) {
+      resolve(now)
+      return
+    }
+    const done = (identity: string | undefined) => {
+      off()
+      cancel()
+      resolve(identity)
+    }
+    const off = session.events.on('authenticated', (e) => e.peer === peer && done(e.identity))
+    const cancel = realTimer.after(waitMs, () => done(session.identityOf(peer)))
+  })
+}
+
+/**
+ * Keeps this process's open spaces in step with the store: a space another process stored
+ * changes of opens here, so the readers connected here hear of them (a member added there is
+ * offered the space here); and every kept space opens in the background after start, up to the
+ * memory budget (the rest open when a peer asks), so a reader that connects gets its rounds and
+ * offers. Returns the stop.
+ */
+function followStore(store: HubStore, core: HubCore, kept: KeptSpaces, budget: number, log: Logger): () => void {
+  const stop = store.onAppend((spaceId, _seq, local) => {
+    if (!local && !core.openReplica(spaceId)) void core.space(spaceId)
+  })
+  void (async () => {
+    for (const id of await store.keptSpaces()) {
+      if (kept.totalBytes() >= budget) break
+      await core.space(id)
+    }
+  })().catch((err: unknown) => log.error('opening the kept spaces failed', { err: errField(err) }))
+  return stop
+}
+
+/** The hub's core over the kept spaces: what opens feeds the stack's rounds, what closes leaves them. */
+function keptCore(o: HubServerOptions, kept: KeptSpaces, stack: () => SyncStack): HubCore {
+  return new HubCore({
+    key: o.key,
+    crypto: o.crypto,
+    env: o.env,
+    registry: o.store,
+    openReplica: (spaceId) => kept.open(spaceId),
+    allowlist: o.allow,
+    quotas: o.quotas,
+    opened: (spaceId, replica) => {
+      stack().watch(spaceId, replica)
+      stack().spacesAdded([spaceId])
+    },
+    openBudget: {
+      maxBytes: o.maxOpenBytes ?? HUB_CLI_DEFAULTS.maxOpenBytes,
+      sizeOf: (spaceId) => kept.sizeOf(spaceId),
+      closed: (spaceId) => {
+        stack().unwatch(spaceId)
+        kept.close(spaceId)
+      },
+    },
+    log: o.log.child('core'),
+  })
+}
+
+/** The protocols beside head sync on the hub's node: the events relay and the block exchange. */
+async function beside(
+  node: SvcLibp2p,
+  core: HubCore,
+  o: HubServerOptions,
+  identityOfPeer: (peer: string) => string | undefined,
+  guard: PeerGuard,
+  fault: (peer: string) => void,
+  stops: Array<() => void>,
+) {
+  const log = o.log
+  const events = await startHubEvents({
+    node,
+    core,
+    crypto: o.crypto,
+    now: () => o.env.now(),
+    identityOf: identityOfPeer,
+    refused: (p) => guard.refused(p),
+    fault: (p) => fault(p),
+    log: log.child('events'),
+  })
+  stops.push(() => void events.close().catch((err: unknown) => log.warn('closing the events relay failed', { err: errField(err) })))
+  const blocks = await HubBlocks.start({
+    node,
+    core,
+    store: o.store,
+    identityOf: identityOfPeer,
+    refused: (p) => guard.refused(p),
+    fault: (p) => fault(p),
+    log: log.child('blocks'),
+  })
+  return { events, blocks }
 }

@@ -29,6 +29,8 @@ export interface NodeOptions {
   refuse?: (peerId: string) => boolean
   /** Open connections at most (default P2P.maxConnections, a device's; a hub serves many more). */
   maxConnections?: number
+  /** Inbound connection rates (sync/p2p/node-options.ts); libp2p's defaults when absent. */
+  inbound?: { perHostPerSecond: number; pending: number }
 }
 
 /** The WebSockets listener when the configuration names none: loopback, any free port. */
@@ -58,6 +60,7 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
       transports: [tcp(), webSockets()],
       peerDiscovery: opts.mdns ? [mdns({ interval: opts.mdnsIntervalMs ?? P2P.mdnsIntervalMs, serviceTag: P2P.mdnsServiceTag })] : [],
       maxConnections: opts.maxConnections ?? P2P.maxConnections,
+      ...(opts.inbound ? { inbound: opts.inbound } : {}),
       // Checked once Noise has authenticated the remote key, before any protocol runs.
       connectionGater: {
         denyDialPeer: (peer) => refuse(peer.toString()),

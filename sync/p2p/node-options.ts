@@ -15,6 +15,12 @@ export interface SvcNodeBase {
   transports: NonNullable<Libp2pOptions['transports']>
   listen: string[]
   maxConnections: number
+  /**
+   * New inbound connections one host may open per second, and inbound connections still in their
+   * handshake at once (libp2p's defaults, 5 and 10, unless given): a hub raises them, since every
+   * device behind a proxy or on one machine arrives from one address.
+   */
+  inbound?: { perHostPerSecond: number; pending: number }
   connectionGater: NonNullable<Libp2pOptions['connectionGater']>
   peerDiscovery?: Libp2pOptions['peerDiscovery']
 }
@@ -33,7 +39,10 @@ export function svcNodeOptions(base: SvcNodeBase): Libp2pOptions<SvcServices> {
     streamMuxers: [yamux({ streamOptions: { maxStreamWindowSize: P2P.maxStreamWindowBytes } })],
     peerDiscovery: base.peerDiscovery ?? [],
     services: { identify: identify() },
-    connectionManager: { maxConnections: base.maxConnections },
+    connectionManager: {
+      maxConnections: base.maxConnections,
+      ...(base.inbound ? { inboundConnectionThreshold: base.inbound.perHostPerSecond, maxIncomingPendingConnections: base.inbound.pending } : {}),
+    },
     connectionGater: base.connectionGater,
   }
 }

@@ -79,10 +79,11 @@ describe('live traffic through the hub', () => {
     const stranger = await AccountDevice.start(keyPairFromSeed(new Uint8Array(randomBytes(32))), spaceId)
     const listening = []
     for (const dev of [member, stranger]) {
+      // Listening before the link comes up, so the hub learns of the protocol when it identifies the device.
+      listening.push(await dev.listenEvents())
       await dev.dial(hub.addr, hub.peerId)
       // A round proves the device's account to the hub (the stranger's is refused, as it should be).
       await dev.syncWith(hub.peerId).catch(() => undefined)
-      listening.push(await dev.listenEvents())
     }
 
     const events = await sse(`${bob.d.url}/v1/events/subscribe?scope=space&spaceId=${encodeURIComponent(spaceId)}&type=demo.*`, 'event')
