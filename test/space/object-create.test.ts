@@ -87,7 +87,7 @@ describe('bulk object creation in the engine', () => {
     for (const id of ids) expect(space.replica.treeMeta(id)?.count).toBe(2)
     // All or none: a bad entry anywhere leaves the space as it was.
     const before = [...space.objectDocs()].length
-    await expectCode(space.createObjects([{}, { types: [t.id], initialProperties: { [t.id]: { [n]: 'x' } } }]), 'property.format_violation', { propId: n, index: 1 })
+    await expectCode(space.createObjects([{}, { types: [t.id], initialProperties: { [t.id]: { [n]: 'x' } } }]), 'property.kind_mismatch', { propId: n, index: 1 })
     await expectCode(space.createObjects([{}, {}, { types: ['nope'] }]), 'type.not_found', { typeId: 'nope', index: 2 })
     expect([...space.objectDocs()].length).toBe(before)
     await account.close()
