@@ -14,6 +14,7 @@ import { AJV_OPTIONS, coerceQuery, dropUnknownKeys } from './http/validation.ts'
 import { watchDirectory } from '../sync/space/directory.ts'
 import { SERVER_MODULES, type AnyServerModule } from './modules/index.ts'
 import { authRoutes } from './routes/auth.ts'
+import { webAppRoutes } from './http/app-static.ts'
 import type { RouteHost } from './routes/context.ts'
 import { engineRoutes } from './routes/engine.ts'
 import { identityRoutes } from './routes/identities.ts'
@@ -63,6 +64,8 @@ export interface AppOptions {
   headersTimeoutMs?: number
   /** More route plugins, added after the engine's and the modules'. */
   routes?: Array<(app: FastifyInstance) => Promise<void>>
+  /** Where the built web app is (default dist/app); false serves none. */
+  webApp?: { dir?: string } | false
 }
 
 declare module 'fastify' {
@@ -158,6 +161,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     }),
   )
   app.register(authRoutes(session))
+  if (opts.webApp !== false) app.register(webAppRoutes(opts.webApp))
   const { engine } = opts
   if (engine) {
     // A restart serves once the account's replicas are open; a space's object rows may still be

@@ -28,6 +28,8 @@ declare module 'fastify' {
      * same-origin` (server/http/security.ts).
      */
     passiveContent?: boolean
+    /** The route serves the web app's own files (server/http/app-static.ts): the app may reload itself. */
+    webApp?: boolean
     /**
      * A mutating method that only reads (a snapshot query, an aggregate, a search, a live
      * query): it keeps working when the account was written by a newer release and the server

@@ -62,18 +62,22 @@ function checkHost(request: FastifyRequest): void {
 }
 
 /**
- * The API serves no page of its own, so a request a browser marks as coming from the API's own
- * origin was made by a document the API served: a file opened in a tab. Such a document cannot
- * run script (content-policy.ts, CSP sandbox), and if a browser ever let it, it must still not
- * read the space list, push keys or invite tokens, which its same-origin GETs would otherwise
- * get without an `Origin` header. Only the file content route, which serves passive bytes, is
- * open to it (a video fetching its own ranges). Clients outside a browser send no
- * `Sec-Fetch-Site` and are unaffected; pages on allowlisted origins send `same-site` or
- * `cross-site` with their `Origin`.
+ * The only page this origin serves is the web app (app-static.ts: strict CSP, its own bundled
+ * script). Every other document it serves is a file, under the sandbox CSP: an opaque origin
+ * that runs no script, whose requests a browser never marks `same-origin`. So a request marked
+ * `same-origin` comes from the app when it is a script's fetch (`Sec-Fetch-Dest: empty`, which
+ * covers EventSource too). Any other same-origin request (a frame, an image or a navigation
+ * started by a served document) may only load passive file content (a video fetching its own
+ * ranges): if a browser ever let a file's document run, its loads still could not read the
+ * space list, push keys or invite tokens. Clients outside a browser send no `Sec-Fetch-Site`
+ * and are unaffected; pages on allowlisted origins send `same-site` or `cross-site` with their
+ * `Origin`.
  */
 function checkFetchSite(request: FastifyRequest): void {
   if (request.headers['sec-fetch-site'] !== 'same-origin') return
+  if (request.headers['sec-fetch-dest'] === 'empty') return
   if (request.method === 'GET' && request.routeOptions.config?.passiveContent === true) return
+  if (request.method === 'GET' && request.routeOptions.config?.webApp === true) return
   throw new SvcError('request.forbidden_origin', "documents served from the API's own origin may not call it")
 }
 

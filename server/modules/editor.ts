@@ -74,6 +74,12 @@ const BlockPatchBody = Type.Object(
   {
     set: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 1024 }), Type.Unknown(), { description: 'dotted path -> value' })),
     unset: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { description: 'dotted paths; `type` cannot be unset' })),
+    textBase: Type.Optional(
+      Type.String({
+        maxLength: 1_048_576,
+        description: 'extension: the text `set.text` was typed against; the edit is merged onto the text now, keeping what others typed since (docs/editor.md)',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -1,3 +1,4 @@
+import { mergeText } from './text-merge.ts'
 import { SvcError } from '../../core/errors.ts'
 import { SerialQueue } from '../../core/serial-queue.ts'
 import { toBase58 } from '../../core/ids.ts'
@@ -18,7 +19,7 @@ import {
   type PosGen,
 } from './index.ts'
 import type { WriteResult } from '../../replica/types.ts'
-import { withTextDeltas } from './text-deltas.ts'
+import { TEXT_FIELD, withTextDeltas } from './text-deltas.ts'
 import { asStringArray, isJsonObject } from '../../space/rows.ts'
 import type { SpaceEngine } from '../../space/space-engine.ts'
 import type { TypesService } from '../../space/types/index.ts'
@@ -42,6 +43,8 @@ export interface BlockCreateBody {
 export interface BlockPatchBody {
   set?: Record<string, unknown>
   unset?: string[]
+  /** The text `set.text` was typed against: the edit is merged onto the text now (text-merge.ts). */
+  textBase?: string
 }
 
 /** Fields a block must keep (spec: required fields cannot be unset). */
@@ -196,7 +199,7 @@ export class EditorService {
     return this.serial(async () => {
       await this.resolve(objectId, collection)
       await this.requireBlock(objectId, collection, blockId)
-      const set = body.set ?? {}
+      const set = await this.rebased(objectId, collection, blockId, body)
       const unset = body.unset ?? []
       const ops: Op[] = []
       for (const [path, value] of Object.entries(set)) {
@@ -228,6 +231,17 @@ export class EditorService {
       res.recordIds = [blockId]
       return res
     })
+  }
+
+  /** `set` with its text merged onto the block's text now, when the client named the text it typed against. */
+  private async rebased(objectId: string, collection: string, blockId: string, body: BlockPatchBody): Promise<Record<string, unknown>> {
+    const set = body.set ?? {}
+    if (body.textBase === undefined) return set
+    const mine = set[TEXT_FIELD]
+    if (typeof mine !== 'string') throw invalid('textBase', 'textBase goes with a string set.text')
+    const doc = await this.space.recordDoc(objectId, collection, blockId)
+    const now = doc?.[TEXT_FIELD]
+    return { ...set, [TEXT_FIELD]: mergeText(body.textBase, mine, typeof now === 'string' ? now : '') }
   }
 
   private textOps(objectId: string, ops: Op[]): Promise<Op[]> | Op[] {

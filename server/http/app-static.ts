@@ -1,0 +1,74 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { readFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { SvcError } from '../../sync/core/errors.ts'
+
+/**
+ * The web app's files (scripts/build-app.ts builds them into dist/app), served from the API's
+ * own origin at `/` and `/app/*`. They are the only active content this origin ever serves, so
+ * their pages get a strict CSP of their own in place of the sandbox every other answer carries
+ * (security.ts passiveHeaders): scripts and styles from this origin only, no inline script, no
+ * frames, no plugins, and connections to this origin only. User content stays inert: files are
+ * served by the file routes with the sandbox CSP, and the app shows images through `blob:` URLs
+ * of bytes it fetched.
+ */
+export const APP_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' blob: data:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+].join('; ')
+
+export const DEFAULT_APP_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'app')
+
+/** The app's files and their types; nothing else under the directory is served. */
+const FILES: Record<string, string> = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+}
+
+export function webAppRoutes(opts: { dir?: string } = {}) {
+  const dir = opts.dir ?? DEFAULT_APP_DIR
+  const cache = new Map<string, Buffer>()
+  const load = async (name: string): Promise<Buffer> => {
+    const hit = cache.get(name)
+    if (hit) return hit
+    const body = await readFile(join(dir, name)).catch((err: unknown) => {
+      if ((err as { code?: string }).code === 'ENOENT') {
+        throw new SvcError('sdk.not_found', 'the web app is not built here: run `npm run build:app`')
+      }
+      throw err
+    })
+    cache.set(name, body)
+    return body
+  }
+  const send = async (reply: FastifyReply, name: string) =>
+    reply
+      .header('content-type', FILES[name])
+      .header('content-security-policy', APP_CSP)
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'no-referrer')
+      .header('cross-origin-opener-policy', 'same-origin')
+      .header('cache-control', 'no-cache')
+      .send(await load(name))
+
+  return async (app: FastifyInstance) => {
+    const config = { public: true, whileSpaceLoads: true, webApp: true }
+    app.get('/', { config, schema: { hide: true } }, (_req, reply) => send(reply, 'index.html'))
+    app.get<{ Params: { file: string } }>('/app/:file', { config, schema: { hide: true } }, (req, reply) => {
+      const name = req.params.file
+      if (!Object.hasOwn(FILES, name) || name === 'index.html') throw new SvcError('sdk.not_found', 'no such file of the web app')
+      return send(reply, name)
+    })
+  }
+}
