@@ -82,6 +82,7 @@ export function ChatScreen({ spaceId, account, readOnly }: { spaceId: string; ac
   const root = chat.value
   const live = useLiveQuery(root ? `${spacePath(spaceId)}/query/subscribe` : undefined, { objectId: root, dataset: 'chat_messages', sort: ['-_ver.id'], limit: WINDOW })
   const members = usePoll(() => call<{ members: Member[] }>('GET', `${spacePath(spaceId)}/members`), 5000, [spaceId])
+  const me = members.value?.members.find((m) => (m as Member & { self?: boolean }).self)?.identity ?? account
   const names = useMemo(() => new Map((members.value?.members ?? []).map((m) => [m.identity, m.name || m.identity.slice(0, 6)])), [members.value])
   const messages = useMemo(() => [...((live.rows ?? []) as unknown as Message[])].sort((a, b) => Number(a._ver?.id ?? 0) - Number(b._ver?.id ?? 0)), [live.rows])
   const counters = useChatCounters(spaceId)
@@ -137,7 +138,7 @@ export function ChatScreen({ spaceId, account, readOnly }: { spaceId: string; ac
   const candidates = useMemo(() => {
     if (mentionQuery === undefined) return []
     const q = mentionQuery.toLowerCase()
-    return (members.value?.members ?? []).filter((m) => m.status === 'active' && m.identity !== account && (m.name || m.identity).toLowerCase().startsWith(q)).slice(0, 6)
+    return (members.value?.members ?? []).filter((m) => m.status === 'active' && m.identity !== me && (m.name || m.identity).toLowerCase().startsWith(q)).slice(0, 6)
   }, [mentionQuery, members.value])
 
   const onText = (value: string, caret: number) => {
@@ -217,7 +218,7 @@ export function ChatScreen({ spaceId, account, readOnly }: { spaceId: string; ac
         {messages.map((m) => {
           const reply = m.replyToMessageId ? messages.find((x) => x.id === m.replyToMessageId) : undefined
           return (
-            <li key={m.id} class={`message${m.creator === account ? ' own' : ''}${m.unreadMention ? ' mentioned' : ''}`} data-id={m.id} data-unread={m.unread ? 'true' : 'false'}>
+            <li key={m.id} class={`message${m.creator === me ? ' own' : ''}${m.unreadMention ? ' mentioned' : ''}`} data-id={m.id} data-unread={m.unread ? 'true' : 'false'}>
               <div class="meta">
                 <strong>{names.get(m.creator) ?? m.creator.slice(0, 6)}</strong> <time>{instant(m.createdAt)?.toLocaleTimeString() ?? ''}</time>
                 {m.unread && <span class="pill">new</span>}

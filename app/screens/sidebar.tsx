@@ -41,7 +41,10 @@ export function Sidebar({ route, onNavigate }: { route: Route; onNavigate: () =>
     e.preventDefault()
     setError(undefined)
     try {
-      const space = await ok(api.POST('/v1/spaces/join', { body: { inviteToken: token.trim() } }))
+      // The name the owner sees on the request until this account's profile is readable there.
+      const me = await ok(api.GET('/v1/account'))
+      const name = (me as { name?: string }).name
+      const space = await ok(api.POST('/v1/spaces/join', { body: { inviteToken: token.trim(), ...(name ? { metadata: { name } } : {}) } }))
       setToken('')
       go({ spaceId: space.id, tab: 'members' })
       onNavigate()

@@ -6,28 +6,10 @@ import { SvcError } from '../../sync/core/errors.ts'
 
 /**
  * The web app's files (scripts/build-app.ts builds them into dist/app), served from the API's
- * own origin at `/` and `/app/*`. They are the only active content this origin ever serves, so
- * their pages get a strict CSP of their own in place of the sandbox every other answer carries
- * (security.ts passiveHeaders): scripts and styles from this origin only, no inline script, no
- * frames, no plugins, and connections to this origin only. User content stays inert: files are
- * served by the file routes with the sandbox CSP, and the app shows images through `blob:` URLs
- * of bytes it fetched.
+ * own origin at `/` and `/app/*`. They are the only active content this origin ever serves;
+ * their answers carry the app's strict CSP (content-policy.ts APP_CSP, set by security.ts
+ * passiveHeaders for routes marked `webApp`) in place of the sandbox every other answer gets.
  */
-export const APP_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' blob: data:",
-  "media-src 'self' blob:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "object-src 'none'",
-].join('; ')
-
 export const DEFAULT_APP_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'app')
 
 /** The app's files and their types; nothing else under the directory is served. */
@@ -55,7 +37,6 @@ export function webAppRoutes(opts: { dir?: string } = {}) {
   const send = async (reply: FastifyReply, name: string) =>
     reply
       .header('content-type', FILES[name])
-      .header('content-security-policy', APP_CSP)
       .header('x-frame-options', 'DENY')
       .header('referrer-policy', 'no-referrer')
       .header('cross-origin-opener-policy', 'same-origin')

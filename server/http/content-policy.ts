@@ -43,6 +43,27 @@ export const NOSNIFF = 'nosniff'
 /** No subresource may load and the document gets an opaque origin without scripts, forms or plugins. */
 export const SANDBOX_CSP = "default-src 'none'; sandbox"
 
+/**
+ * The web app's own pages (server/http/app-static.ts), the only active content the API's origin
+ * serves: scripts and styles from this origin only, no inline script, no frames, no plugins,
+ * connections to this origin only. User content stays inert: files are served under
+ * SANDBOX_CSP, and the app shows images through `blob:` URLs of bytes it fetched.
+ */
+export const APP_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' blob: data:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+].join('; ')
+
 export interface Served {
   contentType: string
   disposition: string

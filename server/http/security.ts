@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { SvcError } from '../../sync/core/errors.ts'
-import { NOSNIFF, SANDBOX_CSP } from './content-policy.ts'
+import { APP_CSP, NOSNIFF, SANDBOX_CSP } from './content-policy.ts'
 
 /**
  * Browser-facing guards (spec Authentication 1 and 7), run first on every request:
@@ -88,7 +88,9 @@ export function guardRequest(request: FastifyRequest, reply: FastifyReply): Fast
   checkHost(request)
   checkFetchSite(request)
   const origin = request.headers.origin
-  if (origin === undefined) return undefined
+  // The app's own requests (module scripts and POSTs carry Origin): the origin that served it,
+  // named by the Host header already checked to be loopback, so no other site can claim it.
+  if (origin === undefined || origin === `http://${request.headers.host}`) return undefined
   if (!ALLOWED_ORIGINS.has(origin)) throw new SvcError('request.forbidden_origin', 'this origin is not allowed')
 
   reply.header('Access-Control-Allow-Origin', origin)
@@ -105,7 +107,7 @@ export function guardRequest(request: FastifyRequest, reply: FastifyReply): Fast
 }
 
 /** No response of the API is ever sniffed into, or rendered as, active content (onRequest, and onSend for answers no hook saw). */
-export function passiveHeaders(_request: FastifyRequest, reply: FastifyReply): void {
+export function passiveHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('X-Content-Type-Options', NOSNIFF)
-  reply.header('Content-Security-Policy', SANDBOX_CSP)
+  reply.header('Content-Security-Policy', request.routeOptions.config?.webApp === true ? APP_CSP : SANDBOX_CSP)
 }
