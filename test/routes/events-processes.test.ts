@@ -116,3 +116,32 @@ describe('process helper routes', () => {
     expect((await processes()).some((p) => p.id === 'dup')).toBe(false)
   })
 })
+
+describe("the daemon's own long work on the bus", () => {
+  it('a process registered for more than 3 s is announced (started, done, full descriptor, device scope); one that ends sooner never is', async () => {
+    const watch = await subscribe('type=process.*')
+    const endLong = b.engine.processes.start('sync.long-test', 'sync')
+    const endShort = b.engine.processes.start('sync.short-test', 'sync')
+    await new Promise((r) => setTimeout(r, 1000))
+    endShort()
+    b.engine.processes.progress('sync.long-test', { rounds: 2 })
+    const started = await watch.until((f) => f.some((x) => x.event === 'event' && x.data.type === 'process.started' && x.data.target === 'sync.long-test'), 8000)
+    const ev = started.find((x) => x.event === 'event' && x.data.target === 'sync.long-test')!.data
+    expect(ev).toMatchObject({
+      type: 'process.started',
+      scope: 'device',
+      target: 'sync.long-test',
+      sender: { identity: b.accountId, self: true },
+      data: { id: 'sync.long-test', kind: 'sync', state: 'running', progress: { rounds: 2 } },
+    })
+    // Listed once, as the daemon's work (not again as a process heard on the bus).
+    expect((await processes()).filter((p) => p.id === 'sync.long-test')).toEqual([
+      { id: 'sync.long-test', kind: 'sync', state: 'running', startedAt: ev.data.startedAt, progress: { rounds: 2 } },
+    ])
+    endLong()
+    await watch.until((f) => f.some((x) => x.event === 'event' && x.data.type === 'process.done' && x.data.target === 'sync.long-test'))
+    expect(events(watch).find((e) => e.type === 'process.done')).toMatchObject({ target: 'sync.long-test', data: { id: 'sync.long-test', state: 'done' } })
+    expect(events(watch).filter((e) => e.target === 'sync.short-test')).toEqual([])
+    expect((await processes()).some((p) => p.id === 'sync.long-test')).toBe(false)
+  }, 15_000)
+})
