@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eventsModule } from '../../sync/modules/events/module.ts'
-import { bootApp, call, expectError, listen, newSpace, ok, openSse, type Booted, type SseClient } from './helpers.ts'
+import { request as httpRequest } from 'node:http'
+import { bootApp, call, expectError, listen, newObject, newSpace, ok, openSse, type Booted, type SseClient } from './helpers.ts'
 
 /** Process events on the bus (chat.md "Event envelope"), their helper routes, and `GET /v1/processes`. */
 let b: Booted
@@ -144,4 +145,60 @@ describe("the daemon's own long work on the bus", () => {
     expect(events(watch).filter((e) => e.target === 'sync.short-test')).toEqual([])
     expect((await processes()).some((p) => p.id === 'sync.long-test')).toBe(false)
   }, 15_000)
+})
+
+describe('a large attach is long work of the daemon', () => {
+  it('an upload still running after 3 s is listed and announced with its bytes as progress, and done once stored', async () => {
+    const space = await newSpace(b.app, 'Uploads')
+    const obj = await newObject(b.app, space)
+    const watch = await subscribe('type=process.*')
+    const isAttach = (e: { target?: string }) => e.target?.startsWith(`files.attach.${space}.`) === true
+    // A real upload over HTTP whose body arrives slowly: a first part now, the rest after the announcement.
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        `${base}/v1/spaces/${space}/objects/${obj}/files?name=slow.bin`,
+        { method: 'POST', headers: { 'content-type': 'application/octet-stream' } },
+        (res) => {
+          let body = ''
+          res.setEncoding('utf8')
+          res.on('data', (c: string) => (body += c))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+        },
+      )
+      req.on('error', reject)
+      req.write(Buffer.alloc(70_000, 1))
+      void watch
+        .until((f) => f.some((x) => x.event === 'event' && x.data.type === 'process.started' && isAttach(x.data)), 8000)
+        .then(
+          () => req.end(Buffer.alloc(30_000, 2)),
+          (err: unknown) => {
+            req.destroy()
+            reject(err)
+          },
+        )
+    })
+    const res = await answered
+    expect(res.status).toBe(201)
+    const started = events(watch).find((e) => e.type === 'process.started' && isAttach(e))
+    expect(started).toMatchObject({ scope: 'device', data: { kind: 'files.attach', state: 'running', progress: { bytes: 70_000 } } })
+    await watch.until((f) => f.some((x) => x.event === 'event' && x.data.type === 'process.done' && isAttach(x.data)))
+    expect(events(watch).find((e) => e.type === 'process.done' && isAttach(e))).toMatchObject({ target: started.target, data: { kind: 'files.attach', state: 'done' } })
+    expect((await processes()).some((p) => p.kind === 'files.attach')).toBe(false)
+  }, 20_000)
+
+  it('a quick attach and a bundle install are never announced', async () => {
+    const space = await newSpace(b.app, 'Quick')
+    const obj = await newObject(b.app, space)
+    const watch = await subscribe('type=process.*')
+    const up = await b.app.inject({
+      method: 'POST',
+      url: `/v1/spaces/${space}/objects/${obj}/files?name=a.txt`,
+      headers: { 'content-type': 'application/octet-stream' },
+      payload: Buffer.from('hi'),
+    })
+    expect(up.statusCode).toBe(201)
+    await ok(call(b.app, 'POST', '/v1/catalog/general-chat/setup', { spaceId: space }))
+    await new Promise((r) => setTimeout(r, 1500))
+    expect(events(watch).filter((e) => e.target?.includes(space))).toEqual([])
+  })
 })
