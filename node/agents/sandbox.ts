@@ -259,7 +259,7 @@ export class SandboxPool {
               fuelUnitUs: AGENT_LIMITS.fuelUnitUs,
               memoryBytes: budgets.memoryBytes,
               stackBytes: AGENT_LIMITS.stackBytes,
-              traceBytes: AGENT_LIMITS.traceInlineBytes,
+              traceBytes: AGENT_LIMITS.traceMaxBytes,
               valueBytes: AGENT_LIMITS.valueBytes,
             },
           },

@@ -10,6 +10,7 @@ import type { ElectionView } from '../../sync/modules/agents/election.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
 import type { SpaceChange, SpaceEngine } from '../../sync/space/space-engine.ts'
 import { isOwnAgentMessage, type EventInput } from './events.ts'
+import { dropTraceFiles, keepTrace } from './traces.ts'
 
 /** What runs one fire: the program of a trigger with its args (node/agents/runner.ts). */
 export type FireRunner = (
@@ -308,8 +309,9 @@ export class Scheduler {
           memPages: res.memPages,
         }
         if (res.error) run.error = res.error
-        if (res.trace.length) run.trace = res.trace
-        await appendRun(space, runId, run)
+        if (res.trace.length) Object.assign(run, await keepTrace(this.account, space, runId, res.trace))
+        const dropped = await appendRun(space, runId, run)
+        await dropTraceFiles(this.account, space, dropped)
       }
     } catch (err) {
       // The space closed or refused the write; the next tick reads the record as it is.

@@ -5319,7 +5319,7 @@ export interface paths {
                             /** @description accepted; a $set on a missing record creates it either way */
                             upsert?: boolean;
                         }[];
-                        /** @description local: device-local fields (501 in this release) */
+                        /** @description local: device-local fields only (declared scope: local), stored on this device, never synced */
                         scope?: "synced" | "local";
                         traceIds?: string[];
                     };

@@ -18,11 +18,17 @@ const eventsRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engi
   const app = typed(root)
   const bus = () => engine.account().services.of(eventsModule)
 
-  // Processes published on the bus show in `GET /v1/processes` beside the daemon's own work.
+  // Processes published on the bus show in `GET /v1/processes` beside the daemon's own work,
+  // and the daemon's own long work is announced on the bus (device scope: it is this device's
+  // work; the rule, past 3 s, is the registry's).
   const registry = (engine as { processes?: unknown }).processes
   if (registry instanceof ProcessRegistry) {
-    const remove = registry.addSource(() => bus().processes.list().map(publishedRecord))
-    root.addHook('onClose', async () => remove())
+    const remove = registry.addSource(() => bus().processes.list().map(publishedRecord), { fromBus: true })
+    const silence = registry.announceWith((e) => void bus().publish({ type: e.type, scope: 'device', target: e.target, data: e.data }))
+    root.addHook('onClose', async () => {
+      silence()
+      remove()
+    })
   }
 
   app.post('/v1/events', { schema: { summary: 'Publish an event (fire and forget)', body: PublishBody, response: { 200: PublishResult } } }, async (request) => {

@@ -35,6 +35,7 @@ import { ObjectsSubscribeBody, WriteResult } from '../schemas/query.ts'
 import { SpaceParams } from '../schemas/spaces.ts'
 import { ObjectParams } from '../schemas/objects.ts'
 import { withRoutes, type ModuleRouteOptions } from './module.ts'
+import { asProcess, counted } from '../http/processes.ts'
 
 const S = '/v1/spaces/:spaceId'
 const F = `${S}/files/:fileId`
@@ -51,6 +52,7 @@ const RAW = 'application/octet-stream'
 const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engine }) => {
   const app = typed(root)
   const files = (): FilesService => engine.account().services.of(filesModule)
+  let attaches = 0
 
   // Scoped to this plugin: the app's JSON parsing and 1 MB limit stay as they are everywhere
   // else. The stream is handed to the route as is; the chunker enforces the attach limit as
@@ -76,7 +78,10 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
       const { spaceId, objectId } = request.params
       const body = request.body as AsyncIterable<Uint8Array>
       try {
-        const res = await files().attach(spaceId, objectId, { name: request.query.name, mime: request.query.mime ?? RAW }, body)
+        // A large attach is long work of the daemon: listed (and announced) past 3 s, its bytes as progress.
+        const res = await asProcess(engine, `files.attach.${spaceId}.${++attaches}`, 'files.attach', (progress) =>
+          files().attach(spaceId, objectId, { name: request.query.name, mime: request.query.mime ?? RAW }, counted(body, progress)),
+        )
         // eslint-disable-next-line @typescript-eslint/return-await -- Fastify's reply.send returns the reply, not a promise to await
         return reply.code(201).send({ ...res, objectId, uri: `svc://f/${spaceId}/${res.fileId}` })
       } catch (err) {

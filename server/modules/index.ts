@@ -8,7 +8,8 @@ import { makeFilesServerModule } from './files.ts'
 import type { EditorOptions } from '../../sync/modules/editor/module.ts'
 import type { FilesOptions } from '../../sync/modules/files/service.ts'
 import { pushServerModule } from './push.ts'
-import type { AnyServerModule } from './module.ts'
+import { localFieldsModule } from '../../sync/modules/local-fields/module.ts'
+import { withRoutes, type AnyServerModule } from './module.ts'
 
 export { withRoutes, type ServerModule, type AnyServerModule, type ModuleRouteOptions } from './module.ts'
 
@@ -36,5 +37,7 @@ export function serverModules(settings: ModuleSettings = {}): AnyServerModule[] 
     searchServerModule,
     makeFilesServerModule(settings.files),
     pushServerModule,
+    // No routes of its own: `POST {S}/modify` with `scope: local` reaches it through the seam's `localWrites`.
+    withRoutes(localFieldsModule),
   ]
 }

@@ -7,6 +7,7 @@ import { Bundle, BundleBody, BundleInstalled, BundleList, BundleParams, ChildBod
 import { SpaceParams } from '../schemas/spaces.ts'
 import { spaceServices, type RouteHost } from './context.ts'
 import { typed } from '../http/type-provider.ts'
+import { asProcess } from '../http/processes.ts'
 
 const S = '/v1/spaces/:spaceId'
 
@@ -51,7 +52,8 @@ export function bundleRoutes(engine: RouteHost) {
       async (request, reply) => {
         const bundles = bundlesIn(engine, request.params.spaceId)
         return withBodyReferences(reply, async () => {
-          const res = await bundles.install(request.body)
+          // Long work of the daemon past 3 s (listed and announced); installs in one space join one process.
+          const res = await asProcess(engine, `bundle.install.${request.params.spaceId}`, 'bundle.install', () => bundles.install(request.body))
           return reply.code(res.installed ? 201 : 200).send(res)
         })
       },

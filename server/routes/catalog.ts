@@ -4,6 +4,7 @@ import { SetupBody, SetupResult, Usecase, UsecaseList, UsecaseParams } from '../
 import { bundlesIn } from './bundles.ts'
 import type { RouteHost } from './context.ts'
 import { typed } from '../http/type-provider.ts'
+import { asProcess } from '../http/processes.ts'
 
 /** Spec "Bundles and catalog", the `/v1/catalog` half. Usecases: sync/space/catalog/usecases.ts. */
 export function catalogRoutes(engine: RouteHost) {
@@ -21,7 +22,7 @@ export function catalogRoutes(engine: RouteHost) {
       async (request) => {
         const { usecaseId } = request.params
         getUsecase(usecaseId)
-        return setupUsecase(bundlesIn(engine, request.body.spaceId), usecaseId)
+        return asProcess(engine, `bundle.install.${request.body.spaceId}`, 'bundle.install', () => setupUsecase(bundlesIn(engine, request.body.spaceId), usecaseId))
       },
     )
   }

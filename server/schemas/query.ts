@@ -110,7 +110,9 @@ export const ModifyBody = Type.Object({
     ),
   ),
   traceIds: Type.Optional(Type.Array(Type.String({ maxLength: MAX_NAME_LENGTH }), { maxItems: MAX_TRACE_IDS })),
-  scope: Type.Optional(Type.Union([Type.Literal('synced'), Type.Literal('local')], { description: 'local: device-local fields (501 in this release)' })),
+  scope: Type.Optional(
+    Type.Union([Type.Literal('synced'), Type.Literal('local')], { description: 'local: device-local fields only (declared scope: local), stored on this device, never synced' }),
+  ),
 })
 
 /** `POST {S}/upsert`: per-record screening is the engine's (rejections in the 200 response). */

@@ -12,8 +12,9 @@ import type { AccountData } from './account-data.ts'
 import type { AccountEvents } from './account-engine.ts'
 import type { LiveFeed } from './live-feeds.ts'
 import type { Doc } from './rows.ts'
-import type { SpaceChange, SpaceEngine } from './space-engine.ts'
+import type { ModifyBody, SpaceChange, SpaceEngine } from './space-engine.ts'
 import type { TypesService } from './types/index.ts'
+import type { WriteResult } from '../replica/types.ts'
 
 /**
  * The module seam (in the spirit of libp2p's `services`): a module is one value that declares
@@ -42,6 +43,9 @@ import type { TypesService } from './types/index.ts'
  * - `rowGroups`: row namespaces it owns (`<group>.<field>`), which the properties route writes
  *   like a type's values: engine-computed fields refuse client writes, account- and local-scope
  *   ones go to the account's scoped store;
+ * - `localWrites`: the writes of device-local dataset fields (`POST {S}/modify` with `scope:
+ *   'local'`), kept on this device and laid on records by the module's own overlay; at most one
+ *   module of a set serves them (without one, such a write is 501 `sdk.not_implemented`);
  * - `errorCodes`: the error codes it throws beyond the core ones, declared in its own folder by
  *   merging into `ModuleErrorCodes` (sync/modules/editor/errors.ts); its server module gives
  *   each a status, and an app refuses to build when one is missing.
@@ -67,6 +71,7 @@ export interface SvcModule<S = unknown, A = unknown> {
   readonly onCommit?: (change: SpaceChange, service: S, ctx: ModuleContext) => void | Promise<void>
   readonly overlay?: ModuleOverlay<S>
   readonly rowGroups?: Readonly<Record<string, ModuleRowGroup<S>>>
+  readonly localWrites?: (service: S, body: ModifyBody) => Promise<WriteResult>
   readonly errorCodes?: readonly (keyof ModuleErrorCodes)[]
   /**
    * Fields it lays on the space's row (`GET /v1/spaces`, `GET {S}`), computed from the held space

@@ -9,7 +9,8 @@ import { History } from './history.ts'
 import { spacePolicy } from './schema.ts'
 import type { ModuleContext, ModuleRowField, ModuleSet, SvcModule } from './module.ts'
 import type { LiveFeed } from './live-feeds.ts'
-import type { SpaceChange, SpaceEngine } from './space-engine.ts'
+import type { ModifyBody, SpaceChange, SpaceEngine } from './space-engine.ts'
+import type { WriteResult } from '../replica/types.ts'
 import { TypesService, type ScopedValueStore } from './types/index.ts'
 
 /**
@@ -37,6 +38,8 @@ export class SpaceServices implements ModuleContext {
     return this.space.log
   }
   private readonly rowGroups = new Map<string, BoundRowGroup>()
+  /** The module serving device-local dataset fields (`/modify` with `scope: 'local'`), if any. */
+  readonly localWrites?: (body: ModifyBody) => Promise<WriteResult>
   private closed = false
 
   constructor(
@@ -60,6 +63,11 @@ export class SpaceServices implements ModuleContext {
       for (const [name, g] of Object.entries(m.rowGroups ?? {})) {
         if (this.rowGroups.has(name)) throw new SvcError('internal', `row group ${name} is declared by two modules`)
         this.rowGroups.set(name, { fields: g.fields, accepts: (id, r) => g.accepts(service, id, r) })
+      }
+      const local = m.localWrites
+      if (local) {
+        if (this.localWrites) throw new SvcError('internal', `device-local fields are served by two modules (${m.name} is the second)`)
+        this.localWrites = (body) => local(service, body)
       }
     }
   }

@@ -7,6 +7,8 @@ import type { SpaceEngine } from '../../sync/space/space-engine.ts'
 import { instant } from '../../sync/space/rows.ts'
 import { CHANGE_DERIVED_ID } from '../../sync/crdt/ops.ts'
 import { addProgram, addTrigger, agentAccount, T0 } from './helpers.ts'
+import { dropTraceFiles } from '../../node/agents/traces.ts'
+import { filesModule } from '../../sync/modules/files/module.ts'
 
 const hosts: AgentsHost[] = []
 afterEach(async () => {
@@ -254,4 +256,60 @@ describe('event triggers on chat messages', () => {
     expect((await rec(space, 'k1')).runCount).toBe(55)
     expect(await runsOf(space, 'k1', 1000)).toHaveLength(50)
   }, 60_000)
+})
+
+describe('run traces (chat.md trigger_runs: inline for small traces, file attachment for large)', () => {
+  const readAll = async (body: AsyncIterable<Uint8Array>) => {
+    const parts: Uint8Array[] = []
+    for await (const p of body) parts.push(p)
+    return Buffer.concat(parts).toString('utf8')
+  }
+
+  it('a small trace is inline; a large one is a text file on the anchor holding every line; keep-last-N deletes the files of dropped runs', async () => {
+    const { space, host, env, account } = await setup()
+    await addProgram(space, 'quiet@v1', 'function main() { console.log("one"); console.log("two", {n: 2}); return 1 }')
+    // About 20 KiB of lines, past the 4 KiB inline bound: nothing is cut.
+    await addProgram(space, 'loud@v1', 'function main() { for (let i = 0; i < 1000; i++) console.log("line " + i + " " + "x".repeat(10)); return 1 }')
+    await addTrigger(space, 'q1', { kind: 'cron', spec: { every_s: 10 }, program: 'quiet@v1' })
+    await addTrigger(space, 'l1', { kind: 'cron', spec: { every_s: 10 }, program: 'loud@v1', limits: { fuelPerRun: 200_000 } })
+    await tick(host)
+    env.set(T0 + 10_000)
+    await tick(host)
+
+    const [quiet] = await runsOf(space, 'q1')
+    expect(quiet).toMatchObject({ status: 'ok', trace: ['one', 'two {"n":2}'] })
+    expect(quiet).not.toHaveProperty('traceFile')
+
+    const [loud] = await runsOf(space, 'l1')
+    expect(loud.status).toBe('ok')
+    expect(loud).not.toHaveProperty('trace')
+    expect(loud).not.toHaveProperty('traceTruncated')
+    expect(loud.traceRef).toBe(loud.id)
+    const m = /^svc:\/\/f\/([^/]+)\/([^/]+)$/.exec(loud.traceFile!)
+    expect(m?.[1]).toBe(space.spaceId)
+    const files = account.services.of(filesModule)
+    const info = await files.info(space.spaceId, m![2])
+    expect(info).toMatchObject({ objectId: anchorIdOf(space.spaceId), mime: 'text/plain' })
+    const expected = Array.from({ length: 1000 }, (_, i) => `line ${i} ${'x'.repeat(10)}`).join('\n')
+    expect(loud.traceBytes).toBe(Buffer.byteLength(expected))
+    const { body } = await files.read(space.spaceId, m![2], 0, expected.length - 1)
+    expect(await readAll(body)).toBe(expected)
+
+    // Runs dropped by keep-last-N take their trace files with them.
+    await dropTraceFiles(account, space, [loud])
+    await expect(files.info(space.spaceId, m![2])).rejects.toMatchObject({ code: 'file.not_found' })
+  })
+
+  it('a trace past the capture bound is cut and says so', async () => {
+    const { space, host, env } = await setup()
+    // 1.5 M characters of log, past the 1 MiB the sandbox keeps.
+    await addProgram(space, 'flood@v1', 'function main() { const s = "y".repeat(100000); for (let i = 0; i < 15; i++) console.log(s); return 1 }')
+    await addTrigger(space, 'f1', { kind: 'cron', spec: { every_s: 10 }, program: 'flood@v1', limits: { fuelPerRun: 200_000 } })
+    await tick(host)
+    env.set(T0 + 10_000)
+    await tick(host)
+    const [run] = await runsOf(space, 'f1')
+    expect(run).toMatchObject({ status: 'ok', traceTruncated: true, traceFile: expect.stringMatching(/^svc:\/\/f\//) })
+    expect(run.traceBytes).toBeLessThanOrEqual(1024 * 1024 + 15)
+  })
 })

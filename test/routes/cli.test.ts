@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../server/cli/dispatch.ts'
 import { streamFrames } from '../../server/cli/commands/subscribe.ts'
 import { memoryIO } from '../server/process.ts'
-import { bootApp, listen, type Booted } from './helpers.ts'
+import { bootApp, call, listen, newObject, ok, type Booted } from './helpers.ts'
 
 let b: Booted
 let url: string
@@ -57,6 +57,22 @@ describe('svc data commands', () => {
     expect(q.json()).toMatchObject({ records: [{ id: 't1', title: 'Buy milk', n: 3 }], total: 1, hasNext: false })
     expect(q.json().records[0].meta).toBeUndefined()
     expect((await svc('modify', space, objectId, 'tasks', '--record', 't1')).code).toBe(1)
+    // --local writes device-local fields only: `tasks` declares none, so the op comes back rejected and nothing is written.
+    const local = await svc('modify', space, objectId, 'tasks', '--record', 't1', '--set', 'title=here only', '--local')
+    expect(local.json()).toMatchObject({ changeId: '', recordIds: [], rejections: [{ recordId: 't1', index: 0, code: 'upsert.rejected' }] })
+    // A field declared scope local is written and read back merged.
+    const S = `/v1/spaces/${space}`
+    const typeId = (await ok(call(b.app, 'POST', `${S}/types`, { xKey: 'cli-local' }), 201)).id as string
+    const part = await ok(call(b.app, 'POST', `${S}/types/${typeId}/parts`, { key: 'rows', datasets: [{ fields: { title: {}, starred: { scope: 'local' } } }] }), 201)
+    const ds = part.datasets[0].collection as string
+    const typed = await newObject(b.app, space, { types: [typeId] })
+    await svc('modify', space, typed, ds, '--record', 'r', '--set', 'title=T')
+    expect((await svc('modify', space, typed, ds, '--record', 'r', '--set', 'starred=true', '--local')).json()).toEqual({
+      versionId: expect.any(String),
+      changeId: '',
+      recordIds: ['r'],
+    })
+    expect((await svc('query', space, typed, ds)).json().records).toEqual([{ id: 'r', title: 'T', starred: true, _ver: { id: expect.any(String) } }])
     expect((await svc('query', space, 'nope', 'tasks')).code).toBe(1)
   })
 

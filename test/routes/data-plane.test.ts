@@ -111,7 +111,8 @@ describe('modify and query', () => {
       'request.invalid_field',
     )
     expectError(await call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'tasks', records: [{ id: 'x', ops: [], extra: 1 }] }), 400, 'request.unknown_field')
-    expectError(await call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'tasks', scope: 'local', records: [] }), 501, 'sdk.not_implemented')
+    expectError(await call(b.app, 'POST', `${S}/modify`, { objectId: 'nope', dataset: 'tasks', scope: 'local', records: [] }), 404, 'object.not_found')
+    expectError(await call(b.app, 'POST', `${S}/modify`, { objectId: obj, dataset: 'tasks', scope: 'device', records: [] }), 400, 'request.invalid_field')
 
     expectError(await call(b.app, 'POST', `${S}/query`, { dataset: 'tasks' }), 400, 'object.id_required')
     expectError(await call(b.app, 'POST', `${S}/query`, { objectId: null, dataset: 'tasks' }), 400, 'object.id_required')

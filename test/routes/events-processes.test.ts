@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eventsModule } from '../../sync/modules/events/module.ts'
-import { bootApp, call, expectError, listen, newSpace, ok, openSse, type Booted, type SseClient } from './helpers.ts'
+import { request as httpRequest } from 'node:http'
+import { bootApp, call, expectError, listen, newObject, newSpace, ok, openSse, type Booted, type SseClient } from './helpers.ts'
 
 /** Process events on the bus (chat.md "Event envelope"), their helper routes, and `GET /v1/processes`. */
 let b: Booted
@@ -114,5 +115,90 @@ describe('process helper routes', () => {
     await ok(call(b.app, 'POST', '/v1/processes/dup/cancel', {}))
     bus.deliverRemote({ type: 'process.cancelled', scope: 'space', spaceId: s, target: 'dup' }, other)
     expect((await processes()).some((p) => p.id === 'dup')).toBe(false)
+  })
+})
+
+describe("the daemon's own long work on the bus", () => {
+  it('a process registered for more than 3 s is announced (started, done, full descriptor, device scope); one that ends sooner never is', async () => {
+    const watch = await subscribe('type=process.*')
+    const endLong = b.engine.processes.start('sync.long-test', 'sync')
+    const endShort = b.engine.processes.start('sync.short-test', 'sync')
+    await new Promise((r) => setTimeout(r, 1000))
+    endShort()
+    b.engine.processes.progress('sync.long-test', { rounds: 2 })
+    const started = await watch.until((f) => f.some((x) => x.event === 'event' && x.data.type === 'process.started' && x.data.target === 'sync.long-test'), 8000)
+    const ev = started.find((x) => x.event === 'event' && x.data.target === 'sync.long-test')!.data
+    expect(ev).toMatchObject({
+      type: 'process.started',
+      scope: 'device',
+      target: 'sync.long-test',
+      sender: { identity: b.accountId, self: true },
+      data: { id: 'sync.long-test', kind: 'sync', state: 'running', progress: { rounds: 2 } },
+    })
+    // Listed once, as the daemon's work (not again as a process heard on the bus).
+    expect((await processes()).filter((p) => p.id === 'sync.long-test')).toEqual([
+      { id: 'sync.long-test', kind: 'sync', state: 'running', startedAt: ev.data.startedAt, progress: { rounds: 2 } },
+    ])
+    endLong()
+    await watch.until((f) => f.some((x) => x.event === 'event' && x.data.type === 'process.done' && x.data.target === 'sync.long-test'))
+    expect(events(watch).find((e) => e.type === 'process.done')).toMatchObject({ target: 'sync.long-test', data: { id: 'sync.long-test', state: 'done' } })
+    expect(events(watch).filter((e) => e.target === 'sync.short-test')).toEqual([])
+    expect((await processes()).some((p) => p.id === 'sync.long-test')).toBe(false)
+  }, 15_000)
+})
+
+describe('a large attach is long work of the daemon', () => {
+  it('an upload still running after 3 s is listed and announced with its bytes as progress, and done once stored', async () => {
+    const space = await newSpace(b.app, 'Uploads')
+    const obj = await newObject(b.app, space)
+    const watch = await subscribe('type=process.*')
+    const isAttach = (e: { target?: string }) => e.target?.startsWith(`files.attach.${space}.`) === true
+    // A real upload over HTTP whose body arrives slowly: a first part now, the rest after the announcement.
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        `${base}/v1/spaces/${space}/objects/${obj}/files?name=slow.bin`,
+        { method: 'POST', headers: { 'content-type': 'application/octet-stream' } },
+        (res) => {
+          let body = ''
+          res.setEncoding('utf8')
+          res.on('data', (c: string) => (body += c))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+        },
+      )
+      req.on('error', reject)
+      req.write(Buffer.alloc(70_000, 1))
+      void watch
+        .until((f) => f.some((x) => x.event === 'event' && x.data.type === 'process.started' && isAttach(x.data)), 8000)
+        .then(
+          () => req.end(Buffer.alloc(30_000, 2)),
+          (err: unknown) => {
+            req.destroy()
+            reject(err)
+          },
+        )
+    })
+    const res = await answered
+    expect(res.status).toBe(201)
+    const started = events(watch).find((e) => e.type === 'process.started' && isAttach(e))
+    expect(started).toMatchObject({ scope: 'device', data: { kind: 'files.attach', state: 'running', progress: { bytes: 70_000 } } })
+    await watch.until((f) => f.some((x) => x.event === 'event' && x.data.type === 'process.done' && isAttach(x.data)))
+    expect(events(watch).find((e) => e.type === 'process.done' && isAttach(e))).toMatchObject({ target: started.target, data: { kind: 'files.attach', state: 'done' } })
+    expect((await processes()).some((p) => p.kind === 'files.attach')).toBe(false)
+  }, 20_000)
+
+  it('a quick attach and a bundle install are never announced', async () => {
+    const space = await newSpace(b.app, 'Quick')
+    const obj = await newObject(b.app, space)
+    const watch = await subscribe('type=process.*')
+    const up = await b.app.inject({
+      method: 'POST',
+      url: `/v1/spaces/${space}/objects/${obj}/files?name=a.txt`,
+      headers: { 'content-type': 'application/octet-stream' },
+      payload: Buffer.from('hi'),
+    })
+    expect(up.statusCode).toBe(201)
+    await ok(call(b.app, 'POST', '/v1/catalog/general-chat/setup', { spaceId: space }))
+    await new Promise((r) => setTimeout(r, 1500))
+    expect(events(watch).filter((e) => e.target?.includes(space))).toEqual([])
   })
 })

@@ -2,8 +2,9 @@ import { call, need, parseClientArgs } from '../client.ts'
 import { UsageError, type Command } from '../io.ts'
 import { assignment, COMMON_HELP, enc } from './args.ts'
 
-const USAGE = `usage: svc modify SPACE OBJECT DATASET --record ID [--set PATH=VALUE ...] [--unset PATH ...]
+const USAGE = `usage: svc modify SPACE OBJECT DATASET --record ID [--set PATH=VALUE ...] [--unset PATH ...] [--local]
   VALUE is JSON when it parses as JSON (42, true, "x", {"a":1}), else the literal text
+  --local writes device-local fields (declared scope: local): kept on this device, never synced
 ${COMMON_HELP}`
 
 export const modifyCommand: Command = {
@@ -13,7 +14,7 @@ export const modifyCommand: Command = {
   async run(args, io) {
     const { ctx, values, positionals } = parseClientArgs(
       args,
-      { record: { type: 'string' }, set: { type: 'string', multiple: true }, unset: { type: 'string', multiple: true } },
+      { record: { type: 'string' }, set: { type: 'string', multiple: true }, unset: { type: 'string', multiple: true }, local: { type: 'boolean' } },
       io,
       USAGE,
     )
@@ -25,6 +26,6 @@ export const modifyCommand: Command = {
       ...((values.unset as string[] | undefined) ?? []).map((path) => ({ type: '$unset', path })),
     ]
     if (ops.length === 0) throw new UsageError(`give at least one --set or --unset\n${USAGE}`)
-    return call(ctx, 'POST', `/v1/spaces/${enc(space)}/modify`, { body: { objectId, dataset, records: [{ id: values.record, ops }] } })
+    return call(ctx, 'POST', `/v1/spaces/${enc(space)}/modify`, { body: { objectId, dataset, records: [{ id: values.record, ops }], ...(values.local ? { scope: 'local' } : {}) } })
   },
 }

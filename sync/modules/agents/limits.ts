@@ -22,8 +22,10 @@ export const AGENT_LIMITS = {
   /** The sandbox's heap (QuickJS allocator limit). */
   memoryBytes: 32 * 1024 * 1024,
   stackBytes: 512 * 1024,
-  /** Trace kept inline in a run record; the rest is cut (files are not wired yet: docs/agents.md). */
+  /** Trace kept inline in a run record; a larger one is stored as a file on the anchor (node/agents/traces.ts). */
   traceInlineBytes: 4096,
+  /** Trace a run may write (console.log lines, UTF-16 code units); lines past it are cut, and the run record says so. */
+  traceMaxBytes: 1024 * 1024,
   /** A run's returned value kept in the envelope; larger values are replaced by their size. */
   valueBytes: 64 * 1024,
   /** Program source text (registry versions and `POST /run` sources). */

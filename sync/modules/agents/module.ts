@@ -67,7 +67,12 @@ export const agentsModule = defineModule({
       sharedOnly: true,
       history: false,
       writeRule: creatorOnly,
-      schema: { type: 'object', description: 'chat.md trigger_runs: triggerId, ts, durationMs, status, error, traceRef, fuel, costUsd, tokens, memPages', required: ['id'] },
+      schema: {
+        type: 'object',
+        description:
+          'chat.md trigger_runs: triggerId, ts, durationMs, status, error, traceRef, trace (inline) or traceFile (a file on the anchor), fuel, costUsd, tokens, memPages',
+        required: ['id'],
+      },
     },
     {
       kind: 'agent_programs',

@@ -81,7 +81,14 @@ export interface RunRecord {
   status: 'ok' | 'failed'
   error?: string
   traceRef: string
+  /** The trace inline, when it fits AGENT_LIMITS.traceInlineBytes. */
   trace?: string[]
+  /** A larger trace: a file attached to the anchor, `svc://f/<spaceId>/<fileId>` (text/plain, lines joined by newlines). */
+  traceFile?: string
+  /** UTF-8 size of the whole trace, when it is not inline. */
+  traceBytes?: number
+  /** The program logged past AGENT_LIMITS.traceMaxBytes (or the file could not be stored): the trace kept is cut. */
+  traceTruncated?: boolean
   fuel: number
   costUsd: number
   tokens: number

@@ -82,13 +82,17 @@ export async function runsOf(space: SpaceEngine, triggerId: string, limit: numbe
   return out.slice(0, limit)
 }
 
-/** Writes a run record and tombstones the trigger's runs past the newest `keep` (keep-last-N). */
-export async function appendRun(space: SpaceEngine, runId: string, run: RunRecord, keep: number = AGENT_LIMITS.runsKept): Promise<void> {
+/**
+ * Writes a run record and tombstones the trigger's runs past the newest `keep` (keep-last-N);
+ * returns the runs it tombstoned (their trace files are the caller's to delete).
+ */
+export async function appendRun(space: SpaceEngine, runId: string, run: RunRecord, keep: number = AGENT_LIMITS.runsKept): Promise<Array<RunRecord & { id: string }>> {
   const anchor = anchorIdOf(space.spaceId)
   await space.modify({ objectId: anchor, dataset: RUNS_DS, records: [{ id: runId, upsert: true, ops: [{ type: '$set', path: '', value: run }] }] })
   const runs = await runsOf(space, run.triggerId, Number.MAX_SAFE_INTEGER)
-  const old = runs.slice(keep).map((r) => r.id)
-  if (old.length) await space.deleteRecords({ objectId: anchor, dataset: RUNS_DS, recordIds: old })
+  const old = runs.slice(keep)
+  if (old.length) await space.deleteRecords({ objectId: anchor, dataset: RUNS_DS, recordIds: old.map((r) => r.id) })
+  return old
 }
 
 /**

@@ -75,7 +75,7 @@ async function modifyModuleServed(engine: SpaceEngine, body: ModifyBody, readOnl
 }
 
 /** The declaration whose rules a write to `dataset` of this object follows, if any (404 `object.not_found` first). */
-async function governingDecl(engine: SpaceEngine, objectId: string, dataset: string): Promise<DatasetDecl | undefined> {
+export async function governingDecl(engine: SpaceEngine, objectId: string, dataset: string): Promise<DatasetDecl | undefined> {
   const row = engine.requireObject(objectId)
   const decls = await declarationsOf(engine, dataset)
   if (decls.length === 0) return undefined
@@ -85,7 +85,7 @@ async function governingDecl(engine: SpaceEngine, objectId: string, dataset: str
 }
 
 /** Top-level fields an op would change, given the record's current value. */
-function touchedFields(op: UserOp, value: JsonObject | undefined): string[] {
+export function touchedFields(op: UserOp, value: JsonObject | undefined): string[] {
   if (op.path !== '') return [op.path.split('.')[0]]
   const next = op.type === '$set' && isObj(op.value) ? op.value : {}
   const names = new Set([...Object.keys(next), ...Object.keys(value ?? {})])

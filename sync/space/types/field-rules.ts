@@ -10,11 +10,22 @@ export type FieldProblem = { code: FieldRuleCode; reason: string } | undefined
 /** Fields the server stamps (`id`, `_ver`, `_traces`, `_deletedAt`, ...): never written by a caller. */
 export const isStampedField = (name: string) => name === 'id' || name.startsWith('_')
 
-/** May a caller write this field at all: not stamped, and declared unless the dataset is dynamic. */
+/**
+ * May a caller write this field in a synced write at all: not stamped, declared unless the
+ * dataset is dynamic, and not device-local (those are written with `/modify` `scope: local`
+ * and never enter a change; sync/modules/local-fields).
+ */
 export function writableField(decl: DatasetDecl, name: string): FieldProblem {
   if (isStampedField(name)) return { code: 'upsert.rejected', reason: `${name} is stamped by the server` }
   if (!decl.fields[name] && !decl.dynamic) return { code: 'upsert.rejected', reason: `undeclared field ${name}` }
+  if (decl.fields[name]?.scope === 'local') return { code: 'upsert.rejected', reason: `${name} is a device-local field: write it with scope local` }
   return undefined
+}
+
+/** May a caller write this field with `/modify` `scope: local`: only a field the declaration marks `scope: local`. */
+export function localField(decl: DatasetDecl | undefined, name: string): FieldProblem {
+  if (decl?.fields[name]?.scope === 'local') return undefined
+  return { code: 'upsert.rejected', reason: `${name} is not a device-local field of this dataset (declare it with scope local)` }
 }
 
 /**

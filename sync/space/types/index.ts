@@ -254,11 +254,16 @@ export class TypesService {
   /**
    * `POST {S}/modify`: per-record ops in one change, under the field rules of declared datasets
    * and the read-only fields of module-served ones (declared-writes.ts); dropped ops come back in
-   * `rejections`. `scope: 'local'` (device-local fields) is 501 in this release.
+   * `rejections`. `scope: 'local'` writes device-local fields through the module that serves
+   * them (the seam's `localWrites`; 501 `sdk.not_implemented` when no module of the set does).
    */
   modify(body: ModifyBody & { scope?: 'synced' | 'local' }): Promise<WriteResult> {
     const { scope, ...rest } = body
-    if (scope === 'local') return Promise.reject(new SvcError('sdk.not_implemented', 'device-local fields (scope: local) are not implemented'))
+    if (scope === 'local') {
+      const local = this.engine.services.localWrites
+      if (!local) return Promise.reject(new SvcError('sdk.not_implemented', 'no module of this server stores device-local fields (scope: local)'))
+      return local(rest)
+    }
     return modifyDeclared(this.engine, rest)
   }
 
