@@ -6,11 +6,14 @@
  * - `account.account` (AccountEngine): spaces, objects, records, writes and reads, as the
  *   daemon's routes call them.
  * - `liveObjects` / `liveRecords` / `liveQuery`: windowed live queries.
- * - `BrowserSync`: head sync with daemons and hubs over libp2p WebSockets.
+ * - `BrowserSync`: head sync with daemons and hubs over libp2p WebSockets, and files' blocks
+ *   fetched from them (`readFile`).
  * - `PushReceiver`: opens push payloads with the keys space rows carry (docs/push.md).
  */
 export { openBrowserAccount, browserCryptoProvider, type BrowserAccount, type OpenAccountOptions } from './account.ts'
 export { BrowserSync, BROWSER_INGEST_AHEAD, type BrowserSyncOptions, type BrowserHub } from './sync.ts'
+export type { ReadFileOptions, ReadProgress } from './files.ts'
+export type { FileInfo } from '../modules/files/service.ts'
 export { liveQuery, liveObjects, liveRecords, type LiveQuery, type LiveQueryOptions } from './live.ts'
 export { browserEnv, macrotask } from './env.ts'
 export { verifyInWorkers, type VerifyWorkerOptions, type WorkerVerifier } from './verify-workers.ts'

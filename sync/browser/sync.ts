@@ -10,12 +10,15 @@ import { accountSyncHost, followAccountSpaces } from '../p2p/account-sync.ts'
 import { errField, silentLogger, type Logger } from '../core/log.ts'
 import { svcNodeOptions, type SvcLibp2p } from '../p2p/node-options.ts'
 import { Libp2pTransport } from '../p2p/libp2p-transport.ts'
+import { PeerGuard } from '../p2p/peer-guard.ts'
 import { HubLinksCore, type HubAddress } from '../p2p/hub-links.ts'
 import { HUB_WIRE, type HubCode, type HubUsage, type SpaceCode } from '../protocol/hub-wire.ts'
 import type { Env } from '../core/env.ts'
 import type { AccountEngine } from '../space/account-engine.ts'
 import type { BrowserAccount } from './account.ts'
 import { browserTimer, installSetImmediate } from './env.ts'
+import { BrowserFiles, type ReadFileOptions } from './files.ts'
+import type { FileInfo } from '../modules/files/service.ts'
 
 /**
  * Answer steps whose ingest may still run while the next message is read (SyncSession
@@ -72,6 +75,7 @@ export class BrowserSync {
     private readonly hubBook: Map<string, HubAddress>,
     private readonly hubLinks: HubLinksCore,
     private readonly account: AccountEngine,
+    private readonly filesPart: BrowserFiles | undefined,
   ) {}
 
   static async start(acc: BrowserAccount, o: BrowserSyncOptions = {}): Promise<BrowserSync> {
@@ -88,8 +92,19 @@ export class BrowserSync {
         connectionGater: { denyDialMultiaddr: () => false },
       }),
     )
-    const transport = await Libp2pTransport.start(node)
     const log = o.log ?? silentLogger
+    // The daemon's misbehaviour accounting (node/daemon/p2p-service.ts): a peer past its fault
+    // score is hung up on and its streams refused for a while, whichever protocol it faulted on.
+    const guard = new PeerGuard({ now: () => env.now() })
+    const hangUp = (peer: string) => {
+      for (const c of node.getConnections()) if (c.remotePeer.toString() === peer) c.abort(new Error('peer backed off for misbehaving'))
+    }
+    const fault = (peer: string, weight?: 'max') => {
+      if (guard.fault(peer, weight === 'max' ? guard.maxFaults : 1)) hangUp(peer)
+    }
+    const transport = await Libp2pTransport.start(node)
+    transport.setPeerFilter((p) => guard.refused(p))
+    transport.onPeerFault((peer) => fault(peer, 'max'))
     // The page's hubs, once they proved their identities: custodians of every space it holds.
     const custodians = new Set<string>()
     const stack = new SyncStack({
@@ -108,6 +123,7 @@ export class BrowserSync {
       timer: browserTimer,
       roundTimeoutMs: o.roundTimeoutMs,
       spaceIds: () => account.openSpaces().map((s) => s.spaceId),
+      faults: { fault: (peer) => fault(peer) },
       log,
     })
     stack.startScheduling(o.scheduler, () => env.now())
@@ -135,7 +151,20 @@ export class BrowserSync {
       log: log.child('hubs'),
       redial: o.hubRedial,
     })
-    return new BrowserSync(node, transport, stack, stops, env, hubBook, hubLinks, account)
+    // Files' blocks over the same links (BrowserFiles): trusted only as far as head sync proved.
+    const files = await BrowserFiles.start(account, {
+      node,
+      env,
+      log: log.child('blocks'),
+      identityOf: (p) => stack.session.identityOf(p),
+      custodian: (p) => {
+        const id = stack.session.identityOf(p)
+        return id !== undefined && custodians.has(id)
+      },
+      refused: (p) => guard.refused(p),
+      fault,
+    })
+    return new BrowserSync(node, transport, stack, stops, env, hubBook, hubLinks, account, files)
   }
 
   get session(): SyncSession {
@@ -258,8 +287,39 @@ export class BrowserSync {
     return this.scheduler.onRound(fn)
   }
 
+  private get files(): BrowserFiles {
+    if (!this.filesPart) throw new Error('the account runs without the files module')
+    return this.filesPart
+  }
+
+  /**
+   * The live files of a space (or of one object), as the daemon's `GET {S}/files` lists them;
+   * `cached` says whether every block of one is in this page already.
+   */
+  listFiles(spaceId: string, objectId?: string): Promise<FileInfo[]> {
+    return this.files.list(spaceId, objectId)
+  }
+
+  /**
+   * A file's bytes as a Blob of its media type. Blocks this page lacks are fetched block by
+   * block from its hubs and connected daemons that may read the space, each checked against its
+   * address, stored in the account's IndexedDB database, and decrypted in the page; a read of
+   * blocks already here needs no network. `onProgress` gets the bytes read so far after each
+   * block. Rejects with `file.not_found` (no such file, or its record has not synced yet) or
+   * `file.not_available` (no reachable peer delivered a block; what arrived stays stored).
+   */
+  readFile(spaceId: string, fileId: string, o: ReadFileOptions = {}): Promise<Blob> {
+    return this.files.read(spaceId, fileId, o)
+  }
+
+  /** Counters of the page's block exchange (blocks fetched, served, refused by reason). */
+  fileExchangeStats(): ReturnType<BrowserFiles['stats']> | undefined {
+    return this.filesPart?.stats()
+  }
+
   async stop(): Promise<void> {
     this.hubLinks.stop()
+    await this.filesPart?.close()
     for (const s of this.stops) s()
     await this.stack.close()
     await this.transport.close()

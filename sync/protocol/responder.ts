@@ -146,6 +146,25 @@ export class Responder {
     return true
   }
 
+  /** We open an exchange about a space with a peer we hold to be a reader of it: the link is admitted (RemovalNotices.admit). */
+  admitted(peer: string, spaceId: string) {
+    this.notices.admit(peer, spaceId)
+  }
+
+  /**
+   * The removal notice to send unasked to a peer admitted to the space on this link whose
+   * account's removal now takes effect here (RemovalNotices.push): answer steps under `req`, a
+   * number outside the peer's exchanges, as a push. Undefined when none is due.
+   */
+  async removalNotice(peer: string, identity: string, spaceId: string, req: number): Promise<Reply | undefined> {
+    const r = await this.host.space(spaceId)
+    if (!r) return undefined
+    await this.settled(r)
+    if (this.mayRead(r, identity)) return undefined
+    const plan = this.notices.push(r, peer, identity)
+    return plan ? streamed(r, spaceId, req, 1, [], [], [], plan, false) : undefined
+  }
+
   /** The link went down: its push bookkeeping goes with it. */
   forget(peer: string) {
     this.checked.delete(peer)
@@ -203,6 +222,7 @@ export class Responder {
       if (notice) return concat([this.unknown(m), streamed(r, m.spaceId, m.req, 1, [], [], [], notice, false)])
       return this.unknown(m)
     }
+    if (r.known) this.notices.admit(peer, r.spaceId)
     const index = this.indexOf(r).current()
     if (rootMatches(index, m.fp, m.count)) return fixed([{ type: 'done', spaceId: m.spaceId, req: m.req }])
     // The peer may ask back within this exchange; its questions are counted here.

@@ -201,6 +201,7 @@ export class SyncSession {
     if (r.known && !this.responder.mayRead(r, identity)) return { error: 'denied', out: [] }
     const ex = this.ledger.begin(peer, spaceId)
     if (!ex) return { error: 'busy', out: [] }
+    if (r.known) this.responder.admitted(peer, spaceId)
     const { fp, count } = await this.responder.opening(r)
     return { req: ex.req, out: this.emit(peer, [{ type: 'sync', spaceId, req: ex.req, fp, count }], ex) }
   }
@@ -218,6 +219,24 @@ export class SyncSession {
     while (pending.has(req) || this.ledger.get(peer, req))
     pending.set(req, spaceId)
     return { req, out: this.emit(peer, [{ type: 'join', spaceId, req, change }]) }
+  }
+
+  /**
+   * The removal notice (docs/protocol.md 5c) to send unasked to a peer that read the space on
+   * this link and whose account's removal now takes effect here; undefined when none is due
+   * (the peer still reads, was never admitted on this link, or was told already). The scheduler
+   * asks for it where a round is denied, so a removed member that is connected hears of it with
+   * the commit's round, instead of at its own next round, which the bucket may then refuse.
+   */
+  async removalNotice(peer: string, spaceId: string): Promise<AsyncIterable<Outgoing> | undefined> {
+    const identity = this.auth.identityOf(peer)
+    if (!identity) return undefined
+    // Outside every exchange either side keeps with this peer, as a join's req is.
+    let req: number
+    do req = new DataView(this.opts.env.randomBytes(4).buffer).getUint32(0)
+    while (this.ledger.get(peer, req))
+    const reply = await this.responder.removalNotice(peer, identity, spaceId, req)
+    return reply ? this.stream(peer, this.countersOf(peer), reply, undefined, undefined) : undefined
   }
 
   /** The space of a join we sent and have not had answered, taken off the list; else undefined. */

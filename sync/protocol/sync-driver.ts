@@ -279,6 +279,17 @@ export class SyncDriver {
     return this.opts.session.mayOpen(peer, spaceId)
   }
 
+  /** Sends the removal notice due to a peer, if one is (SyncSession.removalNotice); true when it went out. */
+  noticeRemoval(peer: string, spaceId: string): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false)
+    return this.enqueue(async () => {
+      const out = await this.opts.session.removalNotice(peer, spaceId)
+      if (!out) return false
+      await this.post(peer, out)
+      return true
+    })
+  }
+
   /**
    * Sends a join (see SyncSession.openJoin) to an authenticated peer; false when the peer has
    * not authenticated (our challenge goes instead) or the driver is closed.

@@ -179,7 +179,11 @@ export class SyncScheduler {
     if (!force && this.now() < st.notBefore) return Promise.resolve(skipped('busy'))
     const p = (async () => {
       // A space the peer's account may not read is never named to it: no round, no event.
-      if ((await this.driver.mayOpen(peer, spaceId)) === false) return skipped('denied')
+      if ((await this.driver.mayOpen(peer, spaceId)) === false) {
+        // A member removed while connected hears of it now, not at its own next round.
+        await this.driver.noticeRemoval(peer, spaceId)
+        return skipped('denied')
+      }
       this.emit({ peer, spaceId, phase: 'start' })
       const r = await this.driver.syncSpace(peer, spaceId)
       this.record(peer, spaceId, r)

@@ -101,6 +101,77 @@ describe('A removed member opens an exchange about the space it was removed from
   })
 })
 
+/** The removal notice the session would push to `peer` unasked, collected; undefined when none is due. */
+async function pushed(from: Node, peer: string, spaceId: string) {
+  const out = await from.session.removalNotice(peer, spaceId)
+  if (!out) return undefined
+  const list = []
+  for await (const o of out) list.push(o)
+  return list
+}
+
+describe('A member removed while its link is up (issue 38: revocation reaches it within seconds)', () => {
+  it('is pushed the notice unasked, once per link: the ACL records up to its removal as answer steps, which it takes in', async () => {
+    const { owner, member, after, removal } = await removedMember('guest')
+    const S = owner.replica.spaceId
+    const out = (await pushed(owner, 'm', S))!
+    expect(out).toBeDefined()
+    const msgs = out.map((o) => decodeMessage(o.bytes) as StepMsg)
+    for (const m of msgs) {
+      expect(m.type).toBe('step')
+      expect([m.ranges.length, m.heads.length, m.wants.length, m.hop]).toEqual([0, 0, 0, 1])
+    }
+    const expected = owner.replica.acl
+      .history([removal])
+      .map((e) => e.id)
+      .sort()
+    expect(carried(out).sort()).toEqual(expected)
+    await pump([owner, member], frames(owner, out))
+    expect(member.replica.acl.has(removal)).toBe(true)
+    expect(member.replica.acl.current().roleOf(idFor(7))).toBe('none')
+    expect(member.replica.treeIds()).not.toContain(after)
+    // Once per link: neither a second push nor its own ask on this link draws another.
+    expect(await pushed(owner, 'm', S)).toBeUndefined()
+    const asked = await owner.session.handle('m', encodeMessage({ type: 'sync', spaceId: S, req: 5, fp: new Uint8Array(8), count: 3 }))
+    expect(asked.map((o) => decodeMessage(o.bytes))).toEqual([{ type: 'error', spaceId: S, req: 5, code: 'unknown_space' }])
+  })
+
+  it('only to a link that read the space: a new link of the removed account, a stranger and a member who still reads get none', async () => {
+    const { owner } = await removedMember()
+    const S = owner.replica.spaceId
+    const d = await deps(79)
+    const fresh: Node = { ...(await node('m2', 7, await SpaceReplica.open(d, S, keyFor(7)))), name: 'm2' }
+    await link(owner, fresh)
+    expect(await pushed(owner, 'm2', S)).toBeUndefined()
+    const prober = await node('p', 9)
+    await link(owner, prober)
+    expect(await pushed(owner, 'p', S)).toBeUndefined()
+    await owner.replica.addMember(idFor(6), 'reader')
+    const reader = await node('r', 6, S)
+    await link(owner, reader)
+    await exchange(reader, owner)
+    expect(await pushed(owner, 'r', S)).toBeUndefined()
+  })
+
+  it('is charged to no bucket: after it, new links of the account still draw noticeBurst notices by asking, and no more', async () => {
+    const { owner } = await removedMember()
+    const S = owner.replica.spaceId
+    expect(await pushed(owner, 'm', S)).toBeDefined()
+    const isNotice = (out: Array<{ bytes: Uint8Array }>) => out.some((o) => decodeMessage(o.bytes).type === 'step')
+    let notices = 0
+    for (let i = 0; i < 20; i++) {
+      const peer = `m${i}`
+      const dev: Node = { ...(await node(peer, 7, await SpaceReplica.open(await deps(90 + i), S, keyFor(7)))), name: peer }
+      await link(owner, dev)
+      const out = await owner.session.handle(peer, encodeMessage({ type: 'sync', spaceId: S, req: 2000 + i, fp: new Uint8Array(8), count: 3 }))
+      if (isNotice(out)) notices++
+      // A link that only asked was never admitted: nothing is pushed to it.
+      expect(await pushed(owner, peer, S)).toBeUndefined()
+    }
+    expect(notices).toBe(NOTICE_LIMITS.noticeBurst)
+  })
+})
+
 describe('A peer that never was a member asks about a held space', () => {
   it('gets the very bytes a space the peer does not hold gets', async () => {
     const { owner } = await removedMember()

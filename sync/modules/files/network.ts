@@ -1,8 +1,9 @@
 /**
- * What the files service needs from the network (node/files/ implements it over the block
- * exchange protocol): blocks by address from peers that may read the space, and a peer's word
- * that it stores a file's every block. Absent (no P2P, a browser without peers), a missing block
- * is 409 `file.not_available` and nothing turns durable.
+ * What the files service needs from the network (sync/p2p/block-exchange.ts implements it over
+ * the block exchange protocol, in the daemon and in a page): blocks by address from peers that
+ * may read the space, and a peer's word that it stores a file's every block. Absent (no P2P, a
+ * page whose sync has not started), a missing block is 409 `file.not_available` and nothing
+ * turns durable.
  */
 export interface BlockSource {
   /**

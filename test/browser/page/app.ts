@@ -32,6 +32,13 @@ const app = {
     await render()
     return peer
   },
+  /** Starts sync with no peer: what reads of files held in the page need. */
+  async startSync() {
+    if (!sync) {
+      sync = await BrowserSync.start(need())
+      sync.onRound(() => void render())
+    }
+  },
   /** Uses a hub (BrowserSync.addHub): resolves with its state once it answered the first registration. */
   async addHub(addr: string, token?: string) {
     if (!sync) {
@@ -44,6 +51,22 @@ const app = {
   },
   hubs() {
     return sync?.hubs() ?? []
+  },
+  /** Needs sync started (the files service's block source is the sync's exchange). */
+  async files(spaceId: string) {
+    return (await sync!.listFiles(spaceId)).map((f) => ({ id: f.id, name: f.name, size: f.size, cached: f.cached, cachedBlocks: f.cachedBlocks, blocks: f.blocks }))
+  },
+  /** Reads a file through BrowserSync.readFile: its SHA-256 (hex), size, type, the progress reports and the time taken. */
+  async readFile(spaceId: string, fileId: string) {
+    const progress: Array<{ loaded: number; total: number }> = []
+    const t0 = performance.now()
+    const blob = await sync!.readFile(spaceId, fileId, { onProgress: (p) => progress.push(p) })
+    const ms = performance.now() - t0
+    const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', await blob.arrayBuffer()))
+    return { sha256: [...hash].map((b) => b.toString(16).padStart(2, '0')).join(''), size: blob.size, type: blob.type, progress, ms }
+  },
+  fileExchange() {
+    return sync?.fileExchangeStats()
   },
   peers() {
     return sync?.peers() ?? []

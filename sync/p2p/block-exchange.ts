@@ -1,20 +1,47 @@
-import { SerialQueue } from '../../sync/core/serial-queue.ts'
-import { FILES } from '../../sync/modules/files/limits.ts'
-import type { BlockSource } from '../../sync/modules/files/network.ts'
-import type { FilesService } from '../../sync/modules/files/service.ts'
-import { BLOCKS_WIRE, decodeBlocksMessage, encodeBlockFrameParts, encodeBlocksMessage, MalformedBlocks, type BlocksMessage } from '../../sync/protocol/blocks-wire.ts'
-import type { Role } from '../../sync/acl/records.ts'
-import { Libp2pTransport } from '../../sync/p2p/libp2p-transport.ts'
-import { P2P } from '../../sync/p2p/constants.ts'
-import type { P2pProtocolContext } from '../p2p/protocols/protocol.ts'
-
-/** Roles that read a space, guests included (they read attachments too); pending, removed and revoked accounts hold none. */
-const READERS: ReadonlySet<Role> = new Set<Role>(['owner', 'admin', 'writer', 'reader', 'guest'])
+import type { Env } from '../core/env.ts'
+import { errField, type Logger } from '../core/log.ts'
+import { SerialQueue } from '../core/serial-queue.ts'
+import { BLOCKS_WIRE, decodeBlocksMessage, encodeBlockFrameParts, encodeBlocksMessage, MalformedBlocks, type BlocksMessage } from '../protocol/blocks-wire.ts'
+import { Libp2pTransport } from './libp2p-transport.ts'
+import { P2P } from './constants.ts'
+import type { SvcLibp2p } from './node-options.ts'
 
 /** Requests (want or has) one peer may have queued with us; one more is a fault and is dropped. */
 const MAX_QUEUED_REQUESTS = 4
 /** Wants we keep in flight to one peer while fetching (the pipeline depth). */
 const PIPELINE = 2
+
+/**
+ * What the exchange runs with. Its host (the daemon's blocks protocol, node/p2p/protocols/blocks.ts;
+ * a page's BrowserSync) hands it the peer trust head sync built, the spaces held, and the
+ * account's block store; it then hands itself to the files service as its block source
+ * (`FilesService.attachNetwork`). Shaped here, not imported, so sync/p2p stays below the
+ * modules: the files service and the ACL state fit these shapes.
+ */
+export interface BlockExchangeOptions {
+  node: SvcLibp2p
+  env: Pick<Env, 'setTimer'>
+  log: Logger
+  /** The account a peer proved on its head-sync link (undefined until it has). */
+  identityOf(peer: string): string | undefined
+  /** Peers backed off for misbehaving: their streams are refused. */
+  refused(peer: string): boolean
+  /** Scores a fault of a peer (`weight` 'max' backs it off at once). */
+  fault(peer: string, weight?: 'max'): void
+  /** Whether the peer is one of our hubs: it keeps our spaces' blocks as it keeps their changes. */
+  custodian?(peer: string): boolean
+  spaces: {
+    techSpaceId: string
+    replica(spaceId: string): { acl: { current(): { readKeyId?: unknown; canRead(identity: string): boolean } } } | undefined
+  }
+  /** The account's blocks (files' BlockStore): what is served, and what `has` is answered from. */
+  store: {
+    get(spaceId: string, id: string): Promise<Uint8Array | undefined>
+    has(spaceId: string, ids: readonly string[]): Promise<boolean[]>
+  }
+  /** A want or has with no answer for this long is given up on (files' FILES.blockTimeoutMs). */
+  blockTimeoutMs: number
+}
 
 interface Pending {
   peer: string
@@ -37,8 +64,11 @@ interface Pending {
  * flight; every block is checked against its address by the files service before it is stored
  * (a peer sending a block that does not match is a fault). Blocks stored stay stored, so a
  * fetch cut off by a peer leaving resumes with the blocks still missing.
+ *
+ * Runtime-neutral: the daemon runs it over TCP and WebSockets, a page (sync/browser) over
+ * WebSockets to its hubs and daemons, so both fetch and serve by one code and one wire.
  */
-export class BlockExchange implements BlockSource {
+export class BlockExchange {
   private readonly queues = new Map<string, { queue: SerialQueue; waiting: number }>()
   private readonly pending = new Map<string, Pending>()
   private nextReq = 1
@@ -52,11 +82,11 @@ export class BlockExchange implements BlockSource {
   uploaded = 0
 
   private constructor(
-    private readonly o: P2pProtocolContext & { files: FilesService },
+    private readonly o: BlockExchangeOptions,
     private readonly transport: Libp2pTransport,
   ) {}
 
-  static async start(o: P2pProtocolContext & { files: FilesService }): Promise<BlockExchange> {
+  static async start(o: BlockExchangeOptions): Promise<BlockExchange> {
     const transport = await Libp2pTransport.start(o.node, {
       protocol: BLOCKS_WIRE.protocol,
       maxFrameBytes: BLOCKS_WIRE.maxFrameBytes,
@@ -70,12 +100,11 @@ export class BlockExchange implements BlockSource {
     const x = new BlockExchange(o, transport)
     transport.onMessage((peer, bytes) => x.receive(peer, bytes))
     transport.onPeerDown((peer) => x.peerDown(peer))
-    o.files.attachNetwork(x)
     return x
   }
 
+  /** Ends every fetch in flight (their blocks count as not delivered) and the protocol. The host detaches it from the files service first. */
   async close(): Promise<void> {
-    this.o.files.attachNetwork(undefined)
     for (const p of this.pending.values()) p.onMessage({ kind: 'none', reqId: -1, ids: [] })
     await this.transport.close()
   }
@@ -87,7 +116,7 @@ export class BlockExchange implements BlockSource {
     const replica = this.o.spaces.replica(spaceId)
     if (!replica || spaceId === this.o.spaces.techSpaceId) return false
     const st = replica.acl.current()
-    return st.readKeyId !== undefined && READERS.has(st.roleOf(identity))
+    return st.readKeyId !== undefined && st.canRead(identity)
   }
 
   private receive(peer: string, bytes: Uint8Array): void {
@@ -125,7 +154,10 @@ export class BlockExchange implements BlockSource {
     const entry = q
     void entry.queue
       .run(() => (m.kind === 'want' ? this.serveWant(peer, m) : this.serveHas(peer, m)))
-      .catch(() => this.count('serve_failed'))
+      .catch((err: unknown) => {
+        this.count('serve_failed')
+        this.o.log.warn('serving a block request failed', { peer, err: errField(err) })
+      })
       .finally(() => entry.waiting--)
   }
 
@@ -134,7 +166,7 @@ export class BlockExchange implements BlockSource {
     if (!allowed) this.count('not_member')
     const none: string[] = []
     for (const id of m.ids) {
-      const bytes = allowed ? await this.o.files.store.get(m.spaceId, id) : undefined
+      const bytes = allowed ? await this.o.store.get(m.spaceId, id) : undefined
       if (!bytes || id.startsWith('variant.')) {
         none.push(id)
         continue
@@ -151,7 +183,7 @@ export class BlockExchange implements BlockSource {
 
   private async serveHas(peer: string, m: Extract<BlocksMessage, { kind: 'has' }>) {
     const allowed = this.mayRead(peer, m.spaceId)
-    const all = allowed && m.ids.length > 0 && (await this.o.files.store.has(m.spaceId, m.ids)).every(Boolean)
+    const all = allowed && m.ids.length > 0 && (await this.o.store.has(m.spaceId, m.ids)).every(Boolean)
     this.served.has++
     this.transport.send(peer, encodeBlocksMessage({ kind: 'have', reqId: m.reqId, all }))
   }
@@ -206,7 +238,7 @@ export class BlockExchange implements BlockSource {
       }
       const arm = () => {
         stopTimer()
-        stopTimer = this.o.env.setTimer(FILES.blockTimeoutMs, finish)
+        stopTimer = this.o.env.setTimer(this.o.blockTimeoutMs, finish)
       }
       this.pending.set(key, {
         peer,
@@ -263,13 +295,13 @@ export class BlockExchange implements BlockSource {
   /** Hands a hub every one of these blocks held here, one at a time; false when one was refused or missing. */
   private async upload(peer: string, spaceId: string, ids: readonly string[]): Promise<boolean> {
     for (const id of ids) {
-      const bytes = await this.o.files.store.get(spaceId, id)
+      const bytes = await this.o.store.get(spaceId, id)
       if (!bytes) return false
       const reqId = this.nextReq++
       const key = `${peer}/${reqId}`
       await this.transport.drain(peer)
       const ok = await new Promise<boolean>((resolve) => {
-        const stop = this.o.env.setTimer(FILES.blockTimeoutMs, () => done(false))
+        const stop = this.o.env.setTimer(this.o.blockTimeoutMs, () => done(false))
         const done = (v: boolean) => {
           stop()
           this.pending.delete(key)
@@ -292,7 +324,7 @@ export class BlockExchange implements BlockSource {
     const reqId = this.nextReq++
     const key = `${peer}/${reqId}`
     return new Promise<boolean>((resolve) => {
-      const stop = this.o.env.setTimer(FILES.blockTimeoutMs, () => done(false))
+      const stop = this.o.env.setTimer(this.o.blockTimeoutMs, () => done(false))
       const done = (all: boolean) => {
         stop()
         this.pending.delete(key)
