@@ -153,12 +153,11 @@ export function ChatScreen({ spaceId, account, readOnly }: { spaceId: string; ac
     const before = text.slice(0, caret).replace(/@([^\s@]*)$/, '')
     const link = `[@${m.name || m.identity.slice(0, 6)}](svc://m/${spaceId}/${m.identity}) `
     const next = before + link + text.slice(caret)
+    // Set at once, not on the next frame: a key typed right after the pick lands after the link.
+    el.value = next
+    el.setSelectionRange(before.length + link.length, before.length + link.length)
     setText(next)
     setMentionQuery(undefined)
-    requestAnimationFrame(() => {
-      el.focus()
-      el.setSelectionRange(before.length + link.length, before.length + link.length)
-    })
   }
   const send = async (e?: Event) => {
     e?.preventDefault()
@@ -286,8 +285,7 @@ export function ChatScreen({ spaceId, account, readOnly }: { spaceId: string; ac
             value={text}
             placeholder="Write a message. @ mentions someone."
             aria-autocomplete="list"
-            aria-controls="mention-list"
-            aria-expanded={candidates.length > 0}
+            aria-controls={candidates.length > 0 ? 'mention-list' : undefined}
             onInput={(e) => onText((e.target as HTMLTextAreaElement).value, (e.target as HTMLTextAreaElement).selectionStart)}
             onKeyDown={(e) => {
               if (candidates.length > 0 && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {

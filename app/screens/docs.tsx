@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { call, describe, objectPath, spacePath } from '../api.ts'
-import { useLiveQuery, useLoad } from '../hooks.ts'
+import { useLiveQuery, usePoll } from '../hooks.ts'
 import { href } from '../router.ts'
 import { DocumentEditor } from './editor.tsx'
 
@@ -19,7 +19,8 @@ async function pageType(spaceId: string, create: boolean): Promise<string | unde
 }
 
 export function DocsScreen({ spaceId, objectId, account, readOnly }: { spaceId: string; objectId?: string; account: string; readOnly: boolean }) {
-  const type = useLoad(() => pageType(spaceId, false), [spaceId])
+  // Polled: the page type may arrive from a member after this screen opened.
+  const type = usePoll(() => pageType(spaceId, false), 2000, [spaceId])
   const docs = useLiveQuery(type.value ? `${spacePath(spaceId)}/objects/query/subscribe` : undefined, { filter: { 'core.types': type.value }, sort: ['-modifiedAt'] })
   const [title, setTitle] = useState('')
   const [error, setError] = useState<string | undefined>(undefined)
@@ -30,7 +31,6 @@ export function DocsScreen({ spaceId, objectId, account, readOnly }: { spaceId: 
       const made = await call<{ objectId: string }>('POST', `${spacePath(spaceId)}/objects`, { types: [typeId], initialProperties: { core: { name: title.trim() || 'Untitled' } } })
       await call('POST', `${objectPath(spaceId, made.objectId)}/editor/editor_blocks/blocks`, { type: 'paragraph', text: '' })
       setTitle('')
-      type.reload()
       location.hash = href({ spaceId, tab: 'docs', objectId: made.objectId })
     } catch (err) {
       setError(describe(err))

@@ -145,7 +145,7 @@ export function MembersScreen({ space }: { space: SpaceRow }) {
           <div class="row">
             <label>
               Permission{' '}
-              <select value={permission} onChange={(e) => setPermission((e.target as HTMLSelectElement).value)}>
+              <select aria-label="Permission" value={permission} onChange={(e) => setPermission((e.target as HTMLSelectElement).value)}>
                 <option value="reader">reader</option>
                 <option value="writer">writer</option>
               </select>

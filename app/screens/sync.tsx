@@ -71,7 +71,9 @@ export function SyncScreen() {
         </tbody>
       </table>
       <h2>Spaces</h2>
-      <pre class="status-json">{JSON.stringify(status.value ?? {}, null, 2)}</pre>
+      <pre class="status-json" tabIndex={0} aria-label="Sync status of every space">
+        {JSON.stringify(status.value ?? {}, null, 2)}
+      </pre>
     </section>
   )
 }

@@ -97,7 +97,7 @@ function NewProperty({ spaceId, typeId, onAdded }: { spaceId: string; typeId: st
       </label>
       <label>
         Kind{' '}
-        <select value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
+        <select aria-label="Kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
           {KINDS.map((k) => (
             <option key={k.id} value={k.id}>
               {k.label}
@@ -196,7 +196,7 @@ function TypeTable({ spaceId, type, readOnly }: { spaceId: string; type: TypeInf
         >
           <label>
             Filter{' '}
-            <select value={draft.propId} onChange={(e) => setDraft({ ...draft, propId: (e.target as HTMLSelectElement).value })}>
+            <select aria-label="Filter" value={draft.propId} onChange={(e) => setDraft({ ...draft, propId: (e.target as HTMLSelectElement).value })}>
               {columns.map((c) => (
                 <option key={c.id} value={c.id}>
                   {c.name}
@@ -345,12 +345,14 @@ export function TablesScreen({ spaceId, readOnly }: { spaceId: string; readOnly:
   }
   return (
     <div class="tables">
-      <div class="row wrap" role="tablist" aria-label="Types">
-        {userTypes.map((t) => (
-          <button key={t.id} role="tab" aria-selected={current?.id === t.id} onClick={() => setSelected(t.id)}>
-            {t.name}
-          </button>
-        ))}
+      <div class="row wrap">
+        <div class="row wrap" role="tablist" aria-label="Types">
+          {userTypes.map((t) => (
+            <button key={t.id} role="tab" aria-selected={current?.id === t.id} onClick={() => setSelected(t.id)}>
+              {t.name}
+            </button>
+          ))}
+        </div>
         {!readOnly && (
           <form class="row compact" onSubmit={(e) => void create(e)}>
             <label>

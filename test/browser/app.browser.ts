@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -43,6 +43,8 @@ async function side(name: string): Promise<Side> {
   const page = await context.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(String(e)))
+  // Script errors and errors the app logs; a refused or failed request is the app's to show, not an error of the page.
+  page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()))
   page.on('dialog', (dialog) => void dialog.accept())
   await page.goto(d.url)
   return { d, context, page, errors, accountId: '' }
@@ -92,6 +94,22 @@ afterAll(async () => {
   await browser?.close().catch(() => undefined)
   await Promise.all([a, b].filter(Boolean).map((s) => stopDaemon(s.d)))
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
+})
+
+// A failure says what each side's screen showed, and what its page logged.
+beforeEach(() => {
+  onTestFailed(async () => {
+    for (const [name, s] of [
+      ['A', a],
+      ['B', b],
+    ] as const) {
+      const shown = await s?.page
+        .locator('body')
+        .innerText({ timeout: 2000 })
+        .catch(() => '(no page)')
+      console.error(`--- ${name}'s screen:\n${shown}\n--- ${name}'s page errors: ${JSON.stringify(s?.errors)}`)
+    }
+  })
 })
 
 describe('the web app, two accounts', () => {
@@ -262,9 +280,9 @@ describe('the web app, working together', () => {
   }, 180_000)
 
   it('a daemon that stops answering is shown as unreachable', async () => {
-    await stopDaemon(a.d)
-    await a.page.getByText('The daemon is unreachable').waitFor({ timeout: 30_000 })
     expect(a.errors).toEqual([])
     expect(b.errors).toEqual([])
+    await stopDaemon(a.d)
+    await a.page.getByText('The daemon is unreachable').waitFor({ timeout: 30_000 })
   }, 60_000)
 })
