@@ -21,6 +21,8 @@ export class TextSync {
     private readonly send: (text: string, base: string) => Promise<number>,
     private readonly show: (text: string, caret: (index: number) => number) => void,
     private readonly fail: (err: unknown) => void,
+    /** Called when every keystroke made here is written: a caret published now is placed in the text the daemon holds. */
+    private readonly settled: () => void = () => undefined,
   ) {
     this.lastSent = initial
     this.local = initial
@@ -28,6 +30,11 @@ export class TextSync {
 
   get text(): string {
     return this.local
+  }
+
+  /** Keystrokes made here that the daemon has not acknowledged yet. */
+  get pending(): boolean {
+    return this.inFlight || this.local !== this.lastSent
   }
 
   /** The textarea's value after a keystroke. */
@@ -60,7 +67,10 @@ export class TextSync {
     }
     this.inFlight = false
     if (this.local !== this.lastSent) void this.pump()
-    else this.adopt()
+    else {
+      this.adopt()
+      this.settled()
+    }
   }
 
   private adopt(): void {

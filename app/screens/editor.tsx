@@ -74,21 +74,41 @@ function useBlocks(spaceId: string, objectId: string, onText: (id: string, text:
   return { blocks, error }
 }
 
+/**
+ * The other members' carets. A caret's index is worked out by the daemon from its place in the
+ * text when the caret arrives; text that arrives later moves it, so the list is asked for again
+ * (`refresh`) shortly after the text of any block changes.
+ */
 function useCursors(E: string) {
   const [cursors, setCursors] = useState<Cursor[]>([])
+  const held = useRef(new Map<number, Cursor>())
+  const timer = useRef<number | undefined>(undefined)
+  const show = () => setCursors([...held.current.values()].filter((c) => !c.self))
   useEffect(() => {
-    let held = new Map<number, Cursor>()
+    held.current = new Map()
     return openStream(`${E}/cursors/stream`, (event, data) => {
-      if (event === 'cursors') held = new Map((data as { cursors: Cursor[] }).cursors.map((c) => [c.clientId, c]))
+      if (event === 'cursors') held.current = new Map((data as { cursors: Cursor[] }).cursors.map((c) => [c.clientId, c]))
       else if (event === 'cursor') {
         const { action, cursor } = data as { action: string; cursor: Cursor }
-        if (action === 'removed') held.delete(cursor.clientId)
-        else held.set(cursor.clientId, cursor)
+        if (action === 'removed') held.current.delete(cursor.clientId)
+        else held.current.set(cursor.clientId, cursor)
       } else return
-      setCursors([...held.values()].filter((c) => !c.self))
+      show()
     })
   }, [E])
-  return cursors
+  const refresh = () => {
+    clearTimeout(timer.current)
+    timer.current = window.setTimeout(() => {
+      call<{ cursors: Cursor[] }>('GET', `${E}/cursors`).then(
+        (r) => {
+          held.current = new Map(r.cursors.map((c) => [c.clientId, c]))
+          show()
+        },
+        (err: unknown) => console.warn('svc app: cursors', err),
+      )
+    }, 100)
+  }
+  return { cursors, refresh }
 }
 
 /** The other members' carets in one textarea: a mirror of its text with a marker at each. */
@@ -176,17 +196,30 @@ export function DocumentEditor({ spaceId, objectId, account, readOnly }: { space
           redraw((n) => n + 1)
         },
         (err) => setError(describe(err)),
+        () => {
+          const el = areas.current.get(id)
+          if (caretWaits.current.delete(id) && el && document.activeElement === el) publishCursor(id, el)
+        },
       )
       syncs.current.set(id, s)
     }
     return s
   }
-  const { blocks, error: streamError } = useBlocks(spaceId, objectId, (id, text, version) => syncOf(id, text).remote(text, version))
-  const cursors = useCursors(E)
+  const { cursors, refresh: refreshCursors } = useCursors(E)
+  const { blocks, error: streamError } = useBlocks(spaceId, objectId, (id, text, version) => {
+    syncOf(id, text).remote(text, version)
+    refreshCursors()
+  })
 
   // This device's caret, published while a block has focus and renewed as y-protocols clients do.
   const lastCursor = useRef<string>('')
+  // A caret is an index into the daemon's text: while keystrokes are unwritten it would land short, so it waits for them.
+  const caretWaits = useRef(new Set<string>())
   const publishCursor = (blockId: string, el: HTMLTextAreaElement, force = false) => {
+    if (syncs.current.get(blockId)?.pending) {
+      caretWaits.current.add(blockId)
+      return
+    }
     const key = `${blockId}:${el.selectionStart}:${el.selectionEnd}`
     if (!force && key === lastCursor.current) return
     lastCursor.current = key

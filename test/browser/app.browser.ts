@@ -168,8 +168,18 @@ describe('the web app, working together', () => {
     const both = 'Zulu yankee xray Hello team. alpha bravo charlie'
     await expect.poll(() => areaA.inputValue(), { timeout: 30_000 }).toBe(both)
     await expect.poll(() => areaB.inputValue(), { timeout: 30_000 }).toBe(both)
-    await a.page.locator('[data-testid="remote-cursor"][data-name="Bea"]').waitFor({ timeout: 30_000 })
-    await b.page.locator('[data-testid="remote-cursor"][data-name="Ada"]').waitFor({ timeout: 30_000 })
+    // Each sees the other's caret where the other stopped typing.
+    const before = (p: Page, name: string) =>
+      p.locator(`.caret-mirror:has([data-name="${name}"])`).evaluate((mirror, who) => {
+        let text = ''
+        for (const n of mirror.childNodes) {
+          if ((n as Element).getAttribute?.('data-name') === who) return text
+          text += n.textContent
+        }
+        return null
+      }, name)
+    await expect.poll(() => before(a.page, 'Bea'), { timeout: 30_000 }).toBe('Zulu yankee xray ')
+    await expect.poll(() => before(b.page, 'Ada'), { timeout: 30_000 }).toBe(both)
     await screen(a.page, 'document')
   }, 180_000)
 
