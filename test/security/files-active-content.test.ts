@@ -158,23 +158,45 @@ describe('every response of the API is nosniff', () => {
 })
 
 /*
- * The decision on secrets (docs/security.md "The local machine"): the API's origin serves no
- * page, so a request a browser marks `Sec-Fetch-Site: same-origin` comes from a file opened in
- * a tab and is refused everywhere except the file content route. A required custom header would
- * not help here: a same-origin script may set any header it likes.
+ * The decision on secrets (docs/security.md "The local machine"): the API's origin serves one
+ * page, the web app (strict CSP, its own bundled script), and every file under the sandbox CSP,
+ * which gives a file's document an opaque origin and no script. So a script's request marked
+ * `Sec-Fetch-Site: same-origin` comes from the app, and is served. Anything else a document of
+ * this origin loads (a frame, an image, a navigation it starts) is refused everywhere except
+ * the file content route; and a sandboxed file's requests carry `Origin: null`, which is
+ * refused like any other foreign origin.
  */
 describe("a document of the API's own origin cannot read secrets", () => {
-  it('same-origin browser requests for the space list, invites or anything else are 403; file content is not', async () => {
+  it('same-origin loads that are not a script fetch are 403 for the space list, invites or anything else; file content is not', async () => {
     const { inviteToken } = await ok(call(a.app, 'POST', `${S}/invites`, { permission: 'writer' }), 201)
     expect(inviteToken).toBeTruthy()
-    const sameOrigin = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' }
-    for (const url of ['/v1/spaces', S, `${S}/invites`, '/v1/account', '/v1/health']) {
-      expectError(await a.app.inject({ method: 'GET', url, headers: sameOrigin }), 403, 'request.forbidden_origin')
+    for (const dest of ['document', 'iframe', 'image', 'script', 'style']) {
+      const sameOrigin = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': dest }
+      for (const url of ['/v1/spaces', S, `${S}/invites`, '/v1/account', '/v1/health']) {
+        expectError(await a.app.inject({ method: 'GET', url, headers: sameOrigin }), 403, 'request.forbidden_origin')
+      }
     }
-    expectError(await a.app.inject({ method: 'POST', url: '/v1/spaces', payload: { name: 'x' }, headers: sameOrigin }), 403, 'request.forbidden_origin')
     const id = await attach('a video, say', 'v.mp4', 'video/mp4')
     const media = await content(id, '', { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'video', range: 'bytes=0-3' })
     expect(media.statusCode).toBe(206)
+  })
+
+  it("a sandboxed file's requests (Origin null, cross-site) are refused", async () => {
+    const opaque = { origin: 'null', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' }
+    for (const url of ['/v1/spaces', `${S}/invites`]) expectError(await a.app.inject({ method: 'GET', url, headers: opaque }), 403, 'request.forbidden_origin')
+    expectError(await a.app.inject({ method: 'POST', url: '/v1/spaces', payload: { name: 'x' }, headers: opaque }), 403, 'request.forbidden_origin')
+  })
+
+  it("the web app's own fetches are served: same-origin script requests, with its origin or none", async () => {
+    const app = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty', host: '127.0.0.1:7001' }
+    await ok(a.app.inject({ method: 'GET', url: `${S}/invites`, headers: app }))
+    await ok(a.app.inject({ method: 'POST', url: '/v1/spaces', payload: { name: 'from the app' }, headers: { ...app, origin: 'http://127.0.0.1:7001' } }), 201)
+    // Another port on this machine is another origin.
+    expectError(
+      await a.app.inject({ method: 'GET', url: '/v1/spaces', headers: { ...app, origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-site' } }),
+      403,
+      'request.forbidden_origin',
+    )
   })
 
   it('clients outside a browser, a tab the user opened and pages on allowlisted origins are unaffected', async () => {
