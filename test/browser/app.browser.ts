@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import sharp from 'sharp'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { buildWebApp } from '../../scripts/build-app.ts'
-import { api, ok, startDaemon, stopDaemon, until, type Daemon } from '../e2e/daemons.ts'
+import { api, ok, startDaemon, stopDaemon, type Daemon } from '../e2e/daemons.ts'
 import { launchChromium } from './harness.ts'
 
 /*
@@ -130,7 +130,7 @@ describe('the web app, two accounts', () => {
     await a.page.getByLabel('New space').fill('Team')
     await a.page.getByRole('button', { name: 'Create', exact: true }).click()
     await a.page.locator('a[data-space="Team"][aria-current="page"]').waitFor()
-    spaceId = ((await ok(a.d, 'GET', '/v1/spaces')) as Array<{ id: string; name: string }>).find((x) => x.name === 'Team')!.id
+    spaceId = (await ok<Array<{ id: string; name: string }>>(a.d, 'GET', '/v1/spaces')).find((x) => x.name === 'Team')!.id
     await openSpace(a, 'Members')
     await a.page.getByLabel('Permission').selectOption('writer')
     await a.page.getByRole('button', { name: 'Create invite' }).click()

@@ -257,3 +257,23 @@ describe('svc conventions', () => {
     }
   })
 })
+
+describe('svc open', () => {
+  it('opens the web app with the browser opener ($BROWSER), prints it with --print, and refuses a daemon that does not answer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-open-'))
+    try {
+      const seen = join(dir, 'opened.txt')
+      const browser = join(dir, 'browser.sh')
+      writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > '${seen}'\n`)
+      chmodSync(browser, 0o755)
+      const opened = await svcAt(url, ['open'], { env: { BROWSER: browser } })
+      expect(opened.code).toBe(0)
+      expect(opened.out).toBe(`opened ${url}/\n`)
+      await expect.poll(() => import('node:fs').then((fs) => (fs.existsSync(seen) ? fs.readFileSync(seen, 'utf8') : ''))).toBe(`${url}/`)
+      expect((await svc('open', '--print')).out).toBe(`${url}/\n`)
+      expect((await svcAt('http://127.0.0.1:9', ['open', '--print'])).code).toBe(3)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

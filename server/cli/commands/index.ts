@@ -29,10 +29,12 @@ import { filesCommand } from './files.ts'
 import { pushNodeCommand } from './push-node.ts'
 import { hubCommand } from './hub.ts'
 import { hubsCommand } from './hubs.ts'
+import { openCommand } from './open.ts'
 
 /** Every `svc` subcommand; a new one is a file in this folder plus a line here. */
 export const COMMANDS: readonly Command[] = [
   serveCommand,
+  openCommand,
   healthCommand,
   authCommand,
   shutdownCommand,
