@@ -5,7 +5,12 @@ import type { SyncSession } from './session.ts'
 import type { RoundResult, SyncDriver, Timer } from './sync-driver.ts'
 
 export interface SchedulerOptions {
-  /** Local writes within this window share one round. */
+  /**
+   * A local write after a quiet spell goes out this soon: typing in a shared paragraph should
+   * reach the others in a blink, not after a batching window.
+   */
+  firstMs?: number
+  /** After a local write's round, further local writes wait out this window and share one round. */
   debounceMs?: number
   /** Changes received from a peer are relayed to the others after this long. */
   relayMs?: number
@@ -59,6 +64,9 @@ export class SyncScheduler {
   private readonly inflight = new Map<string, Promise<RoundResult>>()
   private readonly again = new Set<string>()
   private readonly debounced = new Map<string, () => void>()
+  private readonly relays = new Map<string, () => void>()
+  /** Spaces whose last local round is recent: true when a write waits for the window to end. */
+  private readonly cooling = new Map<string, { waiting: boolean; cancel: () => void }>()
   /** Per held space, per peer (the most recent maxStatsPeersPerSpace peers that may read it). */
   readonly stats = new Map<string, BoundedMap<string, PeerSpaceStats>>()
   private readonly roundListeners = new Set<(e: RoundEvent) => void>()
@@ -73,7 +81,16 @@ export class SyncScheduler {
     private readonly now: () => number,
     opts: SchedulerOptions = {},
   ) {
-    this.o = { debounceMs: 150, relayMs: 1_000, periodMs: 30_000, backoffBaseMs: 1_000, backoffMaxMs: 60_000, maxPeerStatsPerSpace: PEER_LIMITS.maxStatsPeersPerSpace, ...opts }
+    this.o = {
+      firstMs: 5,
+      debounceMs: 50,
+      relayMs: 1_000,
+      periodMs: 30_000,
+      backoffBaseMs: 1_000,
+      backoffMaxMs: 60_000,
+      maxPeerStatsPerSpace: PEER_LIMITS.maxStatsPeersPerSpace,
+      ...opts,
+    }
     this.schedulePeriodic()
   }
 
@@ -126,16 +143,53 @@ export class SyncScheduler {
 
   /**
    * A commit in `spaceId`: one round with every peer soon. A local write goes out after
-   * `debounceMs`; changes received from a peer are relayed to the others after `relayMs`, so
-   * a full mesh does not echo every change back and forth at once.
+   * `firstMs`, then opens a `debounceMs` window whose further writes share one round at its end
+   * (a burst costs one round per window, a lone keystroke almost nothing). Changes received
+   * from a peer are relayed to the others after `relayMs`, so a full mesh does not echo every
+   * change back and forth at once.
    */
   changed(spaceId: string, local = true) {
-    if (this.stopped || this.debounced.has(spaceId)) return
-    const cancel = this.timer.after(local ? this.o.debounceMs : this.o.relayMs, () => {
-      this.debounced.delete(spaceId)
-      for (const p of this.peers.keys()) void this.round(p, spaceId)
-    })
-    this.debounced.set(spaceId, cancel)
+    if (this.stopped) return
+    if (!local) {
+      if (this.relays.has(spaceId)) return
+      this.relays.set(
+        spaceId,
+        this.timer.after(this.o.relayMs, () => {
+          this.relays.delete(spaceId)
+          this.roundsAbout(spaceId)
+        }),
+      )
+      return
+    }
+    const cool = this.cooling.get(spaceId)
+    if (cool) {
+      cool.waiting = true
+      return
+    }
+    if (this.debounced.has(spaceId)) return
+    this.debounced.set(
+      spaceId,
+      this.timer.after(this.o.firstMs, () => {
+        this.debounced.delete(spaceId)
+        this.localRound(spaceId)
+      }),
+    )
+  }
+
+  private localRound(spaceId: string): void {
+    this.roundsAbout(spaceId)
+    const cool = {
+      waiting: false,
+      cancel: this.timer.after(this.o.debounceMs, () => {
+        this.cooling.delete(spaceId)
+        if (cool.waiting && !this.stopped) this.localRound(spaceId)
+      }),
+    }
+    this.cooling.set(spaceId, cool)
+  }
+
+  private roundsAbout(spaceId: string): void {
+    for (const p of this.peers.keys()) void this.round(p, spaceId)
   }
 
   /** A round with every connected peer about `spaceId`, ignoring backoff; resolves when all end. */
@@ -157,6 +211,8 @@ export class SyncScheduler {
     this.stopped = true
     this.stopPeriodic?.()
     for (const c of this.debounced.values()) c()
+    for (const c of this.relays.values()) c()
+    for (const c of this.cooling.values()) c.cancel()
     for (const s of this.peers.values()) s.retry?.()
   }
 

@@ -44,4 +44,43 @@ describe('the sync scheduler', () => {
     expect(scheduler.stats.get(a.replica.spaceId)?.get('b')?.lastErr).toBeNull()
     scheduler.stop()
   })
+
+  it('a lone local write goes out after firstMs; a burst right after shares one round at the end of the window', async () => {
+    // Typing in a shared paragraph: a keystroke after a pause must not wait out a batching
+    // window, while a burst of writes still costs one round per window (this test fails with
+    // the scheduler that waited debounceMs before every first round).
+    const a = await node('a', 1)
+    await a.replica.addMember(idFor(2), 'writer')
+    const b = await node('b', 2)
+    const sched = new Scheduler()
+    const net = new SimNetwork(sched, new Prng(5), { loss: 0, dup: 0, delayMin: 1, delayMax: 1, ordered: true }, SYNC_LIMITS.maxMessageBytes)
+    const da = new SyncDriver({ transport: net.attach('a'), session: a.session, timer: sched.timer('a'), timeoutMs: 2000 })
+    new SyncDriver({ transport: net.attach('b'), session: b.session, timer: sched.timer('b'), timeoutMs: 2000 })
+    const scheduler = new SyncScheduler(
+      da,
+      () => [a.replica.spaceId],
+      sched.timer('sched'),
+      () => sched.now,
+      { firstMs: 10, debounceMs: 150, periodMs: 1e9 },
+    )
+    const starts: number[] = []
+    scheduler.onRound((e) => {
+      if (e.phase === 'start') starts.push(sched.now)
+    })
+    scheduler.peerUp('b')
+    await sched.run(sched.now + 1000)
+    starts.length = 0
+    const t0 = sched.now
+    scheduler.changed(a.replica.spaceId)
+    await sched.run(t0 + 50)
+    expect(starts.map((t) => t - t0)).toEqual([10])
+    // Three writes inside the window that round opened: one more round, when the window ends.
+    for (const at of [20, 60, 100]) {
+      await sched.run(t0 + at)
+      scheduler.changed(a.replica.spaceId)
+    }
+    await sched.run(t0 + 1000)
+    expect(starts.map((t) => t - t0)).toEqual([10, 160])
+    scheduler.stop()
+  })
 })
