@@ -117,6 +117,56 @@ function NewProperty({ spaceId, typeId, onAdded }: { spaceId: string; typeId: st
   )
 }
 
+/** Rename the type, rename or remove its properties (a removed property's values stay as orphan data, spec rule 6). */
+function SchemaPanel({ spaceId, type, props }: { spaceId: string; type: TypeInfo; props: PropertyDef[] }) {
+  const T = `${spacePath(spaceId)}/types/${encodeURIComponent(type.id)}`
+  const [error, setError] = useState<string | undefined>(undefined)
+  const act = async (what: () => Promise<unknown>) => {
+    setError(undefined)
+    try {
+      await what()
+    } catch (err) {
+      setError(describe(err))
+    }
+  }
+  const rename = (label: string, current: string, save: (name: string) => Promise<unknown>) => (
+    <form
+      class="row compact"
+      onSubmit={(e) => {
+        e.preventDefault()
+        const name = (new FormData(e.target as HTMLFormElement).get('name') as string).trim()
+        if (name && name !== current) void act(() => save(name))
+      }}
+    >
+      <label>
+        {label} <input name="name" defaultValue={current} />
+      </label>
+      <button type="submit">Rename</button>
+    </form>
+  )
+  return (
+    <details class="schema-panel">
+      <summary>Type and properties</summary>
+      {rename('Type name', type.name, (name) => call('PATCH', T, { name }))}
+      <ul class="plain">
+        {props.map((p) => (
+          <li key={p.id} class="row compact">
+            {rename(`Property (${p.kind})`, p.name, (name) => call('PATCH', `${T}/properties/${encodeURIComponent(p.id)}`, { set: { name } }))}
+            <button onClick={() => confirm(`Remove the property “${p.name}”? Its values stay stored but are no longer shown.`) && void act(() => call('DELETE', `${T}/properties/${encodeURIComponent(p.id)}`))}>
+              Remove {p.name}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </details>
+  )
+}
+
 function TypeTable({ spaceId, type, readOnly }: { spaceId: string; type: TypeInfo; readOnly: boolean }) {
   const S = spacePath(spaceId)
   const propsLoad = usePoll(async () => (await call<{ properties: PropertyDef[] }>('GET', `${S}/types/${encodeURIComponent(type.id)}/properties`)).properties, 3000, [type.id])
@@ -247,6 +297,7 @@ function TypeTable({ spaceId, type, readOnly }: { spaceId: string; type: TypeInf
         </details>
       </div>
       {!readOnly && <NewProperty spaceId={spaceId} typeId={type.id} onAdded={() => undefined} />}
+      {!readOnly && <SchemaPanel spaceId={spaceId} type={type} props={props} />}
       <div class="table-scroll" ref={win.ref} role="region" aria-label={`${type.name} rows`} tabIndex={0}>
         <table class="grid" aria-rowcount={rows.length + 1}>
           <thead>

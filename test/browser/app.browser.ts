@@ -238,6 +238,12 @@ describe('the web app, working together', () => {
     await expect.poll(() => a.page.locator('tr[data-row="Write spec"]').count(), { timeout: 30_000 }).toBe(0)
     await a.page.getByText('“Write spec” left the view').waitFor()
     expect(await a.page.locator('tr[data-row="Ship it"]').count()).toBe(1)
+    // Types change from the UI too.
+    const schema = a.page.locator('.schema-panel')
+    await schema.getByText('Type and properties').click()
+    await schema.getByLabel('Type name').fill('Tasks')
+    await schema.getByRole('button', { name: 'Rename' }).first().click()
+    await a.page.getByRole('tab', { name: 'Tasks' }).waitFor({ timeout: 10_000 })
     await screen(a.page, 'table')
   }, 180_000)
 
