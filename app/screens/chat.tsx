@@ -201,6 +201,8 @@ export function ChatScreen({ spaceId, account, readOnly }: { spaceId: string; ac
       </p>
     )
   }
+  // Nothing to send to until the chat's root is known (the catalog installs or adopts it).
+  if (!root) return <p aria-busy="true">Opening the chat…</p>
   return (
     <section class="chat" aria-labelledby="chat-title">
       <header class="row">

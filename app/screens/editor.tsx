@@ -111,23 +111,52 @@ function useCursors(E: string) {
   return { cursors, refresh }
 }
 
-/** The other members' carets in one textarea: a mirror of its text with a marker at each. */
+/**
+ * The other members' carets and selections in one textarea: a mirror of its text drawn over it,
+ * with each selection marked and a named caret where each member's head is.
+ */
 function Carets({ text, cursors }: { text: string; cursors: Cursor[] }) {
-  const placed = cursors.filter((c) => c.head.index !== null).sort((a, b) => (a.head.index ?? 0) - (b.head.index ?? 0))
+  const placed = cursors.filter((c) => c.head.index !== null)
   if (placed.length === 0) return null
+  const clamp = (i: number | null) => Math.max(0, Math.min(i ?? 0, text.length))
+  // Boundaries where a selection starts or ends or a caret stands, in order.
+  type Mark = { at: number; kind: 'caret' | 'start' | 'end'; c: Cursor }
+  const marks: Mark[] = []
+  for (const c of placed) {
+    const head = clamp(c.head.index)
+    const anchor = clamp(c.anchor.index ?? c.head.index)
+    if (anchor !== head) {
+      marks.push({ at: Math.min(anchor, head), kind: 'start', c }, { at: Math.max(anchor, head), kind: 'end', c })
+    }
+    marks.push({ at: head, kind: 'caret', c })
+  }
+  marks.sort((x, y) => x.at - y.at || (x.kind === 'end' ? -1 : y.kind === 'end' ? 1 : 0))
   const parts: preact.ComponentChildren[] = []
   let at = 0
-  for (const c of placed) {
-    const i = Math.min(c.head.index ?? 0, text.length)
-    parts.push(text.slice(at, i))
-    parts.push(
-      <span key={c.clientId} class="remote-caret" data-name={c.name || c.identity.slice(0, 6)} data-testid="remote-cursor">
-        <span class="remote-caret-label">{c.name || c.identity.slice(0, 6)}</span>
-      </span>,
+  let open = 0
+  const piece = (t: string, key: string) =>
+    open > 0 ? (
+      <span key={key} class="remote-selection">
+        {t}
+      </span>
+    ) : (
+      t
     )
-    at = i
-  }
-  parts.push(text.slice(at))
+  marks.forEach((m, i) => {
+    if (m.at > at) parts.push(piece(text.slice(at, m.at), `t${i}`))
+    at = Math.max(at, m.at)
+    if (m.kind === 'start') open++
+    else if (m.kind === 'end') open = Math.max(0, open - 1)
+    else {
+      const name = m.c.name || m.c.identity.slice(0, 6)
+      parts.push(
+        <span key={`c${m.c.clientId}`} class="remote-caret" data-name={name} data-testid="remote-cursor">
+          <span class="remote-caret-label">{name}</span>
+        </span>,
+      )
+    }
+  })
+  parts.push(piece(text.slice(at), 'rest'))
   return (
     <div class="caret-mirror" aria-hidden="true">
       {parts}

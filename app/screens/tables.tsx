@@ -152,7 +152,12 @@ function SchemaPanel({ spaceId, type, props }: { spaceId: string; type: TypeInfo
         {props.map((p) => (
           <li key={p.id} class="row compact">
             {rename(`Property (${p.kind})`, p.name, (name) => call('PATCH', `${T}/properties/${encodeURIComponent(p.id)}`, { set: { name } }))}
-            <button onClick={() => confirm(`Remove the property “${p.name}”? Its values stay stored but are no longer shown.`) && void act(() => call('DELETE', `${T}/properties/${encodeURIComponent(p.id)}`))}>
+            <button
+              onClick={() =>
+                confirm(`Remove the property “${p.name}”? Its values stay stored but are no longer shown.`) &&
+                void act(() => call('DELETE', `${T}/properties/${encodeURIComponent(p.id)}`))
+              }
+            >
               Remove {p.name}
             </button>
           </li>

@@ -180,6 +180,12 @@ describe('the web app, working together', () => {
       }, name)
     await expect.poll(() => before(a.page, 'Bea'), { timeout: 30_000 }).toBe('Zulu yankee xray ')
     await expect.poll(() => before(b.page, 'Ada'), { timeout: 30_000 }).toBe(both)
+    // And what the other selects.
+    await areaB.evaluate((el: HTMLTextAreaElement) => {
+      el.focus()
+      el.setSelectionRange(0, 4)
+    })
+    await expect.poll(() => a.page.locator('.remote-selection').first().textContent(), { timeout: 30_000 }).toBe('Zulu')
     await screen(a.page, 'document')
   }, 180_000)
 
