@@ -119,3 +119,14 @@ describe('runnable doc examples', () => {
     )
   }
 })
+
+describe('docs hold no unresolved merge', () => {
+  it('no file of README.md or docs/ has a conflict marker line', () => {
+    const markers = FILES.flatMap((file) =>
+      readFileSync(join(REPO, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/^(<{7}|={7}|>{7})( |$)/.test(line) ? [`${file}:${i + 1}: ${line}`] : [])),
+    )
+    expect(markers).toEqual([])
+  })
+})
