@@ -6289,6 +6289,8 @@ export interface paths {
                         set?: {
                             [key: string]: unknown;
                         };
+                        /** @description extension: the text `set.text` was typed against; the edit is merged onto the text now, keeping what others typed since (docs/editor.md) */
+                        textBase?: string;
                         /** @description dotted paths; `type` cannot be unset */
                         unset?: string[];
                     };
