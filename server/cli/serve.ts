@@ -10,8 +10,8 @@ import { isSvcError } from '../../sync/core/errors.ts'
 import { buildApp } from '../app.ts'
 import { daemonLoggers } from '../../node/log/pino-logger.ts'
 import { stopGracefully } from '../lifecycle.ts'
-import { EXIT, readAll, stripNewline, UsageError, type CliIO, type Command } from './io.ts'
-import { DEFAULT_AGENTS_PORT, resolveServeConfig, SERVE_USAGE, type ServeConfig } from './serve-config.ts'
+import { EXIT, type CliIO } from './io.ts'
+import { DEFAULT_AGENTS_PORT, type ServeConfig } from './serve-config.ts'
 import { buildAgentControlApp, listenAgentControl } from '../modules/agents.ts'
 import { noAccountHint, spaceOpenProgress } from './serve-messages.ts'
 
@@ -134,19 +134,4 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   process.on('SIGINT', onSignal)
   await done
   return exitCode
-}
-
-export const serveCommand: Command = {
-  name: 'serve',
-  summary: 'run the daemon',
-  usage: SERVE_USAGE,
-  async run(args, io) {
-    const config = resolveServeConfig(args, io.env)
-    if (config.passkeyStdin) {
-      const passkey = stripNewline(await readAll(io.stdin))
-      if (passkey === '') throw new UsageError('svc serve: --passkey-stdin read an empty passkey')
-      config.passkey = passkey
-    }
-    return serve(config, io)
-  },
 }
