@@ -30,6 +30,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   sqliteLayout: async () => (await import('./sqlite-layout.ts')).benchSqliteLayout,
   hub: async () => (await import('./hub.ts')).benchHub,
   scale: async () => (await import('./scale.ts')).benchScale,
+  cli: async () => (await import('./cli.ts')).benchCli,
 }
 
 const args = process.argv.slice(2)
