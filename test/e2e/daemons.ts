@@ -26,7 +26,10 @@ export async function startDaemon(dir: string, opts: { mdns?: boolean } = {}): P
     s.proc.stdout.on('data', check)
     check()
     void s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
-    setTimeout(() => reject(new Error(`svc serve did not start: ${s.stderr()}`)), 90_000).unref()
+    setTimeout(() => {
+      s.proc.kill('SIGKILL')
+      reject(new Error(`svc serve did not start: ${s.stderr()}`))
+    }, 90_000).unref()
   })
   return { dir, url: s.stdout().split('\n')[0], proc: s.proc, exited: s.exited, stderr: s.stderr }
 }
