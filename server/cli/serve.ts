@@ -95,6 +95,17 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     const booted = await session.bootAtStart()
     if (booted) io.stderr.write(`svc serve: account ${booted} booted\n`)
   } catch (err) {
+    // Spec Authentication 6: the account is another process's. Running on unauthorized would
+    // only advise commands that cannot work (issue 39, item 4).
+    if (isSvcError(err) && err.code === 'auth.account_in_use') {
+      const pid = typeof err.details?.pid === 'number' ? err.details.pid : undefined
+      io.stderr.write(
+        `svc serve: ${describe(err)}${pid !== undefined ? ` (pid ${pid})` : ''}: another svc serve runs on the data directory ${config.data}. ` +
+          `Stop it${pid !== undefined ? ` (kill ${pid})` : ''} or use it (svc health shows its account), or start this one with another --data.\n`,
+      )
+      await app.close()
+      return EXIT.user
+    }
     if (config.account !== undefined) {
       io.stderr.write(`svc serve: cannot boot account ${config.account}: ${describe(err)}\n`)
       await app.close()
