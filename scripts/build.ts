@@ -98,6 +98,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     const t0 = performance.now()
     const out = await run()
     const done: BuiltStep = { step, ms: Math.round(performance.now() - t0), out: out.slice(root.length + 1) }
-    console.log(JSON.stringify(done))
+    // stderr: `npm pack` runs this (prepare) and prints the tarball name alone on stdout.
+    process.stderr.write(JSON.stringify(done) + '\n')
   }
 }

@@ -25,7 +25,8 @@ const V8_FLAGS = ['--max-semi-space-size=64']
 
 /** The bundled Node's binary (`node` package), wherever npm placed the package; or undefined. */
 function bundledNode() {
-  const local = join(root, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node')
+  // Beside the launcher's package: a clone, or a global install (npm nests dependencies there).
+  const local = fileURLToPath(new URL('../../node_modules/node/bin/node', import.meta.url))
   if (existsSync(local)) return local
   try {
     const bin = join(dirname(createRequire(import.meta.url).resolve('node/package.json')), 'bin', 'node')
