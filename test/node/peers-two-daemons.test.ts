@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -90,5 +91,64 @@ describe('two devices of one account connected only by an added peer address', (
     await until('B holds the object A wrote after its restart', () => !!b.engine.account().held(space.id)?.objectDoc(second))
     const [p] = (await ok(call(b.app, 'GET', '/v1/peers'))).peers
     expect(p).toMatchObject({ connected: true, failures: 0, lastError: null, nextDialAt: null })
+  }, 90_000)
+
+  it('a daemon left to pick its port (tcp/0) takes its last one again after a restart, and B redials it; a taken one falls back (issue 39)', async () => {
+    const rootA = mkdtempSync(join(tmpdir(), 'svc-portA-'))
+    const rootB = mkdtempSync(join(tmpdir(), 'svc-portB-'))
+    roots.push(rootA, rootB)
+    const ANY = '/ip4/127.0.0.1/tcp/0'
+    const portOf = (d: Daemon) =>
+      Number(
+        /\/tcp\/(\d+)/.exec(
+          d.engine
+            .p2p()!
+            .node.getMultiaddrs()
+            .find((m) => !m.toString().includes('/ws'))!
+            .toString(),
+        )![1],
+      )
+    let a = await start(rootA, ANY)
+    running.push(a)
+    const created = await ok(call(a.app, 'POST', '/v1/auth', {}), 201)
+    const space = await ok(call(a.app, 'POST', '/v1/spaces', { name: 'Stable' }), 201)
+    const b = await start(rootB, ANY)
+    running.push(b)
+    await ok(call(b.app, 'POST', '/v1/auth', { mnemonic: created.mnemonic }), 201)
+    const port = portOf(a)
+    const peerIdA = a.engine.p2p()!.transport.peerId
+    await ok(call(b.app, 'POST', '/v1/peers', { multiaddr: `/ip4/127.0.0.1/tcp/${port}/p2p/${peerIdA}` }), 201)
+    await until('B sees A connected', async () => (await ok(call(b.app, 'GET', '/v1/peers'))).peers[0].connected)
+
+    const restartA = async () => {
+      await stopGracefully(a.app, 1000)
+      running.splice(running.indexOf(a), 1)
+      a = await start(rootA, ANY)
+      running.push(a)
+    }
+    await restartA()
+    expect(portOf(a)).toBe(port)
+    const second = (await ok(call(a.app, 'POST', `/v1/spaces/${space.id}/objects`, {}), 201)).objectId
+    await until('B redialled A on its kept port', async () => (await ok(call(b.app, 'GET', '/v1/peers'))).peers[0].connected)
+    await until('B holds the object A wrote after its restart', () => !!b.engine.account().held(space.id)?.objectDoc(second))
+
+    // Its port taken meanwhile, A listens on another and keeps that one for the next start.
+    await stopGracefully(a.app, 1000)
+    running.splice(running.indexOf(a), 1)
+    const squatter = await new Promise<Server>((resolve, reject) => {
+      const srv = createServer()
+      srv.once('error', reject)
+      srv.listen(port, '127.0.0.1', () => resolve(srv))
+    })
+    try {
+      a = await start(rootA, ANY)
+      running.push(a)
+    } finally {
+      squatter.close()
+    }
+    const moved = portOf(a)
+    expect(moved).not.toBe(port)
+    await restartA()
+    expect(portOf(a)).toBe(moved)
   }, 90_000)
 })
