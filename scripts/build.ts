@@ -23,7 +23,7 @@
  * prefers dist/.
  */
 import { build, type Plugin } from 'esbuild'
-import { readFile, rm } from 'node:fs/promises'
+import { readFile, rename, rm } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -63,10 +63,14 @@ export interface BuiltStep {
 
 /** The daemon and CLI bundle; resolves to where it is. */
 export async function buildCli(): Promise<string> {
-  await rm(CLI_DIST, { recursive: true, force: true })
+  // Built beside and swapped in, so a `svc` starting meanwhile finds the old build or none (the
+  // launcher then runs the sources), never half of one.
+  const next = `${CLI_DIST}.next-${process.pid}`
+  const old = `${CLI_DIST}.old-${process.pid}`
+  await rm(next, { recursive: true, force: true })
   await build({
     entryPoints: { main: join(root, 'server/cli/main.ts'), ...Object.fromEntries(Object.entries(PATH_ENTRIES).map(([k, v]) => [k, join(root, v)])) },
-    outdir: CLI_DIST,
+    outdir: next,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -83,6 +87,11 @@ export async function buildCli(): Promise<string> {
     legalComments: 'none',
     logLevel: 'warning',
   })
+  await rename(CLI_DIST, old).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err
+  })
+  await rename(next, CLI_DIST)
+  await rm(old, { recursive: true, force: true })
   return CLI_DIST
 }
 
