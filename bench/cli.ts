@@ -46,7 +46,7 @@ function wall(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env)
 /** Median wall times of several commands, interleaved so that load changes hit each alike. */
 function medians(cmds: Record<string, [string, string[]]>, env?: NodeJS.ProcessEnv): Record<string, number> {
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(cmds).map((k) => [k, []]))
-  for (const [k, [c, a]] of Object.entries(cmds)) wall(c, a, env) // warm the file cache
+  for (const [c, a] of Object.values(cmds)) wall(c, a, env) // warm the file cache
   for (let i = 0; i < RUNS; i++) for (const [k, [c, a]] of Object.entries(cmds)) times[k].push(wall(c, a, env))
   return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, round(median(v))]))
 }

@@ -87,8 +87,8 @@ export async function buildCli(): Promise<string> {
     legalComments: 'none',
     logLevel: 'warning',
   })
-  await rename(CLI_DIST, old).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') throw err
+  await rename(CLI_DIST, old).catch((err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
   })
   await rename(next, CLI_DIST)
   await rm(old, { recursive: true, force: true })
