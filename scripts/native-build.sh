@@ -37,7 +37,7 @@ if [ -x "$bundled" ] && "$bundled" -e "new (require('better-sqlite3'))(':memory:
 fi
 started=$(date +%s)
 say "building better-sqlite3 (SQLite and its Node binding, C++) for the bundled Node $("$bundled" --version 2>/dev/null || echo 22)."
-say "This usually takes 2-4 minutes on a 4-core laptop, up to 15 on a busy 2-core machine; the compiler's output goes to node_modules/better-sqlite3/build.log"
+say "This usually takes about a minute on an idle 2-core machine (61 s measured), up to 15 on a busy one; the compiler's output goes to node_modules/better-sqlite3/build.log"
 ( while sleep 30 </dev/null >/dev/null 2>&1; do say "still building ($(($(date +%s) - started)) s)"; done ) &
 ticker=$!
 trap 'kill $ticker 2>/dev/null || true' EXIT
