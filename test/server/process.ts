@@ -72,17 +72,20 @@ export function spawnSvc(args: string[], opts: { stdin?: string; env?: NodeJS.Pr
 export async function serve(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv; startTimeoutMs?: number } = {}): Promise<Served> {
   const s = spawnSvc(['serve', '--port', '0', '--no-mdns', ...args], opts)
   const lines = args.includes('--managed') ? 2 : 1
+  let timer: NodeJS.Timeout | undefined
   await new Promise<void>((resolve, reject) => {
     const check = () => {
       if (s.stdout().split('\n').length > lines) resolve()
     }
     s.proc.stdout.on('data', check)
     void s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
-    setTimeout(() => {
+    // Only while it starts: a daemon that started runs as long as its test needs it.
+    timer = setTimeout(() => {
       s.proc.kill('SIGKILL')
       reject(new Error(`svc serve did not start: ${s.stderr()}`))
-    }, opts.startTimeoutMs ?? 20_000).unref()
-  })
+    }, opts.startTimeoutMs ?? 20_000)
+    timer.unref()
+  }).finally(() => clearTimeout(timer))
   const [url, token] = s.stdout().split('\n')
   return { ...s, url: url, ...(lines === 2 ? { token: token } : {}) }
 }
