@@ -12,7 +12,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    setupFiles: ['test/setup/fast-check.ts'],
+    setupFiles: ['test/setup/fast-check.ts', 'test/setup/processes.ts'],
     // Tests never announce anything on a real network: mDNS is off and P2P listens on loopback
     // unless a test turns them on itself (and those run only inside netns-run).
     env: { SVC_NO_MDNS: '1', SVC_P2P_LISTEN: '/ip4/127.0.0.1/tcp/0' },

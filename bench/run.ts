@@ -31,6 +31,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   hub: async () => (await import('./hub.ts')).benchHub,
   scale: async () => (await import('./scale.ts')).benchScale,
   app: async () => (await import('./app.ts')).benchApp,
+  cli: async () => (await import('./cli.ts')).benchCli,
 }
 
 const args = process.argv.slice(2)

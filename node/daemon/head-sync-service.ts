@@ -33,6 +33,7 @@ export const headSyncService = (init: HeadSyncInit): DaemonService<Pick<BaseComp
       listen: init.listen,
       scheduler: init.scheduler,
       peersFile: join(c.dir, P2P.peersFile),
+      portFile: join(c.dir, P2P.portFile),
       configPeers: init.peers,
       redial: init.redial,
       durability: c.durability,

@@ -8,7 +8,8 @@ import type { RoundResult, SyncDriver } from '../../sync/protocol/sync-driver.ts
 import { SyncStack } from '../../sync/protocol/sync-stack.ts'
 import { accountSyncHost, followAccountSpaces } from '../../sync/p2p/account-sync.ts'
 import type { AccountEngine } from '../../sync/space/account-engine.ts'
-import { createSvcNode, type SvcLibp2p } from '../p2p/libp2p-node.ts'
+import { createSvcNode, DEFAULT_TCP_LISTEN, type SvcLibp2p } from '../p2p/libp2p-node.ts'
+import { listeningPort, savedPort, savePort, withSavedPort } from '../p2p/stable-port.ts'
 import { Libp2pTransport } from '../../sync/p2p/libp2p-transport.ts'
 import { P2P } from '../../sync/p2p/constants.ts'
 import { BoundedMap } from '../../sync/protocol/bounded-map.ts'
@@ -41,6 +42,8 @@ export interface P2POptions {
   joinRetry?: { baseMs?: number; maxMs?: number }
   /** Where peers added by address are kept (the account directory's P2P.peersFile); absent: not kept. */
   peersFile?: string
+  /** Where the TCP port of the last run is kept (the account directory's P2P.portFile); absent: a port 0 stays random. */
+  portFile?: string
   /** Peers the configuration names (multiaddrs with /p2p/<id>), dialled for this run. */
   configPeers?: readonly string[]
   /** Redial delays of added peers (tests shorten them). */
@@ -63,6 +66,36 @@ function heldReplicaJoins(account: AccountEngine): JoinHandler {
       return held.replica.ingestJoin(raw, fromIdentity)
     },
   }
+}
+
+/**
+ * The libp2p node, on the TCP port of the last run when the configuration leaves the port to
+ * chance (node/p2p/stable-port.ts), else (or when that port is taken) as configured; the port it
+ * got is kept for the next start.
+ */
+async function startNode(o: P2POptions, guard: PeerGuard): Promise<SvcLibp2p> {
+  const log = o.log ?? silentLogger
+  const nodeOptions = { deviceKey: o.keys.device, mdns: o.mdns, refuse: (p: string) => guard.refused(p), log: log.child('libp2p') }
+  const listen = o.listen ?? [...DEFAULT_TCP_LISTEN]
+  const again = withSavedPort(listen, savedPort(o.portFile))
+  let node: SvcLibp2p
+  if (again) {
+    try {
+      node = await createSvcNode({ ...nodeOptions, listen: again })
+    } catch (err) {
+      log.warn('the P2P port of the last run is taken; listening on another (peers that added this device by address will not find it there)', {
+        listen: again,
+        err: errField(err),
+      })
+      node = await createSvcNode({ ...nodeOptions, listen })
+    }
+  } else node = await createSvcNode({ ...nodeOptions, listen })
+  try {
+    savePort(o.portFile, listeningPort(node.getMultiaddrs().map((m) => m.toString())), o.durability)
+  } catch (err) {
+    log.warn('the P2P port could not be kept for the next start', { err: errField(err) })
+  }
+  return node
 }
 
 /**
@@ -96,7 +129,7 @@ export class P2PService {
     // First: a bad configured address fails the boot before anything listens.
     const book = new PeerBook(o.peersFile, o.configPeers ?? [], () => o.env.now(), o.durability, (o.log ?? silentLogger).child('peers'))
     const guard = new PeerGuard({ now: () => o.env.now(), ...o.guard })
-    const node = await createSvcNode({ deviceKey: o.keys.device, mdns: o.mdns, listen: o.listen, refuse: (p) => guard.refused(p), log: (o.log ?? silentLogger).child('libp2p') })
+    const node = await startNode(o, guard)
     // Anyone on the LAN can announce fresh peer ids: only the most recent ones are remembered.
     const discoveredAt = new BoundedMap<string, number>(o.guard?.maxTracked ?? P2P.maxTrackedPeers)
     node.addEventListener('peer:discovery', (evt) => {

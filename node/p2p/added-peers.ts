@@ -1,4 +1,5 @@
-import { multiaddr } from '@multiformats/multiaddr'
+import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
+import { peerIdFromString } from '@libp2p/peer-id'
 import { SvcError } from '../../sync/core/errors.ts'
 import type { Timer } from '../../sync/protocol/sync-driver.ts'
 import type { SvcLibp2p } from './libp2p-node.ts'
@@ -40,7 +41,7 @@ export class AddedPeers {
     redial: { baseMs?: number; maxMs?: number } = {},
   ) {
     this.redialer = new Redialer({
-      dial: (addr) => node.dial(multiaddr(addr)),
+      dial: (addr) => this.dial(addr),
       isConnected: (peerId) => this.isConnected(peerId),
       timer,
       now,
@@ -48,13 +49,103 @@ export class AddedPeers {
     })
     const onConnect = (evt: CustomEvent<{ toString(): string }>) => this.redialer.connected(evt.detail.toString())
     const onDisconnect = (evt: CustomEvent<{ toString(): string }>) => this.redialer.disconnected(evt.detail.toString())
+    // A listed peer's own announcement of where it listens (identify, on every connection,
+    // whoever dialled): its address moved (a restart on another port) when ours is not there.
+    const onIdentify = (evt: CustomEvent<{ peerId: { toString(): string }; listenAddrs: Multiaddr[] }>) =>
+      this.announced(
+        evt.detail.peerId.toString(),
+        evt.detail.listenAddrs.map((m) => m.toString()),
+      )
     node.addEventListener('peer:connect', onConnect)
     node.addEventListener('peer:disconnect', onDisconnect)
+    node.addEventListener('peer:identify', onIdentify)
     this.stops.push(
       () => node.removeEventListener('peer:connect', onConnect),
       () => node.removeEventListener('peer:disconnect', onDisconnect),
+      () => node.removeEventListener('peer:identify', onIdentify),
     )
     for (const p of book.list()) this.redialer.watch(p.peerId, p.multiaddr)
+  }
+
+  /**
+   * Dials a listed peer at its address; when that fails, looks the peer up by its id before
+   * giving up (issue 39, item 4): the addresses libp2p learned for it since (mDNS, identify of
+   * an earlier connection, a hub), then its peer routing. An address that answers becomes the
+   * listed one.
+   */
+  private async dial(addr: string): Promise<unknown> {
+    try {
+      return await this.node.dial(multiaddr(addr))
+    } catch (err) {
+      const peerId = parsePeerAddress(addr).peerId
+      for (const other of await this.lookUp(peerId, addr)) {
+        try {
+          const conn = await this.node.dial(multiaddr(other))
+          this.readdress(peerId, other)
+          return conn
+        } catch {
+          // the next one
+        }
+      }
+      throw err
+    }
+  }
+
+  /** Other dialable addresses (host/tcp/port/p2p/id) known for a peer id. */
+  private async lookUp(peerId: string, failed: string): Promise<string[]> {
+    const found = new Set<string>()
+    const add = (addrs: readonly Multiaddr[]) => {
+      for (const m of addrs) {
+        const text = m.toString().replace(/\/p2p\/[^/]+$/, '')
+        try {
+          const a = parsePeerAddress(`${text}/p2p/${peerId}`)
+          if (a.multiaddr !== failed) found.add(a.multiaddr)
+        } catch {
+          // not a host/tcp/port address (WebSockets, circuit): not one to keep
+        }
+      }
+    }
+    const id = peerIdFromString(peerId)
+    try {
+      add((await this.node.peerStore.get(id)).addresses.map((a) => a.multiaddr))
+    } catch {
+      // nothing known about it
+    }
+    if (found.size === 0) {
+      try {
+        add((await this.node.peerRouting.findPeer(id, { signal: AbortSignal.timeout(5_000) })).multiaddrs)
+      } catch {
+        // no router knows it (a daemon runs none but mDNS unless it has hubs)
+      }
+    }
+    return [...found]
+  }
+
+  /** A listed peer announced where it listens: re-address it when its listed address is not among them. */
+  private announced(peerId: string, listenAddrs: string[]): void {
+    const listed = this.book.get(peerId)
+    if (!listed) return
+    const bare = listed.multiaddr.replace(/\/p2p\/[^/]+$/, '')
+    if (listenAddrs.some((a) => a.replace(/\/p2p\/[^/]+$/, '') === bare)) return
+    const host = bare.split('/').slice(0, 3).join('/')
+    const candidates = listenAddrs
+      .map((a) => {
+        try {
+          return parsePeerAddress(`${a.replace(/\/p2p\/[^/]+$/, '')}/p2p/${peerId}`).multiaddr
+        } catch {
+          return undefined
+        }
+      })
+      .filter((a): a is string => a !== undefined)
+    // The same host on another port first (a restart); else the first it announced.
+    const next = candidates.find((a) => a.startsWith(`${host}/`)) ?? candidates[0]
+    if (next) this.readdress(peerId, next)
+  }
+
+  private readdress(peerId: string, addr: string): void {
+    if (this.book.get(peerId)?.multiaddr === addr) return
+    this.book.readdress(peerId, addr)
+    this.redialer.readdress(peerId, addr)
   }
 
   private isConnected(peerId: string): boolean {

@@ -33,6 +33,9 @@ export interface NodeOptions {
   inbound?: { perHostPerSecond: number; pending: number }
 }
 
+/** The TCP listener when the configuration names none: every interface, any free port (the last run's, node/p2p/stable-port.ts). */
+export const DEFAULT_TCP_LISTEN: readonly string[] = ['/ip4/0.0.0.0/tcp/0']
+
 /** The WebSockets listener when the configuration names none: loopback, any free port. */
 export const DEFAULT_WS_LISTEN = '/ip4/127.0.0.1/tcp/0/ws'
 
@@ -56,7 +59,7 @@ export async function createSvcNode(opts: NodeOptions): Promise<SvcLibp2p> {
   const node = await createLibp2p(
     svcNodeOptions({
       privateKey,
-      listen: withWebSocketListen(opts.listen ?? ['/ip4/0.0.0.0/tcp/0']),
+      listen: withWebSocketListen(opts.listen ?? DEFAULT_TCP_LISTEN),
       transports: [tcp(), webSockets()],
       peerDiscovery: opts.mdns ? [mdns({ interval: opts.mdnsIntervalMs ?? P2P.mdnsIntervalMs, serviceTag: P2P.mdnsServiceTag })] : [],
       maxConnections: opts.maxConnections ?? P2P.maxConnections,

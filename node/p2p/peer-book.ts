@@ -59,6 +59,19 @@ export class PeerBook {
     return { peer, created: !old }
   }
 
+  /**
+   * Gives a listed peer the address it was found at again (after its old one failed); keeps
+   * where it came from and when it was added. False when it is not listed.
+   */
+  readdress(peerId: string, multiaddr: string): boolean {
+    const old = this.peers.get(peerId)
+    if (!old) return false
+    if (old.multiaddr === multiaddr) return true
+    this.peers.set(peerId, { ...old, multiaddr })
+    if (old.source === 'api') this.save()
+    return true
+  }
+
   /** Forgets a peer (a configured one until the next start); false when it is not listed. */
   remove(peerId: string): boolean {
     const old = this.peers.get(peerId)

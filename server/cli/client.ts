@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createSvcClient, DEFAULT_BASE_URL, type SvcClient } from '../client/index.ts'
 import { EXIT, UsageError, type CliIO } from './io.ts'
+import { plainRequest, type PlainReply } from './plain-http.ts'
 import { terminalSafe } from './table.ts'
 
 export const DEFAULT_URL = DEFAULT_BASE_URL
@@ -138,31 +139,34 @@ export interface CallOptions {
 }
 
 /**
- * One API call by method and literal path (already encoded, query string included), through the
- * typed client. Prints a JSON response body to stdout and an error envelope to stderr, and
- * returns the exit code: 0 ok, 1 4xx, 2 5xx or a malformed reply, 3 unreachable.
+ * One API call by method and literal path (already encoded, query string included). Prints a
+ * JSON response body to stdout and an error envelope to stderr, and returns the exit code: 0
+ * ok, 1 4xx, 2 5xx or a malformed reply, 3 unreachable. The request is the one the typed
+ * client would send for the route (`accept` JSON, a JSON body, the control token when asked).
  */
 export async function call(ctx: ClientContext, method: string, path: string, opts: CallOptions = {}): Promise<number> {
   const headers: Record<string, string> = { accept: 'application/json' }
-  // The typed client is keyed by route templates; a literal path is one of them with its
-  // parameters filled in, so it goes through the untyped `request` (no params to substitute).
-  const { token, ...plain } = ctx
-  const request = api(opts.control && token ? ctx : plain).request as unknown as (
-    method: string,
-    url: string,
-    init: { headers: Record<string, string>; body?: unknown; parseAs: 'text' },
-  ) => Promise<ApiResult<string>>
-  const r = await fetchApi<string>(ctx, () => request(method.toLowerCase(), path, { headers, parseAs: 'text', ...(opts.body !== undefined ? { body: opts.body } : {}) }))
-  if (!r.ok) return r.code
-  const text = r.data ?? ''
-  if (text === '') return EXIT.ok
-  let body: unknown
+  if (opts.control && ctx.token) headers['x-svc-control-token'] = ctx.token
+  let reply: PlainReply
   try {
-    body = JSON.parse(text)
-  } catch {
-    ctx.io.stderr.write('svc: a reply that is not JSON\n')
+    reply = await plainRequest(`${ctx.url}${path}`, method.toUpperCase(), headers, opts.body === undefined ? undefined : JSON.stringify(opts.body))
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== undefined) return unreachable(ctx)
+    ctx.io.stderr.write(`svc: ${(err as Error).message}\n`)
     return EXIT.server
   }
+  let body: unknown
+  if (reply.text !== '') {
+    try {
+      body = JSON.parse(reply.text)
+    } catch {
+      if (reply.status < 200 || reply.status >= 300) return reportError(ctx, reply.status, reply.text, reply.statusText)
+      ctx.io.stderr.write('svc: a reply that is not JSON\n')
+      return EXIT.server
+    }
+  }
+  if (reply.status < 200 || reply.status >= 300) return reportError(ctx, reply.status, body, reply.statusText)
+  if (body === undefined) return EXIT.ok
   ctx.io.stdout.write(JSON.stringify(body, null, 2) + '\n')
   return EXIT.ok
 }

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { AGENTS_PORT_OFFSET } from './ports.ts'
 import { Type, type Static } from '@sinclair/typebox'
 import { isAccountId } from '../../node/account/layout.ts'
 import { PushConfigSchema, pushConfigFromEnv } from '../../node/push/config.ts'
@@ -17,7 +18,8 @@ import { row, type Row } from './config-table-row.ts'
  */
 
 export const DEFAULT_PORT = 7001
-export const DEFAULT_AGENTS_PORT = 7010
+export const DEFAULT_AGENTS_PORT = DEFAULT_PORT + AGENTS_PORT_OFFSET
+export { AGENTS_PORT_OFFSET }
 
 const LOG_THRESHOLDS: readonly LogThreshold[] = [...LOG_LEVELS, 'silent']
 
@@ -119,8 +121,8 @@ export const CONFIG_TABLE = {
     env: 'SVC_AGENTS_PORT',
     file: 'agentsPort',
     ...opt(portOrOff),
-    shownDefault: `\`${DEFAULT_AGENTS_PORT}\``,
-    help: 'agent control API port on loopback, 0 = any, -1 or off = no agents',
+    shownDefault: `the API port + ${AGENTS_PORT_OFFSET} (\`${DEFAULT_AGENTS_PORT}\`)`,
+    help: `agent control API port on loopback, 0 = any, -1 or off = no agents; default the API port + ${AGENTS_PORT_OFFSET}, any free one if that is taken`,
   }),
   modelUrl: row({
     flag: 'model-url',

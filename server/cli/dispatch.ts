@@ -2,11 +2,12 @@ import { COMMANDS } from './commands/index.ts'
 import { EXIT, UsageError, type CliIO } from './io.ts'
 import { VERSION } from '../version.ts'
 
-const overview = () =>
+/** The command list; it loads every command for its summary, which only this listing needs. */
+const overview = async () =>
   [
     'usage: svc <command> [options]',
     '',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`),
+    ...(await Promise.all(COMMANDS.map((c) => c.load()))).map((c) => `  ${c.name.padEnd(12)} ${c.summary}`),
     '',
     "svc <command> --help shows its options; --json prints the API's JSON; svc --version the release.",
     'Paths in filters, sorts and sets may use xKeys (note.status); docs/cli.md has the details.',
@@ -16,18 +17,19 @@ const overview = () =>
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...args] = argv
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    ;(name === undefined ? io.stderr : io.stdout).write(overview() + '\n')
+    ;(name === undefined ? io.stderr : io.stdout).write((await overview()) + '\n')
     return name === undefined ? EXIT.user : EXIT.ok
   }
   if (name === '--version' || name === '-V' || name === 'version') {
     io.stdout.write(`svc ${VERSION}\n`)
     return EXIT.ok
   }
-  const command = COMMANDS.find((c) => c.name === name)
-  if (!command) {
-    io.stderr.write(`svc: unknown command "${name}"\n${overview()}\n`)
+  const entry = COMMANDS.find((c) => c.name === name)
+  if (!entry) {
+    io.stderr.write(`svc: unknown command "${name}"\n${await overview()}\n`)
     return EXIT.user
   }
+  const command = await entry.load()
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout.write(command.usage + '\n')
     return EXIT.ok

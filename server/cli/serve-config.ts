@@ -14,7 +14,7 @@ import { UsageError } from './io.ts'
  * read here only: everything below receives them as options.
  */
 
-export { DEFAULT_AGENTS_PORT, DEFAULT_PORT, type ServeConfig } from './config-table.ts'
+export { AGENTS_PORT_OFFSET, DEFAULT_AGENTS_PORT, DEFAULT_PORT, type ServeConfig } from './config-table.ts'
 export { defaultDataRoot, loopbackHost } from './config-table-checks.ts'
 
 export const SERVE_USAGE = serveUsage()

@@ -32,13 +32,13 @@ export function noAccountHint(status: AuthStatus, url: string): string | undefin
   if (status.accounts.length === 0) {
     return (
       'svc serve: no account on this data directory yet. Create one (prints its recovery phrase once):\n' +
-      `  npm run svc -- auth create --url ${url}\n` +
+      `  svc auth create --url ${url}\n` +
       `  or: curl -X POST -H 'content-type: application/json' -d '{}' ${url}/v1/auth\n`
     )
   }
   const ids = status.accounts.map((a) => a.id).join(', ')
   return (
     `svc serve: ${status.accounts.length} accounts on this data directory (${ids}); none booted. Pick one:\n` +
-    `  npm run svc -- auth select ACCOUNT_ID --url ${url}   (or start with --account ACCOUNT_ID)\n`
+    `  svc auth select ACCOUNT_ID --url ${url}   (or start with --account ACCOUNT_ID)\n`
   )
 }

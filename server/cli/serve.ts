@@ -10,8 +10,8 @@ import { isSvcError } from '../../sync/core/errors.ts'
 import { buildApp } from '../app.ts'
 import { daemonLoggers } from '../../node/log/pino-logger.ts'
 import { stopGracefully } from '../lifecycle.ts'
-import { EXIT, readAll, stripNewline, UsageError, type CliIO, type Command } from './io.ts'
-import { DEFAULT_AGENTS_PORT, resolveServeConfig, SERVE_USAGE, type ServeConfig } from './serve-config.ts'
+import { EXIT, type CliIO } from './io.ts'
+import { AGENTS_PORT_OFFSET, type ServeConfig } from './serve-config.ts'
 import { buildAgentControlApp, listenAgentControl } from '../modules/agents.ts'
 import { noAccountHint, spaceOpenProgress } from './serve-messages.ts'
 
@@ -37,13 +37,14 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     files: { blockCrypto, ...(config.filesGcInterval ? { gcIntervalMs: config.filesGcInterval } : {}) },
     ...(config.cursorTimeoutMs !== undefined ? { editor: { cursorTimeoutMs: config.cursorTimeoutMs } } : {}),
   })
-  const agentsPort = config.agentsPort ?? DEFAULT_AGENTS_PORT
+  // Agents run unless the control port is -1 ("off"); its port is settled once the API listens.
+  const agentsOn = config.agentsPort === undefined || config.agentsPort >= 0
   const engine = engineFactory({
     dataRoot: config.data,
     noMdns: config.noMdns,
     durability: config.durability,
     modules,
-    ...(agentsPort < 0
+    ...(!agentsOn
       ? {}
       : { agents: config.modelUrl ? { model: { url: config.modelUrl, model: config.model ?? 'default', ...(config.modelApiKey ? { apiKey: config.modelApiKey } : {}) } } : {} }),
     onSpaceOpened: spaceOpenProgress((line) => io.stderr.write(line)),
@@ -69,7 +70,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   const done = new Promise<void>((r) => (stopped = r))
   let stopping: Promise<void> | undefined
   let exitCode: number = EXIT.ok
-  const control = agentsPort >= 0 ? buildAgentControlApp(() => engine.agents()) : undefined
+  let control = agentsOn ? buildAgentControlApp(() => engine.agents()) : undefined
   const stop = () => {
     stopping ??= Promise.resolve(control?.close())
       .catch((err: unknown) => loggers.log.warn('closing the agents control API failed', { err: errField(err) }))
@@ -95,6 +96,17 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     const booted = await session.bootAtStart()
     if (booted) io.stderr.write(`svc serve: account ${booted} booted\n`)
   } catch (err) {
+    // Spec Authentication 6: the account is another process's. Running on unauthorized would
+    // only advise commands that cannot work (issue 39, item 4).
+    if (isSvcError(err) && err.code === 'auth.account_in_use') {
+      const pid = typeof err.details?.pid === 'number' ? err.details.pid : undefined
+      io.stderr.write(
+        `svc serve: ${describe(err)}${pid !== undefined ? ` (pid ${pid})` : ''}: another svc serve runs on the data directory ${config.data}. ` +
+          `Stop it${pid !== undefined ? ` (kill ${pid})` : ''} or use it (svc health shows its account), or start this one with another --data.\n`,
+      )
+      await app.close()
+      return EXIT.user
+    }
     if (config.account !== undefined) {
       io.stderr.write(`svc serve: cannot boot account ${config.account}: ${describe(err)}\n`)
       await app.close()
@@ -117,9 +129,21 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   if (controlToken) io.stdout.write(`${controlToken}\n`)
   if (control) {
     // The control API is an extra: a daemon whose control port is taken still serves its API.
+    // Its default port follows the API's (AGENTS_PORT_OFFSET), and any free one when that is taken.
+    const derived = config.agentsPort === undefined
+    const want = derived ? (config.port === 0 ? 0 : port + AGENTS_PORT_OFFSET) : config.agentsPort!
     try {
-      const cport = await listenAgentControl(control, { host: config.host, port: agentsPort })
-      io.stderr.write(`svc serve: agent control API on ${baseUrl(config.host, cport)}\n`)
+      let cport: number
+      try {
+        cport = await listenAgentControl(control, { host: config.host, port: want })
+      } catch (err) {
+        if (!derived || want === 0 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
+        io.stderr.write(`svc serve: agent control port ${want} is taken; using any free port\n`)
+        await control.close()
+        control = buildAgentControlApp(() => engine.agents())
+        cport = await listenAgentControl(control, { host: config.host, port: 0 })
+      }
+      io.stderr.write(`svc serve: agent control API on ${baseUrl(config.host, cport)} (svc agents --control ${baseUrl(config.host, cport)}, or SVC_AGENTS_URL)\n`)
     } catch (err) {
       io.stderr.write(`svc serve: agent control API not started: ${(err as Error).message}\n`)
     }
@@ -134,19 +158,4 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
   process.on('SIGINT', onSignal)
   await done
   return exitCode
-}
-
-export const serveCommand: Command = {
-  name: 'serve',
-  summary: 'run the daemon',
-  usage: SERVE_USAGE,
-  async run(args, io) {
-    const config = resolveServeConfig(args, io.env)
-    if (config.passkeyStdin) {
-      const passkey = stripNewline(await readAll(io.stdin))
-      if (passkey === '') throw new UsageError('svc serve: --passkey-stdin read an empty passkey')
-      config.passkey = passkey
-    }
-    return serve(config, io)
-  },
 }

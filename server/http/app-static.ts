@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,7 +11,12 @@ import { SvcError } from '../../sync/core/errors.ts'
  * their answers carry the app's strict CSP (content-policy.ts APP_CSP, set by security.ts
  * passiveHeaders for routes marked `webApp`) in place of the sandbox every other answer gets.
  */
-export const DEFAULT_APP_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'app')
+const here = dirname(fileURLToPath(import.meta.url))
+/**
+ * Where the built app is: dist/app beside dist/cli when this runs compiled (dist/cli/*.js), or
+ * under the repository root when it runs from the sources (server/http/).
+ */
+export const DEFAULT_APP_DIR = [join(here, '..', 'app'), join(here, '..', '..', 'dist', 'app')].find((d) => existsSync(join(d, 'index.html'))) ?? join(here, '..', '..', 'dist', 'app')
 
 /** The app's files and their types; nothing else under the directory is served. */
 const FILES: Record<string, string> = {

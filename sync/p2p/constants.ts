@@ -72,6 +72,12 @@ export const P2P = {
   maxAddedPeers: 256,
   maxMultiaddrLength: 512,
   peersFile: 'peers.json',
+  /**
+   * The TCP port the node last listened on, in the account directory: a listen address with
+   * port 0 (the default) takes it again at the next start, so peers that added this device by
+   * address find it after a restart; any free port when it is taken (issue 39, item 4).
+   */
+  portFile: 'p2p-port.json',
   redialBaseMs: 1_000,
   redialMaxMs: 5 * 60_000,
 } as const

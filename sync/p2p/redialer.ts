@@ -47,6 +47,12 @@ export class Redialer {
     this.dialNow(peerId, w)
   }
 
+  /** The peer is at another address: the next dials go there (its state and schedule stay). */
+  readdress(peerId: string, multiaddr: string): void {
+    const w = this.watched.get(peerId)
+    if (w) w.multiaddr = multiaddr
+  }
+
   unwatch(peerId: string): void {
     this.watched.get(peerId)?.cancel?.()
     this.watched.delete(peerId)

@@ -7,7 +7,9 @@
  * every file it owns with the TypeScript parser and checks that:
  *
  * - every bare import (not relative, not `node:`, not a Node builtin) is listed in its
- *   package.json: in `dependencies` when a runtime file loads it, in `dependencies` or
+ *   package.json: in `dependencies` when a runtime file loads it (the root, whose runtime ships
+ *   as one compiled bundle, `npm run build`: in `dependencies` only what the bundle leaves
+ *   outside, scripts/build.ts's CLI_EXTERNAL; the rest is in the bundle), in `dependencies` or
  *   `devDependencies` when only dev files (tests, conformance kits, scripts) or type-only imports
  *   (`import type`, `import('x').T`) use it; `@types/x` stands for `x` in type-only use;
  * - a relative import into another workspace's folder is a use of that workspace, listed the
@@ -27,6 +29,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import ts from 'typescript'
+import { CLI_EXTERNAL } from '../../scripts/build.ts'
 
 const root = join(import.meta.dirname, '..', '..')
 const posix = (p: string) => p.split(sep).join('/')
@@ -220,7 +223,10 @@ function problemsOf(pkg: Pkg): string[] {
   }
   for (const n of [...strongest.values()].sort((a, b) => a.name.localeCompare(b.name))) {
     if (n.name === pkg.json.name) continue
-    const ok = n.kind === 'runtime' ? n.name in deps : listed(n.name) || (n.kind === 'dev' && listed(typesOf(n.name)))
+    // The daemon ships compiled (scripts/build.ts): what its runtime imports is in the bundle,
+    // a devDependency, except the packages the bundle leaves outside (native, WebAssembly).
+    const bundled = pkg.dir === '' && !CLI_EXTERNAL.includes(n.name)
+    const ok = n.kind === 'runtime' ? n.name in deps || (bundled && n.name in dev) : listed(n.name) || (n.kind === 'dev' && listed(typesOf(n.name)))
     if (!ok) problems.push(`${label}: ${n.where} uses ${n.name} (${n.kind}), not in ${n.kind === 'runtime' ? 'dependencies' : 'its package.json'}`)
   }
   const runtimeUsed = new Set(needs.filter((n) => n.kind !== 'dev').map((n) => n.name))

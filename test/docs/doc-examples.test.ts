@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildCli } from '../../scripts/build.ts'
 import { REPO, spawnSvc } from '../server/process.ts'
 import { jsonMatches, runnableBlocks, textMatches, type DocBlock } from './doc-blocks.ts'
 
@@ -26,6 +27,9 @@ const START_TIMEOUT_MS = 90_000
 let daemon: ReturnType<typeof spawnSvc> & { url: string }
 let data: string
 beforeAll(async () => {
+  // The blocks run `svc` as the README has it (server/cli/svc.mjs), which runs the compiled
+  // build: built here from the sources under test, not whatever dist/ a past build left.
+  await buildCli()
   data = mkdtempSync(join(tmpdir(), 'svc-docs-'))
   // A real `svc serve` on a random port; its first stdout line is the base URL. The wait is
   // generous: start-up is slow on a loaded machine.

@@ -21,13 +21,19 @@ export async function startDaemon(dir: string, opts: { mdns?: boolean } = {}): P
   const mdns = opts.mdns ?? true
   const env = mdns ? { SVC_NO_MDNS: '0', SVC_P2P_LISTEN: '' } : { SVC_NO_MDNS: '1', SVC_P2P_LISTEN: '/ip4/127.0.0.1/tcp/0' }
   const s = spawnSvc(['serve', '--port', '0', '--data', dir, ...(mdns ? [] : ['--no-mdns'])], { env })
+  let timer: NodeJS.Timeout | undefined
   await new Promise<void>((resolve, reject) => {
     const check = () => s.stdout().includes('\n') && resolve()
     s.proc.stdout.on('data', check)
     check()
     void s.exited.then((code) => reject(new Error(`svc serve exited ${code}: ${s.stderr()}`)))
-    setTimeout(() => reject(new Error(`svc serve did not start: ${s.stderr()}`)), 90_000).unref()
-  })
+    // Only while it starts: a daemon that started runs as long as its test needs it.
+    timer = setTimeout(() => {
+      s.proc.kill('SIGKILL')
+      reject(new Error(`svc serve did not start: ${s.stderr()}`))
+    }, 90_000)
+    timer.unref()
+  }).finally(() => clearTimeout(timer))
   return { dir, url: s.stdout().split('\n')[0], proc: s.proc, exited: s.exited, stderr: s.stderr }
 }
 

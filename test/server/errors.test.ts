@@ -6,8 +6,8 @@ import { SERVER_MODULES } from '../../server/modules/index.ts'
 import { ERROR_CODES, isCoreErrorCode, SvcError } from '../../sync/core/errors.ts'
 import { REPO } from './process.ts'
 
-// The contract lives next to the repository (see DESIGN.md); the table must follow it.
-const SPEC = join(REPO, '..', 'shared', 'spec')
+// The contract, as the repository carries it (docs/spec/, copied verbatim); the table must follow it.
+const SPEC = join(REPO, 'docs', 'spec')
 const core = readFileSync(join(SPEC, 'core.md'), 'utf8')
 const chat = readFileSync(join(SPEC, 'chat.md'), 'utf8')
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
-import { request } from 'node:http'
+import { createServer, request, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -26,6 +26,36 @@ async function start(args: string[], opts: { stdin?: string } = {}): Promise<Ser
   const s = await serve(args, opts)
   running.push(s)
   return s
+}
+
+function listen(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(port, '127.0.0.1', () => resolve(srv))
+  })
+}
+
+/** A free port whose +9 is free too (the API's and its agent control API's). */
+async function freePortPair(): Promise<number> {
+  for (;;) {
+    const s = await listen(0)
+    const port = (s.address() as { port: number }).port
+    s.close()
+    if (port + 9 > 65535) continue
+    const other = await listen(port + 9).catch(() => undefined)
+    if (!other) continue
+    other.close()
+    return port
+  }
+}
+
+async function waitFor(cond: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 50))
+  }
 }
 
 /** Runs the bundled client in-process: exit code and output. */
@@ -70,23 +100,54 @@ describe('svc serve (real processes)', () => {
     expect(restored.json()).toEqual({ accountId, created: false, alreadyAuthorized: true })
   })
 
-  it('two processes on one data root: the second cannot boot the first one’s account (409, details.pid)', async () => {
+  it('a second svc serve on the data directory of a running one exits 1 naming auth.account_in_use and the pid (issue 39)', async () => {
     const data = root()
     const a = await start(['--data', data])
-    const { accountId } = (await svc(['auth', 'create', '--url', a.url])).json()
+    const { mnemonic } = (await svc(['auth', 'create', '--url', a.url])).json()
 
-    const b = await start(['--data', data])
+    // Standalone, it would take the account on disk: it cannot, and says so instead of running
+    // unauthorized on another port.
+    const b = spawnSvc(['serve', '--port', '0', '--no-mdns', '--data', data])
+    expect(await b.exited).toBe(1)
+    expect(b.stdout()).toBe('')
     expect(b.stderr()).toContain('auth.account_in_use')
-    const res = await fetch(`${b.url}/v1/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId }) })
+    expect(b.stderr()).toContain(`pid ${a.proc.pid}`)
+    expect(b.stderr()).not.toContain('auth create')
+
+    // Two servers share a data root when they serve different accounts (spec Authentication 6):
+    // a managed one starts, is refused the running account (409, details.pid), takes a new one.
+    const m = await start(['--data', data, '--managed'])
+    const res = await fetch(`${m.url}/v1/auth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-svc-control-token': m.token! },
+      body: JSON.stringify({ mnemonic }),
+    })
     expect(res.status).toBe(409)
     expect(await res.json()).toEqual({ error: { code: 'auth.account_in_use', message: expect.any(String), details: { pid: a.proc.pid } } })
-    // the second server serves another account from the same root
-    expect((await svc(['auth', 'create', '--url', b.url])).code).toBe(0)
+    expect((await svc(['auth', 'create', '--url', m.url, '--token', m.token!])).code).toBe(0)
+  })
 
-    expect(await stop(a)).toBe(0)
-    const select = await svc(['auth', 'select', accountId, '--url', b.url])
-    expect(select.code).toBe(1) // standalone: no switching while another account runs
-    expect(select.err).toContain('auth.not_managed')
+  it('two daemons get agent control ports of their own: the API port + 9, any free one when that is taken (issue 39)', async () => {
+    const [p1, p2] = [await freePortPair(), await freePortPair()]
+    const a = await start(['--data', root(), '--port', String(p1)])
+    await waitFor(() => a.stderr().includes('agent control API on'))
+    expect(a.stderr()).toContain(`agent control API on http://127.0.0.1:${p1 + 9}`)
+    // svc agents finds it from the daemon's URL: reachable (401 until an account boots), not exit 3
+    const election = await svc(['agents', 'election', '--url', a.url])
+    expect(election.err).toContain('auth.required')
+    expect(election.code).toBe(1)
+
+    const squatter = await listen(p2 + 9)
+    try {
+      const b = await start(['--data', root(), '--port', String(p2)])
+      await waitFor(() => b.stderr().includes('agent control API on'))
+      expect(b.stderr()).toContain(`agent control port ${p2 + 9} is taken`)
+      const cport = Number(/agent control API on http:\/\/127\.0\.0\.1:(\d+)/.exec(b.stderr())![1])
+      expect([p1 + 9, p2 + 9]).not.toContain(cport)
+      expect((await svc(['agents', 'election', '--control', `http://127.0.0.1:${cport}`])).err).toContain('auth.required')
+    } finally {
+      squatter.close()
+    }
   })
 
   it('managed: prints a control token; auth and shutdown need it; shutdown stops the process with 0', async () => {

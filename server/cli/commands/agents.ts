@@ -3,7 +3,7 @@ import { call, parseClientArgs } from '../client.ts'
 import { readAll, UsageError, type Command } from '../io.ts'
 import { enc, jsonOption } from './args.ts'
 
-export const DEFAULT_AGENTS_URL = 'http://127.0.0.1:7010'
+import { controlUrlOf } from '../ports.ts'
 
 const USAGE = `usage: svc agents triggers [ID]               this device's registry, or one trigger
        svc agents runs ID                     its last 20 runs, newest first
@@ -12,7 +12,8 @@ const USAGE = `usage: svc agents triggers [ID]               this device's regis
        svc agents election                    whether this device is the active agent
   --space picks the space when a trigger id is in several (chat-watch is in each), and binds
   a run's capabilities to that space. Talks to the agent control API (loopback, no token):
-  --control URL (default $SVC_AGENTS_URL or ${DEFAULT_AGENTS_URL}).
+  --control URL (default $SVC_AGENTS_URL, else the daemon's URL, --url or $SVC_URL, with its
+  port + 9, where svc serve puts it by default: http://127.0.0.1:7010 for http://127.0.0.1:7001).
   Exit: 0 ok, 1 on a 4xx, 2 on a 5xx, 3 when the control API is unreachable.`
 
 const OPTIONS = {
@@ -31,7 +32,7 @@ export const agentsCommand: Command = {
   async run(args, io) {
     const parsed = parseClientArgs(args, OPTIONS, io, USAGE)
     const v = parsed.values as { control?: string; program?: string; source?: string; args?: string; space?: string }
-    const ctx = { ...parsed.ctx, url: (v.control ?? io.env.SVC_AGENTS_URL ?? DEFAULT_AGENTS_URL).replace(/\/+$/, '') }
+    const ctx = { ...parsed.ctx, url: (v.control ?? io.env.SVC_AGENTS_URL ?? controlUrlOf(parsed.ctx.url)).replace(/\/+$/, '') }
     const [sub, id, ...rest] = parsed.positionals
     if (rest.length > 0) throw new UsageError(USAGE)
     const q = v.space !== undefined ? `?spaceId=${enc(v.space)}` : ''
