@@ -18,7 +18,7 @@ import { launchChromium } from './harness.ts'
  */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SHOTS = join(ROOT, 'docs', 'app')
-const AXE = readFile(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8')
+const AXE = readFile(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8')
 
 interface Side {
   d: Daemon
