@@ -16,7 +16,8 @@ const here = dirname(fileURLToPath(import.meta.url))
  * Where the built app is: dist/app beside dist/cli when this runs compiled (dist/cli/*.js), or
  * under the repository root when it runs from the sources (server/http/).
  */
-export const DEFAULT_APP_DIR = [join(here, '..', 'app'), join(here, '..', '..', 'dist', 'app')].find((d) => existsSync(join(d, 'index.html'))) ?? join(here, '..', '..', 'dist', 'app')
+export const DEFAULT_APP_DIR =
+  [join(here, '..', 'app'), join(here, '..', '..', 'dist', 'app')].find((d) => existsSync(join(d, 'index.html'))) ?? join(here, '..', '..', 'dist', 'app')
 
 /** The app's files and their types; nothing else under the directory is served. */
 const FILES: Record<string, string> = {
