@@ -106,14 +106,15 @@ describe('bulk object creation in the engine', () => {
 })
 
 describe('data plane rules in the library', () => {
-  it('modify: scope local is 501; declared write-once fields are screened; deleteRecords keeps to the author rule', async () => {
+  it('modify: scope local signs no change; declared write-once fields are screened; deleteRecords keeps to the author rule', async () => {
     const { space, svc, account } = await accountSpace()
     const t = await svc.createType({ xKey: 'c' })
     const { datasets } = await svc.createPart(t.id, { key: 'items', datasets: [{ fields: { sku: { type: 'string' } } }] })
     const ds = datasets[0].collection
     const obj = await space.createObject({ types: [t.id] })
     const set = (path: string, value: string) => ({ type: '$set' as const, path, value })
-    await expectCode(svc.modify({ objectId: obj, dataset: ds, scope: 'local', records: [] }), 'sdk.not_implemented')
+    // Device-local fields (sync/modules/local-fields) never make a change.
+    expect(await svc.modify({ objectId: obj, dataset: ds, scope: 'local', records: [] })).toMatchObject({ changeId: '' })
     await svc.modify({ objectId: obj, dataset: ds, records: [{ id: 'r', ops: [set('sku', 's1')] }] })
     const res = await svc.modify({ objectId: obj, dataset: ds, records: [{ id: 'r', ops: [set('sku', 's2')] }] })
     expect(res.rejections?.map((r) => r.code)).toEqual(['upsert.immutable_field'])
