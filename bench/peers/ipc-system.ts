@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { now, startPeer, type PeerProc } from './harness.ts'
 import type { Sizes, SystemRun } from './types.ts'
+import { cpuOf } from './cpu.ts'
 
 const SCRIPTS = { jazz: './jazz-peer.ts', automerge: './automerge-peer.ts', yjs: './yjs-peer.ts' } as const
 export type IpcSystem = keyof typeof SCRIPTS
@@ -52,12 +53,15 @@ export function ipcSystem(name: IpcSystem, progress: (m: string) => void): Syste
       const a = await A.call('open', { dir: dir('a'), role: 'a' })
       const ids = await A.call('create')
       progress(`${name}: ${s.records} local writes`)
+      const cw = cpuOf({ a: A.proc.pid! })
       const w = await A.call('write', { from: 0, n: s.records })
-      const out: Record<string, unknown> = { localWritesPerSec: Math.round(s.records / (w.ms / 1000)), localWritesMs: Math.round(w.ms) }
+      const out: Record<string, unknown> = { localWritesPerSec: Math.round(s.records / (w.ms / 1000)), localWritesMs: Math.round(w.ms), localWritesCpu: cw.done() }
       if (!want.has(2) && !want.has(3)) return out
       progress(`${name}: first sync of ${s.records}`)
-      const { b: B, first } = await peerB(a, ids, s.records - 1)
-      Object.assign(out, { firstSyncMs: Math.round(first.ms), firstSyncRecords: first.count })
+      const B = peer()
+      const cs = cpuOf({ a: A.proc.pid!, b: B.proc.pid! })
+      const { first } = await peerB(a, ids, s.records - 1, B)
+      Object.assign(out, { firstSyncMs: Math.round(first.ms), firstSyncRecords: first.count, firstSyncCpu: cs.done() })
       if (!want.has(3)) return out
       progress(`${name}: ${s.edits} live edits`)
       const key = 7
@@ -83,6 +87,7 @@ export function ipcSystem(name: IpcSystem, progress: (m: string) => void): Syste
       const before = await Promise.all([A.call('size'), B.call('size')])
       progress(`${name}: both type ${s.chars} characters`)
       const t0 = now()
+      const ct = cpuOf({ a: A.proc.pid!, b: B.proc.pid! })
       await Promise.all([A.call('type', { n: s.chars, seed: 1 }), B.call('type', { n: s.chars, seed: 2 })])
       for (;;) {
         const [x, y] = await Promise.all([A.call('textState'), B.call('textState')])
@@ -91,8 +96,9 @@ export function ipcSystem(name: IpcSystem, progress: (m: string) => void): Syste
         await new Promise((r) => setTimeout(r, 5))
       }
       const ms = now() - t0
+      const textCpu = ct.done()
       const after = await Promise.all([A.call('size'), B.call('size')])
-      return { textConvergedMs: Math.round(ms), textBytesA: after[0].bytes - before[0].bytes, textBytesB: after[1].bytes - before[1].bytes }
+      return { textConvergedMs: Math.round(ms), textCpu, textBytesA: after[0].bytes - before[0].bytes, textBytesB: after[1].bytes - before[1].bytes }
     },
 
     async coldOpen(n: number) {

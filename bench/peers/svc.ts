@@ -15,6 +15,7 @@ import { decodeChange } from '../../sync/dag/change.ts'
 import { dirBytes, now, recordFields, recordId, rng } from './harness.ts'
 import { rssMB } from './ipc-system.ts'
 import type { Sizes, SystemRun } from './types.ts'
+import { cpuOf } from './cpu.ts'
 
 const DS = 'records'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -128,18 +129,21 @@ export function svcSystem(progress: (m: string) => void): SystemRun {
       const { A, mnemonic, spaceId } = await owner('a')
       const objectId = (await ok(A, 'POST', `${S(spaceId)}/objects`, {})).objectId as string
       progress(`svc: ${s.records} local writes`)
+      const cw = cpuOf({ a: A.proc.pid!, client: process.pid })
       const t0 = now()
       for (let i = 0; i < s.records; i++)
         await ok(A, 'POST', `${S(spaceId)}/modify`, { objectId, dataset: DS, records: [{ id: recordId(i), ops: [{ type: '$set', path: '', value: value(i) }] }] })
       const ms = now() - t0
-      const out: Record<string, unknown> = { localWritesPerSec: Math.round(s.records / (ms / 1000)), localWritesMs: Math.round(ms) }
+      const out: Record<string, unknown> = { localWritesPerSec: Math.round(s.records / (ms / 1000)), localWritesMs: Math.round(ms), localWritesCpu: cw.done() }
       if (!want.has(2) && !want.has(3)) return out
       progress(`svc: first sync of ${s.records}`)
       const { B, t0: t1 } = await secondDevice(A, mnemonic)
+      const cs = cpuOf({ a: A.proc.pid!, b: B.proc.pid! })
       await poll('B reads the last record', () => readRecord(B, spaceId, objectId, recordId(s.records - 1)))
       const firstSyncMs = now() - t1
+      const firstSyncCpu = cs.done()
       const total = (await ok(B, 'POST', `${S(spaceId)}/query`, { objectId, dataset: DS, limit: 1, includeTotal: true })).total
-      Object.assign(out, { firstSyncMs: Math.round(firstSyncMs), firstSyncRecords: total })
+      Object.assign(out, { firstSyncMs: Math.round(firstSyncMs), firstSyncRecords: total, firstSyncCpu })
       if (!want.has(3)) return out
       progress(`svc: ${s.edits} live edits`)
       const key = recordId(7)
@@ -172,7 +176,20 @@ export function svcSystem(progress: (m: string) => void): SystemRun {
         return res.status === 200 ? ((await res.json()).markdown as string).replace(/\n+$/, '') : ''
       }
       await poll('B holds the paragraph', async () => ((await md(B)) === 'q' ? true : undefined))
-      const before = [dirBytes(A.dir), dirBytes(B.dir)]
+      // Bytes stored are measured on closed stores (SQLite folds its WAL in on close), so both
+      // daemons stop, are measured, and start again on the same data before the typing.
+      const closedBytes = async (d: Daemon) => {
+        await stopDaemon(d, 'SIGTERM')
+        live.delete(d)
+        return dirBytes(d.dir)
+      }
+      const before = [await closedBytes(A), await closedBytes(B)]
+      const A2 = await daemon(A.dir)
+      const B2 = await daemon(B.dir)
+      await poll('A booted', async () => ((await ok(A2, 'GET', '/v1/health')).account ? true : undefined))
+      await poll('B booted', async () => ((await ok(B2, 'GET', '/v1/health')).account ? true : undefined))
+      await ok(B2, 'POST', '/v1/peers', { multiaddr: (await p2pAddress({ d: A2 } as never)).multiaddr })
+      await poll('B holds the paragraph again', async () => ((await md(B2)) === 'q' ? true : undefined))
       progress(`svc: both type ${s.chars} characters`)
       const type = async (d: Daemon, seed: number) => {
         const r = rng(seed)
@@ -190,20 +207,22 @@ export function svcSystem(progress: (m: string) => void): SystemRun {
         return retries
       }
       const t0 = now()
-      const retries = await Promise.all([type(A, 1), type(B, 2)])
+      const ct = cpuOf({ a: A2.proc.pid!, b: B2.proc.pid!, client: process.pid })
+      const retries = await Promise.all([type(A2, 1), type(B2, 2)])
       const want = 1 + 2 * s.chars
       await poll(
         'both hold the same text',
         async () => {
-          const [x, y] = await Promise.all([md(A), md(B)])
+          const [x, y] = await Promise.all([md(A2), md(B2)])
           return x === y && x.length === want ? true : undefined
         },
         600_000,
         5,
       )
       const ms = now() - t0
-      await sleep(500)
-      return { textConvergedMs: Math.round(ms), textBytesA: dirBytes(A.dir) - before[0], textBytesB: dirBytes(B.dir) - before[1], textPatchRetries: retries[0] + retries[1] }
+      const textCpu = ct.done()
+      const after = [await closedBytes(A2), await closedBytes(B2)]
+      return { textConvergedMs: Math.round(ms), textCpu, textBytesA: after[0] - before[0], textBytesB: after[1] - before[1], textPatchRetries: retries[0] + retries[1] }
     },
 
     async coldOpen(n: number) {
