@@ -45,11 +45,17 @@ const FIGURES: Record<string, 'higher' | 'lower'> = {
   removeToSealedMs: 'lower',
 }
 
-/** svc's ratio to the best other system on every figure both have: above 1, svc is ahead. */
+type Ratio = { best: string; bestValue: number; svc: number; svcVsBest: number; jazz?: number; svcVsJazz?: number }
+
+/**
+ * svc's ratio to the best other system on every figure both have, and to Jazz (the peer with
+ * the same guarantees: signed, encrypted, groups with key rotation): above 1, svc is ahead.
+ */
 function ratios(results: Partial<Record<System, Record<string, unknown>>>) {
-  const out: Record<string, { best: string; bestValue: number; svc: number; svcVsBest: number }> = {}
+  const out: Record<string, Ratio> = {}
   const svc = results.svc
   if (!svc) return out
+  const vs = (dir: 'higher' | 'lower', mine: number, other: number) => r2(dir === 'higher' ? mine / other : other / mine)
   for (const [fig, dir] of Object.entries(FIGURES)) {
     const mine = svc[fig]
     if (typeof mine !== 'number') continue
@@ -60,7 +66,8 @@ function ratios(results: Partial<Record<System, Record<string, unknown>>>) {
       if (!best || (dir === 'higher' ? v > best[1] : v < best[1])) best = [s, v]
     }
     if (!best) continue
-    out[fig] = { best: best[0], bestValue: best[1], svc: mine, svcVsBest: r2(dir === 'higher' ? mine / best[1] : best[1] / mine) }
+    const jazz = results.jazz?.[fig]
+    out[fig] = { best: best[0], bestValue: best[1], svc: mine, svcVsBest: vs(dir, mine, best[1]), ...(typeof jazz === 'number' ? { jazz, svcVsJazz: vs(dir, mine, jazz) } : {}) }
   }
   return out
 }

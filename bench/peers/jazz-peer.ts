@@ -212,8 +212,9 @@ serveOps({
     const t0 = now()
     const crypto = await cryptoReady
     node = await LocalNode.withLoadedAccount({ ...acc, sessionID: undefined, peers: [], crypto, storage: storage(d) })
-    const idx = asMap(await node.load(docId as never))
-    const rec = asMap(await node.load(idx.get(recordId(key)) as never))
+    // A large CoValue streams in from storage in parts: wait for the part naming the record.
+    const recId = await whenReadable(docId, (m) => m.get(recordId(key)) as string | undefined)
+    const rec = asMap(await node.load(recId as never))
     if (rec.get('name') !== recordFields(key).name) throw new Error('record not found')
     return { ms: now() - t0 }
   },
