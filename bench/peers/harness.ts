@@ -38,6 +38,8 @@ const live = new Set<ChildProcess>()
 process.on('exit', () => {
   for (const c of live) c.kill('SIGKILL')
 })
+// Interrupted, the bench still ends through 'exit', so the peers' (and daemons') kill runs.
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(130))
 
 export interface PeerProc {
   proc: ChildProcess

@@ -172,10 +172,13 @@ export function svcSystem(progress: (m: string) => void): SystemRun {
       progress(`svc: first sync of ${s.records}`)
       const { B, t0: t1 } = await secondDevice(A, mnemonic)
       const cs = cpuOf({ a: A.proc.pid!, b: B.proc.pid! })
+      // The last record written, then all of them (32 writes were in flight, so ids may commit out of order).
       await poll('B reads the last record', () => readRecord(B, spaceId, objectId, recordId(s.records - 1)))
+      const count = async () => (await ok(B, 'POST', `${S(spaceId)}/query`, { objectId, dataset: DS, limit: 1, includeTotal: true })).total as number
+      await poll('B holds every record', async () => ((await count()) === s.records ? true : undefined))
       const firstSyncMs = now() - t1
       const firstSyncCpu = cs.done()
-      const total = (await ok(B, 'POST', `${S(spaceId)}/query`, { objectId, dataset: DS, limit: 1, includeTotal: true })).total
+      const total = await count()
       Object.assign(out, { firstSyncMs: Math.round(firstSyncMs), firstSyncRecords: total, firstSyncCpu })
       const stopB = async () => {
         await stopDaemon(B, 'SIGKILL')
