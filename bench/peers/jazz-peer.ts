@@ -48,7 +48,7 @@ class BetterSqliteDriver {
 type CoMap = Pick<RawCoMap, 'id' | 'get' | 'set' | 'keys'>
 /** A loaded CoValue as the CoMap it was made as. */
 const asMap = (v: unknown) => v as CoMap
-type CoText = Pick<RawCoPlainText, 'id' | 'insertAfter' | 'insertBefore' | 'toString' | 'length'>
+type CoText = Pick<RawCoPlainText, 'id' | 'insertAfter' | 'insertBefore' | 'toString'>
 const asText = (v: unknown) => v as CoText
 
 type Account = { accountID: RawAccountID; accountSecret: AgentSecret }
@@ -190,7 +190,7 @@ serveOps({
     const t0 = now()
     for (let k = 0; k < n; k++) {
       const cur = asText(node.getCoValue(text.id).getCurrentContent())
-      const len = cur.length()
+      const len = cur.toString().length
       const pos = Math.floor(r() * (len + 1))
       const ch = String.fromCharCode(97 + Math.floor(r() * 26))
       if (pos === 0) cur.insertBefore(0, ch)
