@@ -5,7 +5,8 @@
  * `{event}` unasked (a live edit seen). Every child is killed when the bench ends, however it ends.
  */
 import { fork, type ChildProcess } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -35,9 +36,23 @@ export function serveOps(handlers: Handlers) {
 export const emit = (event: Record<string, unknown>) => process.send!({ event })
 
 const live = new Set<ChildProcess>()
+const dirs = new Set<string>()
 process.on('exit', () => {
   for (const c of live) c.kill('SIGKILL')
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
+
+/** A fresh directory under the system's temp dir, removed when the bench ends (or by `dropDir`). */
+export function tempDir(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), prefix))
+  dirs.add(d)
+  return d
+}
+
+export function dropDir(d: string) {
+  rmSync(d, { recursive: true, force: true })
+  dirs.delete(d)
+}
 // Interrupted, the bench still ends through 'exit', so the peers' (and daemons') kill runs.
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(130))
 

@@ -2,10 +2,7 @@
  * The workloads of bench/peers.ts on a system whose peers are forked processes speaking the ops
  * of bench/peers/harness.ts (Jazz, automerge-repo, Yjs). Peer A serves, peer B connects to it.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { now, startPeer, type PeerProc } from './harness.ts'
+import { dropDir, now, startPeer, tempDir, type PeerProc } from './harness.ts'
 import type { Sizes, SystemRun } from './types.ts'
 import { cpuOf } from './cpu.ts'
 
@@ -23,7 +20,7 @@ export function ipcSystem(name: IpcSystem, progress: (m: string) => void): Syste
   const procs: PeerProc[] = []
   const dirs: string[] = []
   const dir = (tag: string) => {
-    const d = mkdtempSync(join(tmpdir(), `svc-bench-peers-${name}-${tag}-`))
+    const d = tempDir(`svc-bench-peers-${name}-${tag}-`)
     dirs.push(d)
     return d
   }
@@ -127,7 +124,7 @@ export function ipcSystem(name: IpcSystem, progress: (m: string) => void): Syste
 
     async close() {
       for (const p of procs) await p.kill()
-      for (const d of dirs) rmSync(d, { recursive: true, force: true })
+      for (const d of dirs) dropDir(d)
       procs.length = 0
       dirs.length = 0
     },

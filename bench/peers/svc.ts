@@ -5,14 +5,11 @@
  * `{$date}`; a live edit is seen through a live query (SSE) on B; the text is an editor paragraph
  * typed through `PATCH .../markdown` (the daemon turns each into a Yjs update, the `ytext` op).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { api, ok, startDaemon, stopDaemon, type Daemon } from '../../test/e2e/daemons.ts'
 import { accept, addPeer, Fleet, invite, join as joinSpace, p2pAddress, pendingRequest, put, removeMember, S } from '../../test/e2e/accounts.ts'
 import { AccountDevice } from '../../test/e2e/account-device.ts'
 import { decodeChange } from '../../sync/dag/change.ts'
-import { dirBytes, now, recordFields, recordId, rng } from './harness.ts'
+import { dirBytes, dropDir, now, recordFields, recordId, rng, tempDir } from './harness.ts'
 import { rssMB } from './ipc-system.ts'
 import type { Sizes, SystemRun } from './types.ts'
 import { cpuOf } from './cpu.ts'
@@ -102,7 +99,7 @@ export function svcSystem(progress: (m: string) => void): SystemRun {
   const daemons: Daemon[] = []
   const fleets: Fleet[] = []
   const dir = (tag: string) => {
-    const d = mkdtempSync(join(tmpdir(), `svc-bench-peers-svc-${tag}-`))
+    const d = tempDir(`svc-bench-peers-svc-${tag}-`)
     dirs.push(d)
     return d
   }
@@ -337,7 +334,7 @@ export function svcSystem(progress: (m: string) => void): SystemRun {
         for (const d of f.daemons) live.delete(d)
         await f.close()
       }
-      for (const d of dirs) rmSync(d, { recursive: true, force: true })
+      for (const d of dirs) dropDir(d)
       daemons.length = 0
       fleets.length = 0
       dirs.length = 0
