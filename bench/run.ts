@@ -25,6 +25,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   agents: async () => (await import('./agents.ts')).benchAgents,
   search: async () => (await import('./search.ts')).benchSearch,
   ytext: async () => (await import('./ytext.ts')).benchYtext,
+  peers: async () => (await import('./peers.ts')).benchPeers,
   files: async () => (await import('./files.ts')).benchFiles,
   push: async () => (await import('./push.ts')).benchPush,
   sqliteLayout: async () => (await import('./sqlite-layout.ts')).benchSqliteLayout,
