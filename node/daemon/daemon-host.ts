@@ -5,6 +5,7 @@ import { systemEnv, type Env } from '../../sync/core/env.ts'
 import { nodeCryptoProvider } from '../crypto/node-provider.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
 import { AccountEngine } from '../../sync/space/account-engine.ts'
+import { DEFAULT_MEMORY_BUDGET_BYTES, type MemoryBudgetOptions } from '../../sync/space/residency.ts'
 import type { AnyModule } from '../../sync/space/module.ts'
 import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
 import { SqliteStorageAdapter } from '../storage/sqlite.ts'
@@ -49,6 +50,8 @@ export interface DaemonHostOptions extends AccountHostOptions {
   services?: readonly AnyDaemonService[]
   /** The daemon's logger; each service gets a child scoped to its name (default: silent). */
   log?: Logger
+  /** The account's memory budget (`--memory-budget`; sync/space/residency.ts). Default: DEFAULT_MEMORY_BUDGET_BYTES. */
+  memoryBudget?: MemoryBudgetOptions
 }
 
 /** Where the engine keeps an account's data inside its directory. */
@@ -96,6 +99,7 @@ export class DaemonHost implements AccountHost {
         accountKey: booted.keys.account,
         modules: this.options.modules ?? DEFAULT_MODULES,
         spacesInBackground: true,
+        memoryBudget: this.options.memoryBudget ?? { bytes: DEFAULT_MEMORY_BUDGET_BYTES },
         log: this.log.child('account'),
         ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}),
       })

@@ -141,6 +141,14 @@ export class SearchIndex {
     this.schedule()
   }
 
+  /**
+   * The loaded index's estimated heap (SEARCH_DOC_BYTES a document, measured on small objects):
+   * the space's share of the account's memory budget counts it (SpaceServices.memoryBytes).
+   */
+  memoryBytes(): number {
+    return (this.mem?.size ?? 0) * SEARCH_DOC_BYTES
+  }
+
   /** The index in memory now, if it is. */
   get loaded(): FtsIndex | undefined {
     return this.mem
@@ -580,3 +588,6 @@ export class SearchIndex {
     return this.store.bytes()
   }
 }
+
+/** Heap a loaded index holds per document, for the memory budget (about 4 KB while building, issue 42; less once built). */
+export const SEARCH_DOC_BYTES = 3_000
