@@ -183,7 +183,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
         for (const spaceId of named) await account.replicaOpen(spaceId)
         return
       }
-      if (named.length === 0) await account.allLoaded()
+      if (named.length === 0) await account.opensSettled()
       for (const spaceId of named) await account.loaded(spaceId)
     })
   }

@@ -380,8 +380,8 @@ export class AccountEngine implements AccountModuleContext {
 
   /** SpaceInfo rows; `status` is 'all' or one status, default active. */
   async listSpaces(status: SpaceStatus | 'all' = 'active'): Promise<SpaceInfo[]> {
-    // Names and members come from the spaces' rows.
-    await this.allLoaded()
+    // Names and members come from the spaces' rows (a closed space's from its summary).
+    await this.opensSettled()
     const out: SpaceInfo[] = []
     for (const row of await this.spaceRows()) {
       if (status !== 'all' && rowStatus(row) !== status) continue
@@ -730,17 +730,17 @@ export class AccountEngine implements AccountModuleContext {
    * Resolves once every space opening now is held (or failed to load). Closed spaces stay
    * closed: readers of every space use their summaries (listSpaces, the directory).
    */
-  async allLoaded(): Promise<void> {
+  async opensSettled(): Promise<void> {
     while (this.loading.size || this.opening.size) {
       await Promise.all([...this.loading.values()].map((l) => l.held))
       await Promise.allSettled([...this.opening.values()].map((o) => o.held))
     }
   }
 
-  /** Resolves once the background opening by recency has stopped (every space open, or the budget half full). */
-  async backgroundDone(): Promise<void> {
+  /** Resolves once the background opening by recency has stopped (every space open, or the budget half full) and every open space is held. */
+  async allLoaded(): Promise<void> {
     await this.background
-    await this.allLoaded()
+    await this.opensSettled()
   }
 
   /**
