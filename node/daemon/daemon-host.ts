@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { getHeapStatistics } from 'node:v8'
 import type { PushConfig } from '../push/config.ts'
 import { SvcError } from '../../sync/core/errors.ts'
 import { systemEnv, type Env } from '../../sync/core/env.ts'
@@ -54,6 +55,9 @@ export interface DaemonHostOptions extends AccountHostOptions {
   memoryBudget?: MemoryBudgetOptions
 }
 
+/** The share of V8's heap limit the spaces' memory budget may take (the rest: requests, sync, the process itself). */
+const HEAP_SHARE = 0.35
+
 /** Where the engine keeps an account's data inside its directory. */
 export const ENGINE_DB_FILE = 'svc.db'
 /** Files' blocks, one file each (node/storage/fs-block-store.ts). */
@@ -99,7 +103,7 @@ export class DaemonHost implements AccountHost {
         accountKey: booted.keys.account,
         modules: this.options.modules ?? DEFAULT_MODULES,
         spacesInBackground: true,
-        memoryBudget: this.options.memoryBudget ?? { bytes: DEFAULT_MEMORY_BUDGET_BYTES },
+        memoryBudget: this.memoryBudget(),
         log: this.log.child('account'),
         ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}),
       })
@@ -123,6 +127,18 @@ export class DaemonHost implements AccountHost {
       await storage.close()
       throw err
     }
+  }
+
+  /**
+   * The account's memory budget: the configured one, never above HEAP_SHARE of V8's heap limit
+   * (`--max-old-space-size`), so a daemon given a small heap closes spaces rather than crash.
+   */
+  private memoryBudget(): MemoryBudgetOptions {
+    const asked = this.options.memoryBudget ?? { bytes: DEFAULT_MEMORY_BUDGET_BYTES }
+    const cap = Math.floor(getHeapStatistics().heap_size_limit * HEAP_SHARE)
+    if (asked.bytes <= cap) return asked
+    this.log.info('the memory budget is capped to a share of the heap limit', { askedBytes: asked.bytes, bytes: cap })
+    return { ...asked, bytes: cap }
   }
 
   async onTeardown(): Promise<void> {
