@@ -1,5 +1,4 @@
 import { decodeCanonical, encodeCanonical } from '../core/encoding.ts'
-import type { Json } from '../crdt/ops.ts'
 import { STORES, type StorageAdapter } from '../storage/adapter.ts'
 import type { SpaceRowFields } from './module.ts'
 import type { OpenedProfile } from './profiles.ts'
@@ -96,7 +95,7 @@ export class SpaceResidency {
   async keep(spaceId: string, s: Omit<SpaceSummary, 'lastUsed'>): Promise<void> {
     const full = { ...s, lastUsed: this.lastUsed(spaceId) }
     this.summaries.set(spaceId, full)
-    await this.storage.commit({ puts: [{ store: STORES.meta, key: summaryKey(spaceId), value: encodeCanonical(full as unknown as Json) }], dels: [] })
+    await this.storage.commit({ puts: [{ store: STORES.meta, key: summaryKey(spaceId), value: encodeCanonical(full) }], dels: [] })
   }
 
   forget(spaceId: string): void {

@@ -51,7 +51,9 @@ async function boot(root: string, memoryBudget: MemoryBudgetOptions) {
 }
 
 const tenth = (app: FastifyInstance, spaceId: string) =>
-  ok<{ records: Array<{ id: string; core: { name: string } }> }>(call(app, 'POST', `/v1/spaces/${spaceId}/objects/query`, { filter: { 'core.description': 'tenth' }, sort: ['core.name'], limit: 500 }))
+  ok<{ records: Array<{ id: string; core: { name: string } }> }>(
+    call(app, 'POST', `/v1/spaces/${spaceId}/objects/query`, { filter: { 'core.description': 'tenth' }, sort: ['core.name'], limit: 500 }),
+  )
 
 describe('spaces open on demand under one memory budget', () => {
   it('a request opens its space ahead of the background opening, which goes by recency; the list answers from summaries', async () => {
