@@ -128,7 +128,94 @@ async function searchBuilds(account: AccountEngine): Promise<number> {
   return n
 }
 
+const SPACES = Number(process.env.BENCH_SCALE_SPACES ?? 20)
+const SPACE_OBJECTS = Number(process.env.BENCH_SCALE_SPACE_OBJECTS ?? 1_000)
+
+/**
+ * Start and reopen (issue 41): SPACES spaces of SPACE_OBJECTS small objects, created in order (the
+ * first is the least recently used), then a boot under a budget the first opened space fills:
+ * `healthMs` until the engine serves (what `/v1/health` waits for in `svc serve`), `lruQueryMs`
+ * until a query on the least recently used space answers; the same two for an account of one
+ * empty space in the same run are the baseline (`ratio`, target: flat). `reopenMs`: a query on a
+ * space of SPACE_OBJECTS objects closed under the budget (target <= 200 ms), against the same
+ * query once it is open (`openQueryMs`).
+ */
+async function benchSpaces() {
+  const fill = async (spaces: number, objects: number) => {
+    const root = mkdtempSync(join(tmpdir(), 'svc-bench-spaces-'))
+    const { app } = await boot(root)
+    await post(app, '/v1/auth', {}, 201)
+    const ids: string[] = []
+    for (let s = 0; s < spaces; s++) {
+      const id = (await post<{ id: string }>(app, '/v1/spaces', { name: `Space ${s}` }, 201)).id
+      const typeId = (await post<{ id: string }>(app, `/v1/spaces/${id}/types`, { xKey: 'task', name: 'Task' }, 201)).id
+      for (let start = 0; start < objects; start += MAX_OBJECTS_PER_CREATE) {
+        const batch = Array.from({ length: Math.min(MAX_OBJECTS_PER_CREATE, objects - start) }, (_, k) => body(typeId, start + k))
+        await post(app, `/v1/spaces/${id}/objects/batch`, { objects: batch }, 201)
+      }
+      ids.push(id)
+    }
+    await stopGracefully(app, 1000)
+    return { root, ids }
+  }
+  const query = (app: FastifyInstance, id: string) => post<{ records: unknown[] }>(app, `/v1/spaces/${id}/objects/query`, { filter: { 'core.tags': 't1' }, limit: 10 }, 200)
+  const start = async (root: string, id: string, budget: { bytes: number; minIdleMs?: number }) => {
+    const t0 = performance.now()
+    const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2p: false, memoryBudget: { sweepMs: 3_600_000, ...budget } })
+    const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
+    await session.bootAtStart()
+    const app = buildApp({ session, engine })
+    const healthMs = performance.now() - t0
+    await query(app, id)
+    return { app, engine, healthMs, lruQueryMs: performance.now() - t0 }
+  }
+  progress(`spaces: ${SPACES} x ${SPACE_OBJECTS}`)
+  const big = await fill(SPACES, SPACE_OBJECTS)
+  const small = await fill(1, 0)
+  try {
+    const base = await start(small.root, small.ids[0], { bytes: 1 })
+    await base.engine.account().allLoaded()
+    await stopGracefully(base.app, 1000)
+    const b = await start(big.root, big.ids[0], { bytes: 1, minIdleMs: 0 })
+    const account = b.engine.account()
+    const closedAtQuery = account.residencyStats().closed
+    await account.allLoaded()
+    // Closed under the budget (idle, minIdleMs 0), then queried: the reopen.
+    await account.enforceBudget()
+    const r0 = performance.now()
+    await query(b.app, big.ids[0])
+    const reopenMs = performance.now() - r0
+    const o0 = performance.now()
+    await query(b.app, big.ids[0])
+    const openQueryMs = performance.now() - o0
+    const stats = account.residencyStats()
+    await stopGracefully(b.app, 1000)
+    progress(`health ${Math.round(b.healthMs)} ms (empty: ${Math.round(base.healthMs)}), LRU query ${Math.round(b.lruQueryMs)} ms, reopen ${Math.round(reopenMs)} ms`)
+    return {
+      spaces: SPACES,
+      objectsPerSpace: SPACE_OBJECTS,
+      healthMs: Math.round(b.healthMs),
+      emptyHealthMs: Math.round(base.healthMs),
+      healthRatio: r3(b.healthMs / base.healthMs),
+      lruQueryMs: Math.round(b.lruQueryMs),
+      emptyQueryMs: Math.round(base.lruQueryMs),
+      lruQueryRatio: r3(b.lruQueryMs / base.lruQueryMs),
+      closedWhenQueried: closedAtQuery,
+      reopenMs: r3(reopenMs),
+      openQueryMs: r3(openQueryMs),
+      reopenRatio: r3(reopenMs / openQueryMs),
+      estimatedOpenBytes: stats.openBytes,
+      targets: { healthMs: 1500, lruQueryMs: 1000, reopenMs: 200 },
+      pass: b.healthMs <= 1500 && b.lruQueryMs <= 1000 && reopenMs <= 200,
+    }
+  } finally {
+    rmSync(big.root, { recursive: true, force: true })
+    rmSync(small.root, { recursive: true, force: true })
+  }
+}
+
 export async function benchScale(): Promise<Record<string, unknown>> {
+  const spaces = await benchSpaces()
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'))
   try {
     let { app, engine } = await boot(root)
@@ -192,6 +279,7 @@ export async function benchScale(): Promise<Record<string, unknown>> {
     await stopGracefully(old.app, 1000)
 
     return {
+      spaces,
       workload: { single: SINGLE, bulk: BULK, perRequest: MAX_OBJECTS_PER_CREATE, fields: ['core.name', 'core.description', 'core.icon', 'core.tags'], storage: 'sqlite' },
       bulkCreate: {
         recordsPerSec: Math.round(recordsPerSec),
