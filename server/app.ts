@@ -168,7 +168,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // a space opens it, or waits for its rows when it is opening.
     // The space may be named in the path, the query (events, agents) or the body (usecase
     // setup); a route naming none may read any space (lists, agents), so it waits for all.
-    app.addHook('preHandler', async (request) => {
+    const pinned = new WeakMap<object, () => void>()
+    app.addHook('onResponse', async (request) => pinned.get(request)?.())
+    app.addHook('preHandler', async (request, reply) => {
       const config = request.routeOptions.config
       if (config.public === true || !session.authorized) return
       const named = [request.params, request.query, request.body].flatMap((part) => {
@@ -176,6 +178,14 @@ export function buildApp(opts: AppOptions): FastifyInstance {
         return (Array.isArray(v) ? v : [v]).filter((id): id is string => typeof id === 'string')
       })
       const account = engine.account()
+      // The spaces a request names stay open until its answer is sent (a stream: until it
+      // closes), whatever the memory budget.
+      if (named.length) {
+        const releases = named.map((id) => account.keepOpen(id))
+        const release = () => releases.forEach((r) => r())
+        pinned.set(request, release)
+        reply.raw.once('close', release)
+      }
       // A space closed (not opened yet at a restart, or closed under the memory budget) opens
       // here, ahead of the background opening; a route that serves while rows load (search)
       // waits only for its replica.

@@ -58,6 +58,18 @@ export interface DaemonHostOptions extends AccountHostOptions {
 /** The share of V8's heap limit the spaces' memory budget may take (the rest: requests, sync, the process itself). */
 const HEAP_SHARE = 0.35
 
+/**
+ * V8's old-space limit (`--max-old-space-size`), where the spaces' rows live: the heap limit
+ * less the young generation, three semi-spaces (`--max-semi-space-size`, 16 MB by default on
+ * 64-bit; `npm start` and `svc serve`'s launcher ask for 64).
+ */
+export function oldSpaceLimit(): number {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]
+  const semi = flags.map((f) => /^--max-semi-space-size=(\d+)$/.exec(f)?.[1]).findLast((v) => v !== undefined)
+  const young = 3 * (semi === undefined ? 16 : Number(semi)) * 1024 * 1024
+  return getHeapStatistics().heap_size_limit - young
+}
+
 /** Where the engine keeps an account's data inside its directory. */
 export const ENGINE_DB_FILE = 'svc.db'
 /** Files' blocks, one file each (node/storage/fs-block-store.ts). */
@@ -135,7 +147,7 @@ export class DaemonHost implements AccountHost {
    */
   private memoryBudget(): MemoryBudgetOptions {
     const asked = this.options.memoryBudget ?? { bytes: DEFAULT_MEMORY_BUDGET_BYTES }
-    const cap = Math.floor(getHeapStatistics().heap_size_limit * HEAP_SHARE)
+    const cap = Math.floor(oldSpaceLimit() * HEAP_SHARE)
     if (asked.bytes <= cap) return asked
     this.log.info('the memory budget is capped to a share of the heap limit', { askedBytes: asked.bytes, bytes: cap })
     return { ...asked, bytes: cap }

@@ -314,6 +314,8 @@ export class SpaceReplica {
   async retire(): Promise<void> {
     await this.serial.run(() => {
       this.retired = true
+      // Nothing commits any more: whoever still holds a listener's stop no longer reaches its engine through here.
+      this.listeners.clear()
     })
   }
 

@@ -188,7 +188,10 @@ export class AccountEngine implements AccountModuleContext {
         this.announce([id])
         return this.spaces.get(id)!
       },
-      drop: (id) => void this.spaces.delete(id),
+      drop: (id) => {
+        this.spaces.delete(id)
+        this.residency.forget(id)
+      },
     })
     this.oneToOne = new OneToOne({
       accountId: this.accountId,
@@ -387,7 +390,9 @@ export class AccountEngine implements AccountModuleContext {
       if (status !== 'all' && rowStatus(row) !== status) continue
       // A closed space lists from its summary; one closed without any (never opened since this
       // version kept them) opens first. A failed open is logged and listed bare.
-      if (this.isClosed(row.spaceId) && !this.residency.summary(row.spaceId)) await this.reopen(row.spaceId).catch(() => undefined)
+      if (!this.spaces.has(row.spaceId) && !this.residency.summary(row.spaceId) && (this.residency.closed.has(row.spaceId) || this.opening.has(row.spaceId))) {
+        await this.reopen(row.spaceId).catch(() => undefined)
+      }
       out.push(await this.infoOf(row))
     }
     return out
@@ -402,7 +407,6 @@ export class AccountEngine implements AccountModuleContext {
 
   /** The engine of a held space; 404 `space.not_found`, or the sharing gate's code for a pending row. */
   space(spaceId: string): SpaceEngine {
-    this.touch(spaceId)
     const e = this.spaces.get(spaceId)
     if (!e) throw new SvcError('space.not_found', 'space not found', { spaceId })
     this.sharing.gate(spaceId)
@@ -439,6 +443,9 @@ export class AccountEngine implements AccountModuleContext {
     if (row.spaceType === 'svc.onetoone') return this.oneToOne.remove(spaceId)
     if (row.derived) throw new SvcError('space.derived_undeletable', 'a derived space cannot be deleted', { spaceId })
     // A pending join, invite or guest copy is left without a sticky tombstone (sharing/rows.ts).
+    // Closed, it is not opened for this: it leaves the closed set (nothing opens it again).
+    await this.opening.get(spaceId)?.held.catch(() => undefined)
+    this.residency.forget(spaceId)
     if (await this.sharing.leave(row)) return void this.spaces.delete(spaceId)
     await this.tech.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: spaceId, path: 'deletedAt', value: instant(this.deps.env.now()) }])
     this.spaces.delete(spaceId)
@@ -461,6 +468,8 @@ export class AccountEngine implements AccountModuleContext {
     const spaceId = await this.derivedSpaceId(name)
     const row = await this.spaceRow(spaceId)
     if (row && rowStatus(row) === 'deleted') throw new SvcError('space.deleted', 'this space was deleted', { spaceId })
+    // A derived space closed under the budget reopens rather than opening a second engine of it.
+    if (this.residency.closed.has(spaceId) || this.opening.has(spaceId)) await this.reopen(spaceId)
     if (!this.spaces.has(spaceId)) {
       const engine = await SpaceEngine.create(this.replicaDeps, this.deps.accountKey, { seed: derivedSpaceSeed(name), name, ...this.spaceOptions })
       this.hold(engine)
@@ -674,9 +683,13 @@ export class AccountEngine implements AccountModuleContext {
     return out
   }
 
-  /** The summary of a closed space (identity directory), or undefined. */
+  /**
+   * The summary of a listed space not held now (closed, or opening again), or undefined: what
+   * listing it and the identity directory read. It is the state the space closed with, which
+   * nothing moves until it is held again.
+   */
   closedSummary(spaceId: string): SpaceSummary | undefined {
-    return this.isClosed(spaceId) ? this.residency.summary(spaceId) : undefined
+    return this.spaces.has(spaceId) || this.oneToOne.dormant(spaceId) ? undefined : this.residency.summary(spaceId)
   }
 
   /**
@@ -757,7 +770,7 @@ export class AccountEngine implements AccountModuleContext {
   private async infoOf(row: SpaceRow): Promise<SpaceInfo> {
     const status = rowStatus(row)
     const engine = this.spaces.get(row.spaceId)
-    const kept = engine ? undefined : this.closedSummary(row.spaceId)
+    const kept = this.closedSummary(row.spaceId)
     if (kept) return this.infoOfClosed(row, kept)
     const idx = engine?.indexFields() ?? { name: '', description: '', iconCid: '' }
     if (row.spaceType === 'svc.onetoone' && !idx.name) idx.name = this.oneToOne.displayName(row)

@@ -19,7 +19,10 @@ import type { OpenedProfile } from './profiles.ts'
 export interface MemoryBudgetOptions {
   /** Estimated heap all open spaces may hold together, in bytes. */
   bytes: number
-  /** A space used within this many ms is not closed for the budget (default 5 s: a request between its open and its handler). */
+  /**
+   * A space used within this many ms is not closed for the budget (default 1 s: a sync between
+   * its open and its use; a request pins the spaces it names until answered instead).
+   */
   minIdleMs?: number
   /** A space unused this long closes even under the budget (default 15 min; 0: never). */
   idleMs?: number
@@ -64,7 +67,7 @@ export class SpaceResidency {
     private readonly storage: StorageAdapter,
     readonly budget: MemoryBudgetOptions | undefined,
   ) {
-    this.minIdleMs = budget?.minIdleMs ?? 5_000
+    this.minIdleMs = budget?.minIdleMs ?? 1_000
     this.idleMs = budget?.idleMs ?? 15 * 60_000
     this.sweepMs = budget?.sweepMs ?? 5_000
   }

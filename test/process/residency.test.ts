@@ -129,7 +129,10 @@ describe('spaces open on demand under one memory budget', () => {
       const health = await fetch(`${d.url}/v1/health`)
       expect(health.status).toBe(200)
     } finally {
-      if (d) expect(await stop(d)).toBe(0)
+      if (d) {
+        const code = await stop(d)
+        expect({ code, signal: d.proc.signalCode, stderr: d.stderr().slice(-2000) }).toMatchObject({ code: 0 })
+      }
     }
   }, 300_000)
 })
