@@ -36,6 +36,7 @@ import { searchModule } from '../sync/modules/search/module.ts'
 import { storedChangeNumbers } from '../sync/replica/change-numbers.ts'
 import { decodeStoredRecord, type StoredRecord } from '../sync/replica/record-codec.ts'
 import { STORES, type StorageAdapter } from '../sync/storage/adapter.ts'
+import type { SqliteStorageAdapter } from '../node/storage/sqlite.ts'
 import type { AccountEngine } from '../sync/space/account-engine.ts'
 import { ROW_DS, ROW_ID } from '../sync/space/schema.ts'
 
@@ -115,6 +116,44 @@ async function sizes(storage: StorageAdapter, spaceId: string, ids: readonly str
   for (const n of named) numbered += `${spaceId}/${n}`.length + numbers.get(n)!.length
   const per = (x: number) => x / ids.length
   return { row: per(row), layout1: per(old), all: per(row + rest + numbered), allLayout1: per(old + rest) }
+}
+
+/**
+ * Where the database's bytes go (issue 41, "Disk"): keys and values per store (meta split by
+ * its first key segment: search indexes, summaries, version counters...), the file's pages in
+ * use, and the changes' own bytes (what a peer sends), each per object.
+ */
+function diskBreakdown(storage: SqliteStorageAdapter, objects: number) {
+  const db = storage.db
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  const per = (x: number) => Math.round(x / objects)
+  const rows = db
+    .prepare<[], { part: string; n: number; k: number; v: number }>(
+      `SELECT CASE WHEN store = 'meta' THEN 'meta:' || substr(key, 1, instr(key, '/') - 1) ELSE store END AS part,
+        count(*) AS n, sum(length(key)) AS k, sum(length(value)) AS v FROM ${storage.layout === 'inline' ? 'kv' : 'kv_keys JOIN kv_values USING (id)'} GROUP BY part`,
+    )
+    .all()
+  const pageSize = db.pragma('page_size', { simple: true }) as number
+  const pages = db.pragma('page_count', { simple: true }) as number
+  const free = db.pragma('freelist_count', { simple: true }) as number
+  const byPart: Record<string, { rows: number; keyBytesPerObject: number; valueBytesPerObject: number }> = {}
+  let payload = 0
+  for (const r of rows) {
+    byPart[r.part] = { rows: r.n, keyBytesPerObject: per(r.k), valueBytesPerObject: per(r.v) }
+    payload += r.k + r.v
+  }
+  const changeBytes = rows.find((r) => r.part === STORES.changes)?.v ?? 0
+  const fileBytes = (pages - free) * pageSize
+  return {
+    fileBytesPerObject: per(fileBytes),
+    payloadBytesPerObject: per(payload),
+    changeBytesPerObject: per(changeBytes),
+    ratio: r3(fileBytes / changeBytes),
+    payloadRatio: r3(payload / changeBytes),
+    target: 2,
+    pass: fileBytes <= 2 * changeBytes,
+    byPart,
+  }
 }
 
 /** Full search index builds each open space ran since it opened, once its index settled. */
@@ -248,6 +287,9 @@ export async function benchScale(): Promise<Record<string, unknown>> {
 
     const storage = engine.storage()!
     const measured = await sizes(storage, spaceId, [...single.slice(0, 500), ...bulk.slice(0, 500)])
+    await searchBuilds(engine.account())
+    const disk = diskBreakdown(storage, single.length + bulk.length)
+    progress(`disk: ${disk.fileBytesPerObject} B per object in the file, changes ${disk.changeBytesPerObject} B (${disk.ratio}x)`)
     progress(`row ${Math.round(measured.row)} B (layout 1: ${Math.round(measured.layout1)} B), all ${Math.round(measured.all)} B per object`)
 
     // A clean stop (each search index saved), then a boot with no write in between.
@@ -306,6 +348,7 @@ export async function benchScale(): Promise<Record<string, unknown>> {
         pass: measured.row <= 400,
       },
       storedBytesPerObject: Math.round(measured.all),
+      disk,
       storedBytesPerObjectLayout1: Math.round(measured.allLayout1),
       restartRebuilds,
       restart: {

@@ -564,7 +564,7 @@ export class AccountEngine implements AccountModuleContext {
         tried.add(id)
         // Logged by reopen; the next one is tried.
         await this.reopen(id).catch(() => undefined)
-        await new Promise<void>((r) => this.deps.env.setTimer(0, r, true))
+        await new Promise<void>((r) => this.deps.env.setTimer(0, r))
       }
     }
     this.background = run()
