@@ -64,8 +64,9 @@ const HEAP_SHARE = 0.35
  * 64-bit; `npm start` and `svc serve`'s launcher ask for 64).
  */
 export function oldSpaceLimit(): number {
-  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]
-  const semi = flags.map((f) => /^--max-semi-space-size=(\d+)$/.exec(f)?.[1]).findLast((v) => v !== undefined)
+  // The command line's flags only: flags given in NODE_OPTIONS are not seen here (the
+  // environment is read by the CLI entry alone), so a semi-space set there counts as 16 MB.
+  const semi = process.execArgv.map((f) => /^--max-semi-space-size=(\d+)$/.exec(f)?.[1]).findLast((v) => v !== undefined)
   const young = 3 * (semi === undefined ? 16 : Number(semi)) * 1024 * 1024
   return getHeapStatistics().heap_size_limit - young
 }

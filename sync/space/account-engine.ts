@@ -606,9 +606,9 @@ export class AccountEngine implements AccountModuleContext {
     return this.residency.pin(spaceId)
   }
 
-  /** True when a listed space is closed now (it opens on demand). */
+  /** True when a listed space is not held now: closed (it opens on demand) or opening. */
   isClosed(spaceId: string): boolean {
-    return this.residency.closed.has(spaceId) && !this.opening.has(spaceId)
+    return this.residency.closed.has(spaceId) || this.opening.has(spaceId)
   }
 
   /**
