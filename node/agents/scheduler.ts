@@ -56,7 +56,7 @@ export class Scheduler {
   private stopChanges: () => void
   private stopped = false
   /** Spaces with a trigger registered here stay open whatever the memory budget (AccountEngine.keepOpen). */
-  private readonly kept = new Map<string, () => void>()
+  private readonly kept = new Map<string, (dropped?: boolean) => void>()
 
   constructor(
     private readonly account: AccountEngine,
@@ -105,10 +105,11 @@ export class Scheduler {
     }
     for (const k of this.registry.keys()) if (!seen.has(k)) this.registry.delete(k)
     const withTriggers = new Set([...this.registry.values()].map((e) => e.spaceId))
-    for (const id of withTriggers) if (!this.kept.has(id)) this.kept.set(id, this.account.keepOpen(id))
+    // Kept across restarts too: after one, the scheduler sees a space's triggers only once it is open.
+    for (const id of withTriggers) if (!this.kept.has(id)) this.kept.set(id, this.account.keepOpen(id, true))
     for (const [id, release] of this.kept) {
       if (withTriggers.has(id)) continue
-      release()
+      release(true)
       this.kept.delete(id)
     }
     for (const e of this.registry.values()) this.fireDue(e, now)

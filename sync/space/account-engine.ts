@@ -601,9 +601,13 @@ export class AccountEngine implements AccountModuleContext {
     this.residency.touch(spaceId, this.deps.env.now())
   }
 
-  /** Keeps a space open whatever the budget until the returned function is called (agents, push, a subscription). */
-  keepOpen(spaceId: string): () => void {
-    return this.residency.pin(spaceId)
+  /**
+   * Keeps a space open whatever the budget until the returned function is called (a request,
+   * agents). `acrossRestarts`: the next start opens it first too, unless released with `true`
+   * (the holder no longer needs it, rather than stopping with the account).
+   */
+  keepOpen(spaceId: string, acrossRestarts = false): (dropped?: boolean) => void {
+    return this.residency.pin(spaceId, acrossRestarts)
   }
 
   /** True when a listed space is not held now: closed (it opens on demand) or opening. */

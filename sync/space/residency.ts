@@ -36,6 +36,8 @@ export const DEFAULT_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024
 /** What a closed space answers from (see above). */
 export interface SpaceSummary {
   lastUsed: number
+  /** Kept open by a holder when summarized (an agent trigger): the next start opens it first, whatever the budget. */
+  pinned?: boolean
   name: string
   description: string
   iconCid: string
@@ -59,6 +61,8 @@ export class SpaceResidency {
   private readonly summaries = new Map<string, SpaceSummary>()
   /** Holders keeping a space open whatever the budget (AccountEngine.keepOpen). */
   private readonly pins = new Map<string, number>()
+  /** Spaces a holder keeps open across restarts (`pin`'s acrossRestarts). */
+  private readonly sticky = new Set<string>()
   readonly minIdleMs: number
   readonly idleMs: number
   readonly sweepMs: number
@@ -96,7 +100,7 @@ export class SpaceResidency {
 
   /** Keeps a summary in memory and in storage (the space is closing, or the account stops). */
   async keep(spaceId: string, s: Omit<SpaceSummary, 'lastUsed'>): Promise<void> {
-    const full = { ...s, lastUsed: this.lastUsed(spaceId) }
+    const full: SpaceSummary = { ...s, lastUsed: this.lastUsed(spaceId), ...(this.pinned(spaceId) || this.sticky.has(spaceId) ? { pinned: true } : {}) }
     this.summaries.set(spaceId, full)
     await this.storage.commit({ puts: [{ store: STORES.meta, key: summaryKey(spaceId), value: encodeCanonical(full) }], dels: [] })
   }
@@ -106,10 +110,17 @@ export class SpaceResidency {
     this.summaries.delete(spaceId)
   }
 
-  pin(spaceId: string): () => void {
+  /**
+   * Keeps a space open until the returned release. `acrossRestarts`: the space's summary says so
+   * (the next start opens it first) unless the release is told the holder no longer needs it
+   * (`release(true)`); a holder stopping with the account releases without it.
+   */
+  pin(spaceId: string, acrossRestarts = false): (dropped?: boolean) => void {
     this.pins.set(spaceId, (this.pins.get(spaceId) ?? 0) + 1)
+    if (acrossRestarts) this.sticky.add(spaceId)
     let done = false
-    return () => {
+    return (dropped = false) => {
+      if (dropped && acrossRestarts) this.sticky.delete(spaceId)
       if (done) return
       done = true
       const n = (this.pins.get(spaceId) ?? 1) - 1
@@ -122,8 +133,14 @@ export class SpaceResidency {
     return this.pins.has(spaceId)
   }
 
-  /** The closed space to open next in the background, most recently used first; undefined once the open ones fill half the budget. */
+  /**
+   * The closed space to open next in the background: one a holder kept open when it was
+   * summarized, then the most recently used; undefined once the open ones fill half the budget.
+   */
   nextToOpen(openBytes: number, skip: ReadonlySet<string>): string | undefined {
+    // What a holder kept open last time (agents) opens first, whatever the budget: the holder
+    // learns of it only from an open space.
+    for (const id of this.closed) if (!skip.has(id) && this.summaries.get(id)?.pinned) return id
     if (this.budget && openBytes >= this.budget.bytes / 2) return undefined
     let best: string | undefined
     let at = -1

@@ -106,6 +106,36 @@ describe('spaces open on demand under one memory budget', () => {
     }
   })
 
+  it('a space a holder keeps open across restarts (agents) opens first at the next start, whatever the budget', async () => {
+    const { root, ids } = await fill(6, 50)
+    const first = await boot(root, { bytes: 1 })
+    await first.account.opened(ids[1])
+    // Kept by a holder that stops with the account (the agents scheduler), not dropped.
+    const release = first.account.keepOpen(ids[1], true)
+    release()
+    await stopGracefully(first.app, 1000)
+    const d = await boot(root, { bytes: 1 })
+    try {
+      await d.account.allLoaded()
+      expect(d.account.held(ids[1])).toBeDefined()
+      // It fills the budget: nothing else opened, not even the most recently used.
+      for (const id of [ids[0], ids[2], ids[3], ids[4], ids[5]]) expect(d.account.isClosed(id)).toBe(true)
+      // Dropped by its holder: the next start opens the most recently used instead.
+      d.account.keepOpen(ids[1], true)(true)
+      await d.account.opened(ids[3])
+    } finally {
+      await stopGracefully(d.app, 1000)
+    }
+    const again = await boot(root, { bytes: 1 })
+    try {
+      await again.account.allLoaded()
+      expect(again.account.isClosed(ids[1])).toBe(true)
+      expect(again.account.held(ids[3])).toBeDefined()
+    } finally {
+      await stopGracefully(again.app, 1000)
+    }
+  })
+
   it('a daemon whose heap holds far less than its data answers queries on every space and does not crash', async () => {
     // 40 spaces of 1,000 objects: about 105 MB of rows and tree metas if every space were open
     // (2.6 KB an object, issue 42), in a 112 MB heap that also holds the daemon itself.
