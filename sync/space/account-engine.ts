@@ -145,6 +145,8 @@ export class AccountEngine implements AccountModuleContext {
   /** The background opening by recency (`allOpened` waits for it). */
   private background: Promise<void> = Promise.resolve()
   private stopSweeps: () => void = () => undefined
+  /** One-to-one spaces: never closed under the budget (one-to-one.ts holds them as it lists them). */
+  private readonly pairIds = new Set<string>()
   readonly events: Emitter<AccountEvents>
   /** The account's logger (AccountEngineDeps.log): spaces log under `space`, module services under their name. */
   readonly log: Logger
@@ -207,6 +209,7 @@ export class AccountEngine implements AccountModuleContext {
         return e
       },
       list: (e, listed) => {
+        this.pairIds.add(e.spaceId)
         if (listed) this.spaces.set(e.spaceId, e)
         else this.spaces.delete(e.spaceId)
       },
@@ -638,7 +641,7 @@ export class AccountEngine implements AccountModuleContext {
     for (const [id, e] of this.spaces) {
       const bytes = e.memoryEstimate()
       total += bytes
-      if (e.events.count('change') > 1 || this.oneToOne.dormant(id) || !e.rowsReady) continue
+      if (e.events.count('change') > 1 || this.pairIds.has(id) || !e.rowsReady) continue
       candidates.push({ spaceId: id, bytes })
     }
     for (const l of this.loading.values()) total += l.engine.memoryEstimate()
