@@ -189,24 +189,26 @@ function liveHeapMB(): number {
   return Math.round(process.memoryUsage().heapUsed / 104857.6) / 10
 }
 
-async function benchSpaces() {
-  const fill = async (spaces: number, objects: number) => {
-    const root = mkdtempSync(join(tmpdir(), 'svc-bench-spaces-'))
-    const { app } = await boot(root)
-    await post(app, '/v1/auth', {}, 201)
-    const ids: string[] = []
-    for (let s = 0; s < spaces; s++) {
-      const id = (await post<{ id: string }>(app, '/v1/spaces', { name: `Space ${s}` }, 201)).id
-      const typeId = (await post<{ id: string }>(app, `/v1/spaces/${id}/types`, { xKey: 'task', name: 'Task' }, 201)).id
-      for (let start = 0; start < objects; start += MAX_OBJECTS_PER_CREATE) {
-        const batch = Array.from({ length: Math.min(MAX_OBJECTS_PER_CREATE, objects - start) }, (_, k) => body(typeId, start + k))
-        await post(app, `/v1/spaces/${id}/objects/batch`, { objects: batch }, 201)
-      }
-      ids.push(id)
+/** A data root with `spaces` spaces of `objects` objects each, created (and so used) in order. */
+async function fillSpaces(spaces: number, objects: number) {
+  const root = mkdtempSync(join(tmpdir(), 'svc-bench-spaces-'))
+  const { app } = await boot(root)
+  await post(app, '/v1/auth', {}, 201)
+  const ids: string[] = []
+  for (let s = 0; s < spaces; s++) {
+    const id = (await post<{ id: string }>(app, '/v1/spaces', { name: `Space ${s}` }, 201)).id
+    const typeId = (await post<{ id: string }>(app, `/v1/spaces/${id}/types`, { xKey: 'task', name: 'Task' }, 201)).id
+    for (let start = 0; start < objects; start += MAX_OBJECTS_PER_CREATE) {
+      const batch = Array.from({ length: Math.min(MAX_OBJECTS_PER_CREATE, objects - start) }, (_, k) => body(typeId, start + k))
+      await post(app, `/v1/spaces/${id}/objects/batch`, { objects: batch }, 201)
     }
-    await stopGracefully(app, 1000)
-    return { root, ids }
+    ids.push(id)
   }
+  await stopGracefully(app, 1000)
+  return { root, ids }
+}
+
+async function benchSpaces() {
   const query = (app: FastifyInstance, id: string) => post<{ records: unknown[] }>(app, `/v1/spaces/${id}/objects/query`, { filter: { 'core.tags': 't1' }, limit: 10 }, 200)
   const start = async (root: string, id: string, budget: { bytes: number; minIdleMs?: number }) => {
     const t0 = performance.now()
@@ -219,8 +221,8 @@ async function benchSpaces() {
     return { app, engine, healthMs, lruQueryMs: performance.now() - t0 }
   }
   progress(`spaces: ${SPACES} x ${SPACE_OBJECTS}`)
-  const big = await fill(SPACES, SPACE_OBJECTS)
-  const small = await fill(1, 0)
+  const big = await fillSpaces(SPACES, SPACE_OBJECTS)
+  const small = await fillSpaces(1, 0)
   try {
     const base = await start(small.root, small.ids[0], { bytes: 1 })
     await base.engine.account().allLoaded()

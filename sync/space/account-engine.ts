@@ -140,8 +140,12 @@ export class AccountEngine implements AccountModuleContext {
   private closed = false
   /** Listed spaces not open, recency, summaries, pins and the memory budget (residency.ts). */
   private readonly residency: SpaceResidency
-  /** Closed spaces opening now, until held (or failed): `replica` once the engine is in `loading`. */
-  private readonly opening = new Map<string, { replica: Promise<void>; held: Promise<void> }>()
+  /**
+   * Closed spaces opening now, until held or failed (`held` resolves true or false, never
+   * rejects: a failure is logged once, by `reopen`); `replica` once the engine is in `loading`
+   * (or the open failed).
+   */
+  private readonly opening = new Map<string, { replica: Promise<void>; held: Promise<boolean> }>()
   /** The background opening by recency (`allOpened` waits for it). */
   private background: Promise<void> = Promise.resolve()
   private stopSweeps: () => void = () => undefined
@@ -394,7 +398,7 @@ export class AccountEngine implements AccountModuleContext {
       // A closed space lists from its summary; one closed without any (never opened since this
       // version kept them) opens first. A failed open is logged and listed bare.
       if (!this.spaces.has(row.spaceId) && !this.residency.summary(row.spaceId) && (this.residency.closed.has(row.spaceId) || this.opening.has(row.spaceId))) {
-        await this.reopen(row.spaceId).catch(() => undefined)
+        await this.reopen(row.spaceId)
       }
       out.push(await this.infoOf(row))
     }
@@ -447,7 +451,7 @@ export class AccountEngine implements AccountModuleContext {
     if (row.derived) throw new SvcError('space.derived_undeletable', 'a derived space cannot be deleted', { spaceId })
     // A pending join, invite or guest copy is left without a sticky tombstone (sharing/rows.ts).
     // Closed, it is not opened for this: it leaves the closed set (nothing opens it again).
-    await this.opening.get(spaceId)?.held.catch(() => undefined)
+    await this.opening.get(spaceId)?.held
     this.residency.forget(spaceId)
     if (await this.sharing.leave(row)) return void this.spaces.delete(spaceId)
     await this.tech.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: spaceId, path: 'deletedAt', value: instant(this.deps.env.now()) }])
@@ -520,7 +524,10 @@ export class AccountEngine implements AccountModuleContext {
 
   private async openSpace(spaceId: string) {
     if (this.spaces.has(spaceId)) return
-    if (this.residency.closed.has(spaceId) || this.opening.has(spaceId)) return this.reopen(spaceId)
+    if (this.residency.closed.has(spaceId) || this.opening.has(spaceId)) {
+      if (!(await this.reopen(spaceId))) throw new SvcError('space.not_found', 'the space could not be opened', { spaceId })
+      return
+    }
     const pending = this.loading.get(spaceId)
     if (pending) return pending.held
     this.hold(await SpaceEngine.open(this.replicaDeps, spaceId, this.deps.accountKey, this.spaceOptions))
@@ -530,29 +537,33 @@ export class AccountEngine implements AccountModuleContext {
 
   /**
    * Opens a listed space that is closed (not opened yet, or closed under the budget): held and
-   * announced once its rows are in. A failed open leaves it closed, logged.
+   * announced once its rows are in. True once held; false when the open failed, which leaves it
+   * closed and is logged here (a route then answers `space.not_found`, as for a failed load).
    */
-  private reopen(spaceId: string): Promise<void> {
+  private reopen(spaceId: string): Promise<boolean> {
     const pending = this.opening.get(spaceId)
     if (pending) return pending.held
-    if (!this.residency.closed.has(spaceId)) return this.loaded(spaceId)
+    if (!this.residency.closed.has(spaceId)) return this.loaded(spaceId).then(() => this.spaces.has(spaceId))
     this.residency.closed.delete(spaceId)
-    const replica = this.openInBackground(spaceId)
-    const held = replica
+    let replicaDone!: () => void
+    const replicaReady = new Promise<void>((r) => (replicaDone = r))
+    const held = this.openInBackground(spaceId)
+      .finally(replicaDone)
       .then(() => this.loading.get(spaceId)?.held)
       .then(() => {
         if (!this.spaces.has(spaceId) && !this.closed) throw new SvcError('internal', 'the space did not load', { spaceId })
+        return true
       })
       .catch((err: unknown) => {
         if (!this.closed) this.residency.closed.add(spaceId)
         this.log.warn('opening a space failed', { spaceId, err: errField(err) })
-        throw err
+        return false
       })
       .finally(() => {
         this.opening.delete(spaceId)
         this.enforceBudget().catch((err: unknown) => this.log.warn('closing spaces over the memory budget failed', { err: errField(err) }))
       })
-    this.opening.set(spaceId, { replica: replica.catch(() => undefined), held })
+    this.opening.set(spaceId, { replica: replicaReady, held })
     return held
   }
 
@@ -565,8 +576,8 @@ export class AccountEngine implements AccountModuleContext {
         const id = this.residency.nextToOpen(this.openBytes(), tried)
         if (id === undefined) return
         tried.add(id)
-        // Logged by reopen; the next one is tried.
-        await this.reopen(id).catch(() => undefined)
+        // A failure is logged by reopen; the next one is tried.
+        await this.reopen(id)
         await new Promise<void>((r) => this.deps.env.setTimer(0, r))
       }
     }
@@ -734,15 +745,16 @@ export class AccountEngine implements AccountModuleContext {
   async loaded(spaceId: string): Promise<void> {
     this.touch(spaceId)
     const opening = this.opening.get(spaceId)
-    if (opening) return opening.held
-    if (this.residency.closed.has(spaceId)) return this.reopen(spaceId)
-    await this.loading.get(spaceId)?.held
+    if (opening) await opening.held
+    else if (this.residency.closed.has(spaceId)) await this.reopen(spaceId)
+    else await this.loading.get(spaceId)?.held
   }
 
   /** Resolves once a listed space's engine exists (its rows may still load): what `searchable` needs. */
   async replicaOpen(spaceId: string): Promise<void> {
     this.touch(spaceId)
-    if (this.residency.closed.has(spaceId)) void this.reopen(spaceId).catch(() => undefined)
+    // Not waited for here (it never rejects): the search answers from the saved index meanwhile.
+    if (this.residency.closed.has(spaceId)) void this.reopen(spaceId)
     await this.opening.get(spaceId)?.replica
   }
 
@@ -753,7 +765,7 @@ export class AccountEngine implements AccountModuleContext {
   async opensSettled(): Promise<void> {
     while (this.loading.size || this.opening.size) {
       await Promise.all([...this.loading.values()].map((l) => l.held))
-      await Promise.allSettled([...this.opening.values()].map((o) => o.held))
+      await Promise.all([...this.opening.values()].map((o) => o.held))
     }
   }
 
