@@ -36,6 +36,10 @@ import { searchModule } from '../sync/modules/search/module.ts'
 import { storedChangeNumbers } from '../sync/replica/change-numbers.ts'
 import { decodeStoredRecord, type StoredRecord } from '../sync/replica/record-codec.ts'
 import { STORES, type StorageAdapter } from '../sync/storage/adapter.ts'
+import type { SqliteStorageAdapter } from '../node/storage/sqlite.ts'
+import { OBJECT_BYTES, SPACE_BASE_BYTES } from '../sync/space/space-engine.ts'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import type { AccountEngine } from '../sync/space/account-engine.ts'
 import { ROW_DS, ROW_ID } from '../sync/space/schema.ts'
 
@@ -117,6 +121,44 @@ async function sizes(storage: StorageAdapter, spaceId: string, ids: readonly str
   return { row: per(row), layout1: per(old), all: per(row + rest + numbered), allLayout1: per(old + rest) }
 }
 
+/**
+ * Where the database's bytes go (issue 41, "Disk"): keys and values per store (meta split by
+ * its first key segment: search indexes, summaries, version counters...), the file's pages in
+ * use, and the changes' own bytes (what a peer sends), each per object.
+ */
+function diskBreakdown(storage: SqliteStorageAdapter, objects: number) {
+  const db = storage.db
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  const per = (x: number) => Math.round(x / objects)
+  const rows = db
+    .prepare<[], { part: string; n: number; k: number; v: number }>(
+      `SELECT CASE WHEN store = 'meta' THEN 'meta:' || substr(key, 1, instr(key, '/') - 1) ELSE store END AS part,
+        count(*) AS n, sum(length(key)) AS k, sum(length(value)) AS v FROM ${storage.layout === 'inline' ? 'kv' : 'kv_keys JOIN kv_values USING (id)'} GROUP BY part`,
+    )
+    .all()
+  const pageSize = db.pragma('page_size', { simple: true }) as number
+  const pages = db.pragma('page_count', { simple: true }) as number
+  const free = db.pragma('freelist_count', { simple: true }) as number
+  const byPart: Record<string, { rows: number; keyBytesPerObject: number; valueBytesPerObject: number }> = {}
+  let payload = 0
+  for (const r of rows) {
+    byPart[r.part] = { rows: r.n, keyBytesPerObject: per(r.k), valueBytesPerObject: per(r.v) }
+    payload += r.k + r.v
+  }
+  const changeBytes = rows.find((r) => r.part === STORES.changes)?.v ?? 0
+  const fileBytes = (pages - free) * pageSize
+  return {
+    fileBytesPerObject: per(fileBytes),
+    payloadBytesPerObject: per(payload),
+    changeBytesPerObject: per(changeBytes),
+    ratio: r3(fileBytes / changeBytes),
+    payloadRatio: r3(payload / changeBytes),
+    target: 2,
+    pass: fileBytes <= 2 * changeBytes,
+    byPart,
+  }
+}
+
 /** Full search index builds each open space ran since it opened, once its index settled. */
 async function searchBuilds(account: AccountEngine): Promise<number> {
   let n = 0
@@ -128,7 +170,117 @@ async function searchBuilds(account: AccountEngine): Promise<number> {
   return n
 }
 
+const SPACES = Number(process.env.BENCH_SCALE_SPACES ?? 20)
+const SPACE_OBJECTS = Number(process.env.BENCH_SCALE_SPACE_OBJECTS ?? 1_000)
+
+/**
+ * Start and reopen (issue 41): SPACES spaces of SPACE_OBJECTS small objects, created in order (the
+ * first is the least recently used), then a boot under a budget the first opened space fills:
+ * `healthMs` until the engine serves (what `/v1/health` waits for in `svc serve`), `lruQueryMs`
+ * until a query on the least recently used space answers; the same two for an account of one
+ * empty space in the same run are the baseline (`ratio`, target: flat). `reopenMs`: a query on a
+ * space of SPACE_OBJECTS objects closed under the budget (target <= 200 ms), against the same
+ * query once it is open (`openQueryMs`).
+ */
+/** The live heap after a full GC, in MB (the flag is set at run time; `gc` comes from a fresh context). */
+function liveHeapMB(): number {
+  setFlagsFromString('--expose-gc')
+  ;(runInNewContext('gc') as () => void)()
+  return Math.round(process.memoryUsage().heapUsed / 104857.6) / 10
+}
+
+/** A data root with `spaces` spaces of `objects` objects each, created (and so used) in order. */
+async function fillSpaces(spaces: number, objects: number) {
+  const root = mkdtempSync(join(tmpdir(), 'svc-bench-spaces-'))
+  const { app } = await boot(root)
+  await post(app, '/v1/auth', {}, 201)
+  const ids: string[] = []
+  for (let s = 0; s < spaces; s++) {
+    const id = (await post<{ id: string }>(app, '/v1/spaces', { name: `Space ${s}` }, 201)).id
+    const typeId = (await post<{ id: string }>(app, `/v1/spaces/${id}/types`, { xKey: 'task', name: 'Task' }, 201)).id
+    for (let start = 0; start < objects; start += MAX_OBJECTS_PER_CREATE) {
+      const batch = Array.from({ length: Math.min(MAX_OBJECTS_PER_CREATE, objects - start) }, (_, k) => body(typeId, start + k))
+      await post(app, `/v1/spaces/${id}/objects/batch`, { objects: batch }, 201)
+    }
+    ids.push(id)
+  }
+  await stopGracefully(app, 1000)
+  return { root, ids }
+}
+
+async function benchSpaces() {
+  const query = (app: FastifyInstance, id: string) => post<{ records: unknown[] }>(app, `/v1/spaces/${id}/objects/query`, { filter: { 'core.tags': 't1' }, limit: 10 }, 200)
+  const start = async (root: string, id: string, budget: { bytes: number; minIdleMs?: number }) => {
+    const t0 = performance.now()
+    const engine = new DaemonHost({ dataRoot: root, noMdns: true, p2p: false, memoryBudget: { sweepMs: 3_600_000, ...budget } })
+    const session = new AccountLifecycle({ dataRoot: root, mode: 'standalone', engine, env: systemEnv })
+    await session.bootAtStart()
+    const app = buildApp({ session, engine })
+    const healthMs = performance.now() - t0
+    await query(app, id)
+    return { app, engine, healthMs, lruQueryMs: performance.now() - t0 }
+  }
+  progress(`spaces: ${SPACES} x ${SPACE_OBJECTS}`)
+  const big = await fillSpaces(SPACES, SPACE_OBJECTS)
+  const small = await fillSpaces(1, 0)
+  try {
+    const base = await start(small.root, small.ids[0], { bytes: 1 })
+    await base.engine.account().allLoaded()
+    await stopGracefully(base.app, 1000)
+    const b = await start(big.root, big.ids[0], { bytes: 1, minIdleMs: 0 })
+    const account = b.engine.account()
+    const closedAtQuery = account.residencyStats().closed
+    await account.allLoaded()
+    // Closed under the budget (idle, minIdleMs 0), then queried: the reopen.
+    await account.enforceBudget()
+    const r0 = performance.now()
+    await query(b.app, big.ids[0])
+    const reopenMs = performance.now() - r0
+    const o0 = performance.now()
+    await query(b.app, big.ids[0])
+    const openQueryMs = performance.now() - o0
+    const stats = account.residencyStats()
+    await stopGracefully(b.app, 1000)
+    // Heap after GC as more spaces are used than the budget holds: flat past it.
+    const budgetSpaces = Math.max(2, Math.floor(SPACES / 4))
+    const h = await start(big.root, big.ids[0], { bytes: budgetSpaces * (SPACE_BASE_BYTES + (SPACE_OBJECTS + 1) * OBJECT_BYTES), minIdleMs: 0 })
+    await h.engine.account().allLoaded()
+    const heapAt = async (n: number) => {
+      for (const id of big.ids.slice(0, n)) await query(h.app, id)
+      await h.engine.account().enforceBudget()
+      return liveHeapMB()
+    }
+    const heapAtBudget = await heapAt(budgetSpaces)
+    const heapAtAll = await heapAt(SPACES)
+    const rssMB = Math.round(process.memoryUsage().rss / 1048576)
+    await stopGracefully(h.app, 1000)
+    progress(`health ${Math.round(b.healthMs)} ms (empty: ${Math.round(base.healthMs)}), LRU query ${Math.round(b.lruQueryMs)} ms, reopen ${Math.round(reopenMs)} ms`)
+    return {
+      spaces: SPACES,
+      objectsPerSpace: SPACE_OBJECTS,
+      healthMs: Math.round(b.healthMs),
+      emptyHealthMs: Math.round(base.healthMs),
+      healthRatio: r3(b.healthMs / base.healthMs),
+      lruQueryMs: Math.round(b.lruQueryMs),
+      emptyQueryMs: Math.round(base.lruQueryMs),
+      lruQueryRatio: r3(b.lruQueryMs / base.lruQueryMs),
+      closedWhenQueried: closedAtQuery,
+      reopenMs: r3(reopenMs),
+      openQueryMs: r3(openQueryMs),
+      reopenRatio: r3(reopenMs / openQueryMs),
+      estimatedOpenBytes: stats.openBytes,
+      heap: { budgetSpaces, heapAfterGcAtBudgetMB: heapAtBudget, heapAfterGcAllUsedMB: heapAtAll, ratio: r3(heapAtAll / heapAtBudget), rssMB },
+      targets: { healthMs: 1500, lruQueryMs: 1000, reopenMs: 200 },
+      pass: b.healthMs <= 1500 && b.lruQueryMs <= 1000 && reopenMs <= 200,
+    }
+  } finally {
+    rmSync(big.root, { recursive: true, force: true })
+    rmSync(small.root, { recursive: true, force: true })
+  }
+}
+
 export async function benchScale(): Promise<Record<string, unknown>> {
+  const spaces = await benchSpaces()
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'))
   try {
     let { app, engine } = await boot(root)
@@ -161,6 +313,9 @@ export async function benchScale(): Promise<Record<string, unknown>> {
 
     const storage = engine.storage()!
     const measured = await sizes(storage, spaceId, [...single.slice(0, 500), ...bulk.slice(0, 500)])
+    await searchBuilds(engine.account())
+    const disk = diskBreakdown(storage, single.length + bulk.length)
+    progress(`disk: ${disk.fileBytesPerObject} B per object in the file, changes ${disk.changeBytesPerObject} B (${disk.ratio}x)`)
     progress(`row ${Math.round(measured.row)} B (layout 1: ${Math.round(measured.layout1)} B), all ${Math.round(measured.all)} B per object`)
 
     // A clean stop (each search index saved), then a boot with no write in between.
@@ -192,6 +347,7 @@ export async function benchScale(): Promise<Record<string, unknown>> {
     await stopGracefully(old.app, 1000)
 
     return {
+      spaces,
       workload: { single: SINGLE, bulk: BULK, perRequest: MAX_OBJECTS_PER_CREATE, fields: ['core.name', 'core.description', 'core.icon', 'core.tags'], storage: 'sqlite' },
       bulkCreate: {
         recordsPerSec: Math.round(recordsPerSec),
@@ -218,6 +374,7 @@ export async function benchScale(): Promise<Record<string, unknown>> {
         pass: measured.row <= 400,
       },
       storedBytesPerObject: Math.round(measured.all),
+      disk,
       storedBytesPerObjectLayout1: Math.round(measured.allLayout1),
       restartRebuilds,
       restart: {

@@ -164,19 +164,36 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   if (opts.webApp !== false) app.register(webAppRoutes(opts.webApp))
   const { engine } = opts
   if (engine) {
-    // A restart serves once the account's replicas are open; a space's object rows may still be
-    // loading (AccountEngineDeps.spacesInBackground): a route of that space waits for them.
+    // A restart serves before any space opens (AccountEngineDeps.spacesInBackground): a route of
+    // a space opens it, or waits for its rows when it is opening.
     // The space may be named in the path, the query (events, agents) or the body (usecase
     // setup); a route naming none may read any space (lists, agents), so it waits for all.
-    app.addHook('preHandler', async (request) => {
+    const pinned = new WeakMap<object, () => void>()
+    app.addHook('onResponse', async (request) => pinned.get(request)?.())
+    app.addHook('preHandler', async (request, reply) => {
       const config = request.routeOptions.config
-      if (config.whileSpaceLoads === true || config.public === true || !session.authorized) return
+      if (config.public === true || !session.authorized) return
       const named = [request.params, request.query, request.body].flatMap((part) => {
         const v = part && typeof part === 'object' ? (part as { spaceId?: unknown }).spaceId : undefined
         return (Array.isArray(v) ? v : [v]).filter((id): id is string => typeof id === 'string')
       })
       const account = engine.account()
-      if (named.length === 0) await account.allLoaded()
+      // The spaces a request names stay open until its answer is sent (a stream: until it
+      // closes), whatever the memory budget.
+      if (named.length) {
+        const releases = named.map((id) => account.keepOpen(id))
+        const release = () => releases.forEach((r) => r())
+        pinned.set(request, release)
+        reply.raw.once('close', release)
+      }
+      // A space closed (not opened yet at a restart, or closed under the memory budget) opens
+      // here, ahead of the background opening; a route that serves while rows load (search)
+      // waits only for its replica.
+      if (config.whileSpaceLoads === true) {
+        for (const spaceId of named) await account.replicaOpen(spaceId)
+        return
+      }
+      if (named.length === 0) await account.opensSettled()
       for (const spaceId of named) await account.loaded(spaceId)
     })
   }

@@ -233,6 +233,8 @@ export class AgentsHost {
    * given. A registry version another account created runs only when `programHash` pins its source.
    */
   async run(body: { program?: string; programHash?: string; source?: string; args?: JsonObject; spaceId?: string }): Promise<RunOutcome> {
+    // The control API has no route preHandler: a space closed under the memory budget opens here.
+    if (body.spaceId !== undefined) await this.account.opened(body.spaceId)
     const space = body.spaceId !== undefined ? this.account.space(body.spaceId) : undefined
     const runId = `run.${this.env.now()}.${[...this.env.randomBytes(4)].map((b) => b.toString(16).padStart(2, '0')).join('')}`
     if (body.program === undefined && body.source === undefined) throw new SvcError('request.missing_field', 'program or source is required', { field: 'program' })

@@ -55,6 +55,8 @@ export class Scheduler {
   private readonly inFlight = new Set<Promise<void>>()
   private stopChanges: () => void
   private stopped = false
+  /** Spaces with a trigger registered here stay open whatever the memory budget (AccountEngine.keepOpen). */
+  private readonly kept = new Map<string, (dropped?: boolean) => void>()
 
   constructor(
     private readonly account: AccountEngine,
@@ -73,6 +75,8 @@ export class Scheduler {
   stop(): void {
     this.stopped = true
     this.stopChanges()
+    for (const release of this.kept.values()) release()
+    this.kept.clear()
   }
 
   /** Resolves when every run started so far has finished. */
@@ -100,6 +104,14 @@ export class Scheduler {
       }
     }
     for (const k of this.registry.keys()) if (!seen.has(k)) this.registry.delete(k)
+    const withTriggers = new Set([...this.registry.values()].map((e) => e.spaceId))
+    // Kept across restarts too: after one, the scheduler sees a space's triggers only once it is open.
+    for (const id of withTriggers) if (!this.kept.has(id)) this.kept.set(id, this.account.keepOpen(id, true))
+    for (const [id, release] of this.kept) {
+      if (withTriggers.has(id)) continue
+      release(true)
+      this.kept.delete(id)
+    }
     for (const e of this.registry.values()) this.fireDue(e, now)
   }
 

@@ -1,10 +1,12 @@
 import { join } from 'node:path'
+import { getHeapStatistics } from 'node:v8'
 import type { PushConfig } from '../push/config.ts'
 import { SvcError } from '../../sync/core/errors.ts'
 import { systemEnv, type Env } from '../../sync/core/env.ts'
 import { nodeCryptoProvider } from '../crypto/node-provider.ts'
 import { identityOf } from '../../sync/crypto/keys.ts'
 import { AccountEngine } from '../../sync/space/account-engine.ts'
+import { DEFAULT_MEMORY_BUDGET_BYTES, type MemoryBudgetOptions } from '../../sync/space/residency.ts'
 import type { AnyModule } from '../../sync/space/module.ts'
 import { DEFAULT_MODULES } from '../../sync/modules/index.ts'
 import { SqliteStorageAdapter } from '../storage/sqlite.ts'
@@ -49,6 +51,24 @@ export interface DaemonHostOptions extends AccountHostOptions {
   services?: readonly AnyDaemonService[]
   /** The daemon's logger; each service gets a child scoped to its name (default: silent). */
   log?: Logger
+  /** The account's memory budget (`--memory-budget`; sync/space/residency.ts). Default: DEFAULT_MEMORY_BUDGET_BYTES. */
+  memoryBudget?: MemoryBudgetOptions
+}
+
+/** The share of V8's heap limit the spaces' memory budget may take (the rest: requests, sync, the process itself). */
+const HEAP_SHARE = 0.35
+
+/**
+ * V8's old-space limit (`--max-old-space-size`), where the spaces' rows live: the heap limit
+ * less the young generation, three semi-spaces (`--max-semi-space-size`, 16 MB by default on
+ * 64-bit; `npm start` and `svc serve`'s launcher ask for 64).
+ */
+export function oldSpaceLimit(): number {
+  // The command line's flags only: flags given in NODE_OPTIONS are not seen here (the
+  // environment is read by the CLI entry alone), so a semi-space set there counts as 16 MB.
+  const semi = process.execArgv.map((f) => /^--max-semi-space-size=(\d+)$/.exec(f)?.[1]).findLast((v) => v !== undefined)
+  const young = 3 * (semi === undefined ? 16 : Number(semi)) * 1024 * 1024
+  return getHeapStatistics().heap_size_limit - young
 }
 
 /** Where the engine keeps an account's data inside its directory. */
@@ -96,6 +116,7 @@ export class DaemonHost implements AccountHost {
         accountKey: booted.keys.account,
         modules: this.options.modules ?? DEFAULT_MODULES,
         spacesInBackground: true,
+        memoryBudget: this.memoryBudget(),
         log: this.log.child('account'),
         ...(this.options.onSpaceOpened ? { onSpaceOpened: this.options.onSpaceOpened } : {}),
       })
@@ -119,6 +140,18 @@ export class DaemonHost implements AccountHost {
       await storage.close()
       throw err
     }
+  }
+
+  /**
+   * The account's memory budget: the configured one, never above HEAP_SHARE of V8's heap limit
+   * (`--max-old-space-size`), so a daemon given a small heap closes spaces rather than crash.
+   */
+  private memoryBudget(): MemoryBudgetOptions {
+    const asked = this.options.memoryBudget ?? { bytes: DEFAULT_MEMORY_BUDGET_BYTES }
+    const cap = Math.floor(oldSpaceLimit() * HEAP_SHARE)
+    if (asked.bytes <= cap) return asked
+    this.log.info('the memory budget is capped to a share of the heap limit', { askedBytes: asked.bytes, bytes: cap })
+    return { ...asked, bytes: cap }
   }
 
   async onTeardown(): Promise<void> {

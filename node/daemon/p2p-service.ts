@@ -61,7 +61,7 @@ export { realTimer }
 function heldReplicaJoins(account: AccountEngine): JoinHandler {
   return {
     async accept(spaceId, raw, fromIdentity) {
-      const held = account.held(spaceId)
+      const held = account.held(spaceId) ?? (account.isClosed(spaceId) ? await account.opened(spaceId) : undefined)
       if (!held || held === account.tech) return undefined
       return held.replica.ingestJoin(raw, fromIdentity)
     },

@@ -53,6 +53,8 @@ export class SyncStatusService {
   private readonly tracks = new Map<string, Track>()
   private readonly last = new Map<string, string>()
   private readonly stops: Array<() => void> = []
+  /** Per held space, the stop of its commit listener. */
+  private readonly watches = new Map<string, () => void>()
   /** The hub link's answer, once it runs (it starts after this service). */
   private hubStates?: (spaceId: string) => HubSpaceStatus[]
 
@@ -68,7 +70,9 @@ export class SyncStatusService {
     const watchSpace = (spaceId: string) => {
       const s = account.held(spaceId)
       if (!s) return
-      this.stops.push(
+      this.watches.get(spaceId)?.()
+      this.watches.set(
+        spaceId,
         s.replica.addCommitListener((info) => {
           const t = this.track(spaceId)
           // Remote and local commits alike: the next round carries them to the other peers.
@@ -79,6 +83,19 @@ export class SyncStatusService {
     }
     for (const s of account.openSpaces()) watchSpace(s.spaceId)
     this.stops.push(account.events.on('spacesOpened', (e) => e.spaceIds.forEach(watchSpace)))
+    // A space closed under the memory budget: its replica is let go (it opens again on demand).
+    this.stops.push(
+      account.events.on('spacesClosed', (e) => {
+        for (const id of e.spaceIds) {
+          this.watches.get(id)?.()
+          this.watches.delete(id)
+        }
+      }),
+    )
+    this.stops.push(() => {
+      for (const stop of this.watches.values()) stop()
+      this.watches.clear()
+    })
     if (p2p) {
       this.stops.push(
         p2p.scheduler.onRound((e) => {

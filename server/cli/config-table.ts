@@ -168,6 +168,17 @@ export const CONFIG_TABLE = {
     help: 'the push node (docs/push.md): {enabled, peerId, addrs}; enabled null = iff peerId is set; SVC_PUSH_ADDRS comma-separated',
   }),
   // Env only: tests shorten it; nobody else needs to.
+  memoryBudgetMb: row({
+    flag: 'memory-budget',
+    arg: 'MB',
+    env: 'SVC_MEMORY_BUDGET',
+    file: 'memoryBudget',
+    schema: Type.Integer({ minimum: 16, maximum: 1_048_576 }),
+    default: 256,
+    fromText: Number,
+    invalid: (s) => `${s.where} must be an integer number of MB in 16..1048576`,
+    help: 'the estimated heap every open space of the account may hold together (record caches, object rows, tree metas, search indexes, cached query datasets), in MB: idle spaces past it close and reopen on demand',
+  }),
   cursorTimeoutMs: row({
     env: 'SVC_CURSOR_TIMEOUT_MS',
     schema: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),

@@ -1,11 +1,12 @@
 import type { AuthStatus } from '../../node/daemon/account-lifecycle.ts'
 
-/** Between two progress lines while spaces open at start (the first and last always print). */
+/** Between two progress lines while the account's spaces are listed at start (the first and last always print). */
 export const PROGRESS_EVERY_MS = 1000
 
 /**
- * Start-up progress for stderr: "opening spaces 120/500", at most once a second, then the
- * total and the time it took. Silent when the account holds no space to open.
+ * Start-up progress for stderr: "listing spaces 120/500", at most once a second, then the
+ * total and the time it took. The spaces open after, on demand and by recency
+ * (sync/space/residency.ts). Silent when the account holds no space.
  */
 export function spaceOpenProgress(write: (line: string) => void, now: () => number = Date.now) {
   const started = now()
@@ -14,12 +15,12 @@ export function spaceOpenProgress(write: (line: string) => void, now: () => numb
     if (total === 0) return
     const t = now()
     if (opened === total) {
-      write(`svc serve: opened ${total} space${total === 1 ? '' : 's'} in ${((t - started) / 1000).toFixed(1)} s\n`)
+      write(`svc serve: listed ${total} space${total === 1 ? '' : 's'} in ${((t - started) / 1000).toFixed(1)} s; they open on demand\n`)
       return
     }
     if (t - last < PROGRESS_EVERY_MS) return
     last = t
-    write(`svc serve: opening spaces ${opened}/${total}\n`)
+    write(`svc serve: listing spaces ${opened}/${total}\n`)
   }
 }
 

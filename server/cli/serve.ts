@@ -43,6 +43,7 @@ export async function serve(config: ServeConfig, io: CliIO, engineFactory: (o: D
     dataRoot: config.data,
     noMdns: config.noMdns,
     durability: config.durability,
+    memoryBudget: { bytes: config.memoryBudgetMb * 1024 * 1024 },
     modules,
     ...(!agentsOn
       ? {}

@@ -10,7 +10,8 @@ import type { AccountEngine } from '../space/account-engine.ts'
  */
 export function accountSyncHost(account: AccountEngine, onAdoptFailed: (spaceId: string, err: unknown) => void): SyncHost {
   return {
-    space: (spaceId) => account.held(spaceId)?.replica,
+    // A space closed under the memory budget opens for the sync that needs it.
+    space: (spaceId) => account.held(spaceId)?.replica ?? (account.isClosed(spaceId) ? account.opened(spaceId).then((e) => e?.replica) : undefined),
     accept: async (spaceId, identity) => {
       if (identity !== account.accountId) return undefined
       try {
@@ -26,11 +27,19 @@ export function accountSyncHost(account: AccountEngine, onAdoptFailed: (spaceId:
 /** Rounds follow every open space of the account, and the spaces it opens later; returns the unsubscribe. */
 export function followAccountSpaces(stack: SyncStack, account: AccountEngine): () => void {
   for (const s of account.openSpaces()) stack.watch(s.spaceId, s.replica)
-  return account.events.on('spacesOpened', ({ spaceIds }) => {
+  const offOpened = account.events.on('spacesOpened', ({ spaceIds }) => {
     for (const id of spaceIds) {
       const s = account.held(id)
       if (s) stack.watch(id, s.replica)
     }
     stack.spacesAdded(spaceIds)
   })
+  // A space closed under the memory budget is not followed; a peer's step about it reopens it (accountSyncHost).
+  const offClosed = account.events.on('spacesClosed', ({ spaceIds }) => {
+    for (const id of spaceIds) stack.unwatch(id)
+  })
+  return () => {
+    offOpened()
+    offClosed()
+  }
 }

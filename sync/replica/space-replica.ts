@@ -70,7 +70,21 @@ export class SpaceReplica {
   readonly me: string
   private readonly s: ReplicaState
   /** Serializes mutations: a write and an ingest never interleave their read-modify-write. */
-  private readonly queue = new SerialQueue()
+  private readonly serial = new SerialQueue()
+  /** Set by `retire`: the space closed under the memory budget and a new replica of it opens on demand. */
+  private retired = false
+  /**
+   * The serial queue, refusing work once retired: two replicas of one space must never write at
+   * once (their change numbers and version counters are each one's own), so a sync session still
+   * holding a retired one gets `server.unavailable` and its next round reaches the new one.
+   */
+  private readonly queue = {
+    run: <T>(fn: () => T | Promise<T>): Promise<T> =>
+      this.serial.run(() => {
+        if (this.retired) throw new SvcError('server.unavailable', 'this space was closed to free memory; it reopens on the next request', { spaceId: this.spaceId })
+        return fn()
+      }),
+  }
   private readonly listeners = new Set<(info: CommitInfo) => void>()
   private readonly aclWriter: AclWriter
 
@@ -291,6 +305,23 @@ export class SpaceReplica {
   /** Bytes of parked changes charged to `origin` (see `ingest`). */
   parkedBytesFrom(origin: string): number {
     return this.s.parked.bytesFrom(origin)
+  }
+
+  /**
+   * Refuses every later mutation, once those queued before it ran (the account closed the space
+   * under its memory budget: AccountEngine). Reads of storage still answer.
+   */
+  async retire(): Promise<void> {
+    await this.serial.run(() => {
+      this.retired = true
+      // Nothing commits any more: whoever still holds a listener's stop no longer reaches its engine through here.
+      this.listeners.clear()
+    })
+  }
+
+  /** The number of trees (objects, and the ACL) whose metas this replica holds. */
+  get treeCount(): number {
+    return this.s.trees.size
   }
 
   /** Sizes of the replica's bounded in-memory sets. */

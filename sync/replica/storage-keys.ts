@@ -8,6 +8,8 @@
  *   meta     space/<space>                    SpaceMeta
  *   meta     versionSeq/<space>               the space's local apply counter (versionId source)
  *   meta     rebuild/<space>/<tree>           a tree whose records must be re-derived
+ *   meta     spaceSummary/<space>             the account's summary of a space it may close
+ *                                             (sync/space/residency.ts): this device's own
  *   changeNums <space>/<chunk>               change ids that stored records name by number, a
  *                                             chunk of consecutive numbers each (change-numbers.ts)
  *   meta     versionSeq                       read only: the counter every space shared before

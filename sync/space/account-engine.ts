@@ -23,6 +23,8 @@ import { followProfiles, publishProfile } from './profiles.ts'
 import { Sharing } from './sharing/sharing.ts'
 import type { DeletedReason, JoinState, OfferState } from './sharing/rows.ts'
 import type { SharingNetwork } from '../core/sharing-network.ts'
+import { SpaceResidency, type MemoryBudgetOptions, type SpaceSummary } from './residency.ts'
+import { spaceDirectoryPart } from './directory-part.ts'
 import { DERIVED_SPACE_NAMES, derivedSpaceSeed, PROFILE_RECORD, TECH_ACCOUNT_SEED, TECH_DS, TECH_SPACE_SEED } from './schema.ts'
 
 export type SpaceStatus = 'active' | 'joining' | 'deleted' | 'one_to_one_pending' | 'invite_pending' | 'guest_revoked'
@@ -68,6 +70,12 @@ export interface AccountEngineDeps {
    */
   spacesInBackground?: boolean
   /**
+   * One memory budget for every space of the account (residency.ts): spaces open on demand and
+   * in the background by recency, and the least recently used idle ones close past it. Absent:
+   * every space opened stays open (a bare engine, the browser).
+   */
+  memoryBudget?: MemoryBudgetOptions
+  /**
    * Where files' blocks live. Default: rows of `storage` (KvBlockStore), which every adapter
    * carries; the daemon passes its files-on-disk store (node/storage/fs-block-store.ts).
    */
@@ -88,6 +96,8 @@ export interface AccountEvents {
   members: { space: SpaceEngine; versionId: string }
   /** Spaces opened here: created, or listed or sent by another device (sync them). */
   spacesOpened: { spaceIds: string[] }
+  /** Spaces closed under the memory budget (stop syncing their replicas; they reopen on demand). */
+  spacesClosed: { spaceIds: string[] }
   /** A space's sync status may have changed (node/daemon/sync-status.ts). */
   syncStatus: { spaceId: string }
   /** A long-running process started or ended (node/daemon/processes.ts). */
@@ -128,6 +138,19 @@ export class AccountEngine implements AccountModuleContext {
   /** Spaces opened in the background whose rows still load (AccountEngineDeps.spacesInBackground). */
   private readonly loading = new Map<string, { engine: SpaceEngine; held: Promise<void> }>()
   private closed = false
+  /** Listed spaces not open, recency, summaries, pins and the memory budget (residency.ts). */
+  private readonly residency: SpaceResidency
+  /**
+   * Closed spaces opening now, until held or failed (`held` resolves true or false, never
+   * rejects: a failure is logged once, by `reopen`); `replica` once the engine is in `loading`
+   * (or the open failed).
+   */
+  private readonly opening = new Map<string, { replica: Promise<void>; held: Promise<boolean> }>()
+  /** The background opening by recency (`allOpened` waits for it). */
+  private background: Promise<void> = Promise.resolve()
+  private stopSweeps: () => void = () => undefined
+  /** One-to-one spaces: never closed under the budget (one-to-one.ts holds them as it lists them). */
+  private readonly pairIds = new Set<string>()
   readonly events: Emitter<AccountEvents>
   /** The account's logger (AccountEngineDeps.log): spaces log under `space`, module services under their name. */
   readonly log: Logger
@@ -151,6 +174,7 @@ export class AccountEngine implements AccountModuleContext {
   ) {
     this.accountId = identityOf(deps.accountKey.publicKey)
     this.log = deps.log ?? silentLogger
+    this.residency = new SpaceResidency(deps.storage, deps.memoryBudget)
     this.events = new Emitter<AccountEvents>(this.log)
     this.spaceLog = this.log.child('space')
     this.devices = new Devices(tech, techObjectId, deps.env)
@@ -170,7 +194,10 @@ export class AccountEngine implements AccountModuleContext {
         this.announce([id])
         return this.spaces.get(id)!
       },
-      drop: (id) => void this.spaces.delete(id),
+      drop: (id) => {
+        this.spaces.delete(id)
+        this.residency.forget(id)
+      },
     })
     this.oneToOne = new OneToOne({
       accountId: this.accountId,
@@ -186,6 +213,7 @@ export class AccountEngine implements AccountModuleContext {
         return e
       },
       list: (e, listed) => {
+        this.pairIds.add(e.spaceId)
         if (listed) this.spaces.set(e.spaceId, e)
         else this.spaces.delete(e.spaceId)
       },
@@ -236,7 +264,9 @@ export class AccountEngine implements AccountModuleContext {
     const engine = new AccountEngine(deps, tech, techObjectId, modules)
     engine.stopProfiles = followProfiles(engine)
     await engine.sharing.refreshGates()
+    await engine.residency.load()
     await engine.followSpaceRows(deps.onSpaceOpened, deps.spacesInBackground === true)
+    if (deps.spacesInBackground === true) engine.startBackground()
     // Another device of this account may add or delete spaces: follow the tech space's rows.
     tech.events.on('change', (c) => {
       if (c.records.get(techObjectId)?.has(TECH_DS.spaces) || c.reloaded.has(techObjectId)) {
@@ -262,10 +292,12 @@ export class AccountEngine implements AccountModuleContext {
       if (rowStatus(row) === 'deleted') {
         this.spaces.delete(row.spaceId)
         this.loading.delete(row.spaceId)
+        this.residency.forget(row.spaceId)
         continue
       }
-      if (this.spaces.has(row.spaceId) || this.loading.has(row.spaceId)) continue
-      if (background) await this.openInBackground(row.spaceId)
+      if (this.spaces.has(row.spaceId) || this.loading.has(row.spaceId) || this.residency.closed.has(row.spaceId)) continue
+      // Opened later: on demand, or by recency in the background (startBackground).
+      if (background) this.residency.closed.add(row.spaceId)
       else {
         await this.openSpace(row.spaceId)
         added.push(row.spaceId)
@@ -358,11 +390,16 @@ export class AccountEngine implements AccountModuleContext {
 
   /** SpaceInfo rows; `status` is 'all' or one status, default active. */
   async listSpaces(status: SpaceStatus | 'all' = 'active'): Promise<SpaceInfo[]> {
-    // Names and members come from the spaces' rows.
-    await this.allLoaded()
+    // Names and members come from the spaces' rows (a closed space's from its summary).
+    await this.opensSettled()
     const out: SpaceInfo[] = []
     for (const row of await this.spaceRows()) {
       if (status !== 'all' && rowStatus(row) !== status) continue
+      // A closed space lists from its summary; one closed without any (never opened since this
+      // version kept them) opens first. A failed open is logged and listed bare.
+      if (!this.spaces.has(row.spaceId) && !this.residency.summary(row.spaceId) && (this.residency.closed.has(row.spaceId) || this.opening.has(row.spaceId))) {
+        await this.reopen(row.spaceId)
+      }
       out.push(await this.infoOf(row))
     }
     return out
@@ -413,6 +450,9 @@ export class AccountEngine implements AccountModuleContext {
     if (row.spaceType === 'svc.onetoone') return this.oneToOne.remove(spaceId)
     if (row.derived) throw new SvcError('space.derived_undeletable', 'a derived space cannot be deleted', { spaceId })
     // A pending join, invite or guest copy is left without a sticky tombstone (sharing/rows.ts).
+    // Closed, it is not opened for this: it leaves the closed set (nothing opens it again).
+    await this.opening.get(spaceId)?.held
+    this.residency.forget(spaceId)
     if (await this.sharing.leave(row)) return void this.spaces.delete(spaceId)
     await this.tech.write(this.techObjectId, [{ op: 'set', ds: TECH_DS.spaces, id: spaceId, path: 'deletedAt', value: instant(this.deps.env.now()) }])
     this.spaces.delete(spaceId)
@@ -435,6 +475,8 @@ export class AccountEngine implements AccountModuleContext {
     const spaceId = await this.derivedSpaceId(name)
     const row = await this.spaceRow(spaceId)
     if (row && rowStatus(row) === 'deleted') throw new SvcError('space.deleted', 'this space was deleted', { spaceId })
+    // A derived space closed under the budget reopens rather than opening a second engine of it.
+    if (this.residency.closed.has(spaceId) || this.opening.has(spaceId)) await this.reopen(spaceId)
     if (!this.spaces.has(spaceId)) {
       const engine = await SpaceEngine.create(this.replicaDeps, this.deps.accountKey, { seed: derivedSpaceSeed(name), name, ...this.spaceOptions })
       this.hold(engine)
@@ -482,9 +524,190 @@ export class AccountEngine implements AccountModuleContext {
 
   private async openSpace(spaceId: string) {
     if (this.spaces.has(spaceId)) return
+    if (this.residency.closed.has(spaceId) || this.opening.has(spaceId)) {
+      if (!(await this.reopen(spaceId))) throw new SvcError('space.not_found', 'the space could not be opened', { spaceId })
+      return
+    }
     const pending = this.loading.get(spaceId)
     if (pending) return pending.held
     this.hold(await SpaceEngine.open(this.replicaDeps, spaceId, this.deps.accountKey, this.spaceOptions))
+  }
+
+  // ------------------------------------------------------------------ residency (residency.ts)
+
+  /**
+   * Opens a listed space that is closed (not opened yet, or closed under the budget): held and
+   * announced once its rows are in. True once held; false when the open failed, which leaves it
+   * closed and is logged here (a route then answers `space.not_found`, as for a failed load).
+   */
+  private reopen(spaceId: string): Promise<boolean> {
+    const pending = this.opening.get(spaceId)
+    if (pending) return pending.held
+    if (!this.residency.closed.has(spaceId)) return this.loaded(spaceId).then(() => this.spaces.has(spaceId))
+    this.residency.closed.delete(spaceId)
+    let replicaDone!: () => void
+    const replicaReady = new Promise<void>((r) => (replicaDone = r))
+    const held = this.openInBackground(spaceId)
+      .finally(replicaDone)
+      .then(() => this.loading.get(spaceId)?.held)
+      .then(() => {
+        if (!this.spaces.has(spaceId) && !this.closed) throw new SvcError('internal', 'the space did not load', { spaceId })
+        return true
+      })
+      .catch((err: unknown) => {
+        if (!this.closed) this.residency.closed.add(spaceId)
+        this.log.warn('opening a space failed', { spaceId, err: errField(err) })
+        return false
+      })
+      .finally(() => {
+        this.opening.delete(spaceId)
+        this.enforceBudget().catch((err: unknown) => this.log.warn('closing spaces over the memory budget failed', { err: errField(err) }))
+      })
+    this.opening.set(spaceId, { replica: replicaReady, held })
+    return held
+  }
+
+  /** Opens closed spaces, most recently used first, while the open ones fill under half the budget; checks the budget from now on. */
+  private startBackground() {
+    const tried = new Set<string>()
+    const run = async () => {
+      for (;;) {
+        if (this.closed) return
+        const id = this.residency.nextToOpen(this.openBytes(), tried)
+        if (id === undefined) return
+        tried.add(id)
+        // A failure is logged by reopen; the next one is tried.
+        await this.reopen(id)
+        await new Promise<void>((r) => this.deps.env.setTimer(0, r))
+      }
+    }
+    this.background = run()
+    const sweep = () => {
+      this.stopSweeps = this.deps.env.setTimer(
+        this.residency.sweepMs,
+        () => {
+          if (this.closed) return
+          this.enforceBudget()
+            .catch((err: unknown) => this.log.warn('closing spaces over the memory budget failed', { err: errField(err) }))
+            .finally(sweep)
+        },
+        true,
+      )
+    }
+    if (this.residency.budget) sweep()
+  }
+
+  /** The estimated heap of every open space (SpaceEngine.memoryEstimate). */
+  openBytes(): number {
+    let n = 0
+    for (const e of this.spaces.values()) n += e.memoryEstimate()
+    for (const l of this.loading.values()) n += l.engine.memoryEstimate()
+    return n
+  }
+
+  /** The budget, what the open spaces hold by estimate, and how many spaces are open and closed. */
+  residencyStats(): { budgetBytes: number | null; openBytes: number; open: number; closed: number } {
+    return { budgetBytes: this.residency.budget?.bytes ?? null, openBytes: this.openBytes(), open: this.spaces.size, closed: this.residency.closed.size }
+  }
+
+  /** Marks a space used now (requests, syncs): the budget closes the least recently used first. */
+  touch(spaceId: string): void {
+    this.residency.touch(spaceId, this.deps.env.now())
+  }
+
+  /**
+   * Keeps a space open whatever the budget until the returned function is called (a request,
+   * agents). `acrossRestarts`: the next start opens it first too, unless released with `true`
+   * (the holder no longer needs it, rather than stopping with the account).
+   */
+  keepOpen(spaceId: string, acrossRestarts = false): (dropped?: boolean) => void {
+    return this.residency.pin(spaceId, acrossRestarts)
+  }
+
+  /** True when a listed space is not held now: closed (it opens on demand) or opening. */
+  isClosed(spaceId: string): boolean {
+    return this.residency.closed.has(spaceId) || this.opening.has(spaceId)
+  }
+
+  /**
+   * The engine of a listed space, opened first when it is closed (sync, the directory,
+   * services outside a route); undefined for a space not listed here.
+   */
+  async opened(spaceId: string): Promise<SpaceEngine | undefined> {
+    this.touch(spaceId)
+    if (this.residency.closed.has(spaceId) || this.opening.has(spaceId)) await this.reopen(spaceId)
+    else await this.loaded(spaceId)
+    return this.held(spaceId)
+  }
+
+  /**
+   * Closes the spaces past the budget (residency.ts `victims`): not the tech space, a
+   * one-to-one, a pinned space or one a live query follows (a listener on its changes besides
+   * the account's own).
+   */
+  async enforceBudget(): Promise<string[]> {
+    if (!this.residency.budget || this.closed) return []
+    const candidates: Array<{ spaceId: string; bytes: number }> = []
+    let total = 0
+    for (const [id, e] of this.spaces) {
+      const bytes = e.memoryEstimate()
+      total += bytes
+      if (e.events.count('change') > 1 || this.pairIds.has(id) || !e.rowsReady) continue
+      candidates.push({ spaceId: id, bytes })
+    }
+    for (const l of this.loading.values()) total += l.engine.memoryEstimate()
+    const victims = this.residency.victims(candidates, total, this.deps.env.now())
+    for (const id of victims) await this.closeSpace(id)
+    return victims
+  }
+
+  /** Closes one open space: its summary kept, its replica retired, its services closed (search saves its index). */
+  private async closeSpace(spaceId: string): Promise<void> {
+    const e = this.spaces.get(spaceId)
+    const row = await this.spaceRow(spaceId)
+    if (!e || !row || row.spaceType !== 'svc.space' || rowStatus(row) === 'deleted') return
+    await this.residency.keep(spaceId, this.summaryOf(e))
+    // Checked again: a request may have opened or used it meanwhile.
+    if (this.spaces.get(spaceId) !== e || this.deps.env.now() - this.residency.lastUsed(spaceId) < this.residency.minIdleMs) return
+    this.spaces.delete(spaceId)
+    this.residency.closed.add(spaceId)
+    this.events.emit('spacesClosed', { spaceIds: [spaceId] })
+    await e.replica.retire()
+    await e.close()
+    this.log.debug('closed an idle space under the memory budget', { spaceId })
+  }
+
+  private summaryOf(e: SpaceEngine): Omit<SpaceSummary, 'lastUsed'> {
+    const acl = e.replica.acl.current()
+    const moduleFields: Partial<SpaceRowFields> = {}
+    for (const m of this.modules.list) if (m.spaceRow) Object.assign(moduleFields, m.spaceRow(e))
+    return {
+      ...e.indexFields(),
+      spaceIndexObjectId: e.spaceIndexObjectId,
+      author: acl.owner ?? '',
+      ownRole: acl.roleOf(this.accountId),
+      moduleFields,
+      ...spaceDirectoryPart(e, this.accountId),
+    }
+  }
+
+  /** Closed spaces whose summary keeps push keys (the push module renews their registrations). */
+  closedPushKeys(): Array<{ spaceId: string; spaceKey: string }> {
+    const out: Array<{ spaceId: string; spaceKey: string }> = []
+    for (const id of this.residency.closed) {
+      const k = this.residency.summary(id)?.moduleFields.push
+      if (k) out.push({ spaceId: id, spaceKey: k.spaceKey })
+    }
+    return out
+  }
+
+  /**
+   * The summary of a listed space not held now (closed, or opening again), or undefined: what
+   * listing it and the identity directory read. It is the state the space closed with, which
+   * nothing moves until it is held again.
+   */
+  closedSummary(spaceId: string): SpaceSummary | undefined {
+    return this.spaces.has(spaceId) || this.oneToOne.dormant(spaceId) ? undefined : this.residency.summary(spaceId)
   }
 
   /**
@@ -515,14 +738,41 @@ export class AccountEngine implements AccountModuleContext {
     return [...this.loading.values()].map((l) => l.engine)
   }
 
-  /** Resolves once a space opened in the background is held (at once for any other id). */
+  /**
+   * Resolves once a listed space is held: a closed one opens now, ahead of the background
+   * opening (at once for any other id).
+   */
   async loaded(spaceId: string): Promise<void> {
-    await this.loading.get(spaceId)?.held
+    this.touch(spaceId)
+    const opening = this.opening.get(spaceId)
+    if (opening) await opening.held
+    else if (this.residency.closed.has(spaceId)) await this.reopen(spaceId)
+    else await this.loading.get(spaceId)?.held
   }
 
-  /** Resolves once every space opened in the background is held (or failed to load). */
+  /** Resolves once a listed space's engine exists (its rows may still load): what `searchable` needs. */
+  async replicaOpen(spaceId: string): Promise<void> {
+    this.touch(spaceId)
+    // Not waited for here (it never rejects): the search answers from the saved index meanwhile.
+    if (this.residency.closed.has(spaceId)) void this.reopen(spaceId)
+    await this.opening.get(spaceId)?.replica
+  }
+
+  /**
+   * Resolves once every space opening now is held (or failed to load). Closed spaces stay
+   * closed: readers of every space use their summaries (listSpaces, the directory).
+   */
+  async opensSettled(): Promise<void> {
+    while (this.loading.size || this.opening.size) {
+      await Promise.all([...this.loading.values()].map((l) => l.held))
+      await Promise.all([...this.opening.values()].map((o) => o.held))
+    }
+  }
+
+  /** Resolves once the background opening by recency has stopped (every space open, or the budget half full) and every open space is held. */
   async allLoaded(): Promise<void> {
-    while (this.loading.size) await Promise.all([...this.loading.values()].map((l) => l.held))
+    await this.background
+    await this.opensSettled()
   }
 
   /**
@@ -539,6 +789,8 @@ export class AccountEngine implements AccountModuleContext {
   private async infoOf(row: SpaceRow): Promise<SpaceInfo> {
     const status = rowStatus(row)
     const engine = this.spaces.get(row.spaceId)
+    const kept = this.closedSummary(row.spaceId)
+    if (kept) return this.infoOfClosed(row, kept)
     const idx = engine?.indexFields() ?? { name: '', description: '', iconCid: '' }
     if (row.spaceType === 'svc.onetoone' && !idx.name) idx.name = this.oneToOne.displayName(row)
     const acl = engine?.replica.acl.current()
@@ -560,7 +812,36 @@ export class AccountEngine implements AccountModuleContext {
     }
   }
 
+  private async infoOfClosed(row: SpaceRow, k: SpaceSummary): Promise<SpaceInfo> {
+    const settingsRec = await this.tech.replica.getRecord(this.techObjectId, TECH_DS.settings, row.spaceId)
+    return {
+      ...k.moduleFields,
+      id: row.spaceId,
+      name: k.name,
+      description: k.description,
+      iconCid: k.iconCid,
+      spaceIndexObjectId: k.spaceIndexObjectId,
+      createdAt: row.createdAt,
+      spaceType: row.spaceType,
+      author: k.author,
+      ownRole: k.ownRole,
+      settings: ((settingsRec && !settingsRec.deleted ? settingsRec.value : undefined) ?? {}) as Record<string, Json>,
+      derived: row.derived,
+      status: rowStatus(row),
+    }
+  }
+
   async close(): Promise<void> {
+    this.stopSweeps()
+    // Every open listed space's summary is kept, with when it was last used: the next start
+    // lists them all and opens them by recency without opening any first.
+    if (this.residency.budget || this.deps.spacesInBackground) {
+      for (const [id, e] of this.spaces) {
+        if (this.oneToOne.dormant(id) || !e.rowsReady) continue
+        await this.residency.keep(id, this.summaryOf(e)).catch((err: unknown) => this.log.warn('keeping a space summary failed', { spaceId: id, err: errField(err) }))
+      }
+    }
+    await Promise.allSettled([...this.opening.values()].map((o) => o.held))
     this.closed = true
     // Loads still reading rows finish first: the storage closes after this.
     const loading = [...this.loading.values()].map((l) => l.engine)

@@ -30,6 +30,11 @@ export class DatasetCache {
   private readonly entries = new Map<string, { objectId: string; index: InMemoryIndex }>()
   private docs = 0
 
+  /** Documents held over every cached dataset (the memory budget counts them). */
+  get size(): number {
+    return this.docs
+  }
+
   constructor(private readonly limits: { maxDatasets: number; maxDocs: number } = DATASET_CACHE_LIMITS) {}
 
   /** The cached source, marked most recently used; undefined when not held. */

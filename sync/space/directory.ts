@@ -1,8 +1,8 @@
 import { SvcError } from '../core/errors.ts'
 import { errField } from '../core/log.ts'
 import type { AccountEngine } from './account-engine.ts'
-import type { SpaceEngine } from './space-engine.ts'
-import { openedProfiles, type OpenedProfile } from './profiles.ts'
+import type { OpenedProfile } from './profiles.ts'
+import { spaceDirectoryPart, type SpaceDirectoryPart } from './directory-part.ts'
 
 /**
  * The identity directory (spec "Identity"): every identity this account has encountered, and
@@ -33,12 +33,20 @@ export interface IdentitiesFrame {
   removed: string[]
 }
 
-/** Engines of the spaces the account holds locally and lists (active and pending rows). */
-async function heldSpaces(account: AccountEngine): Promise<SpaceEngine[]> {
-  const out: SpaceEngine[] = []
+/**
+ * What each space the account lists (active and pending rows) brings to the directory: an open
+ * space's read now, a closed one's from its summary (residency.ts).
+ */
+async function spaceParts(account: AccountEngine): Promise<Array<{ spaceId: string } & SpaceDirectoryPart>> {
+  const out: Array<{ spaceId: string } & SpaceDirectoryPart> = []
   for (const info of await account.listSpaces('all')) {
+    const kept = account.closedSummary(info.id)
+    if (kept) {
+      out.push({ spaceId: info.id, roles: kept.roles, joiners: kept.joiners, profiles: kept.profiles })
+      continue
+    }
     try {
-      out.push(account.space(info.id))
+      out.push({ spaceId: info.id, ...spaceDirectoryPart(account.space(info.id), account.accountId) })
     } catch (err) {
       // Not held (deleted, or not synced yet): no ACL to read.
       account.log.debug('directory skips a space not held', { spaceId: info.id, err: errField(err) })
@@ -56,15 +64,13 @@ export async function identityDirectory(account: AccountEngine): Promise<Map<str
     return e
   }
   const profiles = new Map<string, OpenedProfile>()
-  for (const space of await heldSpaces(account)) {
-    const st = space.replica.acl.current()
-    for (const [identity, role] of st.roles) {
+  for (const part of await spaceParts(account)) {
+    for (const [identity, role] of part.roles) {
       const e = entry(identity)
-      if (role !== 'none' && !e.spaceIds.includes(space.spaceId)) e.spaceIds.push(space.spaceId)
+      if (role !== 'none' && !e.spaceIds.includes(part.spaceId)) e.spaceIds.push(part.spaceId)
     }
-    for (const q of st.requests()) entry(q.joiner)
-    for (const [identity, p] of openedProfiles(space)) {
-      if (identity === account.accountId) continue
+    for (const joiner of part.joiners) entry(joiner)
+    for (const [identity, p] of part.profiles) {
       const prev = profiles.get(identity)
       if (!prev || p.at > prev.at || (p.at === prev.at && p.recordId > prev.recordId)) profiles.set(identity, p)
     }

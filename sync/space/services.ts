@@ -124,6 +124,20 @@ export class SpaceServices implements ModuleContext {
   }
 
   /**
+   * Bytes the module services hold in memory by their own estimate (a service with a
+   * `memoryBytes()`, such as search with its index loaded): part of the space's share of the
+   * account's memory budget (SpaceEngine.memoryEstimate).
+   */
+  memoryBytes(): number {
+    let n = 0
+    for (const s of this.byModule.values()) {
+      const f = (s as { memoryBytes?: unknown } | undefined)?.memoryBytes
+      if (typeof f === 'function') n += (f as () => number).call(s)
+    }
+    return n
+  }
+
+  /**
    * Closes every module service that has a `close` (the space closes: the account stops), in
    * reverse module order, as the account's services close (account-services.ts).
    */

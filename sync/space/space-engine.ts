@@ -186,6 +186,22 @@ export class SpaceEngine {
     return e
   }
 
+  /**
+   * What this open space is estimated to hold in the heap, for the account's memory budget
+   * (AccountEngine): a fixed part, each object's row in the object index and its tree meta, the
+   * replica's record cache, the datasets cached for queries and the module services' own
+   * (a loaded search index). The per-item figures are measured heap (docs/performance.md).
+   */
+  memoryEstimate(): number {
+    return (
+      SPACE_BASE_BYTES +
+      Math.max(this.rows.size, this.replica.treeCount) * OBJECT_BYTES +
+      this.replica.memory().cachedRecordBytes +
+      this.datasets.size * DOC_BYTES +
+      this.services.memoryBytes()
+    )
+  }
+
   /** True once every object row is in the object index (`rowsLoaded`). */
   get rowsReady(): boolean {
     return this.rowsAreLoaded
@@ -565,3 +581,10 @@ export const OBJECT_AUTO_INDEX = { minDocs: 1_000, afterLookups: 2, maxPaths: 8 
 
 const str = (v: Json | undefined): string => (typeof v === 'string' ? v : '')
 export { isJsonObject }
+
+/** Heap an open space holds besides its objects (services, ACL, keyring, feeds), measured. */
+export const SPACE_BASE_BYTES = 64 * 1024
+/** Heap an object holds while its space is open: its row in the object index and its tree meta, measured on small objects. */
+export const OBJECT_BYTES = 2_600
+/** Heap a document of a cached dataset holds. */
+const DOC_BYTES = 1_000

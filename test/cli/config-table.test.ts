@@ -82,6 +82,7 @@ const SAMPLES: Record<string, { a: Sample; b: Sample; needs?: Record<string, str
     },
     b: { env: { SVC_PUSH_ENABLED: 'false' }, json: { enabled: false }, value: { enabled: false } },
   },
+  memoryBudgetMb: { a: { text: '64', json: 64, value: 64 }, b: { text: '2048', json: 2048, value: 2048 } },
   cursorTimeoutMs: { a: { text: '500', value: 500 }, b: { text: '1000', value: 1000 } },
 }
 
@@ -162,9 +163,10 @@ describe('the svc serve configuration table', () => {
         [],
         {},
         { cursorTimeoutMs: 200 },
-        'CONFIG: unknown keys cursorTimeoutMs (accepted: data, port, host, managed, noMdns, passkey, account, p2pListen, durability, peers, hubs, log, logLevel, agentsPort, modelUrl, model, files, push)',
+        'CONFIG: unknown keys cursorTimeoutMs (accepted: data, port, host, managed, noMdns, passkey, account, p2pListen, durability, peers, hubs, log, logLevel, agentsPort, modelUrl, model, files, push, memoryBudget)',
       ],
       [[], {}, '[1]', 'CONFIG: expected a JSON object'],
+      [['--memory-budget', '8'], {}, undefined, '--memory-budget must be an integer number of MB in 16..1048576'],
       [['--log-level', 'loud'], {}, undefined, '--log-level: logLevel must be "debug", "info", "warn", "error" or "silent"'],
       [[], { SVC_LOG_LEVEL: 'trace' }, undefined, 'SVC_LOG_LEVEL: logLevel must be "debug", "info", "warn", "error" or "silent"'],
       [[], {}, { logLevel: 1 }, 'CONFIG: logLevel must be "debug", "info", "warn", "error" or "silent"'],

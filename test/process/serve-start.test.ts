@@ -42,7 +42,7 @@ describe('svc serve at start (real processes)', () => {
     expect(again.stderr()).not.toContain('no account')
   }, 120_000)
 
-  it('reports the spaces it opens at start, with their count', async () => {
+  it('reports the spaces it lists at start, with their count', async () => {
     const data = tempRoot()
     roots.push(data)
     const s = await start(['--data', data])
@@ -50,7 +50,7 @@ describe('svc serve at start (real processes)', () => {
     for (let i = 0; i < 3; i++) expect((await post(s.url, '/v1/spaces', { name: `s${i}` })).status).toBe(201)
     await stop(s)
     const again = await start(['--data', data])
-    expect(again.stderr()).toMatch(/opened 3 spaces in \d+\.\d s/)
+    expect(again.stderr()).toMatch(/listed 3 spaces in \d+\.\d s; they open on demand/)
   }, 120_000)
 
   it('--log writes a request log line per request through the pino logger', async () => {
@@ -88,9 +88,9 @@ describe('start-up progress lines', () => {
       t += 10
     }
     progress(500, 500)
-    expect(lines[0]).toBe('svc serve: opening spaces 0/500')
-    expect(lines.filter((l) => l.startsWith('svc serve: opening'))).toHaveLength(5)
-    expect(lines.at(-1)).toBe('svc serve: opened 500 spaces in 5.0 s')
+    expect(lines[0]).toBe('svc serve: listing spaces 0/500')
+    expect(lines.filter((l) => l.startsWith('svc serve: listing'))).toHaveLength(5)
+    expect(lines.at(-1)).toBe('svc serve: listed 500 spaces in 5.0 s; they open on demand')
   })
 
   it('say nothing for an account without spaces', () => {

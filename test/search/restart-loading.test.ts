@@ -45,6 +45,7 @@ describe('a restart answers searches while the object rows still load', () => {
     const again = await open()
     // Open, not held yet: its rows are still being read.
     expect(again.held(spaceId)).toBeUndefined()
+    await again.replicaOpen(spaceId)
     const loading = again.searchable(spaceId)
     expect(loading.rowsReady).toBe(false)
     const early = await runSearch(loading.services.of(searchModule), { query: 'sungrazer', mode: 'fts', limit: 200 })
@@ -85,14 +86,14 @@ describe('a restart answers searches while the object rows still load', () => {
       const real = account.loaded.bind(account)
       let release!: () => void
       const gate = new Promise<void>((r) => (release = r))
-      const realAll = account.allLoaded.bind(account)
+      const realAll = account.opensSettled.bind(account)
       const waitedFor: string[] = []
       account.loaded = async (id: string) => {
         waitedFor.push(id)
         await gate
         return real(id)
       }
-      account.allLoaded = async () => {
+      account.opensSettled = async () => {
         waitedFor.push('*')
         await gate
         return realAll()

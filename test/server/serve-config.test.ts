@@ -28,6 +28,7 @@ describe('svc serve configuration', () => {
       passkeyStdin: false,
       log: false,
       logLevel: 'info',
+      memoryBudgetMb: 256,
     })
     expect(resolveServeConfig([], {}).data).toBe(join(homedir(), '.local', 'share', 'svc'))
   })
@@ -46,6 +47,7 @@ describe('svc serve configuration', () => {
       passkeyStdin: false,
       log: false,
       logLevel: 'info',
+      memoryBudgetMb: 256,
     })
 
     const env = { SVC_DATA: '/env/data', SVC_PORT: '7200', SVC_HOST: 'localhost', SVC_MANAGED: '0', SVC_NO_MDNS: 'false', SVC_PASSKEY: 'from-env' }
@@ -60,6 +62,7 @@ describe('svc serve configuration', () => {
       passkeyStdin: false,
       log: false,
       logLevel: 'info',
+      memoryBudgetMb: 256,
     })
 
     const flags = resolveServeConfig(['--config', file, '--data', '/flag/data', '--port', '0', '--host', '127.0.0.1', '--managed', '--no-mdns'], env)

@@ -5,6 +5,8 @@ import type { SpaceEngine } from '../../space/space-engine.ts'
 import { SerialQueue } from '../../core/serial-queue.ts'
 import { chatReadModule } from '../chat/read-state/module.ts'
 import { pushKeysOf } from './keys.ts'
+import { fromBase64 } from '../../core/base64.ts'
+import { toBase58 } from '../../core/ids.ts'
 import { PUSH_LIMITS } from './limits.ts'
 import { PushOutbox, type PushNodeLink, type PushPlatform } from './outbox.ts'
 import { asMode, readModes, topicsFor, type SpaceModes } from './reconcile.ts'
@@ -27,6 +29,9 @@ interface AccountExtras {
   openSpaces?(): SpaceEngine[]
   tech?: SpaceEngine
   info?(spaceId: string): Promise<{ settings: Record<string, unknown> }>
+  /** Spaces closed under the memory budget, with the push keys their summary keeps (AccountEngine). */
+  closedPushKeys?(): Array<{ spaceId: string; spaceKey: string }>
+  opened?(spaceId: string): Promise<SpaceEngine | undefined>
 }
 
 /**
@@ -206,7 +211,7 @@ export class PushService {
     const x = this.ctx as AccountModuleContext & AccountExtras
     const me = this.ctx.accountId
     const spaces = (x.openSpaces?.() ?? []).filter((s) => s !== x.tech)
-    const want = new Map<string, { topics: string[]; space: SpaceEngine }>()
+    const want = new Map<string, { topics: string[]; space: SpaceEngine | undefined }>()
     for (const space of spaces) {
       const keys = pushKeysOf(space.replica)
       if (!keys) continue
@@ -219,6 +224,21 @@ export class PushService {
       }
       want.set(keys.spaceKey, { topics: topicsFor(modes, me), space })
     }
+    // A closed space keeps what the node holds for it while that is fresh; its renewal opens it
+    // (push keeps open the spaces it needs: the renewal is signed with the space's push key).
+    for (const { spaceId, spaceKey: rowKey } of x.closedPushKeys?.() ?? []) {
+      // The row mirrors the key in base64 (module.ts); the node's sets go by its base58 id.
+      const spaceKey = toBase58(fromBase64(rowKey))
+      const have = this.held.get(spaceKey)
+      if (!have || want.has(spaceKey)) continue
+      if (this.ctx.env.now() - (this.heldAt.get(spaceKey) ?? 0) < PUSH_LIMITS.subscriptionRefreshMs) {
+        want.set(spaceKey, { topics: have, space: undefined })
+        continue
+      }
+      const space = await x.opened?.(spaceId)
+      const modes = space && pushKeysOf(space.replica) ? await this.modesOf(space, x) : undefined
+      if (space && modes) want.set(spaceKey, { topics: topicsFor(modes, me), space })
+    }
     let requests = 0
     const next = new Map<string, string[]>()
     const nextAt = new Map<string, number>()
@@ -230,7 +250,7 @@ export class PushService {
     for (const [spaceKey, w] of want) {
       const have = this.held.get(spaceKey)
       const fresh = this.ctx.env.now() - (this.heldAt.get(spaceKey) ?? 0) < PUSH_LIMITS.subscriptionRefreshMs
-      if (have && same(have, w.topics) && fresh) {
+      if ((have && same(have, w.topics) && fresh) || !w.space) {
         keep(spaceKey, have)
         continue
       }

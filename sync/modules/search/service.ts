@@ -100,11 +100,15 @@ export class SearchIndex {
       return this.lane.run(() => this.start())
     })
     this.started.catch((err: unknown) => this.failed('starting the search index failed', err))
-    ctx.account.onChange((touched) => {
+    // Stopped at close: the account outlives a space closed under its memory budget, and its
+    // emitter must not keep that space's engine alive.
+    this.offSettings = ctx.account.onChange((touched) => {
       if (touched === 'reloaded' || touched.get('settings')?.includes(ctx.space.spaceId))
         void this.lane.run(() => this.readSettings(true)).catch((err: unknown) => this.failed('applying moved search settings failed', err))
     })
   }
+
+  private readonly offSettings: () => void
 
   /** A background step failed: the index answers from what it has, and the user should know. */
   private failed(msg: string, err: unknown, level: 'debug' | 'warn' = 'warn'): void {
@@ -113,8 +117,27 @@ export class SearchIndex {
 
   /** A turn of the space's clock (the simulator's event queue, the daemon's timers). */
   private later(ms = 0, background = false): Promise<void> {
-    return new Promise((r) => this.ctx.space.env.setTimer(ms, r, background))
+    return new Promise((r) => {
+      const cancel = this.ctx.space.env.setTimer(
+        ms,
+        () => {
+          this.timers.delete(fire)
+          r()
+        },
+        background,
+      )
+      // At close a waiting timer fires now (its step sees `closed` and does nothing): a space
+      // closed under the memory budget is not kept alive by a timer minutes away.
+      const fire = () => {
+        cancel()
+        r()
+      }
+      this.timers.add(fire)
+    })
   }
+
+  /** Timers waiting (`later`), fired at close. */
+  private readonly timers = new Set<() => void>()
 
   get spaceId() {
     return this.ctx.space.spaceId
@@ -139,6 +162,14 @@ export class SearchIndex {
       }
     }
     this.schedule()
+  }
+
+  /**
+   * The loaded index's estimated heap (SEARCH_DOC_BYTES a document, measured on small objects):
+   * the space's share of the account's memory budget counts it (SpaceServices.memoryBytes).
+   */
+  memoryBytes(): number {
+    return (this.mem?.size ?? 0) * SEARCH_DOC_BYTES
   }
 
   /** The index in memory now, if it is. */
@@ -557,6 +588,9 @@ export class SearchIndex {
 
   private async closeNow() {
     this.closed = true
+    this.offSettings()
+    for (const fire of [...this.timers]) fire()
+    this.timers.clear()
     // A clock that is not running (a simulated peer's, once its workload ended) never fires the
     // start's timer: a start that has not begun is not waited for.
     // Its failure was logged when it happened.
@@ -580,3 +614,6 @@ export class SearchIndex {
     return this.store.bytes()
   }
 }
+
+/** Heap a loaded index holds per document, for the memory budget: 1.46 KB measured on small objects (docs/performance.md); more while it builds. */
+export const SEARCH_DOC_BYTES = 1_500
