@@ -4,7 +4,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'test-results/**', 'server/client/api-types.ts', '**/*.js', '**/*.mjs'] },
+  { ignores: ['dist/**', 'bench/peers/jazz/**', 'node_modules/**', 'test-results/**', 'server/client/api-types.ts', '**/*.js', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

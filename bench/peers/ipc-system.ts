@@ -2,12 +2,27 @@
  * The workloads of bench/peers.ts on a system whose peers are forked processes speaking the ops
  * of bench/peers/harness.ts (Jazz, automerge-repo, Yjs). Peer A serves, peer B connects to it.
  */
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { dropDir, now, startPeer, tempDir, type PeerProc } from './harness.ts'
 import type { Sizes, SystemRun } from './types.ts'
 import { cpuOf } from './cpu.ts'
 
-const SCRIPTS = { jazz: './jazz-peer.ts', automerge: './automerge-peer.ts', yjs: './yjs-peer.ts' } as const
+const SCRIPTS = { jazz: './jazz/jazz-peer.ts', automerge: './automerge-peer.ts', yjs: './yjs-peer.ts' } as const
 export type IpcSystem = keyof typeof SCRIPTS
+
+/**
+ * Jazz lives in a package of its own (bench/peers/jazz/package.json), installed here on first
+ * use: its native crypto is published per platform, and a registry without the other
+ * platforms' builds would make `npm ci` of the repository refuse its lockfile.
+ */
+function ensureJazz(progress: (m: string) => void): void {
+  const dir = fileURLToPath(new URL('./jazz/', import.meta.url))
+  if (existsSync(`${dir}node_modules/cojson/package.json`)) return
+  progress('installing Jazz (cojson) into bench/peers/jazz, once')
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts', '--legacy-peer-deps'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] })
+}
 
 /** VmRSS of a process, in MB (Linux). */
 export async function rssMB(pid: number): Promise<number> {
@@ -25,6 +40,7 @@ export function ipcSystem(name: IpcSystem, progress: (m: string) => void): Syste
     return d
   }
   const peer = () => {
+    if (name === 'jazz') ensureJazz(progress)
     const p = startPeer(SCRIPTS[name])
     procs.push(p)
     return p

@@ -14,7 +14,7 @@ import { LocalNode, getSqliteStorage, type RawCoMap, type RawGroup, type RawCoPl
 import { NapiCrypto } from 'cojson/crypto/NapiCrypto'
 import { createWebSocketPeer } from 'cojson-transport-ws'
 import { WebSocket, WebSocketServer } from 'ws'
-import { dirBytes, emit, now, recordFields, recordId, rng, serveOps, tick } from './harness.ts'
+import { dirBytes, emit, now, recordFields, recordId, rng, serveOps, tick } from '../harness.ts'
 
 /** The SQLite driver cojson's storage asks for, on better-sqlite3 (WAL). */
 class BetterSqliteDriver {
