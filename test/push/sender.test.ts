@@ -95,7 +95,7 @@ describe('push from chat writes', () => {
           chatId: s.chatId,
           msgId: res.recordIds[0],
           spaceName: 'team',
-          chatName: expect.any(String),
+          chatName: 'General chat',
           senderName: 'Alice',
           text: 'hello B',
           hasAttachments: false,
@@ -105,6 +105,21 @@ describe('push from chat writes', () => {
     })
     // A receiver that never saw the key shows the generic notice.
     expect(new PushReceiver().receive(data)).toEqual({ kind: 'generic' })
+  })
+
+  it("the sending device's own token gets no push of its own message; the other subscribers do", async () => {
+    const s = await setup()
+    // A's device registers its token: the reconcile loop subscribes it to `chats` as B is.
+    await s.push.setToken({ platform: 'ntfy', token: `${s.ntfy.url}/a-phone` })
+    await s.push.reconcile()
+    expect(s.push.subscriptions()).toEqual(expect.arrayContaining([{ spaceKey: expect.any(String), topic: 'chats' }]))
+    await s.subscribeB(s.b.replica, 'android', 'tok-b', ['chats'])
+    await s.chat.send(s.chatId, { text: 'from A' })
+    const [got] = await s.fcm.waitFor(1)
+    expect(s.receiverOf(s.b.replica).receive(dataOf(got.body))).toMatchObject({ kind: 'message', payload: { newMessage: { text: 'from A', chatName: 'General chat' } } })
+    // Both deliveries were queued by the one send: once none is in flight, A's own token got nothing.
+    for (let q = await s.core.queue(); q.depth + q.inFlight > 0; q = await s.core.queue()) await new Promise((r) => setTimeout(r, 20))
+    expect(s.ntfy.received).toHaveLength(0)
   })
 
   it('a mention reaches the mention topic only; an edit adding a mention pushes once; reactions push nothing', async () => {
@@ -132,7 +147,7 @@ describe('push from chat writes', () => {
 
   it("a read sends a silent notice to the account's own identity topic, through the token the reconcile loop registered", async () => {
     const s = await setup()
-    await s.push.setToken({ platform: 'ntfy', token: `${s.ntfy.url}/a-phone` })
+    await s.push.setToken({ platform: 'ntfy', token: `${s.ntfy.url}/a-laptop` })
     await s.push.reconcile()
     expect(s.push.subscriptions()).toEqual(
       expect.arrayContaining([
@@ -140,10 +155,13 @@ describe('push from chat writes', () => {
         { spaceKey: expect.any(String), topic: identityTopic(idFor(1)) },
       ]),
     )
-    // B writes; A receives it (unread), then reads it.
+    // Another device of account A (its phone) registered with the node as its daemon would.
+    await s.subscribeB(s.space.replica, 'ntfy', `${s.ntfy.url}/a-phone`, [identityTopic(idFor(1))])
+    // B writes; A receives it (unread), then reads it: the notice wakes A's phone, never the reading device.
     await b_sends(s)
     await readState(s.space).readAll(s.chatId)
     const [got] = await s.ntfy.waitFor(1)
+    expect(got.path).toBe('/a-phone')
     const msg = JSON.parse(got.body)
     expect(msg.silent).toBe(true)
     expect(s.receiverOf(s.space.replica).receive(msg)).toMatchObject({ kind: 'message', payload: { type: 2, senderId: idFor(1) } })
