@@ -132,6 +132,23 @@ export class CursorPresence {
     return p
   }
 
+  /**
+   * Listens to the cursors of these spaces from now on (the module calls it as spaces open), so
+   * a cursor another device sets before anything here asked for cursors is heard: a space's
+   * listener made at its first cursor route missed the updates before it (issue 39). A space
+   * this account may not listen to yet (a guest, a pending join) is left to its first route.
+   */
+  follow(spaceIds: readonly string[]): void {
+    if (!this.bus) return
+    for (const id of spaceIds) {
+      try {
+        this.presence(id)
+      } catch (err) {
+        this.log.debug('not listening to cursors of a space yet', { spaceId: id, err: errField(err) })
+      }
+    }
+  }
+
   /** Sets this device's cursor in a block: `anchor`/`head` are indexes in the block's text. */
   async set(space: SpaceEngine, objectId: string, collection: string, blockId: string, anchor: number, head: number, name: string): Promise<CursorView> {
     const rec = await space.replica.getRecord(objectId, collection, blockId)
