@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { parseSnapshotBody, parseSubscribeBody } from '../../sync/query/index.ts'
 import { runQueryFair } from '../http/query-scheduler.ts'
+import { liveRoute } from '../http/live-route.ts'
 import { backlinks } from '../../sync/space/backlinks.ts'
 import { EventStream, NoContent } from '../schemas/common.ts'
 import { Backlinks, ObjectBatchCreateBody, ObjectCreateBody, ObjectCreated, ObjectParams, ObjectsCreated } from '../schemas/objects.ts'
@@ -63,7 +64,8 @@ export function objectRoutes(engine: RouteHost) {
       },
     )
 
-    app.post(
+    liveRoute(
+      root,
       `${S}/objects/query/subscribe`,
       {
         schema: {
@@ -108,7 +110,8 @@ export function objectRoutes(engine: RouteHost) {
       return runQueryFair(await sp.datasetSource(body.objectId as string, body.dataset as string), body.query)
     })
 
-    app.post(
+    liveRoute(
+      root,
       `${S}/query/subscribe`,
       {
         schema: {
