@@ -59,8 +59,9 @@ export function objectRoutes(engine: RouteHost) {
       `${S}/objects/query`,
       { schema: { summary: 'Query the object rows of a space', params: SpaceParams, body: ObjectsQueryBody, response: { 200: QueryResult } } },
       async (request) => {
-        const body = parseSnapshotBody(request.body)
-        return types(engine, request.params.spaceId).queryObjects(body.query, runQueryFair)
+        const t = types(engine, request.params.spaceId)
+        const body = parseSnapshotBody(await t.objectQuery().body(request.body))
+        return t.queryObjects(body.query, runQueryFair)
       },
     )
 
@@ -76,7 +77,7 @@ export function objectRoutes(engine: RouteHost) {
         },
       },
       async (request, reply) => {
-        const body = parseSubscribeBody(request.body)
+        const body = parseSubscribeBody(await types(engine, request.params.spaceId).objectQuery().body(request.body))
         const sp = space(engine, request.params.spaceId)
         await openLive(app, reply, body, objectsFeed(sp))
       },
