@@ -127,7 +127,8 @@ export class CursorPresence {
     local.setLocalState(null)
     const entries = new Map<string, Entry>()
     const pres: SpacePresence = { local, senders: new Map(), entries, watchers: new Set(), sub: undefined as unknown as Subscription }
-    pres.sub = this.bus.subscribe({ scopes: ['space'], spaceIds: [spaceId], types: [`${CURSOR_TYPE}.`] }, (e) => this.receive(pres, e))
+    // The daemon's own listener: it leaves the space's interest budget to clients.
+    pres.sub = this.bus.subscribe({ scopes: ['space'], spaceIds: [spaceId], types: [`${CURSOR_TYPE}.`] }, (e) => this.receive(pres, e), { internal: true })
     this.spaces.set(spaceId, (p = pres))
     return p
   }
