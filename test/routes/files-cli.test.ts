@@ -45,7 +45,9 @@ describe('svc files', () => {
     expect((await svc('files', 'get', space, fileId, '--out', out, '--range', '100-199')).code).toBe(0)
     expect(Buffer.compare(readFileSync(out), bytes.subarray(100, 200))).toBe(0)
 
-    const ls = JSON.parse((await svc('files', 'ls', space)).out)
+    const lsTable = (await svc('files', 'ls', space)).out
+    expect(lsTable).toMatch(/^ID\s+NAME\s+SIZE\s+MIME\s+STATE\s+CACHED\s+PINNED\s+OBJECT$/m)
+    const ls = JSON.parse((await svc('files', 'ls', space, '--json')).out)
     expect(ls.files.map((f: any) => f.name)).toEqual(['photo.bin'])
     expect(JSON.parse((await svc('files', 'info', space, fileId)).out)).toMatchObject({ id: fileId, size: bytes.length, blocks: 4 })
     expect(JSON.parse((await svc('files', 'status', space, fileId)).out)).toEqual({ fileId, objectId: obj, state: 'inflight', cached: true })

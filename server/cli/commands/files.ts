@@ -2,7 +2,8 @@ import { createReadStream, createWriteStream, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { call, parseClientArgs, type ClientContext } from '../client.ts'
+import { call, parseClientArgs, show, type ClientContext } from '../client.ts'
+import { table } from '../table.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
 import { COMMON_HELP, enc, intOption } from './args.ts'
 
@@ -92,7 +93,16 @@ export const filesCommand: Command = {
         return get(ctx, a, b, values.out as string | undefined, values.range as string | undefined, values.variant as string | undefined)
       case 'ls':
         if (!a || b) break
-        return call(ctx, 'GET', `${S(a)}/files${values.object ? `?objectId=${enc(values.object)}` : ''}`)
+        // A table (ID, NAME, SIZE, MIME, STATE, CACHED, PINNED, OBJECT); --json prints the API's JSON.
+        return show(
+          ctx,
+          (c) => c.GET('/v1/spaces/{spaceId}/files', { params: { path: { spaceId: a }, query: values.object ? { objectId: values.object as string } : {} } }),
+          (d) =>
+            table(
+              ['ID', 'NAME', 'SIZE', 'MIME', 'STATE', 'CACHED', 'PINNED', 'OBJECT'],
+              d.files.map((f) => [f.id, f.name, f.size, f.mime, f.state, f.inline ? 'inline' : `${f.cachedBlocks}/${f.blocks}`, f.pinned ? 'yes' : '', f.objectId]),
+            ),
+        )
       case 'info':
       case 'status':
         if (!a || !b || c) break
