@@ -86,7 +86,9 @@ export class PushSender {
       if (!keys) return undefined
       const payload = silent ? this.readPayload() : await this.messagePayload(m.chatId, m.msgId!, m.record)
       const env = sealEnvelope(this.env, keys, payload, { groupId: groupIdOf(m.chatId), silent })
-      const own = this.ownToken()
+      // A message is never pushed to the device that wrote it; a silent read notice still goes to
+      // every token of the identity topic (it wakes the account's devices, this one harmlessly).
+      const own = silent ? undefined : this.ownToken()
       const except = own === undefined ? undefined : toHex(sha256(utf8(own)))
       return link.send({
         pushKey: keys.pushKey,
