@@ -110,16 +110,22 @@ export const filesCommand: Command = {
       case 'pin':
       case 'offload':
         if (!a || !b || c) break
-        return call(ctx, 'POST', `${S(a)}/files/${enc(b)}/${sub}`)
+        return said(ctx, await call(ctx, 'POST', `${S(a)}/files/${enc(b)}/${sub}`), `${sub === 'pin' ? 'pinned' : 'offloaded'} ${b}`)
       case 'rm':
         if (!a || !b || c) break
         return call(ctx, 'DELETE', `${S(a)}/files/${enc(b)}`)
       case 'cache':
         if ((a === undefined || a === 'size') && !b) return call(ctx, 'GET', '/v1/files/cache')
-        if (a === 'sweep' && !b) return call(ctx, 'POST', '/v1/files/cache/sweep')
+        if (a === 'sweep' && !b) return said(ctx, await call(ctx, 'POST', '/v1/files/cache/sweep'), 'swept the files cache')
         if (a === 'free' && b && !c) return call(ctx, 'POST', '/v1/files/cache/free', { body: { bytes: intOption('bytes', b, USAGE) } })
         break
     }
     throw new UsageError(USAGE)
   },
+}
+
+/** A route that answers 204 says nothing: the human form confirms what was done (--json stays silent, as the API). */
+function said(ctx: ClientContext, code: number, what: string): number {
+  if (code === 0 && !ctx.json) ctx.io.stdout.write(`${what}\n`)
+  return code
 }
