@@ -139,7 +139,7 @@ export class AgentsHost {
     }
   }
 
-  /** A takeover of chat-watch (not a restart of the same device) answers the chat's unanswered backlog. */
+  /** A takeover of chat-watch (this device stood by behind another live winner, not a lone start) answers the chat's unanswered backlog. */
   private async onAdopt(space: SpaceEngine, e: Entry): Promise<void> {
     if (e.def.program !== CHAT_WATCH_PROGRAM || e.armed.kind !== 'event' || !e.def.enabled) return
     if (!(await this.election.isTakeover())) return

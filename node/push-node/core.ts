@@ -15,7 +15,7 @@ import {
 } from '../../sync/protocol/push-wire.ts'
 import { errField, scopedLogger, type Logger } from './log.ts'
 import { PROVIDER_TIMEOUT_MS, type ProviderMessage, type ProviderResult, type PushProvider } from './providers/provider.ts'
-import type { ClaimedDelivery, ClaimLimits, SubscriptionStore } from './store.ts'
+import { tokenHash, type ClaimedDelivery, type ClaimLimits, type SubscriptionStore } from './store.ts'
 
 export interface PushNodeCoreOptions {
   store: SubscriptionStore
@@ -275,7 +275,8 @@ export class PushNodeCore {
     if (r.payload.length > PUSH_LIMITS.maxSealedBytes) return refuse('too_large')
     this.counters.sends++
     if (topics.length === 0) return { ok: true, validTopics: 0 }
-    const targets = await this.o.store.targetsFor(r.spaceKey, topics)
+    // The sending device's own token is skipped: a device is never notified of its own write.
+    const targets = (await this.o.store.targetsFor(r.spaceKey, topics)).filter((t) => r.except === undefined || tokenHash(t.token) !== r.except)
     if (targets.length) {
       const message: ProviderMessage = { spaceKey: r.spaceKey, keyId: r.keyId, payload: toBase64(r.payload), silent: r.silent }
       if (r.groupId) message.groupId = r.groupId

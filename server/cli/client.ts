@@ -26,7 +26,7 @@ export interface ClientContext {
  * `--opt -value` as `--opt=-value` for options that take a value, so `--sort -core.name` is a
  * descending sort and not parseArgs' "argument is ambiguous".
  */
-function joinDashValues(args: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+export function joinDashValues(args: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
   const out: string[] = []
   for (let i = 0; i < args.length; i++) {
     const a = args[i]

@@ -20,7 +20,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     ;(name === undefined ? io.stderr : io.stdout).write((await overview()) + '\n')
     return name === undefined ? EXIT.user : EXIT.ok
   }
-  if (name === '--version' || name === '-V' || name === 'version') {
+  if (name === '--version' || name === '-V' || name === '-v' || name === 'version') {
     io.stdout.write(`svc ${VERSION}\n`)
     return EXIT.ok
   }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { joinDashValues } from './client.ts'
 import { Value } from '@sinclair/typebox/value'
 import { CONFIG_FLAG, CONFIG_ROWS, fileTopKeys, ServeConfigSchema, type ServeConfig } from './config-table.ts'
 import { isPlainObject } from './config-table-checks.ts'
@@ -34,7 +35,7 @@ function flagLayer(args: string[]): { flags: Layer; configPath?: string } {
   for (const [, r] of CONFIG_ROWS) if (r.flag) options[r.flag] = { type: r.arg ? 'string' : 'boolean' }
   let values: Record<string, string | boolean | undefined>
   try {
-    values = parseArgs({ args, strict: true, allowPositionals: false, options }).values
+    values = parseArgs({ args: joinDashValues(args, options), strict: true, allowPositionals: false, options }).values
   } catch (err) {
     throw new UsageError(`svc serve: ${(err as Error).message}\n${SERVE_USAGE}`)
   }

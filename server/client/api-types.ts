@@ -820,7 +820,48 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Live device records of the account (SSE, windowed frames); GET form for EventSource: the body as the JSON of ?q= */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The POST form's JSON body, URL-encoded (absent: {}); validated by the same schema */
+                    q?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description ready, snapshot, changes, closed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+            };
+        };
         put?: never;
         /** Live device records of the account (SSE, windowed frames) */
         post: {
@@ -6973,7 +7014,53 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Live file records of one object (SSE, windowed frames); GET form for EventSource: the body as the JSON of ?q= */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The POST form's JSON body, URL-encoded (absent: {}); validated by the same schema */
+                    q?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description object id */
+                    objectId: string;
+                    /** @description space id */
+                    spaceId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description ready, snapshot, changes, closed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+            };
+        };
         put?: never;
         /** Live file records of one object (SSE, windowed frames) */
         post: {
@@ -7579,7 +7666,51 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Live object rows (SSE, windowed frames); GET form for EventSource: the body as the JSON of ?q= */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The POST form's JSON body, URL-encoded (absent: {}); validated by the same schema */
+                    q?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description space id */
+                    spaceId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description ready, snapshot, changes, closed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+            };
+        };
         put?: never;
         /** Live object rows (SSE, windowed frames) */
         post: {
@@ -7953,7 +8084,51 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Live records of one object's dataset (SSE, windowed frames); GET form for EventSource: the body as the JSON of ?q= */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The POST form's JSON body, URL-encoded (absent: {}); validated by the same schema */
+                    q?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description space id */
+                    spaceId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description ready, snapshot, changes, closed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+            };
+        };
         put?: never;
         /** Live records of one object's dataset (SSE, windowed frames) */
         post: {
@@ -10034,7 +10209,48 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Live tech-space rows (SSE, windowed frames); GET form for EventSource: the body as the JSON of ?q= */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The POST form's JSON body, URL-encoded (absent: {}); validated by the same schema */
+                    q?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description ready, snapshot, changes, closed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+            };
+        };
         put?: never;
         /** Live tech-space rows (SSE, windowed frames) */
         post: {

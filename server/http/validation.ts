@@ -76,12 +76,18 @@ function errorCodeOn(root: ObjectSchema | undefined, segs: string[]): string | u
 type Part = 'body' | 'querystring' | 'params' | 'headers'
 
 /** Maps a Fastify schema validation failure to the spec's `request.*` codes. */
-export function validationError(errors: FastifySchemaValidationError[], context: string | undefined, request: FastifyRequest): SvcError {
+export function validationError(
+  errors: FastifySchemaValidationError[],
+  context: string | undefined,
+  request: FastifyRequest,
+  /** A value validated outside the route's own parts (a live route's GET form: its `q`), and its schema. */
+  at?: { schema: unknown; data: unknown },
+): SvcError {
   const part = (context ?? 'body') as Part
   const first = errors[0]
   if (!first) return new SvcError('request.schema', 'the request does not match the schema')
-  const schema = (request.routeOptions.schema as Record<Part, ObjectSchema | undefined> | undefined)?.[part]
-  const data = part === 'body' ? request.body : part === 'querystring' ? request.query : part === 'params' ? request.params : request.headers
+  const schema = at ? (at.schema as ObjectSchema) : (request.routeOptions.schema as Record<Part, ObjectSchema | undefined> | undefined)?.[part]
+  const data = at ? at.data : part === 'body' ? request.body : part === 'querystring' ? request.query : part === 'params' ? request.params : request.headers
   const path = segments(first.instancePath)
   const params = first.params
 

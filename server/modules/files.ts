@@ -12,6 +12,7 @@ import { variantBytes, variantsOf } from '../../node/files/variants.ts'
 import { servedAs } from '../http/content-policy.ts'
 import { forwarder } from '../http/forwarder.ts'
 import { typed } from '../http/type-provider.ts'
+import { liveRoute } from '../http/live-route.ts'
 import { space } from '../routes/context.ts'
 import { openLive } from '../routes/live.ts'
 import { EventStream, NoContent } from '../schemas/common.ts'
@@ -245,7 +246,8 @@ const filesRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (root, { engin
     },
   )
 
-  app.post(
+  liveRoute(
+    root,
     `${S}/objects/:objectId/files/query/subscribe`,
     {
       config: { reads: true },

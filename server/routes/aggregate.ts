@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { parseAggregateBody, runAggregate } from '../../sync/query/index.ts'
 import { SpaceParams } from '../schemas/spaces.ts'
-import { space, type RouteHost } from './context.ts'
+import { space, types, type RouteHost } from './context.ts'
 import { typed } from '../http/type-provider.ts'
 
 // Bodies are parsed by the aggregate engine (the single source of its rules); the schema only
@@ -28,7 +28,9 @@ export function aggregateRoutes(engine: RouteHost) {
       '/v1/spaces/:spaceId/objects/aggregate',
       { config: { unknownKeys: 'drop' }, schema: { summary: 'Aggregate over the objects of a space', params: SpaceParams, body: ObjectsAggregateBody } },
       async (request) => {
-        const body = parseAggregateBody(request.body)
+        const raw = request.body as Record<string, unknown>
+        const pipeline = await types(engine, request.params.spaceId).objectQuery().pipeline(raw.pipeline)
+        const body = parseAggregateBody({ ...raw, pipeline })
         const sp = space(engine, request.params.spaceId)
         const docs = stable(sp.objectDocs())
         return body.explain ? { plan: body.aggregate.explain(docs) } : runAggregate(docs, body.aggregate)

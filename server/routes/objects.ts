@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { parseSnapshotBody, parseSubscribeBody } from '../../sync/query/index.ts'
 import { runQueryFair } from '../http/query-scheduler.ts'
+import { liveRoute } from '../http/live-route.ts'
 import { backlinks } from '../../sync/space/backlinks.ts'
 import { EventStream, NoContent } from '../schemas/common.ts'
 import { Backlinks, ObjectBatchCreateBody, ObjectCreateBody, ObjectCreated, ObjectParams, ObjectsCreated } from '../schemas/objects.ts'
@@ -58,12 +59,14 @@ export function objectRoutes(engine: RouteHost) {
       `${S}/objects/query`,
       { schema: { summary: 'Query the object rows of a space', params: SpaceParams, body: ObjectsQueryBody, response: { 200: QueryResult } } },
       async (request) => {
-        const body = parseSnapshotBody(request.body)
-        return types(engine, request.params.spaceId).queryObjects(body.query, runQueryFair)
+        const t = types(engine, request.params.spaceId)
+        const body = parseSnapshotBody(await t.objectQuery().body(request.body))
+        return t.queryObjects(body.query, runQueryFair)
       },
     )
 
-    app.post(
+    liveRoute(
+      root,
       `${S}/objects/query/subscribe`,
       {
         schema: {
@@ -74,7 +77,7 @@ export function objectRoutes(engine: RouteHost) {
         },
       },
       async (request, reply) => {
-        const body = parseSubscribeBody(request.body)
+        const body = parseSubscribeBody(await types(engine, request.params.spaceId).objectQuery().body(request.body))
         const sp = space(engine, request.params.spaceId)
         await openLive(app, reply, body, objectsFeed(sp))
       },
@@ -108,7 +111,8 @@ export function objectRoutes(engine: RouteHost) {
       return runQueryFair(await sp.datasetSource(body.objectId as string, body.dataset as string), body.query)
     })
 
-    app.post(
+    liveRoute(
+      root,
       `${S}/query/subscribe`,
       {
         schema: {

@@ -9,6 +9,7 @@ import { space, types, type RouteHost } from './context.ts'
 import { techFeed } from '../../sync/space/live-feeds.ts'
 import { openLive } from './live.ts'
 import { typed } from '../http/type-provider.ts'
+import { liveRoute } from '../http/live-route.ts'
 
 /** Spec "Spaces" (invites, joins, one-to-one, members and ACL routes are another area). */
 export function spaceRoutes(engine: RouteHost) {
@@ -34,7 +35,8 @@ export function spaceRoutes(engine: RouteHost) {
       },
     )
 
-    app.post(
+    liveRoute(
+      root,
       '/v1/spaces/query/subscribe',
       { schema: { summary: 'Live tech-space rows (SSE, windowed frames)', body: SpacesSubscribeBody, response: { 200: EventStream('ready, snapshot, changes, closed') } } },
       async (request, reply) => {

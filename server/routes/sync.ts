@@ -9,6 +9,7 @@ import { EventStream } from '../schemas/common.ts'
 import { ObjectParams } from '../schemas/objects.ts'
 import { Id, SpaceParams } from '../schemas/spaces.ts'
 import { typed } from '../http/type-provider.ts'
+import { liveRoute } from '../http/live-route.ts'
 import { parseSubscribeBody } from '../../sync/query/index.ts'
 import { devicesFeed } from '../../sync/space/live-feeds.ts'
 import { DevicesSubscribeBody } from '../schemas/query.ts'
@@ -140,7 +141,8 @@ export function syncRoutes(engine: DaemonHost) {
       await engine.account().devices.rename(request.params.deviceId, request.body.name)
       return reply.code(204).send()
     })
-    app.post(
+    liveRoute(
+      root,
       '/v1/devices/query/subscribe',
       {
         config: { reads: true },

@@ -12,7 +12,7 @@ import type { KeyPair } from '../crypto/keys.ts'
  * request = CBOR {v: 1, op, ...fields, ts, sig}
  *   subscribe:  {spaceKey, platform, token, topics}  sets the token's topics under the space key (replace)
  *   unregister: {platform, token}                    drops the token everywhere (unsigned: the token is the secret)
- *   send:       {spaceKey, topics, keyId, payload (bytes), groupId?, silent}
+ *   send:       {spaceKey, topics, keyId, payload (bytes), groupId?, silent, except?}
  * sig   = Ed25519 by the space push key over CBOR ["svc/push/v1", op, ...signed fields, ts]
  * reply = CBOR {ok: true, validTopics?, delivered?} | {ok: false, code}
  * ```
@@ -61,6 +61,11 @@ export interface SendRequest {
   payload: Uint8Array
   groupId?: string
   silent: boolean
+  /**
+   * The sending device's own token, as the lowercase hex SHA-256 of its text: the node delivers
+   * to every subscribed token but that one, so a device is never notified of its own write.
+   */
+  except?: string
   ts: number
   sig: Uint8Array
 }
@@ -74,7 +79,9 @@ export class MalformedPush extends Error {}
 
 function signedBytes(r: Omit<SubscribeRequest, 'sig'> | Omit<SendRequest, 'sig'>): Uint8Array {
   if (r.op === 'subscribe') return encodeCanonical([DOMAIN, r.op, r.spaceKey, r.platform, r.token, r.topics, r.ts])
-  return encodeCanonical([DOMAIN, r.op, r.spaceKey, r.topics, r.keyId, r.payload, r.groupId ?? '', r.silent, r.ts])
+  const fields = [DOMAIN, r.op, r.spaceKey, r.topics, r.keyId, r.payload, r.groupId ?? '', r.silent, r.ts]
+  // Signed when present (appended, so a send without it signs the bytes it always did).
+  return encodeCanonical(r.except === undefined ? fields : [...fields, r.except])
 }
 
 export async function signSubscribe(crypto: CryptoProvider, pushKey: KeyPair, r: Omit<SubscribeRequest, 'op' | 'sig' | 'spaceKey'>): Promise<SubscribeRequest> {
@@ -90,6 +97,7 @@ export async function signSend(crypto: CryptoProvider, pushKey: KeyPair, r: Omit
 export function encodePushRequest(r: PushRequest): Uint8Array {
   const out: Record<string, unknown> = { v: PUSH_WIRE_VERSION, ...r }
   if (out.groupId === undefined) delete out.groupId
+  if (out.except === undefined) delete out.except
   return encodeCanonical(out)
 }
 
@@ -158,6 +166,10 @@ export function decodePushRequest(bytes: Uint8Array): PushRequest {
       if (v.groupId !== undefined && !str(v.groupId, 128)) throw new MalformedPush('groupId')
       const r: SendRequest = { op: 'send', spaceKey: v.spaceKey, topics: topicsOf(v.topics), keyId: v.keyId, payload: v.payload, silent: v.silent, ts, sig: sigOf(v.sig) }
       if (v.groupId !== undefined) r.groupId = v.groupId
+      if (v.except !== undefined) {
+        if (typeof v.except !== 'string' || !HEX64.test(v.except)) throw new MalformedPush('except')
+        r.except = v.except
+      }
       return r
     }
     default:

@@ -124,6 +124,38 @@ describe('the agent election between two devices of one account', () => {
     expect(await again.electionView()).toMatchObject({ active: false, winner: 'peer-B' })
   })
 
+  it('a device starting while no other device holds the slot answers no backlog, whoever claimed before (docs/agents.md)', async () => {
+    const { hostA, hostB, env, space, spaceB, devB, chatId, syncTech, syncSpace, model } = await twoDevices()
+    await tick(hostA)
+    await syncSpace()
+    env.advance(1000)
+    const m1 = await send(space, chatId, 'one')
+    await hostA.scheduler.idle()
+    await syncSpace()
+    expect(await answers(spaceB, chatId)).toEqual([m1])
+    // Both stop (A cleanly: its claim is withdrawn); messages arrive on B while no agent runs.
+    await hostA.stop()
+    await hostB.stop()
+    await syncTech()
+    env.advance(7 * 60_000)
+    await send(spaceB, chatId, 'while no agent ran')
+    env.advance(10 * 60_000)
+    // B's agent starts alone. A claimed before it, but B never stood behind a live winner: this
+    // is a start, not a takeover, and it answers nothing from before it started.
+    const alone = new AgentsHost(devB, env, 'peer-B', { timers: false, model: { url: model.url, model: 'fake' } })
+    cleanup.push(() => alone.stop())
+    await alone.start()
+    expect(await alone.electionView()).toMatchObject({ active: true, winner: 'peer-B' })
+    await tick(alone)
+    await tick(alone)
+    expect(await answers(spaceB, chatId)).toEqual([m1])
+    // It answers live: a message after its start fires.
+    env.advance(1000)
+    const m3 = await send(spaceB, chatId, 'live')
+    await alone.scheduler.idle()
+    expect((await answers(spaceB, chatId)).sort()).toEqual([m1, m3].sort())
+  })
+
   it('a standby still fires triggers pinned to it; a pruned device fires nothing', async () => {
     const { hostB, hostA, space, spaceB, env, syncTech, syncSpace, account } = await twoDevices()
     await addTrigger(space, 'pinned-b', { kind: 'cron', spec: { every_s: 10 }, program: 'agent:noop@v1', owner: 'peer-B' })

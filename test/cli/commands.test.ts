@@ -78,7 +78,12 @@ describe('svc objects with xKey paths', () => {
     const got = await svc('objects', 'get', space, a, '--json')
     expect(got.json().records[0]).toMatchObject({ core: { name: 'Alpha 2' }, [taskType]: { [prioProp]: 9 } })
     expect((await svc('objects', 'delete', space, c)).code).toBe(0)
-    expect((await svc('objects', 'get', space, c)).out).toBe(`no object ${c}\n`)
+    // A missing object is an error (issue 39 item 6): exit 1, the envelope's code on stderr, nothing on stdout.
+    const gone = await svc('objects', 'get', space, c)
+    expect(gone.code).toBe(1)
+    expect(gone.out).toBe('')
+    expect(gone.err).toContain('object.not_found')
+    expect(gone.err).toContain(c)
   })
 
   it('says which types share a key when a bare key is ambiguous, and which properties exist when none matches', async () => {
@@ -210,6 +215,7 @@ describe('svc conventions', () => {
   it('--version, missing arguments named, unknown commands, cannot reach says how to start the daemon', async () => {
     const v = await svc('--version')
     expect(v).toMatchObject({ code: 0, out: `svc ${VERSION}\n` })
+    expect(await svc('-v')).toMatchObject({ code: 0, out: `svc ${VERSION}\n` })
     const missing = await svc('query', space)
     expect(missing.code).toBe(1)
     for (const [args, what] of [

@@ -125,6 +125,12 @@ describe('the svc serve configuration table', () => {
     }
   })
 
+  it('--agents-port -1 (documented as off) is read as off, as written with a space (issue 39 item 6)', () => {
+    expect(resolveServeConfig(['--agents-port', '-1'], {}).agentsPort).toBe(-1)
+    expect(resolveServeConfig(['--agents-port', 'off'], {}).agentsPort).toBe(-1)
+    expect(() => resolveServeConfig(['--agents-port', '-2'], {})).toThrow('--agents-port: the port must be an integer from 0 to 65535')
+  })
+
   it('refuses a bad value with the same UsageError as before the table', () => {
     const cases: Array<[string[], Record<string, string>, unknown, string]> = [
       [['--port', '70000'], {}, undefined, '--port: the port must be an integer from 0 to 65535'],

@@ -95,7 +95,7 @@ describe('push from chat writes', () => {
           chatId: s.chatId,
           msgId: res.recordIds[0],
           spaceName: 'team',
-          chatName: expect.any(String),
+          chatName: 'General chat',
           senderName: 'Alice',
           text: 'hello B',
           hasAttachments: false,
@@ -105,6 +105,21 @@ describe('push from chat writes', () => {
     })
     // A receiver that never saw the key shows the generic notice.
     expect(new PushReceiver().receive(data)).toEqual({ kind: 'generic' })
+  })
+
+  it("the sending device's own token gets no push of its own message; the other subscribers do", async () => {
+    const s = await setup()
+    // A's device registers its token: the reconcile loop subscribes it to `chats` as B is.
+    await s.push.setToken({ platform: 'ntfy', token: `${s.ntfy.url}/a-phone` })
+    await s.push.reconcile()
+    expect(s.push.subscriptions()).toEqual(expect.arrayContaining([{ spaceKey: expect.any(String), topic: 'chats' }]))
+    await s.subscribeB(s.b.replica, 'android', 'tok-b', ['chats'])
+    await s.chat.send(s.chatId, { text: 'from A' })
+    const [got] = await s.fcm.waitFor(1)
+    expect(s.receiverOf(s.b.replica).receive(dataOf(got.body))).toMatchObject({ kind: 'message', payload: { newMessage: { text: 'from A', chatName: 'General chat' } } })
+    // Both deliveries were queued by the one send: once none is in flight, A's own token got nothing.
+    for (let q = await s.core.queue(); q.depth + q.inFlight > 0; q = await s.core.queue()) await new Promise((r) => setTimeout(r, 20))
+    expect(s.ntfy.received).toHaveLength(0)
   })
 
   it('a mention reaches the mention topic only; an edit adding a mention pushes once; reactions push nothing', async () => {

@@ -45,18 +45,20 @@ describe('svc files', () => {
     expect((await svc('files', 'get', space, fileId, '--out', out, '--range', '100-199')).code).toBe(0)
     expect(Buffer.compare(readFileSync(out), bytes.subarray(100, 200))).toBe(0)
 
-    const ls = JSON.parse((await svc('files', 'ls', space)).out)
+    const lsTable = (await svc('files', 'ls', space)).out
+    expect(lsTable).toMatch(/^ID\s+NAME\s+SIZE\s+MIME\s+STATE\s+CACHED\s+PINNED\s+OBJECT$/m)
+    const ls = JSON.parse((await svc('files', 'ls', space, '--json')).out)
     expect(ls.files.map((f: any) => f.name)).toEqual(['photo.bin'])
     expect(JSON.parse((await svc('files', 'info', space, fileId)).out)).toMatchObject({ id: fileId, size: bytes.length, blocks: 4 })
     expect(JSON.parse((await svc('files', 'status', space, fileId)).out)).toEqual({ fileId, objectId: obj, state: 'inflight', cached: true })
-    expect((await svc('files', 'pin', space, fileId)).code).toBe(0)
+    expect(await svc('files', 'pin', space, fileId)).toMatchObject({ code: 0, out: `pinned ${fileId}\n` })
     const off = await svc('files', 'offload', space, fileId)
     expect(off.code).toBe(1)
     expect(off.err).toContain('409 file.not_durable')
     expect(JSON.parse((await svc('files', 'cache')).out).size).toBeGreaterThan(bytes.length)
     expect((await svc('files', 'rm', space, fileId)).code).toBe(0)
     expect(JSON.parse((await svc('files', 'cache', 'free', '1')).out).freed).toBeGreaterThan(bytes.length)
-    expect((await svc('files', 'cache', 'sweep')).code).toBe(0)
+    expect(await svc('files', 'cache', 'sweep')).toMatchObject({ code: 0, out: 'swept the files cache\n' })
     expect((await svc('files', 'get', space, fileId, '--out', out)).err).toContain('404 file.not_found')
   })
 

@@ -77,9 +77,9 @@ describe('objects', () => {
     expect(page).toMatchObject({ total: 4, hasNext: true })
     const projected = await query({ filter: { 'core.name': 'a' }, projection: { 'core.name': 1 } })
     expect(projected.records).toEqual([{ id: expect.any(String), core: { name: 'a' } }])
-    // Instants compare only as {$date}; a bare string matches nothing.
+    // Instants compare as {$date}; on an object's datetime field an ISO string means the same (issue 39 item 5).
     expect((await query({ filter: { createdAt: { $gte: { $date: '2000-01-01T00:00:00Z' } } } })).records.length).toBeGreaterThanOrEqual(4)
-    expect((await query({ filter: { createdAt: { $gte: '2000-01-01T00:00:00Z' } } })).records).toEqual([])
+    expect((await query({ filter: { createdAt: { $gte: '2000-01-01T00:00:00Z' } } })).records.length).toBeGreaterThanOrEqual(4)
 
     expect(expectError(await call(b.app, 'POST', `${Q}/objects/query`, { filter: { 'core.name': { $like: 'a' } } }), 400, 'filter.unknown_operator')).toEqual({
       operator: '$like',
@@ -95,7 +95,8 @@ describe('objects', () => {
     expectError(await call(b.app, 'POST', `${Q}/objects/query`, { projection: { a: 1, b: 0 } }), 400, 'request.invalid_field')
     expectError(await call(b.app, 'POST', `${Q}/objects/query`, { mailboxCapacity: 16 }), 400, 'request.unknown_field')
     // null on optional fields means absent
-    expect((await query({ filter: null, sort: null, limit: null })).records).toHaveLength(5)
+    // The 4 objects: the space index row is a system row, left out unless core.types or id is named (issue 39 item 5).
+    expect((await query({ filter: null, sort: null, limit: null })).records).toHaveLength(4)
   })
 
   it('DELETE {O}: tombstone; 404 sdk.not_found for unknown and already deleted objects', async () => {

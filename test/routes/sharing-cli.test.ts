@@ -23,6 +23,13 @@ async function svc(who: 'a' | 'b', ...args: string[]) {
   return { code, out: m.out(), err: m.err(), json: () => JSON.parse(m.out()) }
 }
 
+/** The human form (no --json): tables. */
+async function svcText(who: 'a' | 'b', ...args: string[]) {
+  const m = memoryIO('', { SVC_URL: urls[who] })
+  const code = await main(args, m.io)
+  return { code, out: m.out(), err: m.err() }
+}
+
 describe('svc invite, join, members', () => {
   it('invite create/list/revoke, join, members list/accept/set/remove, with the exit codes of the spec', async () => {
     const space = (await svc('a', 'spaces', 'create', 'CLI shared')).json().id as string
@@ -36,6 +43,11 @@ describe('svc invite, join, members', () => {
     expect(joined.code).toBe(0)
     expect(joined.json()).toMatchObject({ id: space, status: 'joining' })
     await deliverJoins(b, a, space)
+    // A table by default (issue 39 item 6), the API's JSON with --json.
+    const rows = await svcText('a', 'members', space)
+    expect(rows.out).toMatch(/^IDENTITY\s+NAME\s+ROLE\s+STATUS\s+REQUEST$/m)
+    expect(rows.out).toMatch(new RegExp(`^${a.accountId} \\(you\\)\\s+.*owner\\s+active`, 'm'))
+    expect(rows.out).toMatch(new RegExp(`^${b.accountId}\\s+.*pending\\s+pending `, 'm'))
     const pending = (await svc('a', 'members', space)).json().members
     expect(pending.map((m: { name: string; status: string }) => [m.name, m.status])).toEqual([
       ['', 'active'],

@@ -2,7 +2,8 @@ import { createReadStream, createWriteStream, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { call, parseClientArgs, type ClientContext } from '../client.ts'
+import { call, parseClientArgs, show, type ClientContext } from '../client.ts'
+import { table } from '../table.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
 import { COMMON_HELP, enc, intOption } from './args.ts'
 
@@ -92,7 +93,16 @@ export const filesCommand: Command = {
         return get(ctx, a, b, values.out as string | undefined, values.range as string | undefined, values.variant as string | undefined)
       case 'ls':
         if (!a || b) break
-        return call(ctx, 'GET', `${S(a)}/files${values.object ? `?objectId=${enc(values.object)}` : ''}`)
+        // A table (ID, NAME, SIZE, MIME, STATE, CACHED, PINNED, OBJECT); --json prints the API's JSON.
+        return show(
+          ctx,
+          (c) => c.GET('/v1/spaces/{spaceId}/files', { params: { path: { spaceId: a }, query: values.object ? { objectId: values.object as string } : {} } }),
+          (d) =>
+            table(
+              ['ID', 'NAME', 'SIZE', 'MIME', 'STATE', 'CACHED', 'PINNED', 'OBJECT'],
+              d.files.map((f) => [f.id, f.name, f.size, f.mime, f.state, f.inline ? 'inline' : `${f.cachedBlocks}/${f.blocks}`, f.pinned ? 'yes' : '', f.objectId]),
+            ),
+        )
       case 'info':
       case 'status':
         if (!a || !b || c) break
@@ -100,16 +110,22 @@ export const filesCommand: Command = {
       case 'pin':
       case 'offload':
         if (!a || !b || c) break
-        return call(ctx, 'POST', `${S(a)}/files/${enc(b)}/${sub}`)
+        return said(ctx, await call(ctx, 'POST', `${S(a)}/files/${enc(b)}/${sub}`), `${sub === 'pin' ? 'pinned' : 'offloaded'} ${b}`)
       case 'rm':
         if (!a || !b || c) break
         return call(ctx, 'DELETE', `${S(a)}/files/${enc(b)}`)
       case 'cache':
         if ((a === undefined || a === 'size') && !b) return call(ctx, 'GET', '/v1/files/cache')
-        if (a === 'sweep' && !b) return call(ctx, 'POST', '/v1/files/cache/sweep')
+        if (a === 'sweep' && !b) return said(ctx, await call(ctx, 'POST', '/v1/files/cache/sweep'), 'swept the files cache')
         if (a === 'free' && b && !c) return call(ctx, 'POST', '/v1/files/cache/free', { body: { bytes: intOption('bytes', b, USAGE) } })
         break
     }
     throw new UsageError(USAGE)
   },
+}
+
+/** A route that answers 204 says nothing: the human form confirms what was done (--json stays silent, as the API). */
+function said(ctx: ClientContext, code: number, what: string): number {
+  if (code === 0 && !ctx.json) ctx.io.stdout.write(`${what}\n`)
+  return code
 }

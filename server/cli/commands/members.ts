@@ -1,4 +1,5 @@
-import { call, parseClientArgs } from '../client.ts'
+import { call, parseClientArgs, show } from '../client.ts'
+import { table } from '../table.ts'
 import { UsageError, type Command } from '../io.ts'
 import { COMMON_HELP, enc } from './args.ts'
 
@@ -28,7 +29,22 @@ export const membersCommand: Command = {
     switch (sub) {
       case 'list':
         if (rest.length > 0) break
-        return call(ctx, 'GET', `${S}/members${values.all ? '?status=all' : ''}`)
+        // A table (IDENTITY, NAME, ROLE, STATUS, REQUEST); --json prints the API's JSON.
+        return show(
+          ctx,
+          (c) => c.GET('/v1/spaces/{spaceId}/members', { params: { path: { spaceId }, query: values.all ? { status: 'all' } : {} } }),
+          (d) =>
+            table(
+              ['IDENTITY', 'NAME', 'ROLE', 'STATUS', 'REQUEST'],
+              d.members.map((m) => [
+                m.self ? `${m.identity} (you)` : m.identity,
+                m.name,
+                m.role,
+                m.status,
+                m.request ? `${m.request.status} ${m.request.permission} ${m.request.recordId}` : '',
+              ]),
+            ),
+        )
       case 'set':
         if (rest.length !== 2) break
         return call(ctx, 'PATCH', `${S}/members/${enc(rest[0])}`, { body: { role: rest[1] } })

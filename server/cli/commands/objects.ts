@@ -1,5 +1,5 @@
-import { need, parseClientArgs, show, type ClientContext } from '../client.ts'
-import { UsageError, type Command } from '../io.ts'
+import { fetchApi, need, parseClientArgs, reportError, show, type ClientContext } from '../client.ts'
+import { EXIT, UsageError, type Command } from '../io.ts'
 import { table } from '../table.ts'
 import { describePath, loadSchema, resolveFilter, resolvePath, resolveType, type SpaceSchema } from '../xkeys.ts'
 import { assignment, COMMON_HELP, intOption, jsonOption, WINDOW_OPTIONS } from './args.ts'
@@ -120,12 +120,20 @@ export const objectsCommand: Command = {
           if (offset !== undefined) body.offset = offset
           if (values.total === true) body.includeTotal = true
         }
+        if (sub === 'get') {
+          const r = await fetchApi(ctx, (c) => c.POST('/v1/spaces/{spaceId}/objects/query', { params: { path: { spaceId } }, body }))
+          if (!r.ok) return r.code
+          const records = r.data.records as Record<string, unknown>[]
+          // No such object is an error (exit 1, the API's envelope shape on stderr), not an empty answer.
+          if (records.length === 0) return reportError(ctx, 404, { error: { code: 'object.not_found', message: `no object ${objectId} in space ${spaceId}` } })
+          ctx.io.stdout.write(ctx.json ? JSON.stringify(r.data, null, 2) + '\n' : objectTable(schema, records))
+          return EXIT.ok
+        }
         return show(
           ctx,
           (c) => c.POST('/v1/spaces/{spaceId}/objects/query', { params: { path: { spaceId } }, body }),
           (d) => {
             const records = d.records as Record<string, unknown>[]
-            if (sub === 'get' && records.length === 0) return `no object ${objectId}\n`
             return objectTable(schema, records) + (d.total !== undefined ? `total ${d.total}\n` : '') + (d.hasNext ? '(more: raise --limit or use --offset)\n' : '')
           },
         )

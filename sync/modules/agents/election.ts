@@ -68,19 +68,18 @@ export class Election {
   }
 
   /**
-   * Whether this device's win is a takeover: another device of the account claimed before it
-   * (it was, or could have been, the winner). A device restarting alone is not taking over:
-   * messages that arrived while it was down never fire later (chat.md "Spec by kind").
+   * Whether this device's win is a takeover: since its agent started, this device stood by
+   * behind another live winner (it saw another device hold the slot). A device that starts, or
+   * restarts, while no other device holds the slot is not taking over, whoever claimed before it
+   * (a withdrawn or unreachable claim included): messages that arrived while no agent ran never
+   * fire later (chat.md "Spec by kind", docs/agents.md "Election").
    */
-  async isTakeover(): Promise<boolean> {
-    const pruned = await this.prunedDevices()
-    for (const { id, value } of await this.data.list(PRESENCE_DS)) {
-      const v = value as JsonObject
-      if (id === this.peerId || pruned.has(id) || typeof v.claimedAt !== 'number') continue
-      if (v.claimedAt < this.claimedAt || (v.claimedAt === this.claimedAt && id < this.peerId)) return true
-    }
-    return false
+  isTakeover(): Promise<boolean> {
+    return Promise.resolve(this.stoodBy)
   }
+
+  /** Set once a view named another device the winner while this one ran. */
+  private stoodBy = false
 
   async view(): Promise<ElectionView> {
     const linked = this.linkedRecently(this.env.now())
@@ -95,6 +94,7 @@ export class Election {
     claims.sort((a, b) => a.claimedAt - b.claimedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     const winner = claims[0]?.id ?? null
     const state = pruned.has(this.peerId) ? 'pruned' : winner === this.peerId ? 'active' : 'standby'
+    if (state === 'standby' && winner !== null) this.stoodBy = true
     return { app: AGENT_APP, enabled: this.enabled, active: state === 'active', peerId: this.peerId, winner, state }
   }
 }

@@ -127,9 +127,27 @@ export class CursorPresence {
     local.setLocalState(null)
     const entries = new Map<string, Entry>()
     const pres: SpacePresence = { local, senders: new Map(), entries, watchers: new Set(), sub: undefined as unknown as Subscription }
-    pres.sub = this.bus.subscribe({ scopes: ['space'], spaceIds: [spaceId], types: [`${CURSOR_TYPE}.`] }, (e) => this.receive(pres, e))
+    // The daemon's own listener: it leaves the space's interest budget to clients.
+    pres.sub = this.bus.subscribe({ scopes: ['space'], spaceIds: [spaceId], types: [`${CURSOR_TYPE}.`] }, (e) => this.receive(pres, e), { internal: true })
     this.spaces.set(spaceId, (p = pres))
     return p
+  }
+
+  /**
+   * Listens to the cursors of these spaces from now on (the module calls it as spaces open), so
+   * a cursor another device sets before anything here asked for cursors is heard: a space's
+   * listener made at its first cursor route missed the updates before it (issue 39). A space
+   * this account may not listen to yet (a guest, a pending join) is left to its first route.
+   */
+  follow(spaceIds: readonly string[]): void {
+    if (!this.bus) return
+    for (const id of spaceIds) {
+      try {
+        this.presence(id)
+      } catch (err) {
+        this.log.debug('not listening to cursors of a space yet', { spaceId: id, err: errField(err) })
+      }
+    }
   }
 
   /** Sets this device's cursor in a block: `anchor`/`head` are indexes in the block's text. */

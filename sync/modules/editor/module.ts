@@ -1,4 +1,5 @@
-import { defineModule } from '../../space/module.ts'
+import { defineModule, type SvcModule } from '../../space/module.ts'
+import { eventsModule } from '../events/module.ts'
 import { RECORD_SCHEMA as R } from '../../space/types/index.ts'
 import { EDITOR_BLOCKS, EDITOR_KIND, EditorService } from './service.ts'
 import { EDITOR_ERROR_CODES } from './errors.ts'
@@ -50,7 +51,19 @@ export const makeEditorModule = (o: EditorOptions = {}) =>
     ],
     service: ({ space, types }) => new EditorService(space, types),
     // Live cursors belong to the account (they ride its event bus): cursors.ts.
-    accountService: (account) => new CursorPresence(account.accountId, account.env, o.cursorTimeoutMs, account.log.child('cursors')),
+    // It listens to each space's cursors from the space's opening (not from its first cursor
+    // route), so the first cursor another device sets is heard.
+    accountService: (account) => {
+      const presence = new CursorPresence(account.accountId, account.env, o.cursorTimeoutMs, account.log.child('cursors'))
+      const x = account as typeof account & { services?: { find<S, A>(m: SvcModule<S, A>): A | undefined } }
+      const bus = () => x.services?.find(eventsModule)
+      account.events.on('spacesOpened', ({ spaceIds }) => {
+        const b = bus()
+        if (!b) return
+        presence.bind(b).follow(spaceIds)
+      })
+      return presence
+    },
   })
 
 export const editorModule = makeEditorModule()

@@ -89,12 +89,16 @@ export class EventBus {
     return n
   }
 
-  subscribe(filter: EventFilter, sink: EventSink): Subscription {
+  /**
+   * `internal`: a subscription of the daemon's own (a module listening to every space it holds,
+   * such as cursor presence) that does not count against the interest budget clients share.
+   */
+  subscribe(filter: EventFilter, sink: EventSink, opts: { internal?: boolean } = {}): Subscription {
     for (const s of filter.spaceIds ?? []) this.access.requireFullMember(s)
-    const key = filterKey(filter)
+    const key = (opts.internal ? 'internal:' : '') + filterKey(filter)
     let interest = this.interests.get(key)
     if (!interest) {
-      const budgetKeys = filter.spaceIds ?? [LOCAL_BUDGET]
+      const budgetKeys = opts.internal ? [] : (filter.spaceIds ?? [LOCAL_BUDGET])
       const full = budgetKeys.find((k) => (this.patterns.get(k) ?? 0) >= EVENTS.maxPatternsPerSpace)
       if (full !== undefined) {
         throw new SvcError('events.too_many_patterns', 'the interest pattern budget of this space is exhausted', {

@@ -16,7 +16,7 @@ export type LinkReply = { ok: true; validTopics?: number; delivered?: number } |
 export interface PushNodeLink {
   subscribe(r: { pushKey: KeyPair; platform: PushPlatform; token: string; topics: string[]; ts: number }): Promise<LinkReply>
   unregister(r: { platform: PushPlatform; token: string; ts: number }): Promise<LinkReply>
-  send(r: { pushKey: KeyPair; topics: string[]; keyId: string; payload: Uint8Array; groupId?: string; silent: boolean; ts: number }): Promise<LinkReply>
+  send(r: { pushKey: KeyPair; topics: string[]; keyId: string; payload: Uint8Array; groupId?: string; silent: boolean; except?: string; ts: number }): Promise<LinkReply>
 }
 
 /** One attempt of a job: its request on the link, or undefined when there is nothing to send. */

@@ -2,6 +2,8 @@ import type { Env } from '../../core/env.ts'
 import type { SpaceChange, SpaceEngine } from '../../space/space-engine.ts'
 import { CHAT_MESSAGES } from '../chat/messages.ts'
 import { fromBase64 } from '../../core/base64.ts'
+import { toHex, utf8 } from '../../core/encoding.ts'
+import { sha256 } from '../../crypto/hash.ts'
 import { pushKeysOf } from './keys.ts'
 import type { PushOutbox } from './outbox.ts'
 import { PAYLOAD_NEW_MESSAGE, PAYLOAD_READ, sealEnvelope, truncateRunes, type PushPayload } from './payload.ts'
@@ -10,6 +12,12 @@ import { groupIdOf, identityTopic, mentionTopics, sendTopics } from './topics.ts
 type Ops = Array<{ type: '$set' | '$unset'; path: string; value?: unknown }>
 const asObj = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
+
+/** A chat object's name: its `core.name` (where objects keep their name), or a bare `name`. */
+function chatNameOf(row: Record<string, unknown> | undefined): string {
+  const name = asObj(row?.core)?.name ?? row?.name
+  return typeof name === 'string' ? name : ''
+}
 
 /** Mentions remembered per message, so an edit pushes only the ones it adds; bounded (oldest go first). */
 const MAX_REMEMBERED = 10_000
@@ -28,6 +36,8 @@ export class PushSender {
     private readonly outbox: PushOutbox,
     private readonly env: Env,
     private readonly enabled: () => boolean,
+    /** This device's own token, if it registered one: the node skips it (no push of one's own write). */
+    private readonly ownToken: () => string | undefined = () => undefined,
   ) {}
 
   committed(c: SpaceChange): void {
@@ -76,7 +86,20 @@ export class PushSender {
       if (!keys) return undefined
       const payload = silent ? this.readPayload() : await this.messagePayload(m.chatId, m.msgId!, m.record)
       const env = sealEnvelope(this.env, keys, payload, { groupId: groupIdOf(m.chatId), silent })
-      return link.send({ pushKey: keys.pushKey, topics, keyId: env.keyId, payload: fromBase64(env.payload), groupId: env.groupId, silent, ts: this.env.now() })
+      // A message is never pushed to the device that wrote it; a silent read notice still goes to
+      // every token of the identity topic (it wakes the account's devices, this one harmlessly).
+      const own = silent ? undefined : this.ownToken()
+      const except = own === undefined ? undefined : toHex(sha256(utf8(own)))
+      return link.send({
+        pushKey: keys.pushKey,
+        topics,
+        keyId: env.keyId,
+        payload: fromBase64(env.payload),
+        groupId: env.groupId,
+        silent,
+        ...(except ? { except } : {}),
+        ts: this.env.now(),
+      })
     })
   }
 
@@ -107,7 +130,7 @@ export class PushSender {
         chatId,
         msgId,
         spaceName: this.space.indexFields().name,
-        chatName: typeof row?.name === 'string' ? row.name : '',
+        chatName: chatNameOf(row),
         senderName: this.senderName(),
         text: truncateRunes(typeof rec.text === 'string' ? rec.text : ''),
         hasAttachments: attachments.length > 0,

@@ -106,7 +106,13 @@ export class PushService {
   senderFor(space: SpaceEngine): PushSender {
     let s = this.senders.get(space)
     if (s) return s
-    s = new PushSender(space, this.outbox, this.ctx.env, () => this.enabled)
+    s = new PushSender(
+      space,
+      this.outbox,
+      this.ctx.env,
+      () => this.enabled,
+      () => this.token?.token,
+    )
     this.senders.set(space, s)
     const sender = s
     // The read-state service is built in the same pass as ours: reach it once the pass is done.

@@ -59,6 +59,7 @@ import type { ModifyBody } from '../space-engine.ts'
 import type { WriteResult } from '../../replica/types.ts'
 import { SvcError } from '../../core/errors.ts'
 
+import { ObjectQueryResolver } from './object-query.ts'
 export * from './model.ts'
 export { BUILTIN_TYPE_INFOS, CORE_PROPERTIES, builtinType, isBuiltinType } from './builtins.ts'
 export { FORMAT_SLUGS, defaultSlug, slugFitsKind, currentSlug, valueViolation, instantMs } from './formats.ts'
@@ -75,6 +76,7 @@ export {
   type PropertySetResult,
 } from './values.ts'
 export type { ObjectCreateBody } from './object-create.ts'
+export { ObjectQueryResolver } from './object-query.ts'
 export { UPSERT_DEFAULT_PAGE_SIZE, type UpsertBody, type UpsertResult, type UpsertRejection } from './upsert.ts'
 export type { TypeCreateBody, TypePatchBody } from './type-defs.ts'
 export type { PropertyCreateBody } from './property-defs.ts'
@@ -247,6 +249,14 @@ export class TypesService {
   async queryObjects(query: CompiledQuery, run: (source: QuerySource, query: CompiledQuery) => QueryResult | Promise<QueryResult> = runQuery): Promise<QueryResult> {
     const page = await run(this.engine.objectSource(), unprojected(query))
     return overlayScopedValues(this.store, this.engine.spaceId, page, query.projection)
+  }
+
+  /**
+   * The natural-query resolver of object queries (object-query.ts): type xKeys in `core.types`
+   * values, ISO strings on datetime fields, sort keys checked, hidden rows left out by default.
+   */
+  objectQuery(): ObjectQueryResolver {
+    return new ObjectQueryResolver({ types: this.listTypes({ includeHidden: true }), properties: (typeId) => this.listProperties(typeId) })
   }
 
   // ------------------------------------------------------------------ data plane
