@@ -205,7 +205,7 @@ export async function benchApp(): Promise<Record<string, unknown>> {
       },
     }
   } finally {
-    await browser.close().catch(() => undefined)
+    await browser.close().catch((err: unknown) => progress(`closing the browser failed: ${String(err)}`))
     await Promise.all(daemons.map((d) => stopDaemon(d)))
     await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
   }

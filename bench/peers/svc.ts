@@ -35,7 +35,8 @@ const value = (i: number) => {
 async function poll<T>(what: string, fn: () => Promise<T | undefined>, ms = 600_000, every = 5): Promise<T> {
   const end = now() + ms
   for (;;) {
-    const v = await fn().catch(() => undefined)
+    // A check that fails (a daemon still starting, a space not there yet) is asked again.
+    const v = await fn().catch((err: unknown) => (process.env.BENCH_PEERS_VERBOSE ? void process.stderr.write(`[bench peers] ${what}: ${String(err)}\n`) : undefined))
     if (v !== undefined) return v
     if (now() > end) throw new Error(`timed out: ${what}`)
     await sleep(every)

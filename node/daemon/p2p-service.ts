@@ -194,6 +194,7 @@ export class P2PService {
       realTimer,
       () => o.env.now(),
       o.redial,
+      log.child('added-peers'),
     )
     stops.push(() => peers.stop())
     // Protocols beside head sync trust only what head sync proved, and share its guard.

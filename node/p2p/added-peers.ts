@@ -1,6 +1,7 @@
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { SvcError } from '../../sync/core/errors.ts'
+import { errField, silentLogger, type Logger } from '../../sync/core/log.ts'
 import type { Timer } from '../../sync/protocol/sync-driver.ts'
 import type { SvcLibp2p } from './libp2p-node.ts'
 import { parsePeerAddress } from './peer-address.ts'
@@ -39,6 +40,7 @@ export class AddedPeers {
     timer: Pick<Timer, 'after'>,
     now: () => number,
     redial: { baseMs?: number; maxMs?: number } = {},
+    private readonly log: Logger = silentLogger,
   ) {
     this.redialer = new Redialer({
       dial: (addr) => this.dial(addr),
@@ -83,8 +85,8 @@ export class AddedPeers {
           const conn = await this.node.dial(multiaddr(other))
           this.readdress(peerId, other)
           return conn
-        } catch {
-          // the next one
+        } catch (e) {
+          this.log.debug('another known address of the peer did not answer either', { peerId, addr: other, err: errField(e) })
         }
       }
       throw err
@@ -100,22 +102,24 @@ export class AddedPeers {
         try {
           const a = parsePeerAddress(`${text}/p2p/${peerId}`)
           if (a.multiaddr !== failed) found.add(a.multiaddr)
-        } catch {
-          // not a host/tcp/port address (WebSockets, circuit): not one to keep
+        } catch (e) {
+          // Not a host/tcp/port address (WebSockets, circuit): not one to keep.
+          this.log.debug('an address of the peer is not one to dial by address', { peerId, addr: text, err: errField(e) })
         }
       }
     }
     const id = peerIdFromString(peerId)
     try {
       add((await this.node.peerStore.get(id)).addresses.map((a) => a.multiaddr))
-    } catch {
-      // nothing known about it
+    } catch (e) {
+      this.log.debug('the peer store knows nothing of the peer', { peerId, err: errField(e) })
     }
     if (found.size === 0) {
       try {
         add((await this.node.peerRouting.findPeer(id, { signal: AbortSignal.timeout(5_000) })).multiaddrs)
-      } catch {
-        // no router knows it (a daemon runs none but mDNS unless it has hubs)
+      } catch (e) {
+        // No router knows it (a daemon runs none but mDNS unless it has hubs).
+        this.log.debug('no router found the peer by its id', { peerId, err: errField(e) })
       }
     }
     return [...found]
