@@ -121,6 +121,9 @@ export class FilesService {
     this.cache = new FileCache(this)
     account.events.on('spacesOpened', (e) => {
       for (const id of e.spaceIds) this.spaceIds.add(id)
+      // Pins and unconfirmed files of a space that was closed (spaces open on demand and close
+      // when idle) resume as soon as it opens: a pass skips spaces not held.
+      this.background.soon()
     })
     account.events.on('change', ({ space, change }) => this.index.onChange(space, change))
     if (opts.gcIntervalMs && opts.gcIntervalMs > 0) this.sweepEvery(opts.gcIntervalMs)
