@@ -34,22 +34,35 @@ export function displayValue(prop: PropertyDef, value: unknown): string {
 }
 
 /**
- * One cell's editor, chosen by the property's kind. Text and numbers commit on Enter or when
- * focus leaves; a checkbox and a date commit at once.
+ * One cell: its value as a button, and the editor for the property's kind once it is chosen
+ * (click, Enter or Space). Only a checkbox is an input from the start. Keeping the other cells
+ * plain keeps a long table light to scroll: a screen of rows is a few hundred buttons, not a
+ * few hundred live inputs.
  */
 export function CellEditor({ prop, value, label, onCommit }: { prop: PropertyDef; value: unknown; label: string; onCommit: (v: unknown) => void }) {
   const shown = displayValue(prop, value)
+  const [editing, setEditing] = useState(false)
   const [text, setText] = useState(shown)
   useEffect(() => setText(shown), [shown])
   if (prop.kind === 'boolean') {
     return <input type="checkbox" aria-label={label} checked={value === true} onChange={(e) => onCommit((e.target as HTMLInputElement).checked)} />
   }
+  if (!editing) {
+    return (
+      <button class="cell" aria-label={`${label}: ${shown || 'empty'}, edit`} onClick={() => setEditing(true)}>
+        {shown || '\u00a0'}
+      </button>
+    )
+  }
+  const focus = (el: HTMLInputElement | null) => el?.focus()
   if (prop.kind === 'datetime') {
     return (
       <input
+        ref={focus}
         type="date"
         aria-label={label}
         value={shown}
+        onBlur={() => setEditing(false)}
         onChange={(e) => {
           const v = (e.target as HTMLInputElement).value
           onCommit(v ? { $date: new Date(v).toISOString() } : null)
@@ -58,6 +71,7 @@ export function CellEditor({ prop, value, label, onCommit }: { prop: PropertyDef
     )
   }
   const commit = () => {
+    setEditing(false)
     if (text === shown) return
     if (prop.kind === 'number') onCommit(text === '' ? null : Number(text))
     else if (prop.kind === 'array')
@@ -70,13 +84,17 @@ export function CellEditor({ prop, value, label, onCommit }: { prop: PropertyDef
     else onCommit(text)
   }
   const handlers = {
+    ref: focus,
     'aria-label': label,
     value: text,
     onInput: (e: Event) => setText((e.target as HTMLInputElement).value),
     onBlur: commit,
     onKeyDown: (e: KeyboardEvent) => {
       if (e.key === 'Enter') commit()
-      if (e.key === 'Escape') setText(shown)
+      if (e.key === 'Escape') {
+        setText(shown)
+        setEditing(false)
+      }
     },
   }
   return prop.kind === 'number' ? <input type="number" {...handlers} /> : <input type="text" {...handlers} />
