@@ -10,7 +10,10 @@ export interface SchedulerOptions {
    * reach the others in a blink, not after a batching window.
    */
   firstMs?: number
-  /** After a local write's round, further local writes wait out this window and share one round. */
+  /**
+   * After a local write's round, further local writes wait out this window and share one round,
+   * unless the round ended with at most one write waiting: a lone write then goes at once.
+   */
   debounceMs?: number
   /** Changes received from a peer are relayed to the others after this long. */
   relayMs?: number
@@ -65,8 +68,8 @@ export class SyncScheduler {
   private readonly again = new Set<string>()
   private readonly debounced = new Map<string, () => void>()
   private readonly relays = new Map<string, () => void>()
-  /** Spaces whose last local round is recent: true when a write waits for the window to end. */
-  private readonly cooling = new Map<string, { waiting: boolean; cancel: () => void }>()
+  /** Spaces whose last local round is recent, with the writes waiting for its window to end. */
+  private readonly cooling = new Map<string, { waiting: number; cancel: () => void }>()
   /** Per held space, per peer (the most recent maxStatsPeersPerSpace peers that may read it). */
   readonly stats = new Map<string, BoundedMap<string, PeerSpaceStats>>()
   private readonly roundListeners = new Set<(e: RoundEvent) => void>()
@@ -144,7 +147,10 @@ export class SyncScheduler {
   /**
    * A commit in `spaceId`: one round with every peer soon. A local write goes out after
    * `firstMs`, then opens a `debounceMs` window whose further writes share one round at its end
-   * (a burst costs one round per window, a lone keystroke almost nothing). Changes received
+   * (a burst costs one round per window, a lone keystroke almost nothing). When the window's
+   * rounds have all ended with at most one write waiting, the window closes early: edits made
+   * one after another, each waiting to be seen, then go one round each instead of one per
+   * window (the live edit of docs/performance.md "Side by side"). Changes received
    * from a peer are relayed to the others after `relayMs`, so a full mesh does not echo every
    * change back and forth at once.
    */
@@ -156,14 +162,14 @@ export class SyncScheduler {
         spaceId,
         this.timer.after(this.o.relayMs, () => {
           this.relays.delete(spaceId)
-          this.roundsAbout(spaceId)
+          void this.roundsAbout(spaceId)
         }),
       )
       return
     }
     const cool = this.cooling.get(spaceId)
     if (cool) {
-      cool.waiting = true
+      cool.waiting++
       return
     }
     if (this.debounced.has(spaceId)) return
@@ -177,19 +183,21 @@ export class SyncScheduler {
   }
 
   private localRound(spaceId: string): void {
-    this.roundsAbout(spaceId)
-    const cool = {
-      waiting: false,
-      cancel: this.timer.after(this.o.debounceMs, () => {
-        this.cooling.delete(spaceId)
-        if (cool.waiting && !this.stopped) this.localRound(spaceId)
-      }),
+    const rounds = this.roundsAbout(spaceId)
+    const end = (early: boolean) => {
+      if (this.cooling.get(spaceId) !== cool) return
+      if (early && cool.waiting > 1) return
+      cool.cancel()
+      this.cooling.delete(spaceId)
+      if (cool.waiting > 0 && !this.stopped) this.localRound(spaceId)
     }
+    const cool = { waiting: 0, cancel: this.timer.after(this.o.debounceMs, () => end(false)) }
     this.cooling.set(spaceId, cool)
+    void Promise.allSettled(rounds).then(() => end(true))
   }
 
-  private roundsAbout(spaceId: string): void {
-    for (const p of this.peers.keys()) void this.round(p, spaceId)
+  private roundsAbout(spaceId: string): Array<Promise<RoundResult>> {
+    return [...this.peers.keys()].map((p) => this.round(p, spaceId))
   }
 
   /** A round with every connected peer about `spaceId`, ignoring backoff; resolves when all end. */

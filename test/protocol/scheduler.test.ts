@@ -53,7 +53,8 @@ describe('the sync scheduler', () => {
     await a.replica.addMember(idFor(2), 'writer')
     const b = await node('b', 2)
     const sched = new Scheduler()
-    const net = new SimNetwork(sched, new Prng(5), { loss: 0, dup: 0, delayMin: 1, delayMax: 1, ordered: true }, SYNC_LIMITS.maxMessageBytes)
+    // 20 ms each way: the writes below land while the first round is still running.
+    const net = new SimNetwork(sched, new Prng(5), { loss: 0, dup: 0, delayMin: 20, delayMax: 20, ordered: true }, SYNC_LIMITS.maxMessageBytes)
     const da = new SyncDriver({ transport: net.attach('a'), session: a.session, timer: sched.timer('a'), timeoutMs: 2000 })
     new SyncDriver({ transport: net.attach('b'), session: b.session, timer: sched.timer('b'), timeoutMs: 2000 })
     const scheduler = new SyncScheduler(
@@ -72,15 +73,54 @@ describe('the sync scheduler', () => {
     starts.length = 0
     const t0 = sched.now
     scheduler.changed(a.replica.spaceId)
-    await sched.run(t0 + 50)
+    await sched.run(t0 + 15)
     expect(starts.map((t) => t - t0)).toEqual([10])
     // Three writes inside the window that round opened: one more round, when the window ends.
-    for (const at of [20, 60, 100]) {
+    for (const at of [20, 30, 40]) {
       await sched.run(t0 + at)
       scheduler.changed(a.replica.spaceId)
     }
     await sched.run(t0 + 1000)
     expect(starts.map((t) => t - t0)).toEqual([10, 160])
+    scheduler.stop()
+  })
+
+  it('edits made one after another, each once the last round ended, go one round each without waiting out the window', async () => {
+    // The live edit: a user changes a field, sees it on the other device, changes it again.
+    // Each change is alone, so it must not wait for the batching window the first one opened
+    // (with the window always held, every edit after the first waited up to debounceMs).
+    const a = await node('a', 1)
+    await a.replica.addMember(idFor(2), 'writer')
+    const b = await node('b', 2)
+    const sched = new Scheduler()
+    const net = new SimNetwork(sched, new Prng(5), { loss: 0, dup: 0, delayMin: 1, delayMax: 1, ordered: true }, SYNC_LIMITS.maxMessageBytes)
+    const da = new SyncDriver({ transport: net.attach('a'), session: a.session, timer: sched.timer('a'), timeoutMs: 2000 })
+    new SyncDriver({ transport: net.attach('b'), session: b.session, timer: sched.timer('b'), timeoutMs: 2000 })
+    const scheduler = new SyncScheduler(
+      da,
+      () => [a.replica.spaceId],
+      sched.timer('sched'),
+      () => sched.now,
+      { firstMs: 5, debounceMs: 150, periodMs: 1e9 },
+    )
+    const starts: number[] = []
+    const ends: number[] = []
+    scheduler.onRound((e) => (e.phase === 'start' ? starts : ends).push(sched.now))
+    scheduler.peerUp('b')
+    await sched.run(sched.now + 1000)
+    starts.length = 0
+    ends.length = 0
+    const writes: number[] = []
+    for (let i = 0; i < 4; i++) {
+      await sched.run(sched.now + 2)
+      writes.push(sched.now)
+      scheduler.changed(a.replica.spaceId)
+      for (let k = 0; k < 100 && ends.length <= i; k++) await sched.run(sched.now + 1)
+      expect(ends).toHaveLength(i + 1)
+    }
+    // Each round opened firstMs after its write, and the four took far less than one window.
+    expect(starts.map((t, i) => t - writes[i])).toEqual([5, 5, 5, 5])
+    expect(sched.now - writes[0]).toBeLessThan(150)
     scheduler.stop()
   })
 })
