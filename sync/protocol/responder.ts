@@ -165,6 +165,30 @@ export class Responder {
     return plan ? streamed(r, spaceId, req, 1, [], [], [], plan, false) : undefined
   }
 
+  /**
+   * Changes just written here, sent unasked to a connected reader as answer steps under `req`
+   * (a number outside the peer's exchanges): the peer ingests them with every check a round's
+   * step gets, and the round that follows finds the two sides in sync at its first message.
+   * Undefined when the peer may not read the space (the same rule as opening a round), when our
+   * own removal takes effect here, or when none of the changes is held.
+   */
+  async lonePush(identity: string, spaceId: string, req: number, changeIds: readonly string[], treeIds: readonly string[]): Promise<Reply | undefined> {
+    const r = await this.host.space(spaceId)
+    if (!r || !r.known) return undefined
+    await this.settled(r)
+    if (!this.mayRead(r, identity) || this.removedHere(r)) return undefined
+    const plan = new ChangePlan(spaceId)
+    const wanted = new Set(changeIds)
+    for (const t of treeIds) {
+      const idx = await r.treeIndex(t)
+      plan.add(
+        t,
+        changeIds.filter((id) => wanted.has(id) && idx.has(id)),
+      )
+    }
+    return plan.empty ? undefined : streamed(r, spaceId, req, 1, [], [], [], plan, false)
+  }
+
   /** The link went down: its push bookkeeping goes with it. */
   forget(peer: string) {
     this.checked.delete(peer)

@@ -232,11 +232,27 @@ export class SyncSession {
     const identity = this.auth.identityOf(peer)
     if (!identity) return undefined
     // Outside every exchange either side keeps with this peer, as a join's req is.
+    const reply = await this.responder.removalNotice(peer, identity, spaceId, this.unusedReq(peer))
+    return reply ? this.stream(peer, this.countersOf(peer), reply, undefined, undefined) : undefined
+  }
+
+  /**
+   * Changes just written here, to send unasked to an authenticated reader of the space
+   * (Responder.lonePush; docs/protocol.md 5d). Undefined when none goes.
+   */
+  async lonePush(peer: string, spaceId: string, changeIds: readonly string[], treeIds: readonly string[]): Promise<AsyncIterable<Outgoing> | undefined> {
+    const identity = this.auth.identityOf(peer)
+    if (!identity) return undefined
+    const reply = await this.responder.lonePush(identity, spaceId, this.unusedReq(peer), changeIds, treeIds)
+    return reply ? this.stream(peer, this.countersOf(peer), reply, undefined, undefined) : undefined
+  }
+
+  /** A req outside every exchange either side keeps with this peer. */
+  private unusedReq(peer: string): number {
     let req: number
     do req = new DataView(this.opts.env.randomBytes(4).buffer).getUint32(0)
     while (this.ledger.get(peer, req))
-    const reply = await this.responder.removalNotice(peer, identity, spaceId, req)
-    return reply ? this.stream(peer, this.countersOf(peer), reply, undefined, undefined) : undefined
+    return req
   }
 
   /** The space of a join we sent and have not had answered, taken off the list; else undefined. */

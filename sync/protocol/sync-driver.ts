@@ -279,6 +279,17 @@ export class SyncDriver {
     return this.opts.session.mayOpen(peer, spaceId)
   }
 
+  /** Sends changes just written here to a reader, unasked (SyncSession.lonePush); true when they went out. */
+  pushLone(peer: string, spaceId: string, changeIds: readonly string[], treeIds: readonly string[]): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false)
+    return this.enqueue(async () => {
+      const out = await this.opts.session.lonePush(peer, spaceId, changeIds, treeIds)
+      if (!out) return false
+      await this.post(peer, out)
+      return true
+    })
+  }
+
   /** Sends the removal notice due to a peer, if one is (SyncSession.removalNotice); true when it went out. */
   noticeRemoval(peer: string, spaceId: string): Promise<boolean> {
     if (this.closed) return Promise.resolve(false)

@@ -15,6 +15,12 @@ export interface SchedulerOptions {
    * unless the round ended with at most one write waiting: a lone write then goes at once.
    */
   debounceMs?: number
+  /**
+   * A lone local write of at most this many changes also goes to every connected peer at once,
+   * unasked, ahead of its round (0: never): the peer shows it after one message instead of the
+   * round's several round trips, and the round then finds both sides in sync.
+   */
+  lonePushMaxChanges?: number
   /** Changes received from a peer are relayed to the others after this long. */
   relayMs?: number
   /** Every peer and space gets a round at least this often. */
@@ -87,6 +93,7 @@ export class SyncScheduler {
     this.o = {
       firstMs: 5,
       debounceMs: 50,
+      lonePushMaxChanges: 16,
       relayMs: 1_000,
       periodMs: 30_000,
       backoffBaseMs: 1_000,
@@ -154,7 +161,7 @@ export class SyncScheduler {
    * from a peer are relayed to the others after `relayMs`, so a full mesh does not echo every
    * change back and forth at once.
    */
-  changed(spaceId: string, local = true) {
+  changed(spaceId: string, local = true, written?: { changeIds: readonly string[]; treeIds: readonly string[] }) {
     if (this.stopped) return
     if (!local) {
       if (this.relays.has(spaceId)) return
@@ -173,6 +180,7 @@ export class SyncScheduler {
       return
     }
     if (this.debounced.has(spaceId)) return
+    if (written && written.changeIds.length > 0 && written.changeIds.length <= this.o.lonePushMaxChanges) this.pushLone(spaceId, written.changeIds, written.treeIds)
     this.debounced.set(
       spaceId,
       this.timer.after(this.o.firstMs, () => {
@@ -180,6 +188,11 @@ export class SyncScheduler {
         this.localRound(spaceId)
       }),
     )
+  }
+
+  private pushLone(spaceId: string, changeIds: readonly string[], treeIds: readonly string[]): void {
+    const now = this.now()
+    for (const [p, st] of this.peers) if (now >= st.notBefore) void this.driver.pushLone(p, spaceId, changeIds, treeIds)
   }
 
   private localRound(spaceId: string): void {

@@ -128,7 +128,7 @@ export class SyncStack {
     this.watches.get(spaceId)?.()
     this.watches.set(
       spaceId,
-      replica.addCommitListener((info) => this.scheduling?.scheduler.changed(spaceId, info.local)),
+      replica.addCommitListener((info) => this.scheduling?.scheduler.changed(spaceId, info.local, info)),
     )
   }
 

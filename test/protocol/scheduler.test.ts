@@ -6,7 +6,8 @@ import { SimNetwork } from '../../sim/network.ts'
 import { Prng } from '../../sim/prng.ts'
 import { Scheduler } from '../../sim/scheduler.ts'
 import { idFor } from '../helpers.ts'
-import { node } from './helpers.ts'
+import { headsOf, node } from './helpers.ts'
+import { modifyRecords } from '../../sync/space/modify.ts'
 
 describe('the sync scheduler', () => {
   it('does not back off a peer that answers it does not hold the space, so the next relay still goes to it', async () => {
@@ -123,4 +124,63 @@ describe('the sync scheduler', () => {
     expect(sched.now - writes[0]).toBeLessThan(150)
     scheduler.stop()
   })
+
+  for (const push of [true, false])
+    it(`a lone local write ${push ? 'reaches a connected reader in one message, before its round' : 'waits for its round with the push off'}`, async () => {
+      // The live edit across devices: with the push, the peer holds the change one network delay
+      // after the write and the round after it finds both sides in sync at once. This test fails
+      // with a scheduler that only ever runs rounds (the `false` case shows the old timing).
+      const a = await node('a', 1)
+      await a.replica.addMember(idFor(2), 'writer')
+      const obj = await a.replica.createObject()
+      await modifyRecords(a.replica, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 0 }] }])
+      const b = await node('b', 2, a.replica.spaceId)
+      const sched = new Scheduler()
+      const net = new SimNetwork(sched, new Prng(5), { loss: 0, dup: 0, delayMin: 3, delayMax: 3, ordered: true }, SYNC_LIMITS.maxMessageBytes)
+      const da = new SyncDriver({ transport: net.attach('a'), session: a.session, timer: sched.timer('a'), timeoutMs: 2000 })
+      new SyncDriver({ transport: net.attach('b'), session: b.session, timer: sched.timer('b'), timeoutMs: 2000 })
+      const scheduler = new SyncScheduler(
+        da,
+        () => [a.replica.spaceId],
+        sched.timer('sched'),
+        () => sched.now,
+        {
+          firstMs: 5,
+          debounceMs: 50,
+          periodMs: 1e9,
+          lonePushMaxChanges: push ? 16 : 0,
+        },
+      )
+      a.replica.addCommitListener((info) => scheduler.changed(a.replica.spaceId, info.local, info))
+      scheduler.peerUp('b')
+      await sched.run(sched.now + 1000)
+      expect(headsOf(b.replica)).toBe(headsOf(a.replica))
+      const outcomes: string[] = []
+      scheduler.onRound((e) => {
+        if (e.phase === 'end') outcomes.push(e.result!.outcome)
+      })
+      const t0 = sched.now
+      await modifyRecords(a.replica, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
+      // What the commit set going (reading the change back, sealing the step) finishes before
+      // virtual time moves: on a real clock it takes well under the network's delay.
+      await new Promise((r) => setTimeout(r, 50))
+      let seenAt = -1
+      for (let t = 1; t <= 200 && seenAt < 0; t++) {
+        await sched.run(t0 + t)
+        if (headsOf(b.replica) === headsOf(a.replica)) seenAt = sched.now - t0
+      }
+      await sched.run(t0 + 500)
+      if (push) {
+        // One delay of 3 ms, before the round opened at 5 ms; the round then had nothing to carry.
+        expect(seenAt).toBe(3)
+        expect(outcomes).toEqual(['in_sync'])
+      } else {
+        expect(seenAt).toBeGreaterThan(5 + 3)
+        expect(outcomes).toEqual(['synced'])
+      }
+      // Nothing of it counts against either side (B's one denial is from before it held the ACL).
+      expect(b.session.countersOf('a')).toMatchObject({ dropped: {}, rejected: {}, denied: 1 })
+      expect(a.session.strikes('b')).toBe(0)
+      scheduler.stop()
+    })
 })
