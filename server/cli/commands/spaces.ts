@@ -2,12 +2,18 @@ import { Writable } from 'node:stream'
 import { fetchApi, need, parseClientArgs, show, type ClientContext } from '../client.ts'
 import { EXIT, UsageError, type Command } from '../io.ts'
 import { table } from '../table.ts'
-import { COMMON_HELP } from './args.ts'
+import { assignment, COMMON_HELP } from './args.ts'
 
 const USAGE = `usage: svc spaces [list] [--status all|active|deleted|...]
        svc spaces create NAME [--description TEXT]      (prints the new space's id)
        svc spaces get SPACE_ID
        svc spaces delete SPACE_ID
+       svc spaces set SPACE_ID [--name NAME] [--description TEXT] [--icon CID]
+       svc spaces settings SPACE_ID [--set KEY=VALUE]... [--unset KEY]...
+  set changes the space's name, description or icon for every member (an empty value clears).
+  settings are this account's own settings of the space (synced to its devices, seen by no
+  other member; notifyMode is all, mentions or none, see svc push settings): shown without
+  --set or --unset; VALUE is JSON when it parses (true, 3), else text.
   list shows name, your role, status and id; a space you were removed from reads removed.
 ${COMMON_HELP}`
 
@@ -30,17 +36,65 @@ async function shownStatus(ctx: ClientContext, s: SpaceRow): Promise<string> {
   return r.ok && r.data.members.some((m) => m.self && m.status === 'removed') ? 'removed' : s.status
 }
 
-const SUBCOMMANDS = new Set(['list', 'create', 'get', 'delete'])
+const SUBCOMMANDS = new Set(['list', 'create', 'get', 'delete', 'set', 'settings'])
 
 export const spacesCommand: Command = {
   name: 'spaces',
-  summary: 'list, create, show or delete spaces',
+  summary: 'list, create, show, rename or delete spaces; their settings',
   usage: USAGE,
   async run(args, io) {
-    const { ctx, values, positionals } = parseClientArgs(args, { status: { type: 'string' }, description: { type: 'string' } }, io, USAGE)
+    const { ctx, values, positionals } = parseClientArgs(
+      args,
+      {
+        status: { type: 'string' },
+        description: { type: 'string' },
+        name: { type: 'string' },
+        icon: { type: 'string' },
+        set: { type: 'string', multiple: true },
+        unset: { type: 'string', multiple: true },
+      },
+      io,
+      USAGE,
+    )
     const [sub = 'list', ...rest] = positionals
     if (!SUBCOMMANDS.has(sub)) throw new UsageError(`svc spaces: unknown subcommand ${sub}\n${USAGE}`)
+    const stray = (['name', 'icon', 'set', 'unset'] as const).find((o) => values[o] !== undefined && !(o === 'set' || o === 'unset' ? sub === 'settings' : sub === 'set'))
+    if (stray !== undefined) throw new UsageError(`svc spaces ${sub}: --${stray} is not an option of ${sub}\n${USAGE}`)
     switch (sub) {
+      case 'set': {
+        const [spaceId] = need('spaces set', rest, ['SPACE_ID'], USAGE) as [string]
+        const body = {
+          ...(values.name !== undefined ? { name: values.name as string } : {}),
+          ...(values.description !== undefined ? { description: values.description as string } : {}),
+          ...(values.icon !== undefined ? { iconCid: values.icon as string } : {}),
+        }
+        if (Object.keys(body).length === 0) throw new UsageError(`svc spaces set: give --name, --description or --icon\n${USAGE}`)
+        const code = await show(ctx, (c) => c.PATCH('/v1/spaces/{spaceId}', { params: { path: { spaceId } }, body }))
+        if (code === EXIT.ok) io.stdout.write('space updated\n')
+        return code
+      }
+      case 'settings': {
+        const [spaceId] = need('spaces settings', rest, ['SPACE_ID'], USAGE) as [string]
+        const sets = ((values.set as unknown as string[] | undefined) ?? []).map((a) => assignment(a, USAGE))
+        const unset = (values.unset as unknown as string[] | undefined) ?? []
+        if (sets.length === 0 && unset.length === 0)
+          return show(
+            ctx,
+            (c) => c.GET('/v1/spaces/{spaceId}', { params: { path: { spaceId } } }),
+            (d) =>
+              table(
+                ['KEY', 'VALUE'],
+                Object.entries((d as { settings?: Record<string, unknown> }).settings ?? {})
+                  .sort(([a], [b]) => a.localeCompare(b))
+                  .map(([k, v]) => [k, v]),
+              ),
+          )
+        // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- settings values are the user's scalars, checked by the server's schema
+        const body = { set: Object.fromEntries(sets.map((a) => [a.path, a.value])), unset } as { set: Record<string, never>; unset: string[] }
+        const code = await show(ctx, (c) => c.PATCH('/v1/spaces/{spaceId}/settings', { params: { path: { spaceId } }, body }))
+        if (code === EXIT.ok) io.stdout.write('settings updated\n')
+        return code
+      }
       case 'list': {
         need('spaces list', rest, [], USAGE)
         const query = values.status !== undefined ? { status: values.status as string } : {}
