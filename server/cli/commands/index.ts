@@ -45,4 +45,5 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'push-node', load: async () => (await import('./push-node.ts')).pushNodeCommand },
   { name: 'hub', load: async () => (await import('./hub.ts')).hubCommand },
   { name: 'hubs', load: async () => (await import('./hubs.ts')).hubsCommand },
+  { name: 'completion', load: async () => (await import('./completion.ts')).completionCommand },
 ]
