@@ -95,6 +95,13 @@ describe('svc chat edit, delete, react, read and @mentions', () => {
 describe('a removed member', () => {
   it('sees "removed" in svc spaces, and its writes fail saying it was removed', async () => {
     expect((await svc('b', 'objects', 'create', space, '--name', 'Before')).code).toBe(0)
+    // A reader is refused too, and told it cannot write, not that it was removed.
+    expect((await svc('a', 'members', 'set', space, b.accountId, 'reader')).code).toBe(0)
+    await exchange(a, b, space)
+    const asReader = await svc('b', 'objects', 'create', space, '--name', 'Reader')
+    expect(asReader.code).toBe(1)
+    expect(asReader.err).toContain('403 space.read_only: this account cannot write in this space')
+    expect((await svc('b', 'spaces')).out).toMatch(new RegExp(`^Shared\\s+reader\\s+active\\s+${space}$`, 'm'))
     expect((await svc('a', 'members', 'remove', space, b.accountId)).code).toBe(0)
     await exchange(a, b, space)
     const rows = await svc('b', 'spaces')
@@ -104,5 +111,9 @@ describe('a removed member', () => {
     expect(write.code).toBe(1)
     expect(write.err).toContain('403 space.read_only')
     expect(write.err).toContain('removed from this space')
+    const sent = await svc('b', 'chat', 'send', space, 'still here?')
+    expect(sent.code).toBe(1)
+    expect(sent.err).toContain('403 space.read_only: this account was removed from this space')
+    expect((await svc('b', 'spaces', 'get', space, '--json')).json()).toMatchObject({ ownRole: 'none', status: 'active' })
   })
 })
