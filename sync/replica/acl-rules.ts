@@ -6,6 +6,7 @@
  * The rules themselves live in `sync/acl/`; this is how the replica applies them.
  */
 import { SvcError } from '../core/errors.ts'
+import { writeRefusal } from './write-refusal.ts'
 import type { Change } from '../dag/change.ts'
 import { LIMITS } from '../core/limits.ts'
 import type { AclLog, AclState } from '../acl/state.ts'
@@ -268,7 +269,7 @@ export async function removalWitness(s: ReplicaState, identity: string, treeIds:
  */
 export async function writerCitation(s: ReplicaState, merge: (prevIds: string[]) => Promise<string>): Promise<{ aclHeadId: string; readKeyId: string; readKey: Uint8Array }> {
   const merged = s.acl.current()
-  if (!merged.canWrite(s.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
+  if (!merged.canWrite(s.me)) throw writeRefusal(merged, s.me)
   const keyId = merged.readKeyId
   const rk = keyId && s.keyring.get(keyId)
   if (!keyId || !rk) throw new SvcError('space.read_only', 'no current read key for this space (a manager must rotate it)')

@@ -1,12 +1,13 @@
 import { decodeCanonical, encodeCanonical, toHex } from '../core/encoding.ts'
 import { SvcError } from '../core/errors.ts'
+import { writeRefusal } from './write-refusal.ts'
 import { SerialQueue } from '../core/serial-queue.ts'
 import { NONCE_BYTES, seal, sealWithNonce } from '../crypto/box.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
 import { wrapKeyTo } from '../crypto/wrap.ts'
 import { ensureXxh3, propertyIdSync, sha256 } from '../crypto/hash.ts'
 import { decodeChange, derivedRoot, signChange, type Change } from '../dag/change.ts'
-import type { AclLog } from '../acl/state.ts'
+import type { AclLog, AclState } from '../acl/state.ts'
 import type { Keyring } from '../acl/keyring.ts'
 import { decodeAclRecord, encodeAclRecord, type AclRecord, type Role, type Rotation } from '../acl/records.ts'
 import { ytextDigestPart, type YTextMap } from '../crdt/ytext.ts'
@@ -435,8 +436,8 @@ export class SpaceReplica {
       // Signed here a moment ago: no signature or id to check (commitLocal's check stage is
       // just that for a local change), so they go straight to the apply stage.
       const rep = await applyChecked(s, changes, { accepted: [], rejected: [], missing: [] }, { local: true, opened })
-      if (rep.rejected.length) throw rejectionError(rep.rejected[0].reason)
-      if (rep.voided?.length) throw new SvcError('space.read_only', 'this account cannot write in this space')
+      if (rep.rejected.length) throw rejectionError(rep.rejected[0].reason, s.acl.current(), s.me)
+      if (rep.voided?.length) throw writeRefusal(s.acl.current(), s.me)
       if (rep.accepted.length !== changes.length)
         throw new SvcError('internal', 'the objects could not be created: this replica lacks what they build on', { missing: rep.missing })
       return ids
@@ -739,8 +740,8 @@ export class SpaceReplica {
   private async commitLocal(c: Change, drops?: WriteRejection[]): Promise<void> {
     const { report, verified } = await checkStage(this.s, [{ id: c.id, raw: c.raw }], true, (x) => this.s.hasChange(x))
     const rep = await applyChecked(this.s, verified, report, { drops, local: true })
-    if (rep.rejected.length) throw rejectionError(rep.rejected[0].reason)
-    if (rep.voided?.includes(c.id)) throw new SvcError('space.read_only', 'this account cannot write in this space')
+    if (rep.rejected.length) throw rejectionError(rep.rejected[0].reason, this.s.acl.current(), this.s.me)
+    if (rep.voided?.includes(c.id)) throw writeRefusal(this.s.acl.current(), this.s.me)
     if (!rep.accepted.includes(c.id)) throw new SvcError('internal', 'the write could not be applied: this replica lacks what it builds on', { missing: rep.missing })
   }
 }
@@ -772,7 +773,7 @@ function materialize(id: string, st: StoredHead): MaterializedRecord {
   }
 }
 
-function rejectionError(reason: RejectReason): SvcError {
-  if (reason === 'read_only' || reason === 'not_member') return new SvcError('space.read_only', 'this account cannot write in this space')
+function rejectionError(reason: RejectReason, st: AclState, me: string): SvcError {
+  if (reason === 'read_only' || reason === 'not_member') return writeRefusal(st, me)
   return new SvcError('internal', `write rejected: ${reason}`)
 }

@@ -1,4 +1,5 @@
 import { type ErrorCode, SvcError, withIndex } from '../core/errors.ts'
+import { writeRefusal } from '../replica/write-refusal.ts'
 import { SerialQueue } from '../core/serial-queue.ts'
 import type { KeyPair } from '../crypto/keys.ts'
 import type { Json, JsonObject, Op } from '../crdt/ops.ts'
@@ -245,7 +246,7 @@ export class SpaceEngine {
   async createTree(opts: { seed?: string } = {}): Promise<string> {
     // A derived root carries no author, so the replica would take it from a reader: refused here,
     // before anything is applied, like every other write of a reader or guest.
-    if (!this.replica.acl.current().canWrite(this.replica.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
+    if (!this.replica.acl.current().canWrite(this.replica.me)) throw writeRefusal(this.replica.acl.current(), this.replica.me)
     return this.readable(await this.replica.createObject(opts))
   }
 
@@ -327,7 +328,7 @@ export class SpaceEngine {
   async createObjectRows(rows: readonly ObjectRowBody[]): Promise<string[]> {
     const ops = rows.map((row, index) => atIndex(index, () => this.rowOps(row)))
     // A reader's or guest's create is refused before anything is signed, as `createTree` does.
-    if (!this.replica.acl.current().canWrite(this.replica.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
+    if (!this.replica.acl.current().canWrite(this.replica.me)) throw writeRefusal(this.replica.acl.current(), this.replica.me)
     const ids: string[] = []
     for (let i = 0; i < ops.length; i += OBJECT_CREATE_PAGE) ids.push(...(await this.replica.createObjects(ops.slice(i, i + OBJECT_CREATE_PAGE))))
     return this.readable(ids)

@@ -40,7 +40,10 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'aggregate', load: async () => (await import('./aggregate.ts')).aggregateCommand },
   { name: 'search', load: async () => (await import('./search.ts')).searchCommand },
   { name: 'files', load: async () => (await import('./files.ts')).filesCommand },
+  { name: 'push', load: async () => (await import('./push.ts')).pushCommand },
+  { name: 'profile', load: async () => (await import('./profile.ts')).profileCommand },
   { name: 'push-node', load: async () => (await import('./push-node.ts')).pushNodeCommand },
   { name: 'hub', load: async () => (await import('./hub.ts')).hubCommand },
   { name: 'hubs', load: async () => (await import('./hubs.ts')).hubsCommand },
+  { name: 'completion', load: async () => (await import('./completion.ts')).completionCommand },
 ]

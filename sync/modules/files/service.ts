@@ -1,6 +1,7 @@
 import { Emitter } from '../../core/emitter.ts'
 import { errField, type Logger } from '../../core/log.ts'
 import { SvcError } from '../../core/errors.ts'
+import { writeRefusal } from '../../replica/write-refusal.ts'
 import { toBase58 } from '../../core/ids.ts'
 import type { JsonObject } from '../../crdt/ops.ts'
 import type { WriteResult } from '../../replica/types.ts'
@@ -206,7 +207,7 @@ export class FilesService {
     space.requireObject(objectId)
     checkMeta(meta)
     // Before any block is stored: a guest's or removed member's body is refused unread.
-    if (!space.replica.acl.current().canWrite(space.replica.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
+    if (!space.replica.acl.current().canWrite(space.replica.me)) throw writeRefusal(space.replica.acl.current(), space.replica.me)
     const content = await ingestContent(space, this.store, this.account.crypto, this.blockCrypto, body, this.blockSize, this.attachMax)
     const fileId = toBase58(space.env.randomBytes(16))
     const value: JsonObject = { name: meta.name, mime: meta.mime, ...content.fields, creator: space.replica.me, createdAt: instant(space.env.now()) }
