@@ -108,7 +108,7 @@ export function objectRoutes(engine: RouteHost) {
     app.post(`${S}/query`, { schema: { summary: "Query one object's dataset", params: SpaceParams, body: DataQueryBody, response: { 200: QueryResult } } }, async (request) => {
       const body = parseSnapshotBody(request.body, { perObject: true, requireDataset: true })
       const sp = space(engine, request.params.spaceId)
-      return runQueryFair(await sp.datasetSource(body.objectId as string, body.dataset as string), body.query)
+      return runQueryFair(await sp.datasetSourceFor(body.objectId as string, body.dataset as string, body.filter), body.query)
     })
 
     liveRoute(

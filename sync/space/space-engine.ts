@@ -11,6 +11,7 @@ import { AUTO_SORT } from '../query/sorted-index.ts'
 import type { CommitInfo, WriteResult } from '../replica/types.ts'
 import { InMemoryIndex, type QuerySource } from '../query/source.ts'
 import { DatasetCache } from './dataset-cache.ts'
+import { idsNamedBy } from '../query/id-lookup.ts'
 import { objectRowDoc, recordDoc, isJsonObject, asStringArray, type Doc } from './rows.ts'
 import { BUILTIN_TYPE_IDS, ROW_DS, ROW_ID, SPACE_INDEX_SEED, spacePolicy } from './schema.ts'
 import { Emitter } from '../core/emitter.ts'
@@ -397,6 +398,26 @@ export class SpaceEngine {
     const held = this.datasets.get(objectId, dataset)
     if (held) return held
     return this.feed.run(async () => this.datasets.get(objectId, dataset) ?? this.datasets.put(objectId, dataset, await this.datasetDocs(objectId, dataset)))
+  }
+
+  /**
+   * The source a query of a dataset with this filter runs on: the held documents when the
+   * dataset is held; when the filter names its ids outright (idsNamedBy), only those records,
+   * read by key and not held (a lookup of one record right after a restart does not read a
+   * dataset of 100,000); else datasetSource.
+   */
+  async datasetSourceFor(objectId: string, dataset: string, filter: unknown): Promise<QuerySource> {
+    this.requireObject(objectId)
+    const held = this.datasets.get(objectId, dataset)
+    if (held) return held
+    const ids = idsNamedBy(filter)
+    if (!ids) return this.datasetSource(objectId, dataset)
+    const docs: Doc[] = []
+    for (const id of ids) {
+      const d = await this.recordDoc(objectId, dataset, id)
+      if (d) docs.push(d)
+    }
+    return new InMemoryIndex(['id'], docs)
   }
 
   /** Brings held datasets up to date with records that moved (written, or overlays moved). */

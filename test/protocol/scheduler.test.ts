@@ -1,13 +1,41 @@
 import { describe, expect, it } from 'vitest'
 import { SYNC_LIMITS } from '../../sync/protocol/limits.ts'
 import { SyncDriver } from '../../sync/protocol/sync-driver.ts'
-import { SyncScheduler, type RoundEvent } from '../../sync/protocol/sync-scheduler.ts'
+import { SyncScheduler, type RoundEvent, type SchedulerOptions } from '../../sync/protocol/sync-scheduler.ts'
 import { SimNetwork } from '../../sim/network.ts'
 import { Prng } from '../../sim/prng.ts'
 import { Scheduler } from '../../sim/scheduler.ts'
 import { idFor } from '../helpers.ts'
-import { headsOf, node } from './helpers.ts'
+import { headsOf, node, type Node } from './helpers.ts'
 import { modifyRecords } from '../../sync/space/modify.ts'
+
+/**
+ * Two peers on a simulated network of fixed delay with drivers, and a scheduler on A. B holds
+ * A's space (`bHolds`) or only one of its own.
+ */
+async function pair(delay: number | [number, number], opts: SchedulerOptions, bHolds = false, prepare?: (a: Node) => Promise<unknown>) {
+  const a = await node('a', 1)
+  await a.replica.addMember(idFor(2), 'writer')
+  await prepare?.(a)
+  const b = await node('b', 2, bHolds ? a.replica.spaceId : undefined)
+  const sched = new Scheduler()
+  const net = new SimNetwork(
+    sched,
+    new Prng(5),
+    { loss: 0, dup: 0, delayMin: typeof delay === 'number' ? delay : delay[0], delayMax: typeof delay === 'number' ? delay : delay[1], ordered: true },
+    SYNC_LIMITS.maxMessageBytes,
+  )
+  const da = new SyncDriver({ transport: net.attach('a'), session: a.session, timer: sched.timer('a'), timeoutMs: 2000 })
+  new SyncDriver({ transport: net.attach('b'), session: b.session, timer: sched.timer('b'), timeoutMs: 2000 })
+  const scheduler = new SyncScheduler(
+    da,
+    () => [a.replica.spaceId],
+    sched.timer('sched'),
+    () => sched.now,
+    opts,
+  )
+  return { a, b, sched, scheduler }
+}
 
 describe('the sync scheduler', () => {
   it('does not back off a peer that answers it does not hold the space, so the next relay still goes to it', async () => {
@@ -15,21 +43,7 @@ describe('the sync scheduler', () => {
     // A's yet), so B answers A's rounds about it with `unknown_space`. A hub sees this from every
     // reader that has not fetched a space yet: it must go on relaying to them, not wait out a
     // backoff that grows with each such answer (up to a minute).
-    const a = await node('a', 1)
-    await a.replica.addMember(idFor(2), 'writer')
-    const b = await node('b', 2)
-    const sched = new Scheduler()
-    const net = new SimNetwork(sched, new Prng(5), { loss: 0, dup: 0, delayMin: 1, delayMax: 5, ordered: true }, SYNC_LIMITS.maxMessageBytes)
-    const ta = net.attach('a')
-    const da = new SyncDriver({ transport: ta, session: a.session, timer: sched.timer('a'), timeoutMs: 2000 })
-    new SyncDriver({ transport: net.attach('b'), session: b.session, timer: sched.timer('b'), timeoutMs: 2000 })
-    const scheduler = new SyncScheduler(
-      da,
-      () => [a.replica.spaceId],
-      sched.timer('sched'),
-      () => sched.now,
-      { relayMs: 50, periodMs: 1e9, backoffBaseMs: 10_000 },
-    )
+    const { a, sched, scheduler } = await pair([1, 5], { relayMs: 50, periodMs: 1e9, backoffBaseMs: 10_000 })
     const ends: RoundEvent[] = []
     scheduler.onRound((e) => {
       if (e.phase === 'end') ends.push(e)
@@ -50,21 +64,7 @@ describe('the sync scheduler', () => {
     // Typing in a shared paragraph: a keystroke after a pause must not wait out a batching
     // window, while a burst of writes still costs one round per window (this test fails with
     // the scheduler that waited debounceMs before every first round).
-    const a = await node('a', 1)
-    await a.replica.addMember(idFor(2), 'writer')
-    const b = await node('b', 2)
-    const sched = new Scheduler()
-    // 20 ms each way: the writes below land while the first round is still running.
-    const net = new SimNetwork(sched, new Prng(5), { loss: 0, dup: 0, delayMin: 20, delayMax: 20, ordered: true }, SYNC_LIMITS.maxMessageBytes)
-    const da = new SyncDriver({ transport: net.attach('a'), session: a.session, timer: sched.timer('a'), timeoutMs: 2000 })
-    new SyncDriver({ transport: net.attach('b'), session: b.session, timer: sched.timer('b'), timeoutMs: 2000 })
-    const scheduler = new SyncScheduler(
-      da,
-      () => [a.replica.spaceId],
-      sched.timer('sched'),
-      () => sched.now,
-      { firstMs: 10, debounceMs: 150, periodMs: 1e9 },
-    )
+    const { a, sched, scheduler } = await pair(20, { firstMs: 10, debounceMs: 150, periodMs: 1e9 })
     const starts: number[] = []
     scheduler.onRound((e) => {
       if (e.phase === 'start') starts.push(sched.now)
@@ -90,20 +90,7 @@ describe('the sync scheduler', () => {
     // The live edit: a user changes a field, sees it on the other device, changes it again.
     // Each change is alone, so it must not wait for the batching window the first one opened
     // (with the window always held, every edit after the first waited up to debounceMs).
-    const a = await node('a', 1)
-    await a.replica.addMember(idFor(2), 'writer')
-    const b = await node('b', 2)
-    const sched = new Scheduler()
-    const net = new SimNetwork(sched, new Prng(5), { loss: 0, dup: 0, delayMin: 1, delayMax: 1, ordered: true }, SYNC_LIMITS.maxMessageBytes)
-    const da = new SyncDriver({ transport: net.attach('a'), session: a.session, timer: sched.timer('a'), timeoutMs: 2000 })
-    new SyncDriver({ transport: net.attach('b'), session: b.session, timer: sched.timer('b'), timeoutMs: 2000 })
-    const scheduler = new SyncScheduler(
-      da,
-      () => [a.replica.spaceId],
-      sched.timer('sched'),
-      () => sched.now,
-      { firstMs: 5, debounceMs: 150, periodMs: 1e9 },
-    )
+    const { a, sched, scheduler } = await pair(1, { firstMs: 5, debounceMs: 150, periodMs: 1e9 })
     const starts: number[] = []
     const ends: number[] = []
     scheduler.onRound((e) => (e.phase === 'start' ? starts : ends).push(sched.now))
@@ -130,27 +117,11 @@ describe('the sync scheduler', () => {
       // The live edit across devices: with the push, the peer holds the change one network delay
       // after the write and the round after it finds both sides in sync at once. This test fails
       // with a scheduler that only ever runs rounds (the `false` case shows the old timing).
-      const a = await node('a', 1)
-      await a.replica.addMember(idFor(2), 'writer')
-      const obj = await a.replica.createObject()
-      await modifyRecords(a.replica, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 0 }] }])
-      const b = await node('b', 2, a.replica.spaceId)
-      const sched = new Scheduler()
-      const net = new SimNetwork(sched, new Prng(5), { loss: 0, dup: 0, delayMin: 3, delayMax: 3, ordered: true }, SYNC_LIMITS.maxMessageBytes)
-      const da = new SyncDriver({ transport: net.attach('a'), session: a.session, timer: sched.timer('a'), timeoutMs: 2000 })
-      new SyncDriver({ transport: net.attach('b'), session: b.session, timer: sched.timer('b'), timeoutMs: 2000 })
-      const scheduler = new SyncScheduler(
-        da,
-        () => [a.replica.spaceId],
-        sched.timer('sched'),
-        () => sched.now,
-        {
-          firstMs: 5,
-          debounceMs: 50,
-          periodMs: 1e9,
-          lonePushMaxChanges: push ? 16 : 0,
-        },
-      )
+      let obj = ''
+      const { a, b, sched, scheduler } = await pair(3, { firstMs: 5, debounceMs: 50, periodMs: 1e9, lonePushMaxChanges: push ? 16 : 0 }, true, async (a) => {
+        obj = await a.replica.createObject()
+        await modifyRecords(a.replica, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 0 }] }])
+      })
       a.replica.addCommitListener((info) => scheduler.changed(a.replica.spaceId, info.local, info))
       scheduler.peerUp('b')
       await sched.run(sched.now + 1000)
