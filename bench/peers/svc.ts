@@ -21,6 +21,14 @@ const WINDOW = 32
 /** Records written one request at a time after them (not part of the first sync's count). */
 const AWAITED = 2000
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/**
+ * With `BENCH_PEERS_PROFILE=DIR` every daemon runs under `--cpu-prof` and writes its CPU profile
+ * into DIR when it stops, which it then does with SIGTERM instead of SIGKILL, so it exits
+ * cleanly (scripts/cpuprofile-top.ts reads the profiles).
+ */
+const PROFILE_DIR = process.env.BENCH_PEERS_PROFILE
+const STOP: NodeJS.Signals = PROFILE_DIR ? 'SIGTERM' : 'SIGKILL'
+const NODE_ARGS = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []
 
 const live = new Set<Daemon>()
 process.on('exit', () => {
@@ -105,7 +113,7 @@ export function svcSystem(progress: (m: string) => void): SystemRun {
     return d
   }
   const daemon = async (d: string) => {
-    const x = await startDaemon(d, { mdns: false })
+    const x = await startDaemon(d, { mdns: false, nodeArgs: NODE_ARGS })
     daemons.push(x)
     live.add(x)
     return x
@@ -179,7 +187,7 @@ export function svcSystem(progress: (m: string) => void): SystemRun {
       const total = await count()
       Object.assign(out, { firstSyncMs: Math.round(firstSyncMs), firstSyncRecords: total, firstSyncCpu })
       const stopB = async () => {
-        await stopDaemon(B, 'SIGKILL')
+        await stopDaemon(B, STOP)
         live.delete(B)
       }
       if (!want.has(3)) return (await stopB(), { ...out, ...(await awaitedWrites()), ...(await bound(out)) })
@@ -328,7 +336,7 @@ export function svcSystem(progress: (m: string) => void): SystemRun {
 
     async close() {
       for (const d of daemons) {
-        await stopDaemon(d, 'SIGKILL')
+        await stopDaemon(d, STOP)
         live.delete(d)
       }
       for (const f of fleets) {

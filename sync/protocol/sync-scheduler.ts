@@ -21,6 +21,13 @@ export interface SchedulerOptions {
    * round's several round trips, and the round then finds both sides in sync.
    */
   lonePushMaxChanges?: number
+  /**
+   * Pushes per space: a burst of this many, then one per `lonePushRefillMs`. Past that, writes
+   * wait for their round, which carries them all at once: a bulk writer's peers ingest batches,
+   * not one step per write.
+   */
+  lonePushBurst?: number
+  lonePushRefillMs?: number
   /** Changes received from a peer are relayed to the others after this long. */
   relayMs?: number
   /** Every peer and space gets a round at least this often. */
@@ -74,6 +81,10 @@ export class SyncScheduler {
   private readonly again = new Set<string>()
   private readonly debounced = new Map<string, () => void>()
   private readonly relays = new Map<string, () => void>()
+  /** Spaces with a local write that no push carried, waiting for the next round. */
+  private readonly unsent = new Set<string>()
+  /** Per space, the pushes left in its bucket and when it was last filled. */
+  private readonly pushTokens = new Map<string, { tokens: number; at: number }>()
   /** Spaces whose last local round is recent, with the writes waiting for its window to end. */
   private readonly cooling = new Map<string, { waiting: number; cancel: () => void }>()
   /** Per held space, per peer (the most recent maxStatsPeersPerSpace peers that may read it). */
@@ -94,6 +105,8 @@ export class SyncScheduler {
       firstMs: 5,
       debounceMs: 50,
       lonePushMaxChanges: 16,
+      lonePushBurst: 16,
+      lonePushRefillMs: 2,
       relayMs: 1_000,
       periodMs: 30_000,
       backoffBaseMs: 1_000,
@@ -174,13 +187,16 @@ export class SyncScheduler {
       )
       return
     }
+    // Pushed only when no earlier write waits unsent: what the peers lack of it is then just it.
+    const small = written !== undefined && written.changeIds.length > 0 && written.changeIds.length <= this.o.lonePushMaxChanges
+    if (small && !this.unsent.has(spaceId) && this.takePushToken(spaceId)) this.pushLone(spaceId, written.changeIds, written.treeIds)
+    else this.unsent.add(spaceId)
     const cool = this.cooling.get(spaceId)
     if (cool) {
       cool.waiting++
       return
     }
     if (this.debounced.has(spaceId)) return
-    if (written && written.changeIds.length > 0 && written.changeIds.length <= this.o.lonePushMaxChanges) this.pushLone(spaceId, written.changeIds, written.treeIds)
     this.debounced.set(
       spaceId,
       this.timer.after(this.o.firstMs, () => {
@@ -190,12 +206,25 @@ export class SyncScheduler {
     )
   }
 
+  private takePushToken(spaceId: string): boolean {
+    const now = this.now()
+    const b = this.pushTokens.get(spaceId) ?? { tokens: this.o.lonePushBurst, at: now }
+    b.tokens = Math.min(this.o.lonePushBurst, b.tokens + (now - b.at) / this.o.lonePushRefillMs)
+    b.at = now
+    this.pushTokens.set(spaceId, b)
+    if (b.tokens < 1) return false
+    b.tokens--
+    return true
+  }
+
   private pushLone(spaceId: string, changeIds: readonly string[], treeIds: readonly string[]): void {
     const now = this.now()
     for (const [p, st] of this.peers) if (now >= st.notBefore) void this.driver.pushLone(p, spaceId, changeIds, treeIds)
   }
 
   private localRound(spaceId: string): void {
+    // The round carries every write so far, pushed or not.
+    this.unsent.delete(spaceId)
     const rounds = this.roundsAbout(spaceId)
     const end = (early: boolean) => {
       if (this.cooling.get(spaceId) !== cool) return

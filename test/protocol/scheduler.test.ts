@@ -34,7 +34,7 @@ async function pair(delay: number | [number, number], opts: SchedulerOptions, bH
     () => sched.now,
     opts,
   )
-  return { a, b, sched, scheduler }
+  return { a, b, sched, scheduler, da }
 }
 
 describe('the sync scheduler', () => {
@@ -131,27 +131,69 @@ describe('the sync scheduler', () => {
         if (e.phase === 'end') outcomes.push(e.result!.outcome)
       })
       const t0 = sched.now
-      await modifyRecords(a.replica, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: 1 }] }])
-      // What the commit set going (reading the change back, sealing the step) finishes before
-      // virtual time moves: on a real clock it takes well under the network's delay.
-      await new Promise((r) => setTimeout(r, 50))
-      let seenAt = -1
-      for (let t = 1; t <= 200 && seenAt < 0; t++) {
-        await sched.run(t0 + t)
-        if (headsOf(b.replica) === headsOf(a.replica)) seenAt = sched.now - t0
+      /** Writes `v` at t0 + `at`; resolves when B holds it, with the time since the write. */
+      const write = async (v: number, at: number) => {
+        await sched.run(t0 + at)
+        await modifyRecords(a.replica, obj, 'd', [{ id: 'x', ops: [{ type: '$set', path: 'v', value: v }] }])
+        // What the commit set going (reading the change back, sealing the step) finishes before
+        // virtual time moves: on a real clock it takes well under the network's delay.
+        await new Promise((r) => setTimeout(r, 50))
+        for (let t = at + 1; t <= at + 200; t++) {
+          await sched.run(t0 + t)
+          if (headsOf(b.replica) === headsOf(a.replica)) return sched.now - t0 - at
+        }
+        return -1
       }
+      // The first after a quiet spell; the second while the first's round (5 ms to about 11 ms)
+      // is still running, as an edit made the moment the last one showed on the other side.
+      const seen = [await write(1, 0), await write(2, 7)]
       await sched.run(t0 + 500)
       if (push) {
-        // One delay of 3 ms, before the round opened at 5 ms; the round then had nothing to carry.
-        expect(seenAt).toBe(3)
-        expect(outcomes).toEqual(['in_sync'])
+        // One delay of 3 ms each; the rounds after them had nothing to carry.
+        expect(seen).toEqual([3, 3])
+        expect(outcomes).toEqual(['in_sync', 'in_sync'])
       } else {
-        expect(seenAt).toBeGreaterThan(5 + 3)
-        expect(outcomes).toEqual(['synced'])
+        expect(seen[0]).toBeGreaterThan(5 + 3)
+        expect(seen[1]).toBeGreaterThan(3)
+        expect(outcomes).toEqual(['synced', 'synced'])
       }
       // Nothing of it counts against either side (B's one denial is from before it held the ACL).
       expect(b.session.countersOf('a')).toMatchObject({ dropped: {}, rejected: {}, denied: 1 })
       expect(a.session.strikes('b')).toBe(0)
       scheduler.stop()
     })
+
+  it('a burst of writes pushes at most the bucket, and its round carries the rest', async () => {
+    // A bulk writer must not cost its peers one step per write: past lonePushBurst pushes, and
+    // one per lonePushRefillMs after, writes wait for their round (one batch).
+    const { a, sched, scheduler, da } = await pair(1, { firstMs: 5, debounceMs: 50, periodMs: 1e9, lonePushBurst: 4, lonePushRefillMs: 10 })
+    const pushed: string[] = []
+    da.pushLone = (_peer, _space, ids) => {
+      pushed.push(...ids)
+      return Promise.resolve(true)
+    }
+    scheduler.peerUp('b')
+    await sched.run(sched.now + 1000)
+    const starts: number[] = []
+    scheduler.onRound((e) => {
+      if (e.phase === 'start') starts.push(sched.now)
+    })
+    const t0 = sched.now
+    // 20 writes at once, each its own commit: the bucket's 4 are pushed; the 5th waits unsent,
+    // and every later one waits for the round too.
+    for (let i = 0; i < 20; i++) scheduler.changed(a.replica.spaceId, true, { changeIds: [`w${i}`], treeIds: ['t'] })
+    expect(pushed).toEqual(['w0', 'w1', 'w2', 'w3'])
+    await sched.run(t0 + 100)
+    expect(starts.length).toBeGreaterThan(0)
+    // After the round, writes one at a time go out as pushes again, until the bucket is empty.
+    pushed.length = 0
+    for (let i = 0; i < 6; i++) {
+      await sched.run(sched.now + 1)
+      scheduler.changed(a.replica.spaceId, true, { changeIds: [`x${i}`], treeIds: ['t'] })
+      await sched.run(sched.now + 20)
+    }
+    expect(pushed.length).toBeGreaterThanOrEqual(3)
+    expect(pushed.length).toBeLessThanOrEqual(6)
+    scheduler.stop()
+  })
 })

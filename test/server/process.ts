@@ -51,8 +51,8 @@ export async function killLeftSvcProcesses(graceMs = 5_000): Promise<ChildProces
 }
 
 /** Spawns `svc` on the Node running the tests, TypeScript through tsx, with the launcher's V8 flags. */
-export function spawnSvc(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const proc = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', MAIN, ...args], {
+export function spawnSvc(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}) {
+  const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...(opts.nodeArgs ?? []), '--import', 'tsx', MAIN, ...args], {
     cwd: REPO,
     env: { ...process.env, ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],
