@@ -1,6 +1,17 @@
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
+
 /**
- * The runnable examples of a markdown file: fenced blocks with info `sh runnable`, each with the
- * output documented in the fenced block right after it (`text output` or `json output`), if any.
+ * The fenced blocks of a markdown file and what each one is (README "Docs"). Every fence's info
+ * string is one of:
+ *
+ * - `sh runnable`: run by the doc test (test/docs/doc-examples.test.ts) against a real daemon;
+ * - `text output` / `json output`: the output of the `sh runnable` block right before it;
+ * - `sh install`: the README's install, run by the newcomer test (test/e2e/newcomer.test.ts) in a
+ *   fresh clone, not by the doc test (it would reinstall the repository under test);
+ * - `sh daemon`: the README's daemon start, started in the background by the newcomer test (the
+ *   doc test starts its own daemon);
+ * - `<lang> no-run <reason>`: not run, for the reason given (it must not be empty).
  */
 export interface DocBlock {
   file: string
@@ -10,25 +21,63 @@ export interface DocBlock {
   expect?: { kind: 'text' | 'json'; body: string }
 }
 
-export function runnableBlocks(file: string, markdown: string): DocBlock[] {
+export interface Fence {
+  /** 1-based line of the opening fence. */
+  line: number
+  info: string
+  body: string
+  /** 0-based index of the closing fence's line. */
+  end: number
+}
+
+export function fences(markdown: string): Fence[] {
   const lines = markdown.split('\n')
-  const fences: { line: number; info: string; body: string; end: number }[] = []
+  const found: Fence[] = []
   for (let i = 0; i < lines.length; i++) {
     const open = /^(`{3,})(.*)$/.exec(lines[i])
     if (!open) continue
     const end = lines.findIndex((l, j) => j > i && l.startsWith(open[1]) && l.trim() === open[1])
-    if (end < 0) break
-    fences.push({ line: i + 1, info: open[2].trim(), body: lines.slice(i + 1, end).join('\n'), end })
+    if (end < 0) {
+      // An unclosed fence runs to the end of the file (CommonMark): report it as one.
+      found.push({ line: i + 1, info: `${open[2].trim()} (unclosed)`, body: lines.slice(i + 1).join('\n'), end: lines.length })
+      break
+    }
+    found.push({ line: i + 1, info: open[2].trim(), body: lines.slice(i + 1, end).join('\n'), end })
     i = end
   }
+  return found
+}
+
+/** The kinds a fence that runs may have; an output block follows one of them. */
+const RUN_KINDS = new Set(['sh runnable', 'sh install', 'sh daemon'])
+const OUTPUT_KINDS = new Set(['text output', 'json output'])
+const NO_RUN = /^[a-z][a-z0-9+-]* no-run (\S.*)$/
+
+/** Whether `next` is the output block of `f`: directly after it (no prose in between). */
+const isOutputOf = (f: Fence, next: Fence | undefined): next is Fence => next !== undefined && next.line === f.end + 2 && OUTPUT_KINDS.has(next.info)
+
+/** Every fence of the file that breaks the convention above, as `file:line: why`. */
+export function fenceProblems(file: string, markdown: string): string[] {
+  const all = fences(markdown)
+  return all.flatMap((f, k) => {
+    const at = `${file}:${f.line}: \`\`\`${f.info}`
+    if (RUN_KINDS.has(f.info) || NO_RUN.test(f.info)) return []
+    if (OUTPUT_KINDS.has(f.info))
+      return isOutputOf(all[k - 1], f) && all[k - 1].info === 'sh runnable' ? [] : [`${at}: an output block must directly follow a \`sh runnable\` block`]
+    if (/^[a-z][a-z0-9+-]* no-run\s*$/.test(f.info)) return [`${at}: \`no-run\` needs a reason`]
+    return [`${at}: unmarked; use \`sh runnable\` (with an output block) or \`<lang> no-run <reason>\``]
+  })
+}
+
+/** The blocks of one kind (`sh runnable` by default), each with the output block right after it, if any. */
+export function runnableBlocks(file: string, markdown: string, kind = 'sh runnable'): DocBlock[] {
+  const all = fences(markdown)
   const blocks: DocBlock[] = []
-  fences.forEach((f, k) => {
-    if (f.info !== 'sh runnable') return
-    const next = fences[k + 1]
-    // The output block must follow the code block directly (no prose in between).
-    const adjacent = next !== undefined && next.line === f.end + 2
-    const kind = adjacent && (next.info === 'text output' ? 'text' : next.info === 'json output' ? 'json' : undefined)
-    blocks.push({ file, line: f.line, code: f.body, ...(kind ? { expect: { kind, body: next.body } } : {}) })
+  all.forEach((f, k) => {
+    if (f.info !== kind) return
+    const next = all[k + 1]
+    const expect = isOutputOf(f, next) ? { kind: next.info === 'text output' ? ('text' as const) : ('json' as const), body: next.body } : undefined
+    blocks.push({ file, line: f.line, code: f.body, ...(expect ? { expect } : {}) })
   })
   return blocks
 }
@@ -63,4 +112,15 @@ export function jsonMatches(expected: unknown, actual: unknown): boolean {
     return Object.entries(expected).every(([k, v]) => jsonMatches(v, (actual as Record<string, unknown>)[k]))
   }
   return expected === actual
+}
+
+/** The files whose blocks follow the convention: README.md, then docs/*.md sorted (not docs/spec/, a copy of the spec). */
+export function docFiles(repo: string): string[] {
+  return [
+    'README.md',
+    ...readdirSync(join(repo, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ]
 }
