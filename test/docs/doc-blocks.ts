@@ -28,21 +28,34 @@ export interface Fence {
   body: string
   /** 0-based index of the closing fence's line. */
   end: number
+  /** Only blank lines separate it from the fence before it (no prose in between). */
+  adjacent: boolean
 }
 
 export function fences(markdown: string): Fence[] {
   const lines = markdown.split('\n')
   const found: Fence[] = []
+  const adjacent = (i: number) => {
+    const prev = found.at(-1)
+    return prev !== undefined && lines.slice(prev.end + 1, i).every((l) => l.trim() === '')
+  }
   for (let i = 0; i < lines.length; i++) {
-    const open = /^(`{3,})(.*)$/.exec(lines[i])
+    // Fences may be indented (inside a list item): the body loses that indentation.
+    const open = /^( *)(`{3,})(.*)$/.exec(lines[i])
     if (!open) continue
-    const end = lines.findIndex((l, j) => j > i && l.startsWith(open[1]) && l.trim() === open[1])
+    const [, indent, ticks, info] = open
+    const end = lines.findIndex((l, j) => j > i && l.trim() === ticks)
+    const body = (to: number) =>
+      lines
+        .slice(i + 1, to)
+        .map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l.trimStart()))
+        .join('\n')
     if (end < 0) {
       // An unclosed fence runs to the end of the file (CommonMark): report it as one.
-      found.push({ line: i + 1, info: `${open[2].trim()} (unclosed)`, body: lines.slice(i + 1).join('\n'), end: lines.length })
+      found.push({ line: i + 1, info: `${info.trim()} (unclosed)`, body: body(lines.length), end: lines.length, adjacent: adjacent(i) })
       break
     }
-    found.push({ line: i + 1, info: open[2].trim(), body: lines.slice(i + 1, end).join('\n'), end })
+    found.push({ line: i + 1, info: info.trim(), body: body(end), end, adjacent: adjacent(i) })
     i = end
   }
   return found
@@ -53,8 +66,8 @@ const RUN_KINDS = new Set(['sh runnable', 'sh install', 'sh daemon'])
 const OUTPUT_KINDS = new Set(['text output', 'json output'])
 const NO_RUN = /^[a-z][a-z0-9+-]* no-run (\S.*)$/
 
-/** Whether `next` is the output block of `f`: directly after it (no prose in between). */
-const isOutputOf = (f: Fence, next: Fence | undefined): next is Fence => next !== undefined && next.line === f.end + 2 && OUTPUT_KINDS.has(next.info)
+/** Whether `next` is the output block of `f`: right after it, blank lines at most in between. */
+const isOutputOf = (f: Fence | undefined, next: Fence | undefined): next is Fence => f !== undefined && next !== undefined && next.adjacent && OUTPUT_KINDS.has(next.info)
 
 /** Every fence of the file that breaks the convention above, as `file:line: why`. */
 export function fenceProblems(file: string, markdown: string): string[] {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { REPO } from '../server/process.ts'
-import { docFiles, fenceProblems, fences } from './doc-blocks.ts'
+import { docFiles, fenceProblems, fences, runnableBlocks } from './doc-blocks.ts'
 
 /** README.md and docs/*.md (docs/spec/ is a copy of the spec, not ours): the convention of README "Docs". */
 const FILES = docFiles(REPO)
@@ -16,6 +16,12 @@ describe('every fenced block is run or says why not', () => {
   it('the convention is enforced: unmarked fences, reasonless no-run and stray outputs are reported', () => {
     const md = ['```sh', 'a', '```', '```js no-run', 'b', '```', 'prose', '```text output', 'c', '```', '```ts no-run needs a browser', 'd', '```', '```', 'e', '```'].join('\n')
     expect(fenceProblems('x.md', md).map((p) => p.split(':')[1])).toEqual(['1', '4', '8', '14'])
+  })
+
+  it('fences indented in a list item count too, their body without the indentation', () => {
+    const md = ['- a step:', '', '  ```sh', '  echo hi', '  ```', '', '  ```sh runnable', '  echo ok', '  ```', '', '  ```text output', '  ok', '  ```'].join('\n')
+    expect(fenceProblems('x.md', md).map((p) => p.split(':')[1])).toEqual(['3'])
+    expect(runnableBlocks('x.md', md)).toEqual([{ file: 'x.md', line: 7, code: 'echo ok', expect: { kind: 'text', body: 'ok' } }])
   })
 
   it('docs/ has no block that would run outside the README but install or start a daemon of its own', () => {
