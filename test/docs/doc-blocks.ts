@@ -99,6 +99,11 @@ const ELLIPSIS = '…'
 
 /** Text output: line by line, runs of spaces as one, `…` matching anything within a line. */
 export function textMatches(expected: string, actual: string): boolean {
+  return textMismatch(expected, actual) === undefined
+}
+
+/** Where text output first differs from the documented one (undefined when it matches). */
+export function textMismatch(expected: string, actual: string): string | undefined {
   const norm = (s: string) =>
     s
       .replace(/\s+$/, '')
@@ -106,14 +111,16 @@ export function textMatches(expected: string, actual: string): boolean {
       .map((l) => l.replace(/\s+/g, ' ').trim())
   const want = norm(expected)
   const got = norm(actual)
-  if (want.length !== got.length) return false
-  return want.every((w, i) => {
+  const bad = want.findIndex((w, i) => {
     const pattern = w
       .split(ELLIPSIS)
       .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
       .join('.*')
-    return new RegExp(`^${pattern}$`).test(got[i])
+    return i >= got.length || !new RegExp(`^${pattern}$`).test(got[i])
   })
+  if (bad >= 0) return `line ${bad + 1}: documented\n  ${want[bad]}\nprinted\n  ${got[bad] ?? '(nothing)'}`
+  if (got.length > want.length) return `${got.length - want.length} more lines than documented, from line ${want.length + 1}: ${got[want.length]}`
+  return undefined
 }
 
 /** JSON output: `"…"` matches any value; objects need the documented keys; arrays their length. */

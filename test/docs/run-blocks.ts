@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { jsonMatches, textMatches, type DocBlock } from './doc-blocks.ts'
+import { jsonMatches, textMismatch, type DocBlock } from './doc-blocks.ts'
 
 const END = (i: number) => `@@svc-doc-block-end ${i}@@`
 
@@ -54,7 +54,10 @@ export function outputMismatches(blocks: DocBlock[], run: BlocksRun): string[] {
     if (!b.expect) return []
     const actual = run.outputs[i] ?? ''
     const where = `${b.file}:${b.line}\n${b.code}\n--- documented:\n${b.expect.body}\n--- printed:\n${actual}`
-    if (b.expect.kind === 'text') return textMatches(b.expect.body, actual) ? [] : [where]
+    if (b.expect.kind === 'text') {
+      const diff = textMismatch(b.expect.body, actual)
+      return diff === undefined ? [] : [`${where}\n--- first difference, ${diff}`]
+    }
     let parsed: unknown
     try {
       parsed = JSON.parse(actual)
