@@ -57,8 +57,11 @@ function newcomerEnv(): NodeJS.ProcessEnv {
     if (/^(npm_|NODE_|VITEST|SVC_|SVC$|INIT_CWD$)/i.test(k) && !keep.has(k)) continue
     env[k] = v
   }
-  // npm's progress and nags are noise in a log; the install itself is as the README has it.
-  return { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' }
+  // npm's nags are noise in a log. prefer-offline: packages come from npm's cache, the registry
+  // only for what it lacks. CI runs the suite where no registry is reachable (scripts/netns-run.sh)
+  // after its own `npm ci` filled the cache, and pack-install.test.ts installs the same way. The
+  // command is the README's all the same.
+  return { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', npm_config_prefer_offline: 'true' }
 }
 
 const portFree = (port: number) =>
