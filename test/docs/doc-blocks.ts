@@ -6,7 +6,9 @@ import { join } from 'node:path'
  * string is one of:
  *
  * - `sh runnable`: run by the doc test (test/docs/doc-examples.test.ts) against a real daemon;
- * - `text output` / `json output`: the output of the `sh runnable` block right before it;
+ * - `ts runnable`: TypeScript, run the same way through tsx (`npx tsx -`, in the repository
+ *   directory, so `./sim/...` imports resolve; `process.env.SVC` is the daemon's URL);
+ * - `text output` / `json output`: the output of the runnable block right before it;
  * - `sh install`: the README's install, run by the newcomer test (test/e2e/newcomer.test.ts) in a
  *   fresh clone, not by the doc test (it would reinstall the repository under test);
  * - `sh daemon`: the README's daemon start, started in the background by the newcomer test (the
@@ -62,7 +64,9 @@ export function fences(markdown: string): Fence[] {
 }
 
 /** The kinds a fence that runs may have; an output block follows one of them. */
-const RUN_KINDS = new Set(['sh runnable', 'sh install', 'sh daemon'])
+const RUN_KINDS = new Set(['sh runnable', 'ts runnable', 'sh install', 'sh daemon'])
+/** What the doc test runs, in document order. */
+export const DOC_TEST_KINDS: readonly string[] = ['sh runnable', 'ts runnable']
 const OUTPUT_KINDS = new Set(['text output', 'json output'])
 const NO_RUN = /^[a-z][a-z0-9+-]* no-run (\S.*)$/
 
@@ -76,21 +80,26 @@ export function fenceProblems(file: string, markdown: string): string[] {
     const at = `${file}:${f.line}: \`\`\`${f.info}`
     if (RUN_KINDS.has(f.info) || NO_RUN.test(f.info)) return []
     if (OUTPUT_KINDS.has(f.info))
-      return isOutputOf(all[k - 1], f) && all[k - 1].info === 'sh runnable' ? [] : [`${at}: an output block must directly follow a \`sh runnable\` block`]
+      return isOutputOf(all[k - 1], f) && DOC_TEST_KINDS.includes(all[k - 1].info) ? [] : [`${at}: an output block must directly follow a runnable block`]
     if (/^[a-z][a-z0-9+-]* no-run\s*$/.test(f.info)) return [`${at}: \`no-run\` needs a reason`]
     return [`${at}: unmarked; use \`sh runnable\` (with an output block) or \`<lang> no-run <reason>\``]
   })
 }
 
-/** The blocks of one kind (`sh runnable` by default), each with the output block right after it, if any. */
-export function runnableBlocks(file: string, markdown: string, kind = 'sh runnable'): DocBlock[] {
+/**
+ * The blocks of the given kinds (what the doc test runs by default), in document order, each
+ * with the output block right after it, if any. A `ts runnable` block comes as the bash that
+ * runs it.
+ */
+export function runnableBlocks(file: string, markdown: string, kinds: readonly string[] = DOC_TEST_KINDS): DocBlock[] {
   const all = fences(markdown)
   const blocks: DocBlock[] = []
   all.forEach((f, k) => {
-    if (f.info !== kind) return
+    if (!kinds.includes(f.info)) return
     const next = all[k + 1]
     const expect = isOutputOf(f, next) ? { kind: next.info === 'text output' ? ('text' as const) : ('json' as const), body: next.body } : undefined
-    blocks.push({ file, line: f.line, code: f.body, ...(expect ? { expect } : {}) })
+    const code = f.info === 'ts runnable' ? `npx tsx - <<'SVC_TS_BLOCK'\n${f.body}\nSVC_TS_BLOCK` : f.body
+    blocks.push({ file, line: f.line, code, ...(expect ? { expect } : {}) })
   })
   return blocks
 }

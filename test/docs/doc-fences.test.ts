@@ -24,6 +24,12 @@ describe('every fenced block is run or says why not', () => {
     expect(runnableBlocks('x.md', md)).toEqual([{ file: 'x.md', line: 7, code: 'echo ok', expect: { kind: 'text', body: 'ok' } }])
   })
 
+  it('a `ts runnable` block runs through tsx, and takes an output block', () => {
+    const md = ['```ts runnable', 'console.log(1)', '```', '```text output', '1', '```'].join('\n')
+    expect(fenceProblems('x.md', md)).toEqual([])
+    expect(runnableBlocks('x.md', md)).toEqual([{ file: 'x.md', line: 1, code: "npx tsx - <<'SVC_TS_BLOCK'\nconsole.log(1)\nSVC_TS_BLOCK", expect: { kind: 'text', body: '1' } }])
+  })
+
   it('docs/ has no block that would run outside the README but install or start a daemon of its own', () => {
     const misplaced = FILES.filter((f) => f !== 'README.md').flatMap((file) =>
       fences(readFileSync(join(REPO, file), 'utf8'))
