@@ -8,9 +8,10 @@ import { docFiles, runnableBlocks } from './doc-blocks.ts'
 import { failedBlock, outputMismatches, runBlocks } from './run-blocks.ts'
 
 /**
- * Runs every `sh runnable` block of README.md (first: its quick start creates the account) and
- * docs/*.md against one real daemon, each file in one bash session, and checks the documented
- * outputs. README "Docs" describes the markers.
+ * Runs every `sh runnable` and `ts runnable` block of README.md (first: its quick start creates
+ * the account) and docs/*.md against one real daemon, each file in one bash session, and checks
+ * the documented outputs. README "Docs" describes the markers; doc-fences.test.ts checks that
+ * every other block says why it does not run.
  */
 
 const FILES = docFiles(REPO)
