@@ -63,9 +63,9 @@ export function fences(markdown: string): Fence[] {
   return found
 }
 
-/** The kinds a fence that runs may have; an output block follows one of them. */
+/** The kinds of a fence that runs, in one test or another. */
 const RUN_KINDS = new Set(['sh runnable', 'ts runnable', 'sh install', 'sh daemon'])
-/** What the doc test runs, in document order. */
+/** What the doc test runs, in document order; an output block follows one of these. */
 export const DOC_TEST_KINDS: readonly string[] = ['sh runnable', 'ts runnable']
 const OUTPUT_KINDS = new Set(['text output', 'json output'])
 const NO_RUN = /^[a-z][a-z0-9+-]* no-run (\S.*)$/

@@ -8,7 +8,7 @@ import { docFiles, fenceProblems, fences, runnableBlocks } from './doc-blocks.ts
 const FILES = docFiles(REPO)
 
 describe('every fenced block is run or says why not', () => {
-  it('README.md and docs/*.md: each fence is `sh runnable`, an output, `sh install`/`sh daemon` (README) or `<lang> no-run <reason>`', () => {
+  it('README.md and docs/*.md: each fence is `sh runnable`, `ts runnable`, an output, `sh install`/`sh daemon` (README) or `<lang> no-run <reason>`', () => {
     const problems = FILES.flatMap((file) => fenceProblems(file, readFileSync(join(REPO, file), 'utf8')))
     expect(problems).toEqual([])
   })
