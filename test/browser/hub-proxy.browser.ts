@@ -29,7 +29,7 @@ const NGINX = process.env.SVC_NGINX || '/usr/sbin/nginx'
 function documentedSite(): string {
   const doc = readFileSync(join(REPO, 'docs', 'hub.md'), 'utf8')
   const at = doc.indexOf('### Web pages: WebSockets behind a TLS reverse proxy (wss)')
-  const m = at < 0 ? null : /```nginx\n([\s\S]*?)```/.exec(doc.slice(at))
+  const m = at < 0 ? null : /```nginx[^\n]*\n([\s\S]*?)```/.exec(doc.slice(at))
   if (!m) throw new Error('docs/hub.md has no nginx site under its wss heading')
   return m[1]
 }
