@@ -6,6 +6,7 @@
  * typed through `PATCH .../markdown` (the daemon turns each into a Yjs update, the `ytext` op).
  */
 import { api, ok, startDaemon, stopDaemon, type Daemon } from '../../test/e2e/daemons.ts'
+import { buildCli } from '../../scripts/build.ts'
 import { accept, addPeer, Fleet, invite, join as joinSpace, p2pAddress, pendingRequest, put, removeMember, S } from '../../test/e2e/accounts.ts'
 import { AccountDevice } from '../../test/e2e/account-device.ts'
 import { decodeChange } from '../../sync/dag/change.ts'
@@ -27,6 +28,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * cleanly (scripts/cpuprofile-top.ts reads the profiles).
  */
 const PROFILE_DIR = process.env.BENCH_PEERS_PROFILE
+let built: Promise<unknown> | undefined
 const STOP: NodeJS.Signals = PROFILE_DIR ? 'SIGTERM' : 'SIGKILL'
 const NODE_ARGS = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []
 
@@ -113,7 +115,9 @@ export function svcSystem(progress: (m: string) => void): SystemRun {
     return d
   }
   const daemon = async (d: string) => {
-    const x = await startDaemon(d, { mdns: false, nodeArgs: NODE_ARGS })
+    // As a user runs it: the launcher on the compiled CLI, built from this tree in this run.
+    await (built ??= buildCli())
+    const x = await startDaemon(d, { mdns: false, nodeArgs: NODE_ARGS, built: true })
     daemons.push(x)
     live.add(x)
     return x

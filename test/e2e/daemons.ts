@@ -17,10 +17,10 @@ export interface Daemon {
  * namespace; `{ mdns: false }` turns discovery off and listens on loopback only, so the daemon
  * meets peers only through addresses it is given (`POST /v1/peers`).
  */
-export async function startDaemon(dir: string, opts: { mdns?: boolean; nodeArgs?: string[] } = {}): Promise<Daemon> {
+export async function startDaemon(dir: string, opts: { mdns?: boolean; nodeArgs?: string[]; built?: boolean } = {}): Promise<Daemon> {
   const mdns = opts.mdns ?? true
   const env = mdns ? { SVC_NO_MDNS: '0', SVC_P2P_LISTEN: '' } : { SVC_NO_MDNS: '1', SVC_P2P_LISTEN: '/ip4/127.0.0.1/tcp/0' }
-  const s = spawnSvc(['serve', '--port', '0', '--data', dir, ...(mdns ? [] : ['--no-mdns'])], { env, nodeArgs: opts.nodeArgs })
+  const s = spawnSvc(['serve', '--port', '0', '--data', dir, ...(mdns ? [] : ['--no-mdns'])], { env, nodeArgs: opts.nodeArgs, built: opts.built })
   let timer: NodeJS.Timeout | undefined
   await new Promise<void>((resolve, reject) => {
     const check = () => s.stdout().includes('\n') && resolve()

@@ -5,6 +5,7 @@ import type { CliIO } from '../../server/cli/io.ts'
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url))
 const MAIN = fileURLToPath(new URL('../../server/cli/main.ts', import.meta.url))
+const LAUNCHER = fileURLToPath(new URL('../../server/cli/svc.mjs', import.meta.url))
 
 export interface Served {
   proc: ChildProcess
@@ -50,9 +51,14 @@ export async function killLeftSvcProcesses(graceMs = 5_000): Promise<ChildProces
   return left
 }
 
-/** Spawns `svc` on the Node running the tests, TypeScript through tsx, with the launcher's V8 flags. */
-export function spawnSvc(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}) {
-  const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...(opts.nodeArgs ?? []), '--import', 'tsx', MAIN, ...args], {
+/**
+ * Spawns `svc` on the Node running the tests, TypeScript through tsx, with the launcher's V8
+ * flags; or, with `built`, through the package's launcher on the compiled dist/cli, as an
+ * installed svc runs (the caller builds it first: scripts/build.ts `buildCli`).
+ */
+export function spawnSvc(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[]; built?: boolean } = {}) {
+  const entry = opts.built ? [LAUNCHER] : ['--import', 'tsx', MAIN]
+  const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...(opts.nodeArgs ?? []), ...entry, ...args], {
     cwd: REPO,
     env: { ...process.env, ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],
