@@ -15,13 +15,16 @@ export type IpcSystem = keyof typeof SCRIPTS
 /**
  * Jazz lives in a package of its own (bench/peers/jazz/package.json), installed here on first
  * use: its native crypto is published per platform, and a registry without the other
- * platforms' builds would make `npm ci` of the repository refuse its lockfile.
+ * platforms' builds would make `npm ci` of the repository refuse its lockfile. Its own
+ * lockfile (bench/peers/jazz/package-lock.json) pins every package it installs; `npm ci`
+ * refuses that one for the same reason, so `npm install --no-save` installs what it locks and
+ * leaves it as it is.
  */
 function ensureJazz(progress: (m: string) => void): void {
   const dir = fileURLToPath(new URL('./jazz/', import.meta.url))
   if (existsSync(`${dir}node_modules/cojson/package.json`)) return
   progress('installing Jazz (cojson) into bench/peers/jazz, once')
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts', '--legacy-peer-deps'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] })
+  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--legacy-peer-deps'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] })
 }
 
 /** VmRSS of a process, in MB (Linux). */
