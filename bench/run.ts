@@ -31,6 +31,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   sqliteLayout: async () => (await import('./sqlite-layout.ts')).benchSqliteLayout,
   hub: async () => (await import('./hub.ts')).benchHub,
   scale: async () => (await import('./scale.ts')).benchScale,
+  scaleRss: async () => (await import('./scale-rss.ts')).benchScaleRss,
   app: async () => (await import('./app.ts')).benchApp,
   cli: async () => (await import('./cli.ts')).benchCli,
 }

@@ -190,7 +190,7 @@ function liveHeapMB(): number {
 }
 
 /** A data root with `spaces` spaces of `objects` objects each, created (and so used) in order. */
-async function fillSpaces(spaces: number, objects: number) {
+export async function fillSpaces(spaces: number, objects: number) {
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-spaces-'))
   const { app } = await boot(root)
   await post(app, '/v1/auth', {}, 201)
