@@ -17,6 +17,9 @@ function refusePrototypeKeys(key: string, value: unknown): unknown {
   return value
 }
 
+/** Text that may hold a key `refusePrototypeKeys` refuses: either name, or any \u escape (which can spell one). */
+const MAY_HOLD_PROTOTYPE_KEY = /__proto__|constructor|\\u/
+
 function prototypeKey(key: string): SvcError {
   return new SvcError('request.bad_json', `the request body holds the key "${key}", which is refused: it could alter object prototypes`, { key })
 }
@@ -40,7 +43,9 @@ export function parseJsonBody(request: FastifyRequest, raw: Buffer): unknown {
     throw new SvcError('request.bad_json', 'the request body is not valid UTF-8')
   }
   try {
-    return JSON.parse(text, refusePrototypeKeys)
+    // A reviver costs a call per key and value (a bulk create's body: about 1% of its CPU).
+    // Without either name in the text, even spelled with \u escapes, no key can be one of them.
+    return MAY_HOLD_PROTOTYPE_KEY.test(text) ? JSON.parse(text, refusePrototypeKeys) : JSON.parse(text)
   } catch (err) {
     if (err instanceof SvcError) throw err
     throw new SvcError('request.bad_json', 'the request body is not valid JSON')

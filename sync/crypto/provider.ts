@@ -9,6 +9,12 @@ import { nobleAead, type Aead } from './aead.ts'
 export interface CryptoProvider {
   readonly name: string
   sign(privateKey: Uint8Array, message: Uint8Array): Promise<Uint8Array>
+  /**
+   * Signs many messages with one key, where the platform can sign them off the calling thread
+   * and in parallel (the daemon's libuv pool); absent, callers sign one by one. Same signatures
+   * as `sign` (Ed25519 is deterministic).
+   */
+  signMany?(privateKey: Uint8Array, messages: readonly Uint8Array[]): Promise<Uint8Array[]>
   verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<boolean>
   /** The payload cipher; every change is opened once on ingest. */
   readonly aead: Aead

@@ -72,6 +72,23 @@ export async function signChange(provider: CryptoProvider, key: KeyPair, header:
   return assemble(h, unsigned, await provider.sign(key.privateKey, unsigned), provider.sha256)
 }
 
+/**
+ * `signChange` for many headers by one key: signed through the provider's `signMany` (in
+ * parallel, off the calling thread) when it has one, else one by one. Changes in input order.
+ */
+export async function signChanges(provider: CryptoProvider, key: KeyPair, headers: ReadonlyArray<Omit<ChangeHeader, 'author'>>): Promise<Change[]> {
+  if (!provider.signMany || headers.length < 2) {
+    const out: Change[] = []
+    for (const h of headers) out.push(await signChange(provider, key, h))
+    return out
+  }
+  const author = identityOf(key.publicKey)
+  const full = headers.map((header): ChangeHeader => ({ ...header, prevIds: normalizePrevIds(header.prevIds), author }))
+  const unsigned = full.map(encodeUnsigned)
+  const sigs = await provider.signMany(key.privateKey, unsigned)
+  return full.map((h, i) => assemble(h, unsigned[i], sigs[i], provider.sha256))
+}
+
 /** A root nobody signs: its id is a pure function of its content. */
 export function derivedRoot(spaceId: string, payload: Uint8Array): Change {
   const h: ChangeHeader = {

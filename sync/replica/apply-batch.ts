@@ -428,8 +428,9 @@ async function commit(s: ReplicaState, b: ApplyBatch, local: boolean) {
   const numbered = s.records.flush(batch, b.dirty)
   for (const t of s.toRebuild) batch.puts.push({ store: STORES.meta, key: rebuildKey(s.spaceId, t), value: new Uint8Array(0) })
   batch.puts.push({ store: STORES.meta, key: versionSeqKey(s.spaceId), value: encodeCanonical(s.versionSeq) })
-  batch.puts.push({ store: STORES.meta, key: spaceMetaKey(s.spaceId), value: encodeCanonical({ spaceId: s.spaceId }) })
+  if (!s.spaceMetaStored) batch.puts.push({ store: STORES.meta, key: spaceMetaKey(s.spaceId), value: encodeCanonical({ spaceId: s.spaceId }) })
   await s.deps.storage.commit(batch)
+  s.spaceMetaStored = true
   s.committedSeq = s.versionSeq
   s.records.committed(b.dirty, numbered)
   const rebuilt = [...s.toRebuild]

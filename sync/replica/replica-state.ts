@@ -75,6 +75,11 @@ export class ReplicaState {
   committedSeq = 0
   /** Sequence number of the changes this replica signs. */
   seq = 0
+  /**
+   * Whether a batch of this replica stored the space's marker (storage-keys.ts `spaceMetaKey`,
+   * never deleted): its first commit writes it, later ones need not write the same bytes again.
+   */
+  spaceMetaStored = false
   readonly limits: ReplicaLimits
 
   constructor(

@@ -6,7 +6,7 @@ import { NONCE_BYTES, seal, sealWithNonce } from '../crypto/box.ts'
 import { identityOf, type KeyPair } from '../crypto/keys.ts'
 import { wrapKeyTo } from '../crypto/wrap.ts'
 import { ensureXxh3, propertyIdSync, sha256 } from '../crypto/hash.ts'
-import { decodeChange, derivedRoot, signChange, type Change } from '../dag/change.ts'
+import { decodeChange, derivedRoot, signChange, signChanges, type Change } from '../dag/change.ts'
 import type { AclLog, AclState } from '../acl/state.ts'
 import type { Keyring } from '../acl/keyring.ts'
 import { decodeAclRecord, encodeAclRecord, type AclRecord, type Role, type Rotation } from '../acl/records.ts'
@@ -398,40 +398,54 @@ export class SpaceReplica {
       const { crypto, env } = this.deps
       for (const ops of rows) checkLocalPayload({ ops })
       const cite = await this.citation()
-      const changes: Change[] = []
       const opened = new Map<Change, ChangePayload>()
-      const ids: string[] = []
       // Every root's nonce and every payload's, drawn at once (a draw costs about 4 µs whatever its size).
       const random = env.randomBytes(rows.length * RANDOM_PER_OBJECT)
-      for (let k = 0; k < rows.length; k++) {
-        const ops = rows[k]
-        const at = k * RANDOM_PER_OBJECT
-        const root = await signChange(crypto, s.key, {
+      // Sequence numbers as if signed object by object: each root, then its row.
+      const seq0 = s.seq
+      s.seq += 2 * rows.length
+      // The roots first (each row builds on its root's id), then the rows: two rounds of
+      // signatures, each in parallel where the provider can (signChanges).
+      const roots = await signChanges(
+        crypto,
+        s.key,
+        rows.map((_, k) => ({
           spaceId: this.spaceId,
           treeId: '',
           prevIds: [],
           aclHeadId: cite.aclHeadId,
-          seq: ++s.seq,
+          seq: seq0 + 2 * k + 1,
           lamport: 0,
           timestamp: env.now(),
           readKeyId: '',
-          payload: encodeCanonical({ kind: 'object', nonce: random.slice(at, at + ROOT_NONCE_BYTES) }),
-        })
-        const payload: ChangePayload = { ops }
-        const row = await signChange(crypto, s.key, {
-          spaceId: this.spaceId,
-          treeId: root.id,
-          prevIds: [root.id],
-          aclHeadId: cite.aclHeadId,
-          seq: ++s.seq,
-          lamport: 1,
-          timestamp: env.now(),
-          readKeyId: cite.readKeyId,
-          payload: sealWithNonce(cite.readKey, random.subarray(at + ROOT_NONCE_BYTES, at + RANDOM_PER_OBJECT), encodeCanonical(payload), undefined, crypto.aead),
-        })
-        changes.push(root, row)
-        opened.set(row, payload)
-        ids.push(root.id)
+          payload: encodeCanonical({ kind: 'object', nonce: random.slice(k * RANDOM_PER_OBJECT, k * RANDOM_PER_OBJECT + ROOT_NONCE_BYTES) }),
+        })),
+      )
+      const payloads = rows.map((ops): ChangePayload => ({ ops }))
+      const rowChanges = await signChanges(
+        crypto,
+        s.key,
+        rows.map((_, k) => {
+          const at = k * RANDOM_PER_OBJECT
+          return {
+            spaceId: this.spaceId,
+            treeId: roots[k].id,
+            prevIds: [roots[k].id],
+            aclHeadId: cite.aclHeadId,
+            seq: seq0 + 2 * k + 2,
+            lamport: 1,
+            timestamp: env.now(),
+            readKeyId: cite.readKeyId,
+            payload: sealWithNonce(cite.readKey, random.subarray(at + ROOT_NONCE_BYTES, at + RANDOM_PER_OBJECT), encodeCanonical(payloads[k]), undefined, crypto.aead),
+          }
+        }),
+      )
+      const changes: Change[] = []
+      const ids: string[] = []
+      for (let k = 0; k < rows.length; k++) {
+        changes.push(roots[k], rowChanges[k])
+        opened.set(rowChanges[k], payloads[k])
+        ids.push(roots[k].id)
       }
       // Signed here a moment ago: no signature or id to check (commitLocal's check stage is
       // just that for a local change), so they go straight to the apply stage.

@@ -314,9 +314,12 @@ export class SpaceEngine {
    */
   async createObjectRow(opts: ObjectRowBody = {}): Promise<string> {
     const ops = this.rowOps(opts)
-    const objectId = await this.replica.createObject()
-    await this.write(objectId, ops)
-    return objectId
+    // As createObjectRows does for each of its objects: the root and the row's change, signed
+    // and applied in one turn of the serial queue, one commit and one trip through the commit
+    // feed (a root, then a write, took two of each: about a third of a create's CPU).
+    if (!this.replica.acl.current().canWrite(this.replica.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
+    const [objectId] = await this.replica.createObjects([ops])
+    return this.readable(objectId)
   }
 
   /**

@@ -5,6 +5,8 @@ import { nobleAead } from '../../sync/crypto/aead.ts'
 import { nodeAead, nodeCryptoProvider } from '../../node/crypto/node-provider.ts'
 import { nobleProvider } from '../../sync/crypto/provider.ts'
 import { xorshiftBytes } from '../../sync/core/xorshift.ts'
+import { keyPairFromSeed } from '../../sync/crypto/keys.ts'
+import { signChange, signChanges } from '../../sync/dag/change.ts'
 
 describe('node:crypto provider', () => {
   const bytes = xorshiftBytes(0x5eed)
@@ -64,4 +66,20 @@ describe('node:crypto provider', () => {
       expect(await p.verify(new Uint8Array(32).fill(0xff), msg, sig)).toBe(false)
     })
   }
+
+  it('threadpool: signMany gives, in order, the signatures sign gives; signChanges the changes signChange makes', async () => {
+    const p = nodeCryptoProvider({ verify: 'threadpool' })
+    expect(nodeCryptoProvider({ verify: 'sync' }).signMany).toBeUndefined()
+    const seed = bytes(32)
+    const msgs = Array.from({ length: 40 }, (_, i) => bytes(10 + i * 13))
+    const many = await p.signMany!(seed, msgs)
+    for (let i = 0; i < msgs.length; i++) expect(many[i]).toEqual(await nobleProvider.sign(seed, msgs[i]))
+    const key = keyPairFromSeed(seed)
+    const headers = msgs.map((payload, i) => ({ spaceId: 'S1', treeId: '', prevIds: [], aclHeadId: 'A1', seq: i + 1, lamport: 0, timestamp: 1_000 + i, readKeyId: '', payload }))
+    const changes = await signChanges(p, key, headers)
+    for (let i = 0; i < headers.length; i++) {
+      const one = await signChange(p, key, headers[i])
+      expect([changes[i].id, changes[i].raw]).toEqual([one.id, one.raw])
+    }
+  })
 })

@@ -188,6 +188,7 @@ describe('request bodies', () => {
     ['{"name": "x", "meta": {"__proto__": {"polluted": true}}}', '__proto__'],
     ['{"name": "x", "\\u005f_proto__": 1}', '__proto__'],
     ['{"constructor": {"prototype": {"polluted": true}}, "name": "x"}', 'constructor.prototype'],
+    ['{"\\u0063onstructor": {"prototype": {"polluted": true}}, "name": "x"}', 'constructor.prototype'],
   ])('a prototype key is refused with a message naming it: %s', async (payload, key) => {
     const res = await b.app.inject({ method: 'POST', url: '/v1/spaces', payload, headers: { 'content-type': 'application/json' } })
     const details = expectError(res, 400, 'request.bad_json')

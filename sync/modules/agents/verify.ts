@@ -32,6 +32,8 @@ const WAITING_MAX = 10_000
 
 export class AgentMessageVerifier {
   private readonly prefix: string
+  /** The anchor's id (derived: a hash, not worth computing again on every commit). */
+  private readonly anchor: string
   /** Creator of each trigger record looked up (null: no such record), until a commit touches it. */
   private readonly creators = new Map<string, string | null>()
   /** Trigger id -> messages (chat id, message id) read while its record was missing. */
@@ -39,7 +41,8 @@ export class AgentMessageVerifier {
   private waitingCount = 0
 
   constructor(private readonly space: SpaceEngine) {
-    this.prefix = `svc://${space.spaceId}/${anchorIdOf(space.spaceId)}#`
+    this.anchor = anchorIdOf(space.spaceId)
+    this.prefix = `svc://${space.spaceId}/${this.anchor}#`
   }
 
   /** The trigger a message's `debugLink` names in this space, if it names one. */
@@ -56,7 +59,7 @@ export class AgentMessageVerifier {
   private async creatorOf(triggerId: string): Promise<string | null> {
     const known = this.creators.get(triggerId)
     if (known !== undefined) return known
-    const anchor = anchorIdOf(this.space.spaceId)
+    const anchor = this.anchor
     // A deleted trigger keeps its creator stamp: what it sent stays verified.
     const r = this.space.objectDoc(anchor) ? await this.space.replica.getRecord(anchor, TRIGGERS_DS, triggerId) : undefined
     const creator = r ? r.created.a : null
@@ -99,7 +102,7 @@ export class AgentMessageVerifier {
 
   /** Commit hook: trigger records that moved are looked up again; messages waiting for one are announced. */
   committed(change: SpaceChange): void {
-    const anchor = anchorIdOf(this.space.spaceId)
+    const anchor = this.anchor
     if (change.reloaded.has(anchor)) this.creators.clear()
     const touched = change.records.get(anchor)?.get(TRIGGERS_DS)
     if (!touched) return
