@@ -23,8 +23,7 @@ export function foldYtext(st: RecordState, info: StampInfo, op: { p: string; u: 
     if (written) field = yt[op.p] = YTextField.holding(stamp, written)
     else (field = yt[op.p] = new YTextField(stamp, undefined)).absorb(bytes, stamp)
   }
-  field.folded++
-  field.lastFolded = op.u
+  field.noteFolded(op.u)
   st.yt = yt
   st.value = overlayTexts(st.value, st.log, yt, op.p)
   return { state: st, outcome: 'applied' }

@@ -66,6 +66,9 @@ function idFrom(s: string): number {
  */
 export const newDoc = (): Y.Doc => new Y.Doc({ gc: true, guid: 'svc-ytext' })
 
+/** Updates a field remembers having folded (YTextField.foldedLog): a writer's kept doc catches up on at most these. */
+export const FOLDED_LOG = 64
+
 /** A text path's merge state; stored (JSON) as `{s, u}`, held live as a Y.Doc while cached. */
 export class YTextField {
   private doc: Y.Doc | undefined
@@ -74,13 +77,14 @@ export class YTextField {
   /** The last item patchedText placed and its index: finds the next edit near it without a walk to the end. */
   anchor: Anchor | undefined
   /**
-   * Updates folded into this instance, and the last one as its op carried it: a writer's kept
-   * doc is used only on the field it was written on once that folded its update and nothing
-   * else (ytext-writer-docs.ts). The update is at most YTEXT_LIMITS.maxUpdateBytes, and no more
+   * Updates folded into this instance, and the last FOLDED_LOG of them as their ops carried
+   * them, oldest first: a writer's kept doc is used only on the field it was written on, once
+   * that folded its update, and it first folds whatever else the field folded since
+   * (ytext-writer-docs.ts). Each update is at most YTEXT_LIMITS.maxUpdateBytes, and no more
    * than what it added to the state this field holds anyway.
    */
   folded = 0
-  lastFolded: string | undefined
+  readonly foldedLog: string[] = []
   constructor(
     public s: Stamp,
     private u: string | undefined,
@@ -113,6 +117,19 @@ export class YTextField {
       if (this.text === undefined) this.anchor = undefined
       else this.text = patchedText(this.text, text, tr, this)
     })
+  }
+
+  /** Counts an update folded in (absorb), as its op carried it (base64). */
+  noteFolded(update: string) {
+    this.folded++
+    this.foldedLog.push(update)
+    if (this.foldedLog.length > 2 * FOLDED_LOG) this.foldedLog.splice(0, this.foldedLog.length - FOLDED_LOG)
+  }
+
+  /** The last `n` updates folded, oldest first, or undefined when the log no longer holds them all. */
+  lastFoldedUpdates(n: number): readonly string[] | undefined {
+    if (n < 0 || n > this.foldedLog.length || n > FOLDED_LOG) return undefined
+    return this.foldedLog.slice(this.foldedLog.length - n)
   }
 
   /** Folds one update in (Yjs merge) and moves the stamp forward; the text follows (patchedText). */
@@ -420,7 +437,8 @@ export function writeTextUpdate(field: YTextField | undefined, current: string, 
   const parts: Uint8Array[] = []
   const collect = (u: Uint8Array) => parts.push(u)
   doc.on('update', collect)
-  if (text.toString() !== current) {
+  // A warm doc holds the field's state, whose string the field keeps: no walk of the whole text.
+  if ((warm && field ? field.value() : text.toString()) !== current) {
     // Set the writer's id only after every foreign update: Yjs renews a doc's client id when a
     // remote update touches its own.
     if (text.length > 0) {

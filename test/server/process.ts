@@ -52,7 +52,10 @@ export async function killLeftSvcProcesses(graceMs = 5_000): Promise<ChildProces
 
 /** Spawns `svc` on the Node running the tests, TypeScript through tsx, with the launcher's V8 flags. */
 export function spawnSvc(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const proc = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', MAIN, ...args], {
+  // Extra Node flags for the child only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (Node 22 refuses
+  // --cpu-prof in NODE_OPTIONS).
+  const extra = (process.env.SVC_SPAWN_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)
+  const proc = spawn(process.execPath, [...extra, '--max-semi-space-size=64', '--import', 'tsx', MAIN, ...args], {
     cwd: REPO,
     env: { ...process.env, ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],
