@@ -479,8 +479,9 @@ export function writeTextUpdate(field: YTextField | undefined, current: string, 
   const parts: Uint8Array[] = []
   const collect = (u: Uint8Array) => parts.push(u)
   doc.on('update', collect)
-  // A warm doc holds the field's state, whose string the field keeps: no walk of the whole text.
-  if ((warm && field ? field.value() : text.toString()) !== current) {
+  // A writer's kept doc holds the field's state, whose string the field keeps: when that is
+  // `current`, no walk of the whole text. (A split's doc holds more, and its text is `current`.)
+  if (!(warm && field && field.value() === current) && text.toString() !== current) {
     // Set the writer's id only after every foreign update: Yjs renews a doc's client id when a
     // remote update touches its own.
     if (text.length > 0) {
