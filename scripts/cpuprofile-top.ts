@@ -2,11 +2,12 @@
  * Prints where a V8 CPU profile spent its time: self time per function and per package or
  * source folder, as JSON. Used for the side-by-side benchmark's profiles (docs/performance.md):
  *
- *   NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench -- --only peers ...
+ *   SVC_SPAWN_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench -- --only peers ...
  *   npx tsx scripts/cpuprofile-top.ts /tmp/prof/CPU.*.cpuprofile [--top 25]
  *
- * Every process started under that NODE_OPTIONS writes its own profile when it exits cleanly;
- * pass the ones of interest (the daemons' are the large ones).
+ * Every daemon the bench spawns (test/server/process.ts, spawnSvc) gets those flags and writes its
+ * own profile when it exits cleanly (SIGTERM; a SIGKILLed one writes none); pass the ones of
+ * interest (the daemons' are the large ones). Node 22 refuses --cpu-prof in NODE_OPTIONS.
  */
 import { readFileSync } from 'node:fs'
 

@@ -17,14 +17,13 @@ export function foldYtext(st: RecordState, info: StampInfo, op: { p: string; u: 
   const stamp: Stamp = { l: info.l, c: info.c, i: info.i }
   const yt = st.yt ? liveFields(st.yt) : {}
   let field: YTextField
-  if (Object.prototype.hasOwnProperty.call(yt, op.p)) (field = yt[op.p]).absorb(bytes, stamp)
+  if (Object.prototype.hasOwnProperty.call(yt, op.p)) (field = yt[op.p]).absorb(bytes, stamp, op.u)
   else {
     const written = takeWrittenDoc(op.u)
     if (written) field = yt[op.p] = YTextField.holding(stamp, written)
     else (field = yt[op.p] = new YTextField(stamp, undefined)).absorb(bytes, stamp)
   }
-  field.folded++
-  field.lastFolded = op.u
+  field.noteFolded(op.u)
   st.yt = yt
   st.value = overlayTexts(st.value, st.log, yt, op.p)
   return { state: st, outcome: 'applied' }

@@ -8,7 +8,7 @@ import { splitTextUpdates } from './ytext-split-update.ts'
  * textUpdate as the op carries it (base64), for a replica that folds its own op next. The doc
  * it is written in is kept, not built again: for this replica's fold when it is exactly that
  * fold (ytext-written-docs.ts, a text's first update), else for the next update of the same
- * text (ytext-writer-docs.ts). `text` names the record and path (keepWriterDoc).
+ * text (ytext-writer-docs.ts). `text` names the writer, record and path (keepWriterDoc).
  */
 export function ownTextUpdate(text: string, field: YTextField | undefined, current: string, next: string, client: number): string | undefined {
   const warm = field ? takeWriterDoc(text, field) : undefined

@@ -66,28 +66,58 @@ function idFrom(s: string): number {
  */
 export const newDoc = (): Y.Doc => new Y.Doc({ gc: true, guid: 'svc-ytext' })
 
-/** A text path's merge state; stored (JSON) as `{s, u}`, held live as a Y.Doc while cached. */
+/** Updates a field remembers having folded (YTextField.foldedLog): a writer's kept doc catches up on at most these. */
+export const FOLDED_LOG = 64
+
+/**
+ * Updates a stored field carries after its base state (`p`) before the state is encoded anew:
+ * up to this share of the base's length (base64 characters), so a stored row grows by at most
+ * that much, and a long text's state (190 KB for 10,000 characters typed at random places by
+ * two writers, 5 ms to encode) is encoded once every few hundred edits instead of every edit.
+ */
+export const PENDING_SHARE = 1 / 4
+
+/** The stored form of a field: the state `u` (base64), then the updates folded since, in order. */
+export interface StoredYText {
+  s: Stamp
+  u: string
+  p?: string[]
+}
+
+/**
+ * A text path's merge state; stored (JSON) as `{s, u, p?}` (StoredYText), held live as a Y.Doc
+ * while cached. A state is the same whichever way it is written down: the doc decoded from `u`
+ * and then `p`, in order, holds what the doc that folded them holds.
+ */
 export class YTextField {
   private doc: Y.Doc | undefined
   private bytes: Uint8Array | undefined
   private text: string | undefined
+  /** The updates folded since `u` (base64, in order), and their length in characters. */
+  private pending: string[]
+  private pendingChars = 0
   /** The last item patchedText placed and its index: finds the next edit near it without a walk to the end. */
   anchor: Anchor | undefined
   /**
-   * Updates folded into this instance, and the last one as its op carried it: a writer's kept
-   * doc is used only on the field it was written on once that folded its update and nothing
-   * else (ytext-writer-docs.ts). The update is at most YTEXT_LIMITS.maxUpdateBytes, and no more
+   * Updates folded into this instance, and the last FOLDED_LOG of them as their ops carried
+   * them, oldest first: a writer's kept doc is used only on the field it was written on, once
+   * that folded its update, and it first folds whatever else the field folded since
+   * (ytext-writer-docs.ts). Each update is at most YTEXT_LIMITS.maxUpdateBytes, and no more
    * than what it added to the state this field holds anyway.
    */
   folded = 0
-  lastFolded: string | undefined
+  readonly foldedLog: string[] = []
   constructor(
     public s: Stamp,
     private u: string | undefined,
-  ) {}
+    pending?: readonly string[],
+  ) {
+    this.pending = u !== undefined && pending ? [...pending] : []
+    for (const x of this.pending) this.pendingChars += x.length
+  }
 
-  static from(x: YTextField | { s: Stamp; u: string }): YTextField {
-    return x instanceof YTextField ? x : new YTextField(x.s, x.u)
+  static from(x: YTextField | StoredYText): YTextField {
+    return x instanceof YTextField ? x : new YTextField(x.s, x.u, x.p)
   }
 
   /** A field whose state is `doc` (a doc nothing else holds or writes in any more). */
@@ -101,6 +131,7 @@ export class YTextField {
     if (!this.doc) {
       const doc = newDoc()
       if (this.u) Y.applyUpdate(doc, fromB64(this.u))
+      for (const x of this.pending) Y.applyUpdate(doc, fromB64(x))
       this.attach(doc)
     }
     return this.doc!
@@ -115,11 +146,36 @@ export class YTextField {
     })
   }
 
-  /** Folds one update in (Yjs merge) and moves the stamp forward; the text follows (patchedText). */
-  absorb(update: Uint8Array, s: Stamp) {
+  /** Counts an update folded in (absorb), as its op carried it (base64). */
+  noteFolded(update: string) {
+    this.folded++
+    this.foldedLog.push(update)
+    if (this.foldedLog.length > 2 * FOLDED_LOG) this.foldedLog.splice(0, this.foldedLog.length - FOLDED_LOG)
+  }
+
+  /** The last `n` updates folded, oldest first, or undefined when the log no longer holds them all. */
+  lastFoldedUpdates(n: number): readonly string[] | undefined {
+    if (n < 0 || n > this.foldedLog.length || n > FOLDED_LOG) return undefined
+    return this.foldedLog.slice(this.foldedLog.length - n)
+  }
+
+  /**
+   * Folds one update in (Yjs merge) and moves the stamp forward; the text follows (patchedText).
+   * `b64`: the update as its op carried it; given, the stored form keeps the state it had and
+   * appends the update (while the updates appended stay within PENDING_SHARE of the state).
+   */
+  absorb(update: Uint8Array, s: Stamp, b64?: string) {
     Y.applyUpdate(this.liveDoc(), update)
     if (compareStamps(s, this.s) > 0) this.s = s
-    this.bytes = this.u = undefined
+    this.bytes = undefined
+    if (this.u !== undefined && b64 !== undefined && this.pendingChars + b64.length <= this.u.length * PENDING_SHARE) {
+      this.pending.push(b64)
+      this.pendingChars += b64.length
+    } else {
+      this.u = undefined
+      this.pending = []
+      this.pendingChars = 0
+    }
   }
 
   value(): string {
@@ -133,12 +189,14 @@ export class YTextField {
    */
   state(): Uint8Array {
     if (this.bytes) return this.bytes
-    if (!this.doc && this.u) return (this.bytes = fromB64(this.u))
+    if (!this.doc && this.u && this.pending.length === 0) return (this.bytes = fromB64(this.u))
     return (this.bytes = Y.encodeStateAsUpdate(this.liveDoc()))
   }
 
-  toJSON(): { s: Stamp; u: string } {
-    return { s: this.s, u: (this.u ??= toB64(this.state())) }
+  /** The stored form: the state as last encoded, and the updates folded since (none after a new encode). */
+  toJSON(): StoredYText {
+    if (this.u === undefined) this.u = toB64(this.state())
+    return this.pending.length > 0 ? { s: this.s, u: this.u, p: this.pending.slice() } : { s: this.s, u: this.u }
   }
 }
 
@@ -276,7 +334,7 @@ function deletedText(before: string, text: Y.Text, tr: Y.Transaction, anchor: An
   return out
 }
 
-export type YTextMap = Record<string, YTextField | { s: Stamp; u: string }>
+export type YTextMap = Record<string, YTextField | StoredYText>
 
 // Node's Buffer where there is one (fast for large states), else btoa/atob (pages have no
 // Buffer: the browser suite caught `Buffer is not defined`). Both write standard padded base64,
@@ -354,8 +412,9 @@ export function ytextDigestPart(yt: YTextMap): Array<[string, Stamp, string]> {
   return Object.keys(yt)
     .sort()
     .map((p) => {
-      const j = YTextField.from(yt[p]).toJSON()
-      return [p, j.s, j.u]
+      // The state encoded now, never a stored form's state plus updates: peers compare it.
+      const f = YTextField.from(yt[p])
+      return [p, f.s, toB64(f.state())]
     })
 }
 
@@ -420,7 +479,9 @@ export function writeTextUpdate(field: YTextField | undefined, current: string, 
   const parts: Uint8Array[] = []
   const collect = (u: Uint8Array) => parts.push(u)
   doc.on('update', collect)
-  if (text.toString() !== current) {
+  // A writer's kept doc holds the field's state, whose string the field keeps: when that is
+  // `current`, no walk of the whole text. (A split's doc holds more, and its text is `current`.)
+  if (!(warm && field && field.value() === current) && text.toString() !== current) {
     // Set the writer's id only after every foreign update: Yjs renews a doc's client id when a
     // remote update touches its own.
     if (text.length > 0) {

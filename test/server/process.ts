@@ -57,8 +57,11 @@ export async function killLeftSvcProcesses(graceMs = 5_000): Promise<ChildProces
  * installed svc runs (the caller builds it first: scripts/build.ts `buildCli`).
  */
 export function spawnSvc(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[]; built?: boolean } = {}) {
+  // Extra Node flags for the child only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (Node 22 refuses
+  // --cpu-prof in NODE_OPTIONS).
+  const extra = (process.env.SVC_SPAWN_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)
   const entry = opts.built ? [LAUNCHER] : ['--import', 'tsx', MAIN]
-  const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...(opts.nodeArgs ?? []), ...entry, ...args], {
+  const proc = spawn(process.execPath, [...extra, '--max-semi-space-size=64', ...(opts.nodeArgs ?? []), ...entry, ...args], {
     cwd: REPO,
     env: { ...process.env, ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],

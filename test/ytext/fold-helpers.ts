@@ -2,7 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { applyToRecord, type MergeOp, type RecordState } from '../../sync/crdt/record.ts'
 import type { Stamped } from '../../bench/ytext-workload.ts'
 import { getPath } from '../../sync/crdt/path.ts'
-import { clientIdFor, textUpdate, toB64, YTextField } from '../../sync/crdt/ytext.ts'
+import { clientIdFor, textUpdate, toB64, YTextField, ytextDigestPart } from '../../sync/crdt/ytext.ts'
 import { encodeStoredRecord, decodeStoredRecord, MemoryNumbering } from '../../sync/replica/record-codec.ts'
 
 export type { Stamped }
@@ -52,14 +52,13 @@ export class FoldReplica {
     const st = this.state!
     // The text merge keeps up incrementally is the text Yjs reads from the state bytes.
     for (const p of Object.keys(st.yt ?? {})) {
+      // The stored form (the state, and the updates folded since) reads back as the same text.
       const j = YTextField.from(st.yt![p]).toJSON()
-      if (new YTextField(j.s, j.u).value() !== YTextField.from(st.yt![p]).value()) throw new Error(`text of ${p} drifted from its Yjs state`)
+      if (YTextField.from(j).value() !== YTextField.from(st.yt![p]).value()) throw new Error(`text of ${p} drifted from its Yjs state`)
     }
-    const yt = st.yt
-      ? Object.keys(st.yt)
-          .sort()
-          .map((p) => [p, YTextField.from(st.yt![p]).toJSON()])
-      : []
+    // What stateDigest compares: the stamp and the state encoded now (a stored form depends on
+    // when the state was last encoded, which differs between peers).
+    const yt = st.yt ? ytextDigestPart(st.yt) : []
     return Buffer.from(sha256(new TextEncoder().encode(JSON.stringify([st.value, yt])))).toString('hex')
   }
 }

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { applyToRecord, type RecordState, type StampInfo } from '../../sync/crdt/record.ts'
-import { clientIdFor, textUpdate, toB64, YTextField } from '../../sync/crdt/ytext.ts'
+import { clientIdFor, FOLDED_LOG, textUpdate, toB64, YTextField } from '../../sync/crdt/ytext.ts'
 import { ownTextUpdate } from '../../sync/crdt/ytext-own-update.ts'
-import { clearWriterDocs, WRITER_DOCS_MAX, writerDocCount, writerDocsReused } from '../../sync/crdt/ytext-writer-docs.ts'
+import { clearWriterDocs, WRITER_DOCS_MAX, writerDocCount, writerDocsCaughtUp, writerDocsReused } from '../../sync/crdt/ytext-writer-docs.ts'
 import { clearWrittenDocs } from '../../sync/crdt/ytext-written-docs.ts'
 
 /**
@@ -31,6 +31,45 @@ describe('a writer doc kept for the next update', () => {
     const u = ownTextUpdate('b1', field(st), text(st), 'one, two, three', alice)!
     expect(writerDocsReused()).toBe(before + 1)
     expect(u).toBe(toB64(textUpdate(field(st), text(st), 'one, two, three', alice)!))
+  })
+
+  it("catches up on another writer's updates folded since, and writes what a cold doc writes", () => {
+    // Two people typing in one paragraph: between two of alice's updates, bob's arrive.
+    const bob = clientIdFor('bob', 'b1')
+    let st = applyToRecord(undefined, info(1), { k: 'set', p: '', v: { text: 'seed' } }, []).state
+    st = fold(st, 2, ownTextUpdate('b1', undefined, 'seed', 'seed!', alice)!)
+    let l = 3
+    let seed = 7
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n
+    const caught = writerDocsCaughtUp()
+    for (let k = 0; k < 60; k++) {
+      for (let j = rnd(3); j > 0; j--) {
+        const t = text(st)
+        const at = rnd(t.length + 1)
+        st = fold(st, l++, toB64(textUpdate(field(st), t, t.slice(0, at) + 'xyz'[j % 3] + t.slice(at), bob)!), 'bob', 'b1')
+      }
+      const t = text(st)
+      const at = rnd(t.length + 1)
+      const next = k % 5 === 4 && t.length > 2 ? t.slice(0, at) + t.slice(at + 1) : t.slice(0, at) + String.fromCharCode(97 + (k % 26)) + t.slice(at)
+      const cold = toB64(textUpdate(field(st), t, next, alice)!)
+      const u = ownTextUpdate('b1', field(st), t, next, alice)!
+      expect(u).toBe(cold)
+      st = fold(st, l++, u)
+      expect(text(st)).toBe(next)
+    }
+    expect(writerDocsCaughtUp()).toBeGreaterThan(caught + 20)
+  })
+
+  it('is dropped when more was folded since than the field remembers', () => {
+    const bob = clientIdFor('bob', 'b1')
+    let st = applyToRecord(undefined, info(1), { k: 'set', p: '', v: { text: 'seed' } }, []).state
+    st = fold(st, 2, ownTextUpdate('b1', undefined, 'seed', 'seed!', alice)!)
+    st = fold(st, 3, ownTextUpdate('b1', field(st), text(st), 'seed!!', alice)!)
+    for (let k = 0; k < FOLDED_LOG; k++) st = fold(st, 4 + k, toB64(textUpdate(field(st), text(st), text(st) + 'b', bob)!), 'bob', 'b1')
+    const reused = writerDocsReused()
+    const u = ownTextUpdate('b1', field(st), text(st), text(st) + 'a', alice)!
+    expect(writerDocsReused()).toBe(reused)
+    expect(u).toBe(toB64(textUpdate(field(st), text(st), text(st) + 'a', alice)!))
   })
 
   it('is not used by another replica writing the same record, even one that folded the same update', () => {

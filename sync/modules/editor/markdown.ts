@@ -89,6 +89,62 @@ export function diffMarkdown(current: Block[], markdown: string, newPos: PosGen)
   const doc = renderDoc(blocks)
   const old = doc.markdown
   if (old === markdown) return { inserts: [], updates: [], deletes: [], unchanged: blocks.length }
+  const stand = plainParagraphStandIn(blocks, doc, markdown)
+  if (stand) {
+    const r = diffRendered(blocks, doc, stand.markdown, newPos)
+    const u = r.updates[0]
+    if (r.inserts.length === 0 && r.deletes.length === 0 && r.updates.length === 1 && u.id === stand.id && u.unset.length === 0) {
+      const keys = Object.keys(u.set)
+      if (keys.length === 1 && keys[0] === 'text' && u.set.text === STAND_IN) {
+        plainParagraphs.served++
+        return { ...r, updates: [{ id: u.id, set: { text: stand.text }, unset: [] }] }
+      }
+    }
+  }
+  return diffRendered(blocks, doc, markdown, newPos)
+}
+
+/** Words of ASCII letters and digits, single spaces between: a paragraph that parses as itself, whatever its neighbours. */
+const PLAIN = /^[A-Za-z0-9]+(?: [A-Za-z0-9]+)*$/
+/** What stands in for a plain paragraph's text while the rest of the window is parsed (plain too, so it parses the same way). */
+const STAND_IN = 'svcEditorStandIn'
+
+/** Switch for tests comparing diffs with and without the stand-in (off: every paragraph is parsed), and how often it served. */
+export const plainParagraphs = { standIn: true, served: 0 }
+
+/**
+ * Typing into a long paragraph re-parsed the whole paragraph on every character (micromark:
+ * about 1 ms per 5,000 characters). When the new markdown differs from the rendering only inside
+ * one top-level paragraph, and that paragraph's new text is plain words (PLAIN), its text cannot
+ * change how anything parses: no markdown character, no line break, blank lines around it (every
+ * paragraph is rendered so). The diff is then computed with a short plain stand-in in its place,
+ * and if that diff is exactly the one paragraph's text set to the stand-in, the paragraph's text
+ * is set to its new text instead: the very diff the full parse gives (the stand-in and the new
+ * text take the same place in the same block structure; test/editor/plain-paragraph.test.ts
+ * compares both on random documents). Anything else is diffed as usual.
+ */
+function plainParagraphStandIn(blocks: Block[], doc: RenderedDoc, markdown: string): { markdown: string; id: string; text: string } | undefined {
+  if (!plainParagraphs.standIn) return undefined
+  const old = doc.markdown
+  const p = commonPrefix(old, markdown)
+  const s = commonSuffix(old, markdown, Math.min(old.length, markdown.length) - p)
+  const segs = doc.segments
+  let k = 0
+  while (k + 1 < segs.length && segs[k + 1].start <= p) k++
+  const seg = segs[k]
+  if (!seg || p < seg.start || old.length - s > seg.end) return undefined
+  const b = blocks[seg.top]
+  if (b.type !== 'paragraph' || doc.depths[seg.top] !== 0 || typeof b.id !== 'string') return undefined
+  const end = seg.end + markdown.length - old.length
+  const text = markdown.slice(seg.start, end)
+  if (!PLAIN.test(text) || text === STAND_IN) return undefined
+  for (const x of blocks) if (x.text === STAND_IN) return undefined
+  return { markdown: markdown.slice(0, seg.start) + STAND_IN + markdown.slice(end), id: b.id, text }
+}
+
+/** diffMarkdown once the rendering `doc` of `blocks` is known to differ from `markdown`. */
+function diffRendered(blocks: Block[], doc: RenderedDoc, markdown: string, newPos: PosGen): DiffResult {
+  const old = doc.markdown
   const segs = doc.segments
   const avoid = new Set<string>()
   for (let i = 0; i < blocks.length; i++) {

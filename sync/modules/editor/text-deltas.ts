@@ -34,7 +34,13 @@ export async function withTextDeltas(space: SpaceEngine, objectId: string, ops: 
     }
     const cur = getPath(rec.value, TEXT_FIELD)
     const yt = rec.yt && Object.prototype.hasOwnProperty.call(rec.yt, TEXT_FIELD) ? YTextField.from(rec.yt[TEXT_FIELD]) : undefined
-    const update = ownTextUpdates(`${space.spaceId}\u0000${objectId}\u0000${op.ds}\u0000${op.id}\u0000${TEXT_FIELD}`, yt, typeof cur === 'string' ? cur : '', op.value, client)
+    const update = ownTextUpdates(
+      `${salt}\u0000${space.spaceId}\u0000${objectId}\u0000${op.ds}\u0000${op.id}\u0000${TEXT_FIELD}`,
+      yt,
+      typeof cur === 'string' ? cur : '',
+      op.value,
+      client,
+    )
     if (update === 'set') out.push(op)
     else for (const u of update) out.push({ op: 'ytext', ds: op.ds, id: op.id, path: TEXT_FIELD, update: u, salt })
   }
