@@ -66,6 +66,23 @@ describe('svc completion', () => {
     expect(spaces.subcommands).not.toContain('SPACE_ID')
   })
 
+  it('the zsh script parses (zsh -n); the fish script parses and completes commands and subcommands in fish', async () => {
+    // CI installs zsh and fish (.ci/run), so both shells judge their own scripts here.
+    const zshFile = join(dir, '_svc')
+    writeFileSync(zshFile, (await run('completion', 'zsh')).out)
+    expect(() => execFileSync('zsh', ['-n', zshFile])).not.toThrow()
+    const fishFile = join(dir, 'svc.fish')
+    writeFileSync(fishFile, (await run('completion', 'fish')).out)
+    expect(() => execFileSync('fish', ['--no-execute', fishFile])).not.toThrow()
+    const fishComplete = (line: string) =>
+      execFileSync('fish', ['-c', `source ${JSON.stringify(fishFile)}; complete -C ${JSON.stringify(line)}`], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0])
+    expect(fishComplete('svc sp')).toEqual(['spaces'])
+    expect(fishComplete('svc chat re')).toEqual(['react', 'read'])
+  })
+
   it('an unknown or missing shell is a usage error', async () => {
     expect(await run('completion', 'tcsh')).toMatchObject({ code: 1, err: expect.stringContaining('SHELL is bash, zsh or fish (got tcsh)') })
     expect(await run('completion')).toMatchObject({ code: 1, err: expect.stringContaining('missing SHELL') })
