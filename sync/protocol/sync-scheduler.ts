@@ -170,7 +170,9 @@ export class SyncScheduler {
    * (a burst costs one round per window, a lone keystroke almost nothing). When the window's
    * rounds have all ended with at most one write waiting, the window closes early: edits made
    * one after another, each waiting to be seen, then go one round each instead of one per
-   * window (the live edit of docs/performance.md "Side by side"). Changes received
+   * window (the live edit of docs/performance.md "Side by side"). A local write whose changes
+   * (`written`) are all the peers lack also goes to them at once, unasked (docs/protocol.md 5d;
+   * bounded by a bucket per space), and its round then finds both sides in sync. Changes received
    * from a peer are relayed to the others after `relayMs`, so a full mesh does not echo every
    * change back and forth at once.
    */
