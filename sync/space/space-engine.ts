@@ -317,7 +317,7 @@ export class SpaceEngine {
     // As createObjectRows does for each of its objects: the root and the row's change, signed
     // and applied in one turn of the serial queue, one commit and one trip through the commit
     // feed (a root, then a write, took two of each: about a third of a create's CPU).
-    if (!this.replica.acl.current().canWrite(this.replica.me)) throw new SvcError('space.read_only', 'this account cannot write in this space')
+    if (!this.replica.acl.current().canWrite(this.replica.me)) throw writeRefusal(this.replica.acl.current(), this.replica.me)
     const [objectId] = await this.replica.createObjects([ops])
     return this.readable(objectId)
   }
